@@ -1,0 +1,17 @@
+// Subcommand registration for the `streamscope` CLI. Each subcommand lives
+// in its own file and provides one Register*Command function; main.cc calls
+// them. A command's callback stores its exit code in *exit_code.
+#ifndef STREAMSCOPE_ANALYZER_CLI_COMMAND_H_
+#define STREAMSCOPE_ANALYZER_CLI_COMMAND_H_
+
+#include "CLI/CLI.hpp"
+
+namespace streamscope {
+
+void RegisterRunCommand(CLI::App& app, int* exit_code);        // run_command.cc
+void RegisterReportCommand(CLI::App& app, int* exit_code);     // report_command.cc
+void RegisterWorkloadsCommand(CLI::App& app, int* exit_code);  // workloads_command.cc
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_CLI_COMMAND_H_

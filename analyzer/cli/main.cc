@@ -1,0 +1,21 @@
+// `streamscope`: record (run), analyze (report, compare, diagnose), export
+// and convert CUDA timeline traces. See README.md.
+#include <cstdio>
+
+#include "analyzer/cli/command.h"
+#include "analyzer/cli/exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"streamscope: what really ran at the same time on the GPU, what did not, and why"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", STREAMSCOPE_VERSION);
+  int exit_code = streamscope::kExitOk;
+  // Each command registers itself here (one line per command file).
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : streamscope::kExitUsage;
+  }
+  return exit_code;
+}

@@ -1,0 +1,240 @@
+// The analyzer's in-memory model of one process's trace.
+//
+// Importers (streamscope traces, Nsight Systems exports) fill it; analyses
+// only read it and never know which importer fed them. Storage is columnar
+// (struct of arrays) so that 10M GPU ops fit in well under 2 GiB and sweeps
+// touch only the columns they need.
+//
+// Ownership: a TraceModel owns all of its data. Not thread-safe for writes;
+// concurrent reads are fine once Finalize() has run.
+#ifndef STREAMSCOPE_ANALYZER_MODEL_TRACE_MODEL_H_
+#define STREAMSCOPE_ANALYZER_MODEL_TRACE_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace streamscope {
+
+// Index into StringPool. kNoString means "absent".
+using StringId = int32_t;
+inline constexpr StringId kNoString = -1;
+
+// Interned strings; ids are dense indices.
+class StringPool {
+ public:
+  StringId Intern(std::string_view s);
+  std::string_view Get(StringId id) const {
+    return id < 0 ? std::string_view() : std::string_view(strings_[id]);
+  }
+  size_t size() const { return strings_.size(); }
+
+ private:
+  std::vector<std::string> strings_;
+  absl::flat_hash_map<std::string, StringId> index_;
+};
+
+// What an operation does, as the overlap analysis groups it (DESIGN.md 1).
+enum class OpCategory : uint8_t {
+  kKernel = 0,
+  kHtoD = 1,
+  kDtoH = 2,
+  kDtoD = 3,
+  kPtoP = 4,
+  kMemset = 5,
+  kOtherCopy = 6,  // HtoH, arrays, unknown copy kinds
+};
+inline constexpr int kNumOpCategories = 7;
+std::string_view OpCategoryName(OpCategory c);  // "compute", "H2D", ...
+bool IsCopy(OpCategory c);                       // H2D, D2H, D2D, P2P, other copy
+
+// CUpti_ActivityMemoryKind values (same numbering as the trace schema).
+enum class MemoryKind : uint8_t {
+  kUnknown = 0, kPageable = 1, kPinned = 2, kDevice = 3, kArray = 4,
+  kManaged = 5, kDeviceStatic = 6, kManagedStatic = 7,
+};
+std::string_view MemoryKindName(MemoryKind k);
+
+enum class StreamKind : uint8_t {
+  kUnknown = 0, kLegacyDefault = 1, kPerThreadDefault = 2, kBlocking = 3,
+  kNonBlocking = 4,
+};
+std::string_view StreamKindName(StreamKind k);
+
+enum class SyncKind : uint8_t {
+  kUnknown = 0, kEventSynchronize = 1, kStreamWaitEvent = 2,
+  kStreamSynchronize = 3, kContextSynchronize = 4,
+};
+std::string_view SyncKindName(SyncKind k);
+
+enum class ApiDomain : uint8_t { kRuntime = 1, kDriver = 2 };
+
+struct Device {
+  int32_t id = 0;              // CUDA ordinal
+  std::string name;
+  std::string uuid;
+  int32_t compute_major = 0, compute_minor = 0;
+  int32_t sm_count = 0;
+  int32_t async_engine_count = -1;  // -1 = unknown
+  int32_t concurrent_kernels = -1;  // -1 = unknown, 0/1
+  int64_t global_memory_bytes = 0;
+};
+
+struct Stream {
+  int64_t id = 0;               // id in the source trace
+  int32_t device_id = 0;
+  int64_t context_id = 0;
+  StreamKind kind = StreamKind::kUnknown;
+  std::optional<int32_t> priority;
+};
+
+// GPU operations, columnar. Index i is the op's position after Finalize(),
+// which sorts by (start, end). `source_id` is the row id in the source table
+// (kernel/memcpy/memset or the export's table) so findings can cite it.
+struct GpuOps {
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<OpCategory> category;
+  std::vector<int32_t> device_id;
+  std::vector<int32_t> stream;          // index into TraceModel::streams
+  std::vector<int64_t> correlation_id;  // -1 if none
+  std::vector<StringId> name;           // kernel name; kNoString for copies/memsets
+  std::vector<int64_t> bytes;           // 0 for kernels
+  std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
+  std::vector<uint8_t> is_async;        // copies and memsets
+  std::vector<int32_t> peer_device;     // P2P: the other device; -1 otherwise
+  std::vector<int64_t> graph_id;        // -1 outside graphs
+  std::vector<int64_t> source_id;
+
+  size_t size() const { return start_ns.size(); }
+};
+
+// One kernel launch's shape (only for kernels; parallel to GpuOps via op index).
+struct KernelShape {
+  int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int32_t registers = 0, shared_bytes = 0;
+};
+
+// Runtime and driver API calls, columnar, sorted by start after Finalize().
+struct ApiCalls {
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<int64_t> tid;
+  std::vector<StringId> name;
+  std::vector<ApiDomain> domain;
+  std::vector<int32_t> cbid;
+  std::vector<int64_t> correlation_id;  // -1 if none
+  std::vector<int32_t> return_value;
+  std::vector<int64_t> source_id;
+
+  size_t size() const { return start_ns.size(); }
+};
+
+struct SyncRecord {
+  SyncKind kind = SyncKind::kUnknown;
+  int64_t start_ns = 0, end_ns = 0;
+  int32_t stream = -1;            // index into streams; -1 if n/a
+  int64_t event_id = -1;
+  int64_t correlation_id = -1;
+  int64_t source_id = 0;
+};
+
+struct NvtxRange {
+  StringId name = kNoString;
+  StringId domain = kNoString;    // kNoString = default domain
+  int64_t tid = 0;
+  int64_t start_ns = 0;
+  std::optional<int64_t> end_ns;  // open at capture end
+  bool push_pop = true;
+  int32_t depth = 0;
+  int64_t source_id = 0;
+};
+
+struct NvtxMark {
+  StringId name = kNoString;
+  StringId domain = kNoString;
+  int64_t tid = 0;
+  int64_t ts_ns = 0;
+};
+
+// Event record/wait/elapsed as the callback API saw them (analysis 8/9).
+struct EventOp {
+  enum class Op : uint8_t { kRecord, kWait, kSynchronize, kQuery, kElapsed };
+  Op op = Op::kRecord;
+  int64_t event_handle = 0, other_event = 0;
+  int32_t stream = -1;
+  int64_t tid = 0, ts_ns = 0, correlation_id = -1;
+  double elapsed_ms = 0;
+};
+
+struct Allocation {
+  std::string kind;
+  uint64_t address = 0, bytes = 0;
+  int32_t device_id = -1;
+  int64_t alloc_ns = 0;
+  std::optional<int64_t> free_ns;
+  int64_t alloc_correlation_id = -1, free_correlation_id = -1;
+  int64_t source_id = 0;
+};
+
+struct MemoryAccess {
+  enum class Access : uint8_t { kRead, kWrite, kUnknown };
+  int64_t correlation_id = -1;
+  uint64_t address = 0, bytes = 0;
+  Access access = Access::kUnknown;
+  int64_t allocation = -1;   // index into allocations
+  int32_t arg_index = -1;
+};
+
+// The whole trace of one process.
+struct TraceModel {
+  std::string path;                 // file it was loaded from
+  std::string format;               // "streamscope" or "nsys-export-<ver>"
+  int64_t pid = 0;
+  std::map<std::string, std::string> metadata;   // trace metadata table
+  std::map<std::string, int64_t> collector_stats;
+
+  StringPool strings;
+  std::vector<Device> devices;
+  std::vector<Stream> streams;
+  GpuOps ops;
+  std::vector<KernelShape> kernel_shapes;  // empty, or one per op (non-kernels zeroed)
+  ApiCalls api;
+  std::vector<SyncRecord> syncs;
+  std::vector<NvtxRange> nvtx_ranges;
+  std::vector<NvtxMark> nvtx_marks;
+  std::vector<EventOp> event_ops;
+  std::vector<Allocation> allocations;
+  std::vector<MemoryAccess> memory_accesses;
+  absl::flat_hash_map<int64_t, std::string> thread_names;
+
+  // Import health, Perfetto-style: a bad record increments a named counter
+  // ("op_end_before_start", "op_zero_timestamp", ...) instead of failing the
+  // import. Reported in every report's notes.
+  std::map<std::string, int64_t> import_stats;
+  // Plain-sentence notes about absent data ("no NVTX ranges recorded").
+  std::vector<std::string> notes;
+
+  // Derived by Finalize(): ops and api sorted; lookups built.
+  absl::flat_hash_map<int64_t, int32_t> api_by_correlation;  // prefers runtime
+  absl::flat_hash_map<int64_t, int32_t> stream_index;        // source id -> index
+
+  // Sorts ops (by start, end) and API calls (by start), sorts NVTX ranges by
+  // start, builds the lookups. Call once after importing.
+  void Finalize();
+
+  // The stream index for a source stream id, adding an unknown-kind stream if
+  // the trace never described it.
+  int32_t StreamIndexFor(int64_t stream_id, int32_t device_id);
+
+  const Device* FindDevice(int32_t id) const;
+  // API call that submitted op i, or -1.
+  int32_t ApiForOp(size_t op) const;
+};
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_MODEL_TRACE_MODEL_H_

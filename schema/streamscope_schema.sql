@@ -1,0 +1,389 @@
+-- streamscope trace schema.
+--
+-- The single source of truth for the trace database: the collector creates a
+-- fresh trace from this file, the analyzer checks the version and reads it,
+-- and `streamscope convert` writes it. Nothing else defines tables.
+--
+-- Conventions
+--   * One database per process.
+--   * Times are integer nanoseconds in one clock domain for CPU and GPU
+--     records (CUPTI's; see metadata.clock_domain). *_start_ns <= *_end_ns.
+--   * Names (kernels, API functions, NVTX messages) are stored once in
+--     `string` and referenced by id; the *_named views join them back.
+--   * Enumerations are integers with their meaning in enum_* tables, so that
+--     `JOIN enum_copy_kind USING (...)` gives readable names.
+--   * `correlation_id` links a GPU operation to the API call that submitted
+--     it (CUPTI's correlation id; unique within a process).
+--   * A column that does not apply to a row holds NULL, never a magic value.
+--
+-- Versioning: PRAGMA user_version and metadata('schema_version') both hold
+-- the schema version. Readers reject other versions with a clear message.
+-- The line below is parsed by the build; keep it exactly in this form.
+-- schema_version: 1
+
+PRAGMA user_version = 1;
+
+-- Key/value facts about the capture. Keys (all values TEXT):
+--   schema_version, collector_version, trace_format ('streamscope' or
+--   'converted-nsys'), start_wall_time_ns (CLOCK_REALTIME at start),
+--   start_trace_ns (same instant in the trace clock), host, pid, ppid,
+--   command_line (NUL-free, arguments joined by spaces with shell quoting),
+--   executable, cuda_driver_version, cuda_runtime_version, cupti_version,
+--   clock_domain ('cupti-default' or 'monotonic-raw' ...),
+--   capture_options (JSON), record_kinds (comma list),
+--   capture_end: 'running' while capturing (so a trace left in that state
+--   ended abnormally, e.g. kill -9), then 'normal_exit', 'signal:<N>',
+--   'flush_on_stop', 'device_reset' or 'collector_error:<message>';
+--   end_trace_ns: trace-clock time capture ended.
+CREATE TABLE metadata (
+  key   TEXT PRIMARY KEY NOT NULL,
+  value TEXT
+) WITHOUT ROWID;
+
+-- Interned strings: kernel names (as CUPTI reports them, usually mangled),
+-- API function names, NVTX messages and domains.
+CREATE TABLE string (
+  id    INTEGER PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- Enumerations -------------------------------------------------------------
+
+-- CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD,
+-- 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP.
+CREATE TABLE enum_copy_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_copy_kind VALUES
+  (0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),(4,'AtoH'),(5,'AtoA'),
+  (6,'AtoD'),(7,'DtoA'),(8,'DtoD'),(9,'HtoH'),(10,'PtoP');
+
+-- CUpti_ActivityMemoryKind.
+CREATE TABLE enum_memory_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_memory_kind VALUES
+  (0,'unknown'),(1,'pageable'),(2,'pinned'),(3,'device'),(4,'array'),
+  (5,'managed'),(6,'device_static'),(7,'managed_static');
+
+-- How streamscope classifies a stream.
+CREATE TABLE enum_stream_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_stream_kind VALUES
+  (0,'unknown'),
+  (1,'legacy_default'),      -- the NULL stream with legacy semantics
+  (2,'per_thread_default'),  -- cudaStreamPerThread / --default-stream per-thread
+  (3,'blocking'),            -- created without cudaStreamNonBlocking: syncs with legacy_default
+  (4,'non_blocking');        -- cudaStreamNonBlocking
+
+-- CUpti_ActivitySynchronizationType.
+CREATE TABLE enum_sync_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_sync_kind VALUES
+  (0,'unknown'),(1,'event_synchronize'),(2,'stream_wait_event'),
+  (3,'stream_synchronize'),(4,'context_synchronize');
+
+CREATE TABLE enum_api_domain (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_api_domain VALUES (1,'runtime'),(2,'driver');
+
+-- CUpti_ActivityOverheadKind (subset; others are stored by value).
+CREATE TABLE enum_overhead_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_overhead_kind VALUES
+  (0,'unknown'),(1,'driver_compiler'),(65536,'cupti_buffer_flush'),
+  (131072,'cupti_instrumentation'),(196608,'cupti_resource'),
+  (262144,'runtime_triggered_module_loading'),(327680,'lazy_function_loading'),
+  (393216,'command_buffer_full'),(458752,'activity_buffer_request'),
+  (524288,'uvm_activity_init');
+
+-- Hardware and execution contexts ------------------------------------------
+
+-- One row per GPU the process used. The columns that decide whether overlap
+-- is possible at all: async_engine_count (copy engines; 1 means H2D and D2H
+-- cannot overlap each other) and concurrent_kernels.
+CREATE TABLE device (
+  id                            INTEGER PRIMARY KEY,  -- CUDA device ordinal
+  name                          TEXT NOT NULL,
+  uuid                          TEXT,                 -- 'GPU-xxxxxxxx-...'
+  compute_major                 INTEGER,
+  compute_minor                 INTEGER,
+  sm_count                      INTEGER,
+  async_engine_count            INTEGER,
+  concurrent_kernels            INTEGER,              -- 1 if supported
+  global_memory_bytes           INTEGER,
+  global_memory_bandwidth_kbps  INTEGER,              -- KB/s as CUPTI reports
+  global_memory_clock_khz       INTEGER,
+  max_threads_per_block         INTEGER,
+  max_shared_memory_per_block   INTEGER,
+  pci_bus_id                    INTEGER,
+  pci_device_id                 INTEGER
+);
+
+CREATE TABLE context (
+  id              INTEGER PRIMARY KEY,  -- CUPTI context id
+  device_id       INTEGER NOT NULL,
+  null_stream_id  INTEGER               -- stream id of the legacy default stream
+);
+
+CREATE TABLE stream (
+  id           INTEGER PRIMARY KEY,     -- CUPTI stream id (unique in the process)
+  context_id   INTEGER,
+  device_id    INTEGER,
+  kind         INTEGER NOT NULL DEFAULT 0 REFERENCES enum_stream_kind(value),
+  priority     INTEGER,
+  cupti_flag   INTEGER,                 -- raw CUpti_ActivityStreamFlag
+  created_tid  INTEGER                  -- host thread that first used/created it, if known
+);
+
+CREATE TABLE thread (
+  tid   INTEGER PRIMARY KEY,            -- OS thread id
+  name  TEXT
+);
+
+-- GPU operations --------------------------------------------------------------
+-- Each GPU op table shares: start_ns, end_ns, device_id, context_id,
+-- stream_id, correlation_id, graph_id, graph_node_id (NULL outside graphs).
+
+CREATE TABLE kernel (
+  id                      INTEGER PRIMARY KEY,
+  start_ns                INTEGER NOT NULL,
+  end_ns                  INTEGER NOT NULL,
+  device_id               INTEGER NOT NULL,
+  context_id              INTEGER,
+  stream_id               INTEGER,
+  correlation_id          INTEGER,
+  name_id                 INTEGER NOT NULL REFERENCES string(id),
+  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+  block_x INTEGER, block_y INTEGER, block_z INTEGER,
+  static_shared_bytes     INTEGER,
+  dynamic_shared_bytes    INTEGER,
+  registers_per_thread    INTEGER,
+  launch_type             INTEGER,     -- CUpti_ActivityLaunchType (0 regular, 1 cooperative single, 2 cooperative multi, 3 cbl)
+  graph_id                INTEGER,
+  graph_node_id           INTEGER
+);
+
+CREATE TABLE memcpy (
+  id              INTEGER PRIMARY KEY,
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  device_id       INTEGER NOT NULL,
+  context_id      INTEGER,
+  stream_id       INTEGER,
+  correlation_id  INTEGER,
+  bytes           INTEGER NOT NULL,
+  copy_kind       INTEGER NOT NULL REFERENCES enum_copy_kind(value),
+  src_kind        INTEGER NOT NULL REFERENCES enum_memory_kind(value),
+  dst_kind        INTEGER NOT NULL REFERENCES enum_memory_kind(value),
+  is_async        INTEGER NOT NULL,    -- 1 if submitted with an *Async call
+  src_device_id   INTEGER,             -- peer copies only
+  dst_device_id   INTEGER,             -- peer copies only
+  src_context_id  INTEGER,
+  dst_context_id  INTEGER,
+  graph_id        INTEGER,
+  graph_node_id   INTEGER
+);
+
+CREATE TABLE memset (
+  id              INTEGER PRIMARY KEY,
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  device_id       INTEGER NOT NULL,
+  context_id      INTEGER,
+  stream_id       INTEGER,
+  correlation_id  INTEGER,
+  bytes           INTEGER NOT NULL,
+  value           INTEGER,
+  memory_kind     INTEGER REFERENCES enum_memory_kind(value),
+  is_async        INTEGER NOT NULL,
+  graph_id        INTEGER,
+  graph_node_id   INTEGER
+);
+
+-- Whole-graph executions (CUPTI graph trace), one row per graph launch.
+CREATE TABLE graph_execution (
+  id              INTEGER PRIMARY KEY,
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  device_id       INTEGER,
+  context_id      INTEGER,
+  stream_id       INTEGER,
+  correlation_id  INTEGER,
+  graph_id        INTEGER
+);
+
+-- Host side ---------------------------------------------------------------
+
+-- CUDA runtime and driver API calls.
+CREATE TABLE api_call (
+  id              INTEGER PRIMARY KEY,
+  domain          INTEGER NOT NULL REFERENCES enum_api_domain(value),
+  cbid            INTEGER NOT NULL,    -- CUPTI callback id within the domain
+  name_id         INTEGER NOT NULL REFERENCES string(id),
+  tid             INTEGER NOT NULL,
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  correlation_id  INTEGER,
+  return_value    INTEGER
+);
+
+-- Explicit synchronizations (cudaStreamSynchronize, cudaEventSynchronize,
+-- cudaDeviceSynchronize/cudaCtxSynchronize, cudaStreamWaitEvent).
+-- The host thread is that of the api_call with the same correlation_id.
+CREATE TABLE sync (
+  id              INTEGER PRIMARY KEY,
+  kind            INTEGER NOT NULL REFERENCES enum_sync_kind(value),
+  start_ns        INTEGER NOT NULL,
+  end_ns          INTEGER NOT NULL,
+  context_id      INTEGER,
+  stream_id       INTEGER,
+  event_id        INTEGER,
+  correlation_id  INTEGER,
+  return_value    INTEGER
+);
+
+-- NVTX ranges (push/pop and start/end) with their matched ends.
+-- A range still open when capture ended has end_ns NULL.
+CREATE TABLE nvtx_range (
+  id          INTEGER PRIMARY KEY,
+  tid         INTEGER,                -- thread that opened it
+  end_tid     INTEGER,                -- thread that closed it (start/end ranges may differ)
+  name_id     INTEGER NOT NULL REFERENCES string(id),
+  domain_id   INTEGER REFERENCES string(id),   -- NULL = default domain
+  start_ns    INTEGER NOT NULL,
+  end_ns      INTEGER,
+  is_push_pop INTEGER NOT NULL,       -- 1 push/pop (nested, per thread), 0 start/end
+  depth       INTEGER,                -- push/pop nesting depth, 0 outermost
+  color       INTEGER,
+  category    INTEGER
+);
+
+CREATE TABLE nvtx_mark (
+  id          INTEGER PRIMARY KEY,
+  tid         INTEGER,
+  name_id     INTEGER NOT NULL REFERENCES string(id),
+  domain_id   INTEGER REFERENCES string(id),
+  ts_ns       INTEGER NOT NULL
+);
+
+-- What operations touch (filled by the memory-tracking callbacks) ---------
+
+-- Device, pinned-host, managed and pool allocations and their frees.
+CREATE TABLE allocation (
+  id                    INTEGER PRIMARY KEY,
+  kind                  TEXT NOT NULL,     -- 'device','pinned_host','registered_host','managed','pool','async'
+  address               INTEGER NOT NULL,
+  bytes                 INTEGER NOT NULL,
+  device_id             INTEGER,
+  stream_id             INTEGER,           -- stream-ordered allocations
+  alloc_ns              INTEGER NOT NULL,
+  alloc_correlation_id  INTEGER,
+  free_ns               INTEGER,           -- NULL if never freed during capture
+  free_correlation_id   INTEGER
+);
+
+-- Memory ranges an operation reads or writes. For copies and memsets the
+-- ranges are exact; for kernels they are the allocations their pointer
+-- arguments fall into, with access 'unknown' (direction not knowable).
+CREATE TABLE memory_access (
+  id              INTEGER PRIMARY KEY,
+  correlation_id  INTEGER NOT NULL,       -- the op (via its API call)
+  address         INTEGER NOT NULL,
+  bytes           INTEGER NOT NULL,
+  access          TEXT NOT NULL,          -- 'read','write','unknown'
+  allocation_id   INTEGER,
+  arg_index       INTEGER                 -- kernel parameter index, NULL otherwise
+);
+
+-- cudaEventRecord / cudaStreamWaitEvent / cudaEventElapsedTime as seen by
+-- the callback API. event_handle is the application's cudaEvent_t value.
+CREATE TABLE event_op (
+  id              INTEGER PRIMARY KEY,
+  op              TEXT NOT NULL,          -- 'record','wait','synchronize','query','elapsed'
+  event_handle    INTEGER NOT NULL,
+  other_event     INTEGER,                -- 'elapsed': the end event
+  stream_id       INTEGER,
+  tid             INTEGER,
+  ts_ns           INTEGER NOT NULL,
+  correlation_id  INTEGER,
+  elapsed_ms      REAL                    -- 'elapsed': what the application read
+);
+
+-- Collector health ----------------------------------------------------------
+
+-- Counters: key examples 'records_written', 'buffers_completed',
+-- 'records_dropped_cupti', 'records_dropped_writer', 'records_invalid',
+-- 'writer_batches', 'flushes'.
+CREATE TABLE collector_stat (
+  key    TEXT PRIMARY KEY NOT NULL,
+  value  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- Intervals in which CUPTI itself worked on the application's time.
+CREATE TABLE cupti_overhead (
+  id          INTEGER PRIMARY KEY,
+  kind        INTEGER NOT NULL,
+  object_kind INTEGER,
+  object_id   INTEGER,
+  start_ns    INTEGER NOT NULL,
+  end_ns      INTEGER NOT NULL
+);
+
+-- Analysis results written by `streamscope report --save` live in tables
+-- named analysis_*; they are documented in analyzer/README.md and are
+-- replaced each time the report is saved.
+
+-- Views ---------------------------------------------------------------------
+
+CREATE VIEW kernel_named AS
+  SELECT k.*, s.value AS name FROM kernel k JOIN string s ON s.id = k.name_id;
+
+CREATE VIEW api_call_named AS
+  SELECT a.*, s.value AS name,
+         CASE a.domain WHEN 1 THEN 'runtime' ELSE 'driver' END AS domain_name
+  FROM api_call a JOIN string s ON s.id = a.name_id;
+
+CREATE VIEW nvtx_range_named AS
+  SELECT r.*, s.value AS name, d.value AS domain
+  FROM nvtx_range r JOIN string s ON s.id = r.name_id
+  LEFT JOIN string d ON d.id = r.domain_id;
+
+CREATE VIEW nvtx_mark_named AS
+  SELECT m.*, s.value AS name, d.value AS domain
+  FROM nvtx_mark m JOIN string s ON s.id = m.name_id
+  LEFT JOIN string d ON d.id = m.domain_id;
+
+-- Every GPU operation as one relation. category: 'kernel', 'HtoD', 'DtoH',
+-- 'DtoD', 'PtoP', 'memset' or another copy kind's name; detail is the kernel
+-- name or the copy's memory kinds.
+CREATE VIEW gpu_op AS
+  SELECT 'kernel' AS table_name, k.id AS op_id, 'kernel' AS category,
+         k.start_ns, k.end_ns, k.device_id, k.context_id, k.stream_id,
+         k.correlation_id, NULL AS bytes, s.value AS detail
+  FROM kernel k JOIN string s ON s.id = k.name_id
+  UNION ALL
+  SELECT 'memcpy', m.id, ck.name, m.start_ns, m.end_ns, m.device_id,
+         m.context_id, m.stream_id, m.correlation_id, m.bytes,
+         sk.name || '->' || dk.name
+  FROM memcpy m JOIN enum_copy_kind ck ON ck.value = m.copy_kind
+  JOIN enum_memory_kind sk ON sk.value = m.src_kind
+  JOIN enum_memory_kind dk ON dk.value = m.dst_kind
+  UNION ALL
+  SELECT 'memset', ms.id, 'memset', ms.start_ns, ms.end_ns, ms.device_id,
+         ms.context_id, ms.stream_id, ms.correlation_id, ms.bytes, NULL
+  FROM memset ms;
+
+-- Every GPU op joined to the API call that submitted it (LEFT JOIN: an op
+-- whose call was not recorded, e.g. runtime API capture disabled, keeps
+-- NULL api columns). Runtime calls are preferred over driver calls.
+CREATE VIEW gpu_op_with_api AS
+  SELECT o.*, a.id AS api_id, a.name AS api_name, a.tid AS api_tid,
+         a.start_ns AS api_start_ns, a.end_ns AS api_end_ns,
+         o.start_ns - a.end_ns AS queue_delay_ns
+  FROM gpu_op o LEFT JOIN api_call_named a
+    ON a.correlation_id = o.correlation_id
+   AND a.id = (SELECT a2.id FROM api_call a2
+               WHERE a2.correlation_id = o.correlation_id
+               ORDER BY a2.domain ASC LIMIT 1);
+
+-- streamscope:finalize
+-- Statements after the marker above run when capture ends (and when a trace
+-- is converted), not at creation: indexes would slow the collector's inserts.
+-- Readers must not depend on them existing (a killed process never got here).
+CREATE INDEX IF NOT EXISTS api_call_correlation ON api_call(correlation_id);
+CREATE INDEX IF NOT EXISTS kernel_correlation ON kernel(correlation_id);
+CREATE INDEX IF NOT EXISTS memcpy_correlation ON memcpy(correlation_id);
+CREATE INDEX IF NOT EXISTS memset_correlation ON memset(correlation_id);
