@@ -1,0 +1,34 @@
+#include "analyzer/importers/trace_loader.h"
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/importers/streamscope_trace_importer.h"
+
+namespace streamscope {
+
+absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path) {
+  auto db = SqliteDb::OpenReadOnly(path);
+  if (!db.ok()) return db.status();
+  std::vector<TraceModel> models;
+  if (LooksLikeStreamscopeTrace(**db)) {
+    TraceModel model;
+    model.path = path;
+    absl::Status status = ImportStreamscopeTrace(**db, &model);
+    if (!status.ok()) return status;
+    models.push_back(std::move(model));
+  } else if (LooksLikeNsysExport(**db)) {
+    auto imported = ImportNsysExport(**db);
+    if (!imported.ok()) return imported.status();
+    models = std::move(*imported);
+    for (TraceModel& m : models) m.path = path;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": an SQLite database, but neither a streamscope trace (no metadata "
+              "table with schema_version) nor an Nsight Systems export"));
+  }
+  for (TraceModel& m : models) m.Finalize();
+  return models;
+}
+
+}  // namespace streamscope

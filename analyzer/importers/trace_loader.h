@@ -1,0 +1,23 @@
+// The analyzer's front door: opens a file, detects its format by its tables
+// (a streamscope trace, or an Nsight Systems SQLite export) and runs the
+// matching importer. One file may hold several processes (an nsys export),
+// hence a list of models, each already Finalize()d.
+#ifndef STREAMSCOPE_ANALYZER_IMPORTERS_TRACE_LOADER_H_
+#define STREAMSCOPE_ANALYZER_IMPORTERS_TRACE_LOADER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+// Errors (see analyzer/cli/exit_codes.h): NOT_FOUND, DATA_LOSS (not SQLite,
+// truncated), FAILED_PRECONDITION (unsupported schema/export version),
+// INVALID_ARGUMENT (SQLite but neither format / required tables missing).
+absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_IMPORTERS_TRACE_LOADER_H_
