@@ -1,0 +1,41 @@
+// The time window an analysis looks at (DESIGN.md "Analyses": whole trace,
+// an NVTX range by name — one instance, the k-th, or all — or explicit times).
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WINDOW_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_WINDOW_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/intervals/interval_set.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+struct Window {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;     // exclusive
+  std::string label;      // "whole trace", "NVTX 'measured' #1", "explicit"
+  Interval interval() const { return {start_ns, end_ns}; }
+  int64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+};
+
+// What the user asked for on the command line.
+struct WindowSpec {
+  enum class Kind { kWholeTrace, kNvtxRange, kExplicit };
+  Kind kind = Kind::kWholeTrace;
+  std::string nvtx_name;              // kNvtxRange
+  std::optional<int> nvtx_instance;   // 1-based; nullopt = all instances
+  int64_t start_ns = 0, end_ns = 0;   // kExplicit (trace clock)
+};
+
+// The windows a spec selects in one trace. Whole trace = from the first to
+// the last GPU op or API call. OUT_OF_RANGE if an NVTX range name or
+// instance does not exist (the message lists the range names that do).
+absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, const WindowSpec& spec);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_WINDOW_H_
