@@ -11,6 +11,7 @@ namespace streamscope {
 void RegisterRunCommand(CLI::App& app, int* exit_code);        // run_command.cc
 void RegisterReportCommand(CLI::App& app, int* exit_code);     // report_command.cc
 void RegisterWorkloadsCommand(CLI::App& app, int* exit_code);  // workloads_command.cc
+void RegisterConvertCommand(CLI::App& app, int* exit_code);    // convert_command.cc
 
 }  // namespace streamscope
 

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", STREAMSCOPE_VERSION);
   int exit_code = streamscope::kExitOk;
   // Each command registers itself here (one line per command file).
+  streamscope::RegisterConvertCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

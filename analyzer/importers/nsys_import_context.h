@@ -1,0 +1,115 @@
+// Internal state of one Nsight Systems export import, shared by the table
+// readers (nsys_gpu_activity.cc, nsys_host_activity.cc, nsys_target_info.cc).
+// Not part of the analyzer's public API.
+//
+// Each table is read once, in row order, with one prepared statement; each
+// row goes to the model of its process (created on first use). Names are
+// interned once per StringIds id and process: after the first row, a name
+// costs one vector lookup and no string copy.
+//
+// Ownership: ImportContext borrows the database; it owns the models until
+// TakeModels(). Single-threaded.
+#ifndef STREAMSCOPE_ANALYZER_IMPORTERS_NSYS_IMPORT_CONTEXT_H_
+#define STREAMSCOPE_ANALYZER_IMPORTERS_NSYS_IMPORT_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "analyzer/importers/nsys_enums.h"
+#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope::nsys {
+
+// One process being imported.
+struct ProcessState {
+  TraceModel model;
+  // nsys StringIds id -> model StringId; kUnresolved until first use.
+  static constexpr StringId kUnresolved = -2;
+  std::vector<StringId> string_ids;
+  absl::flat_hash_map<int64_t, StringId> large_string_ids;  // ids >= kDenseIds
+  // Last stream looked up (ops of one stream tend to come in runs).
+  int64_t last_stream_id = -1;
+  int32_t last_stream_index = -1;
+  // NVTX domain ids of each range/mark, resolved once domain names are known.
+  std::vector<int64_t> nvtx_range_domain, nvtx_mark_domain;
+  absl::flat_hash_map<int64_t, StringId> nvtx_domain_names;
+  // Unified-memory migrations (not GPU ops of the model).
+  int64_t migrations = 0, migration_bytes_htod = 0, migration_bytes_dtoh = 0,
+          migration_bytes_other = 0;
+  // Copies whose async flag came from the submitting API's name.
+  int64_t graph_executions = 0;
+  int64_t ops_without_graph_id_in_graph = 0;
+};
+
+class ImportContext {
+ public:
+  explicit ImportContext(SqliteDb* db);
+
+  SqliteDb& db() { return *db_; }
+
+  // The process of a globalPid/globalTid value (created on first use when
+  // `create`, else nullptr for unknown processes).
+  ProcessState* ProcessForGlobalId(int64_t global_id, bool create);
+  ProcessState* ProcessForPid(int64_t pid, bool create);
+  std::map<int64_t, std::unique_ptr<ProcessState>>& processes() { return processes_; }
+
+  // The model string for a StringIds id; kNoString when the id is NULL or
+  // unknown to StringIds (counted in import_stats).
+  StringId Intern(ProcessState& p, int64_t nsys_string_id);
+  // Text of a StringIds id, if any.
+  std::optional<std::string> Text(int64_t nsys_string_id);
+
+  // Stream index of `stream_id` in p's model.
+  int32_t StreamIndex(ProcessState& p, int64_t stream_id, int32_t device_id);
+
+  // "\"col\"" if `table` has the column, else "NULL": SELECT lists keep a
+  // fixed layout across export versions.
+  std::string Col(std::string_view table, std::string_view column);
+  bool Has(std::string_view table, std::string_view column) { return db_->HasColumn(table, column); }
+
+  // Export-wide counters and notes, copied into every model at the end.
+  std::map<std::string, int64_t> stats;
+  std::vector<std::string> notes;
+
+  EnumTable<CopyClass> copy_kinds;
+  EnumTable<MemoryKind> memory_kinds;
+  EnumTable<SyncKind> sync_kinds;
+
+ private:
+  static constexpr int64_t kDenseIds = 1 << 24;
+  SqliteDb* db_;
+  struct StmtDeleter {
+    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+  };
+  std::unique_ptr<sqlite3_stmt, StmtDeleter> string_lookup_;
+  bool string_lookup_failed_ = false;
+  std::map<int64_t, std::unique_ptr<ProcessState>> processes_;
+};
+
+// Table readers. Each returns OK when the table is absent (it adds a note);
+// errors only for a damaged database.
+absl::Status ReadKernels(ImportContext& ctx);
+absl::Status ReadMemcpys(ImportContext& ctx);
+absl::Status ReadMemsets(ImportContext& ctx);
+absl::Status ReadGraphExecutions(ImportContext& ctx);
+absl::Status ReadSyncs(ImportContext& ctx);
+absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table);
+absl::Status ReadNvtx(ImportContext& ctx);
+absl::Status ReadThreadNames(ImportContext& ctx);
+absl::Status ReadDevicesAndStreams(ImportContext& ctx);
+// After all tables: sync kinds and copy async flags from API names,
+// per-thread default streams, NVTX depth and domains.
+void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p);
+void FinishNvtx(ProcessState& p);
+
+}  // namespace streamscope::nsys
+
+#endif  // STREAMSCOPE_ANALYZER_IMPORTERS_NSYS_IMPORT_CONTEXT_H_
