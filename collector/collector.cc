@@ -1,0 +1,362 @@
+// Entry points and lifecycle of the injected collector.
+//
+// Loading: CUDA_INJECTION64_PATH makes the driver call InitializeInjection()
+// during cuInit. With LD_PRELOAD, the constructor only points
+// CUDA_INJECTION64_PATH (and NVTX_INJECTION64_PATH) at this library, so the
+// same entry point runs if and when the process initializes CUDA: processes
+// that never use CUDA pay for two setenv calls.
+//
+// Ending: normal exit (atexit, registered during cuInit so it runs before the
+// CUDA runtime's own teardown), cudaDeviceReset / context destruction
+// (flushes, see cupti_layer.cc), SIGINT/SIGTERM when the application left
+// them at their default action (final flush on a helper thread, then the
+// default action is re-raised so the exit status is unchanged). A killed
+// process keeps what the periodic flush and commit wrote.
+//
+// Every failure prints one "streamscope: ..." line and leaves the
+// application running untraced.
+#include "collector/status.h"
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "collector/collector_config.h"
+#include "collector/cupti_layer.h"
+#include "collector/device_probe.h"
+#include "collector/output_path.h"
+#include "collector/trace_writer.h"
+
+#ifndef STREAMSCOPE_VERSION
+#define STREAMSCOPE_VERSION "0.0.0"
+#endif
+
+#define STREAMSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace streamscope::collector {
+namespace {
+
+struct Collector {
+  CollectorConfig config;
+  std::unique_ptr<TraceWriter> writer;  // never destroyed: CUPTI may still call
+  std::unique_ptr<CuptiTracer> tracer;
+  pid_t owner_pid = 0;
+  std::once_flag stop_once;
+};
+
+std::atomic<Collector*> g_collector{nullptr};
+std::atomic<bool> g_start_attempted{false};
+std::string* g_self_path = nullptr;
+
+// Signal plumbing (async-signal-safe parts only in the handler).
+sem_t g_stop_sem;
+std::atomic<int> g_stop_signal{0};
+std::atomic<bool> g_stop_done{false};
+struct sigaction g_old_action[NSIG];
+std::atomic<bool> g_handler_installed[NSIG];
+
+void Warn(std::string_view message) {
+  std::string line = StrCat("streamscope: ", message, "\n");
+  (void)!write(STDERR_FILENO, line.data(), line.size());
+}
+
+std::optional<std::string> GetEnv(std::string_view name) {
+  const char* v = std::getenv(std::string(name).c_str());
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::string ShellQuote(std::string_view arg) {
+  bool plain = !arg.empty();
+  for (char c : arg) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_-./=:,+@%", c))) {
+      plain = false;
+    }
+  }
+  if (plain) return std::string(arg);
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "'";
+}
+
+std::string CommandLine() {
+  int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string raw;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof(buf))) > 0) raw.append(buf, static_cast<size_t>(n));
+  close(fd);
+  std::vector<std::string> args;
+  size_t pos = 0;
+  while (pos < raw.size()) {
+    size_t end = raw.find('\0', pos);
+    if (end == std::string::npos) end = raw.size();
+    args.push_back(ShellQuote(std::string_view(raw).substr(pos, end - pos)));
+    pos = end + 1;
+  }
+  return StrJoin(args, " ");
+}
+
+std::string Executable() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+// Version of the dynamically loaded CUDA runtime, from its file name
+// (libcudart.so.13.0.96); "static-or-unknown" when none is loaded.
+std::string RuntimeVersion() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        const char* name = info->dlpi_name;
+        if (name != nullptr && std::strstr(name, "libcudart.so") != nullptr) {
+          *static_cast<std::string*>(data) = name;
+          return 1;
+        }
+        return 0;
+      },
+      &path);
+  if (path.empty()) return "static-or-unknown";
+  char real[PATH_MAX];
+  if (realpath(path.c_str(), real) != nullptr) path = real;
+  size_t at = path.find("libcudart.so.");
+  return at == std::string::npos ? path : path.substr(at + std::strlen("libcudart.so."));
+}
+
+uint64_t WallNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void AppendManifest(const std::string& manifest, const std::string& path) {
+  if (manifest.empty()) return;
+  int fd = open(manifest.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    Warn(StrCat("cannot append to manifest '", manifest, "': ", std::strerror(errno)));
+    return;
+  }
+  std::string line = StrCat(getpid(), "\t", path, "\n");
+  (void)!write(fd, line.data(), line.size());  // one write: atomic with O_APPEND
+  close(fd);
+}
+
+void StopCollector(std::string_view reason) {
+  Collector* c = g_collector.load();
+  if (c == nullptr || c->owner_pid != getpid()) return;  // forked child: not ours
+  std::call_once(c->stop_once, [&] {
+    uint64_t end = c->tracer ? c->tracer->Now() : 0;
+    if (c->tracer) c->tracer->Stop();
+    Status st = c->writer->Finish(reason, end);
+    if (!st.ok()) {
+      Warn(StrCat("trace '", c->writer->path(), "' may be incomplete: ", st.message()));
+    } else if (c->config.verbose) {
+      Warn(StrCat("trace written to ", c->writer->path()));
+    }
+  });
+}
+
+void OnExit() { StopCollector("normal_exit"); }
+
+void OnSignal(int sig) {
+  Collector* c = g_collector.load();
+  if (c != nullptr && c->owner_pid == getpid()) {
+    int expected = 0;
+    if (g_stop_signal.compare_exchange_strong(expected, sig)) sem_post(&g_stop_sem);
+    // Wait (bounded) for the stop thread's final flush.
+    for (int i = 0; i < 1000 && !g_stop_done.load(); ++i) {
+      timespec ts{0, 10 * 1000 * 1000};
+      nanosleep(&ts, nullptr);
+    }
+  }
+  sigaction(sig, &g_old_action[sig], nullptr);
+  raise(sig);  // delivered on return, with the application's disposition
+}
+
+void StopThreadMain() {
+  while (sem_wait(&g_stop_sem) != 0) {
+  }
+  int sig = g_stop_signal.load();
+  StopCollector(StrCat("signal:", sig));
+  g_stop_done = true;
+}
+
+// Runs `fn` with all signals blocked, so threads it creates never receive
+// the application's signals.
+template <typename Fn>
+auto WithSignalsBlocked(Fn fn) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  auto result = fn();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return result;
+}
+
+void InstallSignalHandlers() {
+  sem_init(&g_stop_sem, 0, 0);
+  WithSignalsBlocked([] {
+    std::thread(StopThreadMain).detach();
+    return 0;
+  });
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction current;
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    // Only where the application kept the default: its own handler (or
+    // SIG_IGN) decides, and its normal exit then ends the capture.
+    if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL) {
+      g_old_action[sig] = current;
+      struct sigaction ours = {};
+      ours.sa_handler = OnSignal;
+      sigemptyset(&ours.sa_mask);
+      ours.sa_flags = SA_RESTART;
+      if (sigaction(sig, &ours, nullptr) == 0) g_handler_installed[sig] = true;
+    }
+  }
+}
+
+void StartCollector(const char* mode) {
+  if (g_start_attempted.exchange(true)) return;
+  if (auto off = GetEnv("STREAMSCOPE_DISABLE"); off && *off == "1") return;
+  StatusOr<CollectorConfig> config = ConfigFromEnv(GetEnv);
+  if (!config.ok()) {
+    Warn(StrCat("not recording: ", config.status().message()));
+    return;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  StatusOr<std::string> path =
+      ExpandOutputTemplate(config->output_template, getpid(), host, GetEnv);
+  if (!path.ok()) {
+    Warn(StrCat("not recording: ", path.status().message()));
+    return;
+  }
+  if (Status st = CuptiAvailable(); !st.ok()) {
+    Warn(StrCat("not recording: ", st.message()));
+    return;
+  }
+  WriterOptions wo;
+  wo.path = *path;
+  wo.overwrite = config->overwrite;
+  wo.commit_ms = std::max<uint32_t>(50, std::min<uint32_t>(config->flush_ms ? config->flush_ms : 500, 500));
+  wo.api_name = CuptiApiName;
+  auto writer = WithSignalsBlocked([&] { return TraceWriter::Open(wo); });
+  if (!writer.ok()) {
+    Warn(StrCat("not recording: ", writer.status().message()));
+    return;
+  }
+  auto* c = new Collector();
+  c->config = *config;
+  c->owner_pid = getpid();
+  c->writer = std::move(*writer);
+  TraceWriter& w = *c->writer;
+  uint64_t wall = WallNs();
+  auto tracer = WithSignalsBlocked([&] { return CuptiTracer::Start(c->config, &w); });
+  if (!tracer.ok()) {
+    Warn(StrCat("not recording: ", tracer.status().message(),
+                      "; the application runs untraced"));
+    (void)w.Finish(StrCat("collector_error:", tracer.status().message()), 0);
+    AppendManifest(c->config.manifest, *path);
+    delete c;  // the writer is finished; CUPTI never saw it
+    return;
+  }
+  c->tracer = std::move(*tracer);
+  auto meta = [&](std::string key, std::string value) { w.SetMetadata(std::move(key), std::move(value)); };
+  meta("collector_version", STREAMSCOPE_VERSION);
+  meta("start_wall_time_ns", StrCat(wall));
+  meta("start_trace_ns", StrCat(c->tracer->Now()));
+  meta("host", host);
+  meta("pid", StrCat(getpid()));
+  meta("ppid", StrCat(getppid()));
+  meta("command_line", CommandLine());
+  meta("executable", Executable());
+  StatusOr<int> driver = DriverVersion();
+  meta("cuda_driver_version", driver.ok() ? StrCat(*driver) : "unknown");
+  meta("cuda_runtime_version", RuntimeVersion());
+  meta("cupti_version", c->tracer->cupti_version());
+  meta("clock_domain", c->tracer->clock_domain());
+  meta("capture_options", c->config.ToJson());
+  meta("record_kinds", c->tracer->enabled_kinds());
+  meta("injection", mode);
+  meta("capture_end", "running");
+  w.Flush();  // 'running' is on disk before the application continues
+  AppendManifest(c->config.manifest, *path);
+  g_collector.store(c);
+  std::atexit(OnExit);
+  InstallSignalHandlers();
+}
+
+std::string SelfPath() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&SelfPath), &info) == 0 || info.dli_fname == nullptr) {
+    return {};
+  }
+  char real[PATH_MAX];
+  if (realpath(info.dli_fname, real) == nullptr) return info.dli_fname;
+  return real;
+}
+
+__attribute__((constructor)) void OnLoad() {
+  const char* off = std::getenv("STREAMSCOPE_DISABLE");
+  if (off != nullptr && std::strcmp(off, "1") == 0) return;
+  // Loaded by the driver's injection (CUDA already loaded): other threads
+  // may be running, so do not touch the environment.
+  if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr) return;
+  g_self_path = new std::string(SelfPath());
+  if (g_self_path->empty()) return;
+  const char* cuda = std::getenv("CUDA_INJECTION64_PATH");
+  if (cuda == nullptr || *cuda == '\0') {
+    setenv("CUDA_INJECTION64_PATH", g_self_path->c_str(), 1);
+  } else {
+    char real[PATH_MAX];
+    const char* resolved = realpath(cuda, real) ? real : cuda;
+    if (*g_self_path != resolved) {
+      Warn(StrCat("CUDA_INJECTION64_PATH names another tool (", cuda,
+                        "); this process is not recorded"));
+    }
+  }
+  const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
+  if (nvtx == nullptr || *nvtx == '\0') setenv("NVTX_INJECTION64_PATH", g_self_path->c_str(), 1);
+}
+
+}  // namespace
+}  // namespace streamscope::collector
+
+// Called by the CUDA driver during cuInit (CUDA_INJECTION64_PATH).
+STREAMSCOPE_EXPORT int InitializeInjection(void) {
+  streamscope::collector::StartCollector(
+      std::getenv("LD_PRELOAD") != nullptr &&
+              std::strstr(std::getenv("LD_PRELOAD"), "streamscope") != nullptr
+          ? "ld_preload"
+          : "cuda_injection");
+  return 1;
+}
+
+// Called by NVTX on the first NVTX call (NVTX_INJECTION64_PATH): hand NVTX
+// to CUPTI so ranges and marks become MARKER records.
+STREAMSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
+  return streamscope::collector::ForwardNvtxInjection(get_export_table);
+}

@@ -1,0 +1,66 @@
+// Collector configuration, read once from environment variables (documented
+// in collector/README.md). Pure: parsing takes a lookup function so tests
+// need no real environment. Thread-safe after construction (immutable).
+#ifndef STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
+#define STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
+
+#include "collector/status.h"
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "collector/output_path.h"
+
+namespace streamscope::collector {
+
+// Record groups the user can widen or narrow (STREAMSCOPE_KINDS).
+enum RecordKind : uint32_t {
+  kKindKernel = 1u << 0,    // CONCURRENT_KERNEL
+  kKindMemcpy = 1u << 1,    // MEMCPY + MEMCPY2 (peer)
+  kKindMemset = 1u << 2,    // MEMSET
+  kKindSync = 1u << 3,      // SYNCHRONIZATION
+  kKindRuntime = 1u << 4,   // RUNTIME API
+  kKindDriver = 1u << 5,    // DRIVER API
+  kKindNvtx = 1u << 6,      // MARKER + MARKER_DATA
+  kKindStream = 1u << 7,    // STREAM
+  kKindContext = 1u << 8,   // CONTEXT
+  kKindOverhead = 1u << 9,  // OVERHEAD
+  kKindGraph = 1u << 10,    // GRAPH_TRACE (one record per graph launch)
+};
+
+inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset |
+                                          kKindSync | kKindRuntime | kKindNvtx |
+                                          kKindStream | kKindContext | kKindOverhead;
+inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph;
+
+// Parses a kinds list: "default", "all", or a comma list of names (kernel,
+// memcpy, memset, sync, runtime, driver, nvtx, stream, context, overhead,
+// graph). A list whose items all start with '+' or '-' edits the default
+// set ("+driver,-overhead"); otherwise it replaces it.
+StatusOr<uint32_t> ParseKinds(std::string_view spec);
+
+// Comma list of the names in `kinds`, in a fixed order.
+std::string KindsToString(uint32_t kinds);
+
+struct CollectorConfig {
+  std::string output_template = "streamscope-%p.sqlite";  // STREAMSCOPE_OUTPUT
+  bool overwrite = false;             // STREAMSCOPE_OVERWRITE=1
+  uint32_t flush_ms = 500;            // STREAMSCOPE_FLUSH_MS (CUPTI flush period; 0 = CUPTI's own)
+  uint32_t buffer_kb = 4096;          // STREAMSCOPE_BUFFER_KB (one CUPTI buffer)
+  uint32_t max_buffer_mb = 512;       // STREAMSCOPE_MAX_BUFFER_MB (all buffers in flight)
+  uint32_t device_buffer_kb = 0;      // STREAMSCOPE_DEVICE_BUFFER_KB (0 = CUPTI default)
+  uint32_t kinds = kDefaultKinds;     // STREAMSCOPE_KINDS
+  std::string clock = "monotonic-raw";  // STREAMSCOPE_CLOCK: monotonic-raw | cupti-default
+  std::string manifest;               // STREAMSCOPE_MANIFEST: append "pid\tpath\n" per trace
+  bool verbose = false;               // STREAMSCOPE_VERBOSE=1
+
+  // The options as a JSON object (metadata.capture_options).
+  std::string ToJson() const;
+};
+
+// Reads STREAMSCOPE_* through `env`. Errors name the variable.
+StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env);
+
+}  // namespace streamscope::collector
+
+#endif  // STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_

@@ -1,0 +1,151 @@
+// Plain value structs for everything the collector records, independent of
+// CUPTI's struct versions. The decoder produces them, the writer stores them.
+//
+// String fields are views: they point into memory owned by whoever produced
+// the record (CUPTI's activity buffer and its name tables, or a test) and are
+// valid only until the batch that carries them has been written.
+// Optional integers use std::optional; they become SQL NULL.
+#ifndef STREAMSCOPE_COLLECTOR_TRACE_RECORDS_H_
+#define STREAMSCOPE_COLLECTOR_TRACE_RECORDS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace streamscope::collector {
+
+// Graph membership shared by GPU operations (both NULL outside graphs).
+struct GraphIds {
+  std::optional<uint32_t> graph_id;
+  std::optional<uint64_t> graph_node_id;
+};
+
+struct KernelRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+  std::string_view name;
+  int32_t grid[3] = {0, 0, 0};
+  int32_t block[3] = {0, 0, 0};
+  int32_t static_shared_bytes = 0, dynamic_shared_bytes = 0;
+  uint32_t registers_per_thread = 0;
+  uint32_t launch_type = 0;
+  GraphIds graph;
+};
+
+struct MemcpyRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+  uint64_t bytes = 0;
+  uint32_t copy_kind = 0, src_kind = 0, dst_kind = 0;
+  bool is_async = false;
+  // Peer copies (CUPTI MEMCPY2) only.
+  std::optional<uint32_t> src_device_id, dst_device_id;
+  std::optional<uint32_t> src_context_id, dst_context_id;
+  GraphIds graph;
+};
+
+struct MemsetRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+  uint64_t bytes = 0;
+  uint32_t value = 0;
+  uint32_t memory_kind = 0;
+  bool is_async = false;
+  GraphIds graph;
+};
+
+struct GraphExecRecord {
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t device_id = 0, context_id = 0, stream_id = 0, correlation_id = 0;
+  uint32_t graph_id = 0;
+};
+
+enum class ApiDomain : int { kRuntime = 1, kDriver = 2 };
+
+struct ApiRecord {
+  ApiDomain domain = ApiDomain::kRuntime;
+  uint32_t cbid = 0;
+  uint32_t tid = 0;
+  uint64_t start_ns = 0, end_ns = 0;
+  uint32_t correlation_id = 0;
+  uint32_t return_value = 0;
+};
+
+struct SyncRecord {
+  uint32_t kind = 0;  // CUpti_ActivitySynchronizationType
+  uint64_t start_ns = 0, end_ns = 0;
+  std::optional<uint32_t> context_id, stream_id, event_id;
+  uint32_t correlation_id = 0;
+  uint32_t return_value = 0;
+};
+
+// One NVTX marker record: an instantaneous mark, or the start or end of a
+// range (start and end share `id`).
+struct MarkerRecord {
+  enum class Phase { kInstant, kStart, kEnd };
+  Phase phase = Phase::kInstant;
+  uint64_t ts_ns = 0;
+  uint32_t id = 0;
+  uint32_t tid = 0;
+  std::string_view name;    // empty for end markers
+  std::string_view domain;  // empty = default domain
+};
+
+// Color/category attached to a marker (CUPTI MARKER_DATA), keyed by id.
+struct MarkerDataRecord {
+  uint32_t id = 0;
+  std::optional<uint32_t> color;
+  uint32_t category = 0;
+};
+
+struct StreamRecord {
+  uint32_t stream_id = 0, context_id = 0;
+  uint32_t priority = 0;
+  uint32_t cupti_flag = 0;  // 1 blocking/default, 2 non-blocking, 3 NULL stream
+};
+
+struct ContextRecord {
+  uint32_t context_id = 0, device_id = 0;
+  uint32_t null_stream_id = 0;
+};
+
+// Device properties, from the driver API (or CUPTI's DEVICE record).
+struct DeviceRecord {
+  uint32_t id = 0;
+  std::string name;  // owned: produced outside any CUPTI buffer
+  std::string uuid;  // 'GPU-xxxxxxxx-xxxx-...'
+  std::optional<int64_t> compute_major, compute_minor, sm_count,
+      async_engine_count, concurrent_kernels, global_memory_bytes,
+      global_memory_bandwidth_kbps, global_memory_clock_khz,
+      max_threads_per_block, max_shared_memory_per_block, pci_bus_id,
+      pci_device_id;
+};
+
+struct OverheadRecord {
+  uint32_t kind = 0;
+  uint32_t object_kind = 0;
+  std::optional<uint64_t> object_id;
+  uint64_t start_ns = 0, end_ns = 0;
+};
+
+// A stream the application created explicitly (seen by the callback API):
+// tells user streams apart from the per-thread default stream.
+struct StreamCreatedRecord {
+  uint32_t stream_id = 0;
+  uint32_t tid = 0;
+};
+
+using TraceRecord =
+    std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord,
+                 ApiRecord, SyncRecord, MarkerRecord, MarkerDataRecord,
+                 StreamRecord, ContextRecord, DeviceRecord, OverheadRecord,
+                 StreamCreatedRecord>;
+
+using RecordBatch = std::vector<TraceRecord>;
+
+}  // namespace streamscope::collector
+
+#endif  // STREAMSCOPE_COLLECTOR_TRACE_RECORDS_H_

@@ -1,0 +1,629 @@
+#include "collector/trace_writer.h"
+
+#include "collector/status.h"
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <utility>
+#include <variant>
+
+#include <unordered_map>
+#include <unordered_set>
+#include "collector/nvtx_pairer.h"
+#include "collector/output_path.h"
+#include "schema/schema.h"
+
+namespace streamscope::collector {
+namespace {
+
+constexpr std::string_view kStatNames[] = {
+    "records_written",        "records_dropped_cupti", "records_dropped_writer",
+    "records_invalid",        "records_ignored",       "buffers_completed",
+    "buffers_request_denied", "writer_batches",        "commits",
+    "flushes",                "nvtx_unmatched_ends",
+};
+static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
+
+Status SqlError(sqlite3* db, std::string_view what) {
+  return InternalError(StrCat(what, ": ", db ? sqlite3_errmsg(db) : "no database"));
+}
+
+std::string DefaultThreadName(uint32_t tid) {
+  std::string path = StrCat("/proc/self/task/", tid, "/comm");
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buf[64];
+  ssize_t n = read(fd, buf, sizeof(buf));
+  close(fd);
+  if (n <= 0) return {};
+  std::string name(buf, static_cast<size_t>(n));
+  while (!name.empty() && (name.back() == '\n' || name.back() == '\0')) name.pop_back();
+  return name;
+}
+
+// A batch of already-decoded records (callbacks, tests).
+class BatchItem : public WorkItem {
+ public:
+  explicit BatchItem(RecordBatch records) : records_(std::move(records)) {}
+  void Decode(RecordBatch* out, TraceWriter&) override {
+    for (auto& r : records_) out->push_back(std::move(r));
+  }
+  int64_t CountRecords() const override { return static_cast<int64_t>(records_.size()); }
+
+ private:
+  RecordBatch records_;
+};
+
+// One prepared statement with positional binding helpers.
+class Stmt {
+ public:
+  Stmt() = default;
+  Stmt(const Stmt&) = delete;
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Status Prepare(sqlite3* db, const char* sql) {
+    db_ = db;
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr) != SQLITE_OK) {
+      return SqlError(db, StrCat("prepare '", sql, "'"));
+    }
+    return OkStatus();
+  }
+  Stmt& Int(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  template <typename T>
+  Stmt& Opt(int i, const std::optional<T>& v) {
+    if (v.has_value()) {
+      sqlite3_bind_int64(stmt_, i, static_cast<int64_t>(*v));
+    } else {
+      sqlite3_bind_null(stmt_, i);
+    }
+    return *this;
+  }
+  Stmt& Null(int i) {
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  Stmt& Text(int i, std::string_view v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Status Step() {
+    int rc = sqlite3_step(stmt_);
+    sqlite3_reset(stmt_);
+    if (rc != SQLITE_DONE) return SqlError(db_, "insert");
+    return OkStatus();
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// Lets the string table be probed with a view, without a copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+}  // namespace
+
+std::string_view StatName(Stat stat) { return kStatNames[static_cast<int>(stat)]; }
+
+struct TraceWriter::Task {
+  enum class Type { kWork, kMetadata, kBarrier, kFinish } type = Type::kWork;
+  std::unique_ptr<WorkItem> item;
+  std::string key, value;  // metadata; kFinish: key = capture_end
+  uint64_t end_ns = 0;
+};
+
+struct TraceWriter::Db {
+  sqlite3* db = nullptr;
+  bool in_txn = false;
+  std::chrono::steady_clock::time_point txn_start;
+  Stmt ins_string, ins_kernel, ins_memcpy, ins_memset, ins_graph, ins_api, ins_sync,
+      ins_range, ins_mark, ins_stream, ins_context, ins_device, ins_overhead, ins_thread,
+      ins_meta, ins_stat;
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> strings;
+  int64_t next_string_id = 1;
+  std::unordered_map<uint64_t, int64_t> api_names;  // (domain << 32 | cbid) -> string id
+  std::unordered_set<uint32_t> threads;
+  std::unordered_map<uint32_t, uint32_t> context_device;  // context -> device
+  std::unordered_map<uint32_t, uint32_t> created_streams;  // stream -> tid
+  NvtxPairer nvtx;
+  RecordBatch scratch;
+  std::vector<NvtxRange> ranges;
+
+  ~Db() {
+    if (db != nullptr) sqlite3_close_v2(db);
+  }
+
+  Status Exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string msg = err ? err : "unknown error";
+      sqlite3_free(err);
+      return InternalError(StrCat("sqlite: ", msg));
+    }
+    return OkStatus();
+  }
+  Status Begin() {
+    if (in_txn) return OkStatus();
+    in_txn = true;
+    txn_start = std::chrono::steady_clock::now();
+    return Exec("BEGIN");
+  }
+  Status Commit() {
+    if (!in_txn) return OkStatus();
+    in_txn = false;
+    return Exec("COMMIT");
+  }
+
+  StatusOr<int64_t> Intern(std::string_view s) {
+    auto it = strings.find(s);
+    if (it != strings.end()) return it->second;
+    int64_t id = next_string_id++;
+    if (auto st = ins_string.Int(1, id).Text(2, s).Step(); !st.ok()) return st;
+    strings.emplace(std::string(s), id);
+    return id;
+  }
+  Status SeeThread(uint32_t tid, const WriterOptions& o) {
+    if (!threads.insert(tid).second) return OkStatus();
+    std::string name = o.thread_name ? o.thread_name(tid) : DefaultThreadName(tid);
+    ins_thread.Int(1, tid);
+    if (name.empty()) {
+      ins_thread.Null(2);
+    } else {
+      ins_thread.Text(2, name);
+    }
+    return ins_thread.Step();
+  }
+};
+
+TraceWriter::TraceWriter(WriterOptions options) : options_(std::move(options)) {}
+
+StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) {
+  if (auto st = CreateTraceFile(options.path, options.overwrite); !st.ok()) return st;
+  std::unique_ptr<TraceWriter> w(new TraceWriter(std::move(options)));
+  w->db_ = std::make_unique<Db>();
+  Db& d = *w->db_;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
+  if (sqlite3_open_v2(w->options_.path.c_str(), &d.db, flags, nullptr) != SQLITE_OK) {
+    return PermissionDeniedError(StrCat(
+        "cannot open trace '", w->options_.path, "': ", d.db ? sqlite3_errmsg(d.db) : "?"));
+  }
+  // WAL: readers never see a torn database, and a killed process leaves a
+  // valid one. synchronous=OFF is safe against process death (only an OS
+  // crash could lose the last commits).
+  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=OFF",
+                             "PRAGMA cache_size=-65536", "PRAGMA temp_store=MEMORY"}) {
+    if (auto st = d.Exec(pragma); !st.ok()) return st;
+  }
+  std::string create = StrCat("BEGIN;\n", std::string(schema::CreateSql()), "\nCOMMIT;");
+  if (auto st = d.Exec(create.c_str()); !st.ok()) {
+    return InternalError(StrCat("creating schema in '", w->options_.path, "': ",
+                                            st.message()));
+  }
+  struct {
+    Stmt* stmt;
+    const char* sql;
+  } statements[] = {
+      {&d.ins_string, "INSERT INTO string(id,value) VALUES(?,?)"},
+      {&d.ins_kernel,
+       "INSERT INTO kernel(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,name_id,"
+       "grid_x,grid_y,grid_z,block_x,block_y,block_z,static_shared_bytes,dynamic_shared_bytes,"
+       "registers_per_thread,launch_type,graph_id,graph_node_id) "
+       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_memcpy,
+       "INSERT INTO memcpy(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,bytes,"
+       "copy_kind,src_kind,dst_kind,is_async,src_device_id,dst_device_id,src_context_id,"
+       "dst_context_id,graph_id,graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_memset,
+       "INSERT INTO memset(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,bytes,"
+       "value,memory_kind,is_async,graph_id,graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_graph,
+       "INSERT INTO graph_execution(start_ns,end_ns,device_id,context_id,stream_id,"
+       "correlation_id,graph_id) VALUES(?,?,?,?,?,?,?)"},
+      {&d.ins_api,
+       "INSERT INTO api_call(domain,cbid,name_id,tid,start_ns,end_ns,correlation_id,return_value)"
+       " VALUES(?,?,?,?,?,?,?,?)"},
+      {&d.ins_sync,
+       "INSERT INTO sync(kind,start_ns,end_ns,context_id,stream_id,event_id,correlation_id,"
+       "return_value) VALUES(?,?,?,?,?,?,?,?)"},
+      {&d.ins_range,
+       "INSERT INTO nvtx_range(tid,end_tid,name_id,domain_id,start_ns,end_ns,is_push_pop,depth,"
+       "color,category) VALUES(?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_mark, "INSERT INTO nvtx_mark(tid,name_id,domain_id,ts_ns) VALUES(?,?,?,?)"},
+      {&d.ins_stream,
+       "INSERT OR REPLACE INTO stream(id,context_id,device_id,kind,priority,cupti_flag) "
+       "VALUES(?,?,?,?,?,?)"},
+      {&d.ins_context,
+       "INSERT OR REPLACE INTO context(id,device_id,null_stream_id) VALUES(?,?,?)"},
+      {&d.ins_device,
+       "INSERT OR REPLACE INTO device(id,name,uuid,compute_major,compute_minor,sm_count,"
+       "async_engine_count,concurrent_kernels,global_memory_bytes,global_memory_bandwidth_kbps,"
+       "global_memory_clock_khz,max_threads_per_block,max_shared_memory_per_block,pci_bus_id,"
+       "pci_device_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_overhead,
+       "INSERT INTO cupti_overhead(kind,object_kind,object_id,start_ns,end_ns) VALUES(?,?,?,?,?)"},
+      {&d.ins_thread, "INSERT OR IGNORE INTO thread(tid,name) VALUES(?,?)"},
+      {&d.ins_meta, "INSERT OR REPLACE INTO metadata(key,value) VALUES(?,?)"},
+      {&d.ins_stat, "INSERT OR REPLACE INTO collector_stat(key,value) VALUES(?,?)"},
+  };
+  for (auto& s : statements) {
+    if (auto st = s.stmt->Prepare(d.db, s.sql); !st.ok()) return st;
+  }
+  if (auto st = d.Begin(); !st.ok()) return st;
+  d.ins_meta.Text(1, "schema_version").Text(2, StrCat(schema::Version()));
+  if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+  d.ins_meta.Text(1, "trace_format").Text(2, "streamscope");
+  if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+  if (auto st = d.Commit(); !st.ok()) return st;
+  w->thread_ = std::thread([raw = w.get()] { raw->Run(); });
+  return w;
+}
+
+TraceWriter::~TraceWriter() {
+  (void)Finish("flush_on_stop", 0);
+  if (thread_.joinable()) thread_.join();
+}
+
+bool TraceWriter::Submit(std::unique_ptr<WorkItem> item) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_ && error_.ok() && queue_.size() < options_.max_queued_items) {
+      auto task = std::make_unique<Task>();
+      task->item = std::move(item);
+      queue_.push_back(std::move(task));
+      cv_.notify_one();
+      return true;
+    }
+  }
+  AddStat(Stat::kRecordsDroppedWriter, item->CountRecords());
+  return false;
+}
+
+bool TraceWriter::Submit(RecordBatch records) {
+  return Submit(std::make_unique<BatchItem>(std::move(records)));
+}
+
+void TraceWriter::SetMetadata(std::string key, std::string value) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  auto task = std::make_unique<Task>();
+  task->type = Task::Type::kMetadata;
+  task->key = std::move(key);
+  task->value = std::move(value);
+  queue_.push_back(std::move(task));
+  cv_.notify_one();
+}
+
+void TraceWriter::Flush() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stopping_) return;
+  auto task = std::make_unique<Task>();
+  task->type = Task::Type::kBarrier;
+  queue_.push_back(std::move(task));
+  uint64_t target = ++barriers_queued_;
+  cv_.notify_one();
+  done_cv_.wait(lock, [&] { return barriers_done_ >= target || finished_; });
+}
+
+Status TraceWriter::error() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+Status TraceWriter::Finish(std::string_view capture_end, uint64_t end_trace_ns) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!stopping_) {
+    stopping_ = true;
+    auto task = std::make_unique<Task>();
+    task->type = Task::Type::kFinish;
+    task->key = std::string(capture_end);
+    task->end_ns = end_trace_ns;
+    queue_.push_back(std::move(task));
+    cv_.notify_one();
+  }
+  done_cv_.wait(lock, [&] { return finished_; });
+  return finish_status_;
+}
+
+void TraceWriter::Run() {
+  for (;;) {
+    std::unique_ptr<Task> task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (queue_.empty()) {
+        // Idle: make what we have durable, then wait.
+        lock.unlock();
+        Status st = db_->in_txn ? CommitWithStats() : OkStatus();
+        lock.lock();
+        if (!st.ok() && error_.ok()) error_ = st;
+        cv_.wait_for(lock, std::chrono::milliseconds(options_.commit_ms),
+                     [&] { return !queue_.empty(); });
+        if (queue_.empty()) continue;
+      }
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    bool failed;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      failed = !error_.ok();
+    }
+    Task::Type type = task->type;
+    Status st;
+    if (failed && type == Task::Type::kWork) {
+      AddStat(Stat::kRecordsDroppedWriter, task->item->CountRecords());
+    } else {
+      st = Process(*task);
+    }
+    task.reset();  // frees the CUPTI buffer on this thread, after its inserts
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!st.ok() && error_.ok()) {
+      error_ = st;
+      std::fprintf(stderr, "streamscope: trace writer failed, later records are dropped: %s\n",
+                   std::string(st.message()).c_str());
+    }
+    if (type == Task::Type::kBarrier) {
+      ++barriers_done_;
+      done_cv_.notify_all();
+    }
+    if (type == Task::Type::kFinish) {
+      finish_status_ = st.ok() ? error_ : st;
+      finished_ = true;
+      done_cv_.notify_all();
+      return;
+    }
+  }
+}
+
+Status TraceWriter::CommitWithStats() {
+  Db& d = *db_;
+  if (auto st = d.Begin(); !st.ok()) return st;
+  AddStat(Stat::kCommits, 1);
+  for (int i = 0; i < static_cast<int>(Stat::kCount); ++i) {
+    d.ins_stat.Text(1, kStatNames[i]).Int(2, stats_[i].load(std::memory_order_relaxed));
+    if (auto st = d.ins_stat.Step(); !st.ok()) return st;
+  }
+  return d.Commit();
+}
+
+Status TraceWriter::Process(Task& task) {
+  Db& d = *db_;
+  if (auto st = d.Begin(); !st.ok()) return st;
+  auto commit = [&]() -> Status { return CommitWithStats(); };
+  switch (task.type) {
+    case Task::Type::kMetadata:
+      d.ins_meta.Text(1, task.key).Text(2, task.value);
+      return d.ins_meta.Step();
+    case Task::Type::kBarrier:
+      return commit();
+    case Task::Type::kWork:
+      break;
+    case Task::Type::kFinish: {
+      std::vector<NvtxRange> open = d.nvtx.TakeOpen();
+      d.ranges = std::move(open);
+      break;
+    }
+  }
+
+  const WriterOptions& o = options_;
+  auto insert_ranges = [&]() -> Status {
+    for (const NvtxRange& r : d.ranges) {
+      auto name = d.Intern(r.name);
+      if (!name.ok()) return name.status();
+      std::optional<int64_t> domain;
+      if (!r.domain.empty()) {
+        auto dom = d.Intern(r.domain);
+        if (!dom.ok()) return dom.status();
+        domain = *dom;
+      }
+      if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
+      d.ins_range.Int(1, r.tid).Opt(2, r.end_tid).Int(3, *name).Opt(4, domain)
+          .Int(5, static_cast<int64_t>(r.start_ns)).Opt(6, r.end_ns).Int(7, r.is_push_pop ? 1 : 0)
+          .Opt(8, r.depth).Opt(9, r.color).Opt(10, r.category);
+      if (auto st = d.ins_range.Step(); !st.ok()) return st;
+    }
+    AddStat(Stat::kRecordsWritten, static_cast<int64_t>(d.ranges.size()));
+    d.ranges.clear();
+    return OkStatus();
+  };
+
+  if (task.type == Task::Type::kFinish) {
+    if (auto st = insert_ranges(); !st.ok()) return st;
+    stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
+    // Stream kinds that need the whole trace.
+    if (auto st = d.Exec(
+            "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
+            "stream.context_id) WHERE device_id IS NULL;"
+            "UPDATE stream SET kind = 1 WHERE id IN (SELECT null_stream_id FROM context);");
+        !st.ok()) {
+      return st;
+    }
+    if (auto st = d.Exec(std::string(schema::FinalizeSql()).c_str()); !st.ok()) return st;
+    if (auto st = d.Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)");
+        !st.ok()) {
+      return st;
+    }
+    {
+      Stmt ins;
+      if (auto st = ins.Prepare(d.db, "INSERT OR IGNORE INTO created_stream VALUES(?,?)"); !st.ok())
+        return st;
+      for (auto [id, tid] : d.created_streams) {
+        if (auto st = ins.Int(1, id).Int(2, tid).Step(); !st.ok()) return st;
+      }
+    }
+    std::string classify =
+        "UPDATE stream SET created_tid = (SELECT tid FROM created_stream c WHERE c.id = stream.id)"
+        " WHERE id IN (SELECT id FROM created_stream);"
+        // Ops submitted through per-thread-default-stream entry points.
+        "UPDATE stream SET kind = 2 WHERE kind = 3 AND id IN ("
+        " SELECT o.stream_id FROM (SELECT stream_id, correlation_id FROM kernel"
+        "  UNION ALL SELECT stream_id, correlation_id FROM memcpy"
+        "  UNION ALL SELECT stream_id, correlation_id FROM memset"
+        "  UNION ALL SELECT stream_id, correlation_id FROM sync WHERE stream_id IS NOT NULL) o"
+        " JOIN api_call a ON a.correlation_id = o.correlation_id"
+        " JOIN string s ON s.id = a.name_id"
+        " WHERE s.value LIKE '%\\_ptsz%' ESCAPE '\\' OR s.value LIKE '%\\_ptds%' ESCAPE '\\');";
+    if (stream_creation_tracked_) {
+      // A blocking-flag stream the application never created is the
+      // per-thread default stream (e.g. used through cudaStreamPerThread).
+      classify +=
+          "UPDATE stream SET kind = 2 WHERE kind = 3 AND id NOT IN (SELECT id FROM created_stream);";
+    }
+    if (auto st = d.Exec(classify.c_str()); !st.ok()) return st;
+    d.ins_meta.Text(1, "capture_end").Text(2, task.key);
+    if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+    d.ins_meta.Text(1, "end_trace_ns").Text(2, StrCat(task.end_ns));
+    if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+    if (auto st = commit(); !st.ok()) return st;
+    // A self-contained file: readers need no -wal/-shm companions.
+    (void)d.Exec("PRAGMA journal_mode=DELETE");
+    sqlite3_close_v2(d.db);
+    d.db = nullptr;
+    return OkStatus();
+  }
+
+  // kWork.
+  d.scratch.clear();
+  task.item->Decode(&d.scratch, *this);
+  AddStat(Stat::kWriterBatches, 1);
+  int64_t written = 0;
+  for (const TraceRecord& rec : d.scratch) {
+    Status st = std::visit(
+        [&](const auto& r) -> Status {
+          using T = std::decay_t<decltype(r)>;
+          if constexpr (std::is_same_v<T, KernelRecord>) {
+            auto name = d.Intern(r.name.empty() ? std::string_view("<unnamed>") : r.name);
+            if (!name.ok()) return name.status();
+            d.ins_kernel.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
+                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, *name)
+                .Int(8, r.grid[0]).Int(9, r.grid[1]).Int(10, r.grid[2]).Int(11, r.block[0])
+                .Int(12, r.block[1]).Int(13, r.block[2]).Int(14, r.static_shared_bytes)
+                .Int(15, r.dynamic_shared_bytes).Int(16, r.registers_per_thread)
+                .Int(17, r.launch_type).Opt(18, r.graph.graph_id).Opt(19, r.graph.graph_node_id);
+            return d.ins_kernel.Step();
+          } else if constexpr (std::is_same_v<T, MemcpyRecord>) {
+            d.ins_memcpy.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
+                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
+                .Int(7, static_cast<int64_t>(r.bytes)).Int(8, r.copy_kind).Int(9, r.src_kind)
+                .Int(10, r.dst_kind).Int(11, r.is_async ? 1 : 0).Opt(12, r.src_device_id)
+                .Opt(13, r.dst_device_id).Opt(14, r.src_context_id).Opt(15, r.dst_context_id)
+                .Opt(16, r.graph.graph_id).Opt(17, r.graph.graph_node_id);
+            return d.ins_memcpy.Step();
+          } else if constexpr (std::is_same_v<T, MemsetRecord>) {
+            d.ins_memset.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
+                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
+                .Int(7, static_cast<int64_t>(r.bytes)).Int(8, r.value).Int(9, r.memory_kind)
+                .Int(10, r.is_async ? 1 : 0).Opt(11, r.graph.graph_id)
+                .Opt(12, r.graph.graph_node_id);
+            return d.ins_memset.Step();
+          } else if constexpr (std::is_same_v<T, GraphExecRecord>) {
+            d.ins_graph.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
+                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
+                .Int(7, r.graph_id);
+            return d.ins_graph.Step();
+          } else if constexpr (std::is_same_v<T, ApiRecord>) {
+            uint64_t key = (static_cast<uint64_t>(r.domain) << 32) | r.cbid;
+            auto it = d.api_names.find(key);
+            int64_t name_id;
+            if (it != d.api_names.end()) {
+              name_id = it->second;
+            } else {
+              std::string name = o.api_name ? o.api_name(r.domain, r.cbid) : std::string();
+              if (name.empty()) {
+                name = StrCat(r.domain == ApiDomain::kRuntime ? "runtime" : "driver",
+                                    "_cbid_", r.cbid);
+              }
+              auto id = d.Intern(name);
+              if (!id.ok()) return id.status();
+              name_id = *id;
+              d.api_names.emplace(key, name_id);
+            }
+            if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
+            d.ins_api.Int(1, static_cast<int>(r.domain)).Int(2, r.cbid).Int(3, name_id)
+                .Int(4, r.tid).Int(5, r.start_ns).Int(6, r.end_ns).Int(7, r.correlation_id)
+                .Int(8, r.return_value);
+            return d.ins_api.Step();
+          } else if constexpr (std::is_same_v<T, SyncRecord>) {
+            d.ins_sync.Int(1, r.kind).Int(2, r.start_ns).Int(3, r.end_ns).Opt(4, r.context_id)
+                .Opt(5, r.stream_id).Opt(6, r.event_id).Int(7, r.correlation_id)
+                .Int(8, r.return_value);
+            return d.ins_sync.Step();
+          } else if constexpr (std::is_same_v<T, MarkerRecord>) {
+            bool is_mark = false;
+            d.nvtx.Add(r, &d.ranges, &is_mark);
+            if (is_mark) {
+              auto name = d.Intern(r.name);
+              if (!name.ok()) return name.status();
+              std::optional<int64_t> domain;
+              if (!r.domain.empty()) {
+                auto dom = d.Intern(r.domain);
+                if (!dom.ok()) return dom.status();
+                domain = *dom;
+              }
+              if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
+              d.ins_mark.Int(1, r.tid).Int(2, *name).Opt(3, domain).Int(4, r.ts_ns);
+              return d.ins_mark.Step();
+            }
+            --written;  // counted when its range is written
+            return insert_ranges();
+          } else if constexpr (std::is_same_v<T, MarkerDataRecord>) {
+            d.nvtx.AddData(r);
+            --written;  // folded into its range
+            return OkStatus();
+          } else if constexpr (std::is_same_v<T, StreamRecord>) {
+            int kind = r.cupti_flag == 3 ? 1 : r.cupti_flag == 2 ? 4 : r.cupti_flag == 1 ? 3 : 0;
+            std::optional<uint32_t> device;
+            if (auto it = d.context_device.find(r.context_id); it != d.context_device.end())
+              device = it->second;
+            d.ins_stream.Int(1, r.stream_id).Int(2, r.context_id).Opt(3, device).Int(4, kind)
+                .Int(5, static_cast<int32_t>(r.priority)).Int(6, r.cupti_flag);
+            return d.ins_stream.Step();
+          } else if constexpr (std::is_same_v<T, ContextRecord>) {
+            d.context_device[r.context_id] = r.device_id;
+            d.ins_context.Int(1, r.context_id).Int(2, r.device_id).Int(3, r.null_stream_id);
+            return d.ins_context.Step();
+          } else if constexpr (std::is_same_v<T, DeviceRecord>) {
+            d.ins_device.Int(1, r.id).Text(2, r.name);
+            if (r.uuid.empty()) {
+              d.ins_device.Null(3);
+            } else {
+              d.ins_device.Text(3, r.uuid);
+            }
+            d.ins_device.Opt(4, r.compute_major).Opt(5, r.compute_minor).Opt(6, r.sm_count)
+                .Opt(7, r.async_engine_count).Opt(8, r.concurrent_kernels)
+                .Opt(9, r.global_memory_bytes).Opt(10, r.global_memory_bandwidth_kbps)
+                .Opt(11, r.global_memory_clock_khz).Opt(12, r.max_threads_per_block)
+                .Opt(13, r.max_shared_memory_per_block).Opt(14, r.pci_bus_id)
+                .Opt(15, r.pci_device_id);
+            return d.ins_device.Step();
+          } else if constexpr (std::is_same_v<T, OverheadRecord>) {
+            d.ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id)
+                .Int(4, r.start_ns).Int(5, r.end_ns);
+            return d.ins_overhead.Step();
+          } else if constexpr (std::is_same_v<T, StreamCreatedRecord>) {
+            d.created_streams.emplace(r.stream_id, r.tid);
+            --written;  // applied to its stream row at the end
+            return OkStatus();
+          }
+        },
+        rec);
+    if (!st.ok()) return st;
+    ++written;
+  }
+  AddStat(Stat::kRecordsWritten, written);
+  d.scratch.clear();
+  if (std::chrono::steady_clock::now() - d.txn_start >=
+      std::chrono::milliseconds(options_.commit_ms)) {
+    return commit();
+  }
+  return OkStatus();
+}
+
+}  // namespace streamscope::collector

@@ -1,0 +1,145 @@
+// Writer: the only collector code that talks to SQLite.
+//
+// Owns one trace database and one background thread. Producers (CUPTI's
+// buffer thread, callbacks on application threads) hand over work with
+// Submit(), which only takes a mutex briefly and never waits for SQLite; the
+// writer thread decodes and inserts with prepared statements inside
+// transactions, committing at least every `commit_ms` so that a killed
+// process loses about a second at most. The queue is bounded: work that
+// does not fit is dropped and its records counted (collector_stat
+// 'records_dropped_writer'), never silently lost.
+// Thread-safe: every public method may be called from any thread.
+#ifndef STREAMSCOPE_COLLECTOR_TRACE_WRITER_H_
+#define STREAMSCOPE_COLLECTOR_TRACE_WRITER_H_
+
+#include "collector/status.h"
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "collector/trace_records.h"
+
+struct sqlite3;
+
+namespace streamscope::collector {
+
+// Counters stored in collector_stat (key names in StatName()).
+enum class Stat : int {
+  kRecordsWritten,
+  kRecordsDroppedCupti,
+  kRecordsDroppedWriter,
+  kRecordsInvalid,
+  kRecordsIgnored,
+  kBuffersCompleted,
+  kBuffersRequestDenied,
+  kWriterBatches,
+  kCommits,
+  kFlushes,
+  kNvtxUnmatchedEnds,
+  kCount,
+};
+std::string_view StatName(Stat stat);
+
+// A unit of work for the writer thread: typically one completed CUPTI
+// buffer. Decode() runs on the writer thread; the item is destroyed there
+// right after its records are inserted (so views into it stay valid).
+class WorkItem {
+ public:
+  virtual ~WorkItem() = default;
+  // Appends the item's records to *out; may add to stats via `writer`.
+  virtual void Decode(RecordBatch* out, class TraceWriter& writer) = 0;
+  // Number of records, used only to count them when the item is dropped.
+  virtual int64_t CountRecords() const = 0;
+};
+
+struct WriterOptions {
+  std::string path;
+  bool overwrite = false;
+  uint32_t commit_ms = 250;
+  // Work items queued but not yet written; beyond this, Submit drops.
+  size_t max_queued_items = 4096;
+  // Name of an API function from its CUPTI callback id (set by the CUPTI
+  // layer; tests use a fake). Called on the writer thread, once per cbid.
+  std::function<std::string(ApiDomain, uint32_t cbid)> api_name;
+  // Thread name lookup (tid -> name); default reads /proc/self/task/TID/comm.
+  std::function<std::string(uint32_t tid)> thread_name;
+};
+
+class TraceWriter {
+ public:
+  // Creates the trace file (no symlinks followed, no clobbering unless
+  // `overwrite`), the schema, and starts the writer thread.
+  static StatusOr<std::unique_ptr<TraceWriter>> Open(WriterOptions options);
+
+  ~TraceWriter();  // Finish("flush_on_stop") if not finished yet.
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+
+  // Queues work; false if it was dropped (queue full or writer failed).
+  bool Submit(std::unique_ptr<WorkItem> item);
+  bool Submit(RecordBatch records);
+
+  // Queues a metadata key/value (INSERT OR REPLACE).
+  void SetMetadata(std::string key, std::string value);
+
+  // Declares that explicit stream creations are reported (StreamCreated
+  // records), so a blocking-flag stream never created explicitly is the
+  // per-thread default stream.
+  void SetStreamCreationTracked(bool tracked) { stream_creation_tracked_ = tracked; }
+
+  void AddStat(Stat stat, int64_t delta) {
+    stats_[static_cast<int>(stat)].fetch_add(delta, std::memory_order_relaxed);
+  }
+  int64_t GetStat(Stat stat) const {
+    return stats_[static_cast<int>(stat)].load(std::memory_order_relaxed);
+  }
+
+  // Blocks until everything queued before the call is written and committed.
+  void Flush();
+
+  // Writes what is queued, open NVTX ranges, stats, metadata capture_end /
+  // end_trace_ns, runs the schema's finalize statements and closes the
+  // database. Idempotent: later calls return the first result.
+  Status Finish(std::string_view capture_end, uint64_t end_trace_ns);
+
+  const std::string& path() const { return options_.path; }
+
+  // First error the writer thread met (OK if none).
+  Status error() const;
+
+ private:
+  struct Task;
+  struct Db;
+  explicit TraceWriter(WriterOptions options);
+  void Run();
+  Status Process(Task& task);
+  Status CommitWithStats();  // writer thread only
+
+  WriterOptions options_;
+  std::unique_ptr<Db> db_;
+  std::atomic<int64_t> stats_[static_cast<int>(Stat::kCount)] = {};
+  std::atomic<bool> stream_creation_tracked_{false};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;        // writer waits for work
+  std::condition_variable done_cv_;   // Flush/Finish wait for progress
+  std::deque<std::unique_ptr<Task>> queue_;
+  uint64_t barriers_queued_ = 0;
+  uint64_t barriers_done_ = 0;
+  bool stopping_ = false;
+  bool finished_ = false;
+  Status finish_status_;
+  Status error_;
+  std::thread thread_;
+};
+
+}  // namespace streamscope::collector
+
+#endif  // STREAMSCOPE_COLLECTOR_TRACE_WRITER_H_
