@@ -77,7 +77,13 @@ StatusOr<const CuptiApi*> LoadCupti() {
       if (api.handle != nullptr) api.path = path;
     };
     if (const char* env = std::getenv("STREAMSCOPE_CUPTI_LIB"); env && *env) {
+      // Named explicitly: use that one or none.
       try_open(env, 0);
+      if (api.handle == nullptr) {
+        status = NotFoundError(StrCat("CUPTI library not found: STREAMSCOPE_CUPTI_LIB=", env,
+                                      " cannot be loaded (", dlerror() ? "dlopen failed" : "?", ")"));
+        return;
+      }
     }
     // A copy the process already has (e.g. PyTorch's): one CUPTI per process.
     try_open("libcupti.so.13", RTLD_NOLOAD);
