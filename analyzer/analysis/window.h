@@ -29,7 +29,14 @@ struct WindowSpec {
   std::string nvtx_name;              // kNvtxRange
   std::optional<int> nvtx_instance;   // 1-based; nullopt = all instances
   int64_t start_ns = 0, end_ns = 0;   // kExplicit (trace clock)
+  // kExplicit: start_ns/end_ns are offsets from the whole-trace window's
+  // start (the first GPU op or API call) instead of absolute trace times.
+  bool relative_to_trace_start = false;
 };
+
+// From the first to the last GPU op or API call (an empty window at 0 if the
+// trace holds neither).
+Window WholeTraceWindow(const TraceModel& model);
 
 // The windows a spec selects in one trace. Whole trace = from the first to
 // the last GPU op or API call. OUT_OF_RANGE if an NVTX range name or

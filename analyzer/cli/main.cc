@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   int exit_code = streamscope::kExitOk;
   // Each command registers itself here (one line per command file).
   streamscope::RegisterConvertCommand(app, &exit_code);
+  streamscope::RegisterRunCommand(app, &exit_code);
+  streamscope::RegisterReportCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -79,16 +79,38 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
   for (uint32_t i : order) out.push_back(column[i]);
   column.swap(out);
 }
+
+// The stable order of rows by (start, end): a permutation, or empty if the
+// rows are already in that order (the common case for one table written in
+// time order). Sorting a packed key array directly is several times faster
+// than an indirect sort over 10M rows; the index breaks ties, which keeps it
+// stable.
+std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>* end) {
+  auto key_less = [&](size_t a, size_t b) {
+    if (start[a] != start[b]) return start[a] < start[b];
+    return end != nullptr && (*end)[a] < (*end)[b];
+  };
+  bool sorted = true;
+  for (size_t i = 1; i < start.size() && sorted; ++i) sorted = !key_less(i, i - 1);
+  if (sorted) return {};
+  struct Key { int64_t start, end; uint32_t index; };
+  std::vector<Key> keys(start.size());
+  for (size_t i = 0; i < start.size(); ++i) {
+    keys[i] = {start[i], end != nullptr ? (*end)[i] : 0, static_cast<uint32_t>(i)};
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end < b.end;
+    return a.index < b.index;
+  });
+  std::vector<uint32_t> order(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) order[i] = keys[i].index;
+  return order;
+}
 }  // namespace
 
 void TraceModel::Finalize() {
-  {
-    std::vector<uint32_t> order(ops.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      if (ops.start_ns[a] != ops.start_ns[b]) return ops.start_ns[a] < ops.start_ns[b];
-      return ops.end_ns[a] < ops.end_ns[b];
-    });
+  if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns); !order.empty()) {
     Permute(ops.start_ns, order); Permute(ops.end_ns, order);
     Permute(ops.category, order); Permute(ops.device_id, order);
     Permute(ops.stream, order); Permute(ops.correlation_id, order);
@@ -98,12 +120,7 @@ void TraceModel::Finalize() {
     Permute(ops.graph_id, order); Permute(ops.source_id, order);
     if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
   }
-  {
-    std::vector<uint32_t> order(api.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return api.start_ns[a] < api.start_ns[b];
-    });
+  if (std::vector<uint32_t> order = SortOrder(api.start_ns, nullptr); !order.empty()) {
     Permute(api.start_ns, order); Permute(api.end_ns, order);
     Permute(api.tid, order); Permute(api.name, order);
     Permute(api.domain, order); Permute(api.cbid, order);
@@ -128,6 +145,29 @@ void TraceModel::Finalize() {
   }
   stream_index.clear();
   for (size_t i = 0; i < streams.size(); ++i) stream_index[streams[i].id] = static_cast<int32_t>(i);
+  max_op_duration_ns = 0;
+  op_devices.clear();
+  int32_t last_device = INT32_MIN;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    max_op_duration_ns = std::max(max_op_duration_ns, ops.end_ns[i] - ops.start_ns[i]);
+    if (ops.device_id[i] != last_device) {
+      last_device = ops.device_id[i];
+      if (std::find(op_devices.begin(), op_devices.end(), last_device) == op_devices.end()) {
+        op_devices.push_back(last_device);
+      }
+    }
+  }
+  std::sort(op_devices.begin(), op_devices.end());
+}
+
+std::pair<size_t, size_t> TraceModel::OpRangeFor(int64_t start, int64_t end) const {
+  // Ops are sorted by start; one that starts before start - max duration
+  // has ended by start.
+  int64_t lo = start > INT64_MIN + max_op_duration_ns ? start - max_op_duration_ns : INT64_MIN;
+  auto first = std::lower_bound(ops.start_ns.begin(), ops.start_ns.end(), lo);
+  auto last = std::lower_bound(first, ops.start_ns.end(), end);
+  return {static_cast<size_t>(first - ops.start_ns.begin()),
+          static_cast<size_t>(last - ops.start_ns.begin())};
 }
 
 int32_t TraceModel::StreamIndexFor(int64_t stream_id, int32_t device_id) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -221,6 +222,8 @@ struct TraceModel {
   // Derived by Finalize(): ops and api sorted; lookups built.
   absl::flat_hash_map<int64_t, int32_t> api_by_correlation;  // prefers runtime
   absl::flat_hash_map<int64_t, int32_t> stream_index;        // source id -> index
+  int64_t max_op_duration_ns = 0;   // longest GPU op (bounds window searches)
+  std::vector<int32_t> op_devices;  // ids of the devices that ran ops, ascending
 
   // Sorts ops (by start, end) and API calls (by start), sorts NVTX ranges by
   // start, builds the lookups. Call once after importing.
@@ -231,6 +234,10 @@ struct TraceModel {
   int32_t StreamIndexFor(int64_t stream_id, int32_t device_id);
 
   const Device* FindDevice(int32_t id) const;
+  // Index range [first, last) of the ops that can intersect [start, end):
+  // every op outside it lies entirely before start or at/after end (ops
+  // inside may still miss the window; check their ends). Needs Finalize().
+  std::pair<size_t, size_t> OpRangeFor(int64_t start, int64_t end) const;
   // API call that submitted op i, or -1.
   int32_t ApiForOp(size_t op) const;
 };

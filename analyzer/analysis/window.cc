@@ -1,0 +1,94 @@
+#include "analyzer/analysis/window.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace streamscope {
+
+Window WholeTraceWindow(const TraceModel& model) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  // Ops and API calls are sorted by start; ends need a scan.
+  if (model.ops.size() > 0) lo = std::min(lo, model.ops.start_ns.front());
+  if (model.api.size() > 0) lo = std::min(lo, model.api.start_ns.front());
+  for (int64_t e : model.ops.end_ns) hi = std::max(hi, e);
+  for (int64_t e : model.api.end_ns) hi = std::max(hi, e);
+  Window w;
+  w.label = "whole trace";
+  if (lo == INT64_MAX) return w;
+  w.start_ns = lo;
+  w.end_ns = std::max(lo, hi);
+  return w;
+}
+
+absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, const WindowSpec& spec) {
+  Window whole = WholeTraceWindow(model);
+  switch (spec.kind) {
+    case WindowSpec::Kind::kWholeTrace:
+      return std::vector<Window>{whole};
+    case WindowSpec::Kind::kExplicit: {
+      Window w;
+      int64_t base = spec.relative_to_trace_start ? whole.start_ns : 0;
+      w.start_ns = base + spec.start_ns;
+      w.end_ns = base + spec.end_ns;
+      w.label = spec.relative_to_trace_start
+                    ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
+                    : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
+      if (w.end_ns <= w.start_ns) {
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is empty"));
+      }
+      if (w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns) {
+        return absl::OutOfRangeError(absl::StrCat(
+            model.path, ": the window ", w.label, " lies outside the trace [", whole.start_ns,
+            ", ", whole.end_ns, ") ns"));
+      }
+      return std::vector<Window>{w};
+    }
+    case WindowSpec::Kind::kNvtxRange: {
+      std::vector<const NvtxRange*> matches;  // nvtx_ranges is sorted by start
+      for (const NvtxRange& r : model.nvtx_ranges) {
+        if (model.strings.Get(r.name) == spec.nvtx_name) matches.push_back(&r);
+      }
+      if (matches.empty()) {
+        std::set<std::string> names;
+        for (const NvtxRange& r : model.nvtx_ranges) names.insert(std::string(model.strings.Get(r.name)));
+        std::string known = names.empty() ? "the trace has no NVTX ranges"
+                                           : absl::StrCat("ranges in this trace: ",
+                                                          absl::StrJoin(names, ", "));
+        if (names.size() > 20) {
+          std::vector<std::string> first(names.begin(), std::next(names.begin(), 20));
+          known = absl::StrCat("ranges in this trace: ", absl::StrJoin(first, ", "), ", ... (",
+                               names.size(), " names)");
+        }
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": no NVTX range named '",
+                                                  spec.nvtx_name, "' (", known, ")"));
+      }
+      auto make = [&](const NvtxRange& r, size_t k) {
+        Window w;
+        w.start_ns = r.start_ns;
+        w.end_ns = r.end_ns.value_or(std::max(whole.end_ns, r.start_ns));
+        w.label = absl::StrCat("NVTX '", spec.nvtx_name, "' #", k, r.end_ns ? "" : " (open at capture end)");
+        return w;
+      };
+      std::vector<Window> out;
+      if (spec.nvtx_instance) {
+        int k = *spec.nvtx_instance;
+        if (k < 1 || static_cast<size_t>(k) > matches.size()) {
+          return absl::OutOfRangeError(absl::StrCat(
+              model.path, ": NVTX range '", spec.nvtx_name, "' has ", matches.size(),
+              matches.size() == 1 ? " instance" : " instances", "; instance ", k,
+              " does not exist"));
+        }
+        out.push_back(make(*matches[k - 1], k));
+      } else {
+        for (size_t i = 0; i < matches.size(); ++i) out.push_back(make(*matches[i], i + 1));
+      }
+      return out;
+    }
+  }
+  return absl::InternalError("unknown window kind");
+}
+
+}  // namespace streamscope

@@ -1,0 +1,153 @@
+#include "analyzer/render/idle_gaps_render.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/render/op_ref.h"
+#include "analyzer/render/units.h"
+
+namespace streamscope {
+namespace {
+
+// The `top` longest gaps, longest first (ties: earlier first).
+std::vector<const Gap*> Worst(const std::vector<Gap>& gaps, int top) {
+  std::vector<const Gap*> v;
+  v.reserve(gaps.size());
+  for (const Gap& g : gaps) v.push_back(&g);
+  size_t k = std::min<size_t>(v.size(), static_cast<size_t>(std::max(top, 0)));
+  std::partial_sort(v.begin(), v.begin() + k, v.end(), [](const Gap* a, const Gap* b) {
+    if (a->length() != b->length()) return a->length() > b->length();
+    return a->start_ns < b->start_ns;
+  });
+  v.resize(k);
+  return v;
+}
+
+nlohmann::json GapJson(const TraceModel& model, const Gap& g) {
+  return {{"start_ns", g.start_ns}, {"end_ns", g.end_ns}, {"length_ns", g.length()},
+          {"op_before", g.op_before >= 0 ? OpRefJson(model, g.op_before) : nlohmann::json()},
+          {"op_after", g.op_after >= 0 ? OpRefJson(model, g.op_after) : nlohmann::json()}};
+}
+
+std::string GapText(const TraceModel& model, const Gap& g, int64_t w0) {
+  std::string s = absl::StrCat(FormatDuration(g.length()), " at ", FormatOffset(g.start_ns - w0), " [",
+                               g.start_ns, ", ", g.end_ns, ") ns: ");
+  absl::StrAppend(&s, g.op_before >= 0 ? absl::StrCat("after ", OpLabel(model, g.op_before)) : "from the window start");
+  absl::StrAppend(&s, g.op_after >= 0 ? absl::StrCat(", before ", OpLabel(model, g.op_after)) : ", to the window end");
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& model,
+                              const RenderOptions& options) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceGaps& d : result.devices) {
+    nlohmann::json worst = nlohmann::json::array();
+    for (const Gap* g : Worst(d.gaps, options.top)) worst.push_back(GapJson(model, *g));
+    devices.push_back({{"device_id", d.device_id}, {"window_ns", d.window_ns}, {"busy_ns", d.busy_ns},
+                       {"idle_ns", d.idle_ns}, {"op_count", d.op_count}, {"gap_count", d.gap_count},
+                       {"listed_gap_count", d.listed_count}, {"listed_gap_ns", d.listed_ns},
+                       {"worst_gaps", worst}});
+  }
+  nlohmann::json streams = nlohmann::json::array();
+  for (const StreamGaps& s : result.streams) {
+    nlohmann::json worst = nlohmann::json::array();
+    for (const Gap* g : Worst(s.gaps, options.top)) worst.push_back(GapJson(model, *g));
+    streams.push_back({{"stream_id", StreamSourceId(model, s.stream)},
+                       {"device_id", s.device_id},
+                       {"stream_kind", StreamKindName(model.streams[s.stream].kind)},
+                       {"op_count", s.op_count}, {"busy_ns", s.busy_ns}, {"idle_ns", s.idle_ns},
+                       {"gap_count", s.gap_count}, {"between_ops_ns", s.between_ops_ns},
+                       {"listed_gap_count", s.listed_count}, {"listed_gap_ns", s.listed_ns},
+                       {"longest_gap", s.gap_count > 0 ? GapJson(model, s.longest) : nlohmann::json()},
+                       {"worst_gaps", worst}});
+  }
+  return {{"threshold_ns", result.threshold_ns}, {"devices", devices}, {"streams", streams}};
+}
+
+void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model,
+                        const RenderOptions& options, std::ostream& out) {
+  const int64_t w0 = result.window.start_ns;
+  for (const DeviceGaps& d : result.devices) {
+    out << "  Idle gaps on device " << d.device_id << ":\n";
+    if (d.op_count == 0) {
+      out << "    The device was idle for the whole window (" << FormatDuration(d.window_ns) << ").\n";
+      continue;
+    }
+    out << "    The GPU was idle " << FormatDuration(d.idle_ns) << " of " << FormatDuration(d.window_ns) << " ("
+        << FormatShare(d.idle_ns, d.window_ns) << ") in " << d.gap_count << (d.gap_count == 1 ? " gap" : " gaps")
+        << "; " << d.listed_count << (d.listed_count == 1 ? " gap" : " gaps") << " of at least "
+        << FormatDuration(result.threshold_ns) << " add up to " << FormatDuration(d.listed_ns) << ".\n";
+    std::vector<const Gap*> worst = Worst(d.gaps, options.top);
+    if (!worst.empty()) out << "    Longest gaps:\n";
+    for (size_t i = 0; i < worst.size(); ++i) {
+      out << "      " << i + 1 << ". " << GapText(model, *worst[i], w0) << "\n";
+    }
+    bool header = false;
+    for (const StreamGaps& s : result.streams) {
+      if (s.device_id != d.device_id) continue;
+      if (!header) {
+        out << "    Streams:\n";
+        header = true;
+      }
+      out << "      stream " << StreamSourceId(model, s.stream) << " ("
+          << StreamKindName(model.streams[s.stream].kind) << "): " << s.op_count << " ops, busy "
+          << FormatDuration(s.busy_ns) << " (" << FormatShare(s.busy_ns, result.window.length()) << ")";
+      if (s.gap_count > 0) {
+        out << ", " << FormatDuration(s.between_ops_ns) << " idle between its ops in " << s.gap_count
+            << (s.gap_count == 1 ? " gap" : " gaps") << ", longest " << FormatDuration(s.longest.length())
+            << " at " << FormatOffset(s.longest.start_ns - w0);
+      }
+      out << ".\n";
+    }
+  }
+}
+
+std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const TraceModel& model) {
+  ResultTable dev{"analysis_idle_device",
+                  {"device_id", "window_ns", "busy_ns", "idle_ns", "op_count", "gap_count",
+                   "listed_gap_count", "listed_gap_ns", "threshold_ns"}, {}};
+  ResultTable str{"analysis_idle_stream",
+                  {"device_id", "stream_id", "stream_kind", "op_count", "busy_ns", "idle_ns", "gap_count",
+                   "between_ops_ns", "listed_gap_count", "listed_gap_ns", "longest_gap_ns"}, {}};
+  ResultTable gaps{"analysis_idle_gap",
+                   {"device_id", "stream_id", "start_ns", "end_ns", "length_ns", "op_before_table",
+                    "op_before_id", "op_after_table", "op_after_id"}, {}};
+  auto op_cols = [&](int32_t op, std::vector<ResultValue>* row) {
+    if (op < 0) {
+      row->push_back(ResultValue());
+      row->push_back(ResultValue());
+    } else {
+      row->push_back(std::string(OpTable(model.ops.category[op])));
+      row->push_back(model.ops.source_id[op]);
+    }
+  };
+  auto add_gap = [&](int64_t device, ResultValue stream, const Gap& g) {
+    std::vector<ResultValue> row = {device, stream, g.start_ns, g.end_ns, g.length()};
+    op_cols(g.op_before, &row);
+    op_cols(g.op_after, &row);
+    gaps.rows.push_back(std::move(row));
+  };
+  for (const DeviceGaps& d : result.devices) {
+    int64_t id = d.device_id;
+    dev.rows.push_back({id, d.window_ns, d.busy_ns, d.idle_ns, d.op_count, d.gap_count, d.listed_count,
+                        d.listed_ns, result.threshold_ns});
+    for (const Gap& g : d.gaps) add_gap(id, ResultValue(), g);
+  }
+  for (const StreamGaps& s : result.streams) {
+    int64_t id = s.device_id;
+    int64_t sid = StreamSourceId(model, s.stream);
+    str.rows.push_back({id, sid, std::string(StreamKindName(model.streams[s.stream].kind)), s.op_count,
+                        s.busy_ns, s.idle_ns, s.gap_count, s.between_ops_ns, s.listed_count, s.listed_ns,
+                        s.longest.length()});
+    for (const Gap& g : s.gaps) add_gap(id, sid, g);
+  }
+  std::vector<ResultTable> out;
+  out.push_back(std::move(dev));
+  out.push_back(std::move(str));
+  out.push_back(std::move(gaps));
+  return out;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,399 @@
+#include "analyzer/render/report.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/analysis/idle_gaps.h"
+#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/csv_writer.h"
+#include "analyzer/render/idle_gaps_render.h"
+#include "analyzer/render/overlap_render.h"
+#include "analyzer/render/trace_summary_render.h"
+#include "analyzer/render/units.h"
+#include "analyzer/storage/analysis_saver.h"
+#include "nlohmann/json.hpp"
+
+// INTEGRATION POINT (analyses 3-5, another engineer's files): each analysis
+// joins the report as soon as its analysis and render headers exist.
+#if __has_include("analyzer/analysis/gap_causes.h") && __has_include("analyzer/render/gap_causes_render.h")
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/render/gap_causes_render.h"
+#define STREAMSCOPE_REPORT_GAP_CAUSES 1
+#endif
+#if __has_include("analyzer/analysis/hidden_sync.h") && __has_include("analyzer/render/hidden_sync_render.h")
+#include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/render/hidden_sync_render.h"
+#define STREAMSCOPE_REPORT_HIDDEN_SYNC 1
+#endif
+#if __has_include("analyzer/analysis/launch_stats.h") && __has_include("analyzer/render/launch_stats_render.h")
+#include "analyzer/analysis/launch_stats.h"
+#include "analyzer/render/launch_stats_render.h"
+#define STREAMSCOPE_REPORT_LAUNCH_STATS 1
+#endif
+
+namespace streamscope {
+namespace {
+
+struct WindowAnalysis {
+  Window window;
+  OverlapResult overlap;
+  IdleGapsResult idle;
+#ifdef STREAMSCOPE_REPORT_GAP_CAUSES
+  GapCausesResult gap_causes;
+#endif
+#ifdef STREAMSCOPE_REPORT_HIDDEN_SYNC
+  HiddenSyncResult hidden_sync;
+#endif
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  LaunchStatsResult launch_stats;
+#endif
+};
+
+struct TraceAnalysis {
+  TraceModel model;
+  TraceSummary summary;
+  std::vector<WindowAnalysis> windows;
+};
+
+// Per (trace, device) sums over the windows, for the combined summary.
+struct DeviceTotals {
+  std::string path;
+  int64_t pid = 0;
+  int32_t device_id = 0;
+  int64_t window_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, copy_ns = 0, exposed_copy_ns = 0;
+  int64_t listed_gaps = 0, listed_gap_ns = 0;
+};
+
+WindowAnalysis Analyze(const TraceModel& model, const Window& window, const ReportOptions& options) {
+  WindowAnalysis w;
+  w.window = window;
+  OverlapOptions overlap_options;
+  // Tables (CSV, --save) carry every op of every interval.
+  if (options.format == ReportOptions::Format::kCsv || options.save) overlap_options.max_ops_per_interval = -1;
+  w.overlap = AnalyzeOverlap(model, window, overlap_options);
+  IdleGapsOptions idle_options;
+  idle_options.list_threshold_ns = options.gap_threshold_ns;
+  w.idle = AnalyzeIdleGaps(model, window, idle_options);
+#ifdef STREAMSCOPE_REPORT_GAP_CAUSES
+  w.gap_causes = AnalyzeGapCauses(model, window, GapCausesOptions{});
+#endif
+#ifdef STREAMSCOPE_REPORT_HIDDEN_SYNC
+  w.hidden_sync = AnalyzeHiddenSync(model, window, HiddenSyncOptions{});
+#endif
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  w.launch_stats = AnalyzeLaunchStats(model, window, LaunchStatsOptions{});
+#endif
+  return w;
+}
+
+std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
+  std::vector<DeviceTotals> out;
+  for (const TraceAnalysis& t : traces) {
+    std::map<int32_t, DeviceTotals> by_device;
+    for (const WindowAnalysis& w : t.windows) {
+      for (const DeviceOverlap& d : w.overlap.devices) {
+        DeviceTotals& x = by_device[d.device_id];
+        x.compute_ns += d.category_ns[static_cast<int>(OpCategory::kKernel)];
+        x.copy_ns += d.copy_ns;
+        x.exposed_copy_ns += d.exposed_copy_ns;
+      }
+      for (const DeviceGaps& g : w.idle.devices) {
+        DeviceTotals& x = by_device[g.device_id];
+        x.window_ns += g.window_ns;
+        x.busy_ns += g.busy_ns;
+        x.idle_ns += g.idle_ns;
+        x.listed_gaps += g.listed_count;
+        x.listed_gap_ns += g.listed_ns;
+      }
+    }
+    for (auto& [id, x] : by_device) {
+      x.path = t.model.path;
+      x.pid = t.model.pid;
+      x.device_id = id;
+      out.push_back(x);
+    }
+  }
+  return out;
+}
+
+nlohmann::json TotalsJson(const DeviceTotals& x) {
+  return {{"window_ns", x.window_ns}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
+          {"compute_ns", x.compute_ns}, {"copy_ns", x.copy_ns},
+          {"copy_hidden_ns", x.copy_ns - x.exposed_copy_ns}, {"exposed_copy_ns", x.exposed_copy_ns},
+          {"listed_gap_count", x.listed_gaps}, {"listed_gap_ns", x.listed_gap_ns}};
+}
+
+DeviceTotals Sum(const std::vector<DeviceTotals>& all) {
+  DeviceTotals s;
+  for (const DeviceTotals& x : all) {
+    s.window_ns += x.window_ns; s.busy_ns += x.busy_ns; s.idle_ns += x.idle_ns;
+    s.compute_ns += x.compute_ns; s.copy_ns += x.copy_ns; s.exposed_copy_ns += x.exposed_copy_ns;
+    s.listed_gaps += x.listed_gaps; s.listed_gap_ns += x.listed_gap_ns;
+  }
+  return s;
+}
+
+nlohmann::json WindowSpecJson(const WindowSpec& spec) {
+  switch (spec.kind) {
+    case WindowSpec::Kind::kWholeTrace:
+      return {{"kind", "whole"}};
+    case WindowSpec::Kind::kNvtxRange:
+      return {{"kind", "nvtx"}, {"nvtx_name", spec.nvtx_name},
+              {"nvtx_instance", spec.nvtx_instance ? nlohmann::json(*spec.nvtx_instance) : nlohmann::json()}};
+    case WindowSpec::Kind::kExplicit:
+      return {{"kind", "explicit"}, {"from_ns", spec.start_ns}, {"to_ns", spec.end_ns},
+              {"relative_to_trace_start", spec.relative_to_trace_start}};
+  }
+  return nullptr;
+}
+
+nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceModel& model,
+                          const RenderOptions& render) {
+  nlohmann::json j = {{"index", index},
+                      {"label", w.window.label},
+                      {"start_ns", w.window.start_ns},
+                      {"end_ns", w.window.end_ns},
+                      {"length_ns", w.window.length()},
+                      {"overlap", OverlapToJson(w.overlap, model, render)},
+                      {"idle_gaps", IdleGapsToJson(w.idle, model, render)}};
+#ifdef STREAMSCOPE_REPORT_GAP_CAUSES
+  j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
+#endif
+#ifdef STREAMSCOPE_REPORT_HIDDEN_SYNC
+  j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
+#endif
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
+#endif
+  return j;
+}
+
+void RenderJson(const std::vector<TraceAnalysis>& traces, const ReportOptions& options,
+                const RenderOptions& render, std::ostream& out) {
+  nlohmann::json tj = nlohmann::json::array();
+  for (const TraceAnalysis& t : traces) {
+    nlohmann::json windows = nlohmann::json::array();
+    for (size_t i = 0; i < t.windows.size(); ++i) windows.push_back(WindowJson(t.windows[i], i, t.model, render));
+    tj.push_back({{"path", t.model.path}, {"format", t.model.format}, {"pid", t.model.pid},
+                  {"summary", TraceSummaryToJson(t.summary, t.model)}, {"windows", windows}});
+  }
+  std::vector<DeviceTotals> totals = Combine(traces);
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceTotals& x : totals) {
+    nlohmann::json d = TotalsJson(x);
+    d["path"] = x.path;
+    d["pid"] = x.pid;
+    d["device_id"] = x.device_id;
+    devices.push_back(d);
+  }
+  nlohmann::json report = {{"schema_version", kReportJsonSchemaVersion},
+                           {"generator", "streamscope report"},
+                           {"window_spec", WindowSpecJson(options.window)},
+                           {"gap_threshold_ns", options.gap_threshold_ns},
+                           {"top", options.top},
+                           {"traces", tj},
+                           {"combined", {{"devices", devices}, {"total", TotalsJson(Sum(totals))}}}};
+  out << report.dump(2) << "\n";
+}
+
+void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out) {
+  for (size_t ti = 0; ti < traces.size(); ++ti) {
+    const TraceAnalysis& t = traces[ti];
+    if (ti > 0) out << "\n";
+    RenderTraceSummaryText(t.summary, t.model, out);
+    for (const WindowAnalysis& w : t.windows) {
+      out << "\nWindow " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
+          << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
+          << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
+      RenderOverlapText(w.overlap, t.model, render, out);
+      RenderIdleGapsText(w.idle, t.model, render, out);
+#ifdef STREAMSCOPE_REPORT_GAP_CAUSES
+      RenderGapCausesText(w.gap_causes, t.model, out);
+#endif
+#ifdef STREAMSCOPE_REPORT_HIDDEN_SYNC
+      RenderHiddenSyncText(w.hidden_sync, t.model, out);
+#endif
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+      RenderLaunchStatsText(w.launch_stats, t.model, out);
+#endif
+    }
+  }
+  if (traces.size() > 1) {
+    std::vector<DeviceTotals> totals = Combine(traces);
+    out << "\nCombined over " << traces.size() << " processes:\n";
+    for (const DeviceTotals& x : totals) {
+      out << "  pid " << x.pid << " device " << x.device_id << ": busy " << FormatDuration(x.busy_ns) << " of "
+          << FormatDuration(x.window_ns) << " (" << FormatShare(x.busy_ns, x.window_ns) << "), copies hidden "
+          << FormatDuration(x.copy_ns - x.exposed_copy_ns) << " of " << FormatDuration(x.copy_ns) << " ("
+          << FormatShare(x.copy_ns - x.exposed_copy_ns, x.copy_ns) << "), " << x.listed_gaps << " long gaps ("
+          << FormatDuration(x.listed_gap_ns) << ")  [" << x.path << "]\n";
+    }
+    DeviceTotals s = Sum(totals);
+    out << "  all: busy " << FormatDuration(s.busy_ns) << " of " << FormatDuration(s.window_ns) << " device time ("
+        << FormatShare(s.busy_ns, s.window_ns) << "), copies hidden " << FormatDuration(s.copy_ns - s.exposed_copy_ns)
+        << " of " << FormatDuration(s.copy_ns) << " (" << FormatShare(s.copy_ns - s.exposed_copy_ns, s.copy_ns)
+        << ").\n";
+  }
+}
+
+// All tables of one trace: the trace-level ones, then each per-window table
+// with a leading window_index column, rows of all windows together.
+std::vector<ResultTable> TraceTables(const TraceAnalysis& t) {
+  std::vector<ResultTable> out;
+  out.push_back(TraceSummaryToTable(t.summary));
+  ResultTable windows{"analysis_window", {"window_index", "label", "start_ns", "end_ns", "length_ns"}, {}};
+  std::vector<ResultTable> merged;
+  auto merge = [&](int64_t index, std::vector<ResultTable> tables) {
+    for (ResultTable& table : tables) {
+      ResultTable* target = nullptr;
+      for (ResultTable& m : merged) {
+        if (m.name == table.name) target = &m;
+      }
+      if (target == nullptr) {
+        merged.push_back({table.name, {"window_index"}, {}});
+        target = &merged.back();
+        target->columns.insert(target->columns.end(), table.columns.begin(), table.columns.end());
+      }
+      for (auto& row : table.rows) {
+        row.insert(row.begin(), ResultValue(index));
+        target->rows.push_back(std::move(row));
+      }
+    }
+  };
+  for (size_t i = 0; i < t.windows.size(); ++i) {
+    const WindowAnalysis& w = t.windows[i];
+    int64_t index = static_cast<int64_t>(i);
+    windows.rows.push_back({index, w.window.label, w.window.start_ns, w.window.end_ns, w.window.length()});
+    merge(index, OverlapToTables(w.overlap, t.model));
+    merge(index, IdleGapsToTables(w.idle, t.model));
+#ifdef STREAMSCOPE_REPORT_GAP_CAUSES
+    merge(index, GapCausesToTables(w.gap_causes, t.model));
+#endif
+#ifdef STREAMSCOPE_REPORT_HIDDEN_SYNC
+    merge(index, HiddenSyncToTables(w.hidden_sync, t.model));
+#endif
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+    merge(index, LaunchStatsToTables(w.launch_stats, t.model));
+#endif
+  }
+  out.push_back(std::move(windows));
+  for (ResultTable& m : merged) out.push_back(std::move(m));
+  return out;
+}
+
+void RenderCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out) {
+  for (const TraceAnalysis& t : traces) {
+    for (const ResultTable& table : TraceTables(t)) {
+      out << "# trace: " << t.model.path << "\n# table: " << table.name << "\n";
+      WriteCsv(table, out);
+      out << "\n";
+    }
+  }
+}
+
+// Writes `text` to `path`: never follows a symlink, never writes over one
+// of the input traces.
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const std::vector<std::string>& inputs) {
+  struct stat out_st;
+  if (stat(path.c_str(), &out_st) == 0) {
+    for (const std::string& in : inputs) {
+      struct stat in_st;
+      if (stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+        return absl::AlreadyExistsError(absl::StrCat(path, ": is one of the input traces; refusing to overwrite it"));
+      }
+    }
+  }
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write the report: ", std::strerror(errno)));
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      close(fd);
+      return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write the report: ", std::strerror(e)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write the report: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+int Fail(const absl::Status& status, std::ostream& err) {
+  err << "streamscope: " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+}  // namespace
+
+int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.traces.empty()) {
+    err << "streamscope: report needs at least one trace file\n";
+    return kExitUsage;
+  }
+  std::vector<TraceAnalysis> traces;
+  for (const std::string& path : options.traces) {
+    auto models = LoadTraceFile(path);
+    if (!models.ok()) return Fail(models.status(), err);
+    for (TraceModel& model : *models) {
+      TraceAnalysis t;
+      t.model = std::move(model);
+      t.summary = SummarizeTrace(t.model);
+      auto windows = ResolveWindows(t.model, options.window);
+      if (!windows.ok()) return Fail(windows.status(), err);
+      for (const Window& w : *windows) t.windows.push_back(Analyze(t.model, w, options));
+      traces.push_back(std::move(t));
+    }
+  }
+  for (const TraceAnalysis& t : traces) {
+    for (const std::string& w : t.summary.warnings) err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
+  }
+
+  if (options.save) {
+    std::map<std::string, int> per_file;
+    for (const TraceAnalysis& t : traces) ++per_file[t.model.path];
+    for (const TraceAnalysis& t : traces) {
+      if (per_file[t.model.path] > 1) {
+        return Fail(absl::FailedPreconditionError(absl::StrCat(
+                        t.model.path, ": holds ", per_file[t.model.path],
+                        " processes; --save needs one process per file (convert it first)")),
+                    err);
+      }
+      absl::Status s = SaveAnalysisTables(t.model.path, TraceTables(t));
+      if (!s.ok()) return Fail(s, err);
+    }
+  }
+
+  RenderOptions render;
+  render.top = options.top;
+  std::ostringstream buffer;
+  std::ostream& sink = options.output_path.empty() ? out : buffer;
+  switch (options.format) {
+    case ReportOptions::Format::kText: RenderText(traces, render, sink); break;
+    case ReportOptions::Format::kJson: RenderJson(traces, options, render, sink); break;
+    case ReportOptions::Format::kCsv: RenderCsv(traces, sink); break;
+  }
+  if (!options.output_path.empty()) {
+    absl::Status s = WriteOutputFile(options.output_path, buffer.str(), options.traces);
+    if (!s.ok()) return Fail(s, err);
+  }
+  return kExitOk;
+}
+
+}  // namespace streamscope

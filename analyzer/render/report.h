@@ -1,0 +1,49 @@
+// `streamscope report`: loads one or more traces (the processes of one run),
+// resolves the window in each, runs every analysis per window, and renders
+// the result as text, JSON or CSV; with `save`, also writes the analysis
+// tables into each trace. The CLI (analyzer/cli/report_command.cc) only
+// parses arguments into ReportOptions.
+//
+// JSON structure (schema_version 1; documented in analyzer/README.md):
+//   { "schema_version": 1, "generator": "streamscope report",
+//     "window_spec": {...}, "gap_threshold_ns", "top",
+//     "traces": [ { "path", "format", "pid", "summary": {...},
+//                   "windows": [ { "index", "label", "start_ns", "end_ns",
+//                                  "length_ns", "overlap": {...},
+//                                  "idle_gaps": {...}, "gap_causes": {...},
+//                                  "hidden_sync": {...},
+//                                  "launch_stats": {...} } ] } ],
+//     "combined": { "devices": [...], "total": {...} } }
+#ifndef STREAMSCOPE_ANALYZER_RENDER_REPORT_H_
+#define STREAMSCOPE_ANALYZER_RENDER_REPORT_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/window.h"
+
+namespace streamscope {
+
+inline constexpr int kReportJsonSchemaVersion = 1;
+
+struct ReportOptions {
+  enum class Format { kText, kJson, kCsv };
+  std::vector<std::string> traces;
+  WindowSpec window;
+  Format format = Format::kText;
+  bool save = false;                  // write analysis_* tables into each trace
+  int64_t gap_threshold_ns = 10'000;  // idle gaps listed from this length
+  int top = 10;                       // worst offenders listed per finding
+  std::string output_path;            // "" = `out`
+};
+
+// Runs the report; writes the rendering to `out` (or output_path) and one
+// line per error to `err` ("streamscope: <file>: <what>"). Returns an exit
+// code from analyzer/cli/exit_codes.h.
+int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_RENDER_REPORT_H_

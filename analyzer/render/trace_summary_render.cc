@@ -1,0 +1,135 @@
+#include "analyzer/render/trace_summary_render.h"
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/render/units.h"
+
+namespace streamscope {
+namespace {
+
+std::string CountName(int c) {
+  return c == 0 ? "kernels" : std::string(OpCategoryName(static_cast<OpCategory>(c)));
+}
+
+std::string DeviceText(const Device& d) {
+  std::string s = absl::StrCat("device ", d.id, ": ", d.name.empty() ? "(unnamed)" : d.name);
+  std::vector<std::string> facts;
+  if (d.compute_major > 0) facts.push_back(absl::StrCat("cc ", d.compute_major, ".", d.compute_minor));
+  if (d.sm_count > 0) facts.push_back(absl::StrCat(d.sm_count, " SMs"));
+  facts.push_back(d.async_engine_count < 0 ? "copy engines unknown"
+                                           : absl::StrCat(d.async_engine_count, " copy engine",
+                                                          d.async_engine_count == 1 ? "" : "s"));
+  facts.push_back(d.concurrent_kernels < 0   ? "concurrent kernels unknown"
+                  : d.concurrent_kernels > 0 ? "concurrent kernels: yes"
+                                             : "concurrent kernels: NO");
+  if (d.global_memory_bytes > 0) facts.push_back(FormatBytes(d.global_memory_bytes));
+  absl::StrAppend(&s, " (");
+  for (size_t i = 0; i < facts.size(); ++i) absl::StrAppend(&s, i ? ", " : "", facts[i]);
+  absl::StrAppend(&s, ")");
+  if (d.async_engine_count == 1) absl::StrAppend(&s, " -- one copy engine: H2D and D2H copies cannot overlap each other");
+  if (d.async_engine_count == 0) absl::StrAppend(&s, " -- no copy engine: copies cannot overlap kernels");
+  if (d.concurrent_kernels == 0) absl::StrAppend(&s, " -- kernels cannot run concurrently");
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json DeviceJson(const Device& d) {
+  return {{"id", d.id}, {"name", d.name}, {"uuid", d.uuid},
+          {"compute_capability", absl::StrCat(d.compute_major, ".", d.compute_minor)},
+          {"sm_count", d.sm_count},
+          {"copy_engines", d.async_engine_count < 0 ? nlohmann::json() : nlohmann::json(d.async_engine_count)},
+          {"concurrent_kernels", d.concurrent_kernels < 0 ? nlohmann::json() : nlohmann::json(d.concurrent_kernels > 0)},
+          {"global_memory_bytes", d.global_memory_bytes}};
+}
+
+nlohmann::json TraceSummaryToJson(const TraceSummary& s, const TraceModel& model) {
+  nlohmann::json counts = {{"gpu_ops", s.gpu_ops}, {"api_calls", s.api_calls}, {"syncs", s.syncs},
+                           {"nvtx_ranges", s.nvtx_ranges}, {"nvtx_marks", s.nvtx_marks},
+                           {"streams", s.streams}};
+  for (int c = 0; c < kNumOpCategories; ++c) counts[CountName(c)] = s.op_count[c];
+  nlohmann::json workload;  // null without workload marks
+  if (s.has_workload) {
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& [k, v] : s.workload.params) params[k] = v;
+    workload = {{"variant", s.workload.variant}, {"params", params},
+                {"validation", s.workload.validation.empty() ? nlohmann::json() : nlohmann::json(s.workload.validation)}};
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (const Device& d : model.devices) devices.push_back(DeviceJson(d));
+  return {{"capture_end", s.capture_end},
+          {"capture_abnormal", s.capture_abnormal},
+          {"trace_start_ns", s.whole.start_ns},
+          {"trace_end_ns", s.whole.end_ns},
+          {"duration_ns", s.whole.length()},
+          {"workload", workload},
+          {"devices", devices},
+          {"counts", counts},
+          {"records_dropped", s.records_dropped},
+          {"records_inconsistent", s.records_inconsistent},
+          {"collector_dropped", s.collector_dropped},
+          {"import_stats", s.import_stats},
+          {"collector_stats", model.collector_stats},
+          {"warnings", s.warnings},
+          {"notes", s.notes}};
+}
+
+void RenderTraceSummaryText(const TraceSummary& s, const TraceModel& model, std::ostream& out) {
+  out << "Trace " << s.path << " (" << s.format;
+  if (s.pid) out << ", pid " << s.pid;
+  out << ")\n";
+  for (const std::string& w : s.warnings) out << "  WARNING: " << w << "\n";
+  out << "  Capture: " << (s.capture_end.empty() ? "end unknown" : s.capture_end) << ", "
+      << FormatDuration(s.whole.length()) << " from the first to the last GPU op or API call.\n";
+  if (s.has_workload) {
+    out << "  Workload: " << (s.workload.variant.empty() ? "(unnamed)" : s.workload.variant);
+    for (size_t i = 0; i < s.workload.params.size(); ++i) {
+      out << (i ? ", " : " (") << s.workload.params[i].first << "=" << s.workload.params[i].second;
+    }
+    if (!s.workload.params.empty()) out << ")";
+    out << "; validation " << (s.workload.validation.empty() ? "not recorded" : s.workload.validation) << ".\n";
+  }
+  out << "  Records: " << s.gpu_ops << " GPU ops (";
+  bool first = true;
+  for (int c = 0; c < kNumOpCategories; ++c) {
+    if (s.op_count[c] == 0) continue;
+    out << (first ? "" : ", ") << s.op_count[c] << " " << CountName(c);
+    first = false;
+  }
+  if (first) out << "none";
+  out << "), " << s.api_calls << " API calls, " << s.syncs << " syncs, " << s.nvtx_ranges
+      << " NVTX ranges, " << s.streams << " streams.\n";
+  for (const Device& d : model.devices) out << "  " << DeviceText(d) << "\n";
+  for (const std::string& n : s.notes) out << "  Note: " << n << "\n";
+}
+
+ResultTable TraceSummaryToTable(const TraceSummary& s) {
+  ResultTable t{"analysis_trace_summary", {"key", "value"}, {}};
+  auto add = [&](std::string key, std::string value) {
+    t.rows.push_back({std::move(key), std::move(value)});
+  };
+  add("path", s.path);
+  add("format", s.format);
+  add("pid", absl::StrCat(s.pid));
+  add("capture_end", s.capture_end);
+  add("trace_start_ns", absl::StrCat(s.whole.start_ns));
+  add("trace_end_ns", absl::StrCat(s.whole.end_ns));
+  if (s.has_workload) {
+    add("workload", s.workload.variant);
+    for (const auto& [k, v] : s.workload.params) add("param:" + k, v);
+    add("validation", s.workload.validation);
+  }
+  for (int c = 0; c < kNumOpCategories; ++c) add("count:" + CountName(c), absl::StrCat(s.op_count[c]));
+  add("count:api_calls", absl::StrCat(s.api_calls));
+  add("count:syncs", absl::StrCat(s.syncs));
+  add("count:nvtx_ranges", absl::StrCat(s.nvtx_ranges));
+  add("count:nvtx_marks", absl::StrCat(s.nvtx_marks));
+  add("count:streams", absl::StrCat(s.streams));
+  add("records_dropped", absl::StrCat(s.records_dropped));
+  add("collector_dropped", absl::StrCat(s.collector_dropped));
+  for (const auto& [k, v] : s.import_stats) add("import:" + k, absl::StrCat(v));
+  for (size_t i = 0; i < s.warnings.size(); ++i) add(absl::StrCat("warning:", i + 1), s.warnings[i]);
+  for (size_t i = 0; i < s.notes.size(); ++i) add(absl::StrCat("note:", i + 1), s.notes[i]);
+  return t;
+}
+
+}  // namespace streamscope
