@@ -1,0 +1,497 @@
+#include "analyzer/analysis/gap_causes.h"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+
+namespace streamscope {
+
+std::string_view GapCauseName(GapCause c) {
+  switch (c) {
+    case GapCause::kHostBlockedInCall: return "host_blocked_in_call";
+    case GapCause::kHostNvtxRange: return "host_nvtx_range";
+    case GapCause::kHostUnannotated: return "host_unannotated";
+    case GapCause::kSubmissionLatency: return "submission_latency";
+    case GapCause::kDependencyEventWait: return "dependency_event_wait";
+    case GapCause::kDependencyHostCallback: return "dependency_host_callback";
+    case GapCause::kDependencyOtherStream: return "dependency_other_stream";
+    case GapCause::kQueuedUnexplained: return "queued_unexplained";
+    case GapCause::kUnknownSubmitter: return "unknown_submitter";
+    case GapCause::kWindowStart: return "window_start";
+    case GapCause::kWindowEnd: return "window_end";
+  }
+  return "unknown";
+}
+
+bool IsCpuStarvation(GapCause c) {
+  return c == GapCause::kHostBlockedInCall || c == GapCause::kHostNvtxRange ||
+         c == GapCause::kHostUnannotated;
+}
+
+namespace {
+
+constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
+
+// A span of host time on one thread attributed to one thing (an API call or
+// the innermost NVTX range); spans of one thread are disjoint and sorted.
+struct HostSpan {
+  int64_t start, end;
+  int32_t index;  // api index or nvtx range index
+};
+
+struct ThreadActivity {
+  std::vector<HostSpan> calls;  // outermost API calls
+  std::vector<HostSpan> nvtx;   // innermost-range segmentation
+  std::vector<int64_t> host_callback_starts;
+};
+
+// Drops the suffixes CUDA adds for per-thread default streams so "cudaLaunchHostFunc_ptsz" matches "cudaLaunchHostFunc".
+std::string_view StripPtsz(std::string_view n) {
+  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
+    if (n.size() > suffix.size() && n.substr(n.size() - suffix.size()) == suffix) {
+      return n.substr(0, n.size() - suffix.size());
+    }
+  }
+  return n;
+}
+
+bool IsHostCallbackName(std::string_view n) {
+  n = StripPtsz(n);
+  return n == "cudaLaunchHostFunc" || n == "cudaStreamAddCallback" ||
+         n == "cuLaunchHostFunc" || n == "cuStreamAddCallback";
+}
+
+// Innermost NVTX range over time for one thread's ranges (indices sorted by
+// start): the active range with the latest start (then deepest) wins.
+std::vector<HostSpan> InnermostSegments(const TraceModel& model,
+                                        const std::vector<int32_t>& ranges) {
+  struct Event { int64_t t; int32_t range; bool is_start; };
+  std::vector<Event> events;
+  events.reserve(ranges.size() * 2);
+  for (int32_t r : ranges) {
+    const NvtxRange& nr = model.nvtx_ranges[r];
+    int64_t end = nr.end_ns.value_or(kMaxTime);
+    if (end <= nr.start_ns) continue;
+    events.push_back({nr.start_ns, r, true});
+    if (end != kMaxTime) events.push_back({end, r, false});
+  }
+  std::sort(events.begin(), events.end(),
+            [](const Event& a, const Event& b) { return a.t < b.t; });
+  auto innermost_less = [&](int32_t a, int32_t b) {
+    const NvtxRange& ra = model.nvtx_ranges[a];
+    const NvtxRange& rb = model.nvtx_ranges[b];
+    return std::tie(ra.start_ns, ra.depth, a) < std::tie(rb.start_ns, rb.depth, b);
+  };
+  std::priority_queue<int32_t, std::vector<int32_t>, decltype(innermost_less)> active(
+      innermost_less);
+  auto end_of = [&](int32_t r) { return model.nvtx_ranges[r].end_ns.value_or(kMaxTime); };
+  std::vector<HostSpan> out;
+  auto emit = [&](int64_t s, int64_t e, int32_t r) {
+    if (e <= s) return;
+    if (!out.empty() && out.back().index == r && out.back().end == s) {
+      out.back().end = e;
+    } else {
+      out.push_back({s, e, r});
+    }
+  };
+  int64_t prev_t = kMinTime;
+  size_t i = 0;
+  while (i < events.size()) {
+    int64_t t = events[i].t;
+    if (!active.empty()) emit(prev_t, t, active.top());
+    for (; i < events.size() && events[i].t == t; ++i) {
+      if (events[i].is_start) active.push(events[i].range);
+    }
+    while (!active.empty() && end_of(active.top()) <= t) active.pop();
+    prev_t = t;
+  }
+  if (!active.empty()) emit(prev_t, kMaxTime, active.top());
+  return out;
+}
+
+// Host activity of every thread that made API calls or opened NVTX ranges.
+absl::flat_hash_map<int64_t, ThreadActivity> BuildThreadActivity(const TraceModel& model) {
+  absl::flat_hash_map<int64_t, ThreadActivity> threads;
+  std::vector<int8_t> callback_name(model.strings.size(), -1);
+  const ApiCalls& api = model.api;
+  for (size_t i = 0; i < api.size(); ++i) {
+    ThreadActivity& t = threads[api.tid[i]];
+    int64_t start = api.start_ns[i], end = api.end_ns[i];
+    // Nested calls (the driver call inside a runtime call) are skipped: the
+    // outermost call is what the application wrote.
+    int64_t covered = t.calls.empty() ? kMinTime : t.calls.back().end;
+    if (end > covered) {
+      t.calls.push_back({std::max(start, covered), end, static_cast<int32_t>(i)});
+    }
+    StringId name = api.name[i];
+    if (name >= 0 && static_cast<size_t>(name) < callback_name.size()) {
+      if (callback_name[name] < 0) {
+        callback_name[name] = IsHostCallbackName(model.strings.Get(name)) ? 1 : 0;
+      }
+      if (callback_name[name] == 1) t.host_callback_starts.push_back(start);
+    }
+  }
+  absl::flat_hash_map<int64_t, std::vector<int32_t>> ranges_by_thread;
+  for (size_t r = 0; r < model.nvtx_ranges.size(); ++r) {
+    ranges_by_thread[model.nvtx_ranges[r].tid].push_back(static_cast<int32_t>(r));
+  }
+  for (auto& [tid, ranges] : ranges_by_thread) {
+    threads[tid].nvtx = InnermostSegments(model, ranges);
+  }
+  return threads;
+}
+
+// First span whose end is after t (spans disjoint and sorted, so ends are too).
+size_t FirstEndingAfter(const std::vector<HostSpan>& spans, int64_t t) {
+  return std::upper_bound(spans.begin(), spans.end(), t,
+                          [](int64_t v, const HostSpan& s) { return v < s.end; }) -
+         spans.begin();
+}
+
+bool AnyInRange(const std::vector<int64_t>& sorted, int64_t lo, int64_t hi) {
+  auto it = std::lower_bound(sorted.begin(), sorted.end(), lo);
+  return it != sorted.end() && *it <= hi;
+}
+
+struct TotalKey {
+  int32_t device;
+  GapCause cause;
+  StringId detail;
+  int64_t tid;
+  template <typename H>
+  friend H AbslHashValue(H h, const TotalKey& k) {
+    return H::combine(std::move(h), k.device, static_cast<int>(k.cause), k.detail, k.tid);
+  }
+  friend bool operator==(const TotalKey&, const TotalKey&) = default;
+};
+
+class GapClassifier {
+ public:
+  GapClassifier(const TraceModel& model, const GapCausesOptions& options)
+      : model_(model), options_(options), threads_(BuildThreadActivity(model)) {
+    waits_by_stream_.resize(model.streams.size());
+    for (const SyncRecord& s : model.syncs) {
+      if (s.kind == SyncKind::kStreamWaitEvent && ValidStream(s.stream)) {
+        waits_by_stream_[s.stream].push_back(s.start_ns);
+      }
+    }
+    for (const EventOp& e : model.event_ops) {
+      if (e.op == EventOp::Op::kWait && ValidStream(e.stream)) {
+        waits_by_stream_[e.stream].push_back(e.ts_ns);
+      }
+    }
+    for (auto& w : waits_by_stream_) std::sort(w.begin(), w.end());
+  }
+
+  // Call once, before Classify, with the device list and all op ends.
+  void SetDevices(const std::vector<int32_t>& devices) {
+    devices_ = devices;
+    ends_by_device_.assign(devices.size(), {});
+    if (devices.size() < 2) return;  // only needed to look across devices
+    const GpuOps& ops = model_.ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      ends_by_device_[Slot(ops.device_id[i])].push_back(ops.end_ns[i]);
+    }
+    for (auto& e : ends_by_device_) std::sort(e.begin(), e.end());
+  }
+
+  size_t Slot(int32_t device) const {
+    return std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin();
+  }
+
+  // Fills `gap` (start/end/prev/next set) with api, tid, parts and primary.
+  // `pred` is X's predecessor on its stream (op index or -1).
+  void Classify(GapFinding& gap, int32_t pred) {
+    gap.parts.clear();
+    gap.api = -1;
+    gap.tid = -1;
+    if (gap.prev_op < 0) {
+      AddPart(gap, GapCause::kWindowStart, gap.start_ns, gap.end_ns);
+    } else if (gap.next_op < 0) {
+      AddPart(gap, GapCause::kWindowEnd, gap.start_ns, gap.end_ns);
+    } else {
+      gap.api = model_.ApiForOp(gap.next_op);
+      if (gap.api < 0) {
+        AddPart(gap, GapCause::kUnknownSubmitter, gap.start_ns, gap.end_ns);
+      } else {
+        gap.tid = model_.api.tid[gap.api];
+        int64_t a_start = model_.api.start_ns[gap.api];
+        if (a_start > gap.start_ns) {
+          ClassifyHost(gap, gap.start_ns, std::min(a_start, gap.end_ns));
+          if (a_start < gap.end_ns) {
+            AddPart(gap, GapCause::kSubmissionLatency, a_start, gap.end_ns);
+          }
+        } else {
+          AddPart(gap, ClassifyQueued(gap, pred), gap.start_ns, gap.end_ns);
+        }
+      }
+    }
+    std::array<int64_t, kNumGapCauses> by_cause{};
+    for (const GapPart& p : gap.parts) by_cause[static_cast<int>(p.cause)] += p.length();
+    gap.primary = static_cast<GapCause>(
+        std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+  }
+
+ private:
+  bool ValidStream(int32_t s) const {
+    return s >= 0 && static_cast<size_t>(s) < model_.streams.size();
+  }
+
+  void AddPart(GapFinding& gap, GapCause cause, int64_t s, int64_t e, StringId detail = kNoString,
+               int32_t api = -1, int32_t nvtx = -1) {
+    if (e <= s) return;
+    if (!gap.parts.empty()) {
+      GapPart& last = gap.parts.back();
+      if (last.end_ns == s && last.cause == cause && last.detail == detail) {
+        last.end_ns = e;
+        return;
+      }
+    }
+    gap.parts.push_back({cause, s, e, detail, api, nvtx});
+  }
+
+  // What thread T did during [s, e): calls first, then NVTX, then nothing.
+  void ClassifyHost(GapFinding& gap, int64_t s, int64_t e) {
+    auto it = threads_.find(gap.tid);
+    if (it == threads_.end()) {
+      AddPart(gap, GapCause::kHostUnannotated, s, e);
+      return;
+    }
+    const ThreadActivity& t = it->second;
+    int64_t cursor = s;
+    for (size_t c = FirstEndingAfter(t.calls, s); c < t.calls.size() && t.calls[c].start < e;
+         ++c) {
+      const HostSpan& call = t.calls[c];
+      if (call.start > cursor) ClassifyOutsideCalls(gap, t, cursor, call.start);
+      int64_t cs = std::max(call.start, cursor), ce = std::min(call.end, e);
+      AddPart(gap, GapCause::kHostBlockedInCall, cs, ce, model_.api.name[call.index], call.index);
+      cursor = std::max(cursor, ce);
+    }
+    if (cursor < e) ClassifyOutsideCalls(gap, t, cursor, e);
+  }
+
+  void ClassifyOutsideCalls(GapFinding& gap, const ThreadActivity& t, int64_t s, int64_t e) {
+    int64_t cursor = s;
+    for (size_t n = FirstEndingAfter(t.nvtx, s); n < t.nvtx.size() && t.nvtx[n].start < e; ++n) {
+      const HostSpan& seg = t.nvtx[n];
+      if (seg.start > cursor) AddPart(gap, GapCause::kHostUnannotated, cursor, seg.start);
+      int64_t ss = std::max(seg.start, cursor), se = std::min(seg.end, e);
+      AddPart(gap, GapCause::kHostNvtxRange, ss, se, model_.nvtx_ranges[seg.index].name, -1,
+              seg.index);
+      cursor = std::max(cursor, se);
+    }
+    if (cursor < e) AddPart(gap, GapCause::kHostUnannotated, cursor, e);
+  }
+
+  GapCause ClassifyQueued(const GapFinding& gap, int32_t pred) {
+    if (gap.length() < options_.submission_latency_threshold_ns) {
+      return GapCause::kSubmissionLatency;
+    }
+    const GpuOps& ops = model_.ops;
+    const ApiCalls& api = model_.api;
+    int32_t x = gap.next_op;
+    int64_t a_start = api.start_ns[gap.api];
+    // Work on X's stream can only wait on what was issued after the
+    // stream's previous op was submitted.
+    int64_t lo = kMinTime;
+    if (pred >= 0) {
+      int32_t pred_api = model_.ApiForOp(pred);
+      lo = pred_api >= 0 ? api.start_ns[pred_api] : ops.start_ns[pred];
+    }
+    int32_t stream = ops.stream[x];
+    if (ValidStream(stream) && AnyInRange(waits_by_stream_[stream], lo, a_start)) {
+      return GapCause::kDependencyEventWait;
+    }
+    auto it = threads_.find(gap.tid);
+    if (it != threads_.end() && AnyInRange(it->second.host_callback_starts, lo, a_start)) {
+      return GapCause::kDependencyHostCallback;
+    }
+    if (pred >= 0 && ops.end_ns[pred] > gap.start_ns) return GapCause::kDependencyOtherStream;
+    if (devices_.size() > 1) {
+      int64_t x_start = ops.start_ns[x];
+      int64_t from = std::max(gap.start_ns, x_start - options_.dependency_tolerance_ns);
+      size_t own = Slot(ops.device_id[x]);
+      for (size_t d = 0; d < ends_by_device_.size(); ++d) {
+        if (d != own && AnyInRange(ends_by_device_[d], from, x_start)) {
+          return GapCause::kDependencyOtherStream;
+        }
+      }
+    }
+    if (api.end_ns[gap.api] > gap.start_ns) return GapCause::kSubmissionLatency;
+    return GapCause::kQueuedUnexplained;
+  }
+
+  const TraceModel& model_;
+  const GapCausesOptions& options_;
+  absl::flat_hash_map<int64_t, ThreadActivity> threads_;
+  std::vector<std::vector<int64_t>> waits_by_stream_;
+  std::vector<int32_t> devices_;
+  std::vector<std::vector<int64_t>> ends_by_device_;
+};
+
+// Keeps the `limit` longest gaps (ties: the earlier one).
+class WorstGaps {
+ public:
+  explicit WorstGaps(int limit) : limit_(limit > 0 ? static_cast<size_t>(limit) : 0) {}
+  bool Wants(const GapFinding& g) const {
+    if (limit_ == 0) return false;
+    return heap_.size() < limit_ || Better(g, heap_.front());
+  }
+  void Offer(const GapFinding& g) {
+    if (!Wants(g)) return;
+    if (heap_.size() == limit_) {
+      std::pop_heap(heap_.begin(), heap_.end(), Cmp);
+      heap_.pop_back();
+    }
+    heap_.push_back(g);
+    std::push_heap(heap_.begin(), heap_.end(), Cmp);
+  }
+  std::vector<GapFinding> Take() {
+    std::sort(heap_.begin(), heap_.end(), Better);
+    return std::move(heap_);
+  }
+
+ private:
+  static bool Better(const GapFinding& a, const GapFinding& b) {
+    if (a.length() != b.length()) return a.length() > b.length();
+    return std::tie(a.start_ns, a.device_id) < std::tie(b.start_ns, b.device_id);
+  }
+  // Min-heap on "better": the front is the worst kept gap.
+  static bool Cmp(const GapFinding& a, const GapFinding& b) { return Better(a, b); }
+  size_t limit_;
+  std::vector<GapFinding> heap_;
+};
+
+}  // namespace
+
+GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
+                                 const GapCausesOptions& options) {
+  GapCausesResult result;
+  result.window = window;
+  result.options = options;
+  const GpuOps& ops = model.ops;
+
+  std::vector<int32_t> devices(ops.device_id.begin(), ops.device_id.end());
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  if (devices.empty() || window.length() <= 0) return result;
+
+  GapClassifier classifier(model, options);
+  classifier.SetDevices(devices);
+
+  struct DeviceState {
+    int64_t busy_end = kMinTime;  // end of the busy union so far
+    int32_t busy_end_op = -1;     // op that set busy_end
+  };
+  std::vector<DeviceState> state(devices.size());
+  result.devices.resize(devices.size());
+  for (size_t d = 0; d < devices.size(); ++d) {
+    result.devices[d].device_id = devices[d];
+    result.devices[d].window_ns = window.length();
+  }
+  std::vector<int32_t> last_on_stream(model.streams.size(), -1);
+  absl::flat_hash_map<TotalKey, std::pair<int64_t, int64_t>> totals;  // ns, gaps
+  absl::flat_hash_map<std::pair<int64_t, int32_t>, ThreadStarvation> threads;
+  WorstGaps worst(options.max_listed_gaps);
+  GapFinding gap;  // reused: no allocation per gap once parts has grown
+
+  auto handle_gap = [&](size_t slot, int64_t g0, int64_t g1, int32_t prev, int32_t next,
+                        int32_t pred) {
+    int64_t s = std::max(g0, window.start_ns), e = std::min(g1, window.end_ns);
+    if (e <= s) return;
+    gap.device_id = devices[slot];
+    gap.start_ns = s;
+    gap.end_ns = e;
+    gap.prev_op = prev;
+    gap.next_op = next;
+    classifier.Classify(gap, pred);
+    DeviceGapSummary& dev = result.devices[slot];
+    dev.idle_ns += gap.length();
+    dev.gaps += 1;
+    ThreadStarvation* starving = nullptr;
+    for (size_t p = 0; p < gap.parts.size(); ++p) {
+      const GapPart& part = gap.parts[p];
+      dev.cause_ns[static_cast<int>(part.cause)] += part.length();
+      TotalKey key{gap.device_id, part.cause, part.detail, gap.tid};
+      auto& [ns, count] = totals[key];
+      ns += part.length();
+      bool seen = false;  // count each key once per gap
+      for (size_t q = 0; q < p && !seen; ++q) {
+        seen = gap.parts[q].cause == part.cause && gap.parts[q].detail == part.detail;
+      }
+      if (!seen) ++count;
+      if (IsCpuStarvation(part.cause)) {
+        if (starving == nullptr) {
+          starving = &threads[{gap.tid, gap.device_id}];
+          starving->tid = gap.tid;
+          starving->device_id = gap.device_id;
+          starving->gaps += 1;
+        }
+        starving->starved_ns += part.length();
+        starving->cause_ns[static_cast<int>(part.cause)] += part.length();
+      }
+    }
+    worst.Offer(gap);
+  };
+
+  for (size_t i = 0; i < ops.size(); ++i) {
+    int32_t stream = ops.stream[i];
+    bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < last_on_stream.size();
+    int32_t pred = stream_ok ? last_on_stream[stream] : -1;
+    if (stream_ok) last_on_stream[stream] = static_cast<int32_t>(i);
+    int64_t start = ops.start_ns[i], end = ops.end_ns[i];
+    if (end <= start) continue;  // zero-length ops never make a device busy
+    size_t slot = classifier.Slot(ops.device_id[i]);
+    DeviceState& st = state[slot];
+    if (start > st.busy_end) {
+      handle_gap(slot, st.busy_end, start, st.busy_end_op, static_cast<int32_t>(i), pred);
+    }
+    if (end > st.busy_end) {
+      st.busy_end = end;
+      st.busy_end_op = static_cast<int32_t>(i);
+    }
+    if (start > window.end_ns) {
+      // Later ops of this device cannot create gaps inside the window, but
+      // other devices may still need them; stop only when all are past it.
+      bool all_past = true;
+      for (const DeviceState& other : state) all_past = all_past && other.busy_end > window.end_ns;
+      if (all_past) break;
+    }
+  }
+  for (size_t slot = 0; slot < devices.size(); ++slot) {
+    if (state[slot].busy_end_op >= 0) {
+      handle_gap(slot, state[slot].busy_end, kMaxTime, state[slot].busy_end_op, -1, -1);
+    }
+  }
+
+  for (DeviceGapSummary& dev : result.devices) {
+    dev.busy_ns = dev.window_ns - dev.idle_ns;
+    result.idle_ns += dev.idle_ns;
+    for (int c = 0; c < kNumGapCauses; ++c) result.cause_ns[c] += dev.cause_ns[c];
+  }
+  for (const auto& [key, value] : totals) {
+    result.totals.push_back({key.device, key.cause, key.detail, key.tid, value.first, value.second});
+  }
+  std::sort(result.totals.begin(), result.totals.end(),
+            [](const GapCauseTotal& a, const GapCauseTotal& b) {
+              return std::tie(b.ns, a.device_id, a.cause, a.detail, a.tid) <
+                     std::tie(a.ns, b.device_id, b.cause, b.detail, b.tid);
+            });
+  for (auto& [key, t] : threads) result.threads.push_back(t);
+  std::sort(result.threads.begin(), result.threads.end(),
+            [](const ThreadStarvation& a, const ThreadStarvation& b) {
+              return std::tie(b.starved_ns, a.device_id, a.tid) <
+                     std::tie(a.starved_ns, b.device_id, b.tid);
+            });
+  result.worst_gaps = worst.Take();
+  return result;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,497 @@
+#include "analyzer/analysis/hidden_sync.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/intervals/interval_set.h"
+
+namespace streamscope {
+
+std::string_view SerializationDirectionName(SerializationDirection d) {
+  return d == SerializationDirection::kBlockingWaitedForLegacy ? "blocking_waited_for_legacy"
+                                                               : "legacy_waited_for_blocking";
+}
+
+std::string_view ImplicitSyncKindName(ImplicitSyncKind k) {
+  switch (k) {
+    case ImplicitSyncKind::kSyncMemcpy: return "sync_memcpy";
+    case ImplicitSyncKind::kPageableAsyncMemcpy: return "pageable_async_memcpy";
+    case ImplicitSyncKind::kSyncMemset: return "sync_memset";
+    case ImplicitSyncKind::kAllocFree: return "alloc_free";
+    case ImplicitSyncKind::kPinnedAllocFree: return "pinned_alloc_free";
+    case ImplicitSyncKind::kDeviceConfig: return "device_config";
+    case ImplicitSyncKind::kTiming: return "timing";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
+// Bounds the backward scans over op ends; ops ending at the same instant
+// beyond this are not told apart (a finding is still made from the others).
+constexpr int kMaxScan = 64;
+
+// What a call's name says about it; computed once per distinct name.
+enum class NameClass : int8_t {
+  kUnset = -1, kOther = 0, kExplicitSync, kAsyncMemcpy, kSyncMemcpy, kSyncMemset, kAllocFree,
+  kPinnedAllocFree, kDeviceConfig,
+};
+
+// "cudaMemcpy_ptds" -> "cudaMemcpy", "cuMemAlloc_v2" -> "cuMemAlloc".
+std::string_view BaseName(std::string_view n) {
+  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
+    if (n.size() > suffix.size() && n.ends_with(suffix)) n.remove_suffix(suffix.size());
+  }
+  size_t v = n.rfind("_v");
+  if (v != std::string_view::npos && v + 2 < n.size() &&
+      std::all_of(n.begin() + v + 2, n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    n = n.substr(0, v);
+  }
+  return n;
+}
+
+NameClass Classify(std::string_view raw) {
+  std::string_view n = BaseName(raw);
+  auto is_any = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  bool is_async = n.find("Async") != std::string_view::npos;
+  if (n.find("Synchronize") != std::string_view::npos) return NameClass::kExplicitSync;
+  if (n.starts_with("cudaMemcpy") || n.starts_with("cuMemcpy")) {
+    return is_async ? NameClass::kAsyncMemcpy : NameClass::kSyncMemcpy;
+  }
+  if (n.starts_with("cudaMemset") || n.starts_with("cuMemset")) {
+    return is_async ? NameClass::kOther : NameClass::kSyncMemset;
+  }
+  if (is_any({"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister",
+              "cudaHostUnregister", "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc",
+              "cuMemHostRegister", "cuMemHostUnregister"})) {
+    return NameClass::kPinnedAllocFree;
+  }
+  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray",
+              "cudaMalloc3DArray", "cudaFreeArray", "cudaMallocManaged",
+              "cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "cuMemAlloc", "cuMemFree",
+              "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
+              "cuArray3DCreate"})) {
+    return NameClass::kAllocFree;
+  }
+  if (is_any({"cudaDeviceSetLimit", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig",
+              "cudaThreadSetLimit", "cudaThreadSetCacheConfig", "cuCtxSetLimit",
+              "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"})) {
+    return NameClass::kDeviceConfig;
+  }
+  return NameClass::kOther;
+}
+
+SyncKind SyncKindForName(std::string_view raw) {
+  std::string_view n = BaseName(raw);
+  if (n.find("Stream") != std::string_view::npos) return SyncKind::kStreamSynchronize;
+  if (n.find("Event") != std::string_view::npos) return SyncKind::kEventSynchronize;
+  if (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos ||
+      n.find("Thread") != std::string_view::npos) {
+    return SyncKind::kContextSynchronize;
+  }
+  return SyncKind::kUnknown;
+}
+
+bool IsBlockingKind(StreamKind k) {
+  return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault;
+}
+
+// Busy union of a set of ops with prefix sums: busy time in any interval in
+// O(log n).
+class BusyIndex {
+ public:
+  explicit BusyIndex(IntervalList busy) : busy_(std::move(busy)) {
+    prefix_.reserve(busy_.size() + 1);
+    prefix_.push_back(0);
+    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
+  }
+  int64_t Busy(int64_t s, int64_t e) const { return e > s ? Before(e) - Before(s) : 0; }
+  int64_t Idle(int64_t s, int64_t e) const { return e > s ? (e - s) - Busy(s, e) : 0; }
+
+ private:
+  // Busy time before t.
+  int64_t Before(int64_t t) const {
+    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
+                                [](const Interval& x, int64_t v) { return x.start < v; }) -
+               busy_.begin();
+    int64_t b = prefix_[i];
+    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
+    return b;
+  }
+  IntervalList busy_;
+  std::vector<int64_t> prefix_;
+};
+
+struct OpEnd {
+  int64_t end;
+  int32_t op;
+  friend bool operator<(const OpEnd& a, const OpEnd& b) {
+    return std::tie(a.end, a.op) < std::tie(b.end, b.op);
+  }
+};
+
+class HiddenSyncAnalyzer {
+ public:
+  HiddenSyncAnalyzer(const TraceModel& model, const Window& window, const HiddenSyncOptions& o)
+      : m_(model), w_(window), o_(o) {
+    result_.window = window;
+    result_.options = o;
+    devices_.assign(m_.ops.device_id.begin(), m_.ops.device_id.end());
+    std::sort(devices_.begin(), devices_.end());
+    devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+  }
+
+  HiddenSyncResult Run() {
+    Serialization();
+    ImplicitSyncs();
+    ExplicitSyncs();
+    return std::move(result_);
+  }
+
+ private:
+  size_t Slot(int32_t device) const {
+    return std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin();
+  }
+  StreamKind KindOf(int32_t stream) const {
+    return stream >= 0 && static_cast<size_t>(stream) < m_.streams.size()
+               ? m_.streams[stream].kind
+               : StreamKind::kUnknown;
+  }
+  bool InWindow(int64_t t) const { return t >= w_.start_ns && t < w_.end_ns; }
+
+  // (a) ---------------------------------------------------------------------
+  void Serialization() {
+    const GpuOps& ops = m_.ops;
+    const size_t n = ops.size();
+    // Ends of legacy-stream and blocking-stream ops per device.
+    std::vector<std::vector<OpEnd>> legacy_ends(devices_.size()), blocking_ends(devices_.size());
+    bool any_legacy = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (ops.end_ns[i] <= ops.start_ns[i]) continue;
+      StreamKind k = KindOf(ops.stream[i]);
+      if (k == StreamKind::kLegacyDefault) {
+        legacy_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+        any_legacy = true;
+      } else if (IsBlockingKind(k)) {
+        blocking_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+      }
+    }
+    if (!any_legacy) return;  // no legacy stream, no serialization
+    for (auto& v : legacy_ends) std::sort(v.begin(), v.end());
+    for (auto& v : blocking_ends) std::sort(v.begin(), v.end());
+
+    std::vector<int64_t> stream_end(m_.streams.size(), kMinTime);
+    for (size_t i = 0; i < n; ++i) {
+      int32_t stream = ops.stream[i];
+      bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < stream_end.size();
+      int64_t prev_end = stream_ok ? stream_end[stream] : kMinTime;
+      if (stream_ok) stream_end[stream] = std::max(stream_end[stream], ops.end_ns[i]);
+      if (!InWindow(ops.start_ns[i])) continue;
+      StreamKind k = KindOf(stream);
+      const std::vector<OpEnd>* others = nullptr;
+      SerializationDirection dir;
+      if (IsBlockingKind(k)) {
+        others = &legacy_ends[Slot(ops.device_id[i])];
+        dir = SerializationDirection::kBlockingWaitedForLegacy;
+      } else if (k == StreamKind::kLegacyDefault) {
+        others = &blocking_ends[Slot(ops.device_id[i])];
+        dir = SerializationDirection::kLegacyWaitedForBlocking;
+      } else {
+        continue;
+      }
+      int32_t api = m_.ApiForOp(i);
+      if (api < 0) continue;  // readiness unknown
+      int64_t ready = std::max(m_.api.end_ns[api], prev_end);
+      int64_t start = ops.start_ns[i];
+      if (start - ready <= o_.serialization_tolerance_ns) continue;
+      auto it = std::upper_bound(others->begin(), others->end(),
+                                 OpEnd{start, std::numeric_limits<int32_t>::max()});
+      for (int scanned = 0; it != others->begin() && scanned < kMaxScan; ++scanned) {
+        --it;
+        if (it->end < start - o_.serialization_tolerance_ns || it->end <= ready) break;
+        if (!SameContext(ops.stream[it->op], stream)) continue;
+        int32_t other_api = m_.ApiForOp(it->op);
+        if (other_api >= 0 && m_.api.start_ns[other_api] >= m_.api.start_ns[api]) continue;
+        SerializationFinding f;
+        f.direction = dir;
+        f.delayed_op = static_cast<int32_t>(i);
+        f.waited_op = it->op;
+        f.ready_ns = ready;
+        f.delay_ns = start - ready;
+        int d = static_cast<int>(dir);
+        result_.serialization_count[d] += 1;
+        result_.serialization_delay_ns[d] += f.delay_ns;
+        result_.serialization.push_back(f);
+        break;
+      }
+    }
+  }
+
+  bool SameContext(int32_t a, int32_t b) const {
+    int64_t ca = m_.streams[a].context_id, cb = m_.streams[b].context_id;
+    return ca == 0 || cb == 0 || ca == cb;
+  }
+
+  // (b) ---------------------------------------------------------------------
+  void ImplicitSyncs() {
+    const ApiCalls& api = m_.api;
+    const GpuOps& ops = m_.ops;
+    std::vector<NameClass> classes(m_.strings.size(), NameClass::kUnset);
+    auto class_of = [&](StringId name) {
+      if (name < 0 || static_cast<size_t>(name) >= classes.size()) return NameClass::kOther;
+      if (classes[name] == NameClass::kUnset) classes[name] = Classify(m_.strings.Get(name));
+      return classes[name];
+    };
+    // Outermost calls per thread.
+    std::vector<uint8_t> top(api.size(), 0);
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of the current outer call
+    for (size_t i = 0; i < api.size(); ++i) {
+      auto [it, inserted] = covered.try_emplace(api.tid[i], kMinTime);
+      if (api.start_ns[i] >= it->second) {
+        top[i] = 1;
+        it->second = api.end_ns[i];
+      } else {
+        it->second = std::max(it->second, api.end_ns[i]);
+      }
+    }
+    // Each call's own first op.
+    std::vector<int32_t> own(api.size(), -1);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      int32_t a = m_.ApiForOp(i);
+      if (a >= 0 && own[a] < 0) own[a] = static_cast<int32_t>(i);
+    }
+    ends_.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      ends_.push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+    }
+    std::sort(ends_.begin(), ends_.end());
+    // Median duration per name of the calls the timing rule looks at.
+    absl::flat_hash_map<StringId, int64_t> median;
+    {
+      absl::flat_hash_map<StringId, std::vector<int64_t>> durations;
+      for (size_t i = 0; i < api.size(); ++i) {
+        if (top[i] && class_of(api.name[i]) == NameClass::kOther) {
+          durations[api.name[i]].push_back(api.end_ns[i] - api.start_ns[i]);
+        }
+      }
+      for (auto& [name, d] : durations) {
+        auto mid = d.begin() + static_cast<std::ptrdiff_t>((d.size() - 1) / 2);
+        std::nth_element(d.begin(), mid, d.end());
+        median[name] = *mid;
+      }
+    }
+    absl::flat_hash_map<StringId, ImplicitSyncTotal> totals;
+    for (size_t i = 0; i < api.size(); ++i) {
+      if (!top[i] || !InWindow(api.start_ns[i])) continue;
+      NameClass cls = class_of(api.name[i]);
+      if (cls == NameClass::kExplicitSync) continue;
+      int32_t a = static_cast<int32_t>(i);
+      int64_t start = api.start_ns[i], end = api.end_ns[i], dur = end - start;
+      ImplicitSyncFinding f;
+      f.api = a;
+      f.own_op = own[i];
+      bool listed = true;
+      switch (cls) {
+        case NameClass::kSyncMemcpy: f.kind = ImplicitSyncKind::kSyncMemcpy; break;
+        case NameClass::kSyncMemset: f.kind = ImplicitSyncKind::kSyncMemset; break;
+        case NameClass::kAllocFree: f.kind = ImplicitSyncKind::kAllocFree; break;
+        case NameClass::kPinnedAllocFree: f.kind = ImplicitSyncKind::kPinnedAllocFree; break;
+        case NameClass::kDeviceConfig: f.kind = ImplicitSyncKind::kDeviceConfig; break;
+        case NameClass::kAsyncMemcpy:
+          listed = f.own_op >= 0 && (ops.src_kind[f.own_op] == MemoryKind::kPageable ||
+                                     ops.dst_kind[f.own_op] == MemoryKind::kPageable);
+          f.kind = ImplicitSyncKind::kPageableAsyncMemcpy;
+          break;
+        default: listed = false; break;
+      }
+      if (listed) {
+        int64_t hi = end;
+        if (f.own_op >= 0) hi = std::min(hi, ops.start_ns[f.own_op] + o_.drain_tolerance_ns);
+        Drain(a, start, hi, f);
+        f.observed = f.waited_for_op >= 0;
+        if (f.kind == ImplicitSyncKind::kPageableAsyncMemcpy) {
+          int64_t copy_end = ops.end_ns[f.own_op];
+          int64_t copy_len = copy_end - ops.start_ns[f.own_op];
+          f.observed = end >= copy_end - o_.drain_tolerance_ns ||
+                       static_cast<double>(dur) >= o_.pageable_hold_fraction * copy_len;
+        }
+      } else {
+        // Any other call: flagged only when its timing shows a drain.
+        auto med = median.find(api.name[i]);
+        bool long_call = dur > o_.long_call_ns ||
+                         (med != median.end() && static_cast<double>(dur) >
+                                                     o_.long_call_median_factor * med->second);
+        if (!long_call) continue;
+        Drain(a, start, end, f);
+        if (f.waited_for_op < 0 || ops.end_ns[f.waited_for_op] < end - o_.drain_tolerance_ns) {
+          continue;
+        }
+        f.kind = ImplicitSyncKind::kTiming;
+        f.observed = true;
+      }
+      ImplicitSyncTotal& t = totals[api.name[i]];
+      t.name = api.name[i];
+      t.kind = f.kind;
+      t.calls += 1;
+      t.observed_calls += f.observed ? 1 : 0;
+      t.call_ns += dur;
+      t.waited_ns += f.waited_ns;
+      result_.implicit_calls.push_back(f);
+    }
+    for (auto& [name, t] : totals) result_.implicit_totals.push_back(t);
+    std::sort(result_.implicit_totals.begin(), result_.implicit_totals.end(),
+              [](const ImplicitSyncTotal& a, const ImplicitSyncTotal& b) {
+                return std::tie(b.call_ns, a.name) < std::tie(a.call_ns, b.name);
+              });
+    ends_ = {};
+  }
+
+  // Ops of other calls that ended in (s, e]: count, and the latest one.
+  void Drain(int32_t api, int64_t s, int64_t e, ImplicitSyncFinding& f) const {
+    if (e <= s) return;
+    auto lo = std::upper_bound(ends_.begin(), ends_.end(),
+                               OpEnd{s, std::numeric_limits<int32_t>::max()});
+    auto hi = std::upper_bound(ends_.begin(), ends_.end(),
+                               OpEnd{e, std::numeric_limits<int32_t>::max()});
+    f.drained_ops = hi - lo;
+    int64_t corr = m_.api.correlation_id[api];
+    auto own = [&](int32_t op) { return corr >= 0 && m_.ops.correlation_id[op] == corr; };
+    if (f.own_op >= 0 && m_.ops.end_ns[f.own_op] > s && m_.ops.end_ns[f.own_op] <= e) {
+      f.drained_ops -= 1;
+    }
+    int scanned = 0;
+    for (auto it = hi; it != lo && scanned < kMaxScan; ++scanned) {
+      --it;
+      if (own(it->op)) continue;
+      f.waited_for_op = it->op;
+      f.waited_ns = it->end - s;
+      break;
+    }
+  }
+
+  // (c) ---------------------------------------------------------------------
+  void ExplicitSyncs() {
+    const GpuOps& ops = m_.ops;
+    std::vector<IntervalList> per_device(devices_.size());
+    IntervalList all;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Interval x{ops.start_ns[i], ops.end_ns[i]};
+      if (x.empty()) continue;
+      per_device[Slot(ops.device_id[i])].push_back(x);
+      all.push_back(x);
+    }
+    std::vector<BusyIndex> busy;
+    busy.reserve(devices_.size());
+    for (auto& list : per_device) busy.emplace_back(Normalize(std::move(list)));
+    BusyIndex busy_all(Normalize(std::move(all)));
+
+    absl::flat_hash_set<int64_t> sync_correlations;
+    std::vector<ExplicitSyncFinding> found;
+    auto add = [&](ExplicitSyncFinding f) {
+      f.start_ns = std::max(f.start_ns, w_.start_ns);
+      f.end_ns = std::min(f.end_ns, w_.end_ns);
+      if (f.end_ns <= f.start_ns) return;
+      bool known_device = f.device_id >= 0 && Slot(f.device_id) < devices_.size() &&
+                          devices_[Slot(f.device_id)] == f.device_id;
+      if (f.device_id >= 0 && !known_device) {
+        f.gpu_idle_ns = f.length();  // a device that never ran an op
+      } else {
+        f.gpu_idle_ns = f.device_id >= 0 ? busy[Slot(f.device_id)].Idle(f.start_ns, f.end_ns)
+                                         : busy_all.Idle(f.start_ns, f.end_ns);
+      }
+      found.push_back(f);
+    };
+    for (size_t s = 0; s < m_.syncs.size(); ++s) {
+      const SyncRecord& rec = m_.syncs[s];
+      if (rec.correlation_id >= 0) sync_correlations.insert(rec.correlation_id);
+      ExplicitSyncFinding f;
+      f.kind = rec.kind;
+      f.sync = static_cast<int32_t>(s);
+      f.stream = rec.stream >= 0 && static_cast<size_t>(rec.stream) < m_.streams.size()
+                     ? rec.stream
+                     : -1;
+      f.device_id = f.stream >= 0 ? m_.streams[f.stream].device_id : -1;
+      if (rec.correlation_id >= 0) {
+        auto it = m_.api_by_correlation.find(rec.correlation_id);
+        if (it != m_.api_by_correlation.end()) {
+          f.api = it->second;
+          f.tid = m_.api.tid[f.api];
+        }
+      }
+      f.start_ns = rec.start_ns;
+      f.end_ns = rec.end_ns;
+      add(f);
+    }
+    std::vector<int8_t> is_sync_name(m_.strings.size(), -1);
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    for (size_t i = 0; i < m_.api.size(); ++i) {
+      StringId name = m_.api.name[i];
+      if (name < 0 || static_cast<size_t>(name) >= is_sync_name.size()) continue;
+      if (is_sync_name[name] < 0) {
+        is_sync_name[name] = Classify(m_.strings.Get(name)) == NameClass::kExplicitSync ? 1 : 0;
+      }
+      if (!is_sync_name[name]) continue;
+      // A driver sync nested in a runtime sync is the same wait.
+      auto [cov, inserted] = covered.try_emplace(m_.api.tid[i], kMinTime);
+      if (m_.api.start_ns[i] < cov->second) continue;
+      cov->second = m_.api.end_ns[i];
+      if (m_.api.correlation_id[i] >= 0 && sync_correlations.contains(m_.api.correlation_id[i])) {
+        continue;  // counted from its sync record
+      }
+      ExplicitSyncFinding f;
+      f.kind = SyncKindForName(m_.strings.Get(name));
+      f.api = static_cast<int32_t>(i);
+      f.tid = m_.api.tid[i];
+      f.start_ns = m_.api.start_ns[i];
+      f.end_ns = m_.api.end_ns[i];
+      add(f);
+    }
+    absl::flat_hash_map<int, ExplicitSyncTotal> totals;
+    for (const ExplicitSyncFinding& f : found) {
+      ExplicitSyncTotal& t = totals[static_cast<int>(f.kind)];
+      t.kind = f.kind;
+      t.count += 1;
+      t.host_ns += f.length();
+      t.gpu_idle_ns += f.gpu_idle_ns;
+      result_.explicit_host_ns += f.length();
+      result_.explicit_gpu_idle_ns += f.gpu_idle_ns;
+    }
+    for (auto& [k, t] : totals) result_.explicit_totals.push_back(t);
+    std::sort(result_.explicit_totals.begin(), result_.explicit_totals.end(),
+              [](const ExplicitSyncTotal& a, const ExplicitSyncTotal& b) {
+                return std::tie(b.host_ns, a.kind) < std::tie(a.host_ns, b.kind);
+              });
+    size_t keep = static_cast<size_t>(std::max(o_.max_listed, 0));
+    keep = std::min(keep, found.size());
+    std::partial_sort(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(keep), found.end(),
+                      [](const ExplicitSyncFinding& a, const ExplicitSyncFinding& b) {
+                        if (a.length() != b.length()) return a.length() > b.length();
+                        return a.start_ns < b.start_ns;
+                      });
+    if (found.size() > keep) found.resize(keep);
+    result_.explicit_syncs = std::move(found);
+  }
+
+  const TraceModel& m_;
+  const Window& w_;
+  const HiddenSyncOptions& o_;
+  std::vector<int32_t> devices_;
+  std::vector<OpEnd> ends_;
+  HiddenSyncResult result_;
+};
+
+}  // namespace
+
+HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window,
+                                   const HiddenSyncOptions& options) {
+  return HiddenSyncAnalyzer(model, window, options).Run();
+}
+
+}  // namespace streamscope

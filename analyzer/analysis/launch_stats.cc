@@ -1,0 +1,224 @@
+#include "analyzer/analysis/launch_stats.h"
+
+#include <algorithm>
+#include <limits>
+#include <tuple>
+
+#include "analyzer/intervals/interval_set.h"
+
+namespace streamscope {
+
+Distribution Summarize(std::vector<int64_t>& v) {
+  Distribution d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  const int64_t n = static_cast<int64_t>(v.size());
+  auto rank = [&](int64_t pct) { return v[static_cast<size_t>((pct * n + 99) / 100 - 1)]; };
+  d.count = n;
+  d.min = v.front();
+  d.max = v.back();
+  d.median = rank(50);
+  d.p90 = rank(90);
+  d.p99 = rank(99);
+  for (int64_t x : v) d.total += x;
+  d.mean = static_cast<double>(d.total) / static_cast<double>(n);
+  return d;
+}
+
+namespace {
+
+// Busy union of ops with prefix sums: idle time in any interval in O(log n).
+class BusyIndex {
+ public:
+  explicit BusyIndex(IntervalList busy) : busy_(std::move(busy)) {
+    prefix_.reserve(busy_.size() + 1);
+    prefix_.push_back(0);
+    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
+  }
+  int64_t Idle(int64_t s, int64_t e) const {
+    return e > s ? (e - s) - (Before(e) - Before(s)) : 0;
+  }
+
+ private:
+  int64_t Before(int64_t t) const {
+    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
+                                [](const Interval& x, int64_t v) { return x.start < v; }) -
+               busy_.begin();
+    int64_t b = prefix_[i];
+    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
+    return b;
+  }
+  IntervalList busy_;
+  std::vector<int64_t> prefix_;
+};
+
+}  // namespace
+
+LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window,
+                                     const LaunchStatsOptions& options) {
+  LaunchStatsResult result;
+  result.window = window;
+  result.options = options;
+  const GpuOps& ops = model.ops;
+  const ApiCalls& api = model.api;
+  const size_t n = ops.size();
+
+  std::vector<int32_t> devices(ops.device_id.begin(), ops.device_id.end());
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  auto slot = [&](int32_t d) {
+    return static_cast<size_t>(std::lower_bound(devices.begin(), devices.end(), d) -
+                               devices.begin());
+  };
+  std::vector<BusyIndex> busy;
+  {
+    std::vector<IntervalList> per_device(devices.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (ops.end_ns[i] > ops.start_ns[i]) {
+        per_device[slot(ops.device_id[i])].push_back({ops.start_ns[i], ops.end_ns[i]});
+      }
+    }
+    busy.reserve(devices.size());
+    for (auto& list : per_device) busy.emplace_back(Normalize(std::move(list)));
+  }
+
+  // Group id per (name, from_graph): dense vectors indexed by name id, the
+  // last slot for kernels without a name.
+  const size_t names = model.strings.size() + 1;
+  std::vector<int32_t> group_of[2] = {std::vector<int32_t>(names, -1),
+                                      std::vector<int32_t>(names, -1)};
+  std::vector<int32_t> kernel_group;  // per kernel in window, parallel to `kernels_in_window`
+  std::vector<int32_t> kernels_in_window;
+  std::vector<int32_t> kernel_api;    // launch call (api index) or -1, parallel too
+  std::vector<int32_t> prev_kernel(model.streams.size(), -1);  // previous op if it is a kernel
+  std::vector<int64_t> stream_slot(model.streams.size(), -1);
+
+  for (size_t i = 0; i < n; ++i) {
+    int32_t stream = ops.stream[i];
+    bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < prev_kernel.size();
+    bool is_kernel = ops.category[i] == OpCategory::kKernel;
+    int32_t prev = stream_ok ? prev_kernel[stream] : -1;
+    if (stream_ok) prev_kernel[stream] = is_kernel ? static_cast<int32_t>(i) : -1;
+    if (!is_kernel || ops.start_ns[i] < window.start_ns || ops.start_ns[i] >= window.end_ns) {
+      continue;
+    }
+    bool graph = ops.graph_id[i] >= 0;
+    StringId name = ops.name[i];
+    size_t name_slot = name >= 0 && static_cast<size_t>(name) < names - 1 ? name : names - 1;
+    int32_t& g = group_of[graph ? 1 : 0][name_slot];
+    if (g < 0) {
+      g = static_cast<int32_t>(result.kernels.size());
+      KernelLaunchStats k;
+      k.name = name;
+      k.from_graph = graph;
+      k.first_op = static_cast<int32_t>(i);
+      result.kernels.push_back(k);
+    }
+    KernelLaunchStats& k = result.kernels[g];
+    k.count += 1;
+    kernels_in_window.push_back(static_cast<int32_t>(i));
+    kernel_group.push_back(g);
+    result.kernel_count += 1;
+    if (graph) result.graph_kernel_count += 1;
+    int32_t a = model.ApiForOp(i);
+    kernel_api.push_back(a);
+    if (a < 0) {
+      k.no_api_count += 1;
+      result.no_api_count += 1;
+    }
+    if (!stream_ok) continue;
+    if (stream_slot[stream] < 0) {
+      stream_slot[stream] = static_cast<int64_t>(result.streams.size());
+      StreamLaunchGaps s;
+      s.stream = stream;
+      s.device_id = ops.device_id[i];
+      result.streams.push_back(s);
+    }
+    StreamLaunchGaps& sg = result.streams[stream_slot[stream]];
+    sg.kernels += 1;
+    if (prev < 0) continue;
+    int64_t idle = busy[slot(ops.device_id[i])].Idle(ops.end_ns[prev], ops.start_ns[i]);
+    bool prev_graph = ops.graph_id[prev] >= 0;
+    if (graph && prev_graph) {
+      result.graph_kernel_gap_ns += idle;
+      continue;
+    }
+    if (graph || prev_graph) continue;
+    k.idle_before_ns += idle;
+    k.idle_before_count += 1;
+    sg.idle_between_ns += idle;
+    // The launch call began before the previous kernel ended: the GPU idled
+    // although the host was already submitting.
+    if (a >= 0 && api.start_ns[a] < ops.end_ns[prev] && idle > 0) {
+      k.graph_removable_ns += idle;
+      k.graph_removable_gaps += 1;
+      sg.graph_removable_ns += idle;
+      sg.graph_removable_gaps += 1;
+      result.graph_removable_ns += idle;
+      result.graph_removable_gaps += 1;
+    }
+  }
+
+  // Distributions: kernels grouped by a counting sort, one buffer reused.
+  const size_t groups = result.kernels.size();
+  std::vector<size_t> offset(groups + 1, 0);
+  for (int32_t g : kernel_group) offset[g + 1] += 1;
+  for (size_t g = 0; g < groups; ++g) offset[g + 1] += offset[g];
+  // Positions into kernels_in_window / kernel_api, grouped.
+  std::vector<int32_t> ordered(kernels_in_window.size());
+  {
+    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
+    for (size_t k = 0; k < kernels_in_window.size(); ++k) {
+      ordered[fill[kernel_group[k]]++] = static_cast<int32_t>(k);
+    }
+  }
+  std::vector<int64_t> buffer;
+  for (size_t g = 0; g < groups; ++g) {
+    KernelLaunchStats& k = result.kernels[g];
+    auto begin = ordered.begin() + static_cast<std::ptrdiff_t>(offset[g]);
+    auto end = ordered.begin() + static_cast<std::ptrdiff_t>(offset[g + 1]);
+    buffer.clear();
+    for (auto it = begin; it != end; ++it) {
+      int32_t op = kernels_in_window[*it];
+      buffer.push_back(ops.end_ns[op] - ops.start_ns[op]);
+    }
+    k.gpu_ns = Summarize(buffer);
+    buffer.clear();
+    for (auto it = begin; it != end; ++it) {
+      int32_t a = kernel_api[*it];
+      if (a >= 0) buffer.push_back(api.end_ns[a] - api.start_ns[a]);
+    }
+    k.api_ns = Summarize(buffer);
+    buffer.clear();
+    int64_t max_queue = std::numeric_limits<int64_t>::min();
+    for (auto it = begin; it != end; ++it) {
+      int32_t a = kernel_api[*it];
+      if (a < 0) continue;
+      int32_t op = kernels_in_window[*it];
+      int64_t q = ops.start_ns[op] - api.end_ns[a];
+      buffer.push_back(q);
+      if (q > max_queue) {
+        max_queue = q;
+        k.max_queue_op = op;
+      }
+    }
+    k.queue_ns = Summarize(buffer);
+    if (!k.from_graph) {
+      k.api_slower_than_gpu = k.api_ns.count > 0 && k.gpu_ns.mean < k.api_ns.mean;
+      k.launch_gaps_exceed_gpu = k.graph_removable_ns > k.gpu_ns.total;
+      if (k.launch_bound()) result.launch_bound_kernels += k.count;
+    }
+  }
+  std::sort(result.kernels.begin(), result.kernels.end(),
+            [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
+              return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
+            });
+  std::sort(result.streams.begin(), result.streams.end(),
+            [](const StreamLaunchGaps& a, const StreamLaunchGaps& b) {
+              return std::tie(b.graph_removable_ns, a.stream) <
+                     std::tie(a.graph_removable_ns, b.stream);
+            });
+  return result;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,306 @@
+#include "analyzer/render/gap_causes_render.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace streamscope {
+namespace {
+
+std::string Duration(int64_t ns) {
+  double v = static_cast<double>(ns);
+  const char* unit = "ns";
+  if (ns >= 1'000'000'000) { v /= 1e9; unit = "s"; }
+  else if (ns >= 1'000'000) { v /= 1e6; unit = "ms"; }
+  else if (ns >= 1'000) { v /= 1e3; unit = "us"; }
+  else return absl::StrCat(ns, " ns");
+  int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
+  return absl::StrFormat("%.*f %s", decimals, v, unit);
+}
+
+std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
+
+double Share(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+const char* OpTable(OpCategory c) {
+  return c == OpCategory::kKernel ? "kernel" : c == OpCategory::kMemset ? "memset" : "memcpy";
+}
+
+int64_t StreamId(const TraceModel& model, int32_t stream) {
+  return stream >= 0 && static_cast<size_t>(stream) < model.streams.size()
+             ? model.streams[stream].id
+             : -1;
+}
+
+nlohmann::json OpJson(const TraceModel& model, int32_t op) {
+  if (op < 0) return nullptr;
+  const GpuOps& ops = model.ops;
+  nlohmann::json j;
+  j["table"] = OpTable(ops.category[op]);
+  j["id"] = ops.source_id[op];
+  j["category"] = std::string(OpCategoryName(ops.category[op]));
+  j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(model.strings.Get(ops.name[op])))
+                                : nlohmann::json(nullptr);
+  j["stream_id"] = StreamId(model, ops.stream[op]);
+  j["device_id"] = ops.device_id[op];
+  j["start_ns"] = ops.start_ns[op];
+  j["end_ns"] = ops.end_ns[op];
+  return j;
+}
+
+// "kernel 17 'k_small' (stream 13)"
+std::string OpText(const TraceModel& model, int32_t op) {
+  const GpuOps& ops = model.ops;
+  std::string s = absl::StrCat(OpTable(ops.category[op]), " ", ops.source_id[op]);
+  if (ops.name[op] >= 0) s += " '" + std::string(model.strings.Get(ops.name[op])) + "'";
+  absl::StrAppend(&s, " (stream ", StreamId(model, ops.stream[op]), ")");
+  return s;
+}
+
+nlohmann::json Detail(const TraceModel& model, StringId id) {
+  if (id < 0) return nullptr;
+  return std::string(model.strings.Get(id));
+}
+
+nlohmann::json CauseMap(const std::array<int64_t, kNumGapCauses>& ns) {
+  nlohmann::json j = nlohmann::json::object();
+  for (int c = 0; c < kNumGapCauses; ++c) {
+    if (ns[c] > 0) j[std::string(GapCauseName(static_cast<GapCause>(c)))] = ns[c];
+  }
+  return j;
+}
+
+// "inside NVTX range 'host_prepare'", "blocked in cudaMemcpy", ...
+std::string DescribePart(const TraceModel& model, GapCause cause, StringId detail) {
+  switch (cause) {
+    case GapCause::kHostBlockedInCall:
+      return "blocked in " + std::string(model.strings.Get(detail));
+    case GapCause::kHostNvtxRange:
+      return "inside NVTX range '" + std::string(model.strings.Get(detail)) + "'";
+    case GapCause::kHostUnannotated: return "doing unannotated host work";
+    case GapCause::kSubmissionLatency: return "submission latency";
+    case GapCause::kDependencyEventWait: return "waiting on an event (stream_wait_event)";
+    case GapCause::kDependencyHostCallback: return "waiting for a host callback";
+    case GapCause::kDependencyOtherStream: return "waiting for work on another stream";
+    case GapCause::kQueuedUnexplained: return "queued with no recorded dependency";
+    case GapCause::kUnknownSubmitter: return "next op has no recorded API call";
+    case GapCause::kWindowStart: return "before the first op";
+    case GapCause::kWindowEnd: return "after the last op";
+  }
+  return "unknown";
+}
+
+std::string PartsText(const TraceModel& model, const GapFinding& g) {
+  std::string s;
+  for (const GapPart& p : g.parts) {
+    if (!s.empty()) s += ";";
+    s += GapCauseName(p.cause);
+    if (p.detail >= 0) s += ":" + std::string(model.strings.Get(p.detail));
+    absl::StrAppend(&s, "=", p.length());
+  }
+  return s;
+}
+
+}  // namespace
+
+nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model) {
+  nlohmann::json j;
+  j["analysis"] = "gap_causes";
+  j["window"] = {{"label", r.window.label},
+                 {"start_ns", r.window.start_ns},
+                 {"end_ns", r.window.end_ns},
+                 {"length_ns", r.window.length()}};
+  j["options"] = {{"submission_latency_threshold_ns", r.options.submission_latency_threshold_ns},
+                  {"dependency_tolerance_ns", r.options.dependency_tolerance_ns},
+                  {"max_listed_gaps", r.options.max_listed_gaps}};
+  j["idle_ns"] = r.idle_ns;
+  j["causes"] = nlohmann::json::array();
+  for (int c = 0; c < kNumGapCauses; ++c) {
+    if (r.cause_ns[c] <= 0) continue;
+    GapCause cause = static_cast<GapCause>(c);
+    j["causes"].push_back({{"cause", std::string(GapCauseName(cause))},
+                           {"cpu_starvation", IsCpuStarvation(cause)},
+                           {"ns", r.cause_ns[c]},
+                           {"share_of_idle", Share(r.cause_ns[c], r.idle_ns)}});
+  }
+  j["devices"] = nlohmann::json::array();
+  for (const DeviceGapSummary& d : r.devices) {
+    j["devices"].push_back({{"device_id", d.device_id},
+                            {"window_ns", d.window_ns},
+                            {"busy_ns", d.busy_ns},
+                            {"idle_ns", d.idle_ns},
+                            {"idle_share_of_window", Share(d.idle_ns, d.window_ns)},
+                            {"gaps", d.gaps},
+                            {"causes", CauseMap(d.cause_ns)}});
+  }
+  j["totals"] = nlohmann::json::array();
+  for (const GapCauseTotal& t : r.totals) {
+    int64_t idle = 0;
+    for (const DeviceGapSummary& d : r.devices) {
+      if (d.device_id == t.device_id) idle = d.idle_ns;
+    }
+    j["totals"].push_back({{"device_id", t.device_id},
+                           {"cause", std::string(GapCauseName(t.cause))},
+                           {"detail", Detail(model, t.detail)},
+                           {"tid", t.tid},
+                           {"ns", t.ns},
+                           {"share_of_idle", Share(t.ns, idle)},
+                           {"gaps", t.gaps}});
+  }
+  j["threads"] = nlohmann::json::array();
+  for (const ThreadStarvation& t : r.threads) {
+    j["threads"].push_back({{"tid", t.tid},
+                            {"device_id", t.device_id},
+                            {"starved_ns", t.starved_ns},
+                            {"share_of_window", Share(t.starved_ns, r.window.length())},
+                            {"gaps", t.gaps},
+                            {"causes", CauseMap(t.cause_ns)}});
+  }
+  j["worst_gaps"] = nlohmann::json::array();
+  for (const GapFinding& g : r.worst_gaps) {
+    nlohmann::json gj = {{"device_id", g.device_id},
+                         {"start_ns", g.start_ns},
+                         {"end_ns", g.end_ns},
+                         {"length_ns", g.length()},
+                         {"primary_cause", std::string(GapCauseName(g.primary))},
+                         {"prev_op", OpJson(model, g.prev_op)},
+                         {"next_op", OpJson(model, g.next_op)}};
+    if (g.api >= 0) {
+      gj["api"] = {{"id", model.api.source_id[g.api]},
+                   {"name", std::string(model.strings.Get(model.api.name[g.api]))},
+                   {"tid", model.api.tid[g.api]},
+                   {"start_ns", model.api.start_ns[g.api]},
+                   {"end_ns", model.api.end_ns[g.api]}};
+    } else {
+      gj["api"] = nullptr;
+    }
+    gj["parts"] = nlohmann::json::array();
+    for (const GapPart& p : g.parts) {
+      gj["parts"].push_back(
+          {{"cause", std::string(GapCauseName(p.cause))},
+           {"start_ns", p.start_ns},
+           {"end_ns", p.end_ns},
+           {"length_ns", p.length()},
+           {"detail", Detail(model, p.detail)},
+           {"api_id", p.api >= 0 ? nlohmann::json(model.api.source_id[p.api]) : nlohmann::json(nullptr)},
+           {"nvtx_range_id", p.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[p.nvtx].source_id)
+                                         : nlohmann::json(nullptr)}});
+    }
+    j["worst_gaps"].push_back(std::move(gj));
+  }
+  return j;
+}
+
+void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std::ostream& out) {
+  int64_t wlen = r.window.length();
+  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << Duration(wlen)
+      << "\n";
+  if (r.devices.empty()) {
+    out << "  No GPU ops in the trace.\n";
+    return;
+  }
+  for (const DeviceGapSummary& d : r.devices) {
+    out << "  GPU " << d.device_id << " idled " << Duration(d.idle_ns) << " ("
+        << Percent(Share(d.idle_ns, d.window_ns)) << " of the window) in " << d.gaps
+        << (d.gaps == 1 ? " gap.\n" : " gaps.\n");
+    // Plain-sentence findings: which host threads the GPU waited for.
+    for (const ThreadStarvation& t : r.threads) {
+      if (t.device_id != d.device_id || t.starved_ns <= 0) continue;
+      std::vector<const GapCauseTotal*> what;
+      for (const GapCauseTotal& tot : r.totals) {
+        if (tot.device_id == d.device_id && tot.tid == t.tid && IsCpuStarvation(tot.cause)) {
+          what.push_back(&tot);
+        }
+      }
+      out << "    GPU " << d.device_id << " idled " << Duration(t.starved_ns) << " ("
+          << Percent(Share(t.starved_ns, wlen)) << " of the window) waiting for host thread "
+          << t.tid;
+      for (size_t k = 0; k < what.size() && k < 3; ++k) {
+        out << (k == 0 ? ", which was " : k + 1 == std::min<size_t>(what.size(), 3) ? " and " : ", ")
+            << DescribePart(model, what[k]->cause, what[k]->detail) << " for "
+            << Duration(what[k]->ns);
+      }
+      out << ".\n";
+    }
+    out << "    By cause:";
+    bool first = true;
+    for (int c = 0; c < kNumGapCauses; ++c) {
+      if (d.cause_ns[c] <= 0) continue;
+      out << (first ? " " : ", ") << GapCauseName(static_cast<GapCause>(c)) << " "
+          << Duration(d.cause_ns[c]) << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
+      first = false;
+    }
+    out << (first ? " no idle time.\n" : ".\n");
+  }
+  if (!r.worst_gaps.empty()) out << "  Longest gaps:\n";
+  int rank = 1;
+  for (const GapFinding& g : r.worst_gaps) {
+    out << "    " << rank++ << ". GPU " << g.device_id << ", " << Duration(g.length()) << " at +"
+        << Duration(g.start_ns - r.window.start_ns) << " (" << g.start_ns << " ns)";
+    if (g.prev_op >= 0) out << ", after " << OpText(model, g.prev_op);
+    if (g.next_op >= 0) out << ", before " << OpText(model, g.next_op);
+    if (g.api >= 0) {
+      out << " submitted by " << model.strings.Get(model.api.name[g.api]) << " (api "
+          << model.api.source_id[g.api] << ") on thread " << g.tid << " at +"
+          << Duration(model.api.start_ns[g.api] - r.window.start_ns);
+    }
+    out << ":";
+    for (size_t k = 0; k < g.parts.size(); ++k) {
+      out << (k == 0 ? " " : ", ") << DescribePart(model, g.parts[k].cause, g.parts[k].detail)
+          << " " << Duration(g.parts[k].length());
+    }
+    out << ".\n";
+  }
+}
+
+std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const TraceModel& model) {
+  ResultTable causes;
+  causes.name = "analysis_gap_causes";
+  causes.columns = {"window", "device_id", "cause", "cpu_starvation", "detail", "tid",
+                    "ns",     "share_of_idle", "gaps"};
+  for (const GapCauseTotal& t : r.totals) {
+    int64_t idle = 0;
+    for (const DeviceGapSummary& d : r.devices) {
+      if (d.device_id == t.device_id) idle = d.idle_ns;
+    }
+    causes.rows.push_back(
+        {r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
+         int64_t{IsCpuStarvation(t.cause) ? 1 : 0},
+         t.detail >= 0 ? ResultValue(std::string(model.strings.Get(t.detail))) : ResultValue(),
+         t.tid, t.ns, Share(t.ns, idle), t.gaps});
+  }
+  ResultTable worst;
+  worst.name = "analysis_gap_worst";
+  worst.columns = {"window",        "rank",        "device_id",     "start_ns",
+                   "end_ns",        "length_ns",   "primary_cause", "prev_op_table",
+                   "prev_op_id",    "next_op_table", "next_op_id",  "next_stream_id",
+                   "api_id",        "api_name",    "tid",           "api_start_ns",
+                   "parts"};
+  int64_t rank = 1;
+  for (const GapFinding& g : r.worst_gaps) {
+    auto op_table = [&](int32_t op) {
+      return op >= 0 ? ResultValue(std::string(OpTable(model.ops.category[op]))) : ResultValue();
+    };
+    auto op_id = [&](int32_t op) {
+      return op >= 0 ? ResultValue(model.ops.source_id[op]) : ResultValue();
+    };
+    bool has_api = g.api >= 0;
+    worst.rows.push_back(
+        {r.window.label, rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
+         std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
+         op_table(g.next_op), op_id(g.next_op),
+         g.next_op >= 0 ? ResultValue(StreamId(model, model.ops.stream[g.next_op])) : ResultValue(),
+         has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
+         has_api ? ResultValue(std::string(model.strings.Get(model.api.name[g.api])))
+                 : ResultValue(),
+         has_api ? ResultValue(g.tid) : ResultValue(),
+         has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue(), PartsText(model, g)});
+  }
+  return {std::move(causes), std::move(worst)};
+}
+
+}  // namespace streamscope

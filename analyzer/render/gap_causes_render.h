@@ -1,0 +1,48 @@
+// Renders a GapCausesResult (analysis 3) as JSON, text and result tables.
+//
+// JSON (stable; times in trace-clock ns, shares as fractions 0..1):
+//   { "analysis": "gap_causes",
+//     "window": {label, start_ns, end_ns, length_ns},
+//     "options": {submission_latency_threshold_ns, dependency_tolerance_ns, max_listed_gaps},
+//     "idle_ns",                       // all devices together
+//     "causes": [{cause, cpu_starvation, ns, share_of_idle}],   // all devices, ns > 0
+//     "devices": [{device_id, window_ns, busy_ns, idle_ns, idle_share_of_window, gaps,
+//                  causes: {<cause>: ns}}],
+//     "totals": [{device_id, cause, detail, tid, ns, share_of_idle, gaps}],
+//                                      // detail: API or NVTX name or null; tid -1 = none
+//     "threads": [{tid, device_id, starved_ns, share_of_window, gaps, causes: {<cause>: ns}}],
+//     "worst_gaps": [{device_id, start_ns, end_ns, length_ns, primary_cause,
+//                     prev_op, next_op,     // op objects or null
+//                     api: {id, name, tid, start_ns, end_ns} or null,
+//                     parts: [{cause, start_ns, end_ns, length_ns, detail,
+//                              api_id, nvtx_range_id}]}] }
+//   An op object: {table ("kernel"/"memcpy"/"memset"), id (row id in that
+//   table), category, name, stream_id, device_id, start_ns, end_ns}.
+//
+// Tables:
+//   analysis_gap_causes: window, device_id, cause, cpu_starvation (0/1),
+//     detail, tid, ns, share_of_idle, gaps — one row per GapCauseTotal.
+//   analysis_gap_worst: window, rank, device_id, start_ns, end_ns, length_ns,
+//     primary_cause, prev_op_table, prev_op_id, next_op_table, next_op_id,
+//     next_stream_id, api_id, api_name, tid, api_start_ns, parts
+//     ("cause[:detail]=ns;..." in time order).
+#ifndef STREAMSCOPE_ANALYZER_RENDER_GAP_CAUSES_RENDER_H_
+#define STREAMSCOPE_ANALYZER_RENDER_GAP_CAUSES_RENDER_H_
+
+#include <ostream>
+#include <vector>
+
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/model/trace_model.h"
+#include "analyzer/render/result_table.h"
+#include "nlohmann/json.hpp"
+
+namespace streamscope {
+
+nlohmann::json GapCausesToJson(const GapCausesResult& result, const TraceModel& model);
+void RenderGapCausesText(const GapCausesResult& result, const TraceModel& model, std::ostream& out);
+std::vector<ResultTable> GapCausesToTables(const GapCausesResult& result, const TraceModel& model);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_RENDER_GAP_CAUSES_RENDER_H_

@@ -1,0 +1,247 @@
+#include "analyzer/render/launch_stats_render.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace streamscope {
+namespace {
+
+constexpr const char* kLaunchBoundRule =
+    "a kernel name (launched individually) is launch-bound when its mean GPU duration is "
+    "shorter than the mean duration of its launch call (api_slower_than_gpu), or when the "
+    "device idled longer before its kernels than they ran in total, counting only idle time "
+    "after the previous kernel on the same stream whose launch call had already begun before "
+    "that kernel ended (launch_gaps_exceed_gpu)";
+
+std::string Duration(int64_t ns) {
+  bool neg = ns < 0;
+  uint64_t mag = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  double v = static_cast<double>(mag);
+  const char* unit = "ns";
+  if (mag >= 1'000'000'000) { v /= 1e9; unit = "s"; }
+  else if (mag >= 1'000'000) { v /= 1e6; unit = "ms"; }
+  else if (mag >= 1'000) { v /= 1e3; unit = "us"; }
+  else return absl::StrCat(ns, " ns");
+  int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
+  return absl::StrFormat("%s%.*f %s", neg ? "-" : "", decimals, v, unit);
+}
+
+std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
+
+double Share(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::string Str(std::string_view v) { return std::string(v); }
+
+std::string NameOf(const TraceModel& m, StringId id) {
+  return id >= 0 ? Str(m.strings.Get(id)) : std::string("(unnamed)");
+}
+
+int64_t StreamId(const TraceModel& m, int32_t s) {
+  return s >= 0 && static_cast<size_t>(s) < m.streams.size() ? m.streams[s].id : -1;
+}
+
+nlohmann::json OpJson(const TraceModel& m, int32_t op) {
+  if (op < 0) return nullptr;
+  const GpuOps& ops = m.ops;
+  return {{"table", "kernel"},
+          {"id", ops.source_id[op]},
+          {"name", ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op])))
+                                     : nlohmann::json(nullptr)},
+          {"stream_id", StreamId(m, ops.stream[op])},
+          {"device_id", ops.device_id[op]},
+          {"start_ns", ops.start_ns[op]},
+          {"end_ns", ops.end_ns[op]}};
+}
+
+nlohmann::json DistJson(const Distribution& d) {
+  return {{"count", d.count}, {"min", d.min},   {"median", d.median}, {"p90", d.p90},
+          {"p99", d.p99},     {"max", d.max},   {"mean", d.mean},     {"total", d.total}};
+}
+
+std::string Reasons(const KernelLaunchStats& k) {
+  if (k.api_slower_than_gpu && k.launch_gaps_exceed_gpu) return "api_slower_than_gpu,launch_gaps_exceed_gpu";
+  if (k.api_slower_than_gpu) return "api_slower_than_gpu";
+  if (k.launch_gaps_exceed_gpu) return "launch_gaps_exceed_gpu";
+  return "";
+}
+
+size_t Limit(const LaunchStatsResult& r) {
+  return static_cast<size_t>(std::max(r.options.max_listed, 0));
+}
+
+}  // namespace
+
+nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m) {
+  nlohmann::json j;
+  j["analysis"] = "launch_stats";
+  j["window"] = {{"label", r.window.label},
+                 {"start_ns", r.window.start_ns},
+                 {"end_ns", r.window.end_ns},
+                 {"length_ns", r.window.length()}};
+  j["options"] = {{"max_listed", r.options.max_listed}};
+  j["launch_bound_rule"] = kLaunchBoundRule;
+  j["kernels"] = r.kernel_count;
+  j["graph_kernels"] = r.graph_kernel_count;
+  j["no_api_kernels"] = r.no_api_count;
+  j["launch_bound_kernels"] = r.launch_bound_kernels;
+  j["graph_removable_ns"] = r.graph_removable_ns;
+  j["graph_removable_gaps"] = r.graph_removable_gaps;
+  j["graph_removable_share_of_window"] = Share(r.graph_removable_ns, r.window.length());
+  j["graph_kernel_gap_ns"] = r.graph_kernel_gap_ns;
+  j["by_name"] = nlohmann::json::array();
+  for (const KernelLaunchStats& k : r.kernels) {
+    nlohmann::json reasons = nlohmann::json::array();
+    if (k.api_slower_than_gpu) reasons.push_back("api_slower_than_gpu");
+    if (k.launch_gaps_exceed_gpu) reasons.push_back("launch_gaps_exceed_gpu");
+    j["by_name"].push_back({{"name", k.name >= 0 ? nlohmann::json(NameOf(m, k.name))
+                                                 : nlohmann::json(nullptr)},
+                            {"from_graph", k.from_graph},
+                            {"count", k.count},
+                            {"no_api_count", k.no_api_count},
+                            {"api_ns", DistJson(k.api_ns)},
+                            {"queue_ns", DistJson(k.queue_ns)},
+                            {"gpu_ns", DistJson(k.gpu_ns)},
+                            {"idle_before_ns", k.idle_before_ns},
+                            {"idle_before_count", k.idle_before_count},
+                            {"graph_removable_ns", k.graph_removable_ns},
+                            {"graph_removable_gaps", k.graph_removable_gaps},
+                            {"launch_bound", k.launch_bound()},
+                            {"launch_bound_reasons", reasons},
+                            {"first_op", OpJson(m, k.first_op)},
+                            {"max_queue_op", OpJson(m, k.max_queue_op)}});
+  }
+  j["streams"] = nlohmann::json::array();
+  for (const StreamLaunchGaps& s : r.streams) {
+    j["streams"].push_back({{"stream_id", StreamId(m, s.stream)},
+                            {"device_id", s.device_id},
+                            {"kernels", s.kernels},
+                            {"idle_between_ns", s.idle_between_ns},
+                            {"graph_removable_ns", s.graph_removable_ns},
+                            {"graph_removable_gaps", s.graph_removable_gaps}});
+  }
+  return j;
+}
+
+void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std::ostream& out) {
+  out << "Launch statistics — window '" << r.window.label << "', " << Duration(r.window.length())
+      << "\n";
+  if (r.kernel_count == 0) {
+    out << "  No kernels started in the window.\n";
+    return;
+  }
+  out << "  " << r.kernel_count << " kernel(s) of " << r.kernels.size() << " name group(s); "
+      << r.graph_kernel_count << " launched from CUDA graphs; " << r.no_api_count
+      << " without a recorded launch call (unknown submitter).\n";
+  if (r.graph_removable_gaps > 0) {
+    out << "  A CUDA graph could remove up to " << Duration(r.graph_removable_ns) << " of GPU idle "
+        << "time (" << Percent(Share(r.graph_removable_ns, r.window.length()))
+        << " of the window): " << r.graph_removable_gaps
+        << " gap(s) between consecutive kernels on a stream whose launch call began before the "
+           "previous kernel ended.\n";
+  } else {
+    out << "  No idle gaps between individually launched kernels that a CUDA graph could "
+           "remove.\n";
+  }
+  if (r.graph_kernel_count > 0) {
+    out << "  Kernels launched from graphs idled the GPU " << Duration(r.graph_kernel_gap_ns)
+        << " between consecutive graph kernels.\n";
+  }
+  for (const KernelLaunchStats& k : r.kernels) {
+    if (!k.launch_bound()) continue;
+    out << "  Launch-bound: '" << NameOf(m, k.name) << "' (" << k.count << " launches):";
+    if (k.api_slower_than_gpu) {
+      out << " mean GPU time " << Duration(static_cast<int64_t>(k.gpu_ns.mean))
+          << " < mean launch call " << Duration(static_cast<int64_t>(k.api_ns.mean)) << ";";
+    }
+    if (k.launch_gaps_exceed_gpu) {
+      out << " GPU idle between launches already under way " << Duration(k.graph_removable_ns)
+          << " > their GPU time " << Duration(k.gpu_ns.total) << ";";
+    }
+    if (k.first_op >= 0) out << " first: kernel " << m.ops.source_id[k.first_op] << ".";
+    out << "\n";
+  }
+  out << "  Per kernel name (by GPU time; median / p90 / max):\n";
+  size_t listed = 0;
+  for (const KernelLaunchStats& k : r.kernels) {
+    if (listed++ == Limit(r)) {
+      out << "    ... " << (r.kernels.size() - Limit(r)) << " more.\n";
+      break;
+    }
+    out << "    '" << NameOf(m, k.name) << "'" << (k.from_graph ? " [graph]" : "") << " x"
+        << k.count << ": GPU " << Duration(k.gpu_ns.median) << " / " << Duration(k.gpu_ns.p90)
+        << " / " << Duration(k.gpu_ns.max);
+    if (k.api_ns.count > 0) {
+      out << "; launch call " << Duration(k.api_ns.median) << " / " << Duration(k.api_ns.p90)
+          << " / " << Duration(k.api_ns.max) << "; queue " << Duration(k.queue_ns.median) << " / "
+          << Duration(k.queue_ns.p90) << " / " << Duration(k.queue_ns.max);
+      if (k.max_queue_op >= 0) out << " (kernel " << m.ops.source_id[k.max_queue_op] << ")";
+    }
+    if (k.no_api_count > 0) out << "; " << k.no_api_count << " without launch call";
+    out << ".\n";
+  }
+  bool header = false;
+  size_t streams = 0;
+  for (const StreamLaunchGaps& s : r.streams) {
+    if (s.graph_removable_gaps == 0 || streams++ == Limit(r)) continue;
+    if (!header) out << "  Graph-removable idle time per stream:\n";
+    header = true;
+    out << "    stream " << StreamId(m, s.stream) << " (GPU " << s.device_id << "): "
+        << Duration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
+        << s.kernels << " kernels.\n";
+  }
+}
+
+std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const TraceModel& m) {
+  ResultTable t;
+  t.name = "analysis_launch_stats";
+  t.columns = {"window", "name", "from_graph", "count", "no_api_count"};
+  for (const char* prefix : {"api", "queue", "gpu"}) {
+    for (const char* stat : {"min", "median", "p90", "p99", "max", "mean"}) {
+      t.columns.push_back(absl::StrCat(prefix, "_", stat, "_ns"));
+    }
+  }
+  for (const char* c : {"gpu_total_ns", "idle_before_ns", "graph_removable_ns",
+                        "graph_removable_gaps", "launch_bound", "launch_bound_reason",
+                        "first_op_id", "max_queue_op_id"}) {
+    t.columns.push_back(c);
+  }
+  for (const KernelLaunchStats& k : r.kernels) {
+    std::vector<ResultValue> row = {r.window.label,
+                                    k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
+                                    int64_t{k.from_graph ? 1 : 0}, k.count, k.no_api_count};
+    for (const Distribution* d : {&k.api_ns, &k.queue_ns, &k.gpu_ns}) {
+      if (d->count == 0) {
+        row.resize(row.size() + 6);  // NULLs
+        continue;
+      }
+      for (int64_t v : {d->min, d->median, d->p90, d->p99, d->max}) row.emplace_back(v);
+      row.emplace_back(d->mean);
+    }
+    row.push_back(k.gpu_ns.total);
+    row.push_back(k.idle_before_ns);
+    row.push_back(k.graph_removable_ns);
+    row.push_back(k.graph_removable_gaps);
+    row.push_back(int64_t{k.launch_bound() ? 1 : 0});
+    row.push_back(Reasons(k));
+    row.push_back(k.first_op >= 0 ? ResultValue(m.ops.source_id[k.first_op]) : ResultValue());
+    row.push_back(k.max_queue_op >= 0 ? ResultValue(m.ops.source_id[k.max_queue_op])
+                                      : ResultValue());
+    t.rows.push_back(std::move(row));
+  }
+  ResultTable s;
+  s.name = "analysis_launch_stats_streams";
+  s.columns = {"window", "stream_id", "device_id", "kernels", "idle_between_ns",
+               "graph_removable_ns", "graph_removable_gaps"};
+  for (const StreamLaunchGaps& g : r.streams) {
+    s.rows.push_back({r.window.label, StreamId(m, g.stream), int64_t{g.device_id}, g.kernels,
+                      g.idle_between_ns, g.graph_removable_ns, g.graph_removable_gaps});
+  }
+  return {std::move(t), std::move(s)};
+}
+
+}  // namespace streamscope

@@ -1,0 +1,288 @@
+#include "analyzer/analysis/gap_causes.h"
+
+#include <random>
+#include <sstream>
+
+#include "analyzer/intervals/interval_set.h"
+#include "analyzer/render/gap_causes_render.h"
+#include "gtest/gtest.h"
+#include "tests/analyzer/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+using testing::ApiTimes;
+using testing::ModelBuilder;
+
+constexpr int64_t us(int64_t v) { return v * 1000; }
+
+Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
+
+int64_t CauseNs(const GapCausesResult& r, GapCause c) { return r.cause_ns[static_cast<int>(c)]; }
+
+// ns of one (cause, detail name) over all devices and threads.
+int64_t DetailNs(const GapCausesResult& r, const TraceModel& m, GapCause c, std::string_view d) {
+  int64_t ns = 0;
+  for (const GapCauseTotal& t : r.totals) {
+    if (t.cause == c && m.strings.Get(t.detail) == d) ns += t.ns;
+  }
+  return ns;
+}
+
+// Two kernels on one stream of device 0, launched from thread 7; the second
+// launch comes 85 us after the first kernel ended.
+ModelBuilder StarvedPipeline() {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(5), us(15), ApiTimes{us(0), us(2), 7});
+  b.Kernel("k2", 13, us(105), us(115), ApiTimes{us(100), us(102), 7});
+  return b;
+}
+
+TEST(GapCauses, HostWorkBeforeLaunchIsCpuStarvation) {
+  TraceModel m = StarvedPipeline().Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].idle_ns, us(95));
+  EXPECT_EQ(r.devices[0].busy_ns, us(20));
+  EXPECT_EQ(r.devices[0].gaps, 2);
+  EXPECT_EQ(CauseNs(r, GapCause::kWindowStart), us(5));
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(85));   // [15, 100)
+  EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(5));  // [100, 105)
+  ASSERT_FALSE(r.worst_gaps.empty());
+  const GapFinding& g = r.worst_gaps[0];
+  EXPECT_EQ(g.start_ns, us(15));
+  EXPECT_EQ(g.end_ns, us(105));
+  EXPECT_EQ(g.primary, GapCause::kHostUnannotated);
+  EXPECT_EQ(m.ops.source_id[g.prev_op], 1);
+  EXPECT_EQ(m.ops.source_id[g.next_op], 2);
+  EXPECT_EQ(g.tid, 7);
+  ASSERT_EQ(r.threads.size(), 1u);
+  EXPECT_EQ(r.threads[0].tid, 7);
+  EXPECT_EQ(r.threads[0].starved_ns, us(85));
+}
+
+TEST(GapCauses, GapInsideNvtxRangeIsAttributedToIt) {
+  ModelBuilder b = StarvedPipeline();
+  b.Nvtx("iteration", 7, us(10), us(200), 0);
+  b.Nvtx("host_prepare", 7, us(20), us(90), 1);
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  EXPECT_EQ(DetailNs(r, m, GapCause::kHostNvtxRange, "host_prepare"), us(70));
+  // [15, 20) and [90, 100) are inside the outer range only.
+  EXPECT_EQ(DetailNs(r, m, GapCause::kHostNvtxRange, "iteration"), us(15));
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), 0);
+  const GapFinding& g = r.worst_gaps[0];
+  ASSERT_EQ(g.parts.size(), 4u);
+  EXPECT_EQ(m.strings.Get(g.parts[1].detail), "host_prepare");
+  EXPECT_EQ(g.parts[1].start_ns, us(20));
+  EXPECT_EQ(g.parts[1].end_ns, us(90));
+  EXPECT_EQ(g.primary, GapCause::kHostNvtxRange);
+
+  std::ostringstream text;
+  RenderGapCausesText(r, m, text);
+  EXPECT_NE(text.str().find("waiting for host thread 7, which was inside NVTX range "
+                            "'host_prepare' for 70.0 us"),
+            std::string::npos)
+      << text.str();
+}
+
+TEST(GapCauses, BlockedInSyncCallIsNamed) {
+  ModelBuilder b = StarvedPipeline();
+  b.Api("cudaStreamSynchronize", 7, us(20), us(95));
+  // The driver call beneath it is nested and must not be counted again.
+  b.Api("cuStreamSynchronize", 7, us(21), us(94), -1, ApiDomain::kDriver);
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaStreamSynchronize"), us(75));
+  EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cuStreamSynchronize"), 0);
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(10));  // [15,20) + [95,100)
+  const GapFinding& g = r.worst_gaps[0];
+  EXPECT_EQ(g.primary, GapCause::kHostBlockedInCall);
+  ASSERT_EQ(g.parts.size(), 4u);
+  EXPECT_EQ(m.api.source_id[g.parts[1].api], 3);  // the third call the builder added
+}
+
+TEST(GapCauses, LaunchBeforeGapIsSubmissionLatency) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(0), us(10), ApiTimes{us(0), us(1), 7});
+  b.Kernel("k2", 13, us(18), us(28), ApiTimes{us(2), us(3), 7});  // 8 us gap: latency
+  b.Kernel("k3", 13, us(60), us(70), ApiTimes{us(4), us(5), 7});  // 32 us: nothing explains it
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(70)));
+  EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(8));
+  EXPECT_EQ(CauseNs(r, GapCause::kQueuedUnexplained), us(32));
+  EXPECT_EQ(r.idle_ns, us(40));
+  EXPECT_TRUE(r.threads.empty());  // no CPU starvation
+}
+
+TEST(GapCauses, EventWaitIsDependency) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Stream(14, StreamKind::kNonBlocking);
+  b.Kernel("producer", 13, us(0), us(10), ApiTimes{us(0), us(1), 7});
+  b.Sync(SyncKind::kStreamWaitEvent, 14, us(3), us(4), "cudaStreamWaitEvent", 7);
+  b.Kernel("consumer", 14, us(100), us(110), ApiTimes{us(5), us(6), 7});
+  // The callback-API form of the wait works the same way on another stream.
+  b.Stream(15, StreamKind::kNonBlocking);
+  b.EventWait(15, 7, us(104));
+  b.Kernel("consumer2", 15, us(200), us(210), ApiTimes{us(105), us(106), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(210)));
+  EXPECT_EQ(CauseNs(r, GapCause::kDependencyEventWait), us(90) + us(90));
+}
+
+TEST(GapCauses, HostCallbackIsDependency) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(0), us(10), ApiTimes{us(0), us(1), 7});
+  b.Api("cudaLaunchHostFunc", 7, us(2), us(3));
+  b.Kernel("k2", 13, us(50), us(60), ApiTimes{us(4), us(5), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(60)));
+  EXPECT_EQ(CauseNs(r, GapCause::kDependencyHostCallback), us(40));
+}
+
+TEST(GapCauses, OpOnAnotherDeviceEndingJustBeforeIsDependency) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking, 0);
+  b.Stream(23, StreamKind::kNonBlocking, 1);
+  b.Kernel("k0", 13, us(0), us(10), ApiTimes{us(0), us(1), 7});
+  b.Kernel("peer_work", 23, us(0), us(98), ApiTimes{us(1), us(2), 8});
+  b.Kernel("k1", 13, us(100), us(110), ApiTimes{us(3), us(4), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(110)));
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_EQ(r.devices[0].device_id, 0);
+  EXPECT_EQ(r.devices[0].cause_ns[static_cast<int>(GapCause::kDependencyOtherStream)], us(90));
+  EXPECT_EQ(r.devices[1].device_id, 1);
+  EXPECT_EQ(r.devices[1].idle_ns, us(12));  // trailing [98, 110)
+  EXPECT_EQ(r.devices[1].cause_ns[static_cast<int>(GapCause::kWindowEnd)], us(12));
+}
+
+TEST(GapCauses, OpsCrossingTheWindowAreClipped) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(0), us(60), ApiTimes{us(0), us(1), 7});
+  b.Kernel("k2", 13, us(100), us(200), ApiTimes{us(90), us(92), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(us(50), us(150)));
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_EQ(r.devices[0].window_ns, us(100));
+  EXPECT_EQ(r.devices[0].busy_ns, us(60));
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(30));
+  EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(10));
+  // A window that starts inside a gap: the part before it is not counted.
+  GapCausesResult r2 = AnalyzeGapCauses(m, W(us(80), us(100)));
+  EXPECT_EQ(CauseNs(r2, GapCause::kHostUnannotated), us(10));
+  EXPECT_EQ(CauseNs(r2, GapCause::kSubmissionLatency), us(10));
+}
+
+TEST(GapCauses, ZeroLengthOpsDoNotSplitGaps) {
+  ModelBuilder b = StarvedPipeline();
+  b.Kernel("empty", 13, us(50), us(50), ApiTimes{us(40), us(41), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  EXPECT_EQ(r.devices[0].gaps, 2);
+  EXPECT_EQ(r.worst_gaps[0].length(), us(90));
+  // Thread 7 was in the launch call of the empty kernel for 1 us.
+  EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaLaunchKernel"), us(1));
+}
+
+TEST(GapCauses, MissingApiCallIsUnknownSubmitterNotACrash) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(0), us(10));
+  b.Kernel("k2", 13, us(30), us(40));
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(40)));
+  EXPECT_EQ(CauseNs(r, GapCause::kUnknownSubmitter), us(20));
+  ASSERT_EQ(r.worst_gaps.size(), 1u);
+  EXPECT_EQ(r.worst_gaps[0].api, -1);
+  nlohmann::json j = GapCausesToJson(r, m);
+  EXPECT_TRUE(j["worst_gaps"][0]["api"].is_null());
+  EXPECT_EQ(j["worst_gaps"][0]["next_op"]["id"], 2);
+}
+
+TEST(GapCauses, EmptyTraceAndEmptyWindowGiveNoGaps) {
+  TraceModel empty = ModelBuilder().Build();
+  EXPECT_TRUE(AnalyzeGapCauses(empty, W(0, 100)).devices.empty());
+  TraceModel m = StarvedPipeline().Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(us(50), us(50)));
+  EXPECT_EQ(r.idle_ns, 0);
+  std::ostringstream text;
+  RenderGapCausesText(r, m, text);  // must not crash
+  EXPECT_EQ(GapCausesToTables(r, m).size(), 2u);
+}
+
+// Whatever the causes, they partition the idle time, and the idle time is
+// the window minus the union of the device's ops.
+TEST(GapCauses, CausesPartitionIdleTimeOnManyStreams) {
+  std::mt19937_64 rng(42);
+  ModelBuilder b;
+  for (int s = 0; s < 64; ++s) b.Stream(100 + s, StreamKind::kNonBlocking, s % 2);
+  IntervalList busy[2];
+  for (int i = 0; i < 2000; ++i) {
+    int s = static_cast<int>(rng() % 64);
+    int64_t start = static_cast<int64_t>(rng() % us(10000));
+    int64_t len = static_cast<int64_t>(rng() % us(5));
+    int64_t api_start = start - static_cast<int64_t>(rng() % us(30));
+    if (rng() % 5 == 0) {
+      b.Kernel("k", 100 + s, start, start + len);
+    } else {
+      b.Kernel("k", 100 + s, start, start + len,
+               ApiTimes{api_start, api_start + us(1), static_cast<int64_t>(rng() % 3)});
+    }
+    busy[s % 2].push_back({start, start + len});
+    if (rng() % 7 == 0) b.Nvtx("r", static_cast<int64_t>(rng() % 3), api_start - us(3), api_start);
+  }
+  TraceModel m = b.Build();
+  Window w = W(us(1000), us(9000));
+  GapCausesResult r = AnalyzeGapCauses(m, w);
+  ASSERT_EQ(r.devices.size(), 2u);
+  for (int d = 0; d < 2; ++d) {
+    int64_t idle = TotalLength(Complement(Normalize(busy[d]), w.interval()));
+    EXPECT_EQ(r.devices[d].idle_ns, idle);
+    int64_t sum = 0;
+    for (int64_t ns : r.devices[d].cause_ns) sum += ns;
+    EXPECT_EQ(sum, idle);
+  }
+  int64_t totals = 0;
+  for (const GapCauseTotal& t : r.totals) totals += t.ns;
+  EXPECT_EQ(totals, r.idle_ns);
+  EXPECT_LE(r.worst_gaps.size(), 20u);
+  for (size_t i = 1; i < r.worst_gaps.size(); ++i) {
+    EXPECT_GE(r.worst_gaps[i - 1].length(), r.worst_gaps[i].length());
+  }
+}
+
+TEST(GapCauses, JsonAndTablesNameOpsThreadsAndCauses) {
+  ModelBuilder b = StarvedPipeline();
+  b.Nvtx("host_prepare", 7, us(20), us(90), 0);
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  nlohmann::json j = GapCausesToJson(r, m);
+  EXPECT_EQ(j["analysis"], "gap_causes");
+  EXPECT_EQ(j["idle_ns"], us(95));
+  const nlohmann::json& g = j["worst_gaps"][0];
+  EXPECT_EQ(g["prev_op"]["table"], "kernel");
+  EXPECT_EQ(g["prev_op"]["id"], 1);
+  EXPECT_EQ(g["next_op"]["name"], "k2");
+  EXPECT_EQ(g["api"]["tid"], 7);
+  EXPECT_EQ(g["parts"][1]["detail"], "host_prepare");
+  EXPECT_EQ(g["parts"][1]["nvtx_range_id"], 1);
+  std::vector<ResultTable> tables = GapCausesToTables(r, m);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].name, "analysis_gap_causes");
+  EXPECT_EQ(tables[1].name, "analysis_gap_worst");
+  for (const ResultTable& t : tables) {
+    for (const auto& row : t.rows) EXPECT_EQ(row.size(), t.columns.size());
+  }
+  EXPECT_EQ(std::get<std::string>(tables[1].rows[0][16]),
+            "host_unannotated=5000;host_nvtx_range:host_prepare=70000;host_unannotated=10000;"
+            "submission_latency=5000");
+}
+
+}  // namespace
+}  // namespace streamscope
