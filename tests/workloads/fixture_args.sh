@@ -1,0 +1,26 @@
+# Sourced by tests/workloads/run_workload_test.sh and tools/record_fixtures.sh:
+# the small sizes every variant runs at in GPU tests and committed fixtures
+# (each run well under a second on an H200, each trace well under 1 MB).
+# Variants not listed run with their "--size small" defaults.
+fixture_args() {
+  case "$1" in
+    sequential|overlapped|pageable|legacy_default|implicit_sync|cpu_starved|event_pipeline|racy|misleading_timing)
+      echo "--size small --chunks 4 --chunk-mib 4" ;;
+    launch_individual|launch_graph)
+      echo "--size small --kernels 500" ;;
+    persistent_kernel)
+      echo "--size small --items 64" ;;
+    *)
+      echo "--size small" ;;
+  esac
+}
+
+# Exit codes a variant's run may have: racy may fail validation (3) by design.
+fixture_ok_exit() {
+  local variant=$1 rc=$2
+  [ "$rc" -eq 0 ] || { [ "$variant" = racy ] && [ "$rc" -eq 3 ]; }
+}
+
+FIXTURE_VARIANTS="sequential overlapped pageable legacy_default implicit_sync cpu_starved \
+launch_individual launch_graph event_pipeline concurrent_kernels persistent_kernel racy \
+misleading_timing"
