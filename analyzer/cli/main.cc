@@ -13,7 +13,6 @@ int main(int argc, char** argv) {
   // Each command registers itself here (one line per command file).
   streamscope::RegisterConvertCommand(app, &exit_code);
   streamscope::RegisterRunCommand(app, &exit_code);
-  streamscope::RegisterRunCommand(app, &exit_code);
   streamscope::RegisterReportCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
