@@ -92,7 +92,8 @@ void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model,
         header = true;
       }
       out << "      stream " << StreamSourceId(model, s.stream) << " ("
-          << StreamKindName(model.streams[s.stream].kind) << "): " << s.op_count << " ops, busy "
+          << StreamKindName(model.streams[s.stream].kind) << "): " << s.op_count
+          << (s.op_count == 1 ? " op, busy " : " ops, busy ")
           << FormatDuration(s.busy_ns) << " (" << FormatShare(s.busy_ns, result.window.length()) << ")";
       if (s.gap_count > 0) {
         out << ", " << FormatDuration(s.between_ops_ns) << " idle between its ops in " << s.gap_count

@@ -128,7 +128,7 @@ void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
     for (int c = 0; c < kNumOpCategories; ++c) {
       if (d.op_count[c] == 0) continue;
       out << (first ? " " : ", ") << OpCategoryName(static_cast<OpCategory>(c)) << " "
-          << FormatDuration(d.category_ns[c]) << " (" << d.op_count[c] << " ops)";
+          << FormatDuration(d.category_ns[c]) << " (" << d.op_count[c] << (d.op_count[c] == 1 ? " op)" : " ops)");
       first = false;
     }
     out << ".\n";
