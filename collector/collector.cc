@@ -309,6 +309,8 @@ void StartCollector(const char* mode) {
   InstallSignalHandlers();
 }
 
+}  // namespace
+
 std::string SelfPath() {
   Dl_info info;
   if (dladdr(reinterpret_cast<void*>(&SelfPath), &info) == 0 || info.dli_fname == nullptr) {
@@ -318,6 +320,8 @@ std::string SelfPath() {
   if (realpath(info.dli_fname, real) == nullptr) return info.dli_fname;
   return real;
 }
+
+namespace {
 
 __attribute__((constructor)) void OnLoad() {
   const char* off = std::getenv("STREAMSCOPE_DISABLE");
@@ -347,6 +351,13 @@ __attribute__((constructor)) void OnLoad() {
 
 // Called by the CUDA driver during cuInit (CUDA_INJECTION64_PATH).
 STREAMSCOPE_EXPORT int InitializeInjection(void) {
+  // Injected without `streamscope run` or LD_PRELOAD: route NVTX (first
+  // used after this point) to CUPTI through us. setenv is not thread-safe
+  // against a concurrent getenv, so only when nobody chose an NVTX tool.
+  if (const char* nvtx = std::getenv("NVTX_INJECTION64_PATH"); nvtx == nullptr || *nvtx == '\0') {
+    std::string self = streamscope::collector::SelfPath();
+    if (!self.empty()) setenv("NVTX_INJECTION64_PATH", self.c_str(), 1);
+  }
   streamscope::collector::StartCollector(
       std::getenv("LD_PRELOAD") != nullptr &&
               std::strstr(std::getenv("LD_PRELOAD"), "streamscope") != nullptr

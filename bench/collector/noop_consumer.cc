@@ -1,0 +1,53 @@
+// A no-op CUPTI consumer, injected like the collector (CUDA_INJECTION64_PATH):
+// enables the same activity kinds and returns every buffer untouched. It
+// measures what CUPTI itself costs, so the collector's own cost is the
+// difference. NOOP_KINDS: comma list of kernel,memcpy,memset,sync,runtime,
+// driver,nvtx,stream,context,overhead (default: the collector's default set).
+#include <cupti.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+constexpr size_t kBufferBytes = 4 << 20;
+
+void CUPTIAPI Request(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = kBufferBytes;
+  *max_records = 0;
+}
+
+void CUPTIAPI Complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { std::free(buffer); }
+
+void AtExit() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+bool Want(const std::string& kinds, const char* name) {
+  return ("," + kinds + ",").find(std::string(",") + name + ",") != std::string::npos;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  const char* env = std::getenv("NOOP_KINDS");
+  std::string kinds = env ? env : "kernel,memcpy,memset,sync,runtime,nvtx,stream,context,overhead";
+  cuptiActivityRegisterCallbacks(Request, Complete);
+  struct {
+    const char* name;
+    CUpti_ActivityKind kind;
+  } map[] = {
+      {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},           {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+      {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},     {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+      {"driver", CUPTI_ACTIVITY_KIND_DRIVER},            {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},
+      {"stream", CUPTI_ACTIVITY_KIND_STREAM},            {"context", CUPTI_ACTIVITY_KIND_CONTEXT},
+      {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
+  };
+  for (auto& m : map) {
+    if (Want(kinds, m.name)) cuptiActivityEnable(m.kind);
+  }
+  std::atexit(AtExit);
+  return 1;
+}

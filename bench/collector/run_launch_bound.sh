@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Launch-bound overhead, side by side in one run: untraced, under a no-op
+# CUPTI consumer with the same record kinds, and under streamscope.
+# Usage: bench/collector/run_launch_bound.sh BUILD_DIR [REPS=3] [KERNELS=200000] [COPIES=50000]
+# Prints one line per run: "<config> rep=<r> seconds=<timed loop> wall=<whole process>".
+set -uo pipefail
+BUILD=${1:?build dir}; REPS=${2:-3}; K=${3:-200000}; C=${4:-50000}
+BIN=$BUILD/bin/collector_launch_bound
+LIB=$BUILD/lib/libstreamscope_collector.so
+NOOP=$BUILD/lib/libstreamscope_noop_consumer.so
+TMP=$(mktemp -d /tmp/streamscope-bench-XXXXXX)
+one() {  # one CONFIG ENV...
+  local cfg=$1; shift
+  local t0=$(date +%s.%N)
+  local line
+  line=$(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH "$@" "$BIN" "$K" "$C" 2>"$TMP/err")
+  local t1=$(date +%s.%N)
+  local secs=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
+  echo "$cfg rep=$rep seconds=$secs wall=$(echo "$t1 - $t0" | bc) $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+}
+for rep in $(seq "$REPS"); do
+  one untraced
+  one noop_default CUDA_INJECTION64_PATH=$NOOP
+  one streamscope_default CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/d$rep.sqlite
+  one noop_kernel CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel
+  one streamscope_kernel CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/k$rep.sqlite STREAMSCOPE_KINDS=kernel
+  one noop_runtime_driver CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel,memcpy,memset,sync,runtime,driver,nvtx,stream,context,overhead
+  one streamscope_runtime_driver CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/rd$rep.sqlite STREAMSCOPE_KINDS=+driver
+done
+for f in "$TMP"/d1.sqlite "$TMP"/rd1.sqlite; do
+  [ -f "$f" ] && python3 - "$f" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+q = lambda s: db.execute(s).fetchone()[0]
+print(f"trace {sys.argv[1].split('/')[-1]}: kernels={q('SELECT count(*) FROM kernel')} memcpy={q('SELECT count(*) FROM memcpy')} "
+      f"runtime_api={q('SELECT count(*) FROM api_call WHERE domain=1')} driver_api={q('SELECT count(*) FROM api_call WHERE domain=2')} "
+      f"dropped={q(\"SELECT coalesce(sum(value),0) FROM collector_stat WHERE key LIKE 'records_dropped%'\")} "
+      f"overhead_rows={q('SELECT count(*) FROM cupti_overhead')} bytes={__import__('os').path.getsize(sys.argv[1])}")
+PY
+done
+rm -rf "$TMP"
