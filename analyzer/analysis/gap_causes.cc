@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "analyzer/analysis/op_submitters.h"
 
 namespace streamscope {
 
@@ -175,7 +176,7 @@ struct TotalKey {
 class GapClassifier {
  public:
   GapClassifier(const TraceModel& model, const GapCausesOptions& options)
-      : model_(model), options_(options), threads_(BuildThreadActivity(model)) {
+      : model_(model), options_(options), submitters_(model), threads_(BuildThreadActivity(model)) {
     waits_by_stream_.resize(model.streams.size());
     for (const SyncRecord& s : model.syncs) {
       if (s.kind == SyncKind::kStreamWaitEvent && ValidStream(s.stream)) {
@@ -217,7 +218,7 @@ class GapClassifier {
     } else if (gap.next_op < 0) {
       AddPart(gap, GapCause::kWindowEnd, gap.start_ns, gap.end_ns);
     } else {
-      gap.api = model_.ApiForOp(gap.next_op);
+      gap.api = submitters_[gap.next_op];
       if (gap.api < 0) {
         AddPart(gap, GapCause::kUnknownSubmitter, gap.start_ns, gap.end_ns);
       } else {
@@ -302,7 +303,7 @@ class GapClassifier {
     // stream's previous op was submitted.
     int64_t lo = kMinTime;
     if (pred >= 0) {
-      int32_t pred_api = model_.ApiForOp(pred);
+      int32_t pred_api = submitters_[pred];
       lo = pred_api >= 0 ? api.start_ns[pred_api] : ops.start_ns[pred];
     }
     int32_t stream = ops.stream[x];
@@ -330,6 +331,7 @@ class GapClassifier {
 
   const TraceModel& model_;
   const GapCausesOptions& options_;
+  OpSubmitters submitters_;
   absl::flat_hash_map<int64_t, ThreadActivity> threads_;
   std::vector<std::vector<int64_t>> waits_by_stream_;
   std::vector<int32_t> devices_;

@@ -7,6 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/busy_time_index.h"
+#include "analyzer/analysis/op_submitters.h"
 #include "analyzer/intervals/interval_set.h"
 
 namespace streamscope {
@@ -103,32 +105,6 @@ bool IsBlockingKind(StreamKind k) {
   return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault;
 }
 
-// Busy union of a set of ops with prefix sums: busy time in any interval in
-// O(log n).
-class BusyIndex {
- public:
-  explicit BusyIndex(IntervalList busy) : busy_(std::move(busy)) {
-    prefix_.reserve(busy_.size() + 1);
-    prefix_.push_back(0);
-    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
-  }
-  int64_t Busy(int64_t s, int64_t e) const { return e > s ? Before(e) - Before(s) : 0; }
-  int64_t Idle(int64_t s, int64_t e) const { return e > s ? (e - s) - Busy(s, e) : 0; }
-
- private:
-  // Busy time before t.
-  int64_t Before(int64_t t) const {
-    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
-                                [](const Interval& x, int64_t v) { return x.start < v; }) -
-               busy_.begin();
-    int64_t b = prefix_[i];
-    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
-    return b;
-  }
-  IntervalList busy_;
-  std::vector<int64_t> prefix_;
-};
-
 struct OpEnd {
   int64_t end;
   int32_t op;
@@ -140,7 +116,7 @@ struct OpEnd {
 class HiddenSyncAnalyzer {
  public:
   HiddenSyncAnalyzer(const TraceModel& model, const Window& window, const HiddenSyncOptions& o)
-      : m_(model), w_(window), o_(o) {
+      : m_(model), w_(window), o_(o), submitters_(model) {
     result_.window = window;
     result_.options = o;
     devices_.assign(m_.ops.device_id.begin(), m_.ops.device_id.end());
@@ -206,7 +182,7 @@ class HiddenSyncAnalyzer {
       } else {
         continue;
       }
-      int32_t api = m_.ApiForOp(i);
+      int32_t api = submitters_[i];
       if (api < 0) continue;  // readiness unknown
       int64_t ready = std::max(m_.api.end_ns[api], prev_end);
       int64_t start = ops.start_ns[i];
@@ -217,7 +193,7 @@ class HiddenSyncAnalyzer {
         --it;
         if (it->end < start - o_.serialization_tolerance_ns || it->end <= ready) break;
         if (!SameContext(ops.stream[it->op], stream)) continue;
-        int32_t other_api = m_.ApiForOp(it->op);
+        int32_t other_api = submitters_[it->op];
         if (other_api >= 0 && m_.api.start_ns[other_api] >= m_.api.start_ns[api]) continue;
         SerializationFinding f;
         f.direction = dir;
@@ -264,7 +240,7 @@ class HiddenSyncAnalyzer {
     // Each call's own first op.
     std::vector<int32_t> own(api.size(), -1);
     for (size_t i = 0; i < ops.size(); ++i) {
-      int32_t a = m_.ApiForOp(i);
+      int32_t a = submitters_[i];
       if (a >= 0 && own[a] < 0) own[a] = static_cast<int32_t>(i);
     }
     ends_.reserve(ops.size());
@@ -378,34 +354,15 @@ class HiddenSyncAnalyzer {
 
   // (c) ---------------------------------------------------------------------
   void ExplicitSyncs() {
-    const GpuOps& ops = m_.ops;
-    std::vector<IntervalList> per_device(devices_.size());
-    IntervalList all;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      Interval x{ops.start_ns[i], ops.end_ns[i]};
-      if (x.empty()) continue;
-      per_device[Slot(ops.device_id[i])].push_back(x);
-      all.push_back(x);
-    }
-    std::vector<BusyIndex> busy;
-    busy.reserve(devices_.size());
-    for (auto& list : per_device) busy.emplace_back(Normalize(std::move(list)));
-    BusyIndex busy_all(Normalize(std::move(all)));
-
+    BusyTimeIndex busy(m_);
     absl::flat_hash_set<int64_t> sync_correlations;
     std::vector<ExplicitSyncFinding> found;
     auto add = [&](ExplicitSyncFinding f) {
       f.start_ns = std::max(f.start_ns, w_.start_ns);
       f.end_ns = std::min(f.end_ns, w_.end_ns);
       if (f.end_ns <= f.start_ns) return;
-      bool known_device = f.device_id >= 0 && Slot(f.device_id) < devices_.size() &&
-                          devices_[Slot(f.device_id)] == f.device_id;
-      if (f.device_id >= 0 && !known_device) {
-        f.gpu_idle_ns = f.length();  // a device that never ran an op
-      } else {
-        f.gpu_idle_ns = f.device_id >= 0 ? busy[Slot(f.device_id)].Idle(f.start_ns, f.end_ns)
-                                         : busy_all.Idle(f.start_ns, f.end_ns);
-      }
+      f.gpu_idle_ns = f.device_id >= 0 ? busy.Idle(f.device_id, f.start_ns, f.end_ns)
+                                       : busy.IdleAll(f.start_ns, f.end_ns);
       found.push_back(f);
     };
     for (size_t s = 0; s < m_.syncs.size(); ++s) {
@@ -483,6 +440,7 @@ class HiddenSyncAnalyzer {
   const Window& w_;
   const HiddenSyncOptions& o_;
   std::vector<int32_t> devices_;
+  OpSubmitters submitters_;
   std::vector<OpEnd> ends_;
   HiddenSyncResult result_;
 };

@@ -4,55 +4,38 @@
 #include <limits>
 #include <tuple>
 
-#include "analyzer/intervals/interval_set.h"
+#include "analyzer/analysis/busy_time_index.h"
+#include "analyzer/analysis/op_submitters.h"
 
 namespace streamscope {
 
 Distribution Summarize(std::vector<int64_t>& v) {
   Distribution d;
   if (v.empty()) return d;
-  std::sort(v.begin(), v.end());
-  const int64_t n = static_cast<int64_t>(v.size());
-  auto rank = [&](int64_t pct) { return v[static_cast<size_t>((pct * n + 99) / 100 - 1)]; };
-  d.count = n;
-  d.min = v.front();
-  d.max = v.back();
-  d.median = rank(50);
-  d.p90 = rank(90);
-  d.p99 = rank(99);
-  for (int64_t x : v) d.total += x;
+  const size_t n = v.size();
+  d.count = static_cast<int64_t>(n);
+  d.min = d.max = v[0];
+  for (int64_t x : v) {
+    d.total += x;
+    d.min = std::min(d.min, x);
+    d.max = std::max(d.max, x);
+  }
   d.mean = static_cast<double>(d.total) / static_cast<double>(n);
+  // Nearest-rank positions, ascending; each nth_element works on what lies
+  // above the previous one, so the whole summary is linear on average.
+  auto rank = [&](size_t pct) { return (pct * n + 99) / 100 - 1; };
+  size_t from = 0;
+  int64_t* out[] = {&d.median, &d.p90, &d.p99};
+  size_t pct[] = {50, 90, 99};
+  for (int k = 0; k < 3; ++k) {
+    size_t r = rank(pct[k]);
+    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
+                     v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
+    *out[k] = v[r];
+    from = r;
+  }
   return d;
 }
-
-namespace {
-
-// Busy union of ops with prefix sums: idle time in any interval in O(log n).
-class BusyIndex {
- public:
-  explicit BusyIndex(IntervalList busy) : busy_(std::move(busy)) {
-    prefix_.reserve(busy_.size() + 1);
-    prefix_.push_back(0);
-    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
-  }
-  int64_t Idle(int64_t s, int64_t e) const {
-    return e > s ? (e - s) - (Before(e) - Before(s)) : 0;
-  }
-
- private:
-  int64_t Before(int64_t t) const {
-    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
-                                [](const Interval& x, int64_t v) { return x.start < v; }) -
-               busy_.begin();
-    int64_t b = prefix_[i];
-    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
-    return b;
-  }
-  IntervalList busy_;
-  std::vector<int64_t> prefix_;
-};
-
-}  // namespace
 
 LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window,
                                      const LaunchStatsOptions& options) {
@@ -63,24 +46,8 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   const ApiCalls& api = model.api;
   const size_t n = ops.size();
 
-  std::vector<int32_t> devices(ops.device_id.begin(), ops.device_id.end());
-  std::sort(devices.begin(), devices.end());
-  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
-  auto slot = [&](int32_t d) {
-    return static_cast<size_t>(std::lower_bound(devices.begin(), devices.end(), d) -
-                               devices.begin());
-  };
-  std::vector<BusyIndex> busy;
-  {
-    std::vector<IntervalList> per_device(devices.size());
-    for (size_t i = 0; i < n; ++i) {
-      if (ops.end_ns[i] > ops.start_ns[i]) {
-        per_device[slot(ops.device_id[i])].push_back({ops.start_ns[i], ops.end_ns[i]});
-      }
-    }
-    busy.reserve(devices.size());
-    for (auto& list : per_device) busy.emplace_back(Normalize(std::move(list)));
-  }
+  const BusyTimeIndex busy(model);
+  const OpSubmitters submitters(model);
 
   // Group id per (name, from_graph): dense vectors indexed by name id, the
   // last slot for kernels without a name.
@@ -120,7 +87,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     kernel_group.push_back(g);
     result.kernel_count += 1;
     if (graph) result.graph_kernel_count += 1;
-    int32_t a = model.ApiForOp(i);
+    int32_t a = submitters[i];
     kernel_api.push_back(a);
     if (a < 0) {
       k.no_api_count += 1;
@@ -137,7 +104,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     StreamLaunchGaps& sg = result.streams[stream_slot[stream]];
     sg.kernels += 1;
     if (prev < 0) continue;
-    int64_t idle = busy[slot(ops.device_id[i])].Idle(ops.end_ns[prev], ops.start_ns[i]);
+    int64_t idle = busy.Idle(ops.device_id[i], ops.end_ns[prev], ops.start_ns[i]);
     bool prev_graph = ops.graph_id[prev] >= 0;
     if (graph && prev_graph) {
       result.graph_kernel_gap_ns += idle;

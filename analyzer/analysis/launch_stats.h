@@ -48,7 +48,7 @@ struct Distribution {
   int64_t total = 0;
   double mean = 0;
 };
-// Sorts `values` and summarizes them.
+// Summarizes `values` (reordering them) in linear time on average.
 Distribution Summarize(std::vector<int64_t>& values);
 
 struct KernelLaunchStats {
