@@ -103,6 +103,72 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+// Multi-row INSERT for the high-volume tables: one statement inserts
+// kRowsPerStatement rows, which roughly halves SQLite's per-row cost.
+// Rows are kept as (value, is_null) until a statement's worth is ready;
+// Drain() writes the rest one row at a time.
+class BulkInsert {
+ public:
+  static constexpr int kRowsPerStatement = 32;
+  struct Value {
+    int64_t v;
+    bool null;
+  };
+  Status Prepare(sqlite3* db, const std::string& table, const std::string& columns, int ncols) {
+    ncols_ = ncols;
+    std::string row = "(";
+    for (int i = 0; i < ncols; ++i) row += i ? ",?" : "?";
+    row += ")";
+    std::string one = "INSERT INTO " + table + "(" + columns + ") VALUES" + row;
+    std::string many = one;
+    for (int i = 1; i < kRowsPerStatement; ++i) many += "," + row;
+    if (Status st = single_.Prepare(db, one.c_str()); !st.ok()) return st;
+    pending_.reserve(static_cast<size_t>(ncols) * kRowsPerStatement);
+    return multi_.Prepare(db, many.c_str());
+  }
+  // Appends one row of ncols values; writes a full statement when ready.
+  Status Add(std::initializer_list<Value> row) {
+    pending_.insert(pending_.end(), row.begin(), row.end());
+    if (pending_.size() < static_cast<size_t>(ncols_) * kRowsPerStatement) return OkStatus();
+    Bind(multi_, 0, kRowsPerStatement);
+    pending_.clear();
+    return multi_.Step();
+  }
+  Status Drain() {
+    size_t rows = pending_.size() / static_cast<size_t>(ncols_);
+    for (size_t r = 0; r < rows; ++r) {
+      Bind(single_, static_cast<int>(r), 1);
+      if (Status st = single_.Step(); !st.ok()) return st;
+    }
+    pending_.clear();
+    return OkStatus();
+  }
+
+ private:
+  void Bind(Stmt& stmt, int first_row, int rows) {
+    int idx = 1;
+    for (int r = first_row; r < first_row + rows; ++r) {
+      for (int c = 0; c < ncols_; ++c, ++idx) {
+        const Value& v = pending_[static_cast<size_t>(r * ncols_ + c)];
+        if (v.null) {
+          stmt.Null(idx);
+        } else {
+          stmt.Int(idx, v.v);
+        }
+      }
+    }
+  }
+  int ncols_ = 0;
+  Stmt single_, multi_;
+  std::vector<Value> pending_;
+};
+
+inline BulkInsert::Value V(int64_t v) { return {v, false}; }
+template <typename T>
+BulkInsert::Value V(const std::optional<T>& v) {
+  return v.has_value() ? BulkInsert::Value{static_cast<int64_t>(*v), false} : BulkInsert::Value{0, true};
+}
+
 // Lets the string table be probed with a view, without a copy.
 struct StringHash {
   using is_transparent = void;
@@ -124,7 +190,8 @@ struct TraceWriter::Db {
   sqlite3* db = nullptr;
   bool in_txn = false;
   std::chrono::steady_clock::time_point txn_start;
-  Stmt ins_string, ins_kernel, ins_memcpy, ins_memset, ins_graph, ins_api, ins_sync,
+  BulkInsert bulk_kernel, bulk_api, bulk_memcpy;
+  Stmt ins_string, ins_memset, ins_graph, ins_sync,
       ins_range, ins_mark, ins_stream, ins_context, ins_device, ins_overhead, ins_thread,
       ins_meta, ins_stat;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> strings;
@@ -156,8 +223,15 @@ struct TraceWriter::Db {
     txn_start = std::chrono::steady_clock::now();
     return Exec("BEGIN");
   }
+  Status DrainBulk() {
+    for (BulkInsert* b : {&bulk_kernel, &bulk_api, &bulk_memcpy}) {
+      if (Status st = b->Drain(); !st.ok()) return st;
+    }
+    return OkStatus();
+  }
   Status Commit() {
     if (!in_txn) return OkStatus();
+    if (Status st = DrainBulk(); !st.ok()) return st;
     in_txn = false;
     return Exec("COMMIT");
   }
@@ -212,24 +286,12 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
     const char* sql;
   } statements[] = {
       {&d.ins_string, "INSERT INTO string(id,value) VALUES(?,?)"},
-      {&d.ins_kernel,
-       "INSERT INTO kernel(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,name_id,"
-       "grid_x,grid_y,grid_z,block_x,block_y,block_z,static_shared_bytes,dynamic_shared_bytes,"
-       "registers_per_thread,launch_type,graph_id,graph_node_id) "
-       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
-      {&d.ins_memcpy,
-       "INSERT INTO memcpy(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,bytes,"
-       "copy_kind,src_kind,dst_kind,is_async,src_device_id,dst_device_id,src_context_id,"
-       "dst_context_id,graph_id,graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
       {&d.ins_memset,
        "INSERT INTO memset(start_ns,end_ns,device_id,context_id,stream_id,correlation_id,bytes,"
        "value,memory_kind,is_async,graph_id,graph_node_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"},
       {&d.ins_graph,
        "INSERT INTO graph_execution(start_ns,end_ns,device_id,context_id,stream_id,"
        "correlation_id,graph_id) VALUES(?,?,?,?,?,?,?)"},
-      {&d.ins_api,
-       "INSERT INTO api_call(domain,cbid,name_id,tid,start_ns,end_ns,correlation_id,return_value)"
-       " VALUES(?,?,?,?,?,?,?,?)"},
       {&d.ins_sync,
        "INSERT INTO sync(kind,start_ns,end_ns,context_id,stream_id,event_id,correlation_id,"
        "return_value) VALUES(?,?,?,?,?,?,?,?)"},
@@ -255,6 +317,29 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
   };
   for (auto& s : statements) {
     if (auto st = s.stmt->Prepare(d.db, s.sql); !st.ok()) return st;
+  }
+  if (Status st = d.bulk_kernel.Prepare(
+          d.db, "kernel",
+          "start_ns,end_ns,device_id,context_id,stream_id,correlation_id,name_id,grid_x,grid_y,"
+          "grid_z,block_x,block_y,block_z,static_shared_bytes,dynamic_shared_bytes,"
+          "registers_per_thread,launch_type,graph_id,graph_node_id",
+          19);
+      !st.ok()) {
+    return st;
+  }
+  if (Status st = d.bulk_api.Prepare(
+          d.db, "api_call", "domain,cbid,name_id,tid,start_ns,end_ns,correlation_id,return_value", 8);
+      !st.ok()) {
+    return st;
+  }
+  if (Status st = d.bulk_memcpy.Prepare(
+          d.db, "memcpy",
+          "start_ns,end_ns,device_id,context_id,stream_id,correlation_id,bytes,copy_kind,src_kind,"
+          "dst_kind,is_async,src_device_id,dst_device_id,src_context_id,dst_context_id,graph_id,"
+          "graph_node_id",
+          17);
+      !st.ok()) {
+    return st;
   }
   if (auto st = d.Begin(); !st.ok()) return st;
   d.ins_meta.Text(1, "schema_version").Text(2, StrCat(schema::Version()));
@@ -436,6 +521,7 @@ Status TraceWriter::Process(Task& task) {
 
   if (task.type == Task::Type::kFinish) {
     if (auto st = insert_ranges(); !st.ok()) return st;
+    if (Status st = d.DrainBulk(); !st.ok()) return st;
     stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
     // Stream kinds that need the whole trace.
     if (auto st = d.Exec(
@@ -461,15 +547,16 @@ Status TraceWriter::Process(Task& task) {
     std::string classify =
         "UPDATE stream SET created_tid = (SELECT tid FROM created_stream c WHERE c.id = stream.id)"
         " WHERE id IN (SELECT id FROM created_stream);"
-        // Ops submitted through per-thread-default-stream entry points.
+        // Ops submitted through per-thread-default-stream entry points
+        // (few API names match; then integer lookups only).
         "UPDATE stream SET kind = 2 WHERE kind = 3 AND id IN ("
         " SELECT o.stream_id FROM (SELECT stream_id, correlation_id FROM kernel"
         "  UNION ALL SELECT stream_id, correlation_id FROM memcpy"
         "  UNION ALL SELECT stream_id, correlation_id FROM memset"
         "  UNION ALL SELECT stream_id, correlation_id FROM sync WHERE stream_id IS NOT NULL) o"
-        " JOIN api_call a ON a.correlation_id = o.correlation_id"
-        " JOIN string s ON s.id = a.name_id"
-        " WHERE s.value LIKE '%\\_ptsz%' ESCAPE '\\' OR s.value LIKE '%\\_ptds%' ESCAPE '\\');";
+        " WHERE o.correlation_id IN (SELECT correlation_id FROM api_call WHERE name_id IN ("
+        "  SELECT id FROM string WHERE value LIKE '%\\_ptsz%' ESCAPE '\\'"
+        "   OR value LIKE '%\\_ptds%' ESCAPE '\\')));";
     if (stream_creation_tracked_) {
       // A blocking-flag stream the application never created is the
       // per-thread default stream (e.g. used through cudaStreamPerThread).
@@ -501,21 +588,19 @@ Status TraceWriter::Process(Task& task) {
           if constexpr (std::is_same_v<T, KernelRecord>) {
             auto name = d.Intern(r.name.empty() ? std::string_view("<unnamed>") : r.name);
             if (!name.ok()) return name.status();
-            d.ins_kernel.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
-                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, *name)
-                .Int(8, r.grid[0]).Int(9, r.grid[1]).Int(10, r.grid[2]).Int(11, r.block[0])
-                .Int(12, r.block[1]).Int(13, r.block[2]).Int(14, r.static_shared_bytes)
-                .Int(15, r.dynamic_shared_bytes).Int(16, r.registers_per_thread)
-                .Int(17, r.launch_type).Opt(18, r.graph.graph_id).Opt(19, r.graph.graph_node_id);
-            return d.ins_kernel.Step();
+            return d.bulk_kernel.Add(
+                {V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
+                 V(r.correlation_id), V(*name), V(r.grid[0]), V(r.grid[1]), V(r.grid[2]),
+                 V(r.block[0]), V(r.block[1]), V(r.block[2]), V(r.static_shared_bytes),
+                 V(r.dynamic_shared_bytes), V(r.registers_per_thread), V(r.launch_type),
+                 V(r.graph.graph_id), V(r.graph.graph_node_id)});
           } else if constexpr (std::is_same_v<T, MemcpyRecord>) {
-            d.ins_memcpy.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
-                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
-                .Int(7, static_cast<int64_t>(r.bytes)).Int(8, r.copy_kind).Int(9, r.src_kind)
-                .Int(10, r.dst_kind).Int(11, r.is_async ? 1 : 0).Opt(12, r.src_device_id)
-                .Opt(13, r.dst_device_id).Opt(14, r.src_context_id).Opt(15, r.dst_context_id)
-                .Opt(16, r.graph.graph_id).Opt(17, r.graph.graph_node_id);
-            return d.ins_memcpy.Step();
+            return d.bulk_memcpy.Add(
+                {V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
+                 V(r.correlation_id), V(static_cast<int64_t>(r.bytes)), V(r.copy_kind),
+                 V(r.src_kind), V(r.dst_kind), V(r.is_async ? 1 : 0), V(r.src_device_id),
+                 V(r.dst_device_id), V(r.src_context_id), V(r.dst_context_id),
+                 V(r.graph.graph_id), V(r.graph.graph_node_id)});
           } else if constexpr (std::is_same_v<T, MemsetRecord>) {
             d.ins_memset.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
                 .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
@@ -546,10 +631,9 @@ Status TraceWriter::Process(Task& task) {
               d.api_names.emplace(key, name_id);
             }
             if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
-            d.ins_api.Int(1, static_cast<int>(r.domain)).Int(2, r.cbid).Int(3, name_id)
-                .Int(4, r.tid).Int(5, r.start_ns).Int(6, r.end_ns).Int(7, r.correlation_id)
-                .Int(8, r.return_value);
-            return d.ins_api.Step();
+            return d.bulk_api.Add({V(static_cast<int>(r.domain)), V(r.cbid), V(name_id),
+                                   V(r.tid), V(r.start_ns), V(r.end_ns), V(r.correlation_id),
+                                   V(r.return_value)});
           } else if constexpr (std::is_same_v<T, SyncRecord>) {
             d.ins_sync.Int(1, r.kind).Int(2, r.start_ns).Int(3, r.end_ns).Opt(4, r.context_id)
                 .Opt(5, r.stream_id).Opt(6, r.event_id).Int(7, r.correlation_id)
