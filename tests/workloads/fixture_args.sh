@@ -5,7 +5,10 @@
 fixture_args() {
   case "$1" in
     sequential|overlapped|pageable|legacy_default|implicit_sync|cpu_starved|event_pipeline|racy|misleading_timing)
-      echo "--size small --chunks 4 --chunk-mib 4" ;;
+      # 8 chunks on 4 streams: chunks 4-7 wait for their stream, so their
+      # H2D copies overlap earlier D2H copies even when the GPU runs the
+      # first H2D copies side by side on several copy engines.
+      echo "--size small --chunks 8 --chunk-mib 4" ;;
     launch_individual|launch_graph)
       echo "--size small --kernels 500" ;;
     persistent_kernel)
