@@ -214,7 +214,8 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     uint32_t now_open = 0;
     for (int p : table.pairs_for_mask[mask]) now_open |= 1u << p;
     if (active_streams[0].size() >= 2) now_open |= 1u << kComputeComputePair;
-    for (int p = 0; p < kNumOverlapPairs; ++p) {
+    for (uint32_t bits = open_mask | now_open; bits != 0; bits &= bits - 1) {
+      int p = __builtin_ctz(bits);
       bool was = (open_mask >> p) & 1, is = (now_open >> p) & 1;
       if (was && !is) {
         close(p, t);
@@ -239,9 +240,7 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     int64_t t_next = std::min(next < n ? cs(ops[next]) : kInf, heap.top().t);
     int64_t len = t_next - t;
     out->busy_ns += len;
-    for (int c = 0; c < kNumOpCategories; ++c) {
-      if ((mask >> c) & 1) out->category_ns[c] += len;
-    }
+    for (uint32_t bits = mask; bits != 0; bits &= bits - 1) out->category_ns[__builtin_ctz(bits)] += len;
     if (mask & table.copy_mask) {
       out->copy_ns += len;
       if (!(mask & kKernelBit)) {
