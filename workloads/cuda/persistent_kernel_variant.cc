@@ -101,6 +101,13 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
   SS_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   const std::uint64_t timeout_ns = std::uint64_t(o.timeout_ms) * 1000000;
+  // Whatever path leaves this function (an error included), tell the kernel
+  // to stop before the buffers it polls are freed. Declared after them, so it
+  // runs first; harmless once the kernel has finished.
+  struct AbortOnExit {
+    QueueControl* control;
+    ~AbortOnExit() { StoreRelease(control->abort, 1); }
+  } abort_on_exit{control};
   VariantOutcome outcome;
   MeasuredRegion measured;
   measured.Start();
