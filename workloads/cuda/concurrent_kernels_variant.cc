@@ -3,8 +3,8 @@
 // dependent steps per thread, about 0.2 ms at the defaults), then copy their
 // own outputs back. Launches are interleaved across streams, and together
 // the grids use a small fraction of the SMs, so kernels of different
-// streams run at the same time. Launch L = s * iterations + k writes its own
-// output region, so streams share no buffer.
+// streams run at the same time. Launch L = s * iterations + k writes part k
+// of stream s's own output allocation, so streams share no allocation.
 #include <cuda_runtime_api.h>
 
 #include <vector>
@@ -28,12 +28,16 @@ StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& conte
   const std::uint64_t per_stream = per_launch * o.iterations;
   const std::uint64_t total = per_stream * o.streams;
 
+  // Each stream has its own output allocation (and launch L writes its own
+  // part of it), so no allocation is shared by two streams.
   std::vector<Stream> streams;
+  std::vector<DeviceWords> outs;
   for (int s = 0; s < o.streams; ++s) {
     SS_ASSIGN_OR_RETURN(Stream stream, Stream::Create(cudaStreamNonBlocking));
     streams.push_back(std::move(stream));
+    SS_ASSIGN_OR_RETURN(DeviceWords out, DeviceWords::Allocate(per_stream));
+    outs.push_back(std::move(out));
   }
-  SS_ASSIGN_OR_RETURN(DeviceWords out, DeviceWords::Allocate(total));
   SS_ASSIGN_OR_RETURN(HostWords host_out, HostWords::Allocate(total, HostMemoryKind::kPinned));
   SS_ASSIGN_OR_RETURN(DeviceWords warm, DeviceWords::Allocate(per_launch));
   SS_RETURN_IF_ERROR(LaunchSpinCompute(warm.get(), 0, 1, o.blocks, streams[0].get()));
@@ -45,14 +49,15 @@ StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& conte
   for (int k = 0; k < o.iterations; ++k) {
     for (int s = 0; s < o.streams; ++s) {
       const auto launch = std::uint32_t(s * o.iterations + k);
-      SS_RETURN_IF_ERROR(LaunchSpinCompute(out.get(), launch, std::uint32_t(o.kernel_iters),
-                                           o.blocks, streams[s].get()));
+      SS_RETURN_IF_ERROR(LaunchSpinCompute(outs[s].get() + std::uint64_t(k) * per_launch, launch,
+                                           std::uint32_t(o.kernel_iters), o.blocks,
+                                           streams[s].get()));
     }
   }
   for (int s = 0; s < o.streams; ++s) {
-    SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-        host_out.get() + s * per_stream, out.get() + s * per_stream,
-        per_stream * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, streams[s].get()));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_out.get() + s * per_stream, outs[s].get(),
+                                            per_stream * sizeof(std::uint32_t),
+                                            cudaMemcpyDeviceToHost, streams[s].get()));
   }
   for (const Stream& s : streams) SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.get()));
   measured.Stop();

@@ -53,8 +53,7 @@ extern "C" __global__ void __launch_bounds__(kSpinBlockThreads)
                 std::uint32_t mul, std::uint32_t add) {
   const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t seed = Hash2(kConcurrentSalt + launch, g);
-  out[std::uint64_t(launch) * gridDim.x * blockDim.x + g] =
-      Mix(Steps(seed, kernel_iters, mul, add));
+  out[g] = Mix(Steps(seed, kernel_iters, mul, add));
 }
 
 extern "C" __global__ void __launch_bounds__(kPersistentBlockThreads)

@@ -34,7 +34,8 @@ Status LaunchLegacyStreamTick(std::uint32_t* counter, cudaStream_t stream);
 // lanes[t] = TinyStepValue(lanes[t], step, t) for 32 lanes, one warp.
 Status LaunchTinyStep(std::uint32_t* lanes, std::uint32_t step, cudaStream_t stream);
 
-// out[launch * blocks * kSpinBlockThreads + g] = Mix(step^kernel_iters(SpinSeed(launch, g))).
+// out[g] = Mix(step^kernel_iters(SpinSeed(launch, g))) for the grid's
+// blocks * kSpinBlockThreads threads g.
 Status LaunchSpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters,
                          int blocks, cudaStream_t stream);
 
