@@ -16,7 +16,7 @@ one() {  # one CONFIG ENV...
   line=$(env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH "$@" "$BIN" "$K" "$C" 2>"$TMP/err")
   local t1=$(date +%s.%N)
   local secs=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
-  echo "$cfg rep=$rep seconds=$secs wall=$(echo "$t1 - $t0" | bc) $(head -c 300 "$TMP/err" | tr '\n' ' ')"
+  echo "$cfg rep=$rep seconds=$secs wall=$(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 }
 for rep in $(seq "$REPS"); do
   one untraced

@@ -8,6 +8,7 @@ export STREAMSCOPE_BUILD_DIR=$PWD/out/gpu
 export STREAMSCOPE_TEST_OUT=$OUT/t
 mkdir -p "$STREAMSCOPE_TEST_OUT"
 export PATH=/usr/local/cuda/bin:$PATH
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 {
   date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; uname -r
   ls /usr/local/cuda/targets/x86_64-linux/lib/libcupti* 2>&1 | head -3
