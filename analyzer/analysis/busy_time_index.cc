@@ -6,23 +6,11 @@
 namespace streamscope {
 
 void BusyTimeIndex::Union::Build(IntervalList list) {
-  // Ops come sorted by start, so a linear merge is enough; sort otherwise.
-  bool sorted = std::is_sorted(list.begin(), list.end(), [](const Interval& a, const Interval& b) {
-    return a.start < b.start;
-  });
-  if (sorted) {
-    busy.clear();
-    for (const Interval& x : list) {
-      if (x.empty()) continue;
-      if (!busy.empty() && x.start <= busy.back().end) {
-        busy.back().end = std::max(busy.back().end, x.end);
-      } else {
-        busy.push_back(x);
-      }
-    }
-  } else {
-    busy = Normalize(std::move(list));
-  }
+  busy = Normalize(std::move(list));
+  BuildPrefix();
+}
+
+void BusyTimeIndex::Union::BuildPrefix() {
   prefix.clear();
   prefix.reserve(busy.size() + 1);
   prefix.push_back(0);
@@ -43,17 +31,37 @@ BusyTimeIndex::BusyTimeIndex(const TraceModel& model) {
   devices_.assign(ops.device_id.begin(), ops.device_id.end());
   std::sort(devices_.begin(), devices_.end());
   devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+  per_device_.resize(devices_.size());
+  auto slot = [&](int32_t device) {
+    return static_cast<size_t>(std::lower_bound(devices_.begin(), devices_.end(), device) -
+                               devices_.begin());
+  };
+  if (std::is_sorted(ops.start_ns.begin(), ops.start_ns.end())) {
+    // Finalized models: merge in one pass, no copy of every interval.
+    auto merge = [](IntervalList& busy, Interval x) {
+      if (!busy.empty() && x.start <= busy.back().end) {
+        busy.back().end = std::max(busy.back().end, x.end);
+      } else {
+        busy.push_back(x);
+      }
+    };
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Interval x{ops.start_ns[i], ops.end_ns[i]};
+      if (x.empty()) continue;
+      merge(per_device_[slot(ops.device_id[i])].busy, x);
+      merge(all_.busy, x);
+    }
+    for (Union& u : per_device_) u.BuildPrefix();
+    all_.BuildPrefix();
+    return;
+  }
   std::vector<IntervalList> lists(devices_.size());
   IntervalList all;
-  all.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (ops.end_ns[i] <= ops.start_ns[i]) continue;
-    size_t slot = std::lower_bound(devices_.begin(), devices_.end(), ops.device_id[i]) -
-                  devices_.begin();
-    lists[slot].push_back({ops.start_ns[i], ops.end_ns[i]});
+    lists[slot(ops.device_id[i])].push_back({ops.start_ns[i], ops.end_ns[i]});
     all.push_back({ops.start_ns[i], ops.end_ns[i]});
   }
-  per_device_.resize(devices_.size());
   for (size_t d = 0; d < devices_.size(); ++d) per_device_[d].Build(std::move(lists[d]));
   all_.Build(std::move(all));
 }

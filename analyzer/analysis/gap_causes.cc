@@ -470,6 +470,9 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
   for (size_t slot = 0; slot < devices.size(); ++slot) {
     if (state[slot].busy_end_op >= 0) {
       handle_gap(slot, state[slot].busy_end, kMaxTime, state[slot].busy_end_op, -1, -1);
+    } else {
+      // Only zero-length ops: the device never ran anything.
+      handle_gap(slot, kMinTime, kMaxTime, -1, -1, -1);
     }
   }
 

@@ -253,7 +253,8 @@ class HiddenSyncAnalyzer {
     {
       absl::flat_hash_map<StringId, std::vector<int64_t>> durations;
       for (size_t i = 0; i < api.size(); ++i) {
-        if (top[i] && class_of(api.name[i]) == NameClass::kOther) {
+        NameClass cls = class_of(api.name[i]);
+        if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
           durations[api.name[i]].push_back(api.end_ns[i] - api.start_ns[i]);
         }
       }
@@ -368,6 +369,8 @@ class HiddenSyncAnalyzer {
     for (size_t s = 0; s < m_.syncs.size(); ++s) {
       const SyncRecord& rec = m_.syncs[s];
       if (rec.correlation_id >= 0) sync_correlations.insert(rec.correlation_id);
+      // A stream wait is a device-side wait; the host is not blocked.
+      if (rec.kind == SyncKind::kStreamWaitEvent) continue;
       ExplicitSyncFinding f;
       f.kind = rec.kind;
       f.sync = static_cast<int32_t>(s);

@@ -35,8 +35,10 @@
 //     is listed as `timing` when it lasted > long_call_ns or >
 //     long_call_median_factor x the median of its name, and ended within
 //     drain_tolerance_ns after an op of another call that ended inside it.
-// (c) Explicit syncs: each sync record (and each *Synchronize* call with no
-//     sync record of the same correlation id, typed by its name) clipped to
+// (c) Explicit syncs: each sync record other than stream_wait_event (a
+//     device-side wait that does not block the host), and each
+//     *Synchronize* call with no sync record of the same correlation id
+//     (typed by its name), clipped to
 //     the window: host time blocked, and the time in it that the device
 //     involved (the stream's device; all devices together when no stream is
 //     known) ran no op.

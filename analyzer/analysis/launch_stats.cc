@@ -104,7 +104,8 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     StreamLaunchGaps& sg = result.streams[stream_slot[stream]];
     sg.kernels += 1;
     if (prev < 0) continue;
-    int64_t idle = busy.Idle(ops.device_id[i], ops.end_ns[prev], ops.start_ns[i]);
+    int64_t idle =
+        busy.Idle(ops.device_id[i], std::max(ops.end_ns[prev], window.start_ns), ops.start_ns[i]);
     bool prev_graph = ops.graph_id[prev] >= 0;
     if (graph && prev_graph) {
       result.graph_kernel_gap_ns += idle;
@@ -170,7 +171,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       }
     }
     k.queue_ns = Summarize(buffer);
-    if (!k.from_graph) {
+    if (!k.from_graph && k.api_ns.count >= options.min_launches_for_launch_bound) {
       k.api_slower_than_gpu = k.api_ns.count > 0 && k.gpu_ns.mean < k.api_ns.mean;
       k.launch_gaps_exceed_gpu = k.graph_removable_ns > k.gpu_ns.total;
       if (k.launch_bound()) result.launch_bound_kernels += k.count;

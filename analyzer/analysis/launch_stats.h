@@ -11,9 +11,10 @@
 //
 // Consecutive kernels: kernel K and the op before it on its stream P, when
 // P is a kernel too. The idle time between them is the time in [P.end,
-// K.start) in which the device ran no op at all.
+// K.start) (clipped to the window) in which the device ran no op at all.
 //
-// Launch-bound (individually launched groups only), either rule:
+// Launch-bound (individually launched groups with at least
+// min_launches_for_launch_bound recorded launch calls), either rule:
 //   api_slower_than_gpu: mean GPU duration < mean launch-call duration (the
 //     host cannot issue them as fast as the GPU runs them);
 //   launch_gaps_exceed_gpu: the graph-removable idle time before the group's
@@ -39,6 +40,9 @@ namespace streamscope {
 
 struct LaunchStatsOptions {
   int max_listed = 20;  // kernel names and streams the text report lists
+  // Launch-boundness is a rate: a group needs this many launches with a
+  // recorded call (one slow first launch, e.g. lazy module loading, is not it).
+  int64_t min_launches_for_launch_bound = 3;
 };
 
 // Nearest-rank summary of a set of durations (ns). All zero when count is 0.

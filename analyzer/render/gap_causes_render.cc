@@ -249,10 +249,25 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
           << Duration(model.api.start_ns[g.api] - r.window.start_ns);
     }
     out << ":";
-    for (size_t k = 0; k < g.parts.size(); ++k) {
-      out << (k == 0 ? " " : ", ") << DescribePart(model, g.parts[k].cause, g.parts[k].detail)
-          << " " << Duration(g.parts[k].length());
+    // Parts summed per cause and detail, in order of first appearance (the
+    // JSON and tables keep every part with its times).
+    std::vector<std::pair<const GapPart*, int64_t>> summed;
+    for (const GapPart& p : g.parts) {
+      auto same = std::find_if(summed.begin(), summed.end(), [&](const auto& e) {
+        return e.first->cause == p.cause && e.first->detail == p.detail;
+      });
+      if (same == summed.end()) {
+        summed.emplace_back(&p, p.length());
+      } else {
+        same->second += p.length();
+      }
     }
+    constexpr size_t kMaxParts = 5;
+    for (size_t k = 0; k < summed.size() && k < kMaxParts; ++k) {
+      out << (k == 0 ? " " : ", ") << DescribePart(model, summed[k].first->cause, summed[k].first->detail)
+          << " " << Duration(summed[k].second);
+    }
+    if (summed.size() > kMaxParts) out << ", and " << (summed.size() - kMaxParts) << " more";
     out << ".\n";
   }
 }

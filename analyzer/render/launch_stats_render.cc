@@ -10,7 +10,8 @@ namespace streamscope {
 namespace {
 
 constexpr const char* kLaunchBoundRule =
-    "a kernel name (launched individually) is launch-bound when its mean GPU duration is "
+    "a kernel name (launched individually, with at least min_launches_for_launch_bound "
+    "recorded launch calls) is launch-bound when its mean GPU duration is "
     "shorter than the mean duration of its launch call (api_slower_than_gpu), or when the "
     "device idled longer before its kernels than they ran in total, counting only idle time "
     "after the previous kernel on the same stream whose launch call had already begun before "
@@ -83,7 +84,8 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
                  {"start_ns", r.window.start_ns},
                  {"end_ns", r.window.end_ns},
                  {"length_ns", r.window.length()}};
-  j["options"] = {{"max_listed", r.options.max_listed}};
+  j["options"] = {{"max_listed", r.options.max_listed},
+                  {"min_launches_for_launch_bound", r.options.min_launches_for_launch_bound}};
   j["launch_bound_rule"] = kLaunchBoundRule;
   j["kernels"] = r.kernel_count;
   j["graph_kernels"] = r.graph_kernel_count;

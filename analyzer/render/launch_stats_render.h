@@ -3,7 +3,7 @@
 // JSON (stable; times in trace-clock ns, shares as fractions 0..1):
 //   { "analysis": "launch_stats",
 //     "window": {label, start_ns, end_ns, length_ns},
-//     "options": {max_listed},
+//     "options": {max_listed, min_launches_for_launch_bound},
 //     "launch_bound_rule": "<the rule in words>",
 //     "kernels", "graph_kernels", "no_api_kernels", "launch_bound_kernels",
 //     "graph_removable_ns", "graph_removable_gaps", "graph_removable_share_of_window",

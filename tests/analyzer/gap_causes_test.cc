@@ -85,6 +85,11 @@ TEST(GapCauses, GapInsideNvtxRangeIsAttributedToIt) {
                             "'host_prepare' for 70.0 us"),
             std::string::npos)
       << text.str();
+  // The gap's listing sums the two pieces of 'iteration' (5 us + 10 us).
+  EXPECT_NE(text.str().find(": inside NVTX range 'iteration' 15.0 us, inside NVTX range "
+                            "'host_prepare' 70.0 us, submission latency 5.00 us."),
+            std::string::npos)
+      << text.str();
 }
 
 TEST(GapCauses, BlockedInSyncCallIsNamed) {
@@ -188,6 +193,20 @@ TEST(GapCauses, ZeroLengthOpsDoNotSplitGaps) {
   EXPECT_EQ(r.worst_gaps[0].length(), us(90));
   // Thread 7 was in the launch call of the empty kernel for 1 us.
   EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaLaunchKernel"), us(1));
+}
+
+TEST(GapCauses, DeviceWithOnlyZeroLengthOpsIsIdleAllWindow) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking, 0);
+  b.Stream(23, StreamKind::kNonBlocking, 1);
+  b.Kernel("k", 13, us(0), us(100), ApiTimes{us(0), us(1), 7});
+  b.Kernel("empty", 23, us(50), us(50), ApiTimes{us(40), us(41), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(100)));
+  ASSERT_EQ(r.devices.size(), 2u);
+  EXPECT_EQ(r.devices[1].idle_ns, us(100));
+  EXPECT_EQ(r.devices[1].busy_ns, 0);
+  EXPECT_EQ(r.devices[1].cause_ns[static_cast<int>(GapCause::kWindowStart)], us(100));
 }
 
 TEST(GapCauses, MissingApiCallIsUnknownSubmitterNotACrash) {

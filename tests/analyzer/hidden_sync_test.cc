@@ -204,6 +204,13 @@ TEST(HiddenSync, ExplicitSyncTimeAndGpuIdleShare) {
   EXPECT_EQ(r.explicit_syncs[1].device_id, 0);
   // Explicit syncs are never listed as implicit ones.
   EXPECT_TRUE(r.implicit_calls.empty());
+  // A stream wait does not block the host: not counted.
+  ModelBuilder with_wait;
+  with_wait.Stream(13, StreamKind::kNonBlocking);
+  with_wait.Kernel("work", 13, us(0), us(100), ApiTimes{us(0), us(1), 7});
+  with_wait.Sync(SyncKind::kStreamWaitEvent, 13, us(2), us(3), "cudaStreamWaitEvent", 7);
+  TraceModel mw = with_wait.Build();
+  EXPECT_TRUE(AnalyzeHiddenSync(mw, W(0, us(100))).explicit_totals.empty());
   // A window cutting the stream sync counts only its part.
   HiddenSyncResult cut = AnalyzeHiddenSync(m, W(us(120), us(140)));
   ASSERT_EQ(cut.explicit_totals.size(), 1u);

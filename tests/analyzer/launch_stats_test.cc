@@ -154,6 +154,23 @@ TEST(LaunchStats, GraphRemovableGapsBetweenSmallKernels) {
   EXPECT_NE(text.str().find("Launch-bound: 'small' (4 launches)"), std::string::npos);
 }
 
+TEST(LaunchStats, OneSlowFirstLaunchIsNotLaunchBound) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  // First launch loads the module: 1 ms call for a 40 us kernel.
+  b.Kernel("k", 13, us(1100), us(1140), ApiTimes{us(0), us(1000), 7});
+  b.Kernel("k", 13, us(1200), us(1240), ApiTimes{us(1150), us(1155), 7});
+  TraceModel m = b.Build();
+  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(2000)));
+  const KernelLaunchStats* k = Group(r, m, "k");
+  ASSERT_NE(k, nullptr);
+  EXPECT_GT(k->api_ns.mean, k->gpu_ns.mean);  // the mean alone would say launch-bound
+  EXPECT_FALSE(k->launch_bound());            // but two launches are too few to tell
+  LaunchStatsOptions two;
+  two.min_launches_for_launch_bound = 2;
+  EXPECT_TRUE(Group(AnalyzeLaunchStats(m, W(0, us(2000)), two), m, "k")->launch_bound());
+}
+
 TEST(LaunchStats, OtherStreamWorkIsNotIdleTime) {
   ModelBuilder b;
   b.Stream(13, StreamKind::kNonBlocking);
