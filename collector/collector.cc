@@ -35,6 +35,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <chrono>
 
 #include "collector/collector_config.h"
 #include "collector/cupti_layer.h"
@@ -164,12 +165,45 @@ void AppendManifest(const std::string& manifest, const std::string& path) {
   close(fd);
 }
 
-void StopCollector(std::string_view reason) {
+// Runs `fn` with all signals blocked, so threads it creates never receive
+// the application's signals.
+template <typename Fn>
+auto WithSignalsBlocked(Fn fn) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  auto result = fn();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return result;
+}
+
+void StopCollector(std::string_view reason, bool from_signal) {
   Collector* c = g_collector.load();
   if (c == nullptr || c->owner_pid != getpid()) return;  // forked child: not ours
   std::call_once(c->stop_once, [&] {
     uint64_t end = c->tracer ? c->tracer->Now() : 0;
-    if (c->tracer) c->tracer->Stop();
+    if (c->tracer) {
+      if (from_signal) {
+        // The interrupted thread may hold a lock CUPTI's flush needs: flush
+        // on a helper thread and give it a bounded time; the trace is
+        // finished either way (the periodic flush saved all but the last
+        // fraction of a second).
+        auto done = std::make_shared<std::atomic<bool>>(false);
+        CuptiTracer* tracer = c->tracer.get();
+        WithSignalsBlocked([&] {
+          std::thread([tracer, done] {
+            tracer->Stop();
+            *done = true;
+          }).detach();
+          return 0;
+        });
+        for (int i = 0; i < 200 && !done->load(); ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+      } else {
+        c->tracer->Stop();
+      }
+    }
     Status st = c->writer->Finish(reason, end);
     if (!st.ok()) {
       Warn(StrCat("trace '", c->writer->path(), "' may be incomplete: ", st.message()));
@@ -179,7 +213,7 @@ void StopCollector(std::string_view reason) {
   });
 }
 
-void OnExit() { StopCollector("normal_exit"); }
+void OnExit() { StopCollector("normal_exit", false); }
 
 void OnSignal(int sig) {
   Collector* c = g_collector.load();
@@ -200,20 +234,8 @@ void StopThreadMain() {
   while (sem_wait(&g_stop_sem) != 0) {
   }
   int sig = g_stop_signal.load();
-  StopCollector(StrCat("signal:", sig));
+  StopCollector(StrCat("signal:", sig), true);
   g_stop_done = true;
-}
-
-// Runs `fn` with all signals blocked, so threads it creates never receive
-// the application's signals.
-template <typename Fn>
-auto WithSignalsBlocked(Fn fn) {
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  auto result = fn();
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  return result;
 }
 
 void InstallSignalHandlers() {

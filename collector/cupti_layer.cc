@@ -2,6 +2,7 @@
 
 #include "collector/status.h"
 #include <cupti.h>
+#include <nvtx3/nvToolsExt.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/syscall.h>
@@ -9,6 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -196,6 +200,13 @@ struct TracerState {
   std::atomic<bool> unknown_kind_reported{false};
   std::atomic<bool> active{false};
   bool verbose = false;
+  // Periodic forced flush: CUPTI's own flush period does not return
+  // partly filled buffers, so without this a killed process would lose
+  // everything since the last full buffer.
+  std::mutex flusher_mu;
+  std::condition_variable flusher_cv;
+  bool flusher_stop = false;
+  std::thread flusher;
 };
 
 // Set once by Start; callbacks read it. Never freed while CUPTI may call us.
@@ -415,13 +426,94 @@ std::string CuptiApiName(ApiDomain domain, uint32_t cbid) {
   return ApiName(*api, domain, cbid);
 }
 
+namespace {
+
+// CUPTI's NVTX range-start implementations, wrapped so that the ids of
+// start/end ranges reach the writer (CUPTI's MARKER records do not tell
+// them from push/pop ranges).
+using RangeStartAFn = nvtxRangeId_t(NVTX_API*)(const char*);
+using RangeStartWFn = nvtxRangeId_t(NVTX_API*)(const wchar_t*);
+using RangeStartExFn = nvtxRangeId_t(NVTX_API*)(const nvtxEventAttributes_t*);
+using DomainRangeStartExFn = nvtxRangeId_t(NVTX_API*)(nvtxDomainHandle_t, const nvtxEventAttributes_t*);
+std::atomic<RangeStartAFn> g_cupti_range_start_a{nullptr};
+std::atomic<RangeStartWFn> g_cupti_range_start_w{nullptr};
+std::atomic<RangeStartExFn> g_cupti_range_start_ex{nullptr};
+std::atomic<DomainRangeStartExFn> g_cupti_domain_range_start_ex{nullptr};
+
+void NoteStartEndRange(nvtxRangeId_t id) {
+  TracerState* s = g_state.load();
+  if (s == nullptr || !s->active.load() || id == 0) return;
+  RecordBatch batch;
+  batch.emplace_back(NvtxStartEndRecord{static_cast<uint32_t>(id)});
+  s->writer->Submit(std::move(batch));
+}
+nvtxRangeId_t NVTX_API WrapRangeStartA(const char* m) {
+  nvtxRangeId_t id = g_cupti_range_start_a.load()(m);
+  NoteStartEndRange(id);
+  return id;
+}
+nvtxRangeId_t NVTX_API WrapRangeStartW(const wchar_t* m) {
+  nvtxRangeId_t id = g_cupti_range_start_w.load()(m);
+  NoteStartEndRange(id);
+  return id;
+}
+nvtxRangeId_t NVTX_API WrapRangeStartEx(const nvtxEventAttributes_t* a) {
+  nvtxRangeId_t id = g_cupti_range_start_ex.load()(a);
+  NoteStartEndRange(id);
+  return id;
+}
+nvtxRangeId_t NVTX_API WrapDomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+  nvtxRangeId_t id = g_cupti_domain_range_start_ex.load()(d, a);
+  NoteStartEndRange(id);
+  return id;
+}
+
+// Replaces slot `cbid` of `table` by `wrapper` if it holds CUPTI's function
+// (the first one seen is remembered; another NVTX copy in the process with
+// a different function is left alone).
+template <typename Fn>
+void WrapSlot(NvtxFunctionTable table, unsigned int size, unsigned int cbid, std::atomic<Fn>& saved,
+              Fn wrapper) {
+  // `size` is in bytes.
+  if (table == nullptr || cbid >= size / sizeof(NvtxFunctionPointer*) || table[cbid] == nullptr ||
+      *table[cbid] == nullptr) {
+    return;
+  }
+  Fn current = reinterpret_cast<Fn>(*table[cbid]);
+  if (current == wrapper) return;
+  Fn expected = nullptr;
+  if (!saved.compare_exchange_strong(expected, current) && expected != current) return;
+  *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(wrapper);
+}
+
+}  // namespace
+
 int ForwardNvtxInjection(const void* get_export_table) {
   StatusOr<const CuptiApi*> api = LoadCupti();
   if (!api.ok()) return 0;
   using InitFn = int (*)(const void*);
   auto init = reinterpret_cast<InitFn>(dlsym((*api)->handle, "InitializeInjectionNvtx2"));
   if (init == nullptr) return 0;
-  return init(get_export_table);
+  int ok = init(get_export_table);
+  if (!ok || get_export_table == nullptr) return ok;
+  auto get = reinterpret_cast<NvtxGetExportTableFunc_t>(const_cast<void*>(get_export_table));
+  auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get(NVTX_ETID_CALLBACKS));
+  if (callbacks == nullptr || callbacks->GetModuleFunctionTable == nullptr) return ok;
+  NvtxFunctionTable core = nullptr, core2 = nullptr;
+  unsigned int core_size = 0, core2_size = 0;
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size)) {
+    WrapSlot<RangeStartAFn>(core, core_size, NVTX_CBID_CORE_RangeStartA, g_cupti_range_start_a,
+                            WrapRangeStartA);
+    WrapSlot<RangeStartWFn>(core, core_size, NVTX_CBID_CORE_RangeStartW, g_cupti_range_start_w,
+                            WrapRangeStartW);
+    WrapSlot<RangeStartExFn>(core, core_size, NVTX_CBID_CORE_RangeStartEx, g_cupti_range_start_ex,
+                             WrapRangeStartEx);
+  }
+  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size)) {
+    WrapSlot<DomainRangeStartExFn>(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx,
+                                   g_cupti_domain_range_start_ex, WrapDomainRangeStartEx);
+  }
+  return ok;
 }
 
 StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config,
@@ -522,6 +614,19 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
   }
   tracer->enabled_kinds_ = StrJoin(enabled_names, ",");
   if (config.flush_ms > 0) {
+    uint32_t period = config.flush_ms;
+    s->flusher = std::thread([s, period] {
+      std::unique_lock<std::mutex> lock(s->flusher_mu);
+      while (!s->flusher_cv.wait_for(lock, std::chrono::milliseconds(period),
+                                     [s] { return s->flusher_stop; })) {
+        lock.unlock();
+        if (s->active.load()) {
+          s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+          s->writer->AddStat(Stat::kFlushes, 1);
+        }
+        lock.lock();
+      }
+    });
     if (auto st = CuptiStatus(api, api.cuptiActivityFlushPeriod(config.flush_ms),
                               "cuptiActivityFlushPeriod");
         !st.ok()) {
@@ -554,6 +659,12 @@ void CuptiTracer::Stop() {
   stopped_ = true;
   TracerState* s = g_state.load();
   if (s == nullptr || !s->active.load()) return;
+  {
+    std::lock_guard<std::mutex> lock(s->flusher_mu);
+    s->flusher_stop = true;
+  }
+  s->flusher_cv.notify_all();
+  if (s->flusher.joinable()) s->flusher.join();
   s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   for (CUpti_ActivityKind k : s->enabled) s->api->cuptiActivityDisable(k);
   s->enabled.clear();

@@ -38,6 +38,7 @@ void NvtxPairer::Add(const MarkerRecord& m, std::vector<NvtxRange>* ranges, bool
       }
       if (auto orphan = orphan_ends_.find(m.id); orphan != orphan_ends_.end()) {
         // The end was seen first: a complete range; nesting unknowable.
+        start_end_ids_.erase(m.id);
         r.end_ns = orphan->second.ts_ns;
         r.end_tid = orphan->second.tid;
         orphan_ends_.erase(orphan);
@@ -45,9 +46,11 @@ void NvtxPairer::Add(const MarkerRecord& m, std::vector<NvtxRange>* ranges, bool
         Complete(std::move(r), ranges);
         return;
       }
-      std::vector<uint32_t>& stack = stacks_[m.tid];
-      r.depth = static_cast<int>(stack.size());
-      stack.push_back(m.id);
+      if (start_end_ids_.count(m.id) == 0) {
+        std::vector<uint32_t>& stack = stacks_[m.tid];
+        r.depth = static_cast<int>(stack.size());
+        stack.push_back(m.id);
+      }
       open_[m.id] = Open{std::move(r)};
       return;
     }
@@ -60,8 +63,9 @@ void NvtxPairer::Add(const MarkerRecord& m, std::vector<NvtxRange>* ranges, bool
       }
       NvtxRange r = std::move(it->second.range);
       open_.erase(it);
+      bool start_end = start_end_ids_.erase(m.id) > 0;
       std::vector<uint32_t>& stack = stacks_[r.tid];
-      bool lifo = m.tid == r.tid && !stack.empty() && stack.back() == m.id;
+      bool lifo = !start_end && m.tid == r.tid && !stack.empty() && stack.back() == m.id;
       if (lifo) {
         stack.pop_back();
         r.is_push_pop = true;

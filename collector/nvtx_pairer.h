@@ -2,12 +2,14 @@
 //
 // CUPTI reports a range as two MARKER records sharing an id (start, end) and
 // does not say whether it came from nvtxRangePush/Pop or
-// nvtxRangeStart/End. A range is classified push/pop when it ends on the
-// thread that opened it while it is that thread's innermost open range
-// (LIFO), which is exactly what push/pop guarantees; its depth is the number
-// of ranges open on that thread when it started. Other ranges are start/end
-// ranges (depth NULL). Records may arrive split across buffers, and an end
-// may arrive before its start; both are handled.
+// nvtxRangeStart/End. The collector learns the ids of start/end ranges when
+// the application opens them (MarkStartEnd, before their records arrive);
+// those are start/end ranges (depth NULL) and do not count towards push/pop
+// depth. Any other range is push/pop when it ends on the thread that opened
+// it while it is that thread's innermost open push/pop range (LIFO, what
+// push/pop guarantees); its depth is the number of push/pop ranges open on
+// that thread when it started. Records may arrive split across buffers, and
+// an end may arrive before its start; both are handled.
 // Not thread-safe: used by the writer thread only.
 #ifndef STREAMSCOPE_COLLECTOR_NVTX_PAIRER_H_
 #define STREAMSCOPE_COLLECTOR_NVTX_PAIRER_H_
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include <unordered_map>
+#include <unordered_set>
 #include "collector/trace_records.h"
 
 namespace streamscope::collector {
@@ -42,6 +45,8 @@ class NvtxPairer {
   // directly from the record).
   void Add(const MarkerRecord& marker, std::vector<NvtxRange>* ranges, bool* is_mark);
   void AddData(const MarkerDataRecord& data);
+  // `id` was opened with nvtxRangeStart*: a start/end range.
+  void MarkStartEnd(uint32_t id) { start_end_ids_.insert(id); }
 
   // Ranges still open (end_ns unset), in start order. Clears the state.
   std::vector<NvtxRange> TakeOpen();
@@ -63,6 +68,7 @@ class NvtxPairer {
   std::unordered_map<uint32_t, std::vector<uint32_t>> stacks_;  // tid -> open ids
   std::unordered_map<uint32_t, OrphanEnd> orphan_ends_;
   std::unordered_map<uint32_t, MarkerDataRecord> data_;       // id -> color/category
+  std::unordered_set<uint32_t> start_end_ids_;
   int64_t unmatched_ends_ = 0;
 };
 

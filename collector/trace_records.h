@@ -138,11 +138,17 @@ struct StreamCreatedRecord {
   uint32_t tid = 0;
 };
 
+// The id of a range opened with nvtxRangeStart* (not push/pop), seen when
+// the application called it; arrives before the range's MARKER records.
+struct NvtxStartEndRecord {
+  uint32_t id = 0;
+};
+
 using TraceRecord =
     std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord,
                  ApiRecord, SyncRecord, MarkerRecord, MarkerDataRecord,
                  StreamRecord, ContextRecord, DeviceRecord, OverheadRecord,
-                 StreamCreatedRecord>;
+                 StreamCreatedRecord, NvtxStartEndRecord>;
 
 using RecordBatch = std::vector<TraceRecord>;
 

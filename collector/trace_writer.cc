@@ -691,6 +691,10 @@ Status TraceWriter::Process(Task& task) {
             d.ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id)
                 .Int(4, r.start_ns).Int(5, r.end_ns);
             return d.ins_overhead.Step();
+          } else if constexpr (std::is_same_v<T, NvtxStartEndRecord>) {
+            d.nvtx.MarkStartEnd(r.id);
+            --written;  // folded into its range
+            return OkStatus();
           } else if constexpr (std::is_same_v<T, StreamCreatedRecord>) {
             d.created_streams.emplace(r.stream_id, r.tid);
             --written;  // applied to its stream row at the end

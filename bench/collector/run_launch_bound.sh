@@ -26,16 +26,10 @@ for rep in $(seq "$REPS"); do
   one streamscope_kernel CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/k$rep.sqlite STREAMSCOPE_KINDS=kernel
   one noop_runtime_driver CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel,memcpy,memset,sync,runtime,driver,nvtx,stream,context,overhead
   one streamscope_runtime_driver CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/rd$rep.sqlite STREAMSCOPE_KINDS=+driver
+  one noop_no_api CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel,memcpy,memset,sync,nvtx,stream,context,overhead
+  one streamscope_no_api CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/na$rep.sqlite STREAMSCOPE_KINDS=-runtime
 done
 for f in "$TMP"/d1.sqlite "$TMP"/rd1.sqlite; do
-  [ -f "$f" ] && python3 - "$f" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-q = lambda s: db.execute(s).fetchone()[0]
-print(f"trace {sys.argv[1].split('/')[-1]}: kernels={q('SELECT count(*) FROM kernel')} memcpy={q('SELECT count(*) FROM memcpy')} "
-      f"runtime_api={q('SELECT count(*) FROM api_call WHERE domain=1')} driver_api={q('SELECT count(*) FROM api_call WHERE domain=2')} "
-      f"dropped={q(\"SELECT coalesce(sum(value),0) FROM collector_stat WHERE key LIKE 'records_dropped%'\")} "
-      f"overhead_rows={q('SELECT count(*) FROM cupti_overhead')} bytes={__import__('os').path.getsize(sys.argv[1])}")
-PY
+  [ -f "$f" ] && python3 "$(dirname "$0")/trace_counts.py" "$f"
 done
 rm -rf "$TMP"

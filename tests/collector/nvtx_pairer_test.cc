@@ -97,3 +97,27 @@ TEST(NvtxPairer, InstantMarkerIsAMark) {
 
 }  // namespace
 }  // namespace streamscope::collector
+
+namespace streamscope::collector {
+namespace {
+
+TEST(NvtxPairer, KnownStartEndRangeDoesNotCountTowardsDepth) {
+  NvtxPairer p;
+  std::vector<NvtxRange> done;
+  bool mark = false;
+  p.MarkStartEnd(1);  // nvtxRangeStartA returned id 1
+  p.Add(Start(1, 10, 100, "startend"), &done, &mark);
+  p.Add(Start(2, 10, 110, "pushed"), &done, &mark);
+  p.Add(End(2, 10, 120), &done, &mark);
+  p.Add(End(1, 10, 130), &done, &mark);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].name, "pushed");
+  EXPECT_EQ(done[0].depth, 0);
+  EXPECT_TRUE(done[0].is_push_pop);
+  EXPECT_EQ(done[1].name, "startend");
+  EXPECT_FALSE(done[1].is_push_pop);
+  EXPECT_FALSE(done[1].depth.has_value());
+}
+
+}  // namespace
+}  // namespace streamscope::collector
