@@ -1,0 +1,468 @@
+#include "analyzer/analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/intervals/interval_set.h"
+#include "analyzer/render/units.h"
+
+namespace streamscope {
+
+std::string_view CompareVerdictName(CompareVerdict v) {
+  switch (v) {
+    case CompareVerdict::kVerified: return "VERIFIED";
+    case CompareVerdict::kDifferentWork: return "DIFFERENT_WORK";
+    case CompareVerdict::kValidationFailed: return "VALIDATION_FAILED";
+    case CompareVerdict::kNoOverlap: return "NO_OVERLAP";
+    case CompareVerdict::kOverlapWithoutGain: return "OVERLAP_WITHOUT_GAIN";
+    case CompareVerdict::kWithinNoise: return "WITHIN_NOISE";
+    case CompareVerdict::kNoGain: return "NO_GAIN";
+  }
+  return "UNKNOWN";
+}
+
+std::string_view CompareGoalName(CompareGoal g) { return g == CompareGoal::kOverlap ? "overlap" : "speedup"; }
+
+std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSummary& actual) {
+  std::vector<WorkDifference> out;
+  std::set<std::string> names;
+  for (const auto& [n, c] : expected.kernels) names.insert(n);
+  for (const auto& [n, c] : actual.kernels) names.insert(n);
+  for (const std::string& n : names) {
+    auto e = expected.kernels.find(n);
+    auto a = actual.kernels.find(n);
+    int64_t ec = e == expected.kernels.end() ? 0 : e->second;
+    int64_t ac = a == actual.kernels.end() ? 0 : a->second;
+    if (ec != ac) out.push_back({"kernel", n, ec, ac, 0, 0});
+  }
+  for (int c = 0; c < kNumOpCategories; ++c) {
+    if (!IsCopy(static_cast<OpCategory>(c))) continue;
+    if (expected.copy_count[c] != actual.copy_count[c] || expected.copy_bytes[c] != actual.copy_bytes[c]) {
+      out.push_back({"copy", std::string(OpCategoryName(static_cast<OpCategory>(c))), expected.copy_count[c],
+                     actual.copy_count[c], expected.copy_bytes[c], actual.copy_bytes[c]});
+    }
+  }
+  if (expected.memset_count != actual.memset_count || expected.memset_bytes != actual.memset_bytes) {
+    out.push_back({"memset", "memset", expected.memset_count, actual.memset_count, expected.memset_bytes,
+                   actual.memset_bytes});
+  }
+  return out;
+}
+
+std::string WorkDifferenceSentence(const WorkDifference& d) {
+  if (d.kind == "kernel") {
+    return absl::StrCat("kernel '", d.key, "': ", d.actual_count, " instances vs ", d.expected_count);
+  }
+  std::string what = d.kind == "copy" ? absl::StrCat(d.key, " copies") : std::string("memsets");
+  return absl::StrCat(what, ": ", d.actual_count, " (", FormatBytes(d.actual_bytes), ", ", d.actual_bytes,
+                      " bytes) vs ", d.expected_count, " (", FormatBytes(d.expected_bytes), ", ", d.expected_bytes,
+                      " bytes)");
+}
+
+MetricStats ComputeStats(std::vector<int64_t> values) {
+  MetricStats s;
+  s.values = values;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  s.min = values.front();
+  s.max = values.back();
+  s.median = n % 2 == 1 ? values[n / 2] : values[n / 2 - 1] + (values[n / 2] - values[n / 2 - 1]) / 2;
+  if (n >= 3) {
+    std::vector<double> dev;
+    double mean = 0;
+    for (int64_t v : values) {
+      dev.push_back(std::fabs(static_cast<double>(v - s.median)));
+      mean += static_cast<double>(v);
+    }
+    std::sort(dev.begin(), dev.end());
+    s.mad = n % 2 == 1 ? dev[n / 2] : (dev[n / 2 - 1] + dev[n / 2]) / 2;
+    mean /= static_cast<double>(n);
+    double ss = 0;
+    for (int64_t v : values) ss += (static_cast<double>(v) - mean) * (static_cast<double>(v) - mean);
+    s.stdev = std::sqrt(ss / static_cast<double>(n - 1));
+  }
+  return s;
+}
+
+const MetricComparison* CompareResult::Find(std::string_view name) const {
+  for (const MetricComparison& m : metrics) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool HasNvtxRange(const TraceModel& m, const std::string& name) {
+  for (const NvtxRange& r : m.nvtx_ranges) {
+    if (m.strings.Get(r.name) == name) return true;
+  }
+  return false;
+}
+
+std::string Pct(double pct) { return absl::StrFormat("%.1f%%", pct); }
+std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDuration(ns); }
+std::string SignedPct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
+
+// Index of the run whose value is closest to the median.
+int MedianRun(const std::vector<CompareRun>& runs, int64_t median) {
+  int best = 0;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    if (std::llabs(runs[i].metrics.total_interval_ns - median) <
+        std::llabs(runs[best].metrics.total_interval_ns - median)) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+void AddMetric(CompareResult& r, const std::string& name, int64_t RunMetrics::*field) {
+  std::vector<int64_t> c, v;
+  for (const CompareRun& run : r.control) c.push_back(run.metrics.*field);
+  for (const CompareRun& run : r.variant) v.push_back(run.metrics.*field);
+  MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
+  m.change_ns = m.variant.median - m.control.median;
+  m.change_pct = m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
+  r.metrics.push_back(std::move(m));
+}
+
+template <typename Get>
+void AddMetricBy(CompareResult& r, const std::string& name, Get get, bool skip_if_zero) {
+  std::vector<int64_t> c, v;
+  bool any = false;
+  for (const CompareRun& run : r.control) {
+    c.push_back(get(run.metrics));
+    any |= c.back() != 0;
+  }
+  for (const CompareRun& run : r.variant) {
+    v.push_back(get(run.metrics));
+    any |= v.back() != 0;
+  }
+  if (skip_if_zero && !any) return;
+  MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
+  m.change_ns = m.variant.median - m.control.median;
+  m.change_pct = m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
+  r.metrics.push_back(std::move(m));
+}
+
+// "kernel launch gaps fell from 3.1 ms to 0.4 ms" when they fell noticeably, else "".
+std::string LaunchSaving(const CompareResult& r) {
+  const MetricComparison* gaps = r.Find("kernel_gap_ns");
+  if (gaps == nullptr || gaps->control.median <= 0) return "";
+  int64_t fell = gaps->control.median - gaps->variant.median;
+  if (fell < 1000 || fell * 10 < gaps->control.median) return "";
+  return absl::StrCat("kernel launch gaps fell from ", FormatDuration(gaps->control.median), " to ",
+                      FormatDuration(gaps->variant.median), " (launch-time saving of ", FormatDuration(fell), ")");
+}
+
+// The largest overlap pair of the variant: "compute|H2D 1.30 ms".
+std::string LargestPair(const CompareResult& r) {
+  const MetricComparison* best = nullptr;
+  for (const MetricComparison& m : r.metrics) {
+    if (m.name.rfind("overlap:", 0) == 0 && (best == nullptr || m.variant.median > best->variant.median)) best = &m;
+  }
+  if (best == nullptr || best->variant.median <= 0) return "";
+  return absl::StrCat("; largest: ", best->name.substr(8), " ", FormatDuration(best->variant.median));
+}
+
+std::string WhyText(const CompareResult& r) {
+  if (!r.diagnose) return "";
+  const DiagnoseFinding* p = r.diagnose->primary();
+  if (p == nullptr) return " Diagnose found no significant cause.";
+  return absl::StrCat(" Why (diagnose, primary cause ", std::string(DiagnoseCauseName(p->cause)), "): ", p->summary, ".");
+}
+
+std::string ChangeText(const CompareResult& r) {
+  return absl::StrCat(FormatDuration(r.control_total_ns), " -> ", FormatDuration(r.variant_total_ns));
+}
+
+void Decide(CompareResult& r) {
+  const CompareOptions& o = r.options;
+  bool beyond_noise = std::llabs(r.saved_ns) > r.noise_ns;
+  if (!r.work_same) r.failed_conditions.push_back("work");
+  if (!r.validation_passed) r.failed_conditions.push_back("validation");
+  if (o.goal == CompareGoal::kOverlap && !r.overlap_present) r.failed_conditions.push_back("overlap");
+  if (!beyond_noise || r.saved_ns <= 0) r.failed_conditions.push_back("gain");
+
+  if (!r.work_same) {
+    r.verdict = CompareVerdict::kDifferentWork;
+  } else if (!r.validation_passed) {
+    r.verdict = CompareVerdict::kValidationFailed;
+  } else if (o.goal == CompareGoal::kOverlap && !r.overlap_present) {
+    r.verdict = CompareVerdict::kNoOverlap;
+  } else if (!beyond_noise) {
+    r.verdict = CompareVerdict::kWithinNoise;
+  } else if (r.saved_ns < 0) {
+    r.verdict = o.goal == CompareGoal::kOverlap ? CompareVerdict::kOverlapWithoutGain : CompareVerdict::kNoGain;
+  } else {
+    r.verdict = CompareVerdict::kVerified;
+  }
+}
+
+void Explain(CompareResult& r) {
+  const MetricComparison* ov = r.Find("overlap_ns");
+  const MetricComparison* busy = r.Find("busy_ns");
+  int64_t overlap = ov ? ov->variant.median : 0;
+  std::string noise = absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
+                                   absl::StrFormat("%g", r.options.noise_pct),
+                                   "% of the control total and the run-to-run spread)");
+  std::string launch = LaunchSaving(r);
+  std::string s;
+  switch (r.verdict) {
+    case CompareVerdict::kDifferentWork: {
+      const RunWorkDifference& d = r.work_differences.front();
+      s = absl::StrCat("Not verified: the runs did different work: ", d.side, " ", d.path, " vs ", r.reference_path,
+                       ": ", WorkDifferenceSentence(d.difference));
+      if (r.work_differences.size() > 1) absl::StrAppend(&s, " (and ", r.work_differences.size() - 1, " more differences)");
+      absl::StrAppend(&s, ".");
+      break;
+    }
+    case CompareVerdict::kValidationFailed:
+      s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
+      if (r.validation_failures.size() > 1) absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
+      absl::StrAppend(&s, ".");
+      break;
+    case CompareVerdict::kNoOverlap:
+      s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
+                       " of concurrent GPU activity, below ", absl::StrFormat("%g", 100 * r.options.min_overlap_share),
+                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time).");
+      if (std::llabs(r.saved_ns) <= r.noise_ns) {
+        absl::StrAppend(&s, " The total interval changed by ", SignedDuration(-r.saved_ns), " (", ChangeText(r),
+                        "), within noise.");
+      } else if (r.saved_ns > 0) {
+        absl::StrAppend(&s, " The total interval still improved by ", FormatDuration(r.saved_ns), " (",
+                        Pct(r.saved_pct), ", ", ChangeText(r), "): a gain that does not come from overlap",
+                        launch.empty() ? "" : ": ", launch, ".");
+      } else {
+        absl::StrAppend(&s, " The total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                        SignedPct(-r.saved_pct), ", ", ChangeText(r), ").");
+      }
+      absl::StrAppend(&s, WhyText(r));
+      break;
+    case CompareVerdict::kWithinNoise:
+      s = absl::StrCat("Not verified: the total interval changed by ", SignedDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
+      if (r.options.goal == CompareGoal::kOverlap) {
+        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r), ") but brings no measurable gain.");
+      }
+      absl::StrAppend(&s, WhyText(r));
+      break;
+    case CompareVerdict::kOverlapWithoutGain:
+      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), LargestPair(r),
+                       ") but the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      break;
+    case CompareVerdict::kNoGain:
+      s = absl::StrCat("Not verified: the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      break;
+    case CompareVerdict::kVerified:
+      s = absl::StrCat("Verified: same work, validation ",
+                       r.validation_not_recorded > 0 ? "passed where recorded" : "passed",
+                       r.options.goal == CompareGoal::kOverlap
+                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", LargestPair(r))
+                           : std::string(),
+                       "; the total interval fell from ", FormatDuration(r.control_total_ns), " to ",
+                       FormatDuration(r.variant_total_ns), ": ", FormatDuration(r.saved_ns), " saved (",
+                       Pct(r.saved_pct), "), beyond ", noise, ".");
+      if (!launch.empty()) absl::StrAppend(&s, " Also: ", launch, ".");
+      break;
+  }
+  r.sentence = std::move(s);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, const CompareOptions& options,
+                                                   bool use_nvtx) {
+  if (use_nvtx) {
+    WindowSpec spec;
+    spec.kind = WindowSpec::Kind::kNvtxRange;
+    spec.nvtx_name = options.nvtx_name;
+    spec.nvtx_instance = options.nvtx_instance;
+    return ResolveWindows(model, spec);
+  }
+  if (model.ops.size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(model.path, ": the trace holds no GPU op to compare"));
+  }
+  Window w;
+  w.start_ns = model.ops.start_ns.front();
+  w.end_ns = *std::max_element(model.ops.end_ns.begin(), model.ops.end_ns.end());
+  w.end_ns = std::max(w.end_ns, w.start_ns + 1);
+  w.label = "whole GPU activity";
+  return std::vector<Window>{w};
+}
+
+CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& windows) {
+  CompareRun run;
+  run.path = model.path;
+  run.pid = model.pid;
+  run.model = &model;
+  run.windows = windows;
+  TraceSummary summary = SummarizeTrace(model);
+  run.workload = summary.workload.variant;
+  run.validation = summary.workload.validation;
+  RunMetrics& x = run.metrics;
+  for (const Window& w : windows) {
+    x.window_ns += w.length();
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    auto [lo, hi] = model.OpRangeFor(w.start_ns, w.end_ns);
+    for (size_t i = lo; i < hi; ++i) {
+      if (model.ops.start_ns[i] < w.start_ns || model.ops.start_ns[i] >= w.end_ns) continue;
+      first = std::min(first, model.ops.start_ns[i]);
+      last = std::max(last, model.ops.end_ns[i]);
+      OpCategory c = model.ops.category[i];
+      if (c == OpCategory::kKernel) {
+        run.work.kernels[std::string(model.strings.Get(model.ops.name[i]))] += 1;
+      } else if (c == OpCategory::kMemset) {
+        run.work.memset_count += 1;
+        run.work.memset_bytes += model.ops.bytes[i];
+      } else {
+        run.work.copy_count[static_cast<int>(c)] += 1;
+        run.work.copy_bytes[static_cast<int>(c)] += model.ops.bytes[i];
+      }
+    }
+    if (first != INT64_MAX) x.total_interval_ns += std::min(last, w.end_ns) - first;
+    OverlapOptions oo;
+    oo.max_ops_per_interval = 0;
+    OverlapResult overlap = AnalyzeOverlap(model, w, oo);
+    for (const DeviceOverlap& d : overlap.devices) {
+      x.busy_ns += d.busy_ns;
+      for (const PairOverlap& p : d.pairs) x.pair_ns[p.pair] += p.overlapped_ns;
+      IntervalList any;
+      for (const OverlapInterval& iv : d.intervals) any.push_back({iv.start_ns, iv.end_ns});
+      x.overlap_ns += TotalLength(Normalize(std::move(any)));
+    }
+    GapCausesResult gaps = AnalyzeGapCauses(model, w, GapCausesOptions{});
+    x.idle_ns += gaps.idle_ns;
+    for (int c = 0; c < kNumGapCauses; ++c) x.idle_cause_ns[c] += gaps.cause_ns[c];
+    LaunchStatsResult launch = AnalyzeLaunchStats(model, w, LaunchStatsOptions{});
+    x.graph_removable_ns += launch.graph_removable_ns;
+    for (const KernelLaunchStats& k : launch.kernels) {
+      x.kernel_gap_ns += k.idle_before_ns;
+      x.launch_api_ns += k.api_ns.total;
+    }
+  }
+  return run;
+}
+
+absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& control,
+                                      const std::vector<const TraceModel*>& variant,
+                                      const CompareOptions& options) {
+  if (control.empty() || variant.empty()) {
+    return absl::InvalidArgumentError("compare needs at least one control and one variant trace");
+  }
+  CompareResult r;
+  r.options = options;
+  r.options.diagnose.reference = nullptr;
+  bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
+  std::string instances = options.nvtx_instance ? absl::StrCat("instance ", *options.nvtx_instance)
+                                                : std::string("all instances, summed");
+  if (options.window_rule == CompareOptions::WindowRule::kDefault) {
+    use_nvtx = true;
+    for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+    for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances,
+                                            "; every trace has it)")
+                             : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
+                                            options.nvtx_name, "')");
+  } else {
+    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances, ")")
+                             : std::string("whole GPU activity");
+  }
+  for (int side = 0; side < 2; ++side) {
+    for (const TraceModel* m : side == 0 ? control : variant) {
+      auto windows = CompareWindows(*m, options, use_nvtx);
+      if (!windows.ok()) return windows.status();
+      (side == 0 ? r.control : r.variant).push_back(MeasureRun(*m, *windows));
+    }
+  }
+
+  // Same work as the first control run.
+  r.reference_path = r.control.front().path;
+  const WorkSummary& expected = r.control.front().work;
+  for (int side = 0; side < 2; ++side) {
+    const std::vector<CompareRun>& runs = side == 0 ? r.control : r.variant;
+    for (size_t i = side == 0 ? 1 : 0; i < runs.size(); ++i) {
+      for (WorkDifference& d : DiffWork(expected, runs[i].work)) {
+        r.work_differences.push_back({side == 0 ? "control" : "variant", runs[i].path, std::move(d)});
+      }
+    }
+  }
+  r.work_same = r.work_differences.empty();
+
+  for (int side = 0; side < 2; ++side) {
+    for (const CompareRun& run : side == 0 ? r.control : r.variant) {
+      if (run.validation.empty()) {
+        r.validation_not_recorded += 1;
+      } else if (run.validation.rfind("failed", 0) == 0) {
+        r.validation_failures.push_back(
+            absl::StrCat(side == 0 ? "control " : "variant ", run.path, ": ", run.validation));
+      }
+    }
+  }
+  r.validation_passed = r.validation_failures.empty();
+
+  AddMetric(r, "total_interval_ns", &RunMetrics::total_interval_ns);
+  AddMetric(r, "window_ns", &RunMetrics::window_ns);
+  AddMetric(r, "busy_ns", &RunMetrics::busy_ns);
+  AddMetric(r, "overlap_ns", &RunMetrics::overlap_ns);
+  for (int p = 0; p < kNumOverlapPairs; ++p) {
+    AddMetricBy(r, absl::StrCat("overlap:", OverlapPairName(p)), [p](const RunMetrics& m) { return m.pair_ns[p]; },
+                true);
+  }
+  AddMetric(r, "idle_ns", &RunMetrics::idle_ns);
+  for (int c = 0; c < kNumGapCauses; ++c) {
+    AddMetricBy(r, absl::StrCat("idle:", std::string(GapCauseName(static_cast<GapCause>(c)))),
+                [c](const RunMetrics& m) { return m.idle_cause_ns[c]; }, true);
+  }
+  AddMetric(r, "kernel_gap_ns", &RunMetrics::kernel_gap_ns);
+  AddMetric(r, "graph_removable_ns", &RunMetrics::graph_removable_ns);
+  AddMetric(r, "launch_api_ns", &RunMetrics::launch_api_ns);
+
+  const MetricComparison& total = r.metrics.front();
+  r.control_total_ns = total.control.median;
+  r.variant_total_ns = total.variant.median;
+  r.saved_ns = r.control_total_ns - r.variant_total_ns;
+  r.saved_pct = r.control_total_ns > 0
+                    ? 100.0 * static_cast<double>(r.saved_ns) / static_cast<double>(r.control_total_ns)
+                    : 0;
+  r.noise_ns = std::max({static_cast<int64_t>(std::llround(options.noise_pct / 100.0 *
+                                                           static_cast<double>(r.control_total_ns))),
+                         total.control.range(), total.variant.range()});
+  const MetricComparison* ov = r.Find("overlap_ns");
+  const MetricComparison* busy = r.Find("busy_ns");
+  r.overlap_present = ov->variant.median > 0 &&
+                      static_cast<double>(ov->variant.median) >=
+                          options.min_overlap_share * static_cast<double>(busy->variant.median);
+  Decide(r);
+
+  bool diagnose = r.verdict == CompareVerdict::kNoOverlap || r.verdict == CompareVerdict::kOverlapWithoutGain ||
+                  r.verdict == CompareVerdict::kWithinNoise || r.verdict == CompareVerdict::kNoGain;
+  if (diagnose) {
+    int c = MedianRun(r.control, r.control_total_ns);
+    r.diagnosed_run = MedianRun(r.variant, r.variant_total_ns);
+    const CompareRun& run = r.variant[r.diagnosed_run];
+    r.reference = BuildDiagnoseReference(*r.control[c].model, r.control[c].windows, options.diagnose);
+    if (!run.windows.empty()) {
+      DiagnoseOptions d = options.diagnose;
+      d.reference = &*r.reference;
+      r.diagnose = AnalyzeDiagnose(*run.model, run.windows.front(), d);
+      if (run.windows.size() > 1) {
+        r.diagnose->notes.push_back(absl::StrCat("diagnosed the first of ", run.windows.size(), " windows"));
+      }
+    }
+  }
+  Explain(r);
+  return r;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,182 @@
+// Analysis 6 (DESIGN.md "Analyses"): control vs variant, one or more runs
+// (traces) per side. Accepts an optimization only on a verified workload:
+// same window rule on both sides, same work, validation passed, overlap
+// present in the variant, and a total interval that improved beyond noise.
+//
+// Window rule (the same for every run): --nvtx NAME (every trace must have
+// it), --window whole (whole GPU activity: first GPU op start to last GPU op
+// end), or by default the NVTX range "measured" when every trace has it,
+// else whole GPU activity. With several instances of the range in a trace,
+// all are used and their figures summed (or only the K-th with
+// nvtx_instance).
+//
+// Per run: work (ops that start inside the windows: kernel instances per
+// name, count and bytes per copy direction, memset count and bytes),
+// validation (the workload's "validation=" mark; "" when not recorded) and
+// metrics: total_interval (first GPU op start to last GPU op end inside each
+// window), window length, busy, overlap (time at least two ops of a pair ran
+// together, any pair), overlap per category pair, idle and its causes
+// (analysis 3), kernel launch gaps (analysis 5).
+//
+// Verdict, first failing condition wins:
+//   DIFFERENT_WORK     some run's work differs from the first control run's;
+//   VALIDATION_FAILED  some run recorded "validation=failed...";
+//   NO_OVERLAP         (goal overlap) variant median overlap_ns <
+//                      min_overlap_share x its median busy time (or 0);
+//   WITHIN_NOISE       |saved| <= noise, noise = max(noise_pct % of the
+//                      control median total, the larger min-max range of
+//                      the two sides);
+//   OVERLAP_WITHOUT_GAIN (goal overlap) / NO_GAIN (goal speedup): the total
+//                      got worse beyond noise;
+//   VERIFIED           otherwise: saved = control median - variant median.
+// When the verdict is not VERIFIED for lack of overlap or gain, the variant
+// run whose total is the median is diagnosed (analysis 7), with the control's
+// median run as reference. Pure functions of the models; thread-safe.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "analyzer/analysis/diagnose.h"
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/window.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+enum class CompareVerdict : uint8_t {
+  kVerified = 0, kDifferentWork = 1, kValidationFailed = 2, kNoOverlap = 3,
+  kOverlapWithoutGain = 4, kWithinNoise = 5, kNoGain = 6,
+};
+// "VERIFIED", "DIFFERENT_WORK", "VALIDATION_FAILED", "NO_OVERLAP",
+// "OVERLAP_WITHOUT_GAIN", "WITHIN_NOISE", "NO_GAIN"
+std::string_view CompareVerdictName(CompareVerdict v);
+
+// kOverlap: an overlap optimization (overlap required). kSpeedup: any
+// optimization (e.g. a CUDA graph): overlap not required.
+enum class CompareGoal : uint8_t { kOverlap = 0, kSpeedup = 1 };
+std::string_view CompareGoalName(CompareGoal g);  // "overlap", "speedup"
+
+struct CompareOptions {
+  enum class WindowRule { kDefault, kNvtx, kWholeGpu };
+  WindowRule window_rule = WindowRule::kDefault;
+  std::string nvtx_name = "measured";  // kNvtx (and the default rule's range)
+  std::optional<int> nvtx_instance;    // 1-based; nullopt = all instances, summed
+  double noise_pct = 2.0;
+  CompareGoal goal = CompareGoal::kOverlap;
+  double min_overlap_share = 0.01;     // of the variant's busy time
+  DiagnoseOptions diagnose;            // reference is filled in by Compare
+};
+
+struct WorkSummary {
+  std::map<std::string, int64_t> kernels;  // name -> instances
+  std::array<int64_t, kNumOpCategories> copy_count{}, copy_bytes{};  // copy categories
+  int64_t memset_count = 0, memset_bytes = 0;
+};
+
+struct WorkDifference {
+  std::string kind;  // "kernel", "copy", "memset"
+  std::string key;   // kernel name, copy direction ("H2D"), "memset"
+  int64_t expected_count = 0, actual_count = 0;
+  int64_t expected_bytes = 0, actual_bytes = 0;  // copies and memsets
+};
+// Differences of `actual` from `expected`, kernels by name, then copies by
+// direction, then memsets.
+std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSummary& actual);
+std::string WorkDifferenceSentence(const WorkDifference& d);  // "kernel 'k': 8 instances vs 10"
+
+struct RunMetrics {
+  int64_t total_interval_ns = 0;  // sum over windows of (last op end - first op start)
+  int64_t window_ns = 0;
+  int64_t busy_ns = 0, overlap_ns = 0, idle_ns = 0;
+  std::array<int64_t, kNumOverlapPairs> pair_ns{};
+  std::array<int64_t, kNumGapCauses> idle_cause_ns{};
+  int64_t kernel_gap_ns = 0;        // idle before kernels, from their previous kernel on the stream
+  int64_t graph_removable_ns = 0;   // analysis 5
+  int64_t launch_api_ns = 0;        // time in kernel launch calls
+};
+
+struct CompareRun {
+  std::string path;
+  int64_t pid = 0;
+  const TraceModel* model = nullptr;  // not owned
+  std::vector<Window> windows;
+  std::string workload;    // variant name from the workload mark, "" if none
+  std::string validation;  // "passed", "failed: ...", "" = not recorded
+  WorkSummary work;
+  RunMetrics metrics;
+};
+
+// Median, min, max, and (n >= 3) MAD and sample standard deviation.
+struct MetricStats {
+  std::vector<int64_t> values;  // in run order
+  int64_t median = 0, min = 0, max = 0;
+  std::optional<double> mad, stdev;
+  int64_t range() const { return max - min; }
+};
+MetricStats ComputeStats(std::vector<int64_t> values);
+
+struct MetricComparison {
+  std::string name;  // "total_interval_ns", "overlap:compute|H2D", "idle:host_nvtx_range", ...
+  MetricStats control, variant;
+  int64_t change_ns = 0;  // variant median - control median
+  double change_pct = 0;  // of the control median (0 when it is 0)
+};
+
+struct RunWorkDifference {
+  std::string side;  // "control", "variant"
+  std::string path;
+  WorkDifference difference;
+};
+
+struct CompareResult {
+  CompareOptions options;
+  std::string window_rule;  // in words: "NVTX range 'measured' (all instances, summed)", ...
+  std::vector<CompareRun> control, variant;
+  std::string reference_path;  // the first control run: the work every run must match
+  bool work_same = true;
+  std::vector<RunWorkDifference> work_differences;
+  bool validation_passed = true;
+  std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
+  int64_t validation_not_recorded = 0;
+  bool overlap_present = false;
+  std::vector<MetricComparison> metrics;  // total_interval_ns first
+  int64_t control_total_ns = 0, variant_total_ns = 0;  // medians
+  int64_t saved_ns = 0;   // control - variant (negative: worse)
+  double saved_pct = 0;   // of the control total
+  int64_t noise_ns = 0;
+  CompareVerdict verdict = CompareVerdict::kVerified;
+  std::vector<std::string> failed_conditions;  // "work", "validation", "overlap", "gain"
+  std::string sentence;
+  int diagnosed_run = -1;                // index into variant
+  std::optional<DiagnoseResult> diagnose;  // for variant[diagnosed_run], first window
+  std::optional<DiagnoseReference> reference;
+  const MetricComparison* Find(std::string_view name) const;
+};
+
+// The window(s) the rule selects in one trace, and the rule in words.
+// OUT_OF_RANGE when --nvtx names a range a trace lacks; INVALID_ARGUMENT
+// when a trace has no GPU op.
+absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, const CompareOptions& options,
+                                                   bool use_nvtx);
+
+// Work, validation and metrics of one run over its windows.
+CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& windows);
+
+// The whole comparison. Every model must outlive the result (runs point to
+// them). INVALID_ARGUMENT if a side is empty; window errors as above.
+absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& control,
+                                      const std::vector<const TraceModel*>& variant,
+                                      const CompareOptions& options);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_

@@ -1,0 +1,975 @@
+#include "analyzer/analysis/diagnose.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/intervals/interval_set.h"
+#include "analyzer/render/units.h"
+
+namespace streamscope {
+
+std::string_view DiagnoseStepName(DiagnoseStep s) {
+  switch (s) {
+    case DiagnoseStep::kHardware: return "hardware";
+    case DiagnoseStep::kMemoryType: return "memory_type";
+    case DiagnoseStep::kDependencies: return "dependencies";
+    case DiagnoseStep::kHiddenSync: return "hidden_sync";
+    case DiagnoseStep::kCpuStarvation: return "cpu_starvation";
+    case DiagnoseStep::kContention: return "contention";
+    case DiagnoseStep::kSmallWork: return "small_work";
+  }
+  return "unknown";
+}
+
+std::string_view DiagnoseCauseName(DiagnoseCause c) {
+  switch (c) {
+    case DiagnoseCause::kCopyEngines: return "copy_engines";
+    case DiagnoseCause::kNoConcurrentKernels: return "no_concurrent_kernels";
+    case DiagnoseCause::kPageableCopies: return "pageable_copies";
+    case DiagnoseCause::kSameStream: return "same_stream";
+    case DiagnoseCause::kEventWait: return "event_wait";
+    case DiagnoseCause::kSyncBetween: return "sync_between";
+    case DiagnoseCause::kLegacyDefaultStream: return "legacy_default_stream";
+    case DiagnoseCause::kImplicitSyncCall: return "implicit_sync_call";
+    case DiagnoseCause::kCpuStarvation: return "cpu_starvation";
+    case DiagnoseCause::kContention: return "contention";
+    case DiagnoseCause::kSmallWork: return "small_work";
+  }
+  return "unknown";
+}
+
+DiagnoseStep StepOf(DiagnoseCause c) {
+  switch (c) {
+    case DiagnoseCause::kCopyEngines:
+    case DiagnoseCause::kNoConcurrentKernels: return DiagnoseStep::kHardware;
+    case DiagnoseCause::kPageableCopies: return DiagnoseStep::kMemoryType;
+    case DiagnoseCause::kSameStream:
+    case DiagnoseCause::kEventWait:
+    case DiagnoseCause::kSyncBetween: return DiagnoseStep::kDependencies;
+    case DiagnoseCause::kLegacyDefaultStream:
+    case DiagnoseCause::kImplicitSyncCall: return DiagnoseStep::kHiddenSync;
+    case DiagnoseCause::kCpuStarvation: return DiagnoseStep::kCpuStarvation;
+    case DiagnoseCause::kContention: return DiagnoseStep::kContention;
+    case DiagnoseCause::kSmallWork: return DiagnoseStep::kSmallWork;
+  }
+  return DiagnoseStep::kHardware;
+}
+
+std::string OpKey(const TraceModel& model, int32_t op) {
+  OpCategory c = model.ops.category[op];
+  if (c == OpCategory::kKernel) return absl::StrCat("compute:", std::string(model.strings.Get(model.ops.name[op])));
+  return absl::StrCat(std::string(OpCategoryName(c)), ":", model.ops.bytes[op]);
+}
+
+namespace {
+
+constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
+constexpr int kH2D = static_cast<int>(OpCategory::kHtoD);
+constexpr int kD2H = static_cast<int>(OpCategory::kDtoH);
+constexpr int kCompute = static_cast<int>(OpCategory::kKernel);
+
+int64_t Median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  int64_t hi = v[mid];
+  if (v.size() % 2 == 1) return hi;
+  int64_t lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return lo + (hi - lo) / 2;
+}
+
+// Ops that start inside the window, in start order.
+std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w) {
+  std::vector<int32_t> out;
+  auto [first, last] = m.OpRangeFor(w.start_ns, w.end_ns);
+  for (size_t i = first; i < last; ++i) {
+    if (m.ops.start_ns[i] >= w.start_ns && m.ops.start_ns[i] < w.end_ns) out.push_back(static_cast<int32_t>(i));
+  }
+  return out;
+}
+
+// Per op of `ops`: the time (clipped to the window) during which another op
+// of the same device ran.
+std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops) {
+  std::vector<int64_t> shared(ops.size(), 0);
+  absl::flat_hash_map<int32_t, std::vector<int32_t>> by_device;  // device -> positions in ops
+  for (size_t k = 0; k < ops.size(); ++k) by_device[m.ops.device_id[ops[k]]].push_back(static_cast<int32_t>(k));
+  for (auto& [device, positions] : by_device) {
+    std::vector<Interval> items;
+    items.reserve(positions.size());
+    for (int32_t k : positions) {
+      int32_t op = ops[k];
+      items.push_back({std::max(m.ops.start_ns[op], w.start_ns), std::min(m.ops.end_ns[op], w.end_ns)});
+    }
+    SweepSegments(items, [&](int64_t s, int64_t e, std::span<const int32_t> active) {
+      if (active.size() < 2) return;
+      for (int32_t a : active) shared[positions[a]] += e - s;
+    });
+  }
+  return shared;
+}
+
+// Busy union of all ops with prefix sums: busy time in any interval in O(log n).
+class BusyIndex {
+ public:
+  explicit BusyIndex(const TraceModel& m) {
+    IntervalList all;
+    all.reserve(m.ops.size());
+    for (size_t i = 0; i < m.ops.size(); ++i) all.push_back({m.ops.start_ns[i], m.ops.end_ns[i]});
+    busy_ = Normalize(std::move(all));
+    prefix_.reserve(busy_.size() + 1);
+    prefix_.push_back(0);
+    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
+  }
+  int64_t Idle(int64_t s, int64_t e) const { return e > s ? (e - s) - (Before(e) - Before(s)) : 0; }
+
+ private:
+  int64_t Before(int64_t t) const {
+    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
+                                [](const Interval& x, int64_t v) { return x.start < v; }) -
+               busy_.begin();
+    int64_t b = prefix_[i];
+    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
+    return b;
+  }
+  IntervalList busy_;
+  std::vector<int64_t> prefix_;
+};
+
+std::string_view BaseCallName(std::string_view n) {
+  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
+    if (n.size() > suffix.size() && n.ends_with(suffix)) n.remove_suffix(suffix.size());
+  }
+  size_t v = n.rfind("_v");
+  if (v != std::string_view::npos && v + 2 < n.size() &&
+      std::all_of(n.begin() + static_cast<std::ptrdiff_t>(v + 2), n.end(),
+                  [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    n = n.substr(0, v);
+  }
+  return n;
+}
+
+bool IsExplicitSyncName(std::string_view n) {
+  return n.find("Synchronize") != std::string_view::npos;
+}
+
+std::string StreamLabel(const TraceModel& m, int32_t stream) {
+  if (stream < 0 || static_cast<size_t>(stream) >= m.streams.size()) return "stream ?";
+  return absl::StrCat("stream ", m.streams[stream].id);
+}
+
+// "H2D 16.00 MiB copies", "'name' kernels", "memset 4.00 KiB".
+std::string OpGroupLabel(const TraceModel& m, int32_t op) {
+  OpCategory c = m.ops.category[op];
+  if (c == OpCategory::kKernel) {
+    std::string_view name = m.strings.Get(m.ops.name[op]);
+    return absl::StrCat("'", name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name),
+                        "' kernels");
+  }
+  if (c == OpCategory::kMemset) return absl::StrCat(FormatBytes(m.ops.bytes[op]), " memsets");
+  return absl::StrCat(std::string(OpCategoryName(c)), " ", FormatBytes(m.ops.bytes[op]), " copies");
+}
+
+std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
+
+class Diagnoser {
+ public:
+  Diagnoser(const TraceModel& m, const Window& w, const DiagnoseOptions& o, const DiagnoseInputs& in)
+      : m_(m), w_(w), o_(o) {
+    if (in.overlap == nullptr) {
+      OverlapOptions oo;
+      oo.max_ops_per_interval = 0;
+      own_overlap_ = AnalyzeOverlap(m, w, oo);
+      overlap_ = &*own_overlap_;
+    } else {
+      overlap_ = in.overlap;
+    }
+    if (in.gap_causes == nullptr) {
+      own_gaps_ = AnalyzeGapCauses(m, w, GapCausesOptions{});
+      gaps_ = &*own_gaps_;
+    } else {
+      gaps_ = in.gap_causes;
+    }
+    if (in.hidden_sync == nullptr) {
+      own_hidden_ = AnalyzeHiddenSync(m, w, HiddenSyncOptions{});
+      hidden_ = &*own_hidden_;
+    } else {
+      hidden_ = in.hidden_sync;
+    }
+    if (in.launch_stats == nullptr) {
+      own_launch_ = AnalyzeLaunchStats(m, w, LaunchStatsOptions{});
+      launch_ = &*own_launch_;
+    } else {
+      launch_ = in.launch_stats;
+    }
+    ops_ = OpsStartingIn(m, w);
+  }
+
+  DiagnoseResult Run() {
+    result_.window = w_;
+    for (const DeviceOverlap& d : overlap_->devices) {
+      result_.busy_ns += d.busy_ns;
+      IntervalList any;
+      for (const OverlapInterval& x : d.intervals) any.push_back({x.start_ns, x.end_ns});
+      result_.overlap_ns += TotalLength(Normalize(std::move(any)));
+    }
+    if (ops_.empty()) result_.notes.push_back("no GPU op starts inside the window: nothing to diagnose");
+    Hardware();
+    MemoryType();
+    SameStream();
+    EventWaits();
+    SyncsBetween();
+    LegacyStream();
+    ImplicitCalls();
+    CpuStarvation();
+    Contention();
+    SmallWork();
+    int64_t threshold = std::max<int64_t>(
+        o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(w_.length())));
+    for (DiagnoseFinding& f : findings_) f.significant = f.impact_ns >= threshold;
+    std::stable_partition(findings_.begin(), findings_.end(),
+                          [](const DiagnoseFinding& f) { return f.significant; });
+    result_.findings = std::move(findings_);
+    return std::move(result_);
+  }
+
+ private:
+  int32_t Api(int32_t op) const { return m_.ApiForOp(static_cast<size_t>(op)); }
+  std::string_view CallName(int32_t api) const { return m_.strings.Get(m_.api.name[api]); }
+  int64_t Clipped(int32_t op) const {
+    return ClippedLength({m_.ops.start_ns[op], m_.ops.end_ns[op]}, w_.interval());
+  }
+  void Cite(DiagnoseFinding& f, int32_t op) const {
+    if (op < 0 || static_cast<int>(f.ops.size()) >= o_.max_evidence) return;
+    if (std::find(f.ops.begin(), f.ops.end(), op) == f.ops.end()) f.ops.push_back(op);
+  }
+  void CiteCall(DiagnoseFinding& f, int32_t api) const {
+    if (api < 0) return;
+    if (std::find(f.tids.begin(), f.tids.end(), m_.api.tid[api]) == f.tids.end()) f.tids.push_back(m_.api.tid[api]);
+    if (static_cast<int>(f.calls.size()) >= o_.max_evidence) return;
+    if (std::find(f.calls.begin(), f.calls.end(), api) == f.calls.end()) f.calls.push_back(api);
+  }
+  int64_t UnionInWindow(IntervalList x) const { return TotalLength(Clip(Normalize(std::move(x)), w_.interval())); }
+
+  // 1. Hardware ---------------------------------------------------------------
+  void Hardware() {
+    for (const DeviceOverlap& d : overlap_->devices) {
+      const Device* dev = m_.FindDevice(d.device_id);
+      int64_t h2d = d.category_ns[kH2D], d2h = d.category_ns[kD2H], compute = d.category_ns[kCompute];
+      std::string name = dev != nullptr && !dev->name.empty() ? absl::StrCat(" (", dev->name, ")") : "";
+      bool copies_matter = (h2d > 0 && d2h > 0) || (d.copy_ns > 0 && compute > 0);
+      if (dev == nullptr || dev->async_engine_count < 0) {
+        if (copies_matter) {
+          result_.notes.push_back(absl::StrCat("device ", d.device_id,
+                                               ": copy engine count not recorded; hardware limits not checked"));
+        }
+      } else if (dev->async_engine_count == 0 && d.copy_ns > 0 && compute > 0) {
+        DiagnoseFinding f;
+        f.cause = DiagnoseCause::kCopyEngines;
+        f.impact_ns = std::min(d.copy_ns, compute);
+        f.summary = absl::StrCat("device ", d.device_id, name,
+                                 " reports 0 copy engines: copies cannot run while kernels run (",
+                                 FormatDuration(d.copy_ns), " of copies, ", FormatDuration(compute),
+                                 " of kernels)");
+        f.remedy = "run on a GPU with copy engines (asyncEngineCount >= 1; >= 2 for H2D||D2H); on this one, "
+                   "overlap only host work with GPU work";
+        f.figures = {{"device_id", d.device_id}, {"async_engine_count", 0}};
+        CiteFirstOf(f, d.device_id, {OpCategory::kHtoD, OpCategory::kDtoH, OpCategory::kKernel});
+        findings_.push_back(std::move(f));
+      } else if (dev->async_engine_count == 1 && h2d > 0 && d2h > 0) {
+        const PairOverlap* p = overlap_->Find(d.device_id, OverlapPairIndex(OpCategory::kHtoD, OpCategory::kDtoH));
+        DiagnoseFinding f;
+        f.cause = DiagnoseCause::kCopyEngines;
+        f.impact_ns = std::max<int64_t>(0, std::min(h2d, d2h) - (p ? p->overlapped_ns : 0));
+        f.summary = absl::StrCat("device ", d.device_id, name,
+                                 " has 1 copy engine: H2D and D2H copies cannot run at the same time (",
+                                 FormatDuration(h2d), " of H2D, ", FormatDuration(d2h),
+                                 " of D2H; up to ", FormatDuration(f.impact_ns), " could not be hidden)");
+        f.remedy = "with one copy engine overlap copies with kernels, not with each other (batch H2D and D2H "
+                   "phases), or use a GPU with 2+ copy engines";
+        f.figures = {{"device_id", d.device_id}, {"async_engine_count", 1}, {"h2d_ns", h2d}, {"d2h_ns", d2h}};
+        CiteFirstOf(f, d.device_id, {OpCategory::kHtoD, OpCategory::kDtoH});
+        findings_.push_back(std::move(f));
+      }
+      if (dev != nullptr && dev->concurrent_kernels == 0 && compute > 0) {
+        absl::flat_hash_map<int32_t, int64_t> per_stream;
+        for (int32_t op : ops_) {
+          if (m_.ops.device_id[op] == d.device_id && m_.ops.category[op] == OpCategory::kKernel) {
+            per_stream[m_.ops.stream[op]] += Clipped(op);
+          }
+        }
+        if (per_stream.size() >= 2) {
+          int64_t sum = 0, max = 0;
+          for (auto& [s, t] : per_stream) {
+            sum += t;
+            max = std::max(max, t);
+          }
+          DiagnoseFinding f;
+          f.cause = DiagnoseCause::kNoConcurrentKernels;
+          f.impact_ns = std::min(sum - max, compute);
+          f.summary = absl::StrCat("device ", d.device_id, name, " cannot run kernels concurrently (concurrentKernels = 0): "
+                                   "kernels on ", per_stream.size(), " streams ran one at a time");
+          f.remedy = "kernels of different streams cannot overlap on this device; fuse them or use a GPU with "
+                     "concurrent kernel execution";
+          f.figures = {{"device_id", d.device_id}, {"kernel_streams", static_cast<double>(per_stream.size())}};
+          CiteFirstOf(f, d.device_id, {OpCategory::kKernel});
+          findings_.push_back(std::move(f));
+        }
+      }
+    }
+  }
+
+  void CiteFirstOf(DiagnoseFinding& f, int32_t device, std::initializer_list<OpCategory> cats) const {
+    for (OpCategory c : cats) {
+      for (int32_t op : ops_) {
+        if (m_.ops.device_id[op] == device && m_.ops.category[op] == c) {
+          Cite(f, op);
+          break;
+        }
+      }
+    }
+  }
+
+  // 2. Memory type ------------------------------------------------------------
+  void MemoryType() {
+    struct Side { int64_t count = 0, bytes = 0, ns = 0; };
+    std::array<Side, kNumOpCategories> pageable{}, pinned{};
+    std::vector<int32_t> pageable_ops;
+    for (int32_t op : ops_) {
+      OpCategory c = m_.ops.category[op];
+      if (!IsCopy(c)) continue;
+      int ci = static_cast<int>(c);
+      MemoryKind s = m_.ops.src_kind[op], d = m_.ops.dst_kind[op];
+      int64_t dur = m_.ops.end_ns[op] - m_.ops.start_ns[op];
+      if (s == MemoryKind::kPageable || d == MemoryKind::kPageable) {
+        pageable[ci].count += 1;
+        pageable[ci].bytes += m_.ops.bytes[op];
+        pageable[ci].ns += dur;
+        pageable_ops.push_back(op);
+      } else if (s == MemoryKind::kPinned || d == MemoryKind::kPinned) {
+        pinned[ci].count += 1;
+        pinned[ci].bytes += m_.ops.bytes[op];
+        pinned[ci].ns += dur;
+      }
+    }
+    if (pageable_ops.empty()) return;
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kPageableCopies;
+    std::vector<std::string> parts;
+    int64_t excess = 0;
+    for (int ci = 0; ci < kNumOpCategories; ++ci) {
+      const Side& p = pageable[ci];
+      if (p.count == 0) continue;
+      std::string cat(OpCategoryName(static_cast<OpCategory>(ci)));
+      double ref = 0;
+      std::string ref_from;
+      if (pinned[ci].count > 0 && pinned[ci].bytes > 0) {
+        ref = static_cast<double>(pinned[ci].ns) / static_cast<double>(pinned[ci].bytes);
+        ref_from = absl::StrCat("pinned ", cat, " copies in this trace");
+      } else if (o_.reference != nullptr && o_.reference->pinned_ns_per_byte[ci] > 0) {
+        ref = o_.reference->pinned_ns_per_byte[ci];
+        ref_from = absl::StrCat("pinned ", cat, " copies in ", o_.reference->source);
+      } else if ((ci == kH2D || ci == kD2H) && o_.expected_host_copy_gbps > 0) {
+        ref = 1.0 / o_.expected_host_copy_gbps;  // 1 GB/s = 1 byte/ns
+        ref_from = absl::StrFormat("the nominal pinned bandwidth of %.0f GB/s", o_.expected_host_copy_gbps);
+      }
+      std::string part = absl::StrCat(p.count, " ", cat, " copies (", FormatBytes(p.bytes), ", ",
+                                      FormatDuration(p.ns), ") used pageable host memory");
+      f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);
+      f.figures[cat + "_pageable_bytes"] = static_cast<double>(p.bytes);
+      f.figures[cat + "_pageable_ns"] = static_cast<double>(p.ns);
+      if (ref > 0 && p.bytes > 0) {
+        double rate = static_cast<double>(p.ns) / static_cast<double>(p.bytes);
+        double slow = rate / ref;
+        int64_t expected = static_cast<int64_t>(ref * static_cast<double>(p.bytes));
+        int64_t extra = std::max<int64_t>(0, p.ns - expected);
+        excess += extra;
+        double avg_bytes = static_cast<double>(p.bytes) / static_cast<double>(p.count);
+        absl::StrAppend(&part, ": ", Ratio(slow), " slower per byte than ", ref_from, " (",
+                        FormatDuration(static_cast<int64_t>(rate * avg_bytes)), " vs ",
+                        FormatDuration(static_cast<int64_t>(ref * avg_bytes)), " per ",
+                        FormatBytes(static_cast<int64_t>(avg_bytes)), ", ", FormatDuration(extra), " extra)");
+        f.figures[cat + "_slowdown"] = slow;
+        f.figures[cat + "_extra_ns"] = static_cast<double>(extra);
+        f.labels[cat + "_reference"] = ref_from;
+      }
+      parts.push_back(part);
+    }
+    int64_t held = 0, held_calls = 0;
+    for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
+      if (c.kind != ImplicitSyncKind::kPageableAsyncMemcpy || !c.observed) continue;
+      held_calls += 1;
+      held += m_.api.end_ns[c.api] - m_.api.start_ns[c.api];
+      CiteCall(f, c.api);
+    }
+    for (int32_t op : pageable_ops) {
+      Cite(f, op);
+      if (f.calls.size() < static_cast<size_t>(o_.max_evidence)) CiteCall(f, Api(op));
+    }
+    f.impact_ns = excess;
+    f.summary = absl::StrJoin(parts, "; ");
+    if (held_calls > 0) {
+      absl::StrAppend(&f.summary, "; ", held_calls, " of the *Async copy calls held the host thread until the "
+                      "copy ran (", FormatDuration(held), " of host time), so work behind them was submitted late");
+    }
+    f.figures["host_held_calls"] = static_cast<double>(held_calls);
+    f.figures["host_held_ns"] = static_cast<double>(held);
+    f.remedy = "allocate the host buffers with cudaMallocHost/cudaHostAlloc, or pin existing ones with "
+               "cudaHostRegister: pageable copies are staged through a driver buffer, run slower and block "
+               "the calling thread";
+    findings_.push_back(std::move(f));
+  }
+
+  // 3a. Same stream -----------------------------------------------------------
+  void SameStream() {
+    const std::array<std::pair<OpCategory, OpCategory>, 3> pairs = {{
+        {OpCategory::kKernel, OpCategory::kHtoD},
+        {OpCategory::kKernel, OpCategory::kDtoH},
+        {OpCategory::kHtoD, OpCategory::kDtoH},
+    }};
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kSameStream;
+    std::vector<std::string> parts;
+    for (const DeviceOverlap& d : overlap_->devices) {
+      // Time per (stream, category) of this device.
+      absl::flat_hash_map<int32_t, std::array<int64_t, kNumOpCategories>> per_stream;
+      std::array<int64_t, kNumOpCategories> total{};
+      for (int32_t op : ops_) {
+        if (m_.ops.device_id[op] != d.device_id) continue;
+        int ci = static_cast<int>(m_.ops.category[op]);
+        int64_t t = Clipped(op);
+        per_stream[m_.ops.stream[op]][ci] += t;
+        total[ci] += t;
+      }
+      int64_t best = 0;
+      int32_t best_stream = -1;
+      std::set<int> cats;
+      for (auto [a, b] : pairs) {
+        const PairOverlap* p = overlap_->Find(d.device_id, OverlapPairIndex(a, b));
+        if (p == nullptr || p->possible_ns <= 0 || p->hidden_share > o_.same_stream_max_hidden) continue;
+        int ia = static_cast<int>(a), ib = static_cast<int>(b);
+        if (total[ia] <= 0 || total[ib] <= 0) continue;
+        for (auto& [s, t] : per_stream) {
+          double sa = static_cast<double>(t[ia]) / static_cast<double>(total[ia]);
+          double sb = static_cast<double>(t[ib]) / static_cast<double>(total[ib]);
+          if (sa < o_.same_stream_share || sb < o_.same_stream_share) continue;
+          int64_t lost = p->possible_ns - p->overlapped_ns;
+          if (lost > best) {
+            best = lost;
+            best_stream = s;
+          }
+          cats.insert(ia);
+          cats.insert(ib);
+        }
+      }
+      if (best_stream < 0) continue;
+      std::vector<std::string> names;
+      for (int c : cats) names.push_back(std::string(OpCategoryName(static_cast<OpCategory>(c))));
+      int64_t on_stream = 0;
+      for (int32_t op : ops_) {
+        if (m_.ops.stream[op] != best_stream) continue;
+        on_stream += 1;
+        if (cats.contains(static_cast<int>(m_.ops.category[op]))) Cite(f, op);
+      }
+      parts.push_back(absl::StrCat(absl::StrJoin(names, ", "), " work on device ", d.device_id, " ran on one stream (",
+                                   StreamLabel(m_, best_stream), ", ", on_stream,
+                                   " ops): stream order runs them one after another, so they could not overlap; up to ",
+                                   FormatDuration(best), " could have been hidden"));
+      f.impact_ns += best;
+      f.figures[absl::StrCat("device_", d.device_id, "_stream_id")] =
+          static_cast<double>(m_.streams[best_stream].id);
+    }
+    if (parts.empty()) return;
+    f.summary = absl::StrJoin(parts, "; ");
+    f.remedy = "split the work into independent chunks on several streams created with cudaStreamNonBlocking, "
+               "so that the copies of one chunk run while another chunk's kernel runs";
+    findings_.push_back(std::move(f));
+  }
+
+  // 3b. Event waits -----------------------------------------------------------
+  void EventWaits() {
+    struct Wait { int64_t t; int32_t api; };
+    std::vector<std::vector<Wait>> waits(m_.streams.size());
+    bool any = false;
+    for (const SyncRecord& s : m_.syncs) {
+      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= waits.size()) continue;
+      int32_t api = -1;
+      if (s.correlation_id >= 0) {
+        auto it = m_.api_by_correlation.find(s.correlation_id);
+        if (it != m_.api_by_correlation.end()) api = it->second;
+      }
+      waits[s.stream].push_back({s.start_ns, api});
+      any = true;
+    }
+    for (const EventOp& e : m_.event_ops) {
+      if (e.op != EventOp::Op::kWait || e.stream < 0 || static_cast<size_t>(e.stream) >= waits.size()) continue;
+      int32_t api = -1;
+      if (e.correlation_id >= 0) {
+        auto it = m_.api_by_correlation.find(e.correlation_id);
+        if (it != m_.api_by_correlation.end()) api = it->second;
+      }
+      waits[e.stream].push_back({e.ts_ns, api});
+      any = true;
+    }
+    if (!any) return;
+    for (auto& v : waits) std::sort(v.begin(), v.end(), [](const Wait& a, const Wait& b) { return a.t < b.t; });
+    std::vector<std::pair<int64_t, int32_t>> ends;  // (end, op), sorted
+    ends.reserve(m_.ops.size());
+    for (size_t i = 0; i < m_.ops.size(); ++i) ends.push_back({m_.ops.end_ns[i], static_cast<int32_t>(i)});
+    std::sort(ends.begin(), ends.end());
+
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kEventWait;
+    IntervalList delays;
+    int64_t delayed = 0;
+    std::vector<int32_t> last(m_.streams.size(), -1);
+    for (size_t i = 0; i < m_.ops.size(); ++i) {
+      int32_t s = m_.ops.stream[i];
+      if (s < 0 || static_cast<size_t>(s) >= waits.size()) continue;
+      int32_t prev = last[s];
+      last[s] = static_cast<int32_t>(i);
+      int64_t start = m_.ops.start_ns[i];
+      if (waits[s].empty() || start < w_.start_ns || start >= w_.end_ns) continue;
+      int32_t a = Api(static_cast<int32_t>(i));
+      if (a < 0) continue;
+      int64_t lo = kMinTime, prev_end = kMinTime;
+      if (prev >= 0) {
+        int32_t pa = Api(prev);
+        lo = pa >= 0 ? m_.api.start_ns[pa] : m_.ops.start_ns[prev];
+        prev_end = m_.ops.end_ns[prev];
+      }
+      auto it = std::lower_bound(waits[s].begin(), waits[s].end(), lo,
+                                 [](const Wait& x, int64_t v) { return x.t < v; });
+      if (it == waits[s].end() || it->t > m_.api.end_ns[a]) continue;
+      int64_t ready = std::max(m_.api.end_ns[a], prev_end);
+      if (start - ready <= o_.dependency_tolerance_ns) continue;
+      delays.push_back({ready, start});
+      delayed += 1;
+      Cite(f, static_cast<int32_t>(i));
+      CiteCall(f, it->api);
+      // The op it waited for: the latest op of another stream that ended just before it started.
+      auto e = std::upper_bound(ends.begin(), ends.end(), std::make_pair(start, std::numeric_limits<int32_t>::max()));
+      for (int scanned = 0; e != ends.begin() && scanned < 64; ++scanned) {
+        --e;
+        if (e->first < start - o_.dependency_tolerance_ns) break;
+        if (m_.ops.stream[e->second] != s) {
+          Cite(f, e->second);
+          break;
+        }
+      }
+    }
+    if (delayed == 0) return;
+    f.impact_ns = UnionInWindow(std::move(delays));
+    int64_t gap_ns = gaps_->cause_ns[static_cast<int>(GapCause::kDependencyEventWait)];
+    f.summary = absl::StrCat(delayed, " ops started later than they were ready because a cudaStreamWaitEvent on "
+                             "their stream made them wait for another stream (",
+                             FormatDuration(f.impact_ns), " of delay; ", FormatDuration(gap_ns),
+                             " of device idle time attributed to event waits)");
+    f.figures = {{"delayed_ops", static_cast<double>(delayed)}, {"idle_ns", static_cast<double>(gap_ns)}};
+    f.remedy = "check that each wait is needed and waits for the right event: record the event right after the "
+               "producing op (not after later work), and give the pipeline more buffers so producers can run ahead";
+    findings_.push_back(std::move(f));
+  }
+
+  // 3c. Explicit syncs between submissions ------------------------------------
+  void SyncsBetween() {
+    int64_t last_submit = kMinTime;
+    for (int32_t op : ops_) {
+      int32_t a = Api(op);
+      if (a >= 0) last_submit = std::max(last_submit, m_.api.start_ns[a]);
+    }
+    if (last_submit == kMinTime) return;
+    struct SyncSpan { int64_t start, end; int32_t api; int64_t tid; std::string name; };
+    std::vector<SyncSpan> spans;
+    absl::flat_hash_set<int64_t> sync_corr;
+    for (const SyncRecord& s : m_.syncs) {
+      if (s.kind == SyncKind::kStreamWaitEvent) continue;
+      int32_t api = -1;
+      if (s.correlation_id >= 0) {
+        sync_corr.insert(s.correlation_id);
+        auto it = m_.api_by_correlation.find(s.correlation_id);
+        if (it != m_.api_by_correlation.end()) api = it->second;
+      }
+      spans.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m_.api.tid[api] : -1,
+                       api >= 0 ? std::string(CallName(api)) : std::string(SyncKindName(s.kind))});
+    }
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    for (size_t i = 0; i < m_.api.size(); ++i) {
+      std::string_view name = CallName(static_cast<int32_t>(i));
+      if (!IsExplicitSyncName(name)) continue;
+      auto [cov, inserted] = covered.try_emplace(m_.api.tid[i], kMinTime);
+      if (m_.api.start_ns[i] < cov->second) continue;  // nested driver call: same wait
+      cov->second = m_.api.end_ns[i];
+      if (m_.api.correlation_id[i] >= 0 && sync_corr.contains(m_.api.correlation_id[i])) continue;
+      spans.push_back({m_.api.start_ns[i], m_.api.end_ns[i], static_cast<int32_t>(i), m_.api.tid[i],
+                       std::string(BaseCallName(name))});
+    }
+    BusyIndex busy(m_);
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kSyncBetween;
+    IntervalList idle_spans;
+    std::map<std::string, int64_t> by_name;
+    int64_t count = 0;
+    for (const SyncSpan& s : spans) {
+      if (s.start < w_.start_ns || s.start >= w_.end_ns || s.end >= last_submit) continue;
+      auto next = std::lower_bound(m_.ops.start_ns.begin(), m_.ops.start_ns.end(), s.end);
+      int64_t until = next == m_.ops.start_ns.end() ? w_.end_ns : std::min(*next, w_.end_ns);
+      if (until <= s.start) continue;
+      idle_spans.push_back({s.start, until});
+      count += 1;
+      by_name[s.name] += 1;
+      CiteCall(f, s.api);
+      if (next != m_.ops.start_ns.end()) Cite(f, static_cast<int32_t>(next - m_.ops.start_ns.begin()));
+    }
+    if (count == 0) return;
+    int64_t idle = 0;
+    for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.Idle(x.start, x.end);
+    std::vector<std::string> names;
+    for (auto& [n, k] : by_name) names.push_back(absl::StrCat(n, " x", k));
+    f.impact_ns = idle;
+    f.summary = absl::StrCat(count, " explicit synchronizations inside the window (", absl::StrJoin(names, ", "),
+                             ") were followed by more submissions: the GPU drained and idled ",
+                             FormatDuration(idle), " until the next op started");
+    f.figures = {{"syncs", static_cast<double>(count)}};
+    f.remedy = "remove the synchronizations inside the loop: order work across streams with events "
+               "(cudaEventRecord + cudaStreamWaitEvent) and synchronize once at the end";
+    findings_.push_back(std::move(f));
+  }
+
+  // 4a. Legacy default stream -------------------------------------------------
+  void LegacyStream() {
+    if (hidden_->serialization.empty()) return;
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kLegacyDefaultStream;
+    IntervalList delays;
+    for (const SerializationFinding& s : hidden_->serialization) {
+      delays.push_back({s.ready_ns, m_.ops.start_ns[s.delayed_op]});
+      Cite(f, s.delayed_op);
+      Cite(f, s.waited_op);
+    }
+    f.impact_ns = UnionInWindow(std::move(delays));
+    int64_t to_legacy = hidden_->serialization_count[0], from_legacy = hidden_->serialization_count[1];
+    f.summary = absl::StrCat(to_legacy, " ops on blocking streams waited for ops on the legacy default stream and ",
+                             from_legacy, " legacy-stream ops waited for blocking-stream work (",
+                             FormatDuration(f.impact_ns), " of delay): the legacy default stream serializes "
+                             "every blocking stream");
+    f.figures = {{"blocking_waited_for_legacy", static_cast<double>(to_legacy)},
+                 {"legacy_waited_for_blocking", static_cast<double>(from_legacy)},
+                 {"delay_ns", static_cast<double>(hidden_->serialization_delay_ns[0] +
+                                                  hidden_->serialization_delay_ns[1])}};
+    f.remedy = "create streams with cudaStreamNonBlocking (or build with --default-stream per-thread) and do not "
+               "submit work to stream 0 / cudaStreamLegacy inside the loop";
+    findings_.push_back(std::move(f));
+  }
+
+  // 4b. Implicitly synchronizing calls ------------------------------------------
+  void ImplicitCalls() {
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kImplicitSyncCall;
+    std::map<std::string, std::pair<int64_t, int64_t>> by_name;  // name -> (calls, observed)
+    std::set<ImplicitSyncKind> kinds;
+    int64_t waited = 0;
+    for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
+      if (c.kind == ImplicitSyncKind::kPageableAsyncMemcpy) continue;  // step 2
+      std::string name(BaseCallName(CallName(c.api)));
+      auto& [calls, observed] = by_name[name];
+      calls += 1;
+      if (!c.observed) continue;
+      observed += 1;
+      kinds.insert(c.kind);
+      blamed_calls_.insert(name);
+      waited += c.waited_ns;
+      CiteCall(f, c.api);
+      Cite(f, c.waited_for_op);
+    }
+    if (blamed_calls_.empty()) return;
+    int64_t idle = 0;
+    for (const GapCauseTotal& t : gaps_->totals) {
+      if (t.cause == GapCause::kHostBlockedInCall && t.detail >= 0 &&
+          blamed_calls_.contains(std::string(BaseCallName(m_.strings.Get(t.detail))))) {
+        idle += t.ns;
+      }
+    }
+    std::vector<std::string> names;
+    for (auto& [n, c] : by_name) {
+      if (c.second > 0) names.push_back(absl::StrCat(n, " x", c.first));
+    }
+    f.impact_ns = idle;
+    f.summary = absl::StrCat("implicitly synchronizing calls inside the window (", absl::StrJoin(names, ", "),
+                             ") held the host until earlier GPU work drained (", FormatDuration(waited),
+                             " of waiting); the GPU then idled ", FormatDuration(idle),
+                             " while the thread was blocked in them");
+    std::vector<std::string> remedies;
+    for (ImplicitSyncKind k : kinds) {
+      switch (k) {
+        case ImplicitSyncKind::kAllocFree:
+          remedies.push_back("move cudaMalloc/cudaFree out of the loop or use cudaMallocAsync/cudaFreeAsync "
+                             "(a stream-ordered pool)");
+          break;
+        case ImplicitSyncKind::kSyncMemcpy:
+          remedies.push_back("replace cudaMemcpy with cudaMemcpyAsync on the work's stream (pinned host memory)");
+          break;
+        case ImplicitSyncKind::kSyncMemset:
+          remedies.push_back("replace cudaMemset with cudaMemsetAsync on the work's stream");
+          break;
+        case ImplicitSyncKind::kPinnedAllocFree:
+          remedies.push_back("allocate and register pinned host buffers once, outside the loop");
+          break;
+        case ImplicitSyncKind::kDeviceConfig:
+          remedies.push_back("set device limits and cache configuration once at start-up");
+          break;
+        default:
+          remedies.push_back("check the calls flagged by their timing: they waited for the GPU to drain");
+          break;
+      }
+    }
+    f.remedy = absl::StrJoin(remedies, "; ");
+    f.figures = {{"waited_ns", static_cast<double>(waited)}, {"idle_ns", static_cast<double>(idle)}};
+    findings_.push_back(std::move(f));
+  }
+
+  // 5. CPU starvation -----------------------------------------------------------
+  void CpuStarvation() {
+    // Calls already blamed: explicit syncs, implicit syncs, pageable copy calls.
+    absl::flat_hash_set<std::string> blamed(blamed_calls_.begin(), blamed_calls_.end());
+    for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
+      if (c.kind == ImplicitSyncKind::kPageableAsyncMemcpy && c.observed) {
+        blamed.insert(std::string(BaseCallName(CallName(c.api))));
+      }
+    }
+    std::map<std::pair<int, std::string>, std::pair<int64_t, int64_t>> by_detail;  // (cause, detail) -> (ns, gaps)
+    std::set<int64_t> tids;
+    int64_t total = 0;
+    for (const GapCauseTotal& t : gaps_->totals) {
+      if (!IsCpuStarvation(t.cause) || t.ns <= 0) continue;
+      std::string detail = t.detail >= 0 ? std::string(m_.strings.Get(t.detail)) : "";
+      if (t.cause == GapCause::kHostBlockedInCall &&
+          (IsExplicitSyncName(detail) || blamed.contains(std::string(BaseCallName(detail))))) {
+        continue;
+      }
+      auto& [ns, gaps] = by_detail[{static_cast<int>(t.cause), detail}];
+      ns += t.ns;
+      gaps += t.gaps;
+      total += t.ns;
+      if (t.tid >= 0) tids.insert(t.tid);
+    }
+    if (total <= 0) return;
+    std::vector<std::pair<std::pair<int, std::string>, std::pair<int64_t, int64_t>>> sorted(by_detail.begin(),
+                                                                                             by_detail.end());
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kCpuStarvation;
+    f.impact_ns = total;
+    f.tids.assign(tids.begin(), tids.end());
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < sorted.size() && i < 3; ++i) {
+      const auto& [key, val] = sorted[i];
+      GapCause cause = static_cast<GapCause>(key.first);
+      std::string what = cause == GapCause::kHostNvtxRange      ? absl::StrCat("in NVTX range '", key.second, "'")
+                         : cause == GapCause::kHostBlockedInCall ? absl::StrCat("blocked in ", key.second)
+                                                                 : std::string("in unannotated host code");
+      parts.push_back(absl::StrCat(FormatDuration(val.first), " ", what, " (", val.second, " gaps)"));
+      if (i == 0) {
+        f.labels["top_cause"] = std::string(GapCauseName(cause));
+        f.labels["top_detail"] = key.second;
+        f.remedy = cause == GapCause::kHostNvtxRange
+                       ? absl::StrCat("the host work in NVTX range '", key.second,
+                                      "' delays each submission: do it ahead of time or on another thread "
+                                      "(prepare chunk i+1 while chunk i runs) and submit GPU work further ahead")
+                   : cause == GapCause::kHostBlockedInCall
+                       ? absl::StrCat("the submitting thread was blocked in ", key.second,
+                                      ": move that call out of the submission loop or to another thread")
+                       : "annotate the host code between submissions with NVTX ranges to find it; move it off the "
+                         "submitting thread or submit GPU work further ahead";
+      }
+    }
+    std::vector<std::string> tid_text;
+    for (int64_t t : f.tids) tid_text.push_back(absl::StrCat(t));
+    f.summary = absl::StrCat("the GPU idled ", FormatDuration(total), " waiting for the submitting thread",
+                             tid_text.size() == 1 ? " " : "s ", absl::StrJoin(tid_text, ", "),
+                             " to finish host work: ", absl::StrJoin(parts, "; "));
+    for (const GapFinding& g : gaps_->worst_gaps) {
+      if (!IsCpuStarvation(g.primary)) continue;
+      Cite(f, g.next_op);
+      CiteCall(f, g.api);
+    }
+    findings_.push_back(std::move(f));
+  }
+
+  // 6. Contention -------------------------------------------------------------------
+  void Contention() {
+    std::vector<int64_t> shared = SharedTime(m_, w_, ops_);
+    struct Group {
+      std::vector<int64_t> over, alone;
+      std::vector<int32_t> over_ops;
+      int32_t example = -1;
+      bool pageable = false;
+    };
+    std::map<std::string, Group> groups;
+    for (size_t k = 0; k < ops_.size(); ++k) {
+      int32_t op = ops_[k];
+      int64_t dur = Clipped(op);
+      if (dur <= 0) continue;
+      double frac = static_cast<double>(shared[k]) / static_cast<double>(dur);
+      bool over = frac >= o_.overlapped_fraction, alone = frac <= o_.alone_fraction;
+      if (!over && !alone) continue;
+      Group& g = groups[OpKey(m_, op)];
+      if (g.example < 0) g.example = op;
+      g.pageable |= m_.ops.src_kind[op] == MemoryKind::kPageable || m_.ops.dst_kind[op] == MemoryKind::kPageable;
+      if (over) {
+        g.over.push_back(dur);
+        g.over_ops.push_back(op);
+      } else {
+        g.alone.push_back(dur);
+      }
+    }
+    struct Slowed { std::string text; int64_t excess; };
+    std::vector<Slowed> slowed;
+    IntervalList excess;
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kContention;
+    for (auto& [key, g] : groups) {
+      if (g.over.empty()) continue;
+      int64_t alone = 0;
+      std::string where = "alone";
+      if (!g.alone.empty()) {
+        alone = Median(g.alone);
+      } else if (o_.reference != nullptr) {
+        auto it = o_.reference->alone_median_ns.find(key);
+        if (it == o_.reference->alone_median_ns.end()) continue;
+        alone = it->second;
+        where = absl::StrCat("alone in ", o_.reference->source);
+      } else {
+        continue;
+      }
+      int64_t over = Median(g.over);
+      if (alone <= 0 || static_cast<double>(over) < o_.contention_min_ratio * static_cast<double>(alone) ||
+          over - alone < o_.min_impact_ns) {
+        continue;
+      }
+      int64_t group_excess = 0;
+      for (int32_t op : g.over_ops) {
+        excess.push_back({m_.ops.start_ns[op] + alone, m_.ops.end_ns[op]});
+        group_excess += std::max<int64_t>(0, m_.ops.end_ns[op] - m_.ops.start_ns[op] - alone);
+      }
+      double ratio = static_cast<double>(over) / static_cast<double>(alone);
+      std::string text = absl::StrCat(OpGroupLabel(m_, g.example), " took ", FormatDuration(over), " overlapped vs ",
+                                      FormatDuration(alone), " ", where, " (", Ratio(ratio), ", ", g.over.size(),
+                                      " overlapped ops)");
+      if (g.pageable) absl::StrAppend(&text, " [pageable: see the memory-type finding]");
+      slowed.push_back({text, group_excess});
+      f.figures[key + ":overlapped_median_ns"] = static_cast<double>(over);
+      f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);
+      for (size_t i = 0; i < g.over_ops.size() && i < 2; ++i) Cite(f, g.over_ops[i]);
+    }
+    if (slowed.empty()) return;
+    std::stable_sort(slowed.begin(), slowed.end(), [](const Slowed& a, const Slowed& b) { return a.excess > b.excess; });
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < slowed.size() && i < 3; ++i) parts.push_back(slowed[i].text);
+    f.impact_ns = UnionInWindow(std::move(excess));
+    f.summary = absl::StrCat("the same operations ran slower when they overlapped others: ",
+                             absl::StrJoin(parts, "; "), " — ", FormatDuration(f.impact_ns),
+                             " of extra time that ate the overlap's gain");
+    f.remedy = "overlapping ops compete for the same resource (copy engine and host link, host memory, SMs, "
+               "DRAM bandwidth): overlap ops that use different resources, use pinned memory for copies, fewer "
+               "and larger copies, or kernels with fewer blocks so they can share the GPU";
+    findings_.push_back(std::move(f));
+  }
+
+  // 7. Work too small for its launch cost ----------------------------------------
+  void SmallWork() {
+    DiagnoseFinding f;
+    f.cause = DiagnoseCause::kSmallWork;
+    std::vector<std::string> parts;
+    int64_t removable = 0, idle = 0;
+    for (const KernelLaunchStats& k : launch_->kernels) {
+      if (!k.launch_bound()) continue;
+      removable += k.graph_removable_ns;
+      idle += k.idle_before_ns;
+      Cite(f, k.first_op);
+      if (parts.size() < 3) {
+        std::string_view name = m_.strings.Get(k.name);
+        parts.push_back(absl::StrCat("'", name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name),
+                                     "' x", k.count, ": ", FormatDuration(static_cast<int64_t>(k.gpu_ns.mean)),
+                                     " on the GPU, launch call ", FormatDuration(static_cast<int64_t>(k.api_ns.mean)),
+                                     " on average"));
+      }
+    }
+    if (parts.empty()) return;
+    f.impact_ns = removable > 0 ? removable : idle;
+    f.summary = absl::StrCat("kernels too small for their launch cost: ", absl::StrJoin(parts, "; "),
+                             "; the GPU idled ", FormatDuration(f.impact_ns), " between them waiting for launches");
+    f.figures = {{"graph_removable_ns", static_cast<double>(removable)},
+                 {"idle_between_ns", static_cast<double>(idle)},
+                 {"launch_bound_kernels", static_cast<double>(launch_->launch_bound_kernels)}};
+    f.remedy = "capture the launch sequence in a CUDA graph (cudaStreamBeginCapture ... cudaGraphLaunch), or fuse "
+               "the kernels so that each launch does more work";
+    findings_.push_back(std::move(f));
+  }
+
+  const TraceModel& m_;
+  const Window& w_;
+  const DiagnoseOptions& o_;
+  std::optional<OverlapResult> own_overlap_;
+  std::optional<GapCausesResult> own_gaps_;
+  std::optional<HiddenSyncResult> own_hidden_;
+  std::optional<LaunchStatsResult> own_launch_;
+  const OverlapResult* overlap_ = nullptr;
+  const GapCausesResult* gaps_ = nullptr;
+  const HiddenSyncResult* hidden_ = nullptr;
+  const LaunchStatsResult* launch_ = nullptr;
+  std::vector<int32_t> ops_;
+  std::set<std::string> blamed_calls_;  // implicit-sync call names (base names)
+  std::vector<DiagnoseFinding> findings_;
+  DiagnoseResult result_;
+};
+
+}  // namespace
+
+DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window, const DiagnoseOptions& options,
+                               const DiagnoseInputs& inputs) {
+  return Diagnoser(model, window, options, inputs).Run();
+}
+
+DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vector<Window>& windows,
+                                         const DiagnoseOptions& options) {
+  DiagnoseReference ref;
+  ref.source = model.path;
+  std::map<std::string, std::vector<int64_t>> alone;
+  std::array<int64_t, kNumOpCategories> bytes{}, ns{};
+  for (const Window& w : windows) {
+    std::vector<int32_t> ops = OpsStartingIn(model, w);
+    std::vector<int64_t> shared = SharedTime(model, w, ops);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      int32_t op = ops[k];
+      int64_t dur = model.ops.end_ns[op] - model.ops.start_ns[op];
+      if (dur <= 0) continue;
+      if (static_cast<double>(shared[k]) <= options.alone_fraction * static_cast<double>(dur)) {
+        alone[OpKey(model, op)].push_back(dur);
+      }
+      OpCategory c = model.ops.category[op];
+      MemoryKind s = model.ops.src_kind[op], d = model.ops.dst_kind[op];
+      if (IsCopy(c) && s != MemoryKind::kPageable && d != MemoryKind::kPageable &&
+          (s == MemoryKind::kPinned || d == MemoryKind::kPinned)) {
+        bytes[static_cast<int>(c)] += model.ops.bytes[op];
+        ns[static_cast<int>(c)] += dur;
+      }
+    }
+  }
+  for (auto& [key, v] : alone) ref.alone_median_ns[key] = Median(std::move(v));
+  for (int c = 0; c < kNumOpCategories; ++c) {
+    if (bytes[c] > 0) ref.pinned_ns_per_byte[c] = static_cast<double>(ns[c]) / static_cast<double>(bytes[c]);
+  }
+  return ref;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,153 @@
+// Analysis 7 (DESIGN.md "Analyses"): why overlap is missing, or why it did
+// not pay off, as an ordered list of findings; the first significant one is
+// the primary cause.
+//
+// Causes are checked in a fixed order (steps), and findings keep that order:
+//   1 hardware       copy_engines (async_engine_count < 2: H2D||D2H
+//                    impossible; 0: copies cannot overlap kernels),
+//                    no_concurrent_kernels (concurrent_kernels == 0 with
+//                    kernels on several streams);
+//   2 memory_type    pageable_copies (a copy's source or destination is
+//                    pageable host memory), with its per-byte slowdown against
+//                    pinned copies of the same direction in this trace, else
+//                    the reference's (a control trace), else
+//                    expected_host_copy_gbps;
+//   3 dependencies   same_stream (a category pair that could overlap —
+//                    compute|H2D, compute|D2H, H2D|D2H — barely did, and one
+//                    stream holds >= same_stream_share of both categories'
+//                    time), event_wait (ops that started later than they were
+//                    ready because of a cudaStreamWaitEvent on their stream),
+//                    sync_between (explicit synchronizations inside the window
+//                    followed by more submissions: the device drained);
+//   4 hidden_sync    legacy_default_stream (analysis 4a), implicit_sync_call
+//                    (analysis 4b, except pageable copies, which step 2 owns);
+//   5 cpu_starvation GPU idle while the submitting thread did host work
+//                    (analysis 3's host_* causes, minus time in calls already
+//                    blamed by steps 3-4);
+//   6 contention     the same operations (kernel name; copy direction and
+//                    size; memset size) took longer when they overlapped
+//                    other ops than when they ran alone (alone: in this trace,
+//                    else the reference's);
+//   7 small_work     launch-bound kernel groups (analysis 5): GPU work shorter
+//                    than its launch cost.
+// Steps 6-7 explain overlap that brings no gain; they run on every trace but
+// only report with evidence.
+//
+// impact_ns is the time the cause cost on the GPU timeline (per cause, see
+// the finding's summary); a finding is significant when impact_ns >=
+// max(min_impact_ns, min_impact_share x window length). Significant findings
+// come first (in step order), then minor ones (in step order).
+// Pure function of the model (and the optional precomputed analyses, which
+// must be for the same model and window); thread-safe.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/window.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+enum class DiagnoseStep : uint8_t {
+  kHardware = 0, kMemoryType = 1, kDependencies = 2, kHiddenSync = 3, kCpuStarvation = 4,
+  kContention = 5, kSmallWork = 6,
+};
+inline constexpr int kNumDiagnoseSteps = 7;
+// "hardware", "memory_type", "dependencies", "hidden_sync", "cpu_starvation",
+// "contention", "small_work"
+std::string_view DiagnoseStepName(DiagnoseStep s);
+
+enum class DiagnoseCause : uint8_t {
+  kCopyEngines = 0, kNoConcurrentKernels = 1, kPageableCopies = 2, kSameStream = 3,
+  kEventWait = 4, kSyncBetween = 5, kLegacyDefaultStream = 6, kImplicitSyncCall = 7,
+  kCpuStarvation = 8, kContention = 9, kSmallWork = 10,
+};
+// "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
+// "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
+// "cpu_starvation", "contention", "small_work"
+std::string_view DiagnoseCauseName(DiagnoseCause c);
+DiagnoseStep StepOf(DiagnoseCause c);
+
+// Facts from another trace (a compare's control) that a diagnosis may
+// compare against when its own trace lacks them.
+struct DiagnoseReference {
+  std::string source;  // the trace's path
+  // Median duration of ops that ran alone, by OpKey().
+  std::map<std::string, int64_t> alone_median_ns;
+  // Per copy category: ns per byte of pinned (non-pageable) copies; 0 = none.
+  std::array<double, kNumOpCategories> pinned_ns_per_byte{};
+};
+
+// The key that makes two ops "the same operation": "compute:<kernel name>",
+// "H2D:<bytes>", "memset:<bytes>", ...
+std::string OpKey(const TraceModel& model, int32_t op);
+
+struct DiagnoseOptions {
+  double min_impact_share = 0.01;  // of the window length
+  int64_t min_impact_ns = 1'000;
+  // Nominal pinned host<->device bandwidth when neither the trace nor the
+  // reference has pinned copies of that direction (PCIe 4.0 x16, practical).
+  double expected_host_copy_gbps = 25.0;
+  double same_stream_share = 0.9;      // of both categories' time on one stream
+  double same_stream_max_hidden = 0.1; // pair counts as "not overlapped" below this hidden share
+  int64_t dependency_tolerance_ns = 5'000;
+  double overlapped_fraction = 0.5;    // op counts as overlapped when others ran this share of it
+  double alone_fraction = 0.05;        // ... as alone when others ran at most this share
+  double contention_min_ratio = 1.25;  // overlapped median / alone median
+  int max_evidence = 8;                // ops and calls cited per finding
+  const DiagnoseReference* reference = nullptr;  // not owned; may be null
+};
+
+struct DiagnoseFinding {
+  DiagnoseCause cause = DiagnoseCause::kSameStream;
+  int64_t impact_ns = 0;
+  bool significant = false;
+  std::string summary;  // one or two sentences with the figures
+  std::string remedy;   // what to change
+  std::vector<int32_t> ops;    // op indices cited (at most max_evidence)
+  std::vector<int32_t> calls;  // api indices cited (at most max_evidence)
+  std::vector<int64_t> tids;   // host threads involved
+  std::map<std::string, double> figures;      // named numbers (ns, counts, ratios)
+  std::map<std::string, std::string> labels;  // named texts (API names, NVTX ranges)
+};
+
+struct DiagnoseResult {
+  Window window;
+  int64_t busy_ns = 0;     // all devices
+  int64_t overlap_ns = 0;  // time at least two ops overlapped (any pair), all devices
+  std::vector<DiagnoseFinding> findings;  // significant first, each group in step order
+  std::vector<std::string> notes;         // what could not be checked, and why
+  const DiagnoseFinding* primary() const {
+    return !findings.empty() && findings.front().significant ? &findings.front() : nullptr;
+  }
+};
+
+// Analyses the caller already ran for the same model and window (any may be
+// null; missing ones are computed).
+struct DiagnoseInputs {
+  const OverlapResult* overlap = nullptr;
+  const GapCausesResult* gap_causes = nullptr;
+  const HiddenSyncResult* hidden_sync = nullptr;
+  const LaunchStatsResult* launch_stats = nullptr;
+};
+
+DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window,
+                               const DiagnoseOptions& options, const DiagnoseInputs& inputs = {});
+
+// Reference facts (alone durations, pinned copy rates) of a trace's windows.
+DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vector<Window>& windows,
+                                         const DiagnoseOptions& options = {});
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_

@@ -1,0 +1,231 @@
+// `streamscope compare [options] CONTROL... -- VARIANT...` and
+// `streamscope compare [options] --run 'CMD_A' --run 'CMD_B' [--repeat N] [-o DIR]`:
+// verifies an optimization against its control (analysis 6). Exit 0 when
+// VERIFIED, 10 (kExitVerdictFailed) otherwise. See analyzer/COMPARE.md.
+//
+// The trace lists are split at the first "--" by hand (CLI11 cannot split
+// two positional lists): the subcommand is a prefix command, and what
+// follows its first positional argument is parsed again below.
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/command.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/render/compare_render.h"
+
+namespace streamscope {
+namespace {
+
+struct CompareArgs {
+  std::string nvtx;
+  int nvtx_instance = 0;
+  std::string window;
+  std::string format = "text";
+  double noise_pct = 2.0;
+  std::string goal = "overlap";
+  double min_overlap_pct = 1.0;
+  std::vector<std::string> runs;
+  int repeat = 3;
+  std::string output_dir;
+  bool force = false;
+  std::string collector;
+  std::vector<std::string> control;
+};
+
+void AddCompareFlags(CLI::App* app, CompareArgs* a) {
+  app->add_option("--nvtx", a->nvtx,
+                  "Window: the NVTX range NAME in every trace (default: 'measured' if every trace has it, else "
+                  "the whole GPU activity)");
+  app->add_option("--nvtx-instance", a->nvtx_instance, "Only the K-th instance of the range (default: all, summed)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--window", a->window, "Window: 'whole' = whole GPU activity (first GPU op to last)")
+      ->check(CLI::IsMember({"whole"}));
+  app->add_option("--format", a->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  app->add_option("--noise", a->noise_pct,
+                  "Noise threshold in percent of the control's total (default 2; the run-to-run spread wins if larger)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--goal", a->goal,
+                  "'overlap' (default): overlap must be present; 'speedup': any gain counts (e.g. CUDA graphs)")
+      ->check(CLI::IsMember({"overlap", "speedup"}));
+  app->add_option("--min-overlap", a->min_overlap_pct,
+                  "Overlap counts as present from this percentage of the variant's GPU busy time (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--run", a->runs, "Record instead of reading traces: --run 'CONTROL CMD' --run 'VARIANT CMD'");
+  app->add_option("--repeat", a->repeat, "With --run: runs per side, interleaved A B A B ... (default 3)")
+      ->check(CLI::Range(1, 1000));
+  app->add_option("-o,--output-dir", a->output_dir,
+                  "With --run: folder for the traces a-<i>.sqlite and b-<i>.sqlite (default: a new "
+                  "streamscope-compare-XXXXXX folder here)");
+  app->add_flag("--force", a->force, "With --run: overwrite existing traces in the folder");
+  app->add_option("--collector", a->collector, "With --run: path of libstreamscope_collector.so");
+}
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("streamscope");
+}
+
+// Runs argv with stdout sent to stderr (the compare's own output stays clean);
+// returns its exit status (128+N for a signal), or -1 if it could not start.
+int RunChild(const std::vector<std::string>& argv) {
+  std::cout.flush();
+  std::cerr.flush();
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    dup2(2, 1);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// --run mode: records control (a) and variant (b) runs, interleaved to spread
+// drift over both sides, then fills in the trace lists.
+int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
+  if (a.runs.size() != 2) {
+    std::cerr << "streamscope: compare --run needs exactly two commands: --run 'CONTROL CMD' --run 'VARIANT CMD'\n";
+    return kExitUsage;
+  }
+  std::string dir = a.output_dir;
+  if (dir.empty()) {
+    char tmpl[] = "streamscope-compare-XXXXXX";
+    if (mkdtemp(tmpl) == nullptr) {
+      std::cerr << "streamscope: compare: cannot create a folder for the traces: " << std::strerror(errno) << "\n";
+      return kExitOutputError;
+    }
+    dir = tmpl;
+  } else if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    std::cerr << "streamscope: compare: cannot create " << dir << ": " << std::strerror(errno) << "\n";
+    return kExitOutputError;
+  }
+  std::string self = SelfExe();
+  for (int i = 1; i <= a.repeat; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      std::string path = dir + "/" + (side == 0 ? "a-" : "b-") + std::to_string(i) + ".sqlite";
+      if (Exists(path) && !a.force) {
+        std::cerr << "streamscope: compare: " << path << " exists (pass --force to overwrite it)\n";
+        return kExitOutputError;
+      }
+      std::vector<std::string> argv = {self, "run", "-o", path, "--no-summary"};
+      if (a.force) argv.push_back("--force");
+      if (!a.collector.empty()) argv.insert(argv.end(), {"--collector", a.collector});
+      argv.insert(argv.end(), {"--", "/bin/sh", "-c", a.runs[side]});
+      std::cerr << "streamscope: compare: run " << (side == 0 ? "control" : "variant") << " " << i << "/"
+                << a.repeat << ": " << a.runs[side] << "\n";
+      int rc = RunChild(argv);
+      if (rc != 0) {
+        std::cerr << "streamscope: compare: the " << (side == 0 ? "control" : "variant") << " command exited with "
+                  << rc << (rc == 3 ? " (a reference workload's validation failure; the trace records it)" : "")
+                  << "\n";
+      }
+      if (!Exists(path)) {
+        std::cerr << "streamscope: compare: no trace written at " << path
+                  << " (the command never initialized CUDA, or the collector could not start)\n";
+        return kExitFileNotFound;
+      }
+      (side == 0 ? options.control : options.variant).push_back(path);
+    }
+  }
+  std::cerr << "streamscope: compare: traces in " << dir << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterCompareCommand(CLI::App& app, int* exit_code) {
+  auto args = std::make_shared<CompareArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Verify an optimization: compare [options] CONTROL... -- VARIANT... (or --run 'A' --run 'B' --repeat N); "
+      "same work, validation, overlap present, total improved beyond noise");
+  AddCompareFlags(cmd, args.get());
+  cmd->prefix_command();  // the trace lists are parsed in the callback
+  cmd->callback([cmd, args, exit_code]() {
+    std::vector<std::string> rest = cmd->remaining();
+    auto sep = std::find(rest.begin(), rest.end(), "--");
+    std::vector<std::string> left(rest.begin(), sep);
+    std::vector<std::string> variant;
+    if (sep != rest.end()) variant.assign(sep + 1, rest.end());
+    if (!left.empty()) {
+      CLI::App again{"compare"};
+      AddCompareFlags(&again, args.get());
+      again.add_option("control", args->control, "Control traces");
+      std::reverse(left.begin(), left.end());  // CLI11 parses a reversed vector
+      try {
+        again.parse(left);
+      } catch (const CLI::ParseError& e) {
+        std::cerr << "streamscope: compare: " << e.what() << " (options go before '--')\n";
+        *exit_code = kExitUsage;
+        return;
+      }
+    }
+    CompareCommandOptions options;
+    CompareOptions& c = options.compare;
+    if (!args->nvtx.empty() && !args->window.empty()) {
+      std::cerr << "streamscope: compare: --nvtx and --window exclude each other\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    if (!args->nvtx.empty()) {
+      c.window_rule = CompareOptions::WindowRule::kNvtx;
+      c.nvtx_name = args->nvtx;
+    } else if (args->window == "whole") {
+      c.window_rule = CompareOptions::WindowRule::kWholeGpu;
+    }
+    if (args->nvtx_instance > 0) c.nvtx_instance = args->nvtx_instance;
+    c.noise_pct = args->noise_pct;
+    c.goal = args->goal == "speedup" ? CompareGoal::kSpeedup : CompareGoal::kOverlap;
+    c.min_overlap_share = args->min_overlap_pct / 100.0;
+    options.format = args->format == "json" ? CompareCommandOptions::Format::kJson
+                                            : CompareCommandOptions::Format::kText;
+    if (!args->runs.empty()) {
+      if (!args->control.empty() || !variant.empty()) {
+        std::cerr << "streamscope: compare: give either trace files or --run commands, not both\n";
+        *exit_code = kExitUsage;
+        return;
+      }
+      int rc = RecordRuns(*args, options);
+      if (rc != kExitOk) {
+        *exit_code = rc;
+        return;
+      }
+    } else {
+      options.control = args->control;
+      options.variant = variant;
+      if (sep == rest.end() || options.control.empty() || options.variant.empty()) {
+        std::cerr << "streamscope: compare: usage: streamscope compare [options] CONTROL... -- VARIANT...  "
+                     "(or --run 'CONTROL CMD' --run 'VARIANT CMD' --repeat N)\n";
+        *exit_code = kExitUsage;
+        return;
+      }
+    }
+    *exit_code = RunCompare(options, std::cout, std::cerr);
+  });
+}
+
+}  // namespace streamscope
