@@ -12,6 +12,8 @@ void RegisterRunCommand(CLI::App& app, int* exit_code);        // run_command.cc
 void RegisterReportCommand(CLI::App& app, int* exit_code);     // report_command.cc
 void RegisterWorkloadsCommand(CLI::App& app, int* exit_code);  // workloads_command.cc
 void RegisterConvertCommand(CLI::App& app, int* exit_code);    // convert_command.cc
+void RegisterCompareCommand(CLI::App& app, int* exit_code);    // compare_command.cc
+void RegisterDiagnoseCommand(CLI::App& app, int* exit_code);   // diagnose_command.cc
 
 }  // namespace streamscope
 

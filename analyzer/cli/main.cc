@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   streamscope::RegisterConvertCommand(app, &exit_code);
   streamscope::RegisterRunCommand(app, &exit_code);
   streamscope::RegisterReportCommand(app, &exit_code);
+  streamscope::RegisterCompareCommand(app, &exit_code);
+  streamscope::RegisterDiagnoseCommand(app, &exit_code);
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
