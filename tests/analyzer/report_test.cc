@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/render/units.h"
+#include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/synthetic_trace.h"
@@ -282,6 +284,30 @@ TEST(Report, RecordsWithBadTimesAreCountedAndReportedNotFatal) {
   EXPECT_EQ(j["traces"][0]["summary"]["import_stats"]["op_end_before_start"], 1);
   EXPECT_EQ(j["traces"][0]["summary"]["import_stats"]["op_zero_timestamp"], 1);
   EXPECT_EQ(j["traces"][0]["summary"]["capture_abnormal"], true);
+}
+
+TEST(Units, DurationsAndSharesReadLikeAHumanWroteThem) {
+  EXPECT_EQ(FormatDuration(850), "850 ns");
+  EXPECT_EQ(FormatDuration(12'345), "12.3 us");
+  EXPECT_EQ(FormatDuration(2'410'000), "2.41 ms");
+  EXPECT_EQ(FormatDuration(999'999), "1.00 ms");
+  EXPECT_EQ(FormatDuration(1'250'000'000), "1.25 s");
+  EXPECT_EQ(FormatShare(78, 100), "78%");
+  EXPECT_EQ(FormatShare(1, 300), "0.33%");
+  EXPECT_EQ(FormatShare(5, 0), "-");
+}
+
+TEST(AnalysisSaver, RefusesNamesOutsideTheAnalysisTablesAndWritesNothing) {
+  std::string path = Overlapped();
+  ResultTable bad{"kernel", {"x"}, {{int64_t{1}}}};
+  EXPECT_EQ(SaveAnalysisTables(path, {bad}).code(), absl::StatusCode::kInvalidArgument);
+  ResultTable injected{"analysis_x; DROP TABLE kernel", {"x"}, {}};
+  EXPECT_EQ(SaveAnalysisTables(path, {injected}).code(), absl::StatusCode::kInvalidArgument);
+  ResultTable bad_column{"analysis_ok", {"x y"}, {}};
+  EXPECT_EQ(SaveAnalysisTables(path, {bad_column}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CountRows(path, "kernel"), 2);
+  EXPECT_EQ(CountRows(path, "analysis_ok"), -1);
+  EXPECT_EQ(SaveAnalysisTables(TempTracePath("absent"), {}).code(), absl::StatusCode::kPermissionDenied);
 }
 
 TEST(Report, EveryBadInputGetsADistinctExitCode) {
