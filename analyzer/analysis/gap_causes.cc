@@ -125,6 +125,7 @@ absl::flat_hash_map<int64_t, ThreadActivity> BuildThreadActivity(const TraceMode
   for (size_t i = 0; i < api.size(); ++i) {
     ThreadActivity& t = threads[api.tid[i]];
     int64_t start = api.start_ns[i], end = api.end_ns[i];
+    if (end < start) continue;  // inconsistent record: no place on the timeline
     // Nested calls (the driver call inside a runtime call) are skipped: the
     // outermost call is what the application wrote.
     int64_t covered = t.calls.empty() ? kMinTime : t.calls.back().end;

@@ -276,6 +276,23 @@ TEST(GapCauses, CausesPartitionIdleTimeOnManyStreams) {
   }
 }
 
+TEST(GapCauses, RandomInconsistentTracesDoNotCrash) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    GapCausesResult r = AnalyzeGapCauses(m, W(us(100), us(6000)));
+    for (const DeviceGapSummary& d : r.devices) {
+      int64_t sum = 0;
+      for (int64_t ns : d.cause_ns) sum += ns;
+      EXPECT_EQ(sum, d.idle_ns) << "seed " << seed;
+      EXPECT_GE(d.busy_ns, 0);
+    }
+    std::ostringstream text;
+    RenderGapCausesText(r, m, text);
+    EXPECT_FALSE(GapCausesToJson(r, m).dump().empty());
+    GapCausesToTables(r, m);
+  }
+}
+
 TEST(GapCauses, JsonAndTablesNameOpsThreadsAndCauses) {
   ModelBuilder b = StarvedPipeline();
   b.Nvtx("host_prepare", 7, us(20), us(90), 0);

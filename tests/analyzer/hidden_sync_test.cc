@@ -238,6 +238,22 @@ TEST(HiddenSync, MissingApiCallsAndEmptyTracesDoNotCrash) {
   EXPECT_TRUE(HiddenSyncToJson(e, empty)["serialization"]["worst"].empty());
 }
 
+TEST(HiddenSync, RandomInconsistentTracesDoNotCrash) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    HiddenSyncResult r = AnalyzeHiddenSync(m, W(us(100), us(6000)));
+    for (const SerializationFinding& f : r.serialization) EXPECT_GT(f.delay_ns, 0);
+    for (const ExplicitSyncFinding& f : r.explicit_syncs) {
+      EXPECT_LE(f.gpu_idle_ns, f.length()) << "seed " << seed;
+      EXPECT_GE(f.gpu_idle_ns, 0);
+    }
+    std::ostringstream text;
+    RenderHiddenSyncText(r, m, text);
+    EXPECT_FALSE(HiddenSyncToJson(r, m).dump().empty());
+    HiddenSyncToTables(r, m);
+  }
+}
+
 TEST(HiddenSync, TablesHaveOneValuePerColumn) {
   TraceModel m = LegacyAndOtherStream(StreamKind::kBlocking);
   HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(210)));

@@ -227,6 +227,29 @@ TEST(LaunchStats, ManyStreamsAndDevicesKeepPerStreamChains) {
   EXPECT_EQ(r.streams.size(), 50u);
 }
 
+TEST(LaunchStats, RandomInconsistentTracesDoNotCrash) {
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    LaunchStatsResult r = AnalyzeLaunchStats(m, W(us(100), us(6000)));
+    int64_t counted = 0;
+    for (const KernelLaunchStats& k : r.kernels) {
+      counted += k.count;
+      EXPECT_EQ(k.gpu_ns.count, k.count);
+      EXPECT_EQ(k.api_ns.count + k.no_api_count, k.count);
+      EXPECT_LE(k.gpu_ns.min, k.gpu_ns.median);
+      EXPECT_LE(k.gpu_ns.median, k.gpu_ns.p90);
+      EXPECT_LE(k.gpu_ns.p90, k.gpu_ns.p99);
+      EXPECT_LE(k.gpu_ns.p99, k.gpu_ns.max);
+    }
+    EXPECT_EQ(counted, r.kernel_count) << "seed " << seed;
+    EXPECT_LE(r.graph_removable_ns, us(5900));
+    std::ostringstream text;
+    RenderLaunchStatsText(r, m, text);
+    EXPECT_FALSE(LaunchStatsToJson(r, m).dump().empty());
+    LaunchStatsToTables(r, m);
+  }
+}
+
 TEST(LaunchStats, JsonAndTablesDescribeEveryGroup) {
   TraceModel m = SmallKernels();
   LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(200)));

@@ -1,5 +1,6 @@
 #include "tests/analyzer/model_builder.h"
 
+#include <random>
 #include <utility>
 
 namespace streamscope::testing {
@@ -136,6 +137,62 @@ TraceModel ModelBuilder::Build() {
   model_.format = "streamscope";
   model_.Finalize();
   return std::move(model_);
+}
+
+TraceModel RandomInconsistentTrace(uint64_t seed, int ops) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  ModelBuilder b;
+  const StreamKind kinds[] = {StreamKind::kLegacyDefault, StreamKind::kBlocking,
+                              StreamKind::kNonBlocking, StreamKind::kPerThreadDefault,
+                              StreamKind::kUnknown};
+  for (int s = 0; s < 12; ++s) b.Stream(100 + s, kinds[s % 5], s % 3);
+  const char* calls[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaStreamSynchronize",
+                         "cudaLaunchHostFunc", "cuMemcpyHtoD_v2", "cudaDeviceSetLimit",
+                         "cudaEventRecord", "cudaHostAlloc", "cudaDeviceSynchronize"};
+  int64_t t = 0;
+  for (int i = 0; i < ops; ++i) {
+    t += pick(20'000);
+    int64_t stream = 100 + pick(12);
+    int64_t start = t + pick(5'000), len = pick(30'000) - 2'000;  // some end before start
+    int64_t tid = pick(3);
+    std::optional<ApiTimes> api;
+    if (pick(4) != 0) api = ApiTimes{start - pick(40'000), start - pick(2'000), tid};
+    switch (pick(4)) {
+      case 0:
+        b.Copy(pick(2) ? OpCategory::kHtoD : OpCategory::kDtoH,
+               pick(2) ? MemoryKind::kPageable : MemoryKind::kPinned, MemoryKind::kDevice, stream,
+               start, start + len, api, pick(2) ? "cudaMemcpyAsync" : "cudaMemcpy");
+        break;
+      case 1:
+        b.Memset(stream, start, start + len, api, pick(2) ? "cudaMemset" : "cudaMemsetAsync");
+        break;
+      default:
+        b.Kernel(pick(2) ? "k1" : "k2", stream, start, start + len, api, pick(5) == 0 ? 1 : -1);
+    }
+    if (pick(3) == 0) b.Api(calls[pick(10)], tid, t - pick(30'000), t + pick(80'000));
+    if (pick(5) == 0) {
+      std::optional<int64_t> end;
+      if (pick(10) != 0) end = t + pick(50'000) - 5'000;
+      b.Nvtx(pick(2) ? "outer" : "inner", tid, t - pick(10'000), end,
+             static_cast<int32_t>(pick(3)));
+    }
+    if (pick(8) == 0) {
+      b.Sync(static_cast<SyncKind>(pick(5)), pick(3) == 0 ? -1 : stream, t, t + pick(60'000),
+             pick(2) ? "cudaStreamSynchronize" : "", tid);
+    }
+    if (pick(10) == 0) b.EventWait(stream, tid, t);
+  }
+  TraceModel m = b.Build();
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (pick(50) == 0) m.ops.stream[i] = -1;
+    if (pick(50) == 0) m.ops.stream[i] = static_cast<int32_t>(m.streams.size() + 5);
+    if (pick(50) == 0) m.ops.name[i] = kNoString;
+  }
+  for (size_t i = 0; i < m.api.size(); ++i) {
+    if (pick(50) == 0) m.api.name[i] = kNoString;
+  }
+  return m;
 }
 
 }  // namespace streamscope::testing

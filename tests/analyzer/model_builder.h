@@ -74,6 +74,14 @@ class ModelBuilder {
           next_nvtx_id_ = 1, next_sync_id_ = 1;
 };
 
+// A random trace of about `ops` GPU ops on 3 devices and streams of every
+// kind, with API calls of many names, NVTX ranges (nested, overlapping,
+// open), sync records and event waits; then deliberately inconsistent: some
+// ops end before they start, point at no stream (index -1 or past the end),
+// or have no name, and some API calls have no name. For "never crashes"
+// tests.
+TraceModel RandomInconsistentTrace(uint64_t seed, int ops);
+
 }  // namespace streamscope::testing
 
 #endif  // STREAMSCOPE_TESTS_ANALYZER_MODEL_BUILDER_H_
