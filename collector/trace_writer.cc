@@ -558,10 +558,16 @@ Status TraceWriter::Process(Task& task) {
         "  SELECT id FROM string WHERE value LIKE '%\\_ptsz%' ESCAPE '\\'"
         "   OR value LIKE '%\\_ptds%' ESCAPE '\\')));";
     if (stream_creation_tracked_) {
-      // A blocking-flag stream the application never created is the
-      // per-thread default stream (e.g. used through cudaStreamPerThread).
+      // A blocking-flag stream the application never created but used is
+      // the per-thread default stream (e.g. used through
+      // cudaStreamPerThread).
+      // Streams CUPTI reports that the application neither created nor
+      // used (driver/library internals) stay 'unknown'.
       classify +=
-          "UPDATE stream SET kind = 2 WHERE kind = 3 AND id NOT IN (SELECT id FROM created_stream);";
+          "UPDATE stream SET kind = CASE WHEN id IN (SELECT stream_id FROM kernel"
+          "  UNION SELECT stream_id FROM memcpy UNION SELECT stream_id FROM memset)"
+          " THEN 2 ELSE 0 END"
+          " WHERE kind = 3 AND id NOT IN (SELECT id FROM created_stream);";
     }
     if (auto st = d.Exec(classify.c_str()); !st.ok()) return st;
     d.ins_meta.Text(1, "capture_end").Text(2, task.key);

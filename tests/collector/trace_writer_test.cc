@@ -186,11 +186,14 @@ TEST_F(TraceWriterTest, StreamKindsFromFlagsApiNamesAndCreations) {
   b.push_back(StreamRecord{13, 1, 0, 1});  // per-thread default (used via _ptsz)
   b.push_back(StreamRecord{14, 1, 0, 1});  // user blocking stream
   b.push_back(StreamRecord{15, 1, static_cast<uint32_t>(-3), 2});  // non-blocking, priority
-  b.push_back(StreamRecord{16, 1, 0, 1});  // never created explicitly: per-thread default
+  b.push_back(StreamRecord{16, 1, 0, 1});  // never created explicitly, used: per-thread default
+  b.push_back(StreamRecord{17, 1, 0, 1});  // never created nor used (driver internal): unknown
   b.push_back(StreamCreatedRecord{14, 100});
   b.push_back(StreamCreatedRecord{15, 100});
   b.push_back(Kernel(10, 13, 1, "k"));
   b.push_back(Api(312, 1, 5));
+  b.push_back(Kernel(20, 16, 2, "k"));
+  b.push_back(Api(211, 2, 15));
   ASSERT_TRUE((*w)->Submit(std::move(b)));
   ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
   Db db(path_);
@@ -199,6 +202,7 @@ TEST_F(TraceWriterTest, StreamKindsFromFlagsApiNamesAndCreations) {
   EXPECT_EQ(db.Int("SELECT kind FROM stream WHERE id=14"), 3);
   EXPECT_EQ(db.Int("SELECT kind FROM stream WHERE id=15"), 4);
   EXPECT_EQ(db.Int("SELECT kind FROM stream WHERE id=16"), 2);
+  EXPECT_EQ(db.Int("SELECT kind FROM stream WHERE id=17"), 0);
   EXPECT_EQ(db.Int("SELECT priority FROM stream WHERE id=15"), -3);
   EXPECT_EQ(db.Int("SELECT created_tid FROM stream WHERE id=14"), 100);
   EXPECT_EQ(db.Int("SELECT device_id FROM stream WHERE id=14"), 0);
