@@ -14,4 +14,6 @@ print(f"trace {os.path.basename(path)}: kernels={q('SELECT count(*) FROM kernel'
       f"driver_api={q('SELECT count(*) FROM api_call WHERE domain=2')} dropped={dropped} "
       f"overhead_rows={q('SELECT count(*) FROM cupti_overhead')} "
       f"flushes={flushes} "
+      f"bad_intervals={q('SELECT count(*) FROM gpu_op WHERE end_ns < start_ns OR start_ns = 0')} "
+      f"unjoined_ops={q('SELECT count(*) FROM gpu_op_with_api WHERE api_name IS NULL')} "
       f"bytes={os.path.getsize(path)}")
