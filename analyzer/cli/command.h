@@ -14,6 +14,7 @@ void RegisterWorkloadsCommand(CLI::App& app, int* exit_code);  // workloads_comm
 void RegisterConvertCommand(CLI::App& app, int* exit_code);    // convert_command.cc
 void RegisterCompareCommand(CLI::App& app, int* exit_code);    // compare_command.cc
 void RegisterDiagnoseCommand(CLI::App& app, int* exit_code);   // diagnose_command.cc
+void RegisterExportCommand(CLI::App& app, int* exit_code);     // export_command.cc
 
 }  // namespace streamscope
 

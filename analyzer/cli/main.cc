@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterCompareCommand(app, &exit_code);
   streamscope::RegisterDiagnoseCommand(app, &exit_code);
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
+  streamscope::RegisterExportCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

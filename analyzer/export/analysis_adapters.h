@@ -1,0 +1,43 @@
+// Adapters from the analyses' result structs to AnalysisTracks (see
+// analysis_tracks.h). Each appends tracks, findings and notes for one
+// analysis; call the ones whose analysis ran. Pure functions of their
+// inputs; thread-compatible.
+#ifndef STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
+#define STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
+
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/idle_gaps.h"
+#include "analyzer/analysis/overlap.h"
+#include "analyzer/export/analysis_tracks.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+// One track per device and overlapping category pair ("overlap compute|H2D"),
+// a slice per maximal overlap interval (args: pair, ops_total, the kept op
+// refs). Findings: overlapped / possible time per pair; exposed copy time.
+void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out);
+
+// One "idle gaps (by cause)" track per device: a slice per gap named after
+// its primary cause (cause set, so exporters colour by it), and its parts
+// as nested slices when it has several. Run AnalyzeGapCauses with a large
+// max_listed_gaps to draw every gap (only listed gaps can be drawn; a note
+// says so otherwise). Findings: the largest causes. Gap lengths feed the
+// gap histogram.
+void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, AnalysisTracks* out);
+
+// Device idle gaps without causes (a fallback when gap causes did not run):
+// one "idle gaps" track per device with the listed gaps.
+void AddIdleGapTracks(const TraceModel& model, const IdleGapsResult& gaps, AnalysisTracks* out);
+
+// Hidden synchronizations as markers with their explanation: legacy
+// default-stream serialization on a per-device "hidden syncs" track (at the
+// delayed op's start), implicitly synchronizing calls on their host thread
+// (spanning the call). Findings: counts and delays per kind; explicit sync
+// host time and GPU idle time.
+void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync, AnalysisTracks* out);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_

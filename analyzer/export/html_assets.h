@@ -1,0 +1,19 @@
+// The inline stylesheet and script of the HTML report (html_report.h). Kept
+// apart from the C++ that writes the markup so they can be read as CSS/JS.
+// The script only needs the DOM the report writes: zoom (wheel, buttons),
+// pan (drag), reset (double click), the time axis, and on success
+// <body data-render-ok="1"> (errors go to data-render-error), which the
+// browser test checks.
+#ifndef STREAMSCOPE_ANALYZER_EXPORT_HTML_ASSETS_H_
+#define STREAMSCOPE_ANALYZER_EXPORT_HTML_ASSETS_H_
+
+#include <string_view>
+
+namespace streamscope {
+
+std::string_view HtmlReportCss();
+std::string_view HtmlReportScript();
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_EXPORT_HTML_ASSETS_H_

@@ -1,0 +1,70 @@
+// A self-contained HTML report (no network, no CDN: inline CSS, JS and SVG):
+// summary (devices, totals, workload and validation marks), findings from
+// the analyses, an SVG timeline of the chosen window (a row per stream with
+// kernels and copies coloured by category; rows for overlap intervals, idle
+// gaps by cause, hidden-sync markers and NVTX ranges; hover titles with op
+// details; wheel zoom, drag pan, double-click reset) and histograms of
+// launch queue delay and idle gap length.
+//
+// Several timelines (e.g. `compare`: control above variant) share one time
+// axis that starts at each timeline's window start. Huge windows are
+// downsampled (op_downsampler.h) and the report says so in its notes.
+//
+// DOM contract (the browser test and users' scripts rely on it):
+//   <body data-render-ok="1"> once the script ran without error;
+//   <svg id="tl-svg"> holds <g class="stream-row" data-timeline=T
+//   data-device=D data-stream=ID data-lane=L> with <rect class="op CATEGORY">
+//   (aggregates: class "op agg CATEGORY"), <g class="overlap-row"
+//   data-pair="compute|H2D"> with <rect class="ovl">, <g class="gap-row">
+//   with <rect class="gap cause-CAUSE">, <g class="sync-row"> with markers.
+// Not thread-safe.
+#ifndef STREAMSCOPE_ANALYZER_EXPORT_HTML_REPORT_H_
+#define STREAMSCOPE_ANALYZER_EXPORT_HTML_REPORT_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "analyzer/analysis/window.h"
+#include "analyzer/export/analysis_tracks.h"
+#include "analyzer/export/output_file.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+struct HtmlTimelineInput {
+  std::string label;  // "control", "variant"; empty for a single trace
+  const TraceModel* model = nullptr;
+  Window window;
+  const AnalysisTracks* analysis = nullptr;  // may be null
+};
+
+struct HtmlReportOptions {
+  std::string title = "streamscope report";
+  // Ops drawn individually over all timelines; beyond, short ops are merged
+  // into aggregate blocks. < 0: never merge.
+  int64_t max_ops = 200'000;
+  int64_t max_analysis_slices_per_track = 20'000;
+  int64_t max_nvtx_ranges = 20'000;
+  std::string generated_by;  // command line for the footer
+};
+
+struct HtmlReportStats {
+  int64_t ops_in_windows = 0;
+  int64_t blocks_drawn = 0;        // individual ops + aggregates
+  int64_t aggregate_blocks = 0, ops_in_aggregates = 0;
+  int64_t merge_resolution_ns = 0;  // 0 = every op drawn individually
+  int64_t stream_rows = 0, overlap_slices = 0, gap_slices = 0, markers = 0, nvtx_ranges = 0;
+  int64_t bytes = 0;
+  std::vector<std::string> notes;  // what was reduced (also in the report)
+};
+
+absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines,
+                             const HtmlReportOptions& options, OutputFile* out,
+                             HtmlReportStats* stats);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_EXPORT_HTML_REPORT_H_

@@ -1,0 +1,106 @@
+#include "analyzer/export/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace streamscope {
+namespace {
+
+absl::Status ErrnoStatus(int err, std::string_view what, std::string_view path) {
+  std::string msg = absl::StrCat(std::string(what), " ", std::string(path), ": ", std::strerror(err));
+  if (err == EEXIST) return absl::AlreadyExistsError(msg);
+  return absl::PermissionDeniedError(msg);
+}
+
+// Refuses symlinks and non-regular files; NOT_FOUND-free: a missing path is fine.
+absl::Status CheckDestination(const std::string& path, bool overwrite) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return ErrnoStatus(errno, "cannot inspect", path);
+  }
+  if (S_ISLNK(st.st_mode)) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, " is a symbolic link; refusing to write through it"));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::PermissionDeniedError(absl::StrCat(path, " exists and is not a regular file"));
+  }
+  if (!overwrite) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(path, " already exists; pass --force to replace it"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
+                                                               bool overwrite) {
+  if (path.empty()) return absl::InvalidArgumentError("empty output path");
+  if (absl::Status s = CheckDestination(path, overwrite); !s.ok()) return s;
+  std::string temp = absl::StrCat(path, ".tmp-XXXXXX");
+  std::vector<char> name(temp.begin(), temp.end());
+  name.push_back('\0');
+  int fd = mkostemp(name.data(), O_CLOEXEC);  // O_EXCL, mode 0600
+  if (fd < 0) return ErrnoStatus(errno, "cannot create a file next to", path);
+  fchmod(fd, 0644);  // like a file created with open(..., 0644) under umask 022
+  return std::unique_ptr<OutputFile>(new OutputFile(path, std::string(name.data()), fd, overwrite));
+}
+
+OutputFile::OutputFile(std::string path, std::string temp_path, int fd, bool overwrite)
+    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd), overwrite_(overwrite) {
+  buffer_.reserve(kFlushBytes + (64 << 10));
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) close(fd_);
+  if (!committed_) unlink(temp_path_.c_str());
+}
+
+void OutputFile::Flush() {
+  size_t done = 0;
+  while (error_ == 0 && done < buffer_.size()) {
+    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = errno;
+      break;
+    }
+    done += static_cast<size_t>(n);
+  }
+  bytes_written_ += static_cast<int64_t>(done);
+  buffer_.clear();
+}
+
+absl::Status OutputFile::Commit() {
+  if (committed_) return absl::OkStatus();
+  Flush();
+  if (error_ != 0) return ErrnoStatus(error_, "cannot write", path_);
+  if (close(fd_) != 0) {
+    fd_ = -1;
+    return ErrnoStatus(errno, "cannot write", path_);
+  }
+  fd_ = -1;
+  // Re-check: the destination may have appeared (or become a link) meanwhile.
+  if (absl::Status s = CheckDestination(path_, overwrite_); !s.ok()) return s;
+  if (overwrite_) {
+    // rename() replaces a link itself, never its target.
+    if (rename(temp_path_.c_str(), path_.c_str()) != 0) return ErrnoStatus(errno, "cannot create", path_);
+  } else {
+    // link() fails with EEXIST instead of replacing anything.
+    if (link(temp_path_.c_str(), path_.c_str()) != 0) return ErrnoStatus(errno, "cannot create", path_);
+    unlink(temp_path_.c_str());
+  }
+  committed_ = true;
+  return absl::OkStatus();
+}
+
+}  // namespace streamscope

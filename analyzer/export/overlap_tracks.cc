@@ -1,0 +1,71 @@
+// AddOverlapTracks (analysis_adapters.h).
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzer/export/analysis_adapters.h"
+#include "analyzer/export/timeline_labels.h"
+#include "analyzer/render/op_ref.h"
+
+namespace streamscope {
+
+void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out) {
+  out->analyses.push_back("overlap");
+  for (const DeviceOverlap& dev : overlap.devices) {
+    std::map<int, AnalysisTrack> by_pair;
+    for (const OverlapInterval& iv : dev.intervals) {
+      AnalysisTrack& t = by_pair[iv.pair];
+      if (t.name.empty()) {
+        t.device_id = dev.device_id;
+        t.name = absl::StrCat("overlap ", OverlapPairName(iv.pair));
+        t.group = "overlap";
+      }
+      AnalysisSlice s;
+      s.start_ns = iv.start_ns;
+      s.end_ns = iv.end_ns;
+      s.name = OverlapPairName(iv.pair);
+      s.kind = "overlap";
+      s.args["pair"] = s.name;
+      s.args["ops_total"] = iv.ops_total;
+      nlohmann::json ops = nlohmann::json::array();
+      for (uint32_t k = 0; k < iv.ops_kept && iv.ops_offset + k < dev.interval_ops.size(); ++k) {
+        int32_t op = dev.interval_ops[iv.ops_offset + k];
+        ops.push_back(absl::StrCat(std::string(OpTable(model.ops.category[op])), "#", model.ops.source_id[op]));
+      }
+      s.args["ops"] = std::move(ops);
+      t.slices.push_back(std::move(s));
+    }
+    for (auto& [pair, t] : by_pair) out->tracks.push_back(std::move(t));
+
+    std::string dev_label = DeviceLabel(model, dev.device_id);
+    bool any = false;
+    for (const PairOverlap& p : dev.pairs) {
+      if (p.possible_ns <= 0) continue;
+      any = any || p.overlapped_ns > 0;
+      // Zero overlap is worth saying only for the pairs overlap is usually
+      // sought for: a copy next to compute, and H2D next to D2H.
+      OverlapPairKind k = OverlapPairAt(p.pair);
+      bool classic = p.pair != kComputeComputePair &&
+                     ((k.a == OpCategory::kKernel && IsCopy(k.b)) ||
+                      (k.a == OpCategory::kHtoD && k.b == OpCategory::kDtoH));
+      if (p.overlapped_ns == 0 && !classic) continue;
+      out->findings.push_back(
+          {p.overlapped_ns > 0 ? "info" : "warning",
+           absl::StrFormat("%s: %s overlapped %s of a possible %s (%.0f%% hidden, %d intervals)",
+                           dev_label, OverlapPairName(p.pair), FormatDuration(p.overlapped_ns),
+                           FormatDuration(p.possible_ns), 100.0 * p.hidden_share,
+                           p.interval_count)});
+    }
+    if (!any && dev.busy_ns > 0) {
+      out->findings.push_back({"warning", absl::StrCat(dev_label, ": no two kinds of work ever ran at the same time")});
+    }
+    if (dev.copy_ns > 0) {
+      out->findings.push_back(
+          {dev.exposed_copy_ns * 2 > dev.copy_ns ? "warning" : "info",
+           absl::StrFormat("%s: copies ran %s, of which %s with no kernel running (exposed)",
+                           dev_label, FormatDuration(dev.copy_ns), FormatDuration(dev.exposed_copy_ns))});
+    }
+  }
+}
+
+}  // namespace streamscope

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Checks the DOM of an HTML report as headless Chromium dumped it.
+
+usage: check_report_dom.py DOM.html [--streams 13,14,15] [--min-overlap N]
+       [--min-ops N] [--min-marks N] [--console LOG]
+
+Asserts: the page script finished (<body data-render-ok="1">, no
+data-render-error), the timeline has a row (g.stream-row) for each expected
+stream with ops in it, at least N overlap marks (rect.ovl), op rects and hidden-sync markers
+(line.mark),
+and, with --console, that Chromium logged no uncaught script error.
+Prints one line of counts; exits 1 with a reason on failure.
+"""
+import argparse
+import sys
+from html.parser import HTMLParser
+
+
+class Counter(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.body = None
+        self.stream_stack = []
+        self.ops_per_stream = {}
+        self.stream_rows = set()
+        self.ovl = 0
+        self.gaps = 0
+        self.marks = 0
+        self.ops = 0
+        self.depth_g = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "body":
+            self.body = a
+        if tag == "g":
+            self.depth_g += 1
+            if "stream-row" in cls:
+                key = (a.get("data-timeline"), a.get("data-stream"))
+                self.stream_rows.add(key)
+                self.stream_stack.append((self.depth_g, a.get("data-stream")))
+        if tag == "rect":
+            if "op" in cls:
+                self.ops += 1
+                if self.stream_stack:
+                    s = self.stream_stack[-1][1]
+                    self.ops_per_stream[s] = self.ops_per_stream.get(s, 0) + 1
+            if "ovl" in cls:
+                self.ovl += 1
+            if "gap" in cls:
+                self.gaps += 1
+        if tag == "line" and "mark" in cls:
+            self.marks += 1
+
+    def handle_endtag(self, tag):
+        if tag == "g":
+            if self.stream_stack and self.stream_stack[-1][0] == self.depth_g:
+                self.stream_stack.pop()
+            self.depth_g -= 1
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("dom")
+    p.add_argument("--streams", default="")
+    p.add_argument("--min-overlap", type=int, default=0)
+    p.add_argument("--min-ops", type=int, default=1)
+    p.add_argument("--min-marks", type=int, default=0)
+    p.add_argument("--console", default="")
+    args = p.parse_args()
+    c = Counter()
+    with open(args.dom, encoding="utf-8", errors="replace") as f:
+        c.feed(f.read())
+    failures = []
+    if c.body is None:
+        failures.append("no <body> in the dumped DOM")
+    else:
+        if c.body.get("data-render-error"):
+            failures.append("script error: " + c.body["data-render-error"])
+        if c.body.get("data-render-ok") != "1":
+            failures.append("the page script did not finish (data-render-ok=%r)" % c.body.get("data-render-ok"))
+    for s in [x for x in args.streams.split(",") if x]:
+        if c.ops_per_stream.get(s, 0) == 0:
+            failures.append("no ops drawn in a row for stream %s (rows: %s)" % (s, sorted(c.ops_per_stream)))
+    if c.ovl < args.min_overlap:
+        failures.append("%d overlap marks, expected at least %d" % (c.ovl, args.min_overlap))
+    if c.marks < args.min_marks:
+        failures.append("%d hidden-sync markers, expected at least %d" % (c.marks, args.min_marks))
+    if c.ops < args.min_ops:
+        failures.append("%d op rects, expected at least %d" % (c.ops, args.min_ops))
+    if args.console:
+        with open(args.console, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if "Uncaught" in line or ("CONSOLE" in line and "error" in line.lower()):
+                    failures.append("console: " + line.strip())
+    print("dom %s: %d op rects, streams %s, %d overlap marks, %d gap rects, %d markers"
+          % (args.dom, c.ops, dict(sorted(c.ops_per_stream.items())), c.ovl, c.gaps, c.marks))
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Opens HTML reports in headless Chromium and checks that the page script
+# ran without errors and that the timeline shows the expected stream rows
+# and overlap marks (check_report_dom.py); keeps a screenshot of each as a
+# test artifact in ARTIFACT_DIR.
+#
+#   html_browser_test.sh STREAMSCOPE MAKE_EXPORT_TRACE ARTIFACT_DIR
+#
+# Reports: the synthetic fixture trace (tests/export/export_fixture_trace.h)
+# and, when committed, the recorded workload traces tests/data/overlapped.sqlite
+# and tests/data/sequential.sqlite. Exits 77 ("SKIPPED: ...") without Chromium.
+set -euo pipefail
+streamscope=$1
+make_trace=$2
+art=$3
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+
+browser=""
+for b in chromium chromium-browser google-chrome; do
+  if command -v "$b" >/dev/null 2>&1; then browser=$(command -v "$b"); break; fi
+done
+if [ -z "$browser" ]; then
+  echo "SKIPPED: headless Chromium is not installed (Debian package 'chromium'; tools/install_deps.sh)"
+  exit 77
+fi
+
+rm -rf "$art"
+mkdir -p "$art"
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+flags=(--headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check
+       --disable-extensions --disable-background-networking --user-data-dir="$profile"
+       --enable-logging=stderr --v=0)
+
+failures=0
+# check NAME TRACE STREAMS MIN_OVERLAP [export options...]
+check() {
+  local name=$1 trace=$2 streams=$3 min_overlap=$4 marks=()
+  shift 4
+  if [ "${1:-}" = "--min-marks" ]; then marks=(--min-marks "$2"); shift 2; fi
+  local html="$art/$name.html"
+  "$streamscope" export "$trace" --html "$html" --force "$@" > "$art/$name.export.log"
+  timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=10000 --dump-dom "file://$html" \
+    > "$art/$name.dom.html" 2> "$art/$name.console.log" || true
+  if ! python3 "$here/check_report_dom.py" "$art/$name.dom.html" --streams "$streams" \
+       --min-overlap "$min_overlap" "${marks[@]}" --console "$art/$name.console.log"; then
+    failures=$((failures + 1))
+  fi
+  timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1600,1100 \
+    --virtual-time-budget=10000 --screenshot="$art/$name.png" "file://$html" \
+    > /dev/null 2>> "$art/$name.console.log" || true
+  if [ -s "$art/$name.png" ]; then
+    echo "screenshot: $art/$name.png"
+  else
+    echo "FAIL: no screenshot for $name"
+    failures=$((failures + 1))
+  fi
+}
+
+"$make_trace" "$art/fixture.sqlite" 8 --legacy-tail
+check fixture "$art/fixture.sqlite" 7,13,14,15 8 --min-marks 2
+# A window: one NVTX iteration (4 ops, one overlap interval).
+check fixture_window "$art/fixture.sqlite" 13,14,15 1 --nvtx iteration --nvtx-instance 3
+# Downsampled: a budget far below the op count still renders.
+"$make_trace" "$art/big.sqlite" 5000
+check fixture_downsampled "$art/big.sqlite" 13,14,15 1 --max-ops 2000
+
+if [ -f "$repo/tests/data/overlapped.sqlite" ]; then
+  check overlapped "$repo/tests/data/overlapped.sqlite" "" 1
+else
+  echo "note: tests/data/overlapped.sqlite not present; recorded-workload check not run"
+fi
+if [ -f "$repo/tests/data/sequential.sqlite" ]; then
+  check sequential "$repo/tests/data/sequential.sqlite" "" 0
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "html_browser_test: $failures check(s) failed; artifacts in $art"
+  exit 1
+fi
+echo "html_browser_test: all checks passed; artifacts in $art"
