@@ -9,6 +9,8 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/trace_writer.h"
+#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/sqlite_reader.h"
 #include "analyzer/importers/trace_loader.h"
 
 namespace streamscope {
@@ -25,6 +27,19 @@ int RunConvert(const ConvertArgs& args) {
   if (!models.ok()) {
     std::fprintf(stderr, "streamscope convert: %s\n", std::string(models.status().message()).c_str());
     return ExitCodeFor(models.status());
+  }
+  // The import leaves kernel launch shapes out (no analysis needs them);
+  // a converted trace should have them.
+  if (!models->empty() && models->front().format.starts_with("nsys-export")) {
+    auto db = SqliteDb::OpenReadOnly(args.input);
+    absl::Status status = db.ok() ? absl::OkStatus() : db.status();
+    for (TraceModel& m : *models) {
+      if (status.ok()) status = AddNsysKernelShapes(**db, &m);
+    }
+    if (!status.ok()) {
+      std::fprintf(stderr, "streamscope convert: %s\n", std::string(status.message()).c_str());
+      return ExitCodeFor(status);
+    }
   }
   std::vector<int64_t> pids;
   for (const TraceModel& m : *models) pids.push_back(m.pid);

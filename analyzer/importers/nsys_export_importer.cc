@@ -7,7 +7,9 @@
 // export version, INVALID_ARGUMENT when no CUDA activity table exists.
 #include "analyzer/importers/nsys_export_importer.h"
 
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -183,19 +185,53 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
         "CUPTI_ACTIVITY_KIND_* table): was it recorded with CUDA tracing (nsys profile -t cuda)?"));
   }
 
+  // Memory-mapped reads skip a copy per page; exports are read once, start
+  // to end. (Affects only this read-only connection.)
+  sqlite3_exec(db.handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
   ImportContext ctx(&db);
   if (info->meta_table.empty()) {
     ctx.notes.push_back("export has neither EXPORT_META_DATA nor META_DATA_EXPORT: schema "
                         "version unknown, tables read by column presence");
   }
-  for (auto reader : {&nsys::ReadKernels, &nsys::ReadMemcpys, &nsys::ReadMemsets,
-                      &nsys::ReadGraphExecutions, &nsys::ReadSyncs}) {
-    if (absl::Status s = reader(ctx); !s.ok()) return s;
+  for (const char* t : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                        "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+    ctx.Reserve(t, /*api=*/false);
   }
   const bool has_api_table =
       db.HasTable("CUPTI_ACTIVITY_KIND_RUNTIME") || db.HasTable("CUPTI_ACTIVITY_KIND_DRIVER");
-  for (std::string_view t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"}) {
-    if (absl::Status s = nsys::ReadApiCalls(ctx, t); !s.ok()) return s;
+  // API calls are read on a second thread with its own connection (as the
+  // streamscope importer does), into their own context, then merged.
+  auto api_db = has_api_table ? SqliteDb::OpenReadOnly(db.path())
+                              : absl::StatusOr<std::unique_ptr<SqliteDb>>(nullptr);
+  std::unique_ptr<ImportContext> api_ctx;
+  absl::Status api_status;
+  std::thread api_thread;
+  auto read_api = [](ImportContext& c) -> absl::Status {
+    c.Reserve("CUPTI_ACTIVITY_KIND_RUNTIME", /*api=*/true);
+    for (std::string_view t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"}) {
+      if (absl::Status s = nsys::ReadApiCalls(c, t); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+  if (has_api_table && api_db.ok() && *api_db != nullptr) {
+    sqlite3_exec((*api_db)->handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
+    api_ctx = std::make_unique<ImportContext>(api_db->get());
+    api_thread = std::thread([&] { api_status = read_api(*api_ctx); });
+  }
+  absl::Status op_status;
+  for (auto reader : {&nsys::ReadKernels, &nsys::ReadMemcpys, &nsys::ReadMemsets,
+                      &nsys::ReadGraphExecutions, &nsys::ReadSyncs}) {
+    op_status = reader(ctx);
+    if (!op_status.ok()) break;
+  }
+  if (api_thread.joinable()) api_thread.join();
+  if (!op_status.ok()) return op_status;
+  if (api_ctx != nullptr) {
+    if (!api_status.ok()) return api_status;
+    nsys::MergeApiCalls(*api_ctx, ctx);
+  } else if (has_api_table) {
+    // No second connection: read them here.
+    if (absl::Status s = read_api(ctx); !s.ok()) return s;
   }
   if (ctx.processes().empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -223,6 +259,48 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     models.push_back(std::move(m));
   }
   return models;
+}
+
+absl::Status AddNsysKernelShapes(SqliteDb& db, TraceModel* model) {
+  TraceModel& m = *model;
+  m.kernel_shapes.assign(m.ops.size(), KernelShape{});
+  const std::string t = "CUPTI_ACTIVITY_KIND_KERNEL";
+  if (!db.HasTable(t)) return absl::OkStatus();
+  // Kernel rows of this model by their rowid (source_id); whole-graph
+  // executions are kernels from another table and have no shape.
+  absl::flat_hash_map<int64_t, uint32_t> op_of_row;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (m.ops.category[i] != OpCategory::kKernel) continue;
+    if (m.strings.Get(m.ops.name[i]).starts_with("[CUDA graph ")) continue;
+    op_of_row[m.ops.source_id[i]] = static_cast<uint32_t>(i);
+  }
+  ImportContext ctx(&db);
+  auto c = [&](std::string_view column) { return ctx.ColOr(t, column, "0"); };
+  auto stmt = db.Prepare(absl::StrCat(
+      "SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ", c("gridY"), ", ",
+      c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ", c("blockZ"), ", ",
+      c("registersPerThread"), ", ", c("staticSharedMemory"), ", ", c("dynamicSharedMemory"),
+      " FROM ", t));
+  if (!stmt.ok()) return stmt.status();
+  auto to32 = [](int64_t v) {
+    return v > INT32_MAX || v < INT32_MIN ? int32_t{0} : static_cast<int32_t>(v);
+  };
+  while (true) {
+    auto more = stmt->Step();
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (nsys::PidOf(stmt->Int64(1)) != m.pid) continue;
+    auto it = op_of_row.find(stmt->Int64(0));
+    if (it == op_of_row.end()) continue;
+    KernelShape& k = m.kernel_shapes[it->second];
+    for (int i = 0; i < 3; ++i) {
+      k.grid[i] = to32(stmt->Int64(2 + i));
+      k.block[i] = to32(stmt->Int64(5 + i));
+    }
+    k.registers = to32(stmt->Int64(8));
+    k.shared_bytes = to32(stmt->Int64(9) + stmt->Int64(10));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace streamscope

@@ -20,6 +20,12 @@ bool LooksLikeNsysExport(SqliteDb& db);
 // unknown major export version; INVALID_ARGUMENT if no GPU tables at all.
 absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db);
 
+// Fills model->kernel_shapes (one per op, zero for non-kernels) from the
+// export's kernel table, for a model ImportNsysExport made from `db` (any
+// op order). The import leaves shapes out: they nearly double its cost and
+// no analysis uses them; `convert` wants them.
+absl::Status AddNsysKernelShapes(SqliteDb& db, TraceModel* model);
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_IMPORTERS_NSYS_EXPORT_IMPORTER_H_

@@ -14,15 +14,20 @@ constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
 constexpr std::string_view kGraphTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
 constexpr std::string_view kSyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 
+// Hot loops never ask SQLite whether a value is NULL (each question costs
+// as much as reading the value): the SELECTs map NULL to a sentinel with
+// COALESCE instead. kNull is INT64_MIN.
+constexpr int64_t kNull = INT64_MIN;
+
 // Checks a record's interval; bad ones are counted and skipped.
 bool ValidSpan(ImportContext& ctx, const SqliteStatement& row, int start_col, int end_col,
                int64_t* start, int64_t* end) {
-  if (row.IsNull(start_col) || row.IsNull(end_col)) {
+  *start = row.Int64(start_col);
+  *end = row.Int64(end_col);
+  if (*start == kNull || *end == kNull) {
     ++ctx.stats["record_null_timestamp"];
     return false;
   }
-  *start = row.Int64(start_col);
-  *end = row.Int64(end_col);
   if (*start == 0 && *end == 0) {
     ++ctx.stats["op_zero_timestamp"];
     return false;
@@ -34,16 +39,28 @@ bool ValidSpan(ImportContext& ctx, const SqliteStatement& row, int start_col, in
   return true;
 }
 
+// The globalPid column is selected with ColOr(..., kNullSql).
 ProcessState& ProcessOf(ImportContext& ctx, const SqliteStatement& row, int global_pid_col) {
-  if (row.IsNull(global_pid_col)) ++ctx.stats["record_without_process"];
-  return *ctx.ProcessForGlobalId(row.Int64(global_pid_col), /*create=*/true);
+  int64_t global_pid = row.Int64(global_pid_col);
+  if (global_pid == kNull) {
+    ++ctx.stats["record_without_process"];
+    global_pid = 0;
+  }
+  return *ctx.ProcessForGlobalId(global_pid, /*create=*/true);
 }
 
+// A column selected with ColOr(..., "-1"): -1 for NULL and for CUPTI's
+// "does not apply" (0xFFFFFFFF).
 int64_t OptionalId(const SqliteStatement& row, int col) {
-  if (row.IsNull(col)) return -1;
   int64_t v = row.Int64(col);
   return v == kInvalidU32 ? -1 : v;
 }
+
+std::string ColOr(ImportContext& ctx, const std::string& table, std::string_view column,
+                  std::string_view fallback) {
+  return ctx.ColOr(table, column, fallback);
+}
+constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
 
 struct OpRow {
   int64_t start = 0, end = 0;
@@ -59,7 +76,7 @@ struct OpRow {
   int64_t source_id = 0;
 };
 
-void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r, const KernelShape& shape) {
+void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r) {
   GpuOps& ops = p.model.ops;
   ops.start_ns.push_back(r.start);
   ops.end_ns.push_back(r.end);
@@ -75,12 +92,27 @@ void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r, const KernelS
   ops.peer_device.push_back(r.peer);
   ops.graph_id.push_back(r.graph_id);
   ops.source_id.push_back(r.source_id);
-  p.model.kernel_shapes.push_back(shape);
 }
 
 int32_t ToInt32(int64_t v) {
   if (v > INT32_MAX || v < INT32_MIN) return v == kInvalidU32 ? -1 : 0;
   return static_cast<int32_t>(v);
+}
+
+// Columns every GPU activity table starts with, in this order:
+// 0 rowid, 1 start, 2 end, 3 deviceId, 4 streamId, 5 correlationId, 6 globalPid.
+std::string CommonColumns(ImportContext& ctx, const std::string& t) {
+  return absl::StrCat("rowid, ", ColOr(ctx, t, "start", kNullSql), ", ",
+                      ColOr(ctx, t, "end", kNullSql), ", ", ColOr(ctx, t, "deviceId", "0"), ", ",
+                      ColOr(ctx, t, "streamId", "0"), ", ", ColOr(ctx, t, "correlationId", "-1"),
+                      ", ", ColOr(ctx, t, "globalPid", kNullSql));
+}
+
+void ReadCommon(const SqliteStatement& row, OpRow* r) {
+  r->source_id = row.Int64(0);
+  r->device = ToInt32(row.Int64(3));
+  r->stream_id = row.Int64(4);
+  r->correlation = row.Int64(5);
 }
 
 }  // namespace
@@ -91,16 +123,19 @@ absl::Status ReadKernels(ImportContext& ctx) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no kernels"));
     return absl::OkStatus();
   }
-  bool has_graph_id = ctx.Has(t, "graphId");
+  const bool has_graph_id = ctx.Has(t, "graphId");
+  // Mangled first: that is what CUPTI (and so a streamscope trace) reports.
+  std::string name = "-1";
+  for (const char* c : {"shortName", "demangledName", "mangledName"}) name = ColOr(ctx, t, c, name);
+  // Launch shapes are not read here: nine more values per kernel would
+  // nearly double the import's cost, and no analysis needs them.
+  // AddNsysKernelShapes() adds them where wanted (convert).
   std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "streamId"), ", ",
-      ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "globalPid"), ", ",
-      ctx.Col(t, "mangledName"), ", ", ctx.Col(t, "demangledName"), ", ",
-      ctx.Col(t, "shortName"), ", ", ctx.Col(t, "gridX"), ", ", ctx.Col(t, "gridY"), ", ",
-      ctx.Col(t, "gridZ"), ", ", ctx.Col(t, "blockX"), ", ", ctx.Col(t, "blockY"), ", ",
-      ctx.Col(t, "blockZ"), ", ", ctx.Col(t, "registersPerThread"), ", ",
-      ctx.Col(t, "staticSharedMemory"), ", ", ctx.Col(t, "dynamicSharedMemory"), ", ",
-      ctx.Col(t, "graphId"), ", ", ctx.Col(t, "graphNodeId"), " FROM ", t);
+      "SELECT ", CommonColumns(ctx, t), ", ", name, ", ",
+      has_graph_id ? ColOr(ctx, t, "graphId", "-1") : "-1", ", ",
+      // Older exports say a kernel ran in a graph, not which graph.
+      !has_graph_id && ctx.Has(t, "graphNodeId") ? "\"graphNodeId\" IS NOT NULL" : "0",
+      " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -111,34 +146,17 @@ absl::Status ReadKernels(ImportContext& ctx) {
     OpRow r;
     if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
     ProcessState& p = ProcessOf(ctx, row, 6);
-    r.source_id = row.Int64(0);
+    ReadCommon(row, &r);
     r.category = OpCategory::kKernel;
-    r.device = ToInt32(row.Int64(3));
-    r.stream_id = row.Int64(4);
-    r.correlation = row.IsNull(5) ? -1 : row.Int64(5);
-    // Mangled first: that is what CUPTI (and so a streamscope trace) reports.
-    for (int col : {7, 8, 9}) {
-      if (row.IsNull(col)) continue;
-      r.name = ctx.Intern(p, row.Int64(col));
-      if (r.name != kNoString) break;
-    }
+    const int64_t name_id = row.Int64(7);
+    if (name_id != -1) r.name = ctx.Intern(p, name_id);
     if (r.name == kNoString) {
       ++ctx.stats["kernel_without_name"];
       r.name = p.model.strings.Intern("(unnamed kernel)");
     }
-    if (!row.IsNull(19)) {
-      r.graph_id = row.Int64(19);
-    } else if (!row.IsNull(20) && !has_graph_id) {
-      ++p.ops_without_graph_id_in_graph;
-    }
-    KernelShape shape;
-    for (int i = 0; i < 3; ++i) {
-      shape.grid[i] = ToInt32(row.Int64(10 + i));
-      shape.block[i] = ToInt32(row.Int64(13 + i));
-    }
-    shape.registers = ToInt32(row.Int64(16));
-    shape.shared_bytes = ToInt32(row.Int64(17) + row.Int64(18));
-    AppendOp(ctx, p, r, shape);
+    r.graph_id = row.Int64(8);
+    if (row.Int64(9) != 0) ++p.ops_without_graph_id_in_graph;
+    AppendOp(ctx, p, r);
   }
   return absl::OkStatus();
 }
@@ -150,11 +168,10 @@ absl::Status ReadMemcpys(ImportContext& ctx) {
     return absl::OkStatus();
   }
   std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "streamId"), ", ",
-      ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "globalPid"), ", ", ctx.Col(t, "bytes"),
-      ", ", ctx.Col(t, "copyKind"), ", ", ctx.Col(t, "srcKind"), ", ", ctx.Col(t, "dstKind"),
-      ", ", ctx.Col(t, "srcDeviceId"), ", ", ctx.Col(t, "dstDeviceId"), ", ",
-      ctx.Col(t, "graphId"), " FROM ", t);
+      "SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "bytes", "0"), ", ",
+      ColOr(ctx, t, "copyKind", "0"), ", ", ColOr(ctx, t, "srcKind", "-1"), ", ",
+      ColOr(ctx, t, "dstKind", "-1"), ", ", ColOr(ctx, t, "srcDeviceId", "-1"), ", ",
+      ColOr(ctx, t, "dstDeviceId", "-1"), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -170,7 +187,7 @@ absl::Status ReadMemcpys(ImportContext& ctx) {
       ++ctx.stats["copy_negative_bytes"];
       r.bytes = 0;
     }
-    CopyClass kind = ctx.copy_kinds.Map(row.IsNull(8) ? 0 : row.Int64(8));
+    CopyClass kind = ctx.copy_kinds.Map(row.Int64(8));
     if (kind.is_migration) {
       ++p.migrations;
       if (kind.copy_kind == 11) {
@@ -182,19 +199,16 @@ absl::Status ReadMemcpys(ImportContext& ctx) {
       }
       continue;
     }
-    r.source_id = row.Int64(0);
+    ReadCommon(row, &r);
     r.category = kind.category;
-    r.device = ToInt32(row.Int64(3));
-    r.stream_id = row.Int64(4);
-    r.correlation = row.IsNull(5) ? -1 : row.Int64(5);
-    r.src = row.IsNull(9) ? MemoryKind::kUnknown : ctx.memory_kinds.Map(row.Int64(9));
-    r.dst = row.IsNull(10) ? MemoryKind::kUnknown : ctx.memory_kinds.Map(row.Int64(10));
+    r.src = ctx.memory_kinds.Map(row.Int64(9));   // -1 (NULL) maps to unknown
+    r.dst = ctx.memory_kinds.Map(row.Int64(10));
     if (r.category == OpCategory::kPtoP) {
       int64_t src_dev = OptionalId(row, 11), dst_dev = OptionalId(row, 12);
       r.peer = ToInt32(src_dev == r.device ? dst_dev : src_dev);
     }
-    r.graph_id = row.IsNull(13) ? -1 : row.Int64(13);
-    AppendOp(ctx, p, r, KernelShape{});
+    r.graph_id = row.Int64(13);
+    AppendOp(ctx, p, r);
   }
   return absl::OkStatus();
 }
@@ -205,10 +219,9 @@ absl::Status ReadMemsets(ImportContext& ctx) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no memsets"));
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "streamId"), ", ",
-      ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "globalPid"), ", ", ctx.Col(t, "bytes"),
-      ", ", ctx.Col(t, "memKind"), ", ", ctx.Col(t, "graphId"), " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
+                                 ColOr(ctx, t, "bytes", "0"), ", ", ColOr(ctx, t, "memKind", "-1"),
+                                 ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -219,15 +232,12 @@ absl::Status ReadMemsets(ImportContext& ctx) {
     OpRow r;
     if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
     ProcessState& p = ProcessOf(ctx, row, 6);
-    r.source_id = row.Int64(0);
+    ReadCommon(row, &r);
     r.category = OpCategory::kMemset;
-    r.device = ToInt32(row.Int64(3));
-    r.stream_id = row.Int64(4);
-    r.correlation = row.IsNull(5) ? -1 : row.Int64(5);
-    r.bytes = row.Int64(7) < 0 ? 0 : row.Int64(7);
-    r.dst = row.IsNull(8) ? MemoryKind::kUnknown : ctx.memory_kinds.Map(row.Int64(8));
-    r.graph_id = row.IsNull(9) ? -1 : row.Int64(9);
-    AppendOp(ctx, p, r, KernelShape{});
+    r.bytes = std::max<int64_t>(row.Int64(7), 0);
+    r.dst = ctx.memory_kinds.Map(row.Int64(8));
+    r.graph_id = row.Int64(9);
+    AppendOp(ctx, p, r);
   }
   return absl::OkStatus();
 }
@@ -235,10 +245,8 @@ absl::Status ReadMemsets(ImportContext& ctx) {
 absl::Status ReadGraphExecutions(ImportContext& ctx) {
   const std::string t(kGraphTable);
   if (!ctx.db().HasTable(t)) return absl::OkStatus();  // graph-level trace is optional
-  std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "streamId"), ", ",
-      ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "globalPid"), ", ", ctx.Col(t, "graphId"),
-      " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
+                                 ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -249,15 +257,12 @@ absl::Status ReadGraphExecutions(ImportContext& ctx) {
     OpRow r;
     if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
     ProcessState& p = ProcessOf(ctx, row, 6);
-    r.source_id = row.Int64(0);
+    ReadCommon(row, &r);
     r.category = OpCategory::kKernel;  // the graph's kernels, not itemized
-    r.device = ToInt32(row.Int64(3));
-    r.stream_id = row.Int64(4);
-    r.correlation = row.IsNull(5) ? -1 : row.Int64(5);
-    r.graph_id = row.IsNull(7) ? -1 : row.Int64(7);
+    r.graph_id = row.Int64(7);
     r.name = p.model.strings.Intern(absl::StrCat("[CUDA graph ", r.graph_id, "]"));
     ++p.graph_executions;
-    AppendOp(ctx, p, r, KernelShape{});
+    AppendOp(ctx, p, r);
   }
   return absl::OkStatus();
 }
@@ -269,10 +274,9 @@ absl::Status ReadSyncs(ImportContext& ctx) {
                                      " table: no explicit synchronizations recorded"));
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "streamId"), ", ",
-      ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "globalPid"), ", ", ctx.Col(t, "syncType"),
-      ", ", ctx.Col(t, "eventId"), " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
+                                 ColOr(ctx, t, "syncType", "-1"), ", ",
+                                 ColOr(ctx, t, "eventId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -285,10 +289,11 @@ absl::Status ReadSyncs(ImportContext& ctx) {
     ProcessState& p = ProcessOf(ctx, row, 6);
     s.source_id = row.Int64(0);
     int64_t stream_id = OptionalId(row, 4);
-    int32_t device = row.IsNull(3) ? 0 : ToInt32(row.Int64(3));
+    int32_t device = ToInt32(row.Int64(3));
     s.stream = stream_id < 0 ? -1 : ctx.StreamIndex(p, stream_id, device);
-    s.correlation_id = row.IsNull(5) ? -1 : row.Int64(5);
-    s.kind = row.IsNull(7) ? SyncKind::kUnknown : ctx.sync_kinds.Map(row.Int64(7));
+    s.correlation_id = row.Int64(5);
+    int64_t type = row.Int64(7);
+    s.kind = type < 0 ? SyncKind::kUnknown : ctx.sync_kinds.Map(type);
     s.event_id = OptionalId(row, 8);
     p.model.syncs.push_back(s);
   }

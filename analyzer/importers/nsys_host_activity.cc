@@ -21,16 +21,29 @@ constexpr int64_t kNvtxDomainCreate = 75;
 constexpr int64_t kEventClassRuntime = 0;
 constexpr int64_t kEventClassDriver = 1;
 
+constexpr int64_t kNullValue = INT64_MIN;
+constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
+
 }  // namespace
 
 absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
   const std::string t(table);
   if (!ctx.db().HasTable(t)) return absl::OkStatus();  // caller adds the note
   const bool driver_table = table.ends_with("DRIVER");
+  // NULLs become sentinels in SQL (asking SQLite about NULL per value costs
+  // as much as reading it); the text name only where there is no name id.
+  auto col_or = [&](std::string_view column, std::string_view fallback) {
+    return ctx.ColOr(t, column, fallback);
+  };
+  const std::string text_name =
+      ctx.Has(t, "name") ? (ctx.Has(t, "nameId") ? "CASE WHEN \"nameId\" IS NULL THEN \"name\" END"
+                                                  : "\"name\"")
+                         : "NULL";
   std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "eventClass"), ", ", ctx.Col(t, "globalTid"),
-      ", ", ctx.Col(t, "correlationId"), ", ", ctx.Col(t, "nameId"), ", ",
-      ctx.Col(t, "returnValue"), ", ", ctx.Col(t, "name"), " FROM ", t);
+      "SELECT rowid, ", col_or("start", kNullSql), ", ", col_or("end", kNullSql), ", ",
+      col_or("eventClass", "-1"), ", ", col_or("globalTid", kNullSql), ", ",
+      col_or("correlationId", "-1"), ", ", col_or("nameId", "-1"), ", ",
+      col_or("returnValue", "0"), ", ", text_name, " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   while (true) {
@@ -39,32 +52,37 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
     if (!*more) break;
     const SqliteStatement& row = *stmt;
     ApiDomain domain = driver_table ? ApiDomain::kDriver : ApiDomain::kRuntime;
-    if (!row.IsNull(3)) {
-      int64_t event_class = row.Int64(3);
-      if (event_class == kEventClassRuntime) {
-        domain = ApiDomain::kRuntime;
-      } else if (event_class == kEventClassDriver) {
-        domain = ApiDomain::kDriver;
-      } else {
-        // e.g. 67 "CUDA backtrace": a duplicate of a call, carrying its stack.
-        ++ctx.stats[absl::StrCat("api_row_skipped_event_class_", event_class)];
-        continue;
-      }
+    const int64_t event_class = row.Int64(3);
+    if (event_class == kEventClassRuntime) {
+      domain = ApiDomain::kRuntime;
+    } else if (event_class == kEventClassDriver) {
+      domain = ApiDomain::kDriver;
+    } else if (event_class != -1) {
+      // e.g. 67 "CUDA backtrace": a duplicate of a call, carrying its stack.
+      ++ctx.stats[absl::StrCat("api_row_skipped_event_class_", event_class)];
+      continue;
     }
-    if (row.IsNull(1) || row.IsNull(2)) {
+    const int64_t start = row.Int64(1), end = row.Int64(2);
+    if (start == kNullValue || end == kNullValue) {
       ++ctx.stats["record_null_timestamp"];
       continue;
     }
-    int64_t start = row.Int64(1), end = row.Int64(2);
     if (end < start) {
       ++ctx.stats["api_end_before_start"];
       continue;
     }
-    if (row.IsNull(4)) ++ctx.stats["record_without_process"];
     int64_t global_tid = row.Int64(4);
+    if (global_tid == kNullValue) {
+      ++ctx.stats["record_without_process"];
+      global_tid = 0;
+    }
     ProcessState& p = *ctx.ProcessForGlobalId(global_tid, /*create=*/true);
-    StringId name = row.IsNull(6) ? kNoString : ctx.Intern(p, row.Int64(6));
-    if (name == kNoString && !row.Text(8).empty()) name = p.model.strings.Intern(row.Text(8));
+    const int64_t name_id = row.Int64(6);
+    StringId name = name_id == -1 ? kNoString : ctx.Intern(p, name_id);
+    if (name == kNoString) {
+      std::string_view text = row.Text(8);
+      if (!text.empty()) name = p.model.strings.Intern(text);
+    }
     if (name == kNoString) {
       ++ctx.stats["api_without_name"];
       name = p.model.strings.Intern("(unnamed API call)");
@@ -76,8 +94,8 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
     api.name.push_back(name);
     api.domain.push_back(domain);
     api.cbid.push_back(0);  // nsys exports do not carry CUPTI callback ids
-    api.correlation_id.push_back(row.IsNull(5) ? -1 : row.Int64(5));
-    int64_t rv = row.Int64(7);
+    api.correlation_id.push_back(row.Int64(5));
+    const int64_t rv = row.Int64(7);
     api.return_value.push_back(rv > INT32_MAX || rv < INT32_MIN ? -1 : static_cast<int32_t>(rv));
     api.source_id.push_back(row.Int64(0));
   }
@@ -186,34 +204,57 @@ absl::Status ReadThreadNames(ImportContext& ctx) {
 
 void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p) {
   TraceModel& m = p.model;
+  // What each API name says, decided once per name: async, per-thread
+  // default stream, and the sync kind it performs.
+  enum : uint8_t { kAsync = 1, kPerThread = 2 };
+  std::vector<uint8_t> name_flags(m.strings.size(), 0);
+  for (size_t i = 0; i < name_flags.size(); ++i) {
+    std::string_view name = m.strings.Get(static_cast<StringId>(i));
+    if (name.find("Async") != name.npos) name_flags[i] |= kAsync;
+    if (name.find("_ptsz") != name.npos || name.find("_ptds") != name.npos) {
+      name_flags[i] |= kPerThread;
+    }
+  }
   // Correlation id -> API call, runtime preferred (what the app called).
-  absl::flat_hash_map<int64_t, int32_t> by_corr;
-  by_corr.reserve(m.api.size());
+  // CUPTI numbers correlations densely from 1, so a vector usually serves.
+  int64_t max_corr = -1;
+  for (int64_t c : m.api.correlation_id) max_corr = std::max(max_corr, c);
+  const bool dense = max_corr < static_cast<int64_t>(8 * m.api.size() + 1024);
+  std::vector<int32_t> dense_map;
+  absl::flat_hash_map<int64_t, int32_t> sparse_map;
+  if (dense) dense_map.assign(static_cast<size_t>(max_corr + 1), -1);
+  auto slot = [&](int64_t corr) -> int32_t* {
+    if (dense) return &dense_map[static_cast<size_t>(corr)];
+    return &sparse_map.try_emplace(corr, -1).first->second;
+  };
   for (size_t i = 0; i < m.api.size(); ++i) {
     int64_t corr = m.api.correlation_id[i];
     if (corr < 0) continue;
-    auto [it, inserted] = by_corr.try_emplace(corr, static_cast<int32_t>(i));
-    if (!inserted && m.api.domain[i] == ApiDomain::kRuntime &&
-        m.api.domain[it->second] != ApiDomain::kRuntime) {
-      it->second = static_cast<int32_t>(i);
+    int32_t* s = slot(corr);
+    if (*s < 0 || (m.api.domain[i] == ApiDomain::kRuntime && m.api.domain[*s] != ApiDomain::kRuntime)) {
+      *s = static_cast<int32_t>(i);
     }
   }
-  auto api_name = [&](int64_t corr) -> std::string_view {
-    if (corr < 0) return {};
-    auto it = by_corr.find(corr);
-    return it == by_corr.end() ? std::string_view() : m.strings.Get(m.api.name[it->second]);
+  auto api_of = [&](int64_t corr) -> int32_t {
+    if (corr < 0) return -1;
+    if (dense) return corr <= max_corr ? dense_map[static_cast<size_t>(corr)] : -1;
+    auto it = sparse_map.find(corr);
+    return it == sparse_map.end() ? -1 : it->second;
+  };
+  auto flags_of = [&](int32_t api) -> uint8_t {
+    if (api < 0) return 0;
+    StringId name = m.api.name[api];
+    return name >= 0 && static_cast<size_t>(name) < name_flags.size() ? name_flags[name] : 0;
   };
 
   // Copies and memsets: nsys exports have no async flag; the call says it.
   // Per-thread default stream: calls ending in _ptsz/_ptds submit to it.
   std::vector<uint8_t> per_thread(m.streams.size(), 0);
   for (size_t i = 0; i < m.ops.size(); ++i) {
-    std::string_view name = api_name(m.ops.correlation_id[i]);
-    if (name.empty()) continue;
-    if (m.ops.category[i] != OpCategory::kKernel) {
-      m.ops.is_async[i] = name.find("Async") != name.npos ? 1 : 0;
-    }
-    if (name.find("_ptsz") != name.npos || name.find("_ptds") != name.npos) {
+    uint8_t flags = flags_of(api_of(m.ops.correlation_id[i]));
+    if (flags == 0) continue;
+    if (m.ops.category[i] != OpCategory::kKernel) m.ops.is_async[i] = (flags & kAsync) ? 1 : 0;
+    if (flags & kPerThread) {
       int32_t s = m.ops.stream[i];
       if (s >= 0 && static_cast<size_t>(s) < per_thread.size()) per_thread[s] = 1;
     }
@@ -228,7 +269,10 @@ void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p) {
   // Sync kinds: the export's enum if it named them, else the call's name.
   int64_t unknown_syncs = 0;
   for (SyncRecord& s : m.syncs) {
-    if (s.kind == SyncKind::kUnknown) s.kind = SyncKindForApiName(api_name(s.correlation_id));
+    if (s.kind == SyncKind::kUnknown) {
+      int32_t api = api_of(s.correlation_id);
+      if (api >= 0) s.kind = SyncKindForApiName(m.strings.Get(m.api.name[api]));
+    }
     if (s.kind == SyncKind::kUnknown) ++unknown_syncs;
   }
   if (unknown_syncs > 0) {
@@ -237,6 +281,34 @@ void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p) {
                                    "table and no matching API call)"));
   }
   (void)ctx;
+}
+
+void MergeApiCalls(ImportContext& from, ImportContext& to) {
+  for (auto& [pid, src] : from.processes()) {
+    ApiCalls& a = src->model.api;
+    if (a.size() == 0) continue;
+    ProcessState& dst = *to.ProcessForPid(pid, /*create=*/true);
+    // Names: few distinct ones, re-interned once each.
+    std::vector<StringId> remap(src->model.strings.size(), kNoString);
+    for (StringId& name : a.name) {
+      if (name < 0) continue;
+      StringId& r = remap[name];
+      if (r == kNoString) r = dst.model.strings.Intern(src->model.strings.Get(name));
+      name = r;
+    }
+    ApiCalls& b = dst.model.api;
+    if (b.size() == 0) {
+      b = std::move(a);
+    } else {
+      auto append = [](auto& out, auto& in) { out.insert(out.end(), in.begin(), in.end()); };
+      append(b.start_ns, a.start_ns); append(b.end_ns, a.end_ns); append(b.tid, a.tid);
+      append(b.name, a.name); append(b.domain, a.domain); append(b.cbid, a.cbid);
+      append(b.correlation_id, a.correlation_id); append(b.return_value, a.return_value);
+      append(b.source_id, a.source_id);
+    }
+  }
+  for (const auto& [key, value] : from.stats) to.stats[key] += value;
+  to.notes.insert(to.notes.end(), from.notes.begin(), from.notes.end());
 }
 
 void FinishNvtx(ProcessState& p) {

@@ -1,5 +1,7 @@
 #include "analyzer/importers/nsys_import_context.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace streamscope::nsys {
@@ -17,14 +19,46 @@ ImportContext::ImportContext(SqliteDb* db) : db_(db) {
 }
 
 ProcessState* ImportContext::ProcessForPid(int64_t pid, bool create) {
+  if (pid == last_pid_ && last_process_ != nullptr) return last_process_;
   auto it = processes_.find(pid);
-  if (it != processes_.end()) return it->second.get();
+  if (it != processes_.end()) {
+    last_pid_ = pid;
+    last_process_ = it->second.get();
+    return last_process_;
+  }
   if (!create) return nullptr;
   auto state = std::make_unique<ProcessState>();
   state->model.pid = pid;
+  // The first process gets room for every row (the common single-process
+  // export); others grow as needed.
+  if (processes_.empty()) {
+    GpuOps& ops = state->model.ops;
+    const size_t n = static_cast<size_t>(reserve_ops_);
+    ops.start_ns.reserve(n); ops.end_ns.reserve(n); ops.category.reserve(n);
+    ops.device_id.reserve(n); ops.stream.reserve(n); ops.correlation_id.reserve(n);
+    ops.name.reserve(n); ops.bytes.reserve(n); ops.src_kind.reserve(n); ops.dst_kind.reserve(n);
+    ops.is_async.reserve(n); ops.peer_device.reserve(n); ops.graph_id.reserve(n);
+    ops.source_id.reserve(n);
+    ApiCalls& api = state->model.api;
+    const size_t a = static_cast<size_t>(reserve_api_);
+    api.start_ns.reserve(a); api.end_ns.reserve(a); api.tid.reserve(a); api.name.reserve(a);
+    api.domain.reserve(a); api.cbid.reserve(a); api.correlation_id.reserve(a);
+    api.return_value.reserve(a); api.source_id.reserve(a);
+  }
   ProcessState* out = state.get();
   processes_.emplace(pid, std::move(state));
+  last_pid_ = pid;
+  last_process_ = out;
   return out;
+}
+
+void ImportContext::Reserve(std::string_view table, bool api) {
+  if (!db_->HasTable(table)) return;
+  // max(rowid) is an O(log n) lookup; the tables are append-only.
+  auto n = db_->QueryInt64(absl::StrCat("SELECT max(rowid) FROM ", S(table)));
+  if (!n.ok() || !n->has_value() || **n <= 0) return;
+  const int64_t rows = std::min<int64_t>(**n, int64_t{1} << 28);  // a sane cap on junk
+  (api ? reserve_api_ : reserve_ops_) += rows;
 }
 
 ProcessState* ImportContext::ProcessForGlobalId(int64_t global_id, bool create) {
@@ -88,14 +122,49 @@ StringId ImportContext::Intern(ProcessState& p, int64_t id) {
 }
 
 int32_t ImportContext::StreamIndex(ProcessState& p, int64_t stream_id, int32_t device_id) {
-  if (stream_id == p.last_stream_id && p.last_stream_index >= 0) return p.last_stream_index;
-  p.last_stream_id = stream_id;
-  p.last_stream_index = p.model.StreamIndexFor(stream_id, device_id);
-  return p.last_stream_index;
+  if (stream_id < 0 || stream_id >= ProcessState::kDenseStreams) {
+    return p.model.StreamIndexFor(stream_id, device_id);
+  }
+  if (static_cast<size_t>(stream_id) >= p.stream_slots.size()) {
+    p.stream_slots.resize(static_cast<size_t>(stream_id) + 1, -1);
+  }
+  int32_t& slot = p.stream_slots[static_cast<size_t>(stream_id)];
+  if (slot < 0) slot = p.model.StreamIndexFor(stream_id, device_id);
+  return slot;
+}
+
+const std::map<std::string, bool>& ImportContext::Columns(std::string_view table) {
+  auto it = columns_.find(table);
+  if (it != columns_.end()) return it->second;
+  std::map<std::string, bool>& cols = columns_[S(table)];
+  auto stmt = db_->Prepare("SELECT name, \"notnull\" FROM pragma_table_info(?1)");
+  if (stmt.ok() && stmt->BindText(1, table).ok()) {
+    while (true) {
+      auto row = stmt->Step();
+      if (!row.ok() || !*row) break;
+      cols[S(stmt->Text(0))] = stmt->Int64(1) != 0;
+    }
+  }
+  return cols;
+}
+
+bool ImportContext::Has(std::string_view table, std::string_view column) {
+  const auto& cols = Columns(table);
+  return cols.find(S(column)) != cols.end();
+}
+
+std::string ImportContext::ColOr(std::string_view table, std::string_view column,
+                                 std::string_view fallback) {
+  const auto& cols = Columns(table);
+  auto it = cols.find(S(column));
+  if (it == cols.end()) return S(fallback);
+  const std::string quoted = absl::StrCat("\"", S(column), "\"");
+  if (it->second) return quoted;
+  return absl::StrCat("COALESCE(", quoted, ", ", S(fallback), ")");
 }
 
 std::string ImportContext::Col(std::string_view table, std::string_view column) {
-  if (!db_->HasColumn(table, column)) return "NULL";
+  if (!Has(table, column)) return "NULL";
   return absl::StrCat("\"", S(column), "\"");
 }
 

@@ -35,9 +35,10 @@ struct ProcessState {
   static constexpr StringId kUnresolved = -2;
   std::vector<StringId> string_ids;
   absl::flat_hash_map<int64_t, StringId> large_string_ids;  // ids >= kDenseIds
-  // Last stream looked up (ops of one stream tend to come in runs).
-  int64_t last_stream_id = -1;
-  int32_t last_stream_index = -1;
+  // Stream index by stream id: CUPTI numbers streams with small integers,
+  // so a vector serves them; larger ids go through the model's hash map.
+  static constexpr int64_t kDenseStreams = 1 << 16;
+  std::vector<int32_t> stream_slots;
   // NVTX domain ids of each range/mark, resolved once domain names are known.
   std::vector<int64_t> nvtx_range_domain, nvtx_mark_domain;
   absl::flat_hash_map<int64_t, StringId> nvtx_domain_names;
@@ -59,6 +60,8 @@ class ImportContext {
   // `create`, else nullptr for unknown processes).
   ProcessState* ProcessForGlobalId(int64_t global_id, bool create);
   ProcessState* ProcessForPid(int64_t pid, bool create);
+  // Reserves room in p's op and API columns for `ops` / `api` more rows.
+  void Reserve(std::string_view table, bool api);
   std::map<int64_t, std::unique_ptr<ProcessState>>& processes() { return processes_; }
 
   // The model string for a StringIds id; kNoString when the id is NULL or
@@ -73,7 +76,13 @@ class ImportContext {
   // "\"col\"" if `table` has the column, else "NULL": SELECT lists keep a
   // fixed layout across export versions.
   std::string Col(std::string_view table, std::string_view column);
-  bool Has(std::string_view table, std::string_view column) { return db_->HasColumn(table, column); }
+  bool Has(std::string_view table, std::string_view column);
+  // `column` of `table` as a SELECT expression: the column itself when the
+  // table declares it NOT NULL (SQLite enforces that), else
+  // COALESCE(column, fallback); `fallback` alone when the column is absent.
+  // Hot loops then never ask SQLite about NULL, which costs as much as
+  // reading the value.
+  std::string ColOr(std::string_view table, std::string_view column, std::string_view fallback);
 
   // Export-wide counters and notes, copied into every model at the end.
   std::map<std::string, int64_t> stats;
@@ -92,6 +101,13 @@ class ImportContext {
   std::unique_ptr<sqlite3_stmt, StmtDeleter> string_lookup_;
   bool string_lookup_failed_ = false;
   std::map<int64_t, std::unique_ptr<ProcessState>> processes_;
+  // Column name -> declared NOT NULL, per table (one PRAGMA per table).
+  std::map<std::string, std::map<std::string, bool>, std::less<>> columns_;
+  const std::map<std::string, bool>& Columns(std::string_view table);
+  // Rows come in runs of one process: remember the last one.
+  int64_t last_pid_ = -1;
+  ProcessState* last_process_ = nullptr;
+  int64_t reserve_ops_ = 0, reserve_api_ = 0;
 };
 
 // Table readers. Each returns OK when the table is absent (it adds a note);
@@ -108,6 +124,9 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx);
 // After all tables: sync kinds and copy async flags from API names,
 // per-thread default streams, NVTX depth and domains.
 void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p);
+// Moves the API calls read into `from` (another connection, other string
+// pools) into `to`, with names re-interned; stats and notes too.
+void MergeApiCalls(ImportContext& from, ImportContext& to);
 void FinishNvtx(ProcessState& p);
 
 }  // namespace streamscope::nsys

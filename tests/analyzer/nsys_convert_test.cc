@@ -14,6 +14,8 @@
 
 #include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/trace_writer.h"
+#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/sqlite_reader.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/intervals/interval_set.h"
 #include "gmock/gmock.h"
@@ -49,6 +51,9 @@ absl::StatusOr<std::string> Convert(const std::string& export_path, const TempDi
   auto models = LoadTraceFile(export_path);
   if (!models.ok()) return models.status();
   if (models->size() != 1) return absl::InternalError("expected one process");
+  auto db = SqliteDb::OpenReadOnly(export_path);
+  if (!db.ok()) return db.status();
+  if (absl::Status s = AddNsysKernelShapes(**db, &(*models)[0]); !s.ok()) return s;
   std::string out = dir.Path("converted.sqlite");
   TraceWriteOptions options;
   options.source_path = export_path;
@@ -89,6 +94,13 @@ TEST_P(ConvertRealExport, ConvertedTraceHoldsTheExportsRowsBySql) {
               SqlInt(in, "SELECT COALESCE(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
                          "copyKind = " + k));
   }
+  // Launch shapes (added for convert) match the export's.
+  EXPECT_EQ(SqlRows(*out, "SELECT group_concat(grid_x || 'x' || block_x || 'r' || "
+                          "registers_per_thread || 's' || static_shared_bytes, ',') FROM (SELECT * "
+                          "FROM kernel ORDER BY start_ns)")[0][0],
+            SqlRows(in, "SELECT group_concat(gridX || 'x' || blockX || 'r' || registersPerThread "
+                        "|| 's' || (staticSharedMemory + dynamicSharedMemory), ',') FROM (SELECT * "
+                        "FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)")[0][0]);
   // Names survive through the string table (the kernel_named view).
   EXPECT_EQ(SqlRows(*out, "SELECT group_concat(name, ',') FROM (SELECT name FROM kernel_named "
                           "ORDER BY start_ns)")[0][0],
