@@ -60,6 +60,14 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   std::vector<int32_t> prev_kernel(model.streams.size(), -1);  // previous op if it is a kernel
   std::vector<int64_t> stream_slot(model.streams.size(), -1);
 
+  // Bounded min-heap of the largest removable gaps (ties: the earlier one).
+  const size_t keep_gaps = static_cast<size_t>(std::max(options.max_listed, 0));
+  auto larger = [&](const RemovableGap& a, const RemovableGap& b) {
+    if (a.idle_ns != b.idle_ns) return a.idle_ns > b.idle_ns;
+    return a.next_op < b.next_op;
+  };
+  std::vector<RemovableGap>& worst = result.worst_gaps;
+
   for (size_t i = 0; i < n; ++i) {
     int32_t stream = ops.stream[i];
     bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < prev_kernel.size();
@@ -124,6 +132,15 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       sg.graph_removable_gaps += 1;
       result.graph_removable_ns += idle;
       result.graph_removable_gaps += 1;
+      RemovableGap gap{prev, static_cast<int32_t>(i), a, idle};
+      if (worst.size() < keep_gaps) {
+        worst.push_back(gap);
+        std::push_heap(worst.begin(), worst.end(), larger);
+      } else if (keep_gaps > 0 && larger(gap, worst.front())) {
+        std::pop_heap(worst.begin(), worst.end(), larger);
+        worst.back() = gap;
+        std::push_heap(worst.begin(), worst.end(), larger);
+      }
     }
   }
 
@@ -181,6 +198,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
             [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
               return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
             });
+  std::sort(worst.begin(), worst.end(), larger);
   std::sort(result.streams.begin(), result.streams.end(),
             [](const StreamLaunchGaps& a, const StreamLaunchGaps& b) {
               return std::tie(b.graph_removable_ns, a.stream) <

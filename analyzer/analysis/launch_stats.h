@@ -39,7 +39,7 @@
 namespace streamscope {
 
 struct LaunchStatsOptions {
-  int max_listed = 20;  // kernel names and streams the text report lists
+  int max_listed = 20;  // removable gaps kept; kernel names and streams the text lists
   // Launch-boundness is a rate: a group needs this many launches with a
   // recorded call (one slow first launch, e.g. lazy module loading, is not it).
   int64_t min_launches_for_launch_bound = 3;
@@ -81,11 +81,20 @@ struct StreamLaunchGaps {
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
 };
 
+// One graph-removable gap: consecutive kernels prev_op -> next_op on one
+// stream, next_op's launch call (api) began before prev_op ended.
+struct RemovableGap {
+  int32_t prev_op = -1, next_op = -1;  // op indices
+  int32_t api = -1;                    // next_op's launch call
+  int64_t idle_ns = 0;                 // device idle time between them
+};
+
 struct LaunchStatsResult {
   Window window;
   LaunchStatsOptions options;
   std::vector<KernelLaunchStats> kernels;  // by total GPU time, largest first
   std::vector<StreamLaunchGaps> streams;   // by graph_removable_ns, largest first
+  std::vector<RemovableGap> worst_gaps;    // largest idle first, at most max_listed
   int64_t kernel_count = 0, graph_kernel_count = 0, no_api_count = 0;
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
   int64_t graph_kernel_gap_ns = 0;  // idle between consecutive graph kernels on a stream

@@ -117,6 +117,21 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
                             {"first_op", OpJson(m, k.first_op)},
                             {"max_queue_op", OpJson(m, k.max_queue_op)}});
   }
+  j["worst_removable_gaps"] = nlohmann::json::array();
+  for (const RemovableGap& g : r.worst_gaps) {
+    nlohmann::json api = nullptr;
+    if (g.api >= 0) {
+      api = {{"id", m.api.source_id[g.api]},
+             {"name", Str(m.strings.Get(m.api.name[g.api]))},
+             {"tid", m.api.tid[g.api]},
+             {"start_ns", m.api.start_ns[g.api]},
+             {"end_ns", m.api.end_ns[g.api]}};
+    }
+    j["worst_removable_gaps"].push_back({{"prev_op", OpJson(m, g.prev_op)},
+                                         {"next_op", OpJson(m, g.next_op)},
+                                         {"idle_ns", g.idle_ns},
+                                         {"api", api}});
+  }
   j["streams"] = nlohmann::json::array();
   for (const StreamLaunchGaps& s : r.streams) {
     j["streams"].push_back({{"stream_id", StreamId(m, s.stream)},
@@ -196,6 +211,19 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
         << Duration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
         << s.kernels << " kernels.\n";
   }
+  constexpr size_t kTextGaps = 5;
+  for (size_t g = 0; g < r.worst_gaps.size() && g < kTextGaps; ++g) {
+    if (g == 0) out << "  Largest graph-removable gaps:\n";
+    const RemovableGap& gap = r.worst_gaps[g];
+    out << "    " << Duration(gap.idle_ns) << " idle on stream "
+        << StreamId(m, m.ops.stream[gap.next_op]) << " between kernel "
+        << m.ops.source_id[gap.prev_op] << " (ended at +"
+        << Duration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ") and kernel "
+        << m.ops.source_id[gap.next_op] << " '" << NameOf(m, m.ops.name[gap.next_op])
+        << "', whose launch (api " << m.api.source_id[gap.api] << ", thread "
+        << m.api.tid[gap.api] << ") began at +"
+        << Duration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";
+  }
 }
 
 std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const TraceModel& m) {
@@ -243,7 +271,20 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
     s.rows.push_back({r.window.label, StreamId(m, g.stream), int64_t{g.device_id}, g.kernels,
                       g.idle_between_ns, g.graph_removable_ns, g.graph_removable_gaps});
   }
-  return {std::move(t), std::move(s)};
+  ResultTable gaps;
+  gaps.name = "analysis_launch_stats_gaps";
+  gaps.columns = {"window",      "rank",    "stream_id", "device_id", "prev_op_id",
+                  "prev_end_ns", "next_op_id", "next_start_ns", "idle_ns", "api_id",
+                  "api_start_ns", "tid"};
+  int64_t rank = 1;
+  for (const RemovableGap& g : r.worst_gaps) {
+    gaps.rows.push_back({r.window.label, rank++, StreamId(m, m.ops.stream[g.next_op]),
+                         int64_t{m.ops.device_id[g.next_op]}, m.ops.source_id[g.prev_op],
+                         m.ops.end_ns[g.prev_op], m.ops.source_id[g.next_op],
+                         m.ops.start_ns[g.next_op], g.idle_ns, m.api.source_id[g.api],
+                         m.api.start_ns[g.api], m.api.tid[g.api]});
+  }
+  return {std::move(t), std::move(s), std::move(gaps)};
 }
 
 }  // namespace streamscope

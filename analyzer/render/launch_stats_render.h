@@ -14,7 +14,9 @@
 //                  graph_removable_gaps, launch_bound, launch_bound_reasons: [..],
 //                  first_op, max_queue_op}],   // op objects (or null), every group
 //     "streams": [{stream_id, device_id, kernels, idle_between_ns,
-//                  graph_removable_ns, graph_removable_gaps}] }
+//                  graph_removable_ns, graph_removable_gaps}],
+//     "worst_removable_gaps": [{prev_op, next_op, idle_ns,
+//                  api: {id, name, tid, start_ns, end_ns}}] }   // largest first
 //   launch_bound_reasons holds "api_slower_than_gpu" and/or "launch_gaps_exceed_gpu".
 //   An op object: {table, id, name, stream_id, device_id, start_ns, end_ns}.
 //
@@ -26,6 +28,9 @@
 //     launch_bound_reason, first_op_id, max_queue_op_id (kernel table ids).
 //   analysis_launch_stats_streams: window, stream_id, device_id, kernels,
 //     idle_between_ns, graph_removable_ns, graph_removable_gaps.
+//   analysis_launch_stats_gaps (the worst removable gaps): window, rank,
+//     stream_id, device_id, prev_op_id, prev_end_ns, next_op_id,
+//     next_start_ns, idle_ns, api_id, api_start_ns, tid.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_LAUNCH_STATS_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_LAUNCH_STATS_RENDER_H_
 

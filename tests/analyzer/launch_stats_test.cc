@@ -145,6 +145,12 @@ TEST(LaunchStats, GraphRemovableGapsBetweenSmallKernels) {
   ASSERT_FALSE(r.streams.empty());
   EXPECT_EQ(m.streams[r.streams[0].stream].id, 13);
   EXPECT_EQ(r.streams[0].graph_removable_gaps, 3);
+  // Each removable gap names its kernels and the launch already under way.
+  ASSERT_EQ(r.worst_gaps.size(), 3u);
+  EXPECT_EQ(r.worst_gaps[0].idle_ns, us(3));
+  EXPECT_EQ(m.ops.source_id[r.worst_gaps[0].prev_op], 1);
+  EXPECT_EQ(m.ops.source_id[r.worst_gaps[0].next_op], 2);
+  EXPECT_EQ(m.api.start_ns[r.worst_gaps[0].api], us(5));
 
   std::ostringstream text;
   RenderLaunchStatsText(r, m, text);
@@ -269,9 +275,11 @@ TEST(LaunchStats, JsonAndTablesDescribeEveryGroup) {
   }
   EXPECT_TRUE(found);
   std::vector<ResultTable> tables = LaunchStatsToTables(r, m);
-  ASSERT_EQ(tables.size(), 2u);
+  ASSERT_EQ(tables.size(), 3u);
   EXPECT_EQ(tables[0].name, "analysis_launch_stats");
   EXPECT_EQ(tables[1].name, "analysis_launch_stats_streams");
+  EXPECT_EQ(tables[2].name, "analysis_launch_stats_gaps");
+  EXPECT_EQ(tables[2].rows.size(), 3u);
   for (const ResultTable& t : tables) {
     for (const auto& row : t.rows) EXPECT_EQ(row.size(), t.columns.size());
   }
