@@ -212,6 +212,17 @@ struct TracerState {
 // Set once by Start; callbacks read it. Never freed while CUPTI may call us.
 std::atomic<TracerState*> g_state{nullptr};
 
+std::atomic<bool> g_monotonic_clock{false};
+
+// The trace clock, as CUPTI's records use it.
+uint64_t TraceNow() {
+  if (g_monotonic_clock.load()) return MonotonicRawNs();
+  TracerState* s = g_state.load();
+  uint64_t ts = 0;
+  if (s != nullptr) s->api->cuptiGetTimestamp(&ts);
+  return ts;
+}
+
 // One completed CUPTI buffer, decoded on the writer thread.
 class CuptiBufferItem : public WorkItem {
  public:
@@ -439,32 +450,43 @@ std::atomic<RangeStartAFn> g_cupti_range_start_a{nullptr};
 std::atomic<RangeStartWFn> g_cupti_range_start_w{nullptr};
 std::atomic<RangeStartExFn> g_cupti_range_start_ex{nullptr};
 std::atomic<DomainRangeStartExFn> g_cupti_domain_range_start_ex{nullptr};
+std::atomic<int> g_wrapped_slots{0};
 
-void NoteStartEndRange(nvtxRangeId_t id) {
+uint64_t TraceNow();
+
+struct StartEndCall {
+  uint64_t t0 = TraceNow();
+};
+
+void NoteStartEndRange(nvtxRangeId_t id, const StartEndCall& call) {
   TracerState* s = g_state.load();
-  if (s == nullptr || !s->active.load() || id == 0) return;
+  if (s == nullptr || !s->active.load()) return;
   RecordBatch batch;
-  batch.emplace_back(NvtxStartEndRecord{static_cast<uint32_t>(id)});
+  batch.emplace_back(NvtxStartEndRecord{static_cast<uint32_t>(id), CurrentTid(), call.t0, TraceNow()});
   s->writer->Submit(std::move(batch));
 }
 nvtxRangeId_t NVTX_API WrapRangeStartA(const char* m) {
+  StartEndCall call;
   nvtxRangeId_t id = g_cupti_range_start_a.load()(m);
-  NoteStartEndRange(id);
+  NoteStartEndRange(id, call);
   return id;
 }
 nvtxRangeId_t NVTX_API WrapRangeStartW(const wchar_t* m) {
+  StartEndCall call;
   nvtxRangeId_t id = g_cupti_range_start_w.load()(m);
-  NoteStartEndRange(id);
+  NoteStartEndRange(id, call);
   return id;
 }
 nvtxRangeId_t NVTX_API WrapRangeStartEx(const nvtxEventAttributes_t* a) {
+  StartEndCall call;
   nvtxRangeId_t id = g_cupti_range_start_ex.load()(a);
-  NoteStartEndRange(id);
+  NoteStartEndRange(id, call);
   return id;
 }
 nvtxRangeId_t NVTX_API WrapDomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
+  StartEndCall call;
   nvtxRangeId_t id = g_cupti_domain_range_start_ex.load()(d, a);
-  NoteStartEndRange(id);
+  NoteStartEndRange(id, call);
   return id;
 }
 
@@ -484,6 +506,7 @@ void WrapSlot(NvtxFunctionTable table, unsigned int size, unsigned int cbid, std
   Fn expected = nullptr;
   if (!saved.compare_exchange_strong(expected, current) && expected != current) return;
   *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(wrapper);
+  ++g_wrapped_slots;
 }
 
 }  // namespace
@@ -544,6 +567,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
                                   "cuptiActivityRegisterTimestampCallback");
     if (st.ok()) {
       tracer->clock_domain_ = "monotonic-raw";
+      g_monotonic_clock = true;
     } else {
       std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n",
                    std::string(st.message()).c_str());
@@ -670,6 +694,7 @@ void CuptiTracer::Stop() {
   s->enabled.clear();
   s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   s->writer->AddStat(Stat::kFlushes, 1);
+  s->writer->AddStat(Stat::kNvtxWrappedSlots, g_wrapped_slots.load());
   s->active = false;
   if (s->subscriber != nullptr) {
     s->api->cuptiUnsubscribe(s->subscriber);

@@ -5,6 +5,28 @@
 
 namespace streamscope::collector {
 
+void NvtxPairer::MarkStartEnd(const NvtxStartEndRecord& r) {
+  std::vector<NvtxStartEndRecord>& calls = start_end_calls_[r.tid];
+  if (calls.size() >= 4096) calls.erase(calls.begin());  // bounded
+  calls.push_back(r);
+}
+
+bool NvtxPairer::IsStartEnd(const MarkerRecord& m) {
+  auto it = start_end_calls_.find(m.tid);
+  if (it == start_end_calls_.end()) return false;
+  std::vector<NvtxStartEndRecord>& calls = it->second;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const NvtxStartEndRecord& c = calls[i];
+    if (c.id == m.id || (c.call_start_ns <= m.ts_ns && m.ts_ns <= c.call_end_ns)) {
+      // Calls before this one on the thread can no longer match a START.
+      calls.erase(calls.begin(), calls.begin() + static_cast<long>(i) + 1);
+      ++start_end_matched_;
+      return true;
+    }
+  }
+  return false;
+}
+
 void NvtxPairer::AddData(const MarkerDataRecord& data) {
   auto it = open_.find(data.id);
   if (it != open_.end()) {
@@ -46,6 +68,7 @@ void NvtxPairer::Add(const MarkerRecord& m, std::vector<NvtxRange>* ranges, bool
         Complete(std::move(r), ranges);
         return;
       }
+      if (IsStartEnd(m)) start_end_ids_.insert(m.id);
       if (start_end_ids_.count(m.id) == 0) {
         std::vector<uint32_t>& stack = stacks_[m.tid];
         r.depth = static_cast<int>(stack.size());

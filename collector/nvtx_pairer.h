@@ -45,8 +45,10 @@ class NvtxPairer {
   // directly from the record).
   void Add(const MarkerRecord& marker, std::vector<NvtxRange>* ranges, bool* is_mark);
   void AddData(const MarkerDataRecord& data);
-  // `id` was opened with nvtxRangeStart*: a start/end range.
-  void MarkStartEnd(uint32_t id) { start_end_ids_.insert(id); }
+  // A range opened with nvtxRangeStart*: its START marker has this id, or
+  // is on this thread inside the call's interval.
+  void MarkStartEnd(const NvtxStartEndRecord& r);
+  int64_t start_end_matched() const { return start_end_matched_; }
 
   // Ranges still open (end_ns unset), in start order. Clears the state.
   std::vector<NvtxRange> TakeOpen();
@@ -68,7 +70,10 @@ class NvtxPairer {
   std::unordered_map<uint32_t, std::vector<uint32_t>> stacks_;  // tid -> open ids
   std::unordered_map<uint32_t, OrphanEnd> orphan_ends_;
   std::unordered_map<uint32_t, MarkerDataRecord> data_;       // id -> color/category
+  bool IsStartEnd(const MarkerRecord& start);
   std::unordered_set<uint32_t> start_end_ids_;
+  std::unordered_map<uint32_t, std::vector<NvtxStartEndRecord>> start_end_calls_;  // by tid
+  int64_t start_end_matched_ = 0;
   int64_t unmatched_ends_ = 0;
 };
 

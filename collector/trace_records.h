@@ -138,10 +138,14 @@ struct StreamCreatedRecord {
   uint32_t tid = 0;
 };
 
-// The id of a range opened with nvtxRangeStart* (not push/pop), seen when
-// the application called it; arrives before the range's MARKER records.
+// A range opened with nvtxRangeStart* (not push/pop), seen when the
+// application called it: the id NVTX returned, the thread, and the trace-clock
+// interval of the call, which contains the timestamp of the range's START
+// marker. Arrives before the range's MARKER records.
 struct NvtxStartEndRecord {
   uint32_t id = 0;
+  uint32_t tid = 0;
+  uint64_t call_start_ns = 0, call_end_ns = 0;
 };
 
 using TraceRecord =

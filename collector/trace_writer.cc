@@ -23,7 +23,8 @@ constexpr std::string_view kStatNames[] = {
     "records_written",        "records_dropped_cupti", "records_dropped_writer",
     "records_invalid",        "records_ignored",       "buffers_completed",
     "buffers_request_denied", "writer_batches",        "commits",
-    "flushes",                "nvtx_unmatched_ends",
+    "flushes",                "nvtx_unmatched_ends",   "nvtx_start_end_calls",
+    "nvtx_start_end_matched", "nvtx_wrapped_slots",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -523,6 +524,7 @@ Status TraceWriter::Process(Task& task) {
     if (auto st = insert_ranges(); !st.ok()) return st;
     if (Status st = d.DrainBulk(); !st.ok()) return st;
     stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
+    stats_[static_cast<int>(Stat::kNvtxStartEndMatched)] = d.nvtx.start_end_matched();
     // Stream kinds that need the whole trace.
     if (auto st = d.Exec(
             "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
@@ -698,7 +700,8 @@ Status TraceWriter::Process(Task& task) {
                 .Int(4, r.start_ns).Int(5, r.end_ns);
             return d.ins_overhead.Step();
           } else if constexpr (std::is_same_v<T, NvtxStartEndRecord>) {
-            d.nvtx.MarkStartEnd(r.id);
+            d.nvtx.MarkStartEnd(r);
+            stats_[static_cast<int>(Stat::kNvtxStartEndCalls)].fetch_add(1);
             --written;  // folded into its range
             return OkStatus();
           } else if constexpr (std::is_same_v<T, StreamCreatedRecord>) {

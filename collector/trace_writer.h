@@ -43,6 +43,9 @@ enum class Stat : int {
   kCommits,
   kFlushes,
   kNvtxUnmatchedEnds,
+  kNvtxStartEndCalls,    // nvtxRangeStart* calls seen by the NVTX wrappers
+  kNvtxStartEndMatched,  // ... whose START marker was found
+  kNvtxWrappedSlots,     // NVTX entry points wrapped (0: start/end inferred)
   kCount,
 };
 std::string_view StatName(Stat stat);

@@ -105,7 +105,7 @@ TEST(NvtxPairer, KnownStartEndRangeDoesNotCountTowardsDepth) {
   NvtxPairer p;
   std::vector<NvtxRange> done;
   bool mark = false;
-  p.MarkStartEnd(1);  // nvtxRangeStartA returned id 1
+  p.MarkStartEnd(NvtxStartEndRecord{1, 10, 95, 99});  // nvtxRangeStartA returned id 1
   p.Add(Start(1, 10, 100, "startend"), &done, &mark);
   p.Add(Start(2, 10, 110, "pushed"), &done, &mark);
   p.Add(End(2, 10, 120), &done, &mark);
@@ -117,6 +117,35 @@ TEST(NvtxPairer, KnownStartEndRangeDoesNotCountTowardsDepth) {
   EXPECT_EQ(done[1].name, "startend");
   EXPECT_FALSE(done[1].is_push_pop);
   EXPECT_FALSE(done[1].depth.has_value());
+}
+
+}  // namespace
+}  // namespace streamscope::collector
+
+namespace streamscope::collector {
+namespace {
+
+TEST(NvtxPairer, StartEndRangeFoundByThreadAndCallInterval) {
+  NvtxPairer p;
+  std::vector<NvtxRange> done;
+  bool mark = false;
+  // NVTX returned an id that is not CUPTI's marker id; the START marker's
+  // timestamp lies inside the call on the same thread.
+  p.MarkStartEnd(NvtxStartEndRecord{0xdead, 10, 95, 105});
+  p.Add(Start(7, 11, 100, "other_thread"), &done, &mark);
+  p.Add(Start(8, 10, 100, "startend"), &done, &mark);
+  p.Add(Start(9, 10, 110, "pushed"), &done, &mark);
+  p.Add(End(9, 10, 120), &done, &mark);
+  p.Add(End(8, 10, 130), &done, &mark);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].name, "pushed");
+  EXPECT_EQ(done[0].depth, 0);
+  EXPECT_FALSE(done[1].is_push_pop);
+  EXPECT_EQ(p.start_end_matched(), 1);
+  std::vector<NvtxRange> open = p.TakeOpen();
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].name, "other_thread");
+  EXPECT_EQ(open[0].depth, 0);
 }
 
 }  // namespace

@@ -105,16 +105,20 @@ case "$what:$mode" in
     expect "LD_PRELOAD into a non-CUDA process is silent" [ "$out" = plain ] && expect "and keeps its exit status" [ $rc = 4 ]
     # SIGTERM through `streamscope run`: final flush, status 128+15.
     rm -f "$OUTDIR/sigterm.sqlite"
-    clean_env "$BIN/streamscope" run --no-summary -o "$OUTDIR/sigterm.sqlite" -- "$KO" --wait-signal >"$OUTDIR/sigterm.stdout" 2>"$OUTDIR/sigterm.stderr" &
+    # (exec: $! must be the process itself, not a subshell around it)
+    (exec env -u CUDA_INJECTION64_PATH -u NVTX_INJECTION64_PATH -u LD_PRELOAD "$BIN/streamscope" run --no-summary \
+       -o "$OUTDIR/sigterm.sqlite" -- "$KO" --wait-signal >"$OUTDIR/sigterm.stdout" 2>"$OUTDIR/sigterm.stderr") &
     runpid=$!
     for i in $(seq 100); do grep -q ready "$OUTDIR/sigterm.stdout" 2>/dev/null && break; sleep 0.1; done
+    t0=$(date +%s.%N)
     kill -TERM $runpid; wait $runpid; rc=$?
+    echo "SIGTERM: command ended $(awk "BEGIN{printf \"%.2f\", $(date +%s.%N) - $t0}") s after the signal"
     cat "$OUTDIR/sigterm.stderr"
     expect "SIGTERM: status 143 passed through" [ $rc = 143 ]
     $CHECK signal "$OUTDIR/sigterm.sqlite" 15 || fail=1
     # kill -9: what the periodic flush committed survives.
     rm -f "$OUTDIR/killed.sqlite"*
-    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$OUTDIR/killed.sqlite "$KO" --wait-signal >"$OUTDIR/killed.stdout" 2>&1 &
+    (exec env -u NVTX_INJECTION64_PATH -u LD_PRELOAD CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$OUTDIR/killed.sqlite "$KO" --wait-signal >"$OUTDIR/killed.stdout" 2>&1) &
     kpid=$!
     for i in $(seq 100); do grep -q ready "$OUTDIR/killed.stdout" 2>/dev/null && break; sleep 0.1; done
     sleep 1.5; kill -9 $kpid; wait $kpid 2>/dev/null
