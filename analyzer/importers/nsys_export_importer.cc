@@ -219,8 +219,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     api_thread = std::thread([&] { api_status = read_api(*api_ctx); });
   }
   absl::Status op_status;
-  for (auto reader : {&nsys::ReadKernels, &nsys::ReadMemcpys, &nsys::ReadMemsets,
-                      &nsys::ReadGraphExecutions, &nsys::ReadSyncs}) {
+  for (auto reader : {&nsys::ReadGpuOps, &nsys::ReadSyncs}) {
     op_status = reader(ctx);
     if (!op_status.ok()) break;
   }

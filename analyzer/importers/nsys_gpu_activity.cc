@@ -1,6 +1,8 @@
 // GPU activity tables of an Nsight Systems export: kernels, copies, memsets,
 // whole-graph executions and explicit synchronizations.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_import_context.h"
@@ -115,13 +117,63 @@ void ReadCommon(const SqliteStatement& row, OpRow* r) {
   r->correlation = row.Int64(5);
 }
 
-}  // namespace
+// One GPU activity table being read, positioned on its next op.
+class OpSource {
+ public:
+  using Parse = bool (*)(ImportContext&, const SqliteStatement&, OpRow*, ProcessState**);
+  OpSource(SqliteStatement stmt, Parse parse) : stmt_(std::move(stmt)), parse_(parse) {}
 
-absl::Status ReadKernels(ImportContext& ctx) {
+  // Steps to the next row that parses to an op (bad rows and migrations are
+  // counted by the parser and skipped).
+  absl::Status Advance(ImportContext& ctx) {
+    has_row_ = false;
+    while (true) {
+      auto more = stmt_.Step();
+      if (!more.ok()) return more.status();
+      if (!*more) return absl::OkStatus();
+      if (parse_(ctx, stmt_, &row_, &process_)) {
+        has_row_ = true;
+        return absl::OkStatus();
+      }
+    }
+  }
+  bool has_row() const { return has_row_; }
+  const OpRow& row() const { return row_; }
+  ProcessState& process() const { return *process_; }
+
+ private:
+  SqliteStatement stmt_;
+  Parse parse_;
+  OpRow row_;
+  ProcessState* process_ = nullptr;
+  bool has_row_ = false;
+};
+
+
+bool ParseKernel(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
+  OpRow& r = *out;
+  r = OpRow{};
+  if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) return false;
+  ProcessState& p = ProcessOf(ctx, row, 6);
+  ReadCommon(row, &r);
+  r.category = OpCategory::kKernel;
+  const int64_t name_id = row.Int64(7);
+  if (name_id != -1) r.name = ctx.Intern(p, name_id);
+  if (r.name == kNoString) {
+    ++ctx.stats["kernel_without_name"];
+    r.name = p.model.strings.Intern("(unnamed kernel)");
+  }
+  r.graph_id = row.Int64(8);
+  if (row.Int64(9) != 0) ++p.ops_without_graph_id_in_graph;
+  *process = &p;
+  return true;
+}
+
+absl::StatusOr<std::optional<OpSource>> KernelSource(ImportContext& ctx) {
   const std::string t(kKernelTable);
   if (!ctx.db().HasTable(t)) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no kernels"));
-    return absl::OkStatus();
+    return std::nullopt;
   }
   const bool has_graph_id = ctx.Has(t, "graphId");
   // Mangled first: that is what CUPTI (and so a streamscope trace) reports.
@@ -138,34 +190,49 @@ absl::Status ReadKernels(ImportContext& ctx) {
       " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    OpRow r;
-    if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
-    ProcessState& p = ProcessOf(ctx, row, 6);
-    ReadCommon(row, &r);
-    r.category = OpCategory::kKernel;
-    const int64_t name_id = row.Int64(7);
-    if (name_id != -1) r.name = ctx.Intern(p, name_id);
-    if (r.name == kNoString) {
-      ++ctx.stats["kernel_without_name"];
-      r.name = p.model.strings.Intern("(unnamed kernel)");
-    }
-    r.graph_id = row.Int64(8);
-    if (row.Int64(9) != 0) ++p.ops_without_graph_id_in_graph;
-    AppendOp(ctx, p, r);
-  }
-  return absl::OkStatus();
+  return OpSource(std::move(*stmt), &ParseKernel);
 }
 
-absl::Status ReadMemcpys(ImportContext& ctx) {
+bool ParseMemcpy(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
+  OpRow& r = *out;
+  r = OpRow{};
+  if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) return false;
+  ProcessState& p = ProcessOf(ctx, row, 6);
+  r.bytes = row.Int64(7);
+  if (r.bytes < 0) {
+    ++ctx.stats["copy_negative_bytes"];
+    r.bytes = 0;
+  }
+  CopyClass kind = ctx.copy_kinds.Map(row.Int64(8));
+  if (kind.is_migration) {
+    ++p.migrations;
+    if (kind.copy_kind == 11) {
+      p.migration_bytes_htod += r.bytes;
+    } else if (kind.copy_kind == 12) {
+      p.migration_bytes_dtoh += r.bytes;
+    } else {
+      p.migration_bytes_other += r.bytes;
+    }
+    return false;
+  }
+  ReadCommon(row, &r);
+  r.category = kind.category;
+  r.src = ctx.memory_kinds.Map(row.Int64(9));   // -1 (NULL) maps to unknown
+  r.dst = ctx.memory_kinds.Map(row.Int64(10));
+  if (r.category == OpCategory::kPtoP) {
+    int64_t src_dev = OptionalId(row, 11), dst_dev = OptionalId(row, 12);
+    r.peer = ToInt32(src_dev == r.device ? dst_dev : src_dev);
+  }
+  r.graph_id = row.Int64(13);
+  *process = &p;
+  return true;
+}
+
+absl::StatusOr<std::optional<OpSource>> MemcpySource(ImportContext& ctx) {
   const std::string t(kMemcpyTable);
   if (!ctx.db().HasTable(t)) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no memory copies"));
-    return absl::OkStatus();
+    return std::nullopt;
   }
   std::string sql = absl::StrCat(
       "SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "bytes", "0"), ", ",
@@ -174,97 +241,88 @@ absl::Status ReadMemcpys(ImportContext& ctx) {
       ColOr(ctx, t, "dstDeviceId", "-1"), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    OpRow r;
-    if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
-    ProcessState& p = ProcessOf(ctx, row, 6);
-    r.bytes = row.Int64(7);
-    if (r.bytes < 0) {
-      ++ctx.stats["copy_negative_bytes"];
-      r.bytes = 0;
-    }
-    CopyClass kind = ctx.copy_kinds.Map(row.Int64(8));
-    if (kind.is_migration) {
-      ++p.migrations;
-      if (kind.copy_kind == 11) {
-        p.migration_bytes_htod += r.bytes;
-      } else if (kind.copy_kind == 12) {
-        p.migration_bytes_dtoh += r.bytes;
-      } else {
-        p.migration_bytes_other += r.bytes;
-      }
-      continue;
-    }
-    ReadCommon(row, &r);
-    r.category = kind.category;
-    r.src = ctx.memory_kinds.Map(row.Int64(9));   // -1 (NULL) maps to unknown
-    r.dst = ctx.memory_kinds.Map(row.Int64(10));
-    if (r.category == OpCategory::kPtoP) {
-      int64_t src_dev = OptionalId(row, 11), dst_dev = OptionalId(row, 12);
-      r.peer = ToInt32(src_dev == r.device ? dst_dev : src_dev);
-    }
-    r.graph_id = row.Int64(13);
-    AppendOp(ctx, p, r);
-  }
-  return absl::OkStatus();
+  return OpSource(std::move(*stmt), &ParseMemcpy);
 }
 
-absl::Status ReadMemsets(ImportContext& ctx) {
+bool ParseMemset(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
+  OpRow& r = *out;
+  r = OpRow{};
+  if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) return false;
+  ProcessState& p = ProcessOf(ctx, row, 6);
+  ReadCommon(row, &r);
+  r.category = OpCategory::kMemset;
+  r.bytes = std::max<int64_t>(row.Int64(7), 0);
+  r.dst = ctx.memory_kinds.Map(row.Int64(8));
+  r.graph_id = row.Int64(9);
+  *process = &p;
+  return true;
+}
+
+absl::StatusOr<std::optional<OpSource>> MemsetSource(ImportContext& ctx) {
   const std::string t(kMemsetTable);
   if (!ctx.db().HasTable(t)) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no memsets"));
-    return absl::OkStatus();
+    return std::nullopt;
   }
   std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
                                  ColOr(ctx, t, "bytes", "0"), ", ", ColOr(ctx, t, "memKind", "-1"),
                                  ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    OpRow r;
-    if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
-    ProcessState& p = ProcessOf(ctx, row, 6);
-    ReadCommon(row, &r);
-    r.category = OpCategory::kMemset;
-    r.bytes = std::max<int64_t>(row.Int64(7), 0);
-    r.dst = ctx.memory_kinds.Map(row.Int64(8));
-    r.graph_id = row.Int64(9);
-    AppendOp(ctx, p, r);
-  }
-  return absl::OkStatus();
+  return OpSource(std::move(*stmt), &ParseMemset);
 }
 
-absl::Status ReadGraphExecutions(ImportContext& ctx) {
+bool ParseGraphExecution(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
+  OpRow& r = *out;
+  r = OpRow{};
+  if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) return false;
+  ProcessState& p = ProcessOf(ctx, row, 6);
+  ReadCommon(row, &r);
+  r.category = OpCategory::kKernel;  // the graph's kernels, not itemized
+  r.graph_id = row.Int64(7);
+  r.name = p.model.strings.Intern(absl::StrCat("[CUDA graph ", r.graph_id, "]"));
+  ++p.graph_executions;
+  *process = &p;
+  return true;
+}
+
+absl::StatusOr<std::optional<OpSource>> GraphSource(ImportContext& ctx) {
   const std::string t(kGraphTable);
-  if (!ctx.db().HasTable(t)) return absl::OkStatus();  // graph-level trace is optional
+  if (!ctx.db().HasTable(t)) return std::nullopt;  // graph-level trace is optional
   std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
                                  ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    OpRow r;
-    if (!ValidSpan(ctx, row, 1, 2, &r.start, &r.end)) continue;
-    ProcessState& p = ProcessOf(ctx, row, 6);
-    ReadCommon(row, &r);
-    r.category = OpCategory::kKernel;  // the graph's kernels, not itemized
-    r.graph_id = row.Int64(7);
-    r.name = p.model.strings.Intern(absl::StrCat("[CUDA graph ", r.graph_id, "]"));
-    ++p.graph_executions;
-    AppendOp(ctx, p, r);
+  return OpSource(std::move(*stmt), &ParseGraphExecution);
+}
+
+}  // namespace
+
+absl::Status ReadGpuOps(ImportContext& ctx) {
+  // Each table is in (nearly) time order; merging them as they are read
+  // keeps the ops in order, so that Finalize() need not sort them.
+  std::vector<OpSource> sources;
+  sources.reserve(4);
+  for (auto make : {&KernelSource, &MemcpySource, &MemsetSource, &GraphSource}) {
+    auto source = make(ctx);
+    if (!source.ok()) return source.status();
+    if (!source->has_value()) continue;
+    sources.push_back(std::move(**source));
+    if (absl::Status s = sources.back().Advance(ctx); !s.ok()) return s;
   }
-  return absl::OkStatus();
+  while (true) {
+    OpSource* next = nullptr;
+    for (OpSource& src : sources) {
+      if (!src.has_row()) continue;
+      if (next == nullptr || src.row().start < next->row().start ||
+          (src.row().start == next->row().start && src.row().end < next->row().end)) {
+        next = &src;
+      }
+    }
+    if (next == nullptr) return absl::OkStatus();
+    AppendOp(ctx, next->process(), next->row());
+    if (absl::Status s = next->Advance(ctx); !s.ok()) return s;
+  }
 }
 
 absl::Status ReadSyncs(ImportContext& ctx) {

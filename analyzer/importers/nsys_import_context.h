@@ -112,10 +112,8 @@ class ImportContext {
 
 // Table readers. Each returns OK when the table is absent (it adds a note);
 // errors only for a damaged database.
-absl::Status ReadKernels(ImportContext& ctx);
-absl::Status ReadMemcpys(ImportContext& ctx);
-absl::Status ReadMemsets(ImportContext& ctx);
-absl::Status ReadGraphExecutions(ImportContext& ctx);
+// Kernels, copies, memsets and whole-graph executions, merged in time order.
+absl::Status ReadGpuOps(ImportContext& ctx);
 absl::Status ReadSyncs(ImportContext& ctx);
 absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table);
 absl::Status ReadNvtx(ImportContext& ctx);

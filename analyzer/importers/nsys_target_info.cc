@@ -2,7 +2,8 @@
 // (TARGET_INFO_GPU, TARGET_INFO_CUDA_DEVICE, TARGET_INFO_CUDA_STREAM, and
 // each context's null stream from TARGET_INFO_CUDA_NULL_STREAM (2.x) or
 // TARGET_INFO_CUDA_CONTEXT_INFO.nullStreamId (3.x)).
-#include <set>
+#include <algorithm>
+#include <vector>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -98,7 +99,13 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
       for (const GpuRow& g : *gpus) devices.push_back(g.device);
     }
     // Every device an op ran on gets a row, even if the export lacks it.
-    std::set<int32_t> used(p->model.ops.device_id.begin(), p->model.ops.device_id.end());
+    std::vector<int32_t> used;
+    int32_t last = INT32_MIN;
+    for (int32_t id : p->model.ops.device_id) {
+      if (id == last) continue;  // ops of one device come in long runs
+      last = id;
+      if (std::find(used.begin(), used.end(), id) == used.end()) used.push_back(id);
+    }
     for (int32_t id : used) {
       if (p->model.FindDevice(id) != nullptr) continue;
       Device d;

@@ -22,45 +22,14 @@ using nsys_test::SqlHasTable;
 using nsys_test::SqlInt;
 using nsys_test::SqlRows;
 using nsys_test::UnionLengthSql;
+using nsys_test::OpsSql;
+using nsys_test::ApiSql;
+using nsys_test::PidExpr;
 using ::testing::HasSubstr;
 
 constexpr const char* kSaxpy = "saxpy-mpi-cuda-rank0-a100.sqlite";
 constexpr const char* kVecAddUm = "vecadd-um-a100.sqlite";
 constexpr const char* kSmall = "small-rtx3060-nsys2025.sqlite";
-
-std::string PidExpr(const std::string& column) { return "((" + column + " >> 24) & 16777215)"; }
-
-// Every GPU op of the export as (s, e, d, st, c, pid, bytes) rows in SQL,
-// with c named like OpCategoryName(); unified-memory migrations excluded.
-std::string OpsSql(const std::string& path) {
-  std::vector<std::string> parts;
-  if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-    parts.push_back("SELECT start AS s, end AS e, deviceId AS d, streamId AS st, 'compute' AS c, " +
-                    PidExpr("globalPid") + " AS pid, 0 AS bytes FROM CUPTI_ACTIVITY_KIND_KERNEL");
-  }
-  if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMCPY")) {
-    parts.push_back("SELECT start, end, deviceId, streamId, CASE copyKind WHEN 1 THEN 'H2D' WHEN 2 "
-                    "THEN 'D2H' WHEN 8 THEN 'D2D' WHEN 10 THEN 'P2P' ELSE 'other_copy' END, " +
-                    PidExpr("globalPid") +
-                    ", bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind NOT IN (11, 12, 13)");
-  }
-  if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMSET")) {
-    parts.push_back("SELECT start, end, deviceId, streamId, 'memset', " + PidExpr("globalPid") +
-                    ", bytes FROM CUPTI_ACTIVITY_KIND_MEMSET");
-  }
-  std::string sql;
-  for (const std::string& p : parts) sql += (sql.empty() ? "" : " UNION ALL ") + p;
-  return sql;
-}
-
-std::string ApiSql(const std::string& path) {
-  if (!SqlHasTable(path, "CUPTI_ACTIVITY_KIND_RUNTIME")) {
-    return "SELECT 0 AS s, 0 AS e, 0 AS tid, 0 AS pid, 0 AS cls, 0 AS corr WHERE 0";
-  }
-  return "SELECT start AS s, end AS e, (globalTid & 16777215) AS tid, " + PidExpr("globalTid") +
-         " AS pid, eventClass AS cls, correlationId AS corr FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-         "WHERE eventClass IN (0, 1)";
-}
 
 class RealExport : public ::testing::TestWithParam<const char*> {
  protected:

@@ -40,6 +40,14 @@ bool SqlHasTable(const std::string& path, const std::string& table);
 // (s, e) rows, computed in SQL (gaps and islands). "0" if none.
 std::string UnionLengthSql(const std::string& select_intervals);
 
+// SQL expression for the pid packed in a globalPid/globalTid column.
+std::string PidExpr(const std::string& column);
+// Every GPU op of an export as (s, e, d, st, c, pid, bytes) rows, c named
+// like OpCategoryName(), unified-memory migrations excluded.
+std::string OpsSql(const std::string& path);
+// Runtime/driver calls as (s, e, tid, pid, cls, corr) rows.
+std::string ApiSql(const std::string& path);
+
 // nsys packing: pid in bits 24-47, tid in bits 0-23, hardware id above.
 int64_t GlobalTid(int64_t pid, int64_t tid);
 inline int64_t GlobalPid(int64_t pid) { return GlobalTid(pid, 0); }
