@@ -180,6 +180,11 @@ std::string OpGroupLabel(const TraceModel& m, int32_t op) {
 
 std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
 
+// "1 copy", "3 copies" style counts.
+std::string Count(int64_t n, std::string_view one, std::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? std::string(one) : std::string(many));
+}
+
 class Diagnoser {
  public:
   Diagnoser(const TraceModel& m, const Window& w, const DiagnoseOptions& o, const DiagnoseInputs& in)
@@ -232,8 +237,13 @@ class Diagnoser {
     CpuStarvation();
     Contention();
     SmallWork();
+    if (!ops_.empty()) {
+      int64_t first = m_.ops.start_ns[ops_.front()], last = first;
+      for (int32_t op : ops_) last = std::max(last, m_.ops.end_ns[op]);
+      result_.gpu_span_ns = std::min(last, w_.end_ns) - first;
+    }
     int64_t threshold = std::max<int64_t>(
-        o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(w_.length())));
+        o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(result_.gpu_span_ns)));
     for (DiagnoseFinding& f : findings_) f.significant = f.impact_ns >= threshold;
     std::stable_partition(findings_.begin(), findings_.end(),
                           [](const DiagnoseFinding& f) { return f.significant; });
@@ -381,7 +391,7 @@ class Diagnoser {
         ref = 1.0 / o_.expected_host_copy_gbps;  // 1 GB/s = 1 byte/ns
         ref_from = absl::StrFormat("the nominal pinned bandwidth of %.0f GB/s", o_.expected_host_copy_gbps);
       }
-      std::string part = absl::StrCat(p.count, " ", cat, " copies (", FormatBytes(p.bytes), ", ",
+      std::string part = absl::StrCat(Count(p.count, cat + " copy", cat + " copies"), " (", FormatBytes(p.bytes), ", ",
                                       FormatDuration(p.ns), ") used pageable host memory");
       f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);
       f.figures[cat + "_pageable_bytes"] = static_cast<double>(p.bytes);
@@ -569,7 +579,7 @@ class Diagnoser {
     if (delayed == 0) return;
     f.impact_ns = UnionInWindow(std::move(delays));
     int64_t gap_ns = gaps_->cause_ns[static_cast<int>(GapCause::kDependencyEventWait)];
-    f.summary = absl::StrCat(delayed, " ops started later than they were ready because a cudaStreamWaitEvent on "
+    f.summary = absl::StrCat(Count(delayed, "op", "ops"), " started later than ready because a cudaStreamWaitEvent on "
                              "their stream made them wait for another stream (",
                              FormatDuration(f.impact_ns), " of delay; ", FormatDuration(gap_ns),
                              " of device idle time attributed to event waits)");
@@ -599,7 +609,7 @@ class Diagnoser {
         if (it != m_.api_by_correlation.end()) api = it->second;
       }
       spans.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m_.api.tid[api] : -1,
-                       api >= 0 ? std::string(CallName(api)) : std::string(SyncKindName(s.kind))});
+                       api >= 0 ? std::string(BaseCallName(CallName(api))) : std::string(SyncKindName(s.kind))});
     }
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
     for (size_t i = 0; i < m_.api.size(); ++i) {
@@ -635,8 +645,9 @@ class Diagnoser {
     std::vector<std::string> names;
     for (auto& [n, k] : by_name) names.push_back(absl::StrCat(n, " x", k));
     f.impact_ns = idle;
-    f.summary = absl::StrCat(count, " explicit synchronizations inside the window (", absl::StrJoin(names, ", "),
-                             ") were followed by more submissions: the GPU drained and idled ",
+    f.summary = absl::StrCat(Count(count, "explicit synchronization", "explicit synchronizations"),
+                             " inside the window (", absl::StrJoin(names, ", "),
+                             ") followed by more submissions: the GPU drained and idled ",
                              FormatDuration(idle), " until the next op started");
     f.figures = {{"syncs", static_cast<double>(count)}};
     f.remedy = "remove the synchronizations inside the loop: order work across streams with events "

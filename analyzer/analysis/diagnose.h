@@ -35,7 +35,9 @@
 //
 // impact_ns is the time the cause cost on the GPU timeline (per cause, see
 // the finding's summary); a finding is significant when impact_ns >=
-// max(min_impact_ns, min_impact_share x window length). Significant findings
+// max(min_impact_ns, min_impact_share x GPU span), the GPU span being the
+// window clipped to its first op start and last op end (so that host-only
+// start-up time in a whole-trace window does not dilute every cause). Significant findings
 // come first (in step order), then minor ones (in step order).
 // Pure function of the model (and the optional precomputed analyses, which
 // must be for the same model and window); thread-safe.
@@ -93,7 +95,7 @@ struct DiagnoseReference {
 std::string OpKey(const TraceModel& model, int32_t op);
 
 struct DiagnoseOptions {
-  double min_impact_share = 0.01;  // of the window length
+  double min_impact_share = 0.01;  // of the GPU span
   int64_t min_impact_ns = 1'000;
   // Nominal pinned host<->device bandwidth when neither the trace nor the
   // reference has pinned copies of that direction (PCIe 4.0 x16, practical).
@@ -123,6 +125,7 @@ struct DiagnoseFinding {
 
 struct DiagnoseResult {
   Window window;
+  int64_t gpu_span_ns = 0; // first op start to last op end, inside the window
   int64_t busy_ns = 0;     // all devices
   int64_t overlap_ns = 0;  // time at least two ops overlapped (any pair), all devices
   std::vector<DiagnoseFinding> findings;  // significant first, each group in step order

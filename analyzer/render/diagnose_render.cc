@@ -43,6 +43,8 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
                         {"primary", i == 0 && f.significant},
                         {"significant", f.significant},
                         {"impact_ns", f.impact_ns},
+                        {"impact_share_of_gpu_span",
+                         r.gpu_span_ns > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.gpu_span_ns) : 0.0},
                         {"impact_share_of_window",
                          r.window.length() > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.window.length()) : 0.0},
                         {"summary", f.summary},
@@ -58,6 +60,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   return {{"analysis", "diagnose"},
           {"window", {{"label", r.window.label}, {"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns},
                       {"length_ns", r.window.length()}}},
+          {"gpu_span_ns", r.gpu_span_ns},
           {"busy_ns", r.busy_ns},
           {"overlap_ns", r.overlap_ns},
           {"steps", steps},
@@ -67,14 +70,15 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
 }
 
 void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostream& out, const std::string& indent) {
-  out << indent << "Diagnosis (" << r.window.label << ", " << FormatDuration(r.window.length()) << "; GPU busy "
+  out << indent << "Diagnosis (" << r.window.label << ", " << FormatDuration(r.window.length()) << "; GPU span "
+      << FormatDuration(r.gpu_span_ns) << ", busy "
       << FormatDuration(r.busy_ns) << ", ops overlapped " << FormatDuration(r.overlap_ns)
       << "). Checked in order: hardware, memory type, dependencies, hidden sync, CPU starvation, contention, "
          "small work.\n";
   if (r.findings.empty()) {
     out << indent << "  No cause found: nothing in this window explains missing overlap or a lost gain.\n";
   } else if (r.primary() == nullptr) {
-    out << indent << "  No significant cause (every finding cost less than 1% of the window).\n";
+    out << indent << "  No significant cause (every finding cost less than 1% of the GPU span).\n";
   }
   bool minor_header = false;
   for (size_t i = 0; i < r.findings.size(); ++i) {
@@ -85,7 +89,7 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     }
     out << indent << "  " << (i + 1) << ". [" << DiagnoseStepName(StepOf(f.cause)) << "] "
         << DiagnoseCauseName(f.cause) << ": " << FormatDuration(f.impact_ns) << " ("
-        << FormatShare(f.impact_ns, r.window.length()) << " of the window)"
+        << FormatShare(f.impact_ns, r.gpu_span_ns) << " of the GPU span)"
         << (i == 0 && f.significant ? "  <- primary cause" : "") << "\n";
     out << indent << "     " << f.summary << "\n";
     if (!f.ops.empty()) {

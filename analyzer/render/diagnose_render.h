@@ -4,12 +4,12 @@
 // JSON of one window (stable; times in trace-clock ns, shares 0..1):
 //   { "analysis": "diagnose",
 //     "window": {label, start_ns, end_ns, length_ns},
-//     "busy_ns", "overlap_ns",
+//     "gpu_span_ns", "busy_ns", "overlap_ns",   // span: first op start to last op end
 //     "steps": ["hardware", "memory_type", "dependencies", "hidden_sync",
 //               "cpu_starvation", "contention", "small_work"],   // order checked
 //     "primary": {step, cause} or null,
 //     "findings": [{rank, step, cause, primary, significant, impact_ns,
-//                   impact_share_of_window, summary, remedy,
+//                   impact_share_of_gpu_span, impact_share_of_window, summary, remedy,
 //                   evidence: {ops: [op objects], calls: [{id, name, tid,
 //                              start_ns, end_ns}], tids: [..]},
 //                   figures: {name: number}, labels: {name: text}}],

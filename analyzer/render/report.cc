@@ -21,6 +21,7 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/csv_writer.h"
+#include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/idle_gaps_render.h"
 #include "analyzer/render/overlap_render.h"
 #include "analyzer/render/trace_summary_render.h"
@@ -219,6 +220,7 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
 #endif
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
+  j["diagnose"] = DiagnoseToJson(AnalyzeDiagnose(model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), model);
 #endif
   return j;
 }
@@ -270,6 +272,7 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
 #endif
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
       RenderLaunchStatsText(w.launch_stats, t.model, out);
+      RenderDiagnoseText(AnalyzeDiagnose(t.model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), t.model, out);
 #endif
     }
   }
