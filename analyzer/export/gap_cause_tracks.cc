@@ -47,13 +47,10 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
       s.args["submitting_call_source_id"] = model.api.source_id[g.api];
     }
     if (g.tid >= 0) s.args["host_tid"] = g.tid;
-    nlohmann::json parts = nlohmann::json::array();
-    for (const GapPart& p : g.parts) {
-      nlohmann::json jp = {{"cause", std::string(GapCauseName(p.cause))}, {"ns", p.length()}};
-      if (p.detail != kNoString) jp["detail"] = std::string(model.strings.Get(p.detail));
-      parts.push_back(std::move(jp));
+    // One part: its detail goes on the gap; several: they become nested slices.
+    if (g.parts.size() == 1 && g.parts[0].detail != kNoString) {
+      s.args["detail"] = std::string(model.strings.Get(g.parts[0].detail));
     }
-    s.args["parts"] = std::move(parts);
     t.slices.push_back(s);
     if (g.parts.size() > 1) {
       for (const GapPart& p : g.parts) {
@@ -67,6 +64,7 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
                         : part.cause;
         part.kind = "gap-part";
         part.depth = 1;
+        part.args["length_ns"] = p.length();
         t.slices.push_back(std::move(part));
       }
     }

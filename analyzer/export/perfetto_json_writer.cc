@@ -141,7 +141,7 @@ class TraceExporter {
       args.Clear();
       args.Str("table", OpTable(c)).Int("source_id", ops.source_id[i]);
       args.Int("correlation_id", ops.correlation_id[i]);
-      args.Int("device", ops.device_id[i]).Int("stream", m_.streams[stream].id);
+      args.Int("stream", m_.streams[stream].id);
       if (c == OpCategory::kKernel) {
         if (shapes) {
           const KernelShape& k = m_.kernel_shapes[i];
@@ -149,7 +149,9 @@ class TraceExporter {
           args.Ints("block", {k.block[0], k.block[1], k.block[2]});
           args.Int("registers", k.registers).Int("shared_bytes", k.shared_bytes);
         }
-        if (ops.name[i] != kNoString) args.Str("mangled_name", m_.strings.Get(ops.name[i]));
+        if (ops.name[i] != kNoString && names_.Get(ops.name[i]) != m_.strings.Get(ops.name[i])) {
+          args.Str("mangled_name", m_.strings.Get(ops.name[i]));
+        }
       } else {
         args.Int("bytes", ops.bytes[i]);
         if (c != OpCategory::kMemset) args.Str("src_kind", MemoryKindName(ops.src_kind[i]));
@@ -177,8 +179,13 @@ class TraceExporter {
       if (options_.flows && options_.api_calls && api >= 0 &&
           InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_)) {
         uint64_t id = (static_cast<uint64_t>(index_) << 40) + i + 1;
-        out_.FlowStart(HostPid(), HostTid(m_.api.tid[api], 0), m_.api.start_ns[api], id, "launch", "flow");
-        out_.FlowEnd(pid, tid, s, id, "launch", "flow");
+        // Both ends 1 ns inside their slices: viewers bind a flow event to
+        // the slice open at its ts, and an event at a slice's very start
+        // may sort before the slice opens.
+        int64_t as = m_.api.start_ns[api];
+        out_.FlowStart(HostPid(), HostTid(m_.api.tid[api], 0), as + std::min<int64_t>(1, (m_.api.end_ns[api] - as) / 2),
+                       id, "launch", "flow");
+        out_.FlowEnd(pid, tid, s + std::min<int64_t>(1, (e - s) / 2), id, "launch", "flow");
         ++stats_->flows;
       }
     }

@@ -52,7 +52,7 @@ void AppendSvgHistogram(std::string_view title, std::string_view css_class,
   std::vector<HistogramBin> bins = DurationHistogram(samples_ns);
   int64_t max_count = 1;
   for (const HistogramBin& b : bins) max_count = std::max(max_count, b.count);
-  const int bar_w = 34, gap = 4, plot_h = 120, label_h = 46, left = 40;
+  const int bar_w = 30, gap = 4, plot_h = 120, label_h = 40, left = 40;
   int width = left + static_cast<int>(bins.size()) * (bar_w + gap) + 10;
   absl::StrAppend(out, "<svg class=\"hist-svg\" width=\"", width, "\" height=\"", plot_h + label_h + 10,
                   "\" viewBox=\"0 0 ", width, " ", plot_h + label_h + 10, "\">\n");
@@ -69,9 +69,9 @@ void AppendSvgHistogram(std::string_view title, std::string_view css_class,
                     absl::StrFormat("%.1f", h), "\"><title>");
     AppendHtmlEscaped(b.label, out);
     absl::StrAppend(out, ": ", b.count, "</title></rect>");
-    absl::StrAppend(out, "<text transform=\"translate(", x + bar_w / 2 + 3, ",", plot_h + 12,
-                    ") rotate(60)\">");
-    AppendHtmlEscaped(b.label, out);
+    // The axis shows each bin's lower edge; the bar's title the whole range.
+    absl::StrAppend(out, "<text transform=\"translate(", x + 2, ",", plot_h + 14, ") rotate(45)\">");
+    AppendHtmlEscaped(b.lo_ns == INT64_MIN ? "< 0" : FormatDuration(b.lo_ns), out);
     absl::StrAppend(out, "</text>\n");
   }
   absl::StrAppend(out, "</svg></figure>\n");

@@ -87,11 +87,11 @@ TraceEventArgs& TraceEventArgs::Json(std::string_view key, const nlohmann::json&
   return *this;
 }
 
-void TraceEventWriter::Begin() { out_->Write("{\"traceEvents\":[\n"); }
+void TraceEventWriter::Begin() { out_->Write("{\"traceEvents\":["); }
 
 void TraceEventWriter::StartEvent(char ph, int64_t pid, int64_t tid) {
   ev_.clear();
-  if (events_ > 0) ev_.append(",\n");
+  if (events_ > 0) ev_.push_back(',');
   ev_.append("{\"ph\":\"");
   ev_.push_back(ph);
   ev_.append("\",\"pid\":");

@@ -171,6 +171,7 @@ TEST_F(PerfettoJson, ArgsCarryIdsBytesMemoryKindsAndKernelShape) {
       if (s->at("cat") == "compute" && a.value("source_id", 0) == 2) {
         saw_kernel = true;
         EXPECT_EQ(a.at("table"), "kernel");
+        EXPECT_EQ(a.at("stream"), 14);
         EXPECT_EQ(s->at("name"), "vector_add(float*, float*, float*, int)");  // demangled
         EXPECT_EQ(a.at("mangled_name"), "_Z10vector_addPfS_S_i");
         // The streamscope importer does not fill kernel shapes (yet); the
@@ -253,18 +254,19 @@ TEST_F(PerfettoJson, EveryFlowStartHasOneMatchingFinishOnTheOpItSubmitted) {
     const nlohmann::json* f = ends[id];
     EXPECT_EQ(s->at("cat"), f->at("cat"));
     EXPECT_EQ(s->at("name"), f->at("name"));
-    // The start lies in an API slice on its track, the finish at an op's start.
-    auto contains = [&](const nlohmann::json* ev, bool at_start) {
+    // Each end lies 1 ns inside the start of its slice: the API call on the
+    // host track, the op on the stream track.
+    auto bound = [&](const nlohmann::json* ev, const std::string& cat_prefix) {
       const testing::Track& t = e.trace.tracks.at({ev->at("pid"), ev->at("tid")});
       int64_t ts = Ns(ev->at("ts"));
       for (const nlohmann::json* x : t.slices) {
         int64_t xs = Ns(x->at("ts")), xe = xs + Ns(x->at("dur"));
-        if (at_start ? xs == ts : (xs <= ts && ts <= xe)) return true;
+        if (ts == xs + 1 && ts < xe && x->at("cat").get<std::string>().rfind(cat_prefix, 0) == 0) return true;
       }
       return false;
     };
-    EXPECT_TRUE(contains(s, false)) << *s;
-    EXPECT_TRUE(contains(f, true)) << *f;
+    EXPECT_TRUE(bound(s, "cuda_runtime")) << *s;
+    EXPECT_TRUE(bound(f, "")) << *f;
     EXPECT_LT(Ns(s->at("ts")), Ns(f->at("ts")));
   }
 }

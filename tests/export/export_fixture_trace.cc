@@ -126,7 +126,7 @@ std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& opt
       {kHostile, kHostileKernelName}, {kVectorAdd, "_Z10vector_addPfS_S_i"}, {kLaunch, "cudaLaunchKernel"},
       {kCuLaunch, "cuLaunchKernel"}, {kMemcpyAsync, "cudaMemcpyAsync"}, {kMemsetAsync, "cudaMemsetAsync"},
       {kStreamSync, "cudaStreamSynchronize"}, {kMeasured, "measured"}, {kIteration, "iteration"},
-      {kDomain, "streamscope"}, {kWorkload, "workload=synthetic-pipeline"}, {kValidation, "validation=passed"},
+      {kDomain, "streamscope"}, {kWorkload, options.sequential ? "workload=synthetic-sequential" : "workload=synthetic-pipeline"}, {kValidation, "validation=passed"},
       {kMemcpy, "cudaMemcpy"}};
   for (const auto& [id, s] : strings) {
     if (!db.Text(str, id, s)) return db.error();
@@ -148,6 +148,13 @@ std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& opt
     ok = ok && db.Run(api, {1, 41, kMemcpyAsync, t - 3 * us, t - 2 * us, c3});
     ok = ok && db.Run(api, {1, 51, kMemsetAsync, t - 2 * us, t - 1 * us, c4});
     // GPU.
+    if (options.sequential) {
+      ok = ok && db.Run(memcpy, {t, t + 20 * us, 13, c1, 4 << 20, 1, 2, 3, 1});
+      ok = ok && db.Run(kernel, {t + 20 * us, t + 60 * us, 13, c2, i == 0 ? kHostile : kVectorAdd, 1024 + i});
+      ok = ok && db.Run(memcpy, {t + 60 * us, t + 75 * us, 13, c3, 4 << 20, 2, 3, 2, 1});
+      ok = ok && db.Run(memset, {t + 75 * us, t + 77 * us, 13, c4});
+      continue;
+    }
     ok = ok && db.Run(memcpy, {t, t + 20 * us, 13, c1, 4 << 20, 1, 2, 3, 1});
     ok = ok && db.Run(kernel, {t + 10 * us, t + 50 * us, 14, c2, i == 0 ? kHostile : kVectorAdd, 1024 + i});
     ok = ok && db.Run(memcpy, {t + 50 * us, t + 65 * us, 13, c3, 4 << 20, 2, 3, 2, 1});

@@ -40,6 +40,10 @@ struct FixtureOptions {
   int64_t iterations = 8;
   bool jitter = true;
   bool legacy_tail = false;
+  // The sequential control: the same ops back to back on stream 13 (H2D
+  // [t, t+20us), kernel [t+20us, t+60us), D2H [t+60us, t+75us), memset
+  // [t+75us, t+77us)); no overlap. Implies no jitter.
+  bool sequential = false;
 };
 
 // Error text, or "" on success. Refuses to overwrite `path`.

@@ -1,4 +1,4 @@
-// make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail]: writes the export
+// make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail] [--sequential]: writes the export
 // fixture trace (export_fixture_trace.h); 4 GPU ops per iteration, so
 // 250000 iterations make a 1M-op trace for bench/export.
 #include <cstdio>
@@ -10,13 +10,15 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail]\n");
+    std::fprintf(stderr, "usage: make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail] [--sequential]\n");
     return 2;
   }
   streamscope::testing::FixtureOptions options;
   for (int i = 2; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-jitter") == 0) {
       options.jitter = false;
+    } else if (std::strcmp(argv[i], "--sequential") == 0) {
+      options.sequential = true;
     } else if (std::strcmp(argv[i], "--legacy-tail") == 0) {
       options.legacy_tail = true;
     } else {
