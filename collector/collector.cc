@@ -348,11 +348,14 @@ namespace {
 __attribute__((constructor)) void OnLoad() {
   const char* off = std::getenv("STREAMSCOPE_DISABLE");
   if (off != nullptr && std::strcmp(off, "1") == 0) return;
-  // Loaded by the driver's injection (CUDA already loaded): other threads
-  // may be running, so do not touch the environment.
-  if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD) != nullptr) return;
+  // Only when preloaded (program start, one thread): loaded by the driver's
+  // injection or by NVTX, other threads may be running and the environment
+  // must not be touched.
   g_self_path = new std::string(SelfPath());
   if (g_self_path->empty()) return;
+  const char* preload = std::getenv("LD_PRELOAD");
+  std::string base = g_self_path->substr(g_self_path->rfind('/') + 1);
+  if (preload == nullptr || std::strstr(preload, base.c_str()) == nullptr) return;
   const char* cuda = std::getenv("CUDA_INJECTION64_PATH");
   if (cuda == nullptr || *cuda == '\0') {
     setenv("CUDA_INJECTION64_PATH", g_self_path->c_str(), 1);
