@@ -138,15 +138,14 @@ int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
       std::cerr << "streamscope: compare: run " << (side == 0 ? "control" : "variant") << " " << i << "/"
                 << a.repeat << ": " << a.runs[side] << "\n";
       int rc = RunChild(argv);
+      if (!Exists(path)) {
+        std::cerr << "streamscope: compare: no trace written at " << path << " (exit status " << rc
+                  << "; the command never initialized CUDA, or the collector could not start)\n";
+        return kExitFileNotFound;
+      }
       if (rc != 0) {
         std::cerr << "streamscope: compare: the " << (side == 0 ? "control" : "variant") << " command exited with "
-                  << rc << (rc == 3 ? " (a reference workload's validation failure; the trace records it)" : "")
-                  << "\n";
-      }
-      if (!Exists(path)) {
-        std::cerr << "streamscope: compare: no trace written at " << path
-                  << " (the command never initialized CUDA, or the collector could not start)\n";
-        return kExitFileNotFound;
+                  << rc << "; comparing its trace anyway (a failed validation is recorded in it)\n";
       }
       (side == 0 ? options.control : options.variant).push_back(path);
     }
