@@ -8,6 +8,7 @@
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
 #include "analyzer/analysis/idle_gaps.h"
+#include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/export/analysis_tracks.h"
 #include "analyzer/model/trace_model.h"
@@ -37,6 +38,11 @@ void AddIdleGapTracks(const TraceModel& model, const IdleGapsResult& gaps, Analy
 // (spanning the call). Findings: counts and delays per kind; explicit sync
 // host time and GPU idle time.
 void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync, AnalysisTracks* out);
+
+// Launch statistics (analysis 5) as findings: launch-bound kernel groups
+// (launch call slower than the kernel, or launch gaps longer than the GPU
+// work) and the idle time a CUDA graph could remove.
+void AddLaunchStatsFindings(const TraceModel& model, const LaunchStatsResult& launch, AnalysisTracks* out);
 
 }  // namespace streamscope
 

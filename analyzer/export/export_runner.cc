@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/export/analysis_adapters.h"
@@ -57,6 +58,7 @@ AnalysisTracks AnalyzeForTimeline(const TraceModel& model, const Window& window,
   gap_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
   AddGapCauseTracks(model, AnalyzeGapCauses(model, window, gap_options), &tracks);
   AddHiddenSyncMarkers(model, AnalyzeHiddenSync(model, window), &tracks);
+  AddLaunchStatsFindings(model, AnalyzeLaunchStats(model, window), &tracks);
   return tracks;
 }
 

@@ -41,8 +41,8 @@ absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const Window
 // the unwidened window so their figures match `report`.
 Window ExtendToHostItems(const TraceModel& model, const Window& window);
 
-// Runs overlap, gap causes (every gap, up to max_gaps) and hidden sync on the
-// window and turns them into tracks, findings and plot samples. Also what
+// Runs overlap, gap causes (every gap, up to max_gaps), hidden sync and
+// launch statistics on the window and turns them into tracks, findings and plot samples. Also what
 // `compare` can use to draw control above variant (html_report.h).
 AnalysisTracks AnalyzeForTimeline(const TraceModel& model, const Window& window,
                                   int64_t max_gaps = 200'000);

@@ -6,6 +6,7 @@
 
 #include "analyzer/analysis/window.h"
 #include "analyzer/export/export_runner.h"
+#include "analyzer/export/analysis_adapters.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"
 #include "gtest/gtest.h"
@@ -166,6 +167,38 @@ TEST(HtmlReportErrors, NoTimelineIsAnError) {
   auto file = OutputFile::Create(dir / "x.html", false);
   ASSERT_TRUE(file.ok());
   EXPECT_EQ(WriteHtmlReport({}, {}, file->get(), nullptr).code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+TEST(LaunchStatsFindings, LaunchBoundKernelsAndGraphRemovableTimeAreFindings) {
+  TempDir dir;
+  TraceModel model = LoadFixture(dir, {.iterations = 2, .jitter = false});
+  LaunchStatsResult launch;
+  KernelLaunchStats k;
+  k.name = model.strings.Intern("_Z10vector_addPfS_S_i");
+  k.count = 3;
+  k.api_slower_than_gpu = true;
+  k.api_ns.median = 9'000;
+  k.gpu_ns.median = 2'000;
+  launch.kernels.push_back(k);
+  KernelLaunchStats fine = k;
+  fine.api_slower_than_gpu = false;
+  launch.kernels.push_back(fine);
+  launch.graph_removable_ns = 40'000;
+  launch.graph_removable_gaps = 7;
+  AnalysisTracks tracks;
+  AddLaunchStatsFindings(model, launch, &tracks);
+  ASSERT_EQ(tracks.findings.size(), 2u);
+  EXPECT_EQ(tracks.findings[0].severity, "warning");
+  EXPECT_NE(tracks.findings[0].text.find("launch-bound: 3 × vector_add(float*, float*, float*, int)"),
+            std::string::npos)
+      << tracks.findings[0].text;
+  EXPECT_NE(tracks.findings[1].text.find("in 7 gaps"), std::string::npos) << tracks.findings[1].text;
 }
 
 }  // namespace
