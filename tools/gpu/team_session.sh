@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One batch on the lent GPU machine, run from the repository root there with
+# out/gpu staged (tools/gpu/collector_stage.sh BUILD; tests/workloads/stage_for_gpu.sh BUILD):
+# the collector's known_ops tests, every workload variant plain and traced
+# and checked, the fixtures, the reports, compare/diagnose on the fixtures,
+# a repeated compare run, and HTML/Perfetto exports. Everything lands in
+# $OUT/all.tgz plus a few logs (the device tool returns at most 8 files).
+set -uo pipefail
+: "${OUT:?}"
+root=$PWD
+export STREAMSCOPE_BUILD_DIR=$root/out/gpu
+bin=$STREAMSCOPE_BUILD_DIR/bin
+W=/tmp/session; rm -rf $W; mkdir -p $W
+export STREAMSCOPE_TEST_OUT=$W/t; mkdir -p $W/t
+{
+  for t in "known_ops injection" "known_ops static" "known_ops preload" "known_ops run"; do
+    echo "=== $t"; timeout 120 tools/gpu/collector_gpu_test.sh $t 2>&1
+  done
+} > $W/collector.log 2>&1
+OUT=$W/w timeout 420 tests/workloads/gpu_session.sh > $W/workloads.log 2>&1
+F=$W/w/fixtures
+{
+  for v in overlapped sequential; do
+    echo "################ report $v"; $bin/streamscope report --nvtx measured $F/$v.sqlite; echo "rc=$?"
+  done
+  echo "################ compare sequential -- overlapped"
+  $bin/streamscope compare $F/sequential.sqlite -- $F/overlapped.sqlite; echo "rc=$?"
+  echo "################ compare sequential -- pageable"
+  $bin/streamscope compare $F/sequential.sqlite -- $F/pageable.sqlite; echo "rc=$?"
+  echo "################ compare launch_individual -- launch_graph"
+  $bin/streamscope compare $F/launch_individual.sqlite -- $F/launch_graph.sqlite; echo "rc=$?"
+  for v in pageable legacy_default implicit_sync cpu_starved; do
+    echo "################ diagnose $v"; $bin/streamscope diagnose --nvtx measured $F/$v.sqlite; echo "rc=$?"
+  done
+  echo "################ compare --run repeated"
+  timeout 240 $bin/streamscope compare --run "$bin/streamscope_workloads --variant sequential" \
+    --run "$bin/streamscope_workloads --variant overlapped" --repeat 3 -o $W/cmp; echo "rc=$?"
+  for v in overlapped sequential; do
+    $bin/streamscope export $F/$v.sqlite --html $W/$v.html --perfetto $W/$v.json; echo "export $v rc=$?"
+  done
+} > $W/analysis.log 2>&1
+cp $W/collector.log $W/workloads.log $W/analysis.log $W/w/summary.txt "$OUT/" 2>/dev/null
+cd $W && tar czf "$OUT/all.tgz" --exclude='*.sqlite-wal' --exclude='*.sqlite-shm' . 2>/dev/null
+ls -la "$OUT"; tail -5 $W/collector.log; cat $W/w/summary.txt | tail -40; grep -E "rc=|Verdict|verdict|VERIFIED|NOT" $W/analysis.log | head -40
