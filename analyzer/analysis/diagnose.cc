@@ -622,7 +622,6 @@ class Diagnoser {
       spans.push_back({m_.api.start_ns[i], m_.api.end_ns[i], static_cast<int32_t>(i), m_.api.tid[i],
                        std::string(BaseCallName(name))});
     }
-    BusyIndex busy(m_);
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kSyncBetween;
     IntervalList idle_spans;
@@ -640,6 +639,7 @@ class Diagnoser {
       if (next != m_.ops.start_ns.end()) Cite(f, static_cast<int32_t>(next - m_.ops.start_ns.begin()));
     }
     if (count == 0) return;
+    BusyIndex busy(m_);
     int64_t idle = 0;
     for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.Idle(x.start, x.end);
     std::vector<std::string> names;
