@@ -408,3 +408,46 @@ TEST(PerfettoJsonMulti, SeveralTracesGetTheirOwnProcesses) {
 
 }  // namespace
 }  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+// The recorded reference workloads (tests/data, recorded on an H200).
+class PerfettoJsonRecorded : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PerfettoJsonRecorded, ExportMatchesTheTraceAndIsWellFormed) {
+  std::string path = std::string("tests/data/") + GetParam() + ".sqlite";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  auto models = LoadTraceFile(path);
+  ASSERT_TRUE(models.ok()) << models.status();
+  const TraceModel& model = models->front();
+  TempDir dir;
+  Window w = ExtendToHostItems(model, WholeTraceWindow(model));
+  Exported e = Export(dir, model, w);
+  ExpectWellFormedTracks(e.trace);
+  std::map<std::string, int64_t> model_by_cat, json_by_cat;
+  for (size_t i = 0; i < model.ops.size(); ++i) ++model_by_cat[std::string(OpCategoryName(model.ops.category[i]))];
+  for (const auto& [key, track] : e.trace.tracks) {
+    if (track.name.rfind("stream ", 0) != 0) continue;
+    for (const nlohmann::json* s : track.slices) ++json_by_cat[s->at("cat").get<std::string>()];
+  }
+  EXPECT_EQ(json_by_cat, model_by_cat);
+  EXPECT_EQ(e.stats.ops, static_cast<int64_t>(model.ops.size()));
+  EXPECT_EQ(e.trace.flow_starts.size(), e.trace.flow_ends.size());
+  int64_t with_call = 0;
+  for (size_t i = 0; i < model.ops.size(); ++i) with_call += model.ApiForOp(i) >= 0 ? 1 : 0;
+  EXPECT_EQ(e.stats.flows, with_call);
+  if (std::string(GetParam()) == "overlapped") {
+    EXPECT_FALSE(e.trace.TracksNamed("overlap compute|H2D").empty());
+  }
+  if (std::string(GetParam()) == "sequential") {
+    EXPECT_TRUE(e.trace.TracksNamed("overlap compute|H2D").empty());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, PerfettoJsonRecorded,
+                         ::testing::Values("overlapped", "sequential", "legacy_default", "implicit_sync",
+                                           "concurrent_kernels", "launch_graph"));
+
+}  // namespace
+}  // namespace streamscope

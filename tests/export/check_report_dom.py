@@ -2,7 +2,8 @@
 """Checks the DOM of an HTML report as headless Chromium dumped it.
 
 usage: check_report_dom.py DOM.html [--streams 13,14,15] [--min-overlap N]
-       [--min-ops N] [--min-marks N] [--console LOG]
+       [--min-ops N] [--min-marks N] [--min-stream-rows N] [--max-overlap N]
+       [--console LOG]
 
 Asserts: the page script finished (<body data-render-ok="1">, no
 data-render-error), the timeline has a row (g.stream-row) for each expected
@@ -67,6 +68,8 @@ def main():
     p.add_argument("--min-overlap", type=int, default=0)
     p.add_argument("--min-ops", type=int, default=1)
     p.add_argument("--min-marks", type=int, default=0)
+    p.add_argument("--min-stream-rows", type=int, default=0)
+    p.add_argument("--max-overlap", type=int, default=-1)
     p.add_argument("--console", default="")
     args = p.parse_args()
     c = Counter()
@@ -85,6 +88,11 @@ def main():
             failures.append("no ops drawn in a row for stream %s (rows: %s)" % (s, sorted(c.ops_per_stream)))
     if c.ovl < args.min_overlap:
         failures.append("%d overlap marks, expected at least %d" % (c.ovl, args.min_overlap))
+    busy_rows = len([s for s, n in c.ops_per_stream.items() if n > 0])
+    if busy_rows < args.min_stream_rows:
+        failures.append("%d streams with ops drawn, expected at least %d" % (busy_rows, args.min_stream_rows))
+    if args.max_overlap >= 0 and c.ovl > args.max_overlap:
+        failures.append("%d overlap marks, expected at most %d" % (c.ovl, args.max_overlap))
     if c.marks < args.min_marks:
         failures.append("%d hidden-sync markers, expected at least %d" % (c.marks, args.min_marks))
     if c.ops < args.min_ops:

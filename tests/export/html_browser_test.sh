@@ -38,7 +38,10 @@ failures=0
 check() {
   local name=$1 trace=$2 streams=$3 min_overlap=$4 marks=()
   shift 4
-  if [ "${1:-}" = "--min-marks" ]; then marks=(--min-marks "$2"); shift 2; fi
+  while [ "${1:-}" = "--min-marks" ] || [ "${1:-}" = "--min-stream-rows" ] || [ "${1:-}" = "--max-overlap" ]; do
+    marks+=("$1" "$2")
+    shift 2
+  done
   local html="$art/$name.html"
   "$streamscope" export "$trace" --html "$html" --force "$@" > "$art/$name.export.log"
   timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=10000 --dump-dom "file://$html" \
@@ -66,13 +69,16 @@ check fixture_window "$art/fixture.sqlite" 13,14,15 1 --nvtx iteration --nvtx-in
 "$make_trace" "$art/big.sqlite" 5000
 check fixture_downsampled "$art/big.sqlite" 13,14,15 1 --max-ops 2000
 
+# Recorded workloads: the overlapped one spreads its chunks over 4 streams
+# with copy/compute overlap; the sequential control runs on one stream with
+# none (measured region).
 if [ -f "$repo/tests/data/overlapped.sqlite" ]; then
-  check overlapped "$repo/tests/data/overlapped.sqlite" "" 1
+  check overlapped "$repo/tests/data/overlapped.sqlite" "" 1 --min-stream-rows 4 --nvtx measured
 else
   echo "note: tests/data/overlapped.sqlite not present; recorded-workload check not run"
 fi
 if [ -f "$repo/tests/data/sequential.sqlite" ]; then
-  check sequential "$repo/tests/data/sequential.sqlite" "" 0
+  check sequential "$repo/tests/data/sequential.sqlite" "" 0 --max-overlap 0 --min-stream-rows 1 --nvtx measured
 fi
 
 if [ "$failures" -gt 0 ]; then

@@ -33,7 +33,7 @@ for variant in overlapped sequential; do
   # Synthetic traces are exported from their folder so the report shows a short path.
   (cd "$(dirname "$trace")" && "$ss" export "$(basename "$trace")" "${window[@]}" --html "$work/$variant.html" "${extra[@]}")
   "$browser" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
-    --user-data-dir="$work/profile" --window-size=1500,1250 --virtual-time-budget=10000 \
+    --user-data-dir="$work/profile" --window-size=1500,1420 --virtual-time-budget=10000 \
     --screenshot="$repo/docs/html_report_$variant.png" "file://$work/$variant.html" 2> /dev/null
   echo "wrote docs/html_report_$variant.png"
 done
