@@ -33,7 +33,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  load average: $(cut -d' ' -f1-3 /proc/loadavg)  repeat: best of $REPEAT"
 echo "command: BUILD_DIR=$BUILD_DIR bench/nsys/run_nsys_bench.sh ${SIZES[*]}"
 echo
-echo "| GPU ops | API calls | export file | trace file | load export | load trace | export / trace | report export | report trace |"
+echo "| GPU ops | API calls | export file | trace file | load export: wall (ns/op), cpu (ns/op) | load trace: wall (ns/op), cpu (ns/op) | export / trace: wall, cpu | report export | report trace |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for n in "${SIZES[@]}"; do
   export_path=$BENCH_DIR/nsys-$n.sqlite
@@ -41,13 +41,14 @@ for n in "${SIZES[@]}"; do
   [ -f "$export_path" ] || python3 bench/nsys/gen_nsys_export.py "$export_path" "$n" >&2
   out=$("$BIN/nsys_load_bench" "$export_path" "$trace_path" --repeat "$REPEAT")
   ops=$(awk '/^ops/ {print $2}' <<<"$out"); api=$(awk '/^ops/ {print $4}' <<<"$out")
-  es=$(awk '/^nsys_export/ {print $2}' <<<"$out"); ens=$(awk '/^nsys_export/ {print $4}' <<<"$out")
-  ts=$(awk '/^streamscope_trace/ {print $2}' <<<"$out"); tns=$(awk '/^streamscope_trace/ {print $4}' <<<"$out")
-  ratio=$(awk '/^ratio/ {print $2}' <<<"$out")
+  # "nsys_export WALL s NS ns/op cpu CPU s NS ns/op"
+  e=$(awk '/^nsys_export/ {printf "%s s (%s), %s s (%s)", $2, $4, $7, $9}' <<<"$out")
+  t=$(awk '/^streamscope_trace/ {printf "%s s (%s), %s s (%s)", $2, $4, $7, $9}' <<<"$out")
+  ratio=$(awk '/^ratio/ {printf "%sx, %sx", $3, $5}' <<<"$out")
   report_e="n/a"; report_t="n/a"
   if [ -x "$BIN/streamscope" ] && "$BIN/streamscope" report --help >/dev/null 2>&1; then
     report_e="$(best_wall "$BIN/streamscope" report "$export_path") s"
     report_t="$(best_wall "$BIN/streamscope" report "$trace_path") s"
   fi
-  echo "| $ops | $api | $(du -m "$export_path" | cut -f1) MiB | $(du -m "$trace_path" | cut -f1) MiB | ${es} s (${ens} ns/op) | ${ts} s (${tns} ns/op) | ${ratio}x | $report_e | $report_t |"
+  echo "| $ops | $api | $(du -m "$export_path" | cut -f1) MiB | $(du -m "$trace_path" | cut -f1) MiB | $e | $t | $ratio | $report_e | $report_t |"
 done
