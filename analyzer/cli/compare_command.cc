@@ -46,8 +46,8 @@ struct CompareArgs {
 
 void AddCompareFlags(CLI::App* app, CompareArgs* a) {
   app->add_option("--nvtx", a->nvtx,
-                  "Window: the NVTX range NAME in every trace (default: 'measured' if every trace has it, else "
-                  "the whole GPU activity)");
+                  "Window: the NVTX range NAME in every trace, or 'whole' for the whole GPU activity (default: "
+                  "'measured' if every trace has it, else the whole GPU activity)");
   app->add_option("--nvtx-instance", a->nvtx_instance, "Only the K-th instance of the range (default: all, summed)")
       ->check(CLI::PositiveNumber);
   app->add_option("--window", a->window, "Window: 'whole' = whole GPU activity (first GPU op to last)")
@@ -190,7 +190,9 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
-    if (!args->nvtx.empty()) {
+    if (args->nvtx == "whole") {  // `--nvtx whole`: the whole GPU activity
+      c.window_rule = CompareOptions::WindowRule::kWholeGpu;
+    } else if (!args->nvtx.empty()) {
       c.window_rule = CompareOptions::WindowRule::kNvtx;
       c.nvtx_name = args->nvtx;
     } else if (args->window == "whole") {

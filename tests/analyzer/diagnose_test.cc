@@ -214,7 +214,9 @@ TEST(Diagnose, CudaFreeInTheLoopIsAnImplicitSyncCall) {
   EXPECT_NE(f.remedy.find("cudaMallocAsync"), std::string::npos);
   // The idle time is not counted again as CPU starvation.
   for (const DiagnoseFinding& g : r.findings) {
-    if (g.cause == DiagnoseCause::kCpuStarvation) EXPECT_FALSE(g.significant) << Causes(r);
+    if (g.cause == DiagnoseCause::kCpuStarvation) {
+      EXPECT_FALSE(g.significant) << Causes(r);
+    }
   }
 }
 
