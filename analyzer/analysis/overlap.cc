@@ -147,9 +147,18 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     }
   };
 
-  // Open pair intervals: index into out->intervals, or -1.
+  // Open pair intervals (open[p] >= 0 while pair p overlaps).
   std::array<int64_t, kNumOverlapPairs> open{};
   open.fill(-1);
+  std::array<OverlapInterval, kNumOverlapPairs> current{};
+  // With a per-pair limit: the longest closed intervals and their ops.
+  struct Kept {
+    OverlapInterval iv;
+    std::vector<int32_t> ops;
+  };
+  const bool keep_all = options.max_intervals_per_pair < 0;
+  const size_t keep_n = keep_all ? 0 : static_cast<size_t>(options.max_intervals_per_pair);
+  std::array<std::vector<Kept>, kNumOverlapPairs> kept;
   uint32_t open_mask = 0;
   const uint64_t cap = options.max_ops_per_interval < 0
                            ? UINT64_MAX
@@ -165,19 +174,33 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
   // each interval keeps its own small buffer until it closes.
   std::array<std::vector<int32_t>, kNumOverlapPairs> pending;
   auto add_op = [&](int p, int32_t op) {
-    OverlapInterval& iv = out->intervals[open[p]];
-    ++iv.ops_total;
+    ++current[p].ops_total;
     if (pending[p].size() < cap) pending[p].push_back(op);
   };
   auto close = [&](int p, int64_t t) {
-    OverlapInterval& iv = out->intervals[open[p]];
+    OverlapInterval iv = current[p];
     iv.end_ns = t;
-    iv.ops_offset = out->interval_ops.size();
     iv.ops_kept = static_cast<uint32_t>(pending[p].size());
-    out->interval_ops.insert(out->interval_ops.end(), pending[p].begin(), pending[p].end());
-    pending[p].clear();
     open[p] = -1;
     ++pair_intervals[p];
+    if (keep_all) {
+      iv.ops_offset = out->interval_ops.size();
+      out->interval_ops.insert(out->interval_ops.end(), pending[p].begin(), pending[p].end());
+      out->intervals.push_back(iv);
+    } else if (keep_n > 0) {
+      std::vector<Kept>& k = kept[p];
+      if (k.size() < keep_n) {
+        k.push_back({iv, pending[p]});
+      } else {
+        // Replace the shortest kept interval (the earliest among equals stays).
+        size_t shortest = 0;
+        for (size_t i = 1; i < k.size(); ++i) {
+          if (k[i].iv.length() < k[shortest].iv.length()) shortest = i;
+        }
+        if (iv.length() > k[shortest].iv.length()) k[shortest] = {iv, pending[p]};
+      }
+    }
+    pending[p].clear();
   };
 
   std::vector<int32_t> started;
@@ -220,11 +243,10 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
       if (was && !is) {
         close(p, t);
       } else if (!was && is) {
-        OverlapInterval iv;
-        iv.start_ns = t;
-        iv.pair = p;
-        open[p] = static_cast<int64_t>(out->intervals.size());
-        out->intervals.push_back(iv);
+        current[p] = OverlapInterval{};
+        current[p].start_ns = t;
+        current[p].pair = p;
+        open[p] = 1;
         for (int32_t op : active_ops) {
           if (pair_has(p, static_cast<int>(g.category[op]))) add_op(p, op);
         }
@@ -271,6 +293,14 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     if (open[p] >= 0) close(p, w1);  // cannot happen: all ops end by w1
   }
 
+  for (int p = 0; p < kNumOverlapPairs; ++p) {
+    out->interval_total += pair_intervals[p];
+    for (Kept& k : kept[p]) {
+      k.iv.ops_offset = out->interval_ops.size();
+      out->interval_ops.insert(out->interval_ops.end(), k.ops.begin(), k.ops.end());
+      out->intervals.push_back(k.iv);
+    }
+  }
   std::sort(out->intervals.begin(), out->intervals.end(),
             [](const OverlapInterval& a, const OverlapInterval& b) {
               if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;

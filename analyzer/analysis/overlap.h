@@ -37,6 +37,10 @@ struct OverlapOptions {
   // Op ids kept per overlap interval (the count is always exact); -1 keeps
   // them all (for tables). Bounds memory on traces with millions of ops.
   int64_t max_ops_per_interval = 16;
+  // Intervals kept per pair and device: -1 keeps every interval; N keeps
+  // the N longest (counts and times stay exact). A report that prints only
+  // the longest intervals needs no more, and 10M ops make millions of them.
+  int64_t max_intervals_per_pair = -1;
 };
 
 struct OverlapInterval {
@@ -79,7 +83,8 @@ struct DeviceOverlap {
   // Pairs whose two categories both ran in the window (or that overlapped),
   // in pair-index order.
   std::vector<PairOverlap> pairs;
-  std::vector<OverlapInterval> intervals;  // all pairs, sorted by (start, pair)
+  int64_t interval_total = 0;              // all intervals, kept or not
+  std::vector<OverlapInterval> intervals;  // kept intervals of all pairs, by (start, pair)
   std::vector<int32_t> interval_ops;       // op indices, see OverlapInterval
 };
 

@@ -326,13 +326,6 @@ absl::Status CheckTables(SqliteDb& db) {
       missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", ")));
 }
 
-// Memory-mapped reads skip a copy per page and a syscall per page read: a
-// measurable share of reading 10M rows. Best effort (SQLite caps the size).
-void UseMmap(SqliteDb& db) {
-  auto st = db.Prepare("PRAGMA mmap_size = 4294967296");
-  if (st.ok()) (void)st->Step();
-}
-
 }  // namespace
 
 bool LooksLikeStreamscopeTrace(SqliteDb& db) { return db.HasTable("metadata"); }
@@ -370,8 +363,6 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
                     RowEstimate(db, "memset", file_bytes));
   auto op_db = SqliteDb::OpenReadOnly(db.path());
   if (!op_db.ok()) return op_db.status();
-  UseMmap(db);
-  UseMmap(**op_db);
   std::thread op_thread([&] { op_reader.status = op_reader.Read(**op_db, names); });
   std::map<std::string, int64_t> api_stats;
   absl::Status api_status =

@@ -133,6 +133,7 @@ void TraceModel::Finalize() {
                    [](const SyncRecord& a, const SyncRecord& b) { return a.start_ns < b.start_ns; });
 
   api_by_correlation.clear();
+  api_by_correlation.reserve(api.size());  // one allocation, no rehash peaks
   for (size_t i = 0; i < api.size(); ++i) {
     if (api.correlation_id[i] < 0) continue;
     auto [it, inserted] = api_by_correlation.try_emplace(api.correlation_id[i], static_cast<int32_t>(i));

@@ -109,7 +109,7 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
                        {"exposed_copy_ns", d.exposed_copy_ns},
                        {"categories", categories},
                        {"pairs", pairs},
-                       {"intervals_total", d.intervals.size()}});
+                       {"intervals_total", d.interval_total}});
   }
   return {{"devices", devices}};
 }
@@ -170,7 +170,7 @@ void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
       if (d.intervals[a].length() != d.intervals[b].length()) return d.intervals[a].length() > d.intervals[b].length();
       return a < b;
     });
-    if (k > 0) out << "    Longest overlap intervals (of " << d.intervals.size() << "):\n";
+    if (k > 0) out << "    Longest overlap intervals (of " << d.interval_total << "):\n";
     for (size_t r = 0; r < k; ++r) {
       const OverlapInterval& iv = d.intervals[idx[r]];
       out << "      " << r + 1 << ". " << OverlapPairName(iv.pair) << " " << FormatDuration(iv.length())

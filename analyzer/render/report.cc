@@ -1,10 +1,12 @@
 #include "analyzer/render/report.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -59,14 +61,19 @@ class PhaseTimer {
     if (!enabled_) return;
     auto now = Clock::now();
     double cpu = Cpu();
-    std::fprintf(stderr, "streamscope profile: %-14s %8.3f s wall %8.3f s cpu\n", phase,
-                 std::chrono::duration<double>(now - last_).count(), cpu - last_cpu_);
+    std::fprintf(stderr, "streamscope profile: %-14s %8.3f s wall %8.3f s cpu %7ld MiB peak\n", phase,
+                 std::chrono::duration<double>(now - last_).count(), cpu - last_cpu_, PeakMiB());
     last_ = now;
     last_cpu_ = cpu;
   }
 
  private:
   using Clock = std::chrono::steady_clock;
+  static long PeakMiB() {
+    rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024;
+  }
   static double Cpu() {  // process CPU time, all threads
     timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -116,15 +123,30 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
   w.window = window;
   // Analyses only read the finalized model: overlap and idle gaps run on a
   // second thread next to the others (the target machine has two cores).
-  std::thread own([&] {
+  auto own_analyses = [&] {
     OverlapOptions overlap_options;
     // Tables (CSV, --save) carry every op of every interval.
-    if (options.format == ReportOptions::Format::kCsv || options.save) overlap_options.max_ops_per_interval = -1;
+    if (options.format == ReportOptions::Format::kCsv || options.save) {
+      overlap_options.max_ops_per_interval = -1;
+    } else {
+      overlap_options.max_intervals_per_pair = std::max(options.top, 0);  // text and JSON list the longest
+    }
     w.overlap = AnalyzeOverlap(model, window, overlap_options);
     IdleGapsOptions idle_options;
     idle_options.list_threshold_ns = options.gap_threshold_ns;
     w.idle = AnalyzeIdleGaps(model, window, idle_options);
-  });
+  };
+  // STREAMSCOPE_THREADS=1: everything on one thread (lower peak memory,
+  // per-analysis profile figures).
+  const char* threads = std::getenv("STREAMSCOPE_THREADS");
+  const bool one_thread = threads != nullptr && std::string(threads) == "1";
+  std::thread own;
+  if (one_thread) {
+    own_analyses();
+    Timer().Mark("overlap+gaps");
+  } else {
+    own = std::thread(own_analyses);
+  }
 #ifdef STREAMSCOPE_REPORT_GAP_CAUSES
   w.gap_causes = AnalyzeGapCauses(model, window, GapCausesOptions{});
   Timer().Mark("gap_causes");
@@ -137,8 +159,10 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
   w.launch_stats = AnalyzeLaunchStats(model, window, LaunchStatsOptions{});
   Timer().Mark("launch_stats");
 #endif
-  own.join();
-  Timer().Mark("overlap+gaps");
+  if (own.joinable()) {
+    own.join();
+    Timer().Mark("overlap+gaps");
+  }
   return w;
 }
 

@@ -223,6 +223,30 @@ TEST(Overlap, AnIntervalLastsWhileBothCategoriesRunEvenIfItsOpsChange) {
   }
 }
 
+TEST(Overlap, ALimitKeepsTheLongestIntervalsAndExactCounts) {
+  SyntheticTrace t;
+  t.Device(0).Stream(1).Stream(2);
+  t.Kernel(1, 10, 1000);
+  t.Copy(OpCategory::kHtoD, 2, 100, 110);  // 10
+  t.Copy(OpCategory::kHtoD, 2, 200, 250);  // 50
+  t.Copy(OpCategory::kHtoD, 2, 300, 320);  // 20
+  t.Copy(OpCategory::kHtoD, 2, 400, 430);  // 30
+  for (const TraceModel& m : BothWays(t)) {
+    OverlapOptions limited;
+    limited.max_intervals_per_pair = 2;
+    OverlapResult r = AnalyzeOverlap(m, Whole(m), limited);
+    const DeviceOverlap& d = Device(r, 0);
+    EXPECT_EQ(d.interval_total, 4);
+    EXPECT_EQ(r.Find(0, kComputeH2D)->interval_count, 4);
+    EXPECT_EQ(r.Find(0, kComputeH2D)->overlapped_ns, 110);
+    ASSERT_EQ(d.intervals.size(), 2u);
+    EXPECT_EQ(d.intervals[0].start_ns, 200);
+    EXPECT_EQ(d.intervals[1].start_ns, 400);
+    EXPECT_EQ(IntervalSourceIds(m, d, d.intervals[1]), (std::vector<int64_t>{1, 4}));
+    EXPECT_EQ(Device(AnalyzeOverlap(m, Whole(m), {}), 0).intervals.size(), 4u);
+  }
+}
+
 TEST(Overlap, ManyStreamsAreBrokenDownPerStreamPair) {
   // 200 kernel streams (beyond the dense per-stream table) and one copy
   // stream: kernel i runs [10i, 10i+15), the H2D copy [0, 2000).
