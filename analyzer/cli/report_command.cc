@@ -50,14 +50,14 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   from->excludes(window);
   absolute->needs(from);
 
-  cmd->callback([args, exit_code]() {
+  cmd->callback([args, exit_code, from]() {
     ReportOptions options;
     options.traces = args->traces;
     if (!args->nvtx.empty()) {
       options.window.kind = WindowSpec::Kind::kNvtxRange;
       options.window.nvtx_name = args->nvtx;
       if (args->nvtx_instance > 0) options.window.nvtx_instance = args->nvtx_instance;
-    } else if (args->from != 0 || args->to != 0) {
+    } else if (from->count() > 0) {
       if (args->to <= args->from) {
         std::cerr << "streamscope: report: --to must be greater than --from\n";
         *exit_code = kExitUsage;
