@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/analysis/launch_stats.h"
@@ -346,9 +347,17 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
     for (int c = 0; c < kNumGapCauses; ++c) x.idle_cause_ns[c] += gaps.cause_ns[c];
     LaunchStatsResult launch = AnalyzeLaunchStats(model, w, LaunchStatsOptions{});
     x.graph_removable_ns += launch.graph_removable_ns;
-    for (const KernelLaunchStats& k : launch.kernels) {
-      x.kernel_gap_ns += k.idle_before_ns;
-      x.launch_api_ns += k.api_ns.total;
+    for (const KernelLaunchStats& k : launch.kernels) x.kernel_gap_ns += k.idle_before_ns;
+    // Host time in the calls that launched the window's kernels, each call
+    // once: the kernels of one graph replay share a single cudaGraphLaunch.
+    absl::flat_hash_set<int32_t> launch_calls;
+    for (size_t i = lo; i < hi; ++i) {
+      if (model.ops.category[i] != OpCategory::kKernel) continue;
+      if (model.ops.start_ns[i] < w.start_ns || model.ops.start_ns[i] >= w.end_ns) continue;
+      int32_t a = model.ApiForOp(i);
+      if (a >= 0 && launch_calls.insert(a).second) {
+        x.launch_api_ns += model.api.end_ns[a] - model.api.start_ns[a];
+      }
     }
   }
   return run;
