@@ -5,20 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/render/units.h"
 
 namespace streamscope {
 namespace {
 
-std::string Duration(int64_t ns) {
-  double v = static_cast<double>(ns);
-  const char* unit = "ns";
-  if (ns >= 1'000'000'000) { v /= 1e9; unit = "s"; }
-  else if (ns >= 1'000'000) { v /= 1e6; unit = "ms"; }
-  else if (ns >= 1'000) { v /= 1e3; unit = "us"; }
-  else return absl::StrCat(ns, " ns");
-  int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
-  return absl::StrFormat("%.*f %s", decimals, v, unit);
-}
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -197,14 +188,14 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
 
 void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std::ostream& out) {
   int64_t wlen = r.window.length();
-  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << Duration(wlen)
+  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << FormatDuration(wlen)
       << "\n";
   if (r.devices.empty()) {
     out << "  No GPU ops in the trace.\n";
     return;
   }
   for (const DeviceGapSummary& d : r.devices) {
-    out << "  GPU " << d.device_id << " idled " << Duration(d.idle_ns) << " ("
+    out << "  GPU " << d.device_id << " idled " << FormatDuration(d.idle_ns) << " ("
         << Percent(Share(d.idle_ns, d.window_ns)) << " of the window) in " << d.gaps
         << (d.gaps == 1 ? " gap.\n" : " gaps.\n");
     // Plain-sentence findings: which host threads the GPU waited for.
@@ -216,13 +207,13 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
           what.push_back(&tot);
         }
       }
-      out << "    GPU " << d.device_id << " idled " << Duration(t.starved_ns) << " ("
+      out << "    GPU " << d.device_id << " idled " << FormatDuration(t.starved_ns) << " ("
           << Percent(Share(t.starved_ns, wlen)) << " of the window) waiting for host thread "
           << t.tid;
       for (size_t k = 0; k < what.size() && k < 3; ++k) {
         out << (k == 0 ? ", which was " : k + 1 == std::min<size_t>(what.size(), 3) ? " and " : ", ")
             << DescribePart(model, what[k]->cause, what[k]->detail) << " for "
-            << Duration(what[k]->ns);
+            << FormatDuration(what[k]->ns);
       }
       out << ".\n";
     }
@@ -231,7 +222,7 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     for (int c = 0; c < kNumGapCauses; ++c) {
       if (d.cause_ns[c] <= 0) continue;
       out << (first ? " " : ", ") << GapCauseName(static_cast<GapCause>(c)) << " "
-          << Duration(d.cause_ns[c]) << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
+          << FormatDuration(d.cause_ns[c]) << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
       first = false;
     }
     out << (first ? " no idle time.\n" : ".\n");
@@ -239,14 +230,14 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
   if (!r.worst_gaps.empty()) out << "  Longest gaps:\n";
   int rank = 1;
   for (const GapFinding& g : r.worst_gaps) {
-    out << "    " << rank++ << ". GPU " << g.device_id << ", " << Duration(g.length()) << " at +"
-        << Duration(g.start_ns - r.window.start_ns) << " (" << g.start_ns << " ns)";
+    out << "    " << rank++ << ". GPU " << g.device_id << ", " << FormatDuration(g.length()) << " at +"
+        << FormatDuration(g.start_ns - r.window.start_ns) << " (" << g.start_ns << " ns)";
     if (g.prev_op >= 0) out << ", after " << OpText(model, g.prev_op);
     if (g.next_op >= 0) out << ", before " << OpText(model, g.next_op);
     if (g.api >= 0) {
       out << " submitted by " << model.strings.Get(model.api.name[g.api]) << " (api "
           << model.api.source_id[g.api] << ") on thread " << g.tid << " at +"
-          << Duration(model.api.start_ns[g.api] - r.window.start_ns);
+          << FormatDuration(model.api.start_ns[g.api] - r.window.start_ns);
     }
     out << ":";
     // Parts summed per cause and detail, in order of first appearance (the
@@ -265,7 +256,7 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     constexpr size_t kMaxParts = 5;
     for (size_t k = 0; k < summed.size() && k < kMaxParts; ++k) {
       out << (k == 0 ? " " : ", ") << DescribePart(model, summed[k].first->cause, summed[k].first->detail)
-          << " " << Duration(summed[k].second);
+          << " " << FormatDuration(summed[k].second);
     }
     if (summed.size() > kMaxParts) out << ", and " << (summed.size() - kMaxParts) << " more";
     out << ".\n";

@@ -5,20 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/render/units.h"
 
 namespace streamscope {
 namespace {
 
-std::string Duration(int64_t ns) {
-  double v = static_cast<double>(ns);
-  const char* unit = "ns";
-  if (ns >= 1'000'000'000) { v /= 1e9; unit = "s"; }
-  else if (ns >= 1'000'000) { v /= 1e6; unit = "ms"; }
-  else if (ns >= 1'000) { v /= 1e3; unit = "us"; }
-  else return absl::StrCat(ns, " ns");
-  int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
-  return absl::StrFormat("%.*f %s", decimals, v, unit);
-}
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -191,9 +182,9 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
 
 void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::ostream& out) {
   int64_t w0 = r.window.start_ns;
-  auto at = [&](int64_t t) { return "+" + Duration(t - w0); };
+  auto at = [&](int64_t t) { return "+" + FormatDuration(t - w0); };
   out << "Hidden synchronization — window '" << r.window.label << "', "
-      << Duration(r.window.length()) << "\n";
+      << FormatDuration(r.window.length()) << "\n";
 
   // (a)
   int64_t b2l = r.serialization_count[0], l2b = r.serialization_count[1];
@@ -201,15 +192,15 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     out << "  Legacy default stream: no op was held back by default-stream serialization.\n";
   } else {
     out << "  Legacy default stream: " << b2l << " op(s) on blocking streams waited for "
-        << "legacy-stream ops (" << Duration(r.serialization_delay_ns[0]) << " of delay), and "
+        << "legacy-stream ops (" << FormatDuration(r.serialization_delay_ns[0]) << " of delay), and "
         << l2b << " legacy-stream op(s) waited for blocking-stream work ("
-        << Duration(r.serialization_delay_ns[1]) << ").\n";
+        << FormatDuration(r.serialization_delay_ns[1]) << ").\n";
     for (size_t i : Worst(r.serialization, Limit(r),
                           [](const SerializationFinding& f) { return f.delay_ns; })) {
       const SerializationFinding& f = r.serialization[i];
       out << "    " << OpText(m, f.delayed_op) << " was ready at " << at(f.ready_ns)
           << " but started at " << at(m.ops.start_ns[f.delayed_op]) << ", right after "
-          << OpText(m, f.waited_op) << " ended: " << Duration(f.delay_ns) << " delay.\n";
+          << OpText(m, f.waited_op) << " ended: " << FormatDuration(f.delay_ns) << " delay.\n";
     }
   }
 
@@ -223,8 +214,8 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
           << t.calls << " call(s), " << t.observed_calls
           << (t.kind == ImplicitSyncKind::kPageableAsyncMemcpy
                   ? " observed holding the host for their copy; "
-                  : " observed holding the host while GPU work drained; ") << Duration(t.call_ns)
-          << " in the calls, " << Duration(t.waited_ns) << " of it waiting.\n";
+                  : " observed holding the host while GPU work drained; ") << FormatDuration(t.call_ns)
+          << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting.\n";
     }
     for (size_t i : Worst(r.implicit_calls, Limit(r), [&](const ImplicitSyncFinding& f) {
            return std::make_pair(f.observed, CallNs(m, f));
@@ -232,16 +223,16 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
       const ImplicitSyncFinding& f = r.implicit_calls[i];
       out << "    " << m.strings.Get(m.api.name[f.api]) << " (api " << m.api.source_id[f.api]
           << ") on thread " << m.api.tid[f.api] << " at " << at(m.api.start_ns[f.api])
-          << " took " << Duration(CallNs(m, f));
+          << " took " << FormatDuration(CallNs(m, f));
       if (f.kind == ImplicitSyncKind::kPageableAsyncMemcpy) {
         out << ", copying " << OpText(m, f.own_op) << " "
             << MemoryKindName(m.ops.src_kind[f.own_op]) << "->"
             << MemoryKindName(m.ops.dst_kind[f.own_op]) << " ("
-            << Duration(m.ops.end_ns[f.own_op] - m.ops.start_ns[f.own_op]) << ")"
+            << FormatDuration(m.ops.end_ns[f.own_op] - m.ops.start_ns[f.own_op]) << ")"
             << (f.observed ? ": the host was held for the copy" : "");
       }
       if (f.waited_for_op >= 0) {
-        out << "; waited " << Duration(f.waited_ns) << " until " << OpText(m, f.waited_for_op)
+        out << "; waited " << FormatDuration(f.waited_ns) << " until " << OpText(m, f.waited_for_op)
             << " finished";
         if (f.drained_ops > 1) out << " (" << f.drained_ops << " ops drained)";
       } else if (f.kind != ImplicitSyncKind::kPageableAsyncMemcpy) {
@@ -256,23 +247,23 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     out << "  Explicit syncs: none.\n";
     return;
   }
-  out << "  Explicit syncs blocked host threads for " << Duration(r.explicit_host_ns)
-      << "; the GPU was idle for " << Duration(r.explicit_gpu_idle_ns) << " ("
+  out << "  Explicit syncs blocked host threads for " << FormatDuration(r.explicit_host_ns)
+      << "; the GPU was idle for " << FormatDuration(r.explicit_gpu_idle_ns) << " ("
       << Percent(Share(r.explicit_gpu_idle_ns, r.explicit_host_ns)) << ") of it.\n";
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     out << "    " << SyncKindName(t.kind) << ": " << t.count << " call(s), "
-        << Duration(t.host_ns) << " blocked, GPU idle " << Duration(t.gpu_idle_ns) << " ("
+        << FormatDuration(t.host_ns) << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " ("
         << Percent(Share(t.gpu_idle_ns, t.host_ns)) << ").\n";
   }
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
     out << "    " << SyncKindName(f.kind);
     if (f.api >= 0) out << " (" << m.strings.Get(m.api.name[f.api]) << ", api " << m.api.source_id[f.api] << ")";
     if (f.sync >= 0) out << " (sync " << m.syncs[f.sync].source_id << ")";
-    out << " on thread " << f.tid << " at " << at(f.start_ns) << ": " << Duration(f.length())
+    out << " on thread " << f.tid << " at " << at(f.start_ns) << ": " << FormatDuration(f.length())
         << " blocked";
     if (f.stream >= 0) out << " on stream " << StreamId(m, f.stream);
     out << ", GPU " << (f.device_id >= 0 ? std::to_string(f.device_id) : std::string("(all)"))
-        << " idle " << Duration(f.gpu_idle_ns) << ".\n";
+        << " idle " << FormatDuration(f.gpu_idle_ns) << ".\n";
   }
 }
 

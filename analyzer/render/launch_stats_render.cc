@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/render/units.h"
 
 namespace streamscope {
 namespace {
@@ -17,18 +18,6 @@ constexpr const char* kLaunchBoundRule =
     "after the previous kernel on the same stream whose launch call had already begun before "
     "that kernel ended (launch_gaps_exceed_gpu)";
 
-std::string Duration(int64_t ns) {
-  bool neg = ns < 0;
-  uint64_t mag = neg ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  double v = static_cast<double>(mag);
-  const char* unit = "ns";
-  if (mag >= 1'000'000'000) { v /= 1e9; unit = "s"; }
-  else if (mag >= 1'000'000) { v /= 1e6; unit = "ms"; }
-  else if (mag >= 1'000) { v /= 1e3; unit = "us"; }
-  else return absl::StrCat(ns, " ns");
-  int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
-  return absl::StrFormat("%s%.*f %s", neg ? "-" : "", decimals, v, unit);
-}
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -145,7 +134,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
 }
 
 void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std::ostream& out) {
-  out << "Launch statistics — window '" << r.window.label << "', " << Duration(r.window.length())
+  out << "Launch statistics — window '" << r.window.label << "', " << FormatDuration(r.window.length())
       << "\n";
   if (r.kernel_count == 0) {
     out << "  No kernels started in the window.\n";
@@ -155,7 +144,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       << r.graph_kernel_count << " launched from CUDA graphs; " << r.no_api_count
       << " without a recorded launch call (unknown submitter).\n";
   if (r.graph_removable_gaps > 0) {
-    out << "  A CUDA graph could remove up to " << Duration(r.graph_removable_ns) << " of GPU idle "
+    out << "  A CUDA graph could remove up to " << FormatDuration(r.graph_removable_ns) << " of GPU idle "
         << "time (" << Percent(Share(r.graph_removable_ns, r.window.length()))
         << " of the window): " << r.graph_removable_gaps
         << " gap(s) between consecutive kernels on a stream whose launch call began before the "
@@ -165,19 +154,19 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
            "remove.\n";
   }
   if (r.graph_kernel_count > 0) {
-    out << "  Kernels launched from graphs idled the GPU " << Duration(r.graph_kernel_gap_ns)
+    out << "  Kernels launched from graphs idled the GPU " << FormatDuration(r.graph_kernel_gap_ns)
         << " between consecutive graph kernels.\n";
   }
   for (const KernelLaunchStats& k : r.kernels) {
     if (!k.launch_bound()) continue;
     out << "  Launch-bound: '" << NameOf(m, k.name) << "' (" << k.count << " launches):";
     if (k.api_slower_than_gpu) {
-      out << " mean GPU time " << Duration(static_cast<int64_t>(k.gpu_ns.mean))
-          << " < mean launch call " << Duration(static_cast<int64_t>(k.api_ns.mean)) << ";";
+      out << " mean GPU time " << FormatDuration(static_cast<int64_t>(k.gpu_ns.mean))
+          << " < mean launch call " << FormatDuration(static_cast<int64_t>(k.api_ns.mean)) << ";";
     }
     if (k.launch_gaps_exceed_gpu) {
-      out << " GPU idle between launches already under way " << Duration(k.graph_removable_ns)
-          << " > their GPU time " << Duration(k.gpu_ns.total) << ";";
+      out << " GPU idle between launches already under way " << FormatDuration(k.graph_removable_ns)
+          << " > their GPU time " << FormatDuration(k.gpu_ns.total) << ";";
     }
     if (k.first_op >= 0) out << " first: kernel " << m.ops.source_id[k.first_op] << ".";
     out << "\n";
@@ -190,12 +179,12 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       break;
     }
     out << "    '" << NameOf(m, k.name) << "'" << (k.from_graph ? " [graph]" : "") << " x"
-        << k.count << ": GPU " << Duration(k.gpu_ns.median) << " / " << Duration(k.gpu_ns.p90)
-        << " / " << Duration(k.gpu_ns.max);
+        << k.count << ": GPU " << FormatDuration(k.gpu_ns.median) << " / " << FormatDuration(k.gpu_ns.p90)
+        << " / " << FormatDuration(k.gpu_ns.max);
     if (k.api_ns.count > 0) {
-      out << "; launch call " << Duration(k.api_ns.median) << " / " << Duration(k.api_ns.p90)
-          << " / " << Duration(k.api_ns.max) << "; queue " << Duration(k.queue_ns.median) << " / "
-          << Duration(k.queue_ns.p90) << " / " << Duration(k.queue_ns.max);
+      out << "; launch call " << FormatDuration(k.api_ns.median) << " / " << FormatDuration(k.api_ns.p90)
+          << " / " << FormatDuration(k.api_ns.max) << "; queue " << FormatDuration(k.queue_ns.median) << " / "
+          << FormatDuration(k.queue_ns.p90) << " / " << FormatDuration(k.queue_ns.max);
       if (k.max_queue_op >= 0) out << " (kernel " << m.ops.source_id[k.max_queue_op] << ")";
     }
     if (k.no_api_count > 0) out << "; " << k.no_api_count << " without launch call";
@@ -208,21 +197,21 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
     if (!header) out << "  Graph-removable idle time per stream:\n";
     header = true;
     out << "    stream " << StreamId(m, s.stream) << " (GPU " << s.device_id << "): "
-        << Duration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
+        << FormatDuration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
         << s.kernels << " kernels.\n";
   }
   constexpr size_t kTextGaps = 5;
   for (size_t g = 0; g < r.worst_gaps.size() && g < kTextGaps; ++g) {
     if (g == 0) out << "  Largest graph-removable gaps:\n";
     const RemovableGap& gap = r.worst_gaps[g];
-    out << "    " << Duration(gap.idle_ns) << " idle on stream "
+    out << "    " << FormatDuration(gap.idle_ns) << " idle on stream "
         << StreamId(m, m.ops.stream[gap.next_op]) << " between kernel "
         << m.ops.source_id[gap.prev_op] << " (ended at +"
-        << Duration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ") and kernel "
+        << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ") and kernel "
         << m.ops.source_id[gap.next_op] << " '" << NameOf(m, m.ops.name[gap.next_op])
         << "', whose launch (api " << m.api.source_id[gap.api] << ", thread "
         << m.api.tid[gap.api] << ") began at +"
-        << Duration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";
+        << FormatDuration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";
   }
 }
 
