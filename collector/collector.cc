@@ -323,6 +323,12 @@ void StartCollector(const char* mode) {
   meta("capture_options", c->config.ToJson());
   meta("record_kinds", c->tracer->enabled_kinds());
   meta("injection", mode);
+  // Which rank of a distributed job this process is (torchrun, MPI, Slurm):
+  // lets the analyzer line up the traces of one run.
+  for (const char* var : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
+                          "PMI_RANK", "SLURM_PROCID"}) {
+    if (const char* value = std::getenv(var); value != nullptr) meta(StrCat("env:", var), value);
+  }
   meta("capture_end", "running");
   w.Flush();  // 'running' is on disk before the application continues
   AppendManifest(c->config.manifest, *path);
