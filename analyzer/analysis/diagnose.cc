@@ -102,7 +102,8 @@ std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std:
   std::vector<int64_t> shared(ops.size(), 0);
   absl::flat_hash_map<int32_t, std::vector<int32_t>> by_device;  // device -> positions in ops
   for (size_t k = 0; k < ops.size(); ++k) by_device[m.ops.device_id[ops[k]]].push_back(static_cast<int32_t>(k));
-  for (auto& [device, positions] : by_device) {
+  for (auto& entry : by_device) {
+    const std::vector<int32_t>& positions = entry.second;  // named: clang 14 lambdas cannot capture bindings
     std::vector<Interval> items;
     items.reserve(positions.size());
     for (int32_t k : positions) {
