@@ -204,10 +204,9 @@ void StopCollector(std::string_view reason, bool from_signal) {
         c->tracer->Stop();
       }
     }
+    // A failed writer has already said so on stderr, once.
     Status st = c->writer->Finish(reason, end);
-    if (!st.ok()) {
-      Warn(StrCat("trace '", c->writer->path(), "' may be incomplete: ", st.message()));
-    } else if (c->config.verbose) {
+    if (st.ok() && c->config.verbose) {
       Warn(StrCat("trace written to ", c->writer->path()));
     }
   });

@@ -10,11 +10,11 @@
 namespace streamscope::collector {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 11> kKindNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 12> kKindNames = {{
     {"kernel", kKindKernel},   {"memcpy", kKindMemcpy},   {"memset", kKindMemset},
     {"sync", kKindSync},       {"runtime", kKindRuntime}, {"driver", kKindDriver},
     {"nvtx", kKindNvtx},       {"stream", kKindStream},   {"context", kKindContext},
-    {"overhead", kKindOverhead}, {"graph", kKindGraph},
+    {"overhead", kKindOverhead}, {"graph", kKindGraph}, {"memory", kKindMemory},
 }};
 
 StatusOr<uint32_t> KindByName(std::string_view name) {

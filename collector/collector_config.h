@@ -26,16 +26,18 @@ enum RecordKind : uint32_t {
   kKindContext = 1u << 8,   // CONTEXT
   kKindOverhead = 1u << 9,  // OVERHEAD
   kKindGraph = 1u << 10,    // GRAPH_TRACE (one record per graph launch)
+  kKindMemory = 1u << 11,   // callback API: allocations, memory accesses, event ops
 };
 
 inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset |
                                           kKindSync | kKindRuntime | kKindNvtx |
-                                          kKindStream | kKindContext | kKindOverhead;
+                                          kKindStream | kKindContext | kKindOverhead |
+                                          kKindMemory;
 inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph;
 
 // Parses a kinds list: "default", "all", or a comma list of names (kernel,
 // memcpy, memset, sync, runtime, driver, nvtx, stream, context, overhead,
-// graph). A list whose items all start with '+' or '-' edits the default
+// graph, memory). A list whose items all start with '+' or '-' edits the default
 // set ("+driver,-overhead"); otherwise it replaces it.
 StatusOr<uint32_t> ParseKinds(std::string_view spec);
 

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include <unordered_set>
+#include "collector/callback_buffers.h"
 #include "collector/device_probe.h"
+#include "collector/memory_tracker.h"
 #include "collector/record_decoder.h"
 
 #ifndef STREAMSCOPE_CUPTI_DIR
@@ -200,6 +202,10 @@ struct TracerState {
   std::atomic<bool> unknown_kind_reported{false};
   std::atomic<bool> active{false};
   bool verbose = false;
+  // Record kind `memory`: callback records from application threads.
+  std::unique_ptr<CallbackBuffers> buffers;
+  std::unique_ptr<MemoryTracker> memory;
+  bool nvtx_callbacks = false;
   // Periodic forced flush: CUPTI's own flush period does not return
   // partly filled buffers, so without this a killed process would lose
   // everything since the last full buffer.
@@ -351,6 +357,33 @@ void OnStreamCreated(TracerState* s, const CUpti_CallbackData* cd) {
   s->writer->Submit(std::move(batch));
 }
 
+template <size_t N>
+bool IsStreamCreate(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : ids) {
+    if (id == cbid) return true;
+  }
+  return false;
+}
+
+// nvtxRangeStart*: CUPTI's MARKER records do not tell start/end ranges from
+// push/pop ones; this callback (issued when the call returns, with the
+// range id) does. Submitted at once so that it reaches the writer before
+// the range's START marker (which travels in a later activity buffer).
+void OnNvtxStartEnd(TracerState* s, const CUpti_NvtxData* nd) {
+  if (nd == nullptr) return;
+  uint64_t now = TraceNow();
+  NvtxStartEndRecord r;
+  if (nd->functionReturnValue != nullptr) {
+    r.id = static_cast<uint32_t>(*static_cast<const nvtxRangeId_t*>(nd->functionReturnValue));
+  }
+  r.tid = CurrentTid();
+  r.call_start_ns = now;
+  r.call_end_ns = now;
+  RecordBatch batch;
+  batch.emplace_back(r);
+  s->writer->Submit(std::move(batch));
+}
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void* data) {
   TracerState* s = g_state.load();
@@ -366,16 +399,34 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
     }
     return;
   }
-  const auto* cd = static_cast<const CUpti_CallbackData*>(data);
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-      cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
-    if (cd->callbackSite == CUPTI_API_ENTER) {
-      s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-      s->writer->AddStat(Stat::kFlushes, 1);
-    }
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    OnNvtxStartEnd(s, static_cast<const CUpti_NvtxData*>(data));
     return;
   }
-  OnStreamCreated(s, cd);
+  const auto* cd = static_cast<const CUpti_CallbackData*>(data);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+      if (cd->callbackSite == CUPTI_API_ENTER) {
+        if (s->buffers) s->buffers->FlushAll();
+        s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        s->writer->AddStat(Stat::kFlushes, 1);
+      }
+      return;
+    }
+    if (IsStreamCreate(kRuntimeStreamCreate, cbid)) {
+      OnStreamCreated(s, cd);
+      return;
+    }
+    if (s->memory) s->memory->OnRuntimeCallback(cbid, data);
+    return;
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (IsStreamCreate(kDriverStreamCreate, cbid)) {
+      OnStreamCreated(s, cd);
+      return;
+    }
+    if (s->memory) s->memory->OnDriverCallback(cbid, data);
+  }
 }
 
 std::string ApiName(const CuptiApi* api, ApiDomain domain, uint32_t cbid) {
@@ -437,107 +488,86 @@ std::string CuptiApiName(ApiDomain domain, uint32_t cbid) {
   return ApiName(*api, domain, cbid);
 }
 
-namespace {
-
-// CUPTI's NVTX range-start implementations, wrapped so that the ids of
-// start/end ranges reach the writer (CUPTI's MARKER records do not tell
-// them from push/pop ranges).
-using RangeStartAFn = nvtxRangeId_t(NVTX_API*)(const char*);
-using RangeStartWFn = nvtxRangeId_t(NVTX_API*)(const wchar_t*);
-using RangeStartExFn = nvtxRangeId_t(NVTX_API*)(const nvtxEventAttributes_t*);
-using DomainRangeStartExFn = nvtxRangeId_t(NVTX_API*)(nvtxDomainHandle_t, const nvtxEventAttributes_t*);
-std::atomic<RangeStartAFn> g_cupti_range_start_a{nullptr};
-std::atomic<RangeStartWFn> g_cupti_range_start_w{nullptr};
-std::atomic<RangeStartExFn> g_cupti_range_start_ex{nullptr};
-std::atomic<DomainRangeStartExFn> g_cupti_domain_range_start_ex{nullptr};
-std::atomic<int> g_wrapped_slots{0};
-
-uint64_t TraceNow();
-
-struct StartEndCall {
-  uint64_t t0 = TraceNow();
-};
-
-void NoteStartEndRange(nvtxRangeId_t id, const StartEndCall& call) {
-  TracerState* s = g_state.load();
-  if (s == nullptr || !s->active.load()) return;
-  RecordBatch batch;
-  batch.emplace_back(NvtxStartEndRecord{static_cast<uint32_t>(id), CurrentTid(), call.t0, TraceNow()});
-  s->writer->Submit(std::move(batch));
-}
-nvtxRangeId_t NVTX_API WrapRangeStartA(const char* m) {
-  StartEndCall call;
-  nvtxRangeId_t id = g_cupti_range_start_a.load()(m);
-  NoteStartEndRange(id, call);
-  return id;
-}
-nvtxRangeId_t NVTX_API WrapRangeStartW(const wchar_t* m) {
-  StartEndCall call;
-  nvtxRangeId_t id = g_cupti_range_start_w.load()(m);
-  NoteStartEndRange(id, call);
-  return id;
-}
-nvtxRangeId_t NVTX_API WrapRangeStartEx(const nvtxEventAttributes_t* a) {
-  StartEndCall call;
-  nvtxRangeId_t id = g_cupti_range_start_ex.load()(a);
-  NoteStartEndRange(id, call);
-  return id;
-}
-nvtxRangeId_t NVTX_API WrapDomainRangeStartEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
-  StartEndCall call;
-  nvtxRangeId_t id = g_cupti_domain_range_start_ex.load()(d, a);
-  NoteStartEndRange(id, call);
-  return id;
-}
-
-// Replaces slot `cbid` of `table` by `wrapper` if it holds CUPTI's function
-// (the first one seen is remembered; another NVTX copy in the process with
-// a different function is left alone).
-template <typename Fn>
-void WrapSlot(NvtxFunctionTable table, unsigned int size, unsigned int cbid, std::atomic<Fn>& saved,
-              Fn wrapper) {
-  // `size` is in bytes.
-  if (table == nullptr || cbid >= size / sizeof(NvtxFunctionPointer*) || table[cbid] == nullptr ||
-      *table[cbid] == nullptr) {
-    return;
-  }
-  Fn current = reinterpret_cast<Fn>(*table[cbid]);
-  if (current == wrapper) return;
-  Fn expected = nullptr;
-  if (!saved.compare_exchange_strong(expected, current) && expected != current) return;
-  *table[cbid] = reinterpret_cast<NvtxFunctionPointer>(wrapper);
-  ++g_wrapped_slots;
-}
-
-}  // namespace
-
 int ForwardNvtxInjection(const void* get_export_table) {
   StatusOr<const CuptiApi*> api = LoadCupti();
   if (!api.ok()) return 0;
   using InitFn = int (*)(const void*);
   auto init = reinterpret_cast<InitFn>(dlsym((*api)->handle, "InitializeInjectionNvtx2"));
   if (init == nullptr) return 0;
-  int ok = init(get_export_table);
-  if (!ok || get_export_table == nullptr) return ok;
-  auto get = reinterpret_cast<NvtxGetExportTableFunc_t>(const_cast<void*>(get_export_table));
-  auto* callbacks = static_cast<const NvtxExportTableCallbacks*>(get(NVTX_ETID_CALLBACKS));
-  if (callbacks == nullptr || callbacks->GetModuleFunctionTable == nullptr) return ok;
-  NvtxFunctionTable core = nullptr, core2 = nullptr;
-  unsigned int core_size = 0, core2_size = 0;
-  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &core, &core_size)) {
-    WrapSlot<RangeStartAFn>(core, core_size, NVTX_CBID_CORE_RangeStartA, g_cupti_range_start_a,
-                            WrapRangeStartA);
-    WrapSlot<RangeStartWFn>(core, core_size, NVTX_CBID_CORE_RangeStartW, g_cupti_range_start_w,
-                            WrapRangeStartW);
-    WrapSlot<RangeStartExFn>(core, core_size, NVTX_CBID_CORE_RangeStartEx, g_cupti_range_start_ex,
-                             WrapRangeStartEx);
-  }
-  if (callbacks->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &core2, &core2_size)) {
-    WrapSlot<DomainRangeStartExFn>(core2, core2_size, NVTX_CBID_CORE2_DomainRangeStartEx,
-                                   g_cupti_domain_range_start_ex, WrapDomainRangeStartEx);
-  }
-  return ok;
+  // Start/end ranges are learned through CUPTI's NVTX callback domain
+  // (OnNvtxStartEnd), not by wrapping NVTX's function table: after CUPTI's
+  // InitializeInjectionNvtx2 its slots do not hold CUPTI functions (see
+  // CUPTI_NOTES.md).
+  return init(get_export_table);
 }
+
+namespace {
+
+// cuFuncGetParamInfo (CUDA >= 12.4) from the driver already loaded.
+using FuncGetParamInfoFn = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
+FuncGetParamInfoFn LoadFuncGetParamInfo() {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (cuda == nullptr) return nullptr;
+  return reinterpret_cast<FuncGetParamInfoFn>(dlsym(cuda, "cuFuncGetParamInfo"));
+}
+
+bool KernelParamLayout(const void* function, ParamLayout* layout) {
+  static FuncGetParamInfoFn get = LoadFuncGetParamInfo();
+  if (get == nullptr) return false;
+  constexpr size_t kMaxParams = 4096;
+  for (size_t i = 0; i < kMaxParams; ++i) {
+    size_t offset = 0, size = 0;
+    CUresult r = get(static_cast<CUfunction>(const_cast<void*>(function)), i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) return true;  // past the last parameter
+    if (r != CUDA_SUCCESS) return false;
+    layout->push_back(ParamSlot{static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
+  }
+  return true;
+}
+
+// Device address of a __device__ symbol through the application's cudart
+// (dynamic cudart only; a static cudart does not export it).
+uint64_t SymbolAddress(const void* symbol) {
+  using Fn = int (*)(void**, const void*);
+  static Fn get = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "cudaGetSymbolAddress"));
+  void* device = nullptr;
+  if (get == nullptr || get(&device, symbol) != 0) return 0;
+  return reinterpret_cast<uint64_t>(device);
+}
+
+void StartMemoryTracking(TracerState* s) {
+  s->buffers = std::make_unique<CallbackBuffers>(s->writer);
+  MemoryTracker::Hooks hooks;
+  hooks.now = TraceNow;
+  hooks.tid = CurrentTid;
+  const CuptiApi* api = s->api;
+  hooks.stream_id = [api](void* context, void* stream,
+                          bool per_thread) -> std::optional<uint32_t> {
+    uint32_t id = 0;
+    if (api->cuptiGetStreamIdEx(static_cast<CUcontext>(context), static_cast<CUstream>(stream),
+                                per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) {
+      return std::nullopt;
+    }
+    return id;
+  };
+  hooks.device_id = [api](void* context) -> std::optional<uint32_t> {
+    uint32_t device = 0;
+    if (context == nullptr ||
+        api->cuptiGetDeviceId(static_cast<CUcontext>(context), &device) != CUPTI_SUCCESS) {
+      return std::nullopt;
+    }
+    return device;
+  };
+  hooks.param_layout = KernelParamLayout;
+  hooks.symbol_address = SymbolAddress;
+  s->memory = std::make_unique<MemoryTracker>(std::move(hooks), s->buffers.get());
+}
+
+void FlushCallbackRecords(TracerState* s) {
+  if (s->buffers) s->buffers->FlushAll();
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config,
                                                                 TraceWriter* writer) {
@@ -596,6 +626,25 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
   for (CUpti_CallbackId id : kDriverStreamCreate)
     stream_tracking &= enable_cb(CUPTI_CB_DOMAIN_DRIVER_API, id);
   writer->SetStreamCreationTracked(stream_tracking);
+  if (config.kinds & kKindMemory) {
+    StartMemoryTracking(s);
+    int failed = 0;
+    for (uint32_t id : MemoryTracker::RuntimeCallbackIds())
+      failed += !enable_cb(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    for (uint32_t id : MemoryTracker::DriverCallbackIds())
+      failed += !enable_cb(CUPTI_CB_DOMAIN_DRIVER_API, id);
+    if (failed > 0) {
+      std::fprintf(stderr, "streamscope: %d memory-tracking callbacks could not be enabled\n",
+                   failed);
+    }
+  }
+  if (config.kinds & kKindNvtx) {
+    for (CUpti_CallbackId id :
+         {CUPTI_CBID_NVTX_nvtxRangeStartA, CUPTI_CBID_NVTX_nvtxRangeStartW,
+          CUPTI_CBID_NVTX_nvtxRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeStartEx}) {
+      s->nvtx_callbacks |= enable_cb(CUPTI_CB_DOMAIN_NVTX, id);
+    }
+  }
 
   if (config.device_buffer_kb > 0) {
     size_t bytes = static_cast<size_t>(config.device_buffer_kb) * 1024;
@@ -645,6 +694,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
                                      [s] { return s->flusher_stop; })) {
         lock.unlock();
         if (s->active.load()) {
+          FlushCallbackRecords(s);
           s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
           s->writer->AddStat(Stat::kFlushes, 1);
         }
@@ -674,6 +724,7 @@ uint64_t CuptiTracer::Now() const {
 void CuptiTracer::Flush() {
   TracerState* s = g_state.load();
   if (s == nullptr || !s->active.load()) return;
+  FlushCallbackRecords(s);
   s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   s->writer->AddStat(Stat::kFlushes, 1);
 }
@@ -694,11 +745,19 @@ void CuptiTracer::Stop() {
   s->enabled.clear();
   s->api->cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   s->writer->AddStat(Stat::kFlushes, 1);
-  s->writer->AddStat(Stat::kNvtxWrappedSlots, g_wrapped_slots.load());
   s->active = false;
   if (s->subscriber != nullptr) {
     s->api->cuptiUnsubscribe(s->subscriber);
     s->subscriber = nullptr;
+  }
+  // No callback adds records after the unsubscribe.
+  FlushCallbackRecords(s);
+  if (s->memory) {
+    const MemoryTracker::Counters& c = s->memory->counters();
+    s->writer->AddStat(Stat::kMemoryLaunches, c.launches.load());
+    s->writer->AddStat(Stat::kMemoryLaunchesInRuntime, c.launches_in_runtime.load());
+    s->writer->AddStat(Stat::kMemoryLaunchesWithoutLayout, c.launches_without_layout.load());
+    s->writer->AddStat(Stat::kMemoryUntrackedFrees, c.untracked_frees.load());
   }
 }
 

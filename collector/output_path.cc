@@ -101,4 +101,12 @@ Status CreateTraceFile(const std::string& path, bool overwrite) {
   return OkStatus();
 }
 
+void RemoveTraceFiles(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::string file = path + suffix;
+    struct stat st;
+    if (lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) unlink(file.c_str());
+  }
+}
+
 }  // namespace streamscope::collector

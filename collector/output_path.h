@@ -30,6 +30,11 @@ StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid,
 // symlink or non-regular file is never removed. Errors name the path.
 Status CreateTraceFile(const std::string& path, bool overwrite);
 
+// Removes a trace file this process created but could not set up (so it
+// does not block the next run as "already exists"), with its regular
+// -wal/-shm/-journal companions; never removes a symlink or special file.
+void RemoveTraceFiles(const std::string& path);
+
 }  // namespace streamscope::collector
 
 #endif  // STREAMSCOPE_COLLECTOR_OUTPUT_PATH_H_

@@ -148,11 +148,78 @@ struct NvtxStartEndRecord {
   uint64_t call_start_ns = 0, call_end_ns = 0;
 };
 
+// ---- What operations touch (callback API, record kind `memory`) ----------
+// Correlation ids below are those of the runtime API call as stored in
+// api_call and in kernel/memcpy/memset (the driver call's for driver-only
+// calls); stream ids are CUPTI stream ids; times are in the trace clock.
+
+enum class AllocationKind : uint8_t {
+  kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool, kAsync,
+};
+// Values of allocation.kind.
+inline std::string_view AllocationKindName(AllocationKind kind) {
+  constexpr std::string_view kNames[] = {"device", "pinned_host", "registered_host",
+                                         "managed", "pool", "async"};
+  return kNames[static_cast<int>(kind)];
+}
+
+// An allocation seen when its API call returned; `id` is assigned by the
+// collector and becomes allocation.id (memory_access.allocation_id refers
+// to it).
+struct AllocationRecord {
+  uint64_t id = 0;
+  AllocationKind kind = AllocationKind::kDevice;
+  uint64_t address = 0, bytes = 0;
+  std::optional<uint32_t> device_id, stream_id;
+  uint64_t alloc_ns = 0;
+  uint32_t correlation_id = 0;
+};
+
+// The free of allocation `id` (applied to its allocation row).
+struct FreeRecord {
+  uint64_t id = 0;
+  uint64_t free_ns = 0;
+  uint32_t correlation_id = 0;
+  std::optional<uint32_t> stream_id;  // stream-ordered frees
+};
+
+enum class Access : uint8_t { kRead, kWrite, kUnknown };
+inline std::string_view AccessName(Access access) {
+  constexpr std::string_view kNames[] = {"read", "write", "unknown"};
+  return kNames[static_cast<int>(access)];
+}
+
+struct MemoryAccessRecord {
+  uint32_t correlation_id = 0;
+  uint64_t address = 0, bytes = 0;
+  Access access = Access::kUnknown;
+  std::optional<uint64_t> allocation_id;
+  std::optional<uint32_t> arg_index;  // kernel parameter index
+};
+
+enum class EventOpKind : uint8_t { kRecord, kWait, kSynchronize, kQuery, kElapsed };
+inline std::string_view EventOpName(EventOpKind op) {
+  constexpr std::string_view kNames[] = {"record", "wait", "synchronize", "query", "elapsed"};
+  return kNames[static_cast<int>(op)];
+}
+
+struct EventOpRecord {
+  EventOpKind op = EventOpKind::kRecord;
+  uint64_t event_handle = 0;
+  std::optional<uint64_t> other_event;  // 'elapsed': the end event
+  std::optional<uint32_t> stream_id;
+  uint32_t tid = 0;
+  uint64_t ts_ns = 0;
+  uint32_t correlation_id = 0;
+  std::optional<double> elapsed_ms;
+};
+
 using TraceRecord =
     std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord,
                  ApiRecord, SyncRecord, MarkerRecord, MarkerDataRecord,
                  StreamRecord, ContextRecord, DeviceRecord, OverheadRecord,
-                 StreamCreatedRecord, NvtxStartEndRecord>;
+                 StreamCreatedRecord, NvtxStartEndRecord, AllocationRecord,
+                 FreeRecord, MemoryAccessRecord, EventOpRecord>;
 
 using RecordBatch = std::vector<TraceRecord>;
 

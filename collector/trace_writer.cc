@@ -24,7 +24,8 @@ constexpr std::string_view kStatNames[] = {
     "records_invalid",        "records_ignored",       "buffers_completed",
     "buffers_request_denied", "writer_batches",        "commits",
     "flushes",                "nvtx_unmatched_ends",   "nvtx_start_end_calls",
-    "nvtx_start_end_matched", "nvtx_wrapped_slots",
+    "nvtx_start_end_matched", "memory_launches",       "memory_launches_in_runtime",
+    "memory_launches_without_layout", "memory_untracked_frees", "memory_frees_unmatched",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -86,6 +87,10 @@ class Stmt {
   }
   Stmt& Null(int i) {
     sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  Stmt& Real(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
     return *this;
   }
   Stmt& Text(int i, std::string_view v) {
@@ -194,7 +199,10 @@ struct TraceWriter::Db {
   BulkInsert bulk_kernel, bulk_api, bulk_memcpy;
   Stmt ins_string, ins_memset, ins_graph, ins_sync,
       ins_range, ins_mark, ins_stream, ins_context, ins_device, ins_overhead, ins_thread,
-      ins_meta, ins_stat;
+      ins_meta, ins_stat, ins_alloc, upd_free, ins_access, ins_event;
+  // Frees that arrived before their allocation row (allocated and freed on
+  // different threads, whose batches are flushed independently).
+  std::unordered_map<uint64_t, FreeRecord> pending_frees;
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> strings;
   int64_t next_string_id = 1;
   std::unordered_map<uint64_t, int64_t> api_names;  // (domain << 32 | cbid) -> string id
@@ -245,6 +253,13 @@ struct TraceWriter::Db {
     strings.emplace(std::string(s), id);
     return id;
   }
+  // Applies a free to its allocation row; false if the row is not there yet.
+  StatusOr<bool> ApplyFree(const FreeRecord& r) {
+    upd_free.Int(1, static_cast<int64_t>(r.free_ns)).Int(2, r.correlation_id).Opt(3, r.stream_id)
+        .Int(4, static_cast<int64_t>(r.id));
+    if (auto st = upd_free.Step(); !st.ok()) return st;
+    return sqlite3_changes(db) > 0;
+  }
   Status SeeThread(uint32_t tid, const WriterOptions& o) {
     if (!threads.insert(tid).second) return OkStatus();
     std::string name = o.thread_name ? o.thread_name(tid) : DefaultThreadName(tid);
@@ -262,6 +277,15 @@ TraceWriter::TraceWriter(WriterOptions options) : options_(std::move(options)) {
 
 StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) {
   if (auto st = CreateTraceFile(options.path, options.overwrite); !st.ok()) return st;
+  // A trace that could not be set up is removed again (declared before `w`,
+  // so it runs after the database is closed).
+  struct RemoveUnlessOpened {
+    std::string path;
+    bool opened = false;
+    ~RemoveUnlessOpened() {
+      if (!opened) RemoveTraceFiles(path);
+    }
+  } cleanup{options.path};
   std::unique_ptr<TraceWriter> w(new TraceWriter(std::move(options)));
   w->db_ = std::make_unique<Db>();
   Db& d = *w->db_;
@@ -314,6 +338,17 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
        "INSERT INTO cupti_overhead(kind,object_kind,object_id,start_ns,end_ns) VALUES(?,?,?,?,?)"},
       {&d.ins_thread, "INSERT OR IGNORE INTO thread(tid,name) VALUES(?,?)"},
       {&d.ins_meta, "INSERT OR REPLACE INTO metadata(key,value) VALUES(?,?)"},
+      {&d.ins_alloc,
+       "INSERT OR REPLACE INTO allocation(id,kind,address,bytes,device_id,stream_id,alloc_ns,"
+       "alloc_correlation_id) VALUES(?,?,?,?,?,?,?,?)"},
+      {&d.upd_free,
+       "UPDATE allocation SET free_ns=?, free_correlation_id=?, free_stream_id=? WHERE id=?"},
+      {&d.ins_access,
+       "INSERT INTO memory_access(correlation_id,address,bytes,access,allocation_id,arg_index) "
+       "VALUES(?,?,?,?,?,?)"},
+      {&d.ins_event,
+       "INSERT INTO event_op(op,event_handle,other_event,stream_id,tid,ts_ns,correlation_id,"
+       "elapsed_ms) VALUES(?,?,?,?,?,?,?,?)"},
       {&d.ins_stat, "INSERT OR REPLACE INTO collector_stat(key,value) VALUES(?,?)"},
   };
   for (auto& s : statements) {
@@ -349,12 +384,14 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
   if (auto st = d.ins_meta.Step(); !st.ok()) return st;
   if (auto st = d.Commit(); !st.ok()) return st;
   w->thread_ = std::thread([raw = w.get()] { raw->Run(); });
+  cleanup.opened = true;
   return w;
 }
 
 TraceWriter::~TraceWriter() {
+  if (!thread_.joinable()) return;  // Open failed: no writer thread would ever finish
   (void)Finish("flush_on_stop", 0);
-  if (thread_.joinable()) thread_.join();
+  thread_.join();
 }
 
 bool TraceWriter::Submit(std::unique_ptr<WorkItem> item) {
@@ -428,7 +465,10 @@ void TraceWriter::Run() {
         lock.unlock();
         Status st = db_->in_txn ? CommitWithStats() : OkStatus();
         lock.lock();
-        if (!st.ok() && error_.ok()) error_ = st;
+        if (!st.ok() && error_.ok()) {
+          error_ = st;
+          ReportFailure(st);
+        }
         cv_.wait_for(lock, std::chrono::milliseconds(options_.commit_ms),
                      [&] { return !queue_.empty(); });
         if (queue_.empty()) continue;
@@ -452,8 +492,7 @@ void TraceWriter::Run() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!st.ok() && error_.ok()) {
       error_ = st;
-      std::fprintf(stderr, "streamscope: trace writer failed, later records are dropped: %s\n",
-                   std::string(st.message()).c_str());
+      ReportFailure(st);
     }
     if (type == Task::Type::kBarrier) {
       ++barriers_done_;
@@ -466,6 +505,13 @@ void TraceWriter::Run() {
       return;
     }
   }
+}
+
+void TraceWriter::ReportFailure(const Status& st) const {
+  // The one line the application's user sees about it (the collector does
+  // not repeat it at exit).
+  std::fprintf(stderr, "streamscope: writing trace '%s' failed, later records are dropped: %s\n",
+               options_.path.c_str(), std::string(st.message()).c_str());
 }
 
 Status TraceWriter::CommitWithStats() {
@@ -525,6 +571,8 @@ Status TraceWriter::Process(Task& task) {
     if (Status st = d.DrainBulk(); !st.ok()) return st;
     stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
     stats_[static_cast<int>(Stat::kNvtxStartEndMatched)] = d.nvtx.start_end_matched();
+    stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] =
+        static_cast<int64_t>(d.pending_frees.size());
     // Stream kinds that need the whole trace.
     if (auto st = d.Exec(
             "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
@@ -704,6 +752,40 @@ Status TraceWriter::Process(Task& task) {
             stats_[static_cast<int>(Stat::kNvtxStartEndCalls)].fetch_add(1);
             --written;  // folded into its range
             return OkStatus();
+          } else if constexpr (std::is_same_v<T, AllocationRecord>) {
+            d.ins_alloc.Int(1, static_cast<int64_t>(r.id)).Text(2, AllocationKindName(r.kind))
+                .Int(3, static_cast<int64_t>(r.address)).Int(4, static_cast<int64_t>(r.bytes))
+                .Opt(5, r.device_id).Opt(6, r.stream_id).Int(7, static_cast<int64_t>(r.alloc_ns))
+                .Int(8, r.correlation_id);
+            if (auto st = d.ins_alloc.Step(); !st.ok()) return st;
+            if (auto it = d.pending_frees.find(r.id); it != d.pending_frees.end()) {
+              StatusOr<bool> applied = d.ApplyFree(it->second);
+              if (!applied.ok()) return applied.status();
+              d.pending_frees.erase(it);
+            }
+            return OkStatus();
+          } else if constexpr (std::is_same_v<T, FreeRecord>) {
+            StatusOr<bool> applied = d.ApplyFree(r);
+            if (!applied.ok()) return applied.status();
+            if (!*applied) d.pending_frees.emplace(r.id, r);
+            --written;  // applied to its allocation row
+            return OkStatus();
+          } else if constexpr (std::is_same_v<T, MemoryAccessRecord>) {
+            d.ins_access.Int(1, r.correlation_id).Int(2, static_cast<int64_t>(r.address))
+                .Int(3, static_cast<int64_t>(r.bytes)).Text(4, AccessName(r.access))
+                .Opt(5, r.allocation_id).Opt(6, r.arg_index);
+            return d.ins_access.Step();
+          } else if constexpr (std::is_same_v<T, EventOpRecord>) {
+            d.ins_event.Text(1, EventOpName(r.op)).Int(2, static_cast<int64_t>(r.event_handle))
+                .Opt(3, r.other_event).Opt(4, r.stream_id).Int(5, r.tid)
+                .Int(6, static_cast<int64_t>(r.ts_ns)).Int(7, r.correlation_id);
+            if (r.elapsed_ms.has_value()) {
+              d.ins_event.Real(8, *r.elapsed_ms);
+            } else {
+              d.ins_event.Null(8);
+            }
+            if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
+            return d.ins_event.Step();
           } else if constexpr (std::is_same_v<T, StreamCreatedRecord>) {
             d.created_streams.emplace(r.stream_id, r.tid);
             --written;  // applied to its stream row at the end

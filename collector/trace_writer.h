@@ -43,9 +43,13 @@ enum class Stat : int {
   kCommits,
   kFlushes,
   kNvtxUnmatchedEnds,
-  kNvtxStartEndCalls,    // nvtxRangeStart* calls seen by the NVTX wrappers
+  kNvtxStartEndCalls,    // nvtxRangeStart* calls seen by the NVTX callbacks
   kNvtxStartEndMatched,  // ... whose START marker was found
-  kNvtxWrappedSlots,     // NVTX entry points wrapped (0: start/end inferred)
+  kMemoryLaunches,              // kernel launches whose arguments were inspected
+  kMemoryLaunchesInRuntime,     // ... driver launches inside a runtime launch call
+  kMemoryLaunchesWithoutLayout, // ... without a parameter layout (no arguments attributed)
+  kMemoryUntrackedFrees,        // frees of pointers not allocated during capture
+  kMemoryFreesUnmatched,        // free records whose allocation row never arrived
   kCount,
 };
 std::string_view StatName(Stat stat);
@@ -124,6 +128,7 @@ class TraceWriter {
   void Run();
   Status Process(Task& task);
   Status CommitWithStats();  // writer thread only
+  void ReportFailure(const Status& st) const;  // once, on the first error
 
   WriterOptions options_;
   std::unique_ptr<Db> db_;

@@ -260,8 +260,37 @@ CREATE TABLE nvtx_mark (
 );
 
 -- What operations touch (filled by the memory-tracking callbacks) ---------
+-- The collector fills these three tables from CUPTI runtime/driver API
+-- callbacks when record kind `memory` is on (collector/README.md). Contract
+-- shared by all three:
+--   * correlation_id = the correlation id of the runtime API call, exactly as
+--     in api_call.correlation_id and in kernel/memcpy/memset.correlation_id
+--     (for a driver API call made directly by the application, the driver
+--     call's id). Driver calls made inside a runtime call are not recorded
+--     separately; a runtime kernel launch's argument rows (seen in the
+--     cuLaunchKernel* underneath it) carry the runtime call's id.
+--   * stream_id = the CUPTI stream id, the same numbering as kernel.stream_id
+--     and stream.id (handles converted with cuptiGetStreamIdEx; the NULL
+--     handle is the legacy default stream, or the per-thread default stream
+--     for _ptsz/_ptds entry points; cudaStreamLegacy/cudaStreamPerThread
+--     handles are honoured).
+--   * Times are the trace clock (as api_call); tid is the OS thread id (as
+--     api_call.tid).
+--   * Only calls that returned success are recorded.
 
--- Device, pinned-host, managed and pool allocations and their frees.
+-- Allocations and their frees. kind: 'device' (cudaMalloc, cudaMallocPitch,
+-- cuMemAlloc, cuMemAllocPitch; bytes = pitch * height for pitched),
+-- 'pinned_host' (cudaMallocHost, cudaHostAlloc, cuMemAllocHost,
+-- cuMemHostAlloc), 'registered_host' (cudaHostRegister/cuMemHostRegister;
+-- freed by cudaHostUnregister), 'managed' (cudaMallocManaged,
+-- cuMemAllocManaged), 'async' (cudaMallocAsync/cuMemAllocAsync: stream-ordered
+-- from the device's current pool), 'pool' (cudaMallocFromPoolAsync,
+-- cuMemAllocFromPoolAsync). device_id: the current context's device; NULL
+-- for host kinds. stream_id: the allocating stream ('async' and 'pool'
+-- only); free_stream_id: the freeing stream (cudaFreeAsync/cuMemFreeAsync
+-- only). alloc_ns/free_ns: the allocating/freeing call's start (taken in its
+-- API-enter callback). Memory allocated before capture began, by VMM
+-- (cuMemCreate/cuMemMap), arrays and graph memory nodes is not tracked.
 CREATE TABLE allocation (
   id                    INTEGER PRIMARY KEY,
   kind                  TEXT NOT NULL,     -- 'device','pinned_host','registered_host','managed','pool','async'
@@ -272,12 +301,30 @@ CREATE TABLE allocation (
   alloc_ns              INTEGER NOT NULL,
   alloc_correlation_id  INTEGER,
   free_ns               INTEGER,           -- NULL if never freed during capture
-  free_correlation_id   INTEGER
+  free_correlation_id   INTEGER,
+  free_stream_id        INTEGER            -- stream-ordered frees
 );
 
--- Memory ranges an operation reads or writes. For copies and memsets the
--- ranges are exact; for kernels they are the allocations their pointer
--- arguments fall into, with access 'unknown' (direction not knowable).
+-- Memory ranges an operation reads or writes, one row per range.
+--   * Copies (cudaMemcpy, cudaMemcpyAsync, 2D, 3D, Peer, ToSymbol/FromSymbol,
+--     their _ptds/_ptsz forms; cuMemcpy, cuMemcpy{HtoD,DtoH,DtoD}, Peer, 2D
+--     and Async forms): source range access 'read', destination 'write'.
+--     2D/3D copies record the bounding range (first byte to last byte,
+--     pitch gaps included); 3D copies involving an array, array copies and
+--     batch copies are not recorded. A symbol's side is recorded where the
+--     process's cudart exports cudaGetSymbolAddress (dynamic cudart).
+--   * Memsets (cudaMemset*, cuMemsetD*): 'write'; 2D/3D: bounding range.
+--   * Kernel launches (cudaLaunchKernel[_ptsz], cudaLaunchKernelExC[_ptsz],
+--     cudaLaunchCooperativeKernel[_ptsz], cuLaunchKernel[Ex][_ptsz],
+--     cuLaunchCooperativeKernel[_ptsz]): one row per pointer-sized parameter
+--     (layout from cuFuncGetParamInfo, CUDA >= 12.4) whose value lies inside
+--     a live tracked allocation: address = the pointer, bytes = allocation
+--     end - pointer, access 'unknown', arg_index = parameter index. Kernels
+--     launched as CUDA graph nodes get no rows; launches captured into a
+--     graph get rows under the capture-time call's correlation id (which has
+--     no kernel row).
+-- allocation_id: the live allocation containing `address` at the call (NULL
+-- for untracked memory, e.g. pageable host memory).
 CREATE TABLE memory_access (
   id              INTEGER PRIMARY KEY,
   correlation_id  INTEGER NOT NULL,       -- the op (via its API call)
@@ -288,8 +335,18 @@ CREATE TABLE memory_access (
   arg_index       INTEGER                 -- kernel parameter index, NULL otherwise
 );
 
--- cudaEventRecord / cudaStreamWaitEvent / cudaEventElapsedTime as seen by
--- the callback API. event_handle is the application's cudaEvent_t value.
+-- Event operations as seen by the callback API. event_handle is the
+-- application's cudaEvent_t/CUevent value (an event handle may be reused
+-- after cudaEventDestroy). op: 'record' (cudaEventRecord[WithFlags][_ptsz],
+-- cuEventRecord*; stream_id = the recording stream), 'wait'
+-- (cudaStreamWaitEvent[_ptsz], cuStreamWaitEvent*; stream_id = the waiting
+-- stream), 'synchronize' (cudaEventSynchronize, cuEventSynchronize),
+-- 'query' (cudaEventQuery, cuEventQuery; only successful ones, i.e. the
+-- event had completed), 'elapsed' (cudaEventElapsedTime, cuEventElapsedTime:
+-- event_handle = start event, other_event = end event, elapsed_ms = the
+-- value the application read). stream_id is NULL for the last three. ts_ns =
+-- the API call's start, taken in its API-enter callback (a few hundred ns
+-- after api_call.start_ns, before its end_ns).
 CREATE TABLE event_op (
   id              INTEGER PRIMARY KEY,
   op              TEXT NOT NULL,          -- 'record','wait','synchronize','query','elapsed'
@@ -387,3 +444,5 @@ CREATE INDEX IF NOT EXISTS api_call_correlation ON api_call(correlation_id);
 CREATE INDEX IF NOT EXISTS kernel_correlation ON kernel(correlation_id);
 CREATE INDEX IF NOT EXISTS memcpy_correlation ON memcpy(correlation_id);
 CREATE INDEX IF NOT EXISTS memset_correlation ON memset(correlation_id);
+CREATE INDEX IF NOT EXISTS memory_access_correlation ON memory_access(correlation_id);
+CREATE INDEX IF NOT EXISTS event_op_correlation ON event_op(correlation_id);

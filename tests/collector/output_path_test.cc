@@ -134,7 +134,21 @@ TEST(CollectorConfig, UnknownKindIsAnErrorNamingIt) {
   auto k = ParseKinds("kernel,bogus");
   ASSERT_FALSE(k.ok());
   EXPECT_NE(k.status().message().find("bogus"), std::string::npos);
-  EXPECT_FALSE(ParseKinds("-kernel,-memcpy,-memset,-sync,-runtime,-nvtx,-stream,-context,-overhead").ok());
+  EXPECT_FALSE(ParseKinds("-kernel,-memcpy,-memset,-sync,-runtime,-nvtx,-stream,-context,-overhead,"
+                          "-memory").ok());
+}
+
+TEST(CollectorConfig, MemoryIsOnByDefaultAndCanBeTurnedOff) {
+  EXPECT_TRUE(kDefaultKinds & kKindMemory);
+  EXPECT_TRUE(*ParseKinds("default") & kKindMemory);
+  auto off = ParseKinds("-memory");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(*off, kDefaultKinds & ~kKindMemory);
+  auto only = ParseKinds("kernel,memory");
+  ASSERT_TRUE(only.ok());
+  EXPECT_EQ(*only, kKindKernel | kKindMemory);
+  EXPECT_EQ(KindsToString(*only), "kernel,memory");
+  EXPECT_NE(KindsToString(kAllKinds).find("memory"), std::string::npos);
 }
 
 TEST(CollectorConfig, ReadsEnvironmentAndRejectsBadNumbers) {

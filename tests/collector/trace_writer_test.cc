@@ -406,5 +406,112 @@ TEST_F(TraceWriterTest, UnwritablePathIsAnError) {
   EXPECT_NE(w.status().message().find("missing-dir"), std::string::npos);
 }
 
+TEST_F(TraceWriterTest, MemoryTablesRoundTripAndFreesFindTheirAllocation) {
+  auto w = TraceWriter::Open(Options());
+  ASSERT_TRUE(w.ok());
+  RecordBatch b;
+  AllocationRecord a;
+  a.id = 7;
+  a.kind = AllocationKind::kAsync;
+  a.address = 0x7f0000000000;
+  a.bytes = 4096;
+  a.device_id = 0;
+  a.stream_id = 13;
+  a.alloc_ns = 500;
+  a.correlation_id = 3;
+  b.push_back(a);
+  MemoryAccessRecord m;
+  m.correlation_id = 4;
+  m.address = 0x7f0000000100;
+  m.bytes = 3840;
+  m.access = Access::kUnknown;
+  m.allocation_id = 7;
+  m.arg_index = 2;
+  b.push_back(m);
+  MemoryAccessRecord host;
+  host.correlation_id = 5;
+  host.address = 0x1000;
+  host.bytes = 64;
+  host.access = Access::kRead;
+  b.push_back(host);
+  EventOpRecord e;
+  e.op = EventOpKind::kElapsed;
+  e.event_handle = 0xe1;
+  e.other_event = 0xe2;
+  e.tid = 100;
+  e.ts_ns = 900;
+  e.correlation_id = 9;
+  e.elapsed_ms = 0.25;
+  b.push_back(e);
+  EventOpRecord rec;
+  rec.op = EventOpKind::kRecord;
+  rec.event_handle = 0xe1;
+  rec.stream_id = 13;
+  rec.tid = 100;
+  rec.ts_ns = 800;
+  rec.correlation_id = 8;
+  b.push_back(rec);
+  FreeRecord f;
+  f.id = 7;
+  f.free_ns = 1000;
+  f.correlation_id = 10;
+  f.stream_id = 14;
+  b.push_back(f);
+  // A free from another thread's batch that arrives before its allocation.
+  FreeRecord early;
+  early.id = 8;
+  early.free_ns = 1200;
+  early.correlation_id = 12;
+  b.push_back(early);
+  ASSERT_TRUE((*w)->Submit(std::move(b)));
+  AllocationRecord late;
+  late.id = 8;
+  late.kind = AllocationKind::kPinnedHost;
+  late.address = 0x2000;
+  late.bytes = 16;
+  late.alloc_ns = 1100;
+  late.correlation_id = 11;
+  RecordBatch b2;
+  b2.push_back(late);
+  ASSERT_TRUE((*w)->Submit(std::move(b2)));
+  FreeRecord orphan;
+  orphan.id = 99;
+  orphan.free_ns = 1300;
+  RecordBatch b3;
+  b3.push_back(orphan);
+  ASSERT_TRUE((*w)->Submit(std::move(b3)));
+  ASSERT_TRUE((*w)->Finish("normal_exit", 2000).ok());
+
+  Db db(path_);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM allocation"), 2);
+  EXPECT_EQ(db.Text("SELECT kind || ',' || address || ',' || bytes || ',' || device_id || ',' || "
+                    "stream_id || ',' || alloc_ns || ',' || alloc_correlation_id || ',' || free_ns || "
+                    "',' || free_correlation_id || ',' || free_stream_id FROM allocation WHERE id=7"),
+            "async,139637976727552,4096,0,13,500,3,1000,10,14");
+  EXPECT_EQ(db.Text("SELECT kind || ',' || coalesce(device_id,'null') || ',' || free_ns || ',' || "
+                    "free_correlation_id || ',' || coalesce(free_stream_id,'null') FROM allocation "
+                    "WHERE id=8"),
+            "pinned_host,null,1200,12,null");
+  EXPECT_EQ(db.Text("SELECT correlation_id || ',' || address || ',' || bytes || ',' || access || ',' "
+                    "|| allocation_id || ',' || arg_index FROM memory_access WHERE correlation_id=4"),
+            "4,139637976727808,3840,unknown,7,2");
+  EXPECT_EQ(db.Text("SELECT access || ',' || coalesce(allocation_id,'null') || ',' || "
+                    "coalesce(arg_index,'null') FROM memory_access WHERE correlation_id=5"),
+            "read,null,null");
+  EXPECT_EQ(db.Text("SELECT op || ',' || event_handle || ',' || other_event || ',' || "
+                    "coalesce(stream_id,'null') || ',' || tid || ',' || ts_ns || ',' || "
+                    "correlation_id || ',' || elapsed_ms FROM event_op WHERE op='elapsed'"),
+            "elapsed,225,226,null,100,900,9,0.25");
+  EXPECT_EQ(db.Text("SELECT op || ',' || stream_id || ',' || coalesce(other_event,'null') || ',' || "
+                    "coalesce(elapsed_ms,'null') FROM event_op WHERE op='record'"),
+            "record,13,null,null");
+  EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='memory_frees_unmatched'"), 1);
+  // Allocation and accesses join on allocation_id; accesses join api calls
+  // by correlation id (indexes exist after finalize).
+  EXPECT_EQ(db.Int("SELECT count(*) FROM sqlite_master WHERE name IN "
+                   "('memory_access_correlation','event_op_correlation')"),
+            2);
+}
+
 }  // namespace
 }  // namespace streamscope::collector
