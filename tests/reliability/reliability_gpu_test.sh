@@ -65,6 +65,7 @@ signalled() {
   fi
   local pid=$! t0
   wait_ready "$D/$name.out" || echo "  ($name never printed ready)"
+  echo "  ($name: $(grep SigIgn /proc/$pid/status 2>/dev/null))"
   sleep "$delay"
   t0=$(date +%s.%N)
   kill -"$sig" $pid
@@ -81,8 +82,8 @@ exits)
   # Normal exits: exact op counts, capture_end normal_exit, nothing dropped.
   for m in "return 0 100 1 1" "exit 5 100 1 1" "reset 0 200 2 2" "exit_thread 6 150 2 2"; do
     set -- $m
-    plain "$1.plain" timeout 60 "$REL" "$1"
-    traced "$1" "$D/$1.sqlite" timeout 60 "$REL" "$1"
+    plain "$1.plain" timeout 30 "$REL" "$1"
+    traced "$1" "$D/$1.sqlite" timeout 30 "$REL" "$1"
     expect "$1: exit status $2" [ "$(rc_of "$1")" = "$2" ]
     expect "$1: not hung (timeout)" [ "$(rc_of "$1")" != 124 ]
     same_run "$1.plain" "$1"
