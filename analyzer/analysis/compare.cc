@@ -9,9 +9,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
+#include "analyzer/render/hazards_render.h"
 #include "analyzer/render/units.h"
 
 namespace streamscope {
@@ -25,6 +27,7 @@ std::string_view CompareVerdictName(CompareVerdict v) {
     case CompareVerdict::kOverlapWithoutGain: return "OVERLAP_WITHOUT_GAIN";
     case CompareVerdict::kWithinNoise: return "WITHIN_NOISE";
     case CompareVerdict::kNoGain: return "NO_GAIN";
+    case CompareVerdict::kHazard: return "HAZARD";
   }
   return "UNKNOWN";
 }
@@ -190,6 +193,7 @@ void Decide(CompareResult& r) {
   bool beyond_noise = std::llabs(r.saved_ns) > r.noise_ns;
   if (!r.work_same) r.failed_conditions.push_back("work");
   if (!r.validation_passed) r.failed_conditions.push_back("validation");
+  if (r.variant_certain_hazards > 0) r.failed_conditions.push_back("hazards");
   if (o.goal == CompareGoal::kOverlap && !r.overlap_present) r.failed_conditions.push_back("overlap");
   if (!beyond_noise || r.saved_ns <= 0) r.failed_conditions.push_back("gain");
 
@@ -197,6 +201,8 @@ void Decide(CompareResult& r) {
     r.verdict = CompareVerdict::kDifferentWork;
   } else if (!r.validation_passed) {
     r.verdict = CompareVerdict::kValidationFailed;
+  } else if (r.variant_certain_hazards > 0) {
+    r.verdict = CompareVerdict::kHazard;  // a speed-up with unordered accesses is not a verified overlap
   } else if (o.goal == CompareGoal::kOverlap && !r.overlap_present) {
     r.verdict = CompareVerdict::kNoOverlap;
   } else if (!beyond_noise) {
@@ -230,6 +236,12 @@ void Explain(CompareResult& r) {
       s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
       if (r.validation_failures.size() > 1) absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
       absl::StrAppend(&s, ".");
+      break;
+    case CompareVerdict::kHazard:
+      s = absl::StrCat("Not verified: the variant has ", r.variant_certain_hazards,
+                       " certain cross-stream hazards (accesses to the same bytes, one writing, that nothing "
+                       "orders): ", r.hazard_sentence,
+                       " Whatever it saved, the overlap is not verified until an event wait or sync orders them.");
       break;
     case CompareVerdict::kNoOverlap:
       s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
@@ -312,6 +324,10 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
   run.workload = summary.workload.variant;
   run.validation = summary.workload.validation;
   RunMetrics& x = run.metrics;
+  // Analysis 8: the order and hazards once per trace, only when it recorded accesses.
+  run.hazards_checked = !model.memory_accesses.empty();
+  std::optional<TraceHazards> hazards;
+  if (run.hazards_checked) hazards.emplace(PrepareHazards(model));
   for (const Window& w : windows) {
     x.window_ns += w.length();
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -341,6 +357,15 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
       IntervalList any;
       for (const OverlapInterval& iv : d.intervals) any.push_back({iv.start_ns, iv.end_ns});
       x.overlap_ns += TotalLength(Normalize(std::move(any)));
+    }
+    if (hazards) {
+      HazardsResult h = SummarizeHazards(model, hazards->all, w, {}, hazards->stats);
+      run.certain_hazards += h.certain_count;
+      run.possible_hazards += h.possible_count;
+      run.certain_hazards_observed += h.certain_observed;
+      if (!h.certain.empty() && (run.first_certain_hazard.empty() || h.certain.front().observed_concurrent)) {
+        run.first_certain_hazard = HazardSentence(model, h.certain.front());
+      }
     }
     GapCausesResult gaps = AnalyzeGapCauses(model, w, GapCausesOptions{});
     x.idle_ns += gaps.idle_ns;
@@ -419,6 +444,10 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
     }
   }
   r.validation_passed = r.validation_failures.empty();
+  for (const CompareRun& run : r.variant) {
+    r.variant_certain_hazards += run.certain_hazards;
+    if (r.hazard_sentence.empty()) r.hazard_sentence = run.first_certain_hazard;
+  }
 
   AddMetric(r, "total_interval_ns", &RunMetrics::total_interval_ns);
   AddMetric(r, "window_ns", &RunMetrics::window_ns);

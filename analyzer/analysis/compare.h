@@ -21,6 +21,8 @@
 // Verdict, first failing condition wins:
 //   DIFFERENT_WORK     some run's work differs from the first control run's;
 //   VALIDATION_FAILED  some run recorded "validation=failed...";
+//   HAZARD             a variant run has certain cross-stream hazards
+//                      (analysis 8) in its windows;
 //   NO_OVERLAP         (goal overlap) variant median overlap_ns <
 //                      min_overlap_share x its median busy time (or 0);
 //   WITHIN_NOISE       |saved| <= noise, noise = max(noise_pct % of the
@@ -55,9 +57,10 @@ namespace streamscope {
 enum class CompareVerdict : uint8_t {
   kVerified = 0, kDifferentWork = 1, kValidationFailed = 2, kNoOverlap = 3,
   kOverlapWithoutGain = 4, kWithinNoise = 5, kNoGain = 6,
+  kHazard = 7,  // the variant has certain cross-stream hazards (analysis 8)
 };
 // "VERIFIED", "DIFFERENT_WORK", "VALIDATION_FAILED", "NO_OVERLAP",
-// "OVERLAP_WITHOUT_GAIN", "WITHIN_NOISE", "NO_GAIN"
+// "OVERLAP_WITHOUT_GAIN", "WITHIN_NOISE", "NO_GAIN", "HAZARD"
 std::string_view CompareVerdictName(CompareVerdict v);
 
 // kOverlap: an overlap optimization (overlap required). kSpeedup: any
@@ -113,6 +116,10 @@ struct CompareRun {
   std::string validation;  // "passed", "failed: ...", "" = not recorded
   WorkSummary work;
   RunMetrics metrics;
+  // Analysis 8 over the windows (hazards_checked: the trace has memory_access rows).
+  bool hazards_checked = false;
+  int64_t certain_hazards = 0, possible_hazards = 0, certain_hazards_observed = 0;
+  std::string first_certain_hazard;  // HazardSentence of one (an observed one if any), "" if none
 };
 
 // Median, min, max, and (n >= 3) MAD and sample standard deviation.
@@ -148,6 +155,8 @@ struct CompareResult {
   std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
+  int64_t variant_certain_hazards = 0;  // summed over the variant runs
+  std::string hazard_sentence;          // one of them, naming the buffer and both ops
   std::vector<MetricComparison> metrics;  // total_interval_ns first
   int64_t control_total_ns = 0, variant_total_ns = 0;  // medians
   int64_t saved_ns = 0;   // control - variant (negative: worse)

@@ -50,7 +50,12 @@ nlohmann::json RunJson(const CompareRun& run) {
           {"window_ns", run.metrics.window_ns},
           {"busy_ns", run.metrics.busy_ns},
           {"overlap_ns", run.metrics.overlap_ns},
-          {"idle_ns", run.metrics.idle_ns}};
+          {"idle_ns", run.metrics.idle_ns},
+          {"hazards",
+           {{"checked", run.hazards_checked},
+            {"certain", run.certain_hazards},
+            {"certain_observed_concurrent", run.certain_hazards_observed},
+            {"possible", run.possible_hazards}}}};
 }
 
 // "total interval" from "total_interval_ns", "overlap compute|H2D" from "overlap:compute|H2D".
@@ -148,6 +153,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
             {"verified", r.verdict == CompareVerdict::kVerified},
             {"sentence", r.sentence},
             {"failed_conditions", r.failed_conditions},
+            {"hazard", r.hazard_sentence.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.hazard_sentence)},
             {"control_total_ns", r.control_total_ns},
             {"variant_total_ns", r.variant_total_ns},
             {"saved_ns", r.saved_ns},
@@ -188,7 +194,21 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     out << "FAILED\n";
     for (const std::string& f : r.validation_failures) out << "  " << f << "\n";
   }
-  out << "Overlap in the variant: " << (r.overlap_present ? "present" : "absent") << "\n\n";
+  out << "Overlap in the variant: " << (r.overlap_present ? "present" : "absent") << "\n";
+  {
+    int64_t checked = 0, certain = 0, possible = 0;
+    for (const CompareRun& run : r.variant) {
+      checked += run.hazards_checked ? 1 : 0;
+      certain += run.certain_hazards;
+      possible += run.possible_hazards;
+    }
+    out << "Hazards in the variant: ";
+    if (checked == 0) {
+      out << "not checked (no memory_access records)\n\n";
+    } else {
+      out << certain << " certain, " << possible << " possible (kernel arguments)\n\n";
+    }
+  }
 
   const size_t label_w = 32, col_w = 40;
   auto pad = [](std::string s, size_t w) {

@@ -24,6 +24,11 @@
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/csv_writer.h"
 #include "analyzer/render/diagnose_render.h"
+#include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/ownership.h"
+#include "analyzer/analysis/timing_audit.h"
+#include "analyzer/render/hazards_render.h"
+#include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/idle_gaps_render.h"
 #include "analyzer/render/overlap_render.h"
 #include "analyzer/render/trace_summary_render.h"
@@ -101,6 +106,11 @@ struct WindowAnalysis {
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
   LaunchStatsResult launch_stats;
 #endif
+  // Analyses 8-9 (issue 10): filled by AnalyzeMemory.
+  OwnershipResult ownership;
+  HazardsResult hazards;
+  std::map<std::string, int64_t> order_stats;
+  TimingAuditResult timing_audit;
 };
 
 struct TraceAnalysis {
@@ -164,6 +174,21 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
     Timer().Mark("overlap+gaps");
   }
   return w;
+}
+
+// Analyses 8-9 of one window, from the order and hazards built once per trace.
+void AnalyzeMemory(WindowAnalysis& w, const TraceModel& model, const TraceHazards& hazards,
+                   const ReportOptions& options) {
+  const bool tables = options.format == ReportOptions::Format::kCsv || options.save;
+  HazardOptions hazard_options;
+  if (tables) hazard_options.max_listed = -1;  // tables carry every hazard
+  w.ownership = AnalyzeOwnership(model, w.window);
+  w.hazards = SummarizeHazards(model, hazards.all, w.window, hazard_options, hazards.stats);
+  w.order_stats = hazards.order.stats();
+  TimingAuditOptions audit_options;
+  if (tables) audit_options.max_listed = INT32_MAX;
+  w.timing_audit = AnalyzeTimingAudit(model, hazards.order, w.window, audit_options);
+  Timer().Mark("hazards+audit");
 }
 
 std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
@@ -246,6 +271,9 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
   j["diagnose"] = DiagnoseToJson(AnalyzeDiagnose(model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), model);
 #endif
+  j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
+  j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
+  j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
   return j;
 }
 
@@ -298,6 +326,8 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
       RenderLaunchStatsText(w.launch_stats, t.model, out);
       RenderDiagnoseText(AnalyzeDiagnose(t.model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), t.model, out);
 #endif
+      RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
+      RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
     }
   }
   if (traces.size() > 1) {
@@ -357,6 +387,8 @@ std::vector<ResultTable> TraceTables(const TraceAnalysis& t) {
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
     merge(index, LaunchStatsToTables(w.launch_stats, t.model));
 #endif
+    merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
+    merge(index, TimingAuditToTables(w.timing_audit, t.model));
   }
   out.push_back(std::move(windows));
   for (ResultTable& m : merged) out.push_back(std::move(m));
@@ -432,7 +464,11 @@ int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err
       Timer().Mark("summary");
       auto windows = ResolveWindows(t.model, options.window);
       if (!windows.ok()) return Fail(windows.status(), err);
-      for (const Window& w : *windows) t.windows.push_back(Analyze(t.model, w, options));
+      TraceHazards hazards = PrepareHazards(t.model);
+      for (const Window& w : *windows) {
+        t.windows.push_back(Analyze(t.model, w, options));
+        AnalyzeMemory(t.windows.back(), t.model, hazards, options);
+      }
       traces.push_back(std::move(t));
     }
   }
