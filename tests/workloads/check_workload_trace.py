@@ -43,7 +43,7 @@ LEGACY_STREAM_KIND = 1
 CHUNK_VARIANTS = ("sequential", "overlapped", "pageable", "implicit_sync", "legacy_default",
                   "cpu_starved", "event_pipeline", "racy", "misleading_timing")
 VARIANTS = CHUNK_VARIANTS + ("launch_individual", "launch_graph", "concurrent_kernels",
-                             "persistent_kernel")
+                             "persistent_kernel", "peer_overlap")
 
 
 class TraceError(Exception):
@@ -63,6 +63,9 @@ class Op:
     dst_kind: int = 0
     is_async: int = 0
     graph_id: object = None
+    device: int = 0
+    src_device: object = None  # peer copies
+    dst_device: object = None
 
 
 @dataclasses.dataclass
@@ -198,17 +201,19 @@ class Trace:
     def _load_window(self, w0, w1):
         inside = "end_ns > ? AND start_ns < ?"
         for row in self.db.execute(
-                "SELECT k.start_ns, k.end_ns, k.stream_id, k.correlation_id, s.value, k.graph_id "
-                "FROM kernel k JOIN string s ON s.id = k.name_id "
+                "SELECT k.start_ns, k.end_ns, k.stream_id, k.correlation_id, s.value, k.graph_id, "
+                "k.device_id FROM kernel k JOIN string s ON s.id = k.name_id "
                 "WHERE k.end_ns > ? AND k.start_ns < ?", (w0, w1)):
             self.ops.append(Op("kernel", row[0], row[1], row[2], row[3], name=row[4],
-                               graph_id=row[5]))
+                               graph_id=row[5], device=row[6]))
         for row in self.db.execute(
                 "SELECT start_ns, end_ns, stream_id, correlation_id, bytes, copy_kind, src_kind, "
-                f"dst_kind, is_async FROM memcpy WHERE {inside}", (w0, w1)):
+                f"dst_kind, is_async, device_id, src_device_id, dst_device_id FROM memcpy "
+                f"WHERE {inside}", (w0, w1)):
             self.ops.append(Op(COPY_KINDS.get(row[5], f"copy{row[5]}"), row[0], row[1], row[2],
                                row[3], bytes=row[4], src_kind=row[6], dst_kind=row[7],
-                               is_async=row[8]))
+                               is_async=row[8], device=row[9], src_device=row[10],
+                               dst_device=row[11]))
         for row in self.db.execute(
                 "SELECT start_ns, end_ns, stream_id, correlation_id, bytes, is_async FROM memset "
                 f"WHERE {inside}", (w0, w1)):
@@ -241,6 +246,9 @@ class Trace:
 
     def copies(self, category):
         return [o for o in self.ops if o.category == category]
+
+    def devices_used(self):
+        return sorted({o.device for o in self.ops})
 
     def api_calls(self, name):
         return [a for a in self.api if a.name == name]
@@ -331,6 +339,11 @@ def expected_work(variant, trace):
     if variant == "persistent_kernel":
         return ({"PersistentWorker": 1},
                 {"HtoD": (0, None), "DtoH": (1, trace.param("items") * 128 * 4)})
+    if variant == "peer_overlap":
+        chunks, words = trace.param("chunks"), trace.param("blocks") * 128
+        # Two GPUs: peer copies; one GPU: the same copies are device-to-device.
+        peer = "PtoP" if len(trace.devices_used()) >= 2 else "DtoD"
+        return ({"SpinCompute": 2 * chunks}, {"HtoD": (0, None), peer: (2 * chunks, words * 4)})
     raise TraceError(f"unknown variant {variant}")
 
 
@@ -612,6 +625,27 @@ def check_misleading_timing(trace, report):
         report.check(False, f"result:event_elapsed_ms and result:host_measured_ms marks ({values})")
 
 
+def check_peer_overlap(trace, report):
+    devices = trace.devices_used()
+    if len(devices) < 2:
+        report.info(f"ran on one GPU (devices {devices}): the peer copies are device-to-device; "
+                    "the two-GPU property is checked on a two-GPU machine only")
+        check_overlap_present(trace, report, "DtoD", "kernel", "DtoD||kernel")
+        return
+    report.check(len(devices) == 2, f"GPU ops on two devices ({devices})")
+    copies = trace.copies("PtoP")
+    pairs = sorted({(o.src_device, o.dst_device) for o in copies})
+    report.check(set(pairs) == {(devices[0], devices[1]), (devices[1], devices[0])},
+                 f"peer copies in both directions with source and destination devices ({pairs})")
+    for device in devices:
+        kernels = [o for o in trace.kernels() if o.device == device]
+        mine = [o for o in copies if o.device == device]
+        worst, pair = max_cross_stream_overlap(mine, kernels)
+        report.check(worst > TOLERANCE_NS,
+                     f"device {device}: a peer copy overlaps a kernel of another stream (largest "
+                     f"{worst} ns" + (f": {describe(pair[0])} || {describe(pair[1])})" if pair else ")"))
+
+
 PROPERTIES = {
     "sequential": ("one stream, no two GPU ops overlap", check_sequential),
     "overlapped": ("pinned; HtoD||kernel, kernel||DtoH, HtoD||DtoH across streams", check_overlapped),
@@ -633,6 +667,8 @@ PROPERTIES = {
     "persistent_kernel": ("one kernel, one launch in the window", check_persistent),
     "misleading_timing": ("most work outside the events' stream; event time < host time",
                           check_misleading_timing),
+    "peer_overlap": ("two devices, peer copies both ways, P2P||kernel on each device",
+                     check_peer_overlap),
 }
 
 

@@ -15,6 +15,7 @@ StatusOr<VariantOutcome> RunVariant(const VariantContext& context) {
   if (v == "launch_individual" || v == "launch_graph") return RunLaunchVariant(context);
   if (v == "concurrent_kernels") return RunConcurrentKernelsVariant(context);
   if (v == "persistent_kernel") return RunPersistentKernelVariant(context);
+  if (v == "peer_overlap") return RunPeerOverlapVariant(context);
   return InvalidArgumentError(StrCat("variant ", std::string(v), " has no runner"));
 }
 

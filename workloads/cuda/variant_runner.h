@@ -41,6 +41,7 @@ StatusOr<VariantOutcome> RunEventPipelineVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunLaunchVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& context);
+StatusOr<VariantOutcome> RunPeerOverlapVariant(const VariantContext& context);
 
 // Dispatches on options.variant.
 StatusOr<VariantOutcome> RunVariant(const VariantContext& context);

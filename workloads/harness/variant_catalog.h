@@ -44,7 +44,7 @@ struct VariantInfo {
   std::string_view expectations;
 };
 
-inline constexpr std::array<VariantInfo, 13> kVariants = {{
+inline constexpr std::array<VariantInfo, 14> kVariants = {{
     {"sequential",
      "control: H2D, kernel, D2H per chunk on ONE stream, pinned memory; no two GPU ops overlap",
      kChunkParams, false, "no_overlap"},
@@ -100,6 +100,10 @@ inline constexpr std::array<VariantInfo, 13> kVariants = {{
      "events recorded on one stream around 1 chunk while the other chunks run on another stream: "
      "event time < real time, validation passes",
      kChunkParams | kParamStreams, false, "timing_misses_other_streams"},
+    {"peer_overlap",
+     "one process drives two GPUs: kernels on each device while the previous kernel's output is "
+     "sent to the other device with peer copies; P2P||kernel on both devices (one GPU: D2D)",
+     kParamChunks | kParamKernelIters | kParamBlocks, false, "overlap:kernel|PtoP;two_devices"},
 }};
 
 inline const VariantInfo* FindVariant(std::string_view name) {

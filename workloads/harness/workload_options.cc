@@ -123,6 +123,13 @@ WorkloadOptions DefaultOptions(const std::string& variant, SizePreset size) {
     o.kernel_iters = 100000;
     o.blocks = 2;
   }
+  if (v == "peer_overlap") {
+    // Per device: 16 (64 large) kernels of 256 blocks x 128 threads,
+    // 20k dependent steps each (~40 us), each followed by a 128 KiB peer copy.
+    o.chunks = large ? 64 : 16;
+    o.kernel_iters = 20000;
+    o.blocks = 256;
+  }
   if (v == "persistent_kernel") {
     o.items = large ? 8192 : 256;
     o.item_iters = 20000;
