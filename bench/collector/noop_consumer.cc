@@ -2,8 +2,13 @@
 // enables the same activity kinds and returns every buffer untouched. It
 // measures what CUPTI itself costs, so the collector's own cost is the
 // difference. NOOP_KINDS: comma list of kernel,memcpy,memset,sync,runtime,
-// driver,nvtx,stream,context,overhead (default: the collector's default set).
+// driver,nvtx,stream,context,overhead (the collector's default set without
+// `memory` when unset), plus `memory`: subscribe to the callback API and
+// enable the same runtime/driver callback ids the collector's memory
+// tracking enables, with an empty callback (CUPTI's cost of calling back).
 #include <cupti.h>
+
+#include "collector/memory_tracker.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -23,6 +28,8 @@ void CUPTIAPI Request(uint8_t** buffer, size_t* size, size_t* max_records) {
 void CUPTIAPI Complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) { std::free(buffer); }
 
 void AtExit() { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+void CUPTIAPI EmptyCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
 bool Want(const std::string& kinds, const char* name) {
   return ("," + kinds + ",").find(std::string(",") + name + ",") != std::string::npos;
@@ -47,6 +54,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   };
   for (auto& m : map) {
     if (Want(kinds, m.name)) cuptiActivityEnable(m.kind);
+  }
+  if (Want(kinds, "memory")) {
+    CUpti_SubscriberHandle subscriber = nullptr;
+    if (cuptiSubscribe(&subscriber, EmptyCallback, nullptr) == CUPTI_SUCCESS) {
+      using streamscope::collector::MemoryTracker;
+      for (uint32_t id : MemoryTracker::RuntimeCallbackIds())
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+      for (uint32_t id : MemoryTracker::DriverCallbackIds())
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
   }
   std::atexit(AtExit);
   return 1;

@@ -16,4 +16,7 @@ print(f"trace {os.path.basename(path)}: kernels={q('SELECT count(*) FROM kernel'
       f"flushes={flushes} "
       f"bad_intervals={q('SELECT count(*) FROM gpu_op WHERE end_ns < start_ns OR start_ns = 0')} "
       f"unjoined_ops={q('SELECT count(*) FROM gpu_op_with_api WHERE api_name IS NULL')} "
+      f"allocation={q('SELECT count(*) FROM allocation')} "
+      f"memory_access={q('SELECT count(*) FROM memory_access')} "
+      f"event_op={q('SELECT count(*) FROM event_op')} "
       f"bytes={os.path.getsize(path)}")

@@ -3,6 +3,7 @@
 # collector_gpu_session.sh on the lent GPU machine).
 #
 #   collector_gpu_test.sh known_ops injection|static|preload|run
+#   collector_gpu_test.sh memory_ops injection
 #   collector_gpu_test.sh pytorch run
 #   collector_gpu_test.sh faults run
 #
@@ -37,6 +38,18 @@ case "$what:$mode" in
     expect "exit status 0" [ $rc = 0 ]
     expect "no collector complaint" [ ! -s "$OUTDIR/$mode.stderr" ]
     $CHECK known_ops "$trace" || fail=1
+    ;;
+  memory_ops:injection)
+    trace=$OUTDIR/memory_ops.sqlite; rm -f "$trace"
+    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$trace "$BIN/collector_memory_ops" >"$OUTDIR/memory_ops.stdout" 2>"$OUTDIR/memory_ops.stderr"
+    rc=$?
+    cat "$OUTDIR/memory_ops.stdout" "$OUTDIR/memory_ops.stderr"
+    expect "exit status 0" [ $rc = 0 ]
+    expect "no collector complaint" [ ! -s "$OUTDIR/memory_ops.stderr" ]
+    $CHECK memory_ops "$trace" || fail=1
+    # The same program untraced prints the same line (the collector changes nothing).
+    clean_env "$BIN/collector_memory_ops" >"$OUTDIR/memory_ops_plain.stdout" 2>&1
+    expect "untraced run also succeeds" [ $? = 0 ]
     ;;
   known_ops:preload)
     trace=$OUTDIR/known_ops_preload.sqlite; rm -f "$trace"
@@ -124,7 +137,7 @@ case "$what:$mode" in
     sleep 1.5; kill -9 $kpid; wait $kpid 2>/dev/null
     $CHECK killed "$OUTDIR/killed.sqlite" || fail=1
     ;;
-  *) echo "usage: $0 known_ops injection|static|preload|run | pytorch run | faults run"; exit 2 ;;
+  *) echo "usage: $0 known_ops injection|static|preload|run | memory_ops injection | pytorch run | faults run"; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "PASSED: $what $mode" || echo "FAILED: $what $mode (outputs in $OUTDIR)"
 exit $fail
