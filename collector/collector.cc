@@ -147,6 +147,25 @@ std::string RuntimeVersion() {
   return at == std::string::npos ? path : path.substr(at + std::strlen("libcudart.so."));
 }
 
+// Path of a CUPTI client library the application itself loaded (its own
+// CUPTI, or PyTorch's CUDA library, home of torch.profiler); empty if none.
+// Call before the collector loads its own CUPTI.
+std::string ApplicationCupti() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        const char* name = info->dlpi_name;
+        if (name != nullptr && (std::strstr(name, "libcupti.so") != nullptr ||
+                                std::strstr(name, "libtorch_cuda.so") != nullptr)) {
+          *static_cast<std::string*>(data) = name;
+          return 1;
+        }
+        return 0;
+      },
+      &path);
+  return path;
+}
+
 uint64_t WallNs() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -275,6 +294,7 @@ void StartCollector(const char* mode) {
     Warn(StrCat("not recording: ", path.status().message()));
     return;
   }
+  std::string app_cupti = ApplicationCupti();
   if (Status st = CuptiAvailable(); !st.ok()) {
     Warn(StrCat("not recording: ", st.message()));
     return;
@@ -284,6 +304,8 @@ void StartCollector(const char* mode) {
   wo.overwrite = config->overwrite;
   wo.commit_ms = std::max<uint32_t>(50, std::min<uint32_t>(config->flush_ms ? config->flush_ms : 500, 500));
   wo.api_name = CuptiApiName;
+  // Callback records queued for the writer get the same cap as CUPTI's buffers.
+  wo.max_queued_batch_bytes = static_cast<size_t>(config->max_buffer_mb) << 20;
   auto writer = WithSignalsBlocked([&] { return TraceWriter::Open(wo); });
   if (!writer.ok()) {
     Warn(StrCat("not recording: ", writer.status().message()));
@@ -334,6 +356,13 @@ void StartCollector(const char* mode) {
   g_collector.store(c);
   std::atexit(OnExit);
   InstallSignalHandlers();
+  if (!app_cupti.empty()) {
+    // CUPTI takes one client per process and we are it: say who records
+    // what before a profiler of the program's own (torch.profiler) finds out.
+    Warn(StrCat("recording this process's GPU activity; CUPTI allows one client, so a profiler the "
+                "program starts itself (torch.profiler, which loads ",
+                app_cupti.substr(app_cupti.rfind('/') + 1), ") records CPU events only"));
+  }
 }
 
 }  // namespace

@@ -190,6 +190,7 @@ struct TraceWriter::Task {
   std::unique_ptr<WorkItem> item;
   std::string key, value;  // metadata; kFinish: key = capture_end
   uint64_t end_ns = 0;
+  size_t batch_bytes = 0;  // counted in queued_batch_bytes_ while queued
 };
 
 struct TraceWriter::Db {
@@ -394,12 +395,22 @@ TraceWriter::~TraceWriter() {
   thread_.join();
 }
 
-bool TraceWriter::Submit(std::unique_ptr<WorkItem> item) {
+bool TraceWriter::Submit(std::unique_ptr<WorkItem> item) { return Enqueue(std::move(item), 0); }
+
+bool TraceWriter::Submit(RecordBatch records) {
+  size_t bytes = records.capacity() * sizeof(TraceRecord);
+  return Enqueue(std::make_unique<BatchItem>(std::move(records)), bytes);
+}
+
+bool TraceWriter::Enqueue(std::unique_ptr<WorkItem> item, size_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!stopping_ && error_.ok() && queue_.size() < options_.max_queued_items) {
+    if (!stopping_ && error_.ok() && queue_.size() < options_.max_queued_items &&
+        (bytes == 0 || queued_batch_bytes_ + bytes <= options_.max_queued_batch_bytes)) {
       auto task = std::make_unique<Task>();
       task->item = std::move(item);
+      task->batch_bytes = bytes;
+      queued_batch_bytes_ += bytes;
       queue_.push_back(std::move(task));
       cv_.notify_one();
       return true;
@@ -407,10 +418,6 @@ bool TraceWriter::Submit(std::unique_ptr<WorkItem> item) {
   }
   AddStat(Stat::kRecordsDroppedWriter, item->CountRecords());
   return false;
-}
-
-bool TraceWriter::Submit(RecordBatch records) {
-  return Submit(std::make_unique<BatchItem>(std::move(records)));
 }
 
 void TraceWriter::SetMetadata(std::string key, std::string value) {
@@ -475,6 +482,7 @@ void TraceWriter::Run() {
       }
       task = std::move(queue_.front());
       queue_.pop_front();
+      queued_batch_bytes_ -= task->batch_bytes;
     }
     bool failed;
     {
@@ -567,6 +575,9 @@ Status TraceWriter::Process(Task& task) {
   };
 
   if (task.type == Task::Type::kFinish) {
+    // Index builds and the stream classification sort millions of rows:
+    // spill to temporary files rather than grow the heap with the trace.
+    (void)d.Exec("PRAGMA temp_store=FILE");
     if (auto st = insert_ranges(); !st.ok()) return st;
     if (Status st = d.DrainBulk(); !st.ok()) return st;
     stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();

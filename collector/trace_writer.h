@@ -72,6 +72,10 @@ struct WriterOptions {
   uint32_t commit_ms = 250;
   // Work items queued but not yet written; beyond this, Submit drops.
   size_t max_queued_items = 4096;
+  // Memory of decoded record batches (callback records) queued but not yet
+  // written; beyond this Submit(RecordBatch) drops and counts. CUPTI's
+  // buffers are bounded by the CUPTI layer's pool, these are not.
+  size_t max_queued_batch_bytes = size_t{256} << 20;
   // Name of an API function from its CUPTI callback id (set by the CUPTI
   // layer; tests use a fake). Called on the writer thread, once per cbid.
   std::function<std::string(ApiDomain, uint32_t cbid)> api_name;
@@ -91,7 +95,7 @@ class TraceWriter {
 
   // Queues work; false if it was dropped (queue full or writer failed).
   bool Submit(std::unique_ptr<WorkItem> item);
-  bool Submit(RecordBatch records);
+  bool Submit(RecordBatch records);  // counts against max_queued_batch_bytes
 
   // Queues a metadata key/value (INSERT OR REPLACE).
   void SetMetadata(std::string key, std::string value);
@@ -125,6 +129,7 @@ class TraceWriter {
   struct Task;
   struct Db;
   explicit TraceWriter(WriterOptions options);
+  bool Enqueue(std::unique_ptr<WorkItem> item, size_t bytes);
   void Run();
   Status Process(Task& task);
   Status CommitWithStats();  // writer thread only
@@ -139,6 +144,7 @@ class TraceWriter {
   std::condition_variable cv_;        // writer waits for work
   std::condition_variable done_cv_;   // Flush/Finish wait for progress
   std::deque<std::unique_ptr<Task>> queue_;
+  size_t queued_batch_bytes_ = 0;
   uint64_t barriers_queued_ = 0;
   uint64_t barriers_done_ = 0;
   bool stopping_ = false;

@@ -13,8 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -112,6 +114,62 @@ TEST(WriterOnFullDisk, SaysSoOnceDropsTheRestAndFinishReportsIt) {
   }
   std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(CountLines(err, "streamscope: "), 1) << err;
+}
+
+// Holds the writer thread inside Decode until released.
+class GateItem : public WorkItem {
+ public:
+  void Decode(RecordBatch*, TraceWriter&) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    entered_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return open_; });
+  }
+  int64_t CountRecords() const override { return 0; }
+  void WaitEntered() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return entered_; });
+  }
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool entered_ = false, open_ = false;
+};
+
+TEST(WriterMemory, QueuedRecordBatchesStayWithinTheirCapAndTheRestIsCounted) {
+  std::string path = TempDir() + "/cap.sqlite";
+  WriterOptions o = Options(path);
+  RecordBatch probe = Kernels(100, 1);
+  size_t batch_bytes = probe.capacity() * sizeof(TraceRecord);
+  o.max_queued_batch_bytes = 3 * batch_bytes;  // room for three batches
+  auto w = TraceWriter::Open(o);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  auto gate = std::make_unique<GateItem>();
+  GateItem* g = gate.get();
+  ASSERT_TRUE((*w)->Submit(std::move(gate)));
+  g->WaitEntered();  // the writer is stuck: nothing queued leaves the queue
+  int accepted = 0;
+  for (int b = 0; b < 10; ++b) accepted += (*w)->Submit(Kernels(100, 1 + 100 * b)) ? 1 : 0;
+  EXPECT_EQ(accepted, 3);
+  EXPECT_EQ((*w)->GetStat(Stat::kRecordsDroppedWriter), 700);
+  g->Open();
+  (*w)->Flush();
+  EXPECT_TRUE((*w)->Submit(Kernels(100, 5000)));  // room again once written
+  ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT count(*) FROM kernel", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), 400);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }
 
 TEST(WriterOpen, FailureToCreateTheSchemaLeavesNoFileBehind) {
