@@ -177,10 +177,13 @@ EOF
 
 heavy)
   LB=$BIN/collector_launch_bound
-  # Overhead, side by side: 1M empty kernels + 250k 64-byte copies.
+  # Overhead, side by side: 1M empty kernels + 250k 64-byte copies, with
+  # the same 64 MiB buffer cap as the heavy run (and once without the
+  # 'memory' kind, whose callbacks cost the most).
   clean_env $MEASURE "$LB" 1000000 250000 >"$D/plain.out" 2>"$D/plain.err"
-  traced traced "$D/overhead.sqlite" $MEASURE "$LB" 1000000 250000
-  cat "$D/plain.out" "$D/plain.err" "$D/traced.out" "$D/traced.err"
+  EXTRA_ENV="STREAMSCOPE_MAX_BUFFER_MB=64" traced traced "$D/overhead.sqlite" $MEASURE "$LB" 1000000 250000
+  EXTRA_ENV="STREAMSCOPE_MAX_BUFFER_MB=64 STREAMSCOPE_KINDS=-memory" traced nomem "$D/nomem.sqlite" $MEASURE "$LB" 1000000 250000
+  cat "$D/plain.out" "$D/plain.err" "$D/traced.out" "$D/traced.err" "$D/nomem.out" "$D/nomem.err"
   expect "overhead run: status 0" [ "$(rc_of traced)" = 0 ]
   # Tens of millions of records with a 64 MiB buffer cap: 4M kernels + 1M
   # copies (+100 warm-up kernels) -> ~10M GPU/API records.
@@ -188,7 +191,7 @@ heavy)
   cat "$D/heavy.out" "$D/heavy.err"
   expect "heavy: status 0" [ "$(rc_of heavy)" = 0 ]
   ls -la "$D"/*.sqlite
-  python3 - "$D/overhead.sqlite" "$D/heavy.sqlite" "$D/plain.err" "$D/traced.err" "$D/heavy.err" <<'EOF' || fail=1
+  python3 - "$D/overhead.sqlite" "$D/heavy.sqlite" "$D/plain.err" "$D/traced.err" "$D/heavy.err" "$D/nomem.err" <<'EOF' || fail=1
 import re, sqlite3, sys
 fails = 0
 def expect(what, cond):
@@ -215,15 +218,18 @@ for path, kernels, copies in ((sys.argv[1], 1000100, 250000), (sys.argv[2], 4000
 plain_s, plain_rss = measure(sys.argv[3])
 traced_s, traced_rss = measure(sys.argv[4])
 heavy_s, heavy_rss = measure(sys.argv[5])
-print(f"figures overhead: untraced {plain_s:.2f} s {plain_rss} MB, traced {traced_s:.2f} s {traced_rss} MB "
-      f"(ratio {traced_s / plain_s:.2f}); heavy 5M ops cap 64 MiB: {heavy_s:.2f} s, peak RSS {heavy_rss} MB "
-      f"= untraced + {heavy_rss - plain_rss} MB")
-# Buffers are recycled: peak RSS above the untraced run stays within the
-# cap (64 MiB) plus SQLite's page cache (64 MiB) and CUPTI's own memory.
-expect(f"heavy: peak RSS {heavy_rss} MB <= untraced {plain_rss} MB + 64 MiB cap + 256 MB", heavy_rss <= plain_rss + 64 + 256)
+nomem_s, nomem_rss = measure(sys.argv[6])
+print(f"figures overhead (1M kernels + 250k copies, cap 64 MiB): untraced {plain_s:.2f} s {plain_rss} MB, "
+      f"traced {traced_s:.2f} s {traced_rss} MB (ratio {traced_s / plain_s:.2f}), without kind memory "
+      f"{nomem_s:.2f} s {nomem_rss} MB (ratio {nomem_s / plain_s:.2f}); heavy (4M kernels + 1M copies, "
+      f"cap 64 MiB): {heavy_s:.2f} s, peak RSS {heavy_rss} MB = untraced + {heavy_rss - plain_rss} MB")
+# Buffers are recycled and the writer's queue and finalize sorts are
+# bounded: four times the records, same cap, (about) the same peak RSS.
+expect(f"heavy: peak RSS {heavy_rss} MB <= the 3M-record run's {traced_rss} MB + 64 MB (4x the records)",
+       heavy_rss <= traced_rss + 64)
 sys.exit(1 if fails else 0)
 EOF
-  rm -f "$D"/heavy.sqlite* "$D"/overhead.sqlite*
+  rm -f "$D"/heavy.sqlite* "$D"/overhead.sqlite* "$D"/nomem.sqlite*
   ;;
 
 coexist)
@@ -323,10 +329,13 @@ files)
     expect "full disk: same exit status" [ "$(rc_of many.plain)" = "$(rc_of full)" ]
     expect "full disk: same stdout" cmp -s "$D/many.plain.out" "$D/full.out"
     expect "full disk: one stderr line ($(head -3 "$D/full.err" | tr '\n' '|'))" [ "$(wc -l <"$D/full.err")" = 1 ]
+    expect "full disk: it says writing failed" grep -q "^streamscope: writing trace .* failed" "$D/full.err"
     ls -la "$D/full"; df -k "$D/full" | tail -1
-    # A 256 KiB tmpfs: not even the empty trace fits. One line, no hang,
+    # What was committed before the disk filled is a sound database.
+    cp "$D"/full/t.sqlite* "$D/" && check "$D/t.sqlite" --label "full disk, what is left"
+    # A 64 KiB tmpfs: not even the empty trace fits. One line, no hang,
     # no half-made trace left behind.
-    umount "$D/full"; mount -t tmpfs -o size=256k tmpfs "$D/full"
+    umount "$D/full"; mount -t tmpfs -o size=64k tmpfs "$D/full"
     traced small "$D/full/t.sqlite" timeout 60 $KO
     expect "small disk: not hung" [ "$(rc_of small)" != 124 ]
     one_line small "not recording"

@@ -1,11 +1,12 @@
-// The trace writer when the disk fails it, and around planted files: it
-// reports once, never crashes or blocks its producers, leaves no half-made
-// trace when it could not even start, and never writes through symlinks
-// planted at the trace's companion files (-wal, -shm, -journal).
+// The trace writer when the disk fails it, under a backlog, and around
+// planted files: it reports once, never crashes or blocks its producers,
+// keeps queued record batches within their memory cap (counting what it
+// refuses), leaves no half-made trace when it could not even start, and
+// never writes through symlinks planted at the trace's companion files.
 //
 // A full disk is simulated with RLIMIT_FSIZE (writes past the limit fail
-// with EFBIG once SIGXFSZ is ignored); the GPU test does the same on a
-// real 256 KiB tmpfs.
+// with EFBIG once SIGXFSZ is ignored); the GPU test uses real 1 MiB and
+// 64 KiB tmpfs mounts.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
