@@ -154,8 +154,12 @@ HazardsResult SummarizeHazards(const TraceModel& m, const std::vector<Hazard>& a
 }
 
 TraceHazards PrepareHazards(const TraceModel& model, const HazardOptions& options) {
-  TraceHazards t{HappensBefore(model), {}, {}};
-  t.all = FindHazards(model, t.order, options, &t.stats);
+  TraceHazards t;
+  bool elapsed = false;
+  for (const EventOp& e : model.event_ops) elapsed |= e.op == EventOp::Op::kElapsed;
+  if (!model.memory_accesses.empty() || elapsed) t.order.emplace(model);
+  if (!model.memory_accesses.empty()) t.all = FindHazards(model, *t.order, options, &t.stats);
+  t.stats.access_rows = static_cast<int64_t>(model.memory_accesses.size());
   return t;
 }
 

@@ -27,6 +27,7 @@
 #define STREAMSCOPE_ANALYZER_ANALYSIS_HAZARDS_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "analyzer/analysis/happens_before.h"
@@ -89,9 +90,11 @@ HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard
                                const HazardScanStats& stats = {});
 
 // What every window of one trace shares: the order and all hazards, built
-// once (a report over many NVTX instances does not rebuild them).
+// once (a report over many NVTX instances does not rebuild them). The order
+// is built only when something needs it: memory_access rows or
+// cudaEventElapsedTime reads (a trace without memory tracking costs nothing).
 struct TraceHazards {
-  HappensBefore order;
+  std::optional<HappensBefore> order;
   std::vector<Hazard> all;
   HazardScanStats stats;
 };

@@ -13,7 +13,7 @@ namespace {
 
 class TimingAuditor {
  public:
-  TimingAuditor(const TraceModel& m, const HappensBefore& order, const Window& w, const TimingAuditOptions& o)
+  TimingAuditor(const TraceModel& m, const HappensBefore* order, const Window& w, const TimingAuditOptions& o)
       : m_(m), order_(order), w_(w), o_(o) {}
 
   TimingAuditResult Run() {
@@ -76,20 +76,21 @@ class TimingAuditor {
     t.record = record;
     t.stream = e.stream;
     t.record_call_ns = e.ts_ns;
-    std::vector<uint32_t> cover = order_.RecordCover(static_cast<size_t>(record));
+    if (order_ == nullptr) return t;
+    std::vector<uint32_t> cover = order_->RecordCover(static_cast<size_t>(record));
     if (cover.empty()) return t;
     t.determined = true;
     t.gpu_ns = e.ts_ns;
     for (size_t s = 0; s < cover.size(); ++s) {
       if (cover[s] == 0) continue;
-      int32_t op = order_.OpAt(static_cast<int32_t>(s), cover[s] - 1);
+      int32_t op = order_->OpAt(static_cast<int32_t>(s), cover[s] - 1);
       if (op >= 0 && m_.ops.end_ns[op] > t.gpu_ns) {
         t.gpu_ns = m_.ops.end_ns[op];
         t.after_op = op;
       }
     }
     if (e.stream >= 0 && static_cast<size_t>(e.stream) < cover.size()) {
-      int32_t next = order_.OpAt(e.stream, cover[e.stream]);
+      int32_t next = order_->OpAt(e.stream, cover[e.stream]);
       if (next >= 0) {
         t.upper_ns = m_.ops.start_ns[next];
         t.gpu_ns = std::min(t.gpu_ns, t.upper_ns);
@@ -116,11 +117,11 @@ class TimingAuditor {
       a.inside_other_streams_ns = TotalLength(Normalize(std::move(other)));
     }
     // Ops submitted from the start record call to the read.
-    const std::vector<int32_t>& by_submit = order_.OpsBySubmission();
+    const std::vector<int32_t>& by_submit = order_->OpsBySubmission();
     auto first = std::lower_bound(by_submit.begin(), by_submit.end(), a.start.record_call_ns,
-                                  [&](int32_t op, int64_t t) { return order_.SubmitTime(op) < t; });
+                                  [&](int32_t op, int64_t t) { return order_->SubmitTime(op) < t; });
     IntervalList busy, outside;
-    for (auto it = first; it != by_submit.end() && order_.SubmitTime(*it) <= a.read_ns; ++it) {
+    for (auto it = first; it != by_submit.end() && order_->SubmitTime(*it) <= a.read_ns; ++it) {
       int32_t op = *it;
       int64_t s = m_.ops.start_ns[op], e = m_.ops.end_ns[op];
       a.scope_ops += 1;
@@ -216,7 +217,7 @@ class TimingAuditor {
   }
 
   const TraceModel& m_;
-  const HappensBefore& order_;
+  const HappensBefore* order_;  // non-null whenever a read is determined
   const Window& w_;
   const TimingAuditOptions& o_;
   TimingAuditResult r_;
@@ -224,7 +225,7 @@ class TimingAuditor {
 
 }  // namespace
 
-TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore& order, const Window& window,
+TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore* order, const Window& window,
                                      const TimingAuditOptions& options) {
   return TimingAuditor(model, order, window, options).Run();
 }

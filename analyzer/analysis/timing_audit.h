@@ -100,7 +100,9 @@ struct TimingAuditResult {
   int64_t nvtx_ranges = 0, nvtx_with_gpu_work = 0, nvtx_incomplete_count = 0;
 };
 
-TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore& order,
+// `order` may be null when the trace has no cudaEventElapsedTime read (then
+// only NVTX ranges are audited; reads, if any, are undetermined).
+TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore* order,
                                      const Window& window, const TimingAuditOptions& options = {});
 
 }  // namespace streamscope

@@ -184,10 +184,10 @@ void AnalyzeMemory(WindowAnalysis& w, const TraceModel& model, const TraceHazard
   if (tables) hazard_options.max_listed = -1;  // tables carry every hazard
   w.ownership = AnalyzeOwnership(model, w.window);
   w.hazards = SummarizeHazards(model, hazards.all, w.window, hazard_options, hazards.stats);
-  w.order_stats = hazards.order.stats();
+  if (hazards.order) w.order_stats = hazards.order->stats();
   TimingAuditOptions audit_options;
   if (tables) audit_options.max_listed = INT32_MAX;
-  w.timing_audit = AnalyzeTimingAudit(model, hazards.order, w.window, audit_options);
+  w.timing_audit = AnalyzeTimingAudit(model, hazards.order ? &*hazards.order : nullptr, w.window, audit_options);
   Timer().Mark("hazards+audit");
 }
 

@@ -78,7 +78,7 @@ TraceModel Pipeline(int streams, Buffers buffers) {
   return m;
 }
 
-CompareResult Run(const TraceModel& control, const TraceModel& variant) {
+CompareResult CompareOne(const TraceModel& control, const TraceModel& variant) {
   auto r = Compare({&control}, {&variant}, CompareOptions{});
   EXPECT_TRUE(r.ok()) << r.status();
   return *r;
@@ -86,7 +86,7 @@ CompareResult Run(const TraceModel& control, const TraceModel& variant) {
 
 TEST(CompareHazards, AnOverlapWithPerStreamBuffersIsVerified) {
   TraceModel control = Pipeline(1, Buffers::kPerStream), variant = Pipeline(2, Buffers::kPerStream);
-  CompareResult r = Run(control, variant);
+  CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << r.sentence;
   EXPECT_TRUE(r.variant[0].hazards_checked);
   EXPECT_EQ(r.variant[0].certain_hazards, 0);
@@ -94,7 +94,7 @@ TEST(CompareHazards, AnOverlapWithPerStreamBuffersIsVerified) {
 
 TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
   TraceModel control = Pipeline(1, Buffers::kPerStream), variant = Pipeline(2, Buffers::kShared);
-  CompareResult r = Run(control, variant);
+  CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kHazard);
   EXPECT_EQ(CompareVerdictName(r.verdict), "HAZARD");
   EXPECT_GT(r.variant_certain_hazards, 0);
@@ -110,7 +110,7 @@ TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
 
 TEST(CompareHazards, ATraceWithoutAccessRecordsIsNotHeldAgainstTheVariant) {
   TraceModel control = Pipeline(1, Buffers::kNone), variant = Pipeline(2, Buffers::kNone);
-  CompareResult r = Run(control, variant);
+  CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << r.sentence;
   EXPECT_FALSE(r.variant[0].hazards_checked);
 }

@@ -77,7 +77,7 @@ TEST(HazardTraces, MisleadingTimingEventsMissTheWorkOnOtherStreams) {
                     "memory tracking); re-record the fixtures to run this check";
   }
   HappensBefore order(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, order, WholeTraceWindow(m));
+  TimingAuditResult r = AnalyzeTimingAudit(m, &order, WholeTraceWindow(m));
   ASSERT_GT(r.elapsed_count, 0);
   EXPECT_EQ(r.elapsed_undetermined, 0);
   EXPECT_GT(r.elapsed_missing_work, 0);

@@ -35,7 +35,7 @@ TEST(TimingAudit, EventsOnOneStreamMissTheWorkOnAnother) {
   Elapsed(b, 3100, 1.1e-3);
   TraceModel m = b.Build();
   HappensBefore hb(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, hb, kWhole);
+  TimingAuditResult r = AnalyzeTimingAudit(m, &hb, kWhole);
   EXPECT_TRUE(r.has_event_data);
   ASSERT_EQ(r.elapsed_count, 1);
   ASSERT_EQ(r.elapsed.size(), 1u);
@@ -73,7 +73,7 @@ TEST(TimingAudit, EventsAroundAllTheWorkMissNothing) {
   Elapsed(b, 3100, 1.9e-3);
   TraceModel m = b.Build();
   HappensBefore hb(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, hb, kWhole);
+  TimingAuditResult r = AnalyzeTimingAudit(m, &hb, kWhole);
   ASSERT_EQ(r.elapsed.size(), 1u);
   EXPECT_EQ(r.elapsed[0].measured_ns, 1900);
   EXPECT_EQ(r.elapsed[0].scope_outside_ns, 0);
@@ -94,7 +94,7 @@ TEST(TimingAudit, AStartEventAfterAWaitCompletesAfterTheWaitedWork) {
   Elapsed(b, 2000, 0.1e-3);
   TraceModel m = b.Build();
   HappensBefore hb(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, hb, kWhole);
+  TimingAuditResult r = AnalyzeTimingAudit(m, &hb, kWhole);
   ASSERT_EQ(r.elapsed.size(), 1u);
   EXPECT_EQ(r.elapsed[0].start.gpu_ns, 900);
   EXPECT_EQ(r.elapsed[0].start.after_op, OpIndex(m, "kernel", producer));
@@ -109,7 +109,7 @@ TEST(TimingAudit, AnEventNeverRecordedIsUndetermined) {
   Record(b, kStop, kS1, 3200);  // after the read: not the one it read
   TraceModel m = b.Build();
   HappensBefore hb(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, hb, kWhole);
+  TimingAuditResult r = AnalyzeTimingAudit(m, &hb, kWhole);
   ASSERT_EQ(r.elapsed.size(), 1u);
   EXPECT_FALSE(r.elapsed[0].determined);
   EXPECT_TRUE(r.elapsed[0].start.determined);
@@ -129,7 +129,7 @@ TEST(TimingAudit, AHostRangeThatEndsBeforeItsGpuWorkIsIncomplete) {
   b.Nvtx("host_only", 1, 3000, 3100);
   TraceModel m = b.Build();
   HappensBefore hb(m);
-  TimingAuditResult r = AnalyzeTimingAudit(m, hb, kWhole);
+  TimingAuditResult r = AnalyzeTimingAudit(m, &hb, kWhole);
   EXPECT_EQ(r.nvtx_ranges, 3);
   EXPECT_EQ(r.nvtx_with_gpu_work, 2);
   EXPECT_EQ(r.nvtx_incomplete_count, 1);
@@ -158,7 +158,7 @@ TEST(TimingAudit, RandomTracesNeverCrash) {
     e.ts_ns = 10;
     m.event_ops.push_back(e);
     HappensBefore hb(m);
-    TimingAuditResult r = AnalyzeTimingAudit(m, hb, Window{INT64_MIN / 4, INT64_MAX / 4, "all"});
+    TimingAuditResult r = AnalyzeTimingAudit(m, &hb, Window{INT64_MIN / 4, INT64_MAX / 4, "all"});
     EXPECT_GE(r.nvtx_ranges, 0);
   }
 }
