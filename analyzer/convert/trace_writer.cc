@@ -112,8 +112,8 @@ absl::Status WriteMetadata(sqlite3* db, const TraceModel& m, const TraceWriteOpt
   if (!options.source_path.empty()) meta["source_path"] = options.source_path;
   meta["pid"] = absl::StrCat(m.pid);
   meta["capture_end"] = "normal_exit";  // the export was of a finished capture
-  meta["conversion_notes"] = nlohmann::json(m.notes).dump();
-  meta["conversion_stats"] = nlohmann::json(m.import_stats).dump();
+  meta["conversion_notes"] = nlohmann::json(m.notes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  meta["conversion_stats"] = nlohmann::json(m.import_stats).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   SS_ASSIGN_OR_RETURN(ins, Prepare(db, "INSERT INTO metadata(key, value) VALUES (?1, ?2)"));
   for (const auto& [key, value] : meta) SS_RETURN_IF_ERROR(ins->Text(key).Text(value).Done());
   return absl::OkStatus();

@@ -276,7 +276,7 @@ int RunCompare(const CompareCommandOptions& options, std::ostream& out, std::ost
     return ExitCodeFor(result.status());
   }
   if (options.format == CompareCommandOptions::Format::kJson) {
-    out << CompareToJson(*result).dump(2) << "\n";
+    out << CompareToJson(*result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names may not be UTF-8
   } else {
     RenderCompareText(*result, out);
   }

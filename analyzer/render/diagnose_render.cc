@@ -189,7 +189,7 @@ int RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& out, std::o
     nlohmann::json j = {{"schema_version", kDiagnoseJsonSchemaVersion},
                         {"generator", "streamscope diagnose"},
                         {"traces", traces}};
-    out << j.dump(2) << "\n";
+    out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names may not be UTF-8
   }
   return kExitOk;
 }

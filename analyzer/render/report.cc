@@ -302,7 +302,8 @@ void RenderJson(const std::vector<TraceAnalysis>& traces, const ReportOptions& o
                            {"top", options.top},
                            {"traces", tj},
                            {"combined", {{"devices", devices}, {"total", TotalsJson(Sum(totals))}}}};
-  out << report.dump(2) << "\n";
+  // Names come from the trace and may not be UTF-8: replace, never throw.
+  out << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out) {
