@@ -28,9 +28,13 @@ int64_t LaterStart(const TraceModel& m, const Hazard& h) {
 
 std::vector<Hazard> FindHazards(const TraceModel& m, const HappensBefore& order, const HazardOptions& o,
                                 HazardScanStats* stats) {
+  return FindHazards(m, order, ResolveAccesses(m), o, stats);
+}
+
+std::vector<Hazard> FindHazards(const TraceModel& m, const HappensBefore& order, ResolvedAccesses resolved,
+                                const HazardOptions& o, HazardScanStats* stats) {
   std::vector<Hazard> out;
   int64_t truncated = 0;
-  ResolvedAccesses resolved = ResolveAccesses(m);
   if (stats != nullptr) {
     stats->access_rows = resolved.rows;
     stats->accesses_without_op = resolved.without_op;
@@ -158,7 +162,10 @@ TraceHazards PrepareHazards(const TraceModel& model, const HazardOptions& option
   bool elapsed = false;
   for (const EventOp& e : model.event_ops) elapsed |= e.op == EventOp::Op::kElapsed;
   if (!model.memory_accesses.empty() || elapsed) t.order.emplace(model);
-  if (!model.memory_accesses.empty()) t.all = FindHazards(model, *t.order, options, &t.stats);
+  if (!model.memory_accesses.empty()) {
+    t.accesses = ResolveAccesses(model);
+    t.all = FindHazards(model, *t.order, t.accesses, options, &t.stats);
+  }
   t.stats.access_rows = static_cast<int64_t>(model.memory_accesses.size());
   return t;
 }

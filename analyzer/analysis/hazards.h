@@ -83,6 +83,10 @@ struct HazardsResult {
 // Every hazard of the trace, in order of the later op's start.
 std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order,
                                 const HazardOptions& options, HazardScanStats* stats = nullptr);
+// The same from accesses already resolved (ResolveAccesses).
+std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order,
+                                ResolvedAccesses resolved, const HazardOptions& options,
+                                HazardScanStats* stats = nullptr);
 
 // The hazards of `all` (from FindHazards) that belong to the window.
 HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard>& all,
@@ -95,6 +99,7 @@ HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard
 // cudaEventElapsedTime reads (a trace without memory tracking costs nothing).
 struct TraceHazards {
   std::optional<HappensBefore> order;
+  ResolvedAccesses accesses;  // for AnalyzeOwnership of each window
   std::vector<Hazard> all;
   HazardScanStats stats;
 };

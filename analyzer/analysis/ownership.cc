@@ -52,10 +52,14 @@ ResolvedAccesses ResolveAccesses(const TraceModel& m) {
 }
 
 OwnershipResult AnalyzeOwnership(const TraceModel& m, const Window& w, const OwnershipOptions& o) {
+  return AnalyzeOwnership(m, ResolveAccesses(m), w, o);
+}
+
+OwnershipResult AnalyzeOwnership(const TraceModel& m, const ResolvedAccesses& resolved, const Window& w,
+                                 const OwnershipOptions& o) {
   OwnershipResult result;
   result.window = w;
   result.has_data = !m.memory_accesses.empty();
-  ResolvedAccesses resolved = ResolveAccesses(m);
   result.access_rows = resolved.rows;
   result.accesses_without_op = resolved.without_op;
   result.accesses_empty = resolved.empty_range;

@@ -67,6 +67,9 @@ struct OwnershipResult {
 // Accesses whose op starts inside the window.
 OwnershipResult AnalyzeOwnership(const TraceModel& model, const Window& window,
                                  const OwnershipOptions& options = {});
+// The same from accesses resolved once (ResolveAccesses) for many windows.
+OwnershipResult AnalyzeOwnership(const TraceModel& model, const ResolvedAccesses& resolved,
+                                 const Window& window, const OwnershipOptions& options = {});
 
 }  // namespace streamscope
 

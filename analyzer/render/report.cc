@@ -182,7 +182,7 @@ void AnalyzeMemory(WindowAnalysis& w, const TraceModel& model, const TraceHazard
   const bool tables = options.format == ReportOptions::Format::kCsv || options.save;
   HazardOptions hazard_options;
   if (tables) hazard_options.max_listed = -1;  // tables carry every hazard
-  w.ownership = AnalyzeOwnership(model, w.window);
+  w.ownership = AnalyzeOwnership(model, hazards.accesses, w.window);
   w.hazards = SummarizeHazards(model, hazards.all, w.window, hazard_options, hazards.stats);
   if (hazards.order) w.order_stats = hazards.order->stats();
   TimingAuditOptions audit_options;
