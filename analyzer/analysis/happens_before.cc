@@ -196,15 +196,21 @@ class HappensBeforeBuilder {
       return fallback;
     };
     absl::flat_hash_set<int64_t> event_sync_corrs;
+    // ts_ns is taken inside the call, a little after its start: use the
+    // call's start (the time ops are ordered by) when the call is known.
+    auto call_start = [&](const EventOp& e) {
+      auto it = e.correlation_id >= 0 ? m_.api_by_correlation.find(e.correlation_id) : m_.api_by_correlation.end();
+      return it != m_.api_by_correlation.end() ? std::min(e.ts_ns, m_.api.start_ns[it->second]) : e.ts_ns;
+    };
     for (size_t i = 0; i < m_.event_ops.size(); ++i) {
       const EventOp& e = m_.event_ops[i];
       int32_t index = static_cast<int32_t>(i);
       switch (e.op) {
         case EventOp::Op::kRecord:
-          commands_.push_back({e.ts_ns, 1, e.correlation_id, 0, Kind::kRecord, index});
+          commands_.push_back({call_start(e), 1, e.correlation_id, 0, Kind::kRecord, index});
           break;
         case EventOp::Op::kWait:
-          commands_.push_back({e.ts_ns, 1, e.correlation_id, 0, Kind::kWait, index});
+          commands_.push_back({call_start(e), 1, e.correlation_id, 0, Kind::kWait, index});
           break;
         case EventOp::Op::kSynchronize:
           if (e.correlation_id >= 0) event_sync_corrs.insert(e.correlation_id);
@@ -212,12 +218,15 @@ class HappensBeforeBuilder {
                   e.ts_ns, call_end(e.correlation_id, e.ts_ns));
           break;
         case EventOp::Op::kQuery: {
-          // Only a query that reported completion tells the host anything.
+          // Only a query that reported completion tells the host anything
+          // (the collector records only those; a recorded call that failed
+          // is skipped).
           auto it = e.correlation_id >= 0 ? m_.api_by_correlation.find(e.correlation_id)
                                           : m_.api_by_correlation.end();
-          if (it != m_.api_by_correlation.end() && m_.api.return_value[it->second] == 0) {
+          bool known = it != m_.api_by_correlation.end();
+          if (!known || m_.api.return_value[it->second] == 0) {
             AddWait(HostWait::Target::kEvent, -1, e.event_handle, e.correlation_id, "edge_event_query",
-                    e.ts_ns, m_.api.end_ns[it->second]);
+                    e.ts_ns, known ? m_.api.end_ns[it->second] : e.ts_ns);
           }
           break;
         }

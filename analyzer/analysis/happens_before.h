@@ -8,7 +8,9 @@
 //     the wait call (a wait on a never-recorded event orders nothing);
 //   * host waits: cudaStreamSynchronize (the stream's submitted work),
 //     cudaEventSynchronize and a cudaEventQuery that returned cudaSuccess
-//     (what the event's most recent record covered), cudaDeviceSynchronize /
+//     (what the event's most recent record covered; a query whose call was
+//     not recorded counts as successful: the collector records only those),
+//     cudaDeviceSynchronize /
 //     cudaCtxSynchronize (every stream): commands submitted after the call
 //     returned (by any host thread) are ordered after what it covered;
 //   * synchronous calls, by the hidden-sync analysis' name classes (4b):
@@ -25,7 +27,8 @@
 //     stream"); non-blocking streams and streams of unknown kind are exempt.
 // Submission time is the start of the op's submitting API call (an op whose
 // call is missing uses its GPU start, counted in stats()["op_without_call"]);
-// ties break by correlation id.
+// an event record or wait is placed at its call's start too (event_op.ts_ns
+// when the call is missing); ties break by correlation id.
 //
 // Representation: every op gets its position on its stream. Incoming edges
 // only change a stream's clock at "join points"; each join point stores a
