@@ -31,11 +31,14 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
     case WindowSpec::Kind::kExplicit: {
       Window w;
       int64_t base = spec.relative_to_trace_start ? whole.start_ns : 0;
-      w.start_ns = base + spec.start_ns;
-      w.end_ns = base + spec.end_ns;
       w.label = spec.relative_to_trace_start
                     ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
                     : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
+      // Offsets near the int64 limits would overflow: such a window is outside any trace.
+      if (__builtin_add_overflow(base, spec.start_ns, &w.start_ns) ||
+          __builtin_add_overflow(base, spec.end_ns, &w.end_ns)) {
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " lies outside the trace"));
+      }
       if (w.end_ns <= w.start_ns) {
         return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is empty"));
       }
