@@ -26,11 +26,17 @@ int64_t BusyTimeIndex::Union::Before(int64_t t) const {
   return b;
 }
 
+std::vector<int32_t> OpDeviceIds(const TraceModel& model) {
+  if (!model.op_devices.empty() || model.ops.size() == 0) return model.op_devices;
+  std::vector<int32_t> devices(model.ops.device_id.begin(), model.ops.device_id.end());
+  std::sort(devices.begin(), devices.end());
+  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  return devices;
+}
+
 BusyTimeIndex::BusyTimeIndex(const TraceModel& model) {
   const GpuOps& ops = model.ops;
-  devices_.assign(ops.device_id.begin(), ops.device_id.end());
-  std::sort(devices_.begin(), devices_.end());
-  devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+  devices_ = OpDeviceIds(model);
   per_device_.resize(devices_.size());
   auto slot = [&](int32_t device) {
     return static_cast<size_t>(std::lower_bound(devices_.begin(), devices_.end(), device) -

@@ -13,6 +13,10 @@
 
 namespace streamscope {
 
+// Ascending ids of the devices that ran ops: the model's op_devices, which
+// Finalize() lists, or a scan of the ops for a model that was not finalized.
+std::vector<int32_t> OpDeviceIds(const TraceModel& model);
+
 class BusyTimeIndex {
  public:
   explicit BusyTimeIndex(const TraceModel& model);

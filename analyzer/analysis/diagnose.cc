@@ -1,8 +1,10 @@
 #include "analyzer/analysis/diagnose.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <set>
 #include <utility>
 
@@ -11,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
 
@@ -96,53 +99,106 @@ std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w) {
   return out;
 }
 
-// Per op of `ops`: the time (clipped to the window) during which another op
-// of the same device ran.
+// Per op of `ops` (in start order): the time (clipped to the window) during
+// which another op of the same device ran. One sweep per device finds the
+// time in which at least two ops ran (ends before starts at equal times:
+// touching ops never overlap); each op's share of it is two binary searches
+// in its prefix sums. O(n log n), no event array to sort.
 std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops) {
   std::vector<int64_t> shared(ops.size(), 0);
-  absl::flat_hash_map<int32_t, std::vector<int32_t>> by_device;  // device -> positions in ops
-  for (size_t k = 0; k < ops.size(); ++k) by_device[m.ops.device_id[ops[k]]].push_back(static_cast<int32_t>(k));
-  for (auto& entry : by_device) {
-    const std::vector<int32_t>& positions = entry.second;  // named: clang 14 lambdas cannot capture bindings
-    std::vector<Interval> items;
-    items.reserve(positions.size());
-    for (int32_t k : positions) {
-      int32_t op = ops[k];
-      items.push_back({std::max(m.ops.start_ns[op], w.start_ns), std::min(m.ops.end_ns[op], w.end_ns)});
+  auto clipped_start = [&](int32_t op) { return std::max(m.ops.start_ns[op], w.start_ns); };
+  auto clipped_end = [&](int32_t op) { return std::min(m.ops.end_ns[op], w.end_ns); };
+  for (int32_t device : m.op_devices) {
+    IntervalList multi;  // time with >= 2 ops running, sorted and disjoint
+    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> running;  // ends
+    size_t next = 0;
+    auto advance = [&] {  // next op of this device with a non-empty clipped interval
+      while (next < ops.size() &&
+             (m.ops.device_id[ops[next]] != device || clipped_end(ops[next]) <= clipped_start(ops[next]))) {
+        ++next;
+      }
+    };
+    advance();
+    constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
+    while (next < ops.size() || !running.empty()) {
+      int64_t t = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf,
+                           running.empty() ? kInf : running.top());
+      while (!running.empty() && running.top() == t) running.pop();
+      while (next < ops.size() && clipped_start(ops[next]) == t) {
+        running.push(clipped_end(ops[next]));
+        ++next;
+        advance();
+      }
+      if (running.size() < 2) continue;
+      int64_t t_next = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf, running.top());
+      if (!multi.empty() && multi.back().end == t) {
+        multi.back().end = t_next;
+      } else {
+        multi.push_back({t, t_next});
+      }
     }
-    SweepSegments(items, [&](int64_t s, int64_t e, std::span<const int32_t> active) {
-      if (active.size() < 2) return;
-      for (int32_t a : active) shared[positions[a]] += e - s;
-    });
+    if (multi.empty()) continue;
+    std::vector<int64_t> prefix(multi.size() + 1, 0);
+    for (size_t i = 0; i < multi.size(); ++i) prefix[i + 1] = prefix[i] + multi[i].length();
+    auto before = [&](int64_t t) {  // time with >= 2 ops running before t
+      size_t i = std::lower_bound(multi.begin(), multi.end(), t,
+                                  [](const Interval& x, int64_t v) { return x.start < v; }) -
+                 multi.begin();
+      int64_t b = prefix[i];
+      if (i > 0 && multi[i - 1].end > t) b -= multi[i - 1].end - t;
+      return b;
+    };
+    for (size_t k = 0; k < ops.size(); ++k) {
+      int32_t op = ops[k];
+      if (m.ops.device_id[op] != device) continue;
+      int64_t s = clipped_start(op), e = clipped_end(op);
+      if (e > s) shared[k] = before(e) - before(s);
+    }
   }
   return shared;
 }
 
-// Busy union of all ops with prefix sums: busy time in any interval in O(log n).
-class BusyIndex {
+// Groups ops by OpKey() without building the key per op: kernels by name
+// id, other ops by (category, bytes). Group ids are dense, in order of first
+// appearance; the key texts are made only for the groups a caller lists
+// (a trace can hold tens of thousands of copy sizes).
+class OpGrouper {
  public:
-  explicit BusyIndex(const TraceModel& m) {
-    IntervalList all;
-    all.reserve(m.ops.size());
-    for (size_t i = 0; i < m.ops.size(); ++i) all.push_back({m.ops.start_ns[i], m.ops.end_ns[i]});
-    busy_ = Normalize(std::move(all));
-    prefix_.reserve(busy_.size() + 1);
-    prefix_.push_back(0);
-    for (const Interval& x : busy_) prefix_.push_back(prefix_.back() + x.length());
+  explicit OpGrouper(const TraceModel& m) : m_(m), by_name_(m.strings.size() + 1, -1) {}
+  int32_t GroupOf(int32_t op) {
+    int32_t* slot;
+    OpCategory c = m_.ops.category[op];
+    if (c == OpCategory::kKernel) {
+      StringId n = m_.ops.name[op];
+      size_t k = by_name_.size() - 1;  // no name, or an empty one: both key "compute:"
+      if (n >= 0 && static_cast<size_t>(n) + 1 < by_name_.size() && !m_.strings.Get(n).empty()) k = n;
+      slot = &by_name_[k];
+    } else {
+      slot = &by_size_.try_emplace(std::make_pair(static_cast<int>(c), m_.ops.bytes[op]), -1).first->second;
+    }
+    if (*slot < 0) {
+      *slot = static_cast<int32_t>(example_.size());
+      example_.push_back(op);
+    }
+    return *slot;
   }
-  int64_t Idle(int64_t s, int64_t e) const { return e > s ? (e - s) - (Before(e) - Before(s)) : 0; }
+  // (OpKey text, group id) of the groups `wanted` accepts, in text order
+  // (the order of a map keyed by OpKey). Keys are distinct per group.
+  template <typename Pred>
+  std::vector<std::pair<std::string, int32_t>> KeysInOrder(Pred wanted) const {
+    std::vector<std::pair<std::string, int32_t>> out;
+    for (size_t g = 0; g < example_.size(); ++g) {
+      if (wanted(static_cast<int32_t>(g))) out.emplace_back(OpKey(m_, example_[g]), static_cast<int32_t>(g));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
 
  private:
-  int64_t Before(int64_t t) const {
-    size_t i = std::lower_bound(busy_.begin(), busy_.end(), t,
-                                [](const Interval& x, int64_t v) { return x.start < v; }) -
-               busy_.begin();
-    int64_t b = prefix_[i];
-    if (i > 0 && busy_[i - 1].end > t) b -= busy_[i - 1].end - t;
-    return b;
-  }
-  IntervalList busy_;
-  std::vector<int64_t> prefix_;
+  const TraceModel& m_;
+  std::vector<int32_t> by_name_;  // name id -> group; last slot: no name
+  absl::flat_hash_map<std::pair<int, int64_t>, int32_t> by_size_;
+  std::vector<int32_t> example_;  // first op of each group
 };
 
 std::string_view BaseCallName(std::string_view n) {
@@ -223,9 +279,8 @@ class Diagnoser {
     result_.window = w_;
     for (const DeviceOverlap& d : overlap_->devices) {
       result_.busy_ns += d.busy_ns;
-      IntervalList any;
-      for (const OverlapInterval& x : d.intervals) any.push_back({x.start_ns, x.end_ns});
-      result_.overlap_ns += TotalLength(Normalize(std::move(any)));
+      // Not from d.intervals: a report keeps only the longest intervals.
+      result_.overlap_ns += d.overlap_ns;
     }
     if (ops_.empty()) result_.notes.push_back("no GPU op starts inside the window: nothing to diagnose");
     Hardware();
@@ -613,9 +668,16 @@ class Diagnoser {
                        api >= 0 ? std::string(BaseCallName(CallName(api))) : std::string(SyncKindName(s.kind))});
     }
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    std::vector<int8_t> is_sync_name(m_.strings.size(), -1);  // per name id, decided once
     for (size_t i = 0; i < m_.api.size(); ++i) {
+      StringId name_id = m_.api.name[i];
+      if (name_id >= 0 && static_cast<size_t>(name_id) < is_sync_name.size()) {
+        if (is_sync_name[name_id] < 0) is_sync_name[name_id] = IsExplicitSyncName(m_.strings.Get(name_id)) ? 1 : 0;
+        if (!is_sync_name[name_id]) continue;
+      } else if (!IsExplicitSyncName(CallName(static_cast<int32_t>(i)))) {
+        continue;
+      }
       std::string_view name = CallName(static_cast<int32_t>(i));
-      if (!IsExplicitSyncName(name)) continue;
       auto [cov, inserted] = covered.try_emplace(m_.api.tid[i], kMinTime);
       if (m_.api.start_ns[i] < cov->second) continue;  // nested driver call: same wait
       cov->second = m_.api.end_ns[i];
@@ -640,9 +702,9 @@ class Diagnoser {
       if (next != m_.ops.start_ns.end()) Cite(f, static_cast<int32_t>(next - m_.ops.start_ns.begin()));
     }
     if (count == 0) return;
-    BusyIndex busy(m_);
+    BusyTimeIndex busy(m_);
     int64_t idle = 0;
-    for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.Idle(x.start, x.end);
+    for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.IdleAll(x.start, x.end);
     std::vector<std::string> names;
     for (auto& [n, k] : by_name) names.push_back(absl::StrCat(n, " x", k));
     f.impact_ns = idle;
@@ -826,7 +888,8 @@ class Diagnoser {
       int32_t example = -1;
       bool pageable = false;
     };
-    std::map<std::string, Group> groups;
+    OpGrouper grouper(m_);
+    std::vector<Group> group_of;
     for (size_t k = 0; k < ops_.size(); ++k) {
       int32_t op = ops_[k];
       int64_t dur = Clipped(op);
@@ -834,7 +897,9 @@ class Diagnoser {
       double frac = static_cast<double>(shared[k]) / static_cast<double>(dur);
       bool over = frac >= o_.overlapped_fraction, alone = frac <= o_.alone_fraction;
       if (!over && !alone) continue;
-      Group& g = groups[OpKey(m_, op)];
+      size_t gid = static_cast<size_t>(grouper.GroupOf(op));
+      if (gid >= group_of.size()) group_of.resize(gid + 1);
+      Group& g = group_of[gid];
       if (g.example < 0) g.example = op;
       g.pageable |= m_.ops.src_kind[op] == MemoryKind::kPageable || m_.ops.dst_kind[op] == MemoryKind::kPageable;
       if (over) {
@@ -849,8 +914,10 @@ class Diagnoser {
     IntervalList excess;
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kContention;
-    for (auto& [key, g] : groups) {
-      if (g.over.empty()) continue;
+    for (const auto& [key, gid] : grouper.KeysInOrder([&](int32_t g) {
+           return static_cast<size_t>(g) < group_of.size() && !group_of[g].over.empty();
+         })) {
+      Group& g = group_of[gid];
       int64_t alone = 0;
       std::string where = "alone";
       if (!g.alone.empty()) {
@@ -956,7 +1023,8 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
                                          const DiagnoseOptions& options) {
   DiagnoseReference ref;
   ref.source = model.path;
-  std::map<std::string, std::vector<int64_t>> alone;
+  OpGrouper grouper(model);
+  std::vector<std::vector<int64_t>> alone;  // by group
   std::array<int64_t, kNumOpCategories> bytes{}, ns{};
   for (const Window& w : windows) {
     std::vector<int32_t> ops = OpsStartingIn(model, w);
@@ -966,7 +1034,9 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
       int64_t dur = model.ops.end_ns[op] - model.ops.start_ns[op];
       if (dur <= 0) continue;
       if (static_cast<double>(shared[k]) <= options.alone_fraction * static_cast<double>(dur)) {
-        alone[OpKey(model, op)].push_back(dur);
+        size_t gid = static_cast<size_t>(grouper.GroupOf(op));
+        if (gid >= alone.size()) alone.resize(gid + 1);
+        alone[gid].push_back(dur);
       }
       OpCategory c = model.ops.category[op];
       MemoryKind s = model.ops.src_kind[op], d = model.ops.dst_kind[op];
@@ -977,7 +1047,11 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
       }
     }
   }
-  for (auto& [key, v] : alone) ref.alone_median_ns[key] = Median(std::move(v));
+  for (auto& [key, gid] : grouper.KeysInOrder([&](int32_t g) {
+         return static_cast<size_t>(g) < alone.size() && !alone[g].empty();
+       })) {
+    ref.alone_median_ns[std::move(key)] = Median(std::move(alone[gid]));
+  }
   for (int c = 0; c < kNumOpCategories; ++c) {
     if (bytes[c] > 0) ref.pinned_ns_per_byte[c] = static_cast<double>(ns[c]) / static_cast<double>(bytes[c]);
   }

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
+#include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
 
 namespace streamscope {
@@ -48,7 +49,10 @@ struct HostSpan {
 };
 
 struct ThreadActivity {
-  std::vector<HostSpan> calls;  // outermost API calls
+  // Outermost API calls as api indices (4 bytes per call, not a 24-byte
+  // span: traces hold millions). Call k's span is [max(its start, call
+  // k-1's end), its end): disjoint, and the ends ascend.
+  std::vector<int32_t> calls;
   std::vector<HostSpan> nvtx;   // innermost-range segmentation
   std::vector<int64_t> host_callback_starts;
 };
@@ -122,16 +126,20 @@ absl::flat_hash_map<int64_t, ThreadActivity> BuildThreadActivity(const TraceMode
   absl::flat_hash_map<int64_t, ThreadActivity> threads;
   std::vector<int8_t> callback_name(model.strings.size(), -1);
   const ApiCalls& api = model.api;
+  ThreadActivity* last = nullptr;  // calls of one thread come in runs: one lookup per run
+  int64_t last_tid = 0;
   for (size_t i = 0; i < api.size(); ++i) {
-    ThreadActivity& t = threads[api.tid[i]];
+    if (last == nullptr || api.tid[i] != last_tid) {
+      last_tid = api.tid[i];
+      last = &threads[last_tid];  // valid until the next insertion, which only happens here
+    }
+    ThreadActivity& t = *last;
     int64_t start = api.start_ns[i], end = api.end_ns[i];
     if (end < start) continue;  // inconsistent record: no place on the timeline
     // Nested calls (the driver call inside a runtime call) are skipped: the
     // outermost call is what the application wrote.
-    int64_t covered = t.calls.empty() ? kMinTime : t.calls.back().end;
-    if (end > covered) {
-      t.calls.push_back({std::max(start, covered), end, static_cast<int32_t>(i)});
-    }
+    int64_t covered = t.calls.empty() ? kMinTime : api.end_ns[t.calls.back()];
+    if (end > covered) t.calls.push_back(static_cast<int32_t>(i));
     StringId name = api.name[i];
     if (name >= 0 && static_cast<size_t>(name) < callback_name.size()) {
       if (callback_name[name] < 0) {
@@ -267,13 +275,21 @@ class GapClassifier {
       return;
     }
     const ThreadActivity& t = it->second;
+    const ApiCalls& api = model_.api;
+    const std::vector<int32_t>& calls = t.calls;
     int64_t cursor = s;
-    for (size_t c = FirstEndingAfter(t.calls, s); c < t.calls.size() && t.calls[c].start < e;
-         ++c) {
-      const HostSpan& call = t.calls[c];
-      if (call.start > cursor) ClassifyOutsideCalls(gap, t, cursor, call.start);
-      int64_t cs = std::max(call.start, cursor), ce = std::min(call.end, e);
-      AddPart(gap, GapCause::kHostBlockedInCall, cs, ce, model_.api.name[call.index], call.index);
+    // First call ending after s.
+    size_t c = std::upper_bound(calls.begin(), calls.end(), s,
+                                [&](int64_t v, int32_t k) { return v < api.end_ns[k]; }) -
+               calls.begin();
+    for (; c < calls.size(); ++c) {
+      const int32_t index = calls[c];
+      const int64_t call_start = std::max(api.start_ns[index], c > 0 ? api.end_ns[calls[c - 1]] : kMinTime);
+      const int64_t call_end = api.end_ns[index];
+      if (call_start >= e) break;
+      if (call_start > cursor) ClassifyOutsideCalls(gap, t, cursor, call_start);
+      int64_t cs = std::max(call_start, cursor), ce = std::min(call_end, e);
+      AddPart(gap, GapCause::kHostBlockedInCall, cs, ce, api.name[index], index);
       cursor = std::max(cursor, ce);
     }
     if (cursor < e) ClassifyOutsideCalls(gap, t, cursor, e);
@@ -381,9 +397,7 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
   result.options = options;
   const GpuOps& ops = model.ops;
 
-  std::vector<int32_t> devices(ops.device_id.begin(), ops.device_id.end());
-  std::sort(devices.begin(), devices.end());
-  devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+  std::vector<int32_t> devices = OpDeviceIds(model);
   if (devices.empty() || window.length() <= 0) return result;
 
   GapClassifier classifier(model, options);

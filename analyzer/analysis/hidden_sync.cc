@@ -119,9 +119,7 @@ class HiddenSyncAnalyzer {
       : m_(model), w_(window), o_(o), submitters_(model) {
     result_.window = window;
     result_.options = o;
-    devices_.assign(m_.ops.device_id.begin(), m_.ops.device_id.end());
-    std::sort(devices_.begin(), devices_.end());
-    devices_.erase(std::unique(devices_.begin(), devices_.end()), devices_.end());
+    devices_ = OpDeviceIds(m_);
   }
 
   HiddenSyncResult Run() {
@@ -228,13 +226,18 @@ class HiddenSyncAnalyzer {
     // Outermost calls per thread.
     std::vector<uint8_t> top(api.size(), 0);
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of the current outer call
+    int64_t* cover = nullptr;  // calls of one thread come in runs: one lookup per run
+    int64_t cover_tid = 0;
     for (size_t i = 0; i < api.size(); ++i) {
-      auto [it, inserted] = covered.try_emplace(api.tid[i], kMinTime);
-      if (api.start_ns[i] >= it->second) {
+      if (cover == nullptr || api.tid[i] != cover_tid) {
+        cover_tid = api.tid[i];
+        cover = &covered.try_emplace(cover_tid, kMinTime).first->second;  // valid until the next insertion
+      }
+      if (api.start_ns[i] >= *cover) {
         top[i] = 1;
-        it->second = api.end_ns[i];
+        *cover = api.end_ns[i];
       } else {
-        it->second = std::max(it->second, api.end_ns[i]);
+        *cover = std::max(*cover, api.end_ns[i]);
       }
     }
     // Each call's own first op.
@@ -243,25 +246,27 @@ class HiddenSyncAnalyzer {
       int32_t a = submitters_[i];
       if (a >= 0 && own[a] < 0) own[a] = static_cast<int32_t>(i);
     }
-    ends_.reserve(ops.size());
-    for (size_t i = 0; i < ops.size(); ++i) {
-      ends_.push_back({ops.end_ns[i], static_cast<int32_t>(i)});
-    }
-    std::sort(ends_.begin(), ends_.end());
-    // Median duration per name of the calls the timing rule looks at.
-    absl::flat_hash_map<StringId, int64_t> median;
+    // Median duration per name of the calls the timing rule looks at, by
+    // name id + 1 (slot 0: no name); kNoMedian where no call counted.
+    constexpr int64_t kNoMedian = std::numeric_limits<int64_t>::min();
+    auto name_slot = [&](StringId name) {
+      return name >= 0 && static_cast<size_t>(name) < m_.strings.size() ? static_cast<size_t>(name) + 1 : 0;
+    };
+    std::vector<int64_t> median(m_.strings.size() + 1, kNoMedian);
     {
-      absl::flat_hash_map<StringId, std::vector<int64_t>> durations;
+      std::vector<std::vector<int64_t>> durations(m_.strings.size() + 1);
       for (size_t i = 0; i < api.size(); ++i) {
         NameClass cls = class_of(api.name[i]);
         if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
-          durations[api.name[i]].push_back(api.end_ns[i] - api.start_ns[i]);
+          durations[name_slot(api.name[i])].push_back(api.end_ns[i] - api.start_ns[i]);
         }
       }
-      for (auto& [name, d] : durations) {
+      for (size_t k = 0; k < durations.size(); ++k) {
+        std::vector<int64_t>& d = durations[k];
+        if (d.empty()) continue;
         auto mid = d.begin() + static_cast<std::ptrdiff_t>((d.size() - 1) / 2);
         std::nth_element(d.begin(), mid, d.end());
-        median[name] = *mid;
+        median[k] = *mid;
       }
     }
     absl::flat_hash_map<StringId, ImplicitSyncTotal> totals;
@@ -301,10 +306,9 @@ class HiddenSyncAnalyzer {
         }
       } else {
         // Any other call: flagged only when its timing shows a drain.
-        auto med = median.find(api.name[i]);
+        int64_t med = median[name_slot(api.name[i])];
         bool long_call = dur > o_.long_call_ns ||
-                         (med != median.end() && static_cast<double>(dur) >
-                                                     o_.long_call_median_factor * med->second);
+                         (med != kNoMedian && static_cast<double>(dur) > o_.long_call_median_factor * med);
         if (!long_call) continue;
         Drain(a, start, end, f);
         if (f.waited_for_op < 0 || ops.end_ns[f.waited_for_op] < end - o_.drain_tolerance_ns) {
@@ -330,9 +334,23 @@ class HiddenSyncAnalyzer {
     ends_ = {};
   }
 
+  // Op ends in (end, op) order, sorted on first use only: most traces have
+  // few calls to check, and sorting every op's end is the costliest step.
+  void EnsureEnds() {
+    if (ends_built_) return;
+    ends_built_ = true;
+    const GpuOps& ops = m_.ops;
+    ends_.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      ends_.push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+    }
+    std::sort(ends_.begin(), ends_.end());
+  }
+
   // Ops of other calls that ended in (s, e]: count, and the latest one.
-  void Drain(int32_t api, int64_t s, int64_t e, ImplicitSyncFinding& f) const {
+  void Drain(int32_t api, int64_t s, int64_t e, ImplicitSyncFinding& f) {
     if (e <= s) return;
+    EnsureEnds();
     auto lo = std::upper_bound(ends_.begin(), ends_.end(),
                                OpEnd{s, std::numeric_limits<int32_t>::max()});
     auto hi = std::upper_bound(ends_.begin(), ends_.end(),
@@ -444,7 +462,8 @@ class HiddenSyncAnalyzer {
   const HiddenSyncOptions& o_;
   std::vector<int32_t> devices_;
   OpSubmitters submitters_;
-  std::vector<OpEnd> ends_;
+  std::vector<OpEnd> ends_;  // see EnsureEnds()
+  bool ends_built_ = false;
   HiddenSyncResult result_;
 };
 

@@ -262,6 +262,7 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     int64_t t_next = std::min(next < n ? cs(ops[next]) : kInf, heap.top().t);
     int64_t len = t_next - t;
     out->busy_ns += len;
+    if (now_open != 0) out->overlap_ns += len;
     for (uint32_t bits = mask; bits != 0; bits &= bits - 1) out->category_ns[__builtin_ctz(bits)] += len;
     if (mask & table.copy_mask) {
       out->copy_ns += len;

@@ -80,6 +80,7 @@ struct DeviceOverlap {
   int64_t busy_ns = 0;          // any op running
   int64_t copy_ns = 0;          // any copy running
   int64_t exposed_copy_ns = 0;  // any copy running and no kernel
+  int64_t overlap_ns = 0;       // any pair overlapping: the union of all intervals, kept or not
   // Pairs whose two categories both ran in the window (or that overlapped),
   // in pair-index order.
   std::vector<PairOverlap> pairs;

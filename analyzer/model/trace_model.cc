@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 #include "absl/strings/string_view.h"
 
@@ -80,19 +81,108 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
   column.swap(out);
 }
 
+// The stable order by (start, end) of rows that are in order within each
+// partition (a stream runs its ops one after another, so each stream's ops
+// of one table come in time order): the partitions' runs are merged with a
+// heap, O(n log k) for k runs. Empty if that takes more than kMaxRuns runs.
+std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, const std::vector<int64_t>* end,
+                                         const std::vector<int32_t>& partition) {
+  constexpr size_t kMaxRuns = 256;
+  const size_t n = start.size();
+  int32_t max_part = -1;
+  for (int32_t p : partition) max_part = std::max(max_part, p);
+  const size_t buckets = static_cast<size_t>(max_part) + 2;  // partition -1 and below: bucket 0
+  if (buckets > kMaxRuns + 1) return {};
+  auto bucket = [&](size_t i) { return partition[i] < 0 ? size_t{0} : static_cast<size_t>(partition[i]) + 1; };
+  std::vector<size_t> offset(buckets + 1, 0);
+  for (size_t i = 0; i < n; ++i) ++offset[bucket(i) + 1];
+  for (size_t b = 0; b < buckets; ++b) offset[b + 1] += offset[b];
+  std::vector<uint32_t> rows(n);  // row indices grouped by partition, ascending within each
+  {
+    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
+    for (size_t i = 0; i < n; ++i) rows[fill[bucket(i)]++] = static_cast<uint32_t>(i);
+  }
+  auto key_less = [&](uint32_t a, uint32_t b) {
+    if (start[a] != start[b]) return start[a] < start[b];
+    if (end != nullptr && (*end)[a] != (*end)[b]) return (*end)[a] < (*end)[b];
+    return a < b;
+  };
+  struct Run { size_t pos, stop; };
+  std::vector<Run> runs;
+  for (size_t b = 0; b < buckets; ++b) {
+    size_t begin = offset[b];
+    for (size_t p = offset[b] + 1; p <= offset[b + 1]; ++p) {
+      if (p < offset[b + 1] && !key_less(rows[p], rows[p - 1])) continue;
+      if (p > begin) runs.push_back({begin, p});
+      begin = p;
+      if (runs.size() > kMaxRuns) return {};
+    }
+  }
+  // Min-heap of run heads by (start, end, row): the row breaks ties, so the
+  // merge equals a stable sort.
+  auto heap_greater = [&](size_t x, size_t y) { return key_less(rows[runs[y].pos], rows[runs[x].pos]); };
+  std::vector<size_t> heap;
+  for (size_t r = 0; r < runs.size(); ++r) heap.push_back(r);
+  std::make_heap(heap.begin(), heap.end(), heap_greater);
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), heap_greater);
+    Run& run = runs[heap.back()];
+    order.push_back(rows[run.pos++]);
+    if (run.pos == run.stop) {
+      heap.pop_back();
+    } else {
+      std::push_heap(heap.begin(), heap.end(), heap_greater);
+    }
+  }
+  return order;
+}
+
 // The stable order of rows by (start, end): a permutation, or empty if the
 // rows are already in that order (the common case for one table written in
-// time order). Sorting a packed key array directly is several times faster
-// than an indirect sort over 10M rows; the index breaks ties, which keeps it
-// stable.
-std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>* end) {
+// time order). Rows in order within each `partition` value are merged (see
+// MergePartitionRuns); otherwise sorting a packed key array directly is
+// several times faster than an indirect sort over 10M rows; the index breaks
+// ties, which keeps it stable.
+std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>* end,
+                                const std::vector<int32_t>* partition = nullptr) {
   auto key_less = [&](size_t a, size_t b) {
     if (start[a] != start[b]) return start[a] < start[b];
     return end != nullptr && (*end)[a] < (*end)[b];
   };
-  bool sorted = true;
-  for (size_t i = 1; i < start.size() && sorted; ++i) sorted = !key_less(i, i - 1);
-  if (sorted) return {};
+  // Runs of rows already in order: an importer that reads several tables,
+  // each written in time order (kernels, copies, memsets), yields one run
+  // per table. A few runs are merged in O(n) without a key array.
+  constexpr size_t kMaxMergedRuns = 16;
+  std::vector<size_t> run_starts = {0};
+  for (size_t i = 1; i < start.size(); ++i) {
+    if (!key_less(i, i - 1)) continue;
+    run_starts.push_back(i);
+    if (run_starts.size() > kMaxMergedRuns) break;
+  }
+  if (run_starts.size() == 1) return {};
+  if (run_starts.size() <= kMaxMergedRuns) {
+    const size_t runs = run_starts.size();
+    std::vector<size_t> head(run_starts), stop(runs);
+    for (size_t r = 0; r + 1 < runs; ++r) stop[r] = run_starts[r + 1];
+    stop[runs - 1] = start.size();
+    std::vector<uint32_t> order;
+    order.reserve(start.size());
+    for (size_t n = 0; n < start.size(); ++n) {
+      // Ties go to the earlier run, i.e. the lower index: a stable merge.
+      size_t best = runs;
+      for (size_t r = 0; r < runs; ++r) {
+        if (head[r] == stop[r]) continue;
+        if (best == runs || key_less(head[r], head[best])) best = r;
+      }
+      order.push_back(static_cast<uint32_t>(head[best]++));
+    }
+    return order;
+  }
+  if (partition != nullptr && partition->size() == start.size()) {
+    if (std::vector<uint32_t> order = MergePartitionRuns(start, end, *partition); !order.empty()) return order;
+  }
   struct Key { int64_t start, end; uint32_t index; };
   std::vector<Key> keys(start.size());
   for (size_t i = 0; i < start.size(); ++i) {
@@ -110,55 +200,58 @@ std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::ve
 }  // namespace
 
 void TraceModel::Finalize() {
-  if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns); !order.empty()) {
-    Permute(ops.start_ns, order); Permute(ops.end_ns, order);
-    Permute(ops.category, order); Permute(ops.device_id, order);
-    Permute(ops.stream, order); Permute(ops.correlation_id, order);
-    Permute(ops.name, order); Permute(ops.bytes, order);
-    Permute(ops.src_kind, order); Permute(ops.dst_kind, order);
-    Permute(ops.is_async, order); Permute(ops.peer_device, order);
-    Permute(ops.graph_id, order); Permute(ops.source_id, order);
-    if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
-  }
-  if (std::vector<uint32_t> order = SortOrder(api.start_ns, nullptr); !order.empty()) {
-    Permute(api.start_ns, order); Permute(api.end_ns, order);
-    Permute(api.tid, order); Permute(api.name, order);
-    Permute(api.domain, order); Permute(api.cbid, order);
-    Permute(api.correlation_id, order); Permute(api.return_value, order);
-    Permute(api.source_id, order);
+  // GPU ops and API calls are independent: on large traces one goes to a
+  // second thread (the target machine has two cores).
+  auto finalize_ops = [this] {
+    if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns, &ops.stream); !order.empty()) {
+      Permute(ops.start_ns, order); Permute(ops.end_ns, order);
+      Permute(ops.category, order); Permute(ops.device_id, order);
+      Permute(ops.stream, order); Permute(ops.correlation_id, order);
+      Permute(ops.name, order); Permute(ops.bytes, order);
+      Permute(ops.src_kind, order); Permute(ops.dst_kind, order);
+      Permute(ops.is_async, order); Permute(ops.peer_device, order);
+      Permute(ops.graph_id, order); Permute(ops.source_id, order);
+      if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
+    }
+    max_op_duration_ns = 0;
+    op_devices.clear();
+    int32_t last_device = INT32_MIN;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      max_op_duration_ns = std::max(max_op_duration_ns, ops.end_ns[i] - ops.start_ns[i]);
+      if (ops.device_id[i] != last_device) {
+        last_device = ops.device_id[i];
+        if (std::find(op_devices.begin(), op_devices.end(), last_device) == op_devices.end()) {
+          op_devices.push_back(last_device);
+        }
+      }
+    }
+    std::sort(op_devices.begin(), op_devices.end());
+  };
+  auto finalize_api = [this] {
+    if (std::vector<uint32_t> order = SortOrder(api.start_ns, nullptr); !order.empty()) {
+      Permute(api.start_ns, order); Permute(api.end_ns, order);
+      Permute(api.tid, order); Permute(api.name, order);
+      Permute(api.domain, order); Permute(api.cbid, order);
+      Permute(api.correlation_id, order); Permute(api.return_value, order);
+      Permute(api.source_id, order);
+    }
+    api_by_correlation.Build(api);
+  };
+  constexpr size_t kThreadedFrom = 1 << 16;  // rows; below that a thread costs more than it saves
+  if (ops.size() >= kThreadedFrom && api.size() >= kThreadedFrom) {
+    std::thread ops_thread(finalize_ops);
+    finalize_api();
+    ops_thread.join();
+  } else {
+    finalize_ops();
+    finalize_api();
   }
   std::stable_sort(nvtx_ranges.begin(), nvtx_ranges.end(),
                    [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
   std::stable_sort(syncs.begin(), syncs.end(),
                    [](const SyncRecord& a, const SyncRecord& b) { return a.start_ns < b.start_ns; });
-
-  api_by_correlation.clear();
-  api_by_correlation.reserve(api.size());  // one allocation, no rehash peaks
-  for (size_t i = 0; i < api.size(); ++i) {
-    if (api.correlation_id[i] < 0) continue;
-    auto [it, inserted] = api_by_correlation.try_emplace(api.correlation_id[i], static_cast<int32_t>(i));
-    // A runtime call and the driver call beneath it share the correlation id
-    // of the op; the runtime call is what the application wrote.
-    if (!inserted && api.domain[i] == ApiDomain::kRuntime &&
-        api.domain[it->second] != ApiDomain::kRuntime) {
-      it->second = static_cast<int32_t>(i);
-    }
-  }
   stream_index.clear();
   for (size_t i = 0; i < streams.size(); ++i) stream_index[streams[i].id] = static_cast<int32_t>(i);
-  max_op_duration_ns = 0;
-  op_devices.clear();
-  int32_t last_device = INT32_MIN;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    max_op_duration_ns = std::max(max_op_duration_ns, ops.end_ns[i] - ops.start_ns[i]);
-    if (ops.device_id[i] != last_device) {
-      last_device = ops.device_id[i];
-      if (std::find(op_devices.begin(), op_devices.end(), last_device) == op_devices.end()) {
-        op_devices.push_back(last_device);
-      }
-    }
-  }
-  std::sort(op_devices.begin(), op_devices.end());
 }
 
 std::pair<size_t, size_t> TraceModel::OpRangeFor(int64_t start, int64_t end) const {
@@ -192,9 +285,54 @@ const Device* TraceModel::FindDevice(int32_t id) const {
 
 int32_t TraceModel::ApiForOp(size_t op) const {
   int64_t corr = ops.correlation_id[op];
-  if (corr < 0) return -1;
-  auto it = api_by_correlation.find(corr);
-  return it == api_by_correlation.end() ? -1 : it->second;
+  return corr < 0 ? -1 : api_by_correlation.Lookup(corr);
+}
+
+void CorrelationIndex::clear() {
+  dense_mode_ = true;
+  lo_ = 0;
+  std::vector<int32_t>().swap(dense_);
+  sparse_ = {};
+  size_ = 0;
+}
+
+void CorrelationIndex::Build(const ApiCalls& api) {
+  clear();
+  int64_t lo = INT64_MAX, hi = -1;
+  for (int64_t c : api.correlation_id) {
+    if (c < 0) continue;
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+  }
+  if (hi < 0) return;  // no call has a correlation id
+  // The first call of an id wins, unless a later one is the runtime call
+  // above a driver call.
+  auto better = [&](int32_t current, size_t candidate) {
+    return current < 0 ||
+           (api.domain[candidate] == ApiDomain::kRuntime && api.domain[current] != ApiDomain::kRuntime);
+  };
+  const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+  dense_mode_ = span <= 4 * static_cast<uint64_t>(api.size()) + 4096;
+  if (dense_mode_) {
+    lo_ = lo;
+    dense_.assign(span, -1);
+    for (size_t i = 0; i < api.size(); ++i) {
+      int64_t c = api.correlation_id[i];
+      if (c < 0) continue;
+      int32_t& slot = dense_[static_cast<size_t>(c - lo)];
+      if (slot < 0) ++size_;
+      if (better(slot, i)) slot = static_cast<int32_t>(i);
+    }
+    return;
+  }
+  sparse_.reserve(api.size());  // one allocation, no rehash peaks
+  for (size_t i = 0; i < api.size(); ++i) {
+    int64_t c = api.correlation_id[i];
+    if (c < 0) continue;
+    auto [it, inserted] = sparse_.try_emplace(c, static_cast<int32_t>(i));
+    if (!inserted && better(it->second, i)) it->second = static_cast<int32_t>(i);
+  }
+  size_ = sparse_.size();
 }
 
 }  // namespace streamscope

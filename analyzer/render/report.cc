@@ -105,6 +105,7 @@ struct WindowAnalysis {
 #endif
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
   LaunchStatsResult launch_stats;
+  DiagnoseResult diagnose;  // computed once from the analyses above, rendered in text and JSON
 #endif
   // Analyses 8-9 (issue 10): filled by AnalyzeMemory.
   OwnershipResult ownership;
@@ -173,6 +174,10 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
     own.join();
     Timer().Mark("overlap+gaps");
   }
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  w.diagnose = AnalyzeDiagnose(model, window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats});
+  Timer().Mark("diagnose");
+#endif
   return w;
 }
 
@@ -269,7 +274,7 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
 #endif
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
-  j["diagnose"] = DiagnoseToJson(AnalyzeDiagnose(model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), model);
+  j["diagnose"] = DiagnoseToJson(w.diagnose, model);
 #endif
   j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
   j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
@@ -325,7 +330,7 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
 #endif
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
       RenderLaunchStatsText(w.launch_stats, t.model, out);
-      RenderDiagnoseText(AnalyzeDiagnose(t.model, w.window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats}), t.model, out);
+      RenderDiagnoseText(w.diagnose, t.model, out);
 #endif
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);

@@ -2,7 +2,10 @@
 # Analyzer benchmark: times `streamscope report` on synthetic traces of 1M
 # and 10M GPU ops next to a plain read of the same rows (bench/analyzer/
 # plain_read.cc), with peak memory from /usr/bin/time -v, and prints a
-# markdown table. Traces are generated once into $BENCH_DIR (default
+# markdown table with the report / plain-read ratio in wall time (the
+# target, meaningful on an idle machine) and in CPU time (user + sys, all
+# threads; what a loaded machine still measures), and the load average
+# after each size. Traces are generated once into $BENCH_DIR (default
 # /tmp/streamscope-bench) and reused.
 #
 #   BUILD_DIR=build bench/analyzer/run_analyzer_bench.sh [SIZES...]   (default: 1000000 10000000)
@@ -48,8 +51,8 @@ best() {
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  load average: $(cut -d' ' -f1-3 /proc/loadavg)  repeat: best of $REPEAT"
 echo
-echo "| GPU ops | rows read | file | plain read wall / cpu | report wall / cpu | report peak RSS | report / plain (wall) |"
-echo "|---|---|---|---|---|---|---|"
+echo "| GPU ops | rows read | file | plain read wall / cpu | report wall / cpu | report peak RSS | report / plain (wall) | report / plain (cpu) | load average |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for n in "${SIZES[@]}"; do
   trace=$BENCH_DIR/synthetic-$n.sqlite
   if [ ! -f "$trace" ]; then
@@ -60,5 +63,6 @@ for n in "${SIZES[@]}"; do
   read -r pw pc pk <<<"$(best "$BIN/plain_read" "$trace")"
   read -r rw rc rk <<<"$(best "$BIN/streamscope" report "$trace")"
   ratio=$(echo "scale=2; $rw / $pw" | bc)
-  echo "| $n | $rows | ${size} MiB | ${pw} s / ${pc} s | ${rw} s / ${rc} s | $((rk / 1024)) MiB | ${ratio}x |"
+  cpu_ratio=$(echo "scale=2; $rc / $pc" | bc)
+  echo "| $n | $rows | ${size} MiB | ${pw} s / ${pc} s | ${rw} s / ${rc} s | $((rk / 1024)) MiB | ${ratio}x | ${cpu_ratio}x | $(cut -d' ' -f1-3 /proc/loadavg) |"
 done
