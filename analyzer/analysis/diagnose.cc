@@ -6,6 +6,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -283,6 +284,14 @@ class Diagnoser {
       result_.overlap_ns += d.overlap_ns;
     }
     if (ops_.empty()) result_.notes.push_back("no GPU op starts inside the window: nothing to diagnose");
+    // Step 6 is the costliest and independent of steps 1-5: on large windows
+    // it runs on a second thread; findings keep the step order either way.
+    constexpr size_t kContentionThreadFrom = 1 << 16;  // ops; below that a thread costs more than it saves
+    std::optional<DiagnoseFinding> contention;
+    std::thread contention_thread;
+    if (ops_.size() >= kContentionThreadFrom) {
+      contention_thread = std::thread([&] { contention = Contention(); });
+    }
     Hardware();
     MemoryType();
     SameStream();
@@ -291,7 +300,12 @@ class Diagnoser {
     LegacyStream();
     ImplicitCalls();
     CpuStarvation();
-    Contention();
+    if (contention_thread.joinable()) {
+      contention_thread.join();
+    } else {
+      contention = Contention();
+    }
+    if (contention) findings_.push_back(std::move(*contention));
     SmallWork();
     if (!ops_.empty()) {
       int64_t first = m_.ops.start_ns[ops_.front()], last = first;
@@ -880,7 +894,9 @@ class Diagnoser {
   }
 
   // 6. Contention -------------------------------------------------------------------
-  void Contention() {
+  // Reads only the model and the ops of the window (no other analysis), so
+  // Run() computes it on a second thread next to steps 1-5.
+  std::optional<DiagnoseFinding> Contention() const {
     std::vector<int64_t> shared = SharedTime(m_, w_, ops_);
     struct Group {
       std::vector<int64_t> over, alone;
@@ -950,7 +966,7 @@ class Diagnoser {
       f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);
       for (size_t i = 0; i < g.over_ops.size() && i < 2; ++i) Cite(f, g.over_ops[i]);
     }
-    if (slowed.empty()) return;
+    if (slowed.empty()) return std::nullopt;
     std::stable_sort(slowed.begin(), slowed.end(), [](const Slowed& a, const Slowed& b) { return a.excess > b.excess; });
     std::vector<std::string> parts;
     for (size_t i = 0; i < slowed.size() && i < 3; ++i) parts.push_back(slowed[i].text);
@@ -961,7 +977,7 @@ class Diagnoser {
     f.remedy = "overlapping ops compete for the same resource (copy engine and host link, host memory, SMs, "
                "DRAM bandwidth): overlap ops that use different resources, use pinned memory for copies, fewer "
                "and larger copies, or kernels with fewer blocks so they can share the GPU";
-    findings_.push_back(std::move(f));
+    return f;
   }
 
   // 7. Work too small for its launch cost ----------------------------------------
