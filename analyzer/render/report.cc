@@ -17,11 +17,14 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/analysis/communication.h"
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/communication_render.h"
 #include "analyzer/render/csv_writer.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/analysis/hazards.h"
@@ -97,6 +100,7 @@ struct WindowAnalysis {
   Window window;
   OverlapResult overlap;
   IdleGapsResult idle;
+  CommunicationResult communication;
 #ifdef STREAMSCOPE_REPORT_GAP_CAUSES
   GapCausesResult gap_causes;
 #endif
@@ -152,6 +156,7 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
     // syncs cost about as much as overlap, idle gaps and launch statistics).
     w.launch_stats = AnalyzeLaunchStats(model, window, LaunchStatsOptions{});
 #endif
+    w.communication = AnalyzeCommunication(model, window);
   };
   // STREAMSCOPE_THREADS=1: everything on one thread (lower peak memory,
   // per-analysis profile figures).
@@ -228,6 +233,16 @@ std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
   return out;
 }
 
+CrossRankResult CrossRank(const std::vector<TraceAnalysis>& traces, int top) {
+  std::vector<RankInput> inputs;
+  for (const TraceAnalysis& t : traces) {
+    RankInput input{&t.model, {}};
+    for (const WindowAnalysis& w : t.windows) input.windows.push_back(w.window);
+    inputs.push_back(std::move(input));
+  }
+  return AnalyzeCrossRank(inputs, top);
+}
+
 nlohmann::json TotalsJson(const DeviceTotals& x) {
   return {{"window_ns", x.window_ns}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
           {"compute_ns", x.compute_ns}, {"copy_ns", x.copy_ns},
@@ -267,7 +282,8 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
                       {"end_ns", w.window.end_ns},
                       {"length_ns", w.window.length()},
                       {"overlap", OverlapToJson(w.overlap, model, render)},
-                      {"idle_gaps", IdleGapsToJson(w.idle, model, render)}};
+                      {"idle_gaps", IdleGapsToJson(w.idle, model, render)},
+                      {"communication", CommunicationToJson(w.communication, model, render)}};
 #ifdef STREAMSCOPE_REPORT_GAP_CAUSES
   j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
 #endif
@@ -309,6 +325,7 @@ void RenderJson(const std::vector<TraceAnalysis>& traces, const ReportOptions& o
                            {"top", options.top},
                            {"traces", tj},
                            {"combined", {{"devices", devices}, {"total", TotalsJson(Sum(totals))}}}};
+  if (traces.size() > 1) report["combined"]["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
   // Names come from the trace and may not be UTF-8: replace, never throw.
   out << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
@@ -324,6 +341,7 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
           << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
       RenderOverlapText(w.overlap, t.model, render, out);
       RenderIdleGapsText(w.idle, t.model, render, out);
+      RenderCommunicationText(w.communication, t.model, render, out);
 #ifdef STREAMSCOPE_REPORT_GAP_CAUSES
       RenderGapCausesText(w.gap_causes, t.model, out);
 #endif
@@ -353,6 +371,10 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
         << FormatShare(s.busy_ns, s.window_ns) << "), copies hidden " << FormatDuration(s.copy_ns - s.exposed_copy_ns)
         << " of " << FormatDuration(s.copy_ns) << " (" << FormatShare(s.copy_ns - s.exposed_copy_ns, s.copy_ns)
         << ").\n";
+    CrossRankResult ranks = CrossRank(traces, render.top);
+    bool any_comm = false;
+    for (const RankFigures& r : ranks.ranks) any_comm |= r.comm_ns > 0;
+    if (any_comm) RenderCrossRankText(ranks, out);
   }
 }
 
@@ -386,6 +408,7 @@ std::vector<ResultTable> TraceTables(const TraceAnalysis& t) {
     windows.rows.push_back({index, w.window.label, w.window.start_ns, w.window.end_ns, w.window.length()});
     merge(index, OverlapToTables(w.overlap, t.model));
     merge(index, IdleGapsToTables(w.idle, t.model));
+    merge(index, CommunicationToTables(w.communication));
 #ifdef STREAMSCOPE_REPORT_GAP_CAUSES
     merge(index, GapCausesToTables(w.gap_causes, t.model));
 #endif

@@ -26,4 +26,4 @@ fixture_ok_exit() {
 
 FIXTURE_VARIANTS="sequential overlapped pageable legacy_default implicit_sync cpu_starved \
 launch_individual launch_graph event_pipeline concurrent_kernels persistent_kernel racy \
-misleading_timing"
+misleading_timing peer_overlap"

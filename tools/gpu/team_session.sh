@@ -39,6 +39,19 @@ F=$W/w/fixtures
     $bin/streamscope export $F/$v.sqlite --html $W/$v.html --perfetto $W/$v.json; echo "export $v rc=$?"
   done
 } > $W/analysis.log 2>&1
-cp $W/collector.log $W/workloads.log $W/analysis.log $W/w/summary.txt "$OUT/" 2>/dev/null
+{
+  echo "################ report peer_overlap (issue 8; one GPU here: D2D fallback)"
+  $bin/streamscope report --nvtx measured $F/peer_overlap.sqlite; echo "rc=$?"
+  echo "################ ddp_train under torchrun, trace-%q{RANK}.sqlite (issue 8)"
+  timeout 300 workloads/torch/run_ddp.sh $bin $W/ddp 1 --steps 10; echo "rc=$?"
+  ls -la $W/ddp
+  for v in racy misleading_timing overlapped event_pipeline; do
+    echo "################ report $v (hazards, timing audit: issue 10)"
+    $bin/streamscope report --nvtx measured $F/$v.sqlite; echo "rc=$?"
+  done
+  echo "################ compare event_pipeline -- racy (issue 10: refuses a hazardous variant)"
+  $bin/streamscope compare $F/event_pipeline.sqlite -- $F/racy.sqlite; echo "rc=$?"
+} > $W/issues_8_10.log 2>&1
+cp $W/collector.log $W/workloads.log $W/analysis.log $W/issues_8_10.log $W/w/summary.txt "$OUT/" 2>/dev/null
 cd $W && tar czf "$OUT/all.tgz" --exclude='*.sqlite-wal' --exclude='*.sqlite-shm' . 2>/dev/null
 ls -la "$OUT"; tail -5 $W/collector.log; cat $W/w/summary.txt | tail -40; grep -E "rc=|Verdict|verdict|VERIFIED|NOT" $W/analysis.log | head -40

@@ -1,0 +1,141 @@
+#include "analyzer/render/communication_render.h"
+
+#include <algorithm>
+#include <string>
+
+#include "analyzer/render/units.h"
+
+namespace streamscope {
+
+nlohmann::json CommunicationToJson(const CommunicationResult& result, const TraceModel& model,
+                                   const RenderOptions& options) {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const DeviceCommunication& d : result.devices) {
+    nlohmann::json names = nlohmann::json::array();
+    for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
+      const CommKernelStat& s = d.by_name[i];
+      names.push_back({{"name", std::string(model.strings.Get(s.name))}, {"count", s.count}, {"total_ns", s.total_ns}});
+    }
+    devices.push_back({{"device_id", d.device_id},
+                       {"comm_kernels", d.comm_kernels},
+                       {"compute_kernels", d.compute_kernels},
+                       {"p2p_copies", d.p2p_copies},
+                       {"comm_ns", d.comm_ns},
+                       {"compute_ns", d.compute_ns},
+                       {"overlapped_ns", d.overlapped_ns},
+                       {"exposed_comm_ns", d.exposed_comm_ns},
+                       {"hidden_share", d.hidden_share},
+                       {"p2p_ns", d.p2p_ns},
+                       {"p2p_overlapped_ns", d.p2p_overlapped_ns},
+                       {"comm_kernels_by_name", names}});
+  }
+  return {{"devices", devices}};
+}
+
+void RenderCommunicationText(const CommunicationResult& result, const TraceModel& model,
+                             const RenderOptions& options, std::ostream& out) {
+  if (!result.any()) return;
+  out << "\nCommunication (NCCL kernels and peer copies) vs compute:\n";
+  for (const DeviceCommunication& d : result.devices) {
+    out << "  device " << d.device_id << ":";
+    if (d.comm_kernels > 0) {
+      out << " " << d.comm_kernels << " communication kernels ran " << FormatDuration(d.comm_ns) << "; "
+          << FormatDuration(d.overlapped_ns) << " of it overlapped compute (" << FormatShare(d.hidden_share)
+          << " of the hideable time), " << FormatDuration(d.exposed_comm_ns) << " exposed.";
+    }
+    if (d.p2p_copies > 0) {
+      out << " " << d.p2p_copies << " peer copies ran " << FormatDuration(d.p2p_ns) << ", "
+          << FormatDuration(d.p2p_overlapped_ns) << " of it (" << FormatShare(d.p2p_overlapped_ns, d.p2p_ns)
+          << ") alongside compute.";
+    }
+    out << "\n";
+    for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
+      const CommKernelStat& s = d.by_name[i];
+      out << "    " << s.count << " x " << model.strings.Get(s.name) << ": " << FormatDuration(s.total_ns) << "\n";
+    }
+  }
+}
+
+std::vector<ResultTable> CommunicationToTables(const CommunicationResult& result) {
+  ResultTable t{"analysis_communication",
+                {"device_id", "comm_kernels", "compute_kernels", "p2p_copies", "comm_ns", "compute_ns",
+                 "overlapped_ns", "exposed_comm_ns", "hidden_share", "p2p_ns", "p2p_overlapped_ns"},
+                {}};
+  for (const DeviceCommunication& d : result.devices) {
+    t.rows.push_back({int64_t{d.device_id}, d.comm_kernels, d.compute_kernels, d.p2p_copies, d.comm_ns, d.compute_ns,
+                      d.overlapped_ns, d.exposed_comm_ns, d.hidden_share, d.p2p_ns, d.p2p_overlapped_ns});
+  }
+  return {t};
+}
+
+nlohmann::json CrossRankToJson(const CrossRankResult& result) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const RankFigures& r : result.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"rank_from_metadata", r.rank_from_metadata},
+                     {"path", r.path},
+                     {"pid", r.pid},
+                     {"window_ns", r.window_ns},
+                     {"busy_ns", r.busy_ns},
+                     {"idle_ns", r.idle_ns},
+                     {"comm_ns", r.comm_ns},
+                     {"compute_ns", r.compute_ns},
+                     {"overlapped_ns", r.overlapped_ns},
+                     {"exposed_comm_ns", r.exposed_comm_ns},
+                     {"collectives", r.collectives},
+                     {"waited_ns", r.waited_ns},
+                     {"caused_wait_ns", r.caused_wait_ns},
+                     {"last_arrivals", r.last_arrivals}});
+  }
+  nlohmann::json worst = nlohmann::json::array();
+  for (const CollectiveSkew& s : result.worst) {
+    worst.push_back({{"name", s.name},
+                     {"ordinal", s.ordinal},
+                     {"first_rank", s.first_rank},
+                     {"last_rank", s.last_rank},
+                     {"first_start_ns", s.first_start_ns},
+                     {"last_start_ns", s.last_start_ns},
+                     {"skew_ns", s.skew_ns}});
+  }
+  return {{"ranks", ranks},
+          {"comparable", result.comparable},
+          {"matched_collectives", result.matched_collectives},
+          {"unmatched_kernels", result.unmatched_kernels},
+          {"worst_skews", worst},
+          {"notes", result.notes}};
+}
+
+void RenderCrossRankText(const CrossRankResult& result, std::ostream& out) {
+  out << "\nAcross ranks (" << result.ranks.size() << " processes, " << result.matched_collectives
+      << " collectives matched):\n";
+  for (const RankFigures& r : result.ranks) {
+    out << "  rank " << r.rank << (r.rank_from_metadata ? "" : "?") << " (pid " << r.pid << "): busy "
+        << FormatDuration(r.busy_ns) << " of " << FormatDuration(r.window_ns) << ", idle " << FormatDuration(r.idle_ns)
+        << "; communication " << FormatDuration(r.comm_ns) << ", " << FormatShare(r.overlapped_ns, r.comm_ns)
+        << " of it hidden behind compute, " << FormatDuration(r.exposed_comm_ns) << " exposed";
+    if (result.comparable && result.matched_collectives > 0) {
+      out << "; waited " << FormatDuration(r.waited_ns) << " for other ranks, arrived last at " << r.last_arrivals
+          << " collective(s) (others waited " << FormatDuration(r.caused_wait_ns) << " for it)";
+    }
+    out << "\n";
+  }
+  if (result.comparable && result.ranks.size() > 1 && result.matched_collectives > 0) {
+    const RankFigures* straggler = &result.ranks.front();
+    for (const RankFigures& r : result.ranks) {
+      if (r.caused_wait_ns > straggler->caused_wait_ns) straggler = &r;
+    }
+    if (straggler->caused_wait_ns > 0) {
+      out << "  Finding: rank " << straggler->rank << " kept the others waiting longest ("
+          << FormatDuration(straggler->caused_wait_ns) << " in total over " << straggler->last_arrivals
+          << " collectives it reached last).\n";
+    }
+    for (const CollectiveSkew& s : result.worst) {
+      out << "    " << s.name << " #" << s.ordinal + 1 << ": rank " << s.last_rank << " arrived "
+          << FormatDuration(s.skew_ns) << " after rank " << s.first_rank << " [" << s.first_start_ns << ", "
+          << s.last_start_ns << "] ns\n";
+    }
+  }
+  for (const std::string& note : result.notes) out << "  Note: " << note << ".\n";
+}
+
+}  // namespace streamscope
