@@ -503,36 +503,76 @@ int ForwardNvtxInjection(const void* get_export_table) {
 
 namespace {
 
-// cuFuncGetParamInfo (CUDA >= 12.4) from the driver already loaded.
+// Parameter layouts from the driver already loaded (CUDA >= 12.4). The
+// runtime launches with a CUkernel handle cast to CUfunction (observed:
+// cuFuncGetParamInfo rejects every runtime-launched handle), so a handle
+// cuFuncGetParamInfo refuses is tried as a CUkernel.
 using FuncGetParamInfoFn = CUresult (*)(CUfunction, size_t, size_t*, size_t*);
-FuncGetParamInfoFn LoadFuncGetParamInfo() {
-  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-  if (cuda == nullptr) return nullptr;
-  return reinterpret_cast<FuncGetParamInfoFn>(dlsym(cuda, "cuFuncGetParamInfo"));
+using KernelGetParamInfoFn = CUresult (*)(CUkernel, size_t, size_t*, size_t*);
+struct LayoutApi {
+  FuncGetParamInfoFn func = nullptr;
+  KernelGetParamInfoFn kernel = nullptr;
+};
+const LayoutApi& GetLayoutApi() {
+  static const LayoutApi api = [] {
+    LayoutApi a;
+    void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (cuda != nullptr) {
+      a.func = reinterpret_cast<FuncGetParamInfoFn>(dlsym(cuda, "cuFuncGetParamInfo"));
+      a.kernel = reinterpret_cast<KernelGetParamInfoFn>(dlsym(cuda, "cuKernelGetParamInfo"));
+    }
+    return a;
+  }();
+  return api;
 }
+std::atomic<int64_t> g_layouts_func{0}, g_layouts_kernel{0}, g_layout_error{0};
 
-bool KernelParamLayout(const void* function, ParamLayout* layout) {
-  static FuncGetParamInfoFn get = LoadFuncGetParamInfo();
-  if (get == nullptr) return false;
+// Reads parameters 0, 1, ... until the driver says the index is past the
+// end (CUDA_ERROR_INVALID_VALUE). A kernel without parameters fails at 0
+// with that same error, which also means "not this kind of handle" for
+// some handles: the caller treats an empty layout from index 0 as unknown
+// unless no other reading works.
+template <typename Get>
+CUresult ReadLayout(Get get, ParamLayout* layout) {
+  layout->clear();
   constexpr size_t kMaxParams = 4096;
   for (size_t i = 0; i < kMaxParams; ++i) {
     size_t offset = 0, size = 0;
-    CUresult r = get(static_cast<CUfunction>(const_cast<void*>(function)), i, &offset, &size);
-    if (r == CUDA_ERROR_INVALID_VALUE) return true;  // past the last parameter
-    if (r != CUDA_SUCCESS) return false;
+    CUresult r = get(i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE && i > 0) return CUDA_SUCCESS;
+    if (r != CUDA_SUCCESS) return r;
     layout->push_back(ParamSlot{static_cast<uint32_t>(offset), static_cast<uint32_t>(size)});
   }
-  return true;
+  return CUDA_SUCCESS;
 }
 
-// Device address of a __device__ symbol through the application's cudart
-// (dynamic cudart only; a static cudart does not export it).
-uint64_t SymbolAddress(const void* symbol) {
-  using Fn = int (*)(void**, const void*);
-  static Fn get = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "cudaGetSymbolAddress"));
-  void* device = nullptr;
-  if (get == nullptr || get(&device, symbol) != 0) return 0;
-  return reinterpret_cast<uint64_t>(device);
+bool KernelParamLayout(const void* function, ParamLayout* layout) {
+  const LayoutApi& api = GetLayoutApi();
+  CUresult r = CUDA_ERROR_NOT_SUPPORTED, rk = CUDA_ERROR_NOT_SUPPORTED;
+  if (api.func != nullptr) {
+    auto f = static_cast<CUfunction>(const_cast<void*>(function));
+    r = ReadLayout([&](size_t i, size_t* o, size_t* n) { return api.func(f, i, o, n); }, layout);
+    if (r == CUDA_SUCCESS) {
+      g_layouts_func.fetch_add(1);
+      return true;
+    }
+  }
+  if (api.kernel != nullptr) {
+    auto k = static_cast<CUkernel>(const_cast<void*>(function));
+    rk = ReadLayout([&](size_t i, size_t* o, size_t* n) { return api.kernel(k, i, o, n); }, layout);
+    if (rk == CUDA_SUCCESS) {
+      g_layouts_kernel.fetch_add(1);
+      return true;
+    }
+  }
+  layout->clear();
+  // Both refused index 0 as out of range: a kernel without parameters.
+  if (r == CUDA_ERROR_INVALID_VALUE && (rk == CUDA_ERROR_INVALID_VALUE || api.kernel == nullptr)) {
+    return true;
+  }
+  int64_t expected = 0;
+  g_layout_error.compare_exchange_strong(expected, static_cast<int64_t>(r));
+  return false;
 }
 
 void StartMemoryTracking(TracerState* s) {
@@ -559,7 +599,6 @@ void StartMemoryTracking(TracerState* s) {
     return device;
   };
   hooks.param_layout = KernelParamLayout;
-  hooks.symbol_address = SymbolAddress;
   s->memory = std::make_unique<MemoryTracker>(std::move(hooks), s->buffers.get());
 }
 
@@ -685,6 +724,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
     std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name,
                  std::string(st.message()).c_str());
   }
+  if (s->memory) enabled_names.push_back("memory");
   tracer->enabled_kinds_ = StrJoin(enabled_names, ",");
   if (config.flush_ms > 0) {
     uint32_t period = config.flush_ms;
@@ -758,6 +798,9 @@ void CuptiTracer::Stop() {
     s->writer->AddStat(Stat::kMemoryLaunchesInRuntime, c.launches_in_runtime.load());
     s->writer->AddStat(Stat::kMemoryLaunchesWithoutLayout, c.launches_without_layout.load());
     s->writer->AddStat(Stat::kMemoryUntrackedFrees, c.untracked_frees.load());
+    s->writer->AddStat(Stat::kMemoryLayoutsFunction, g_layouts_func.load());
+    s->writer->AddStat(Stat::kMemoryLayoutsKernel, g_layouts_kernel.load());
+    s->writer->AddStat(Stat::kMemoryLayoutError, g_layout_error.load());
   }
 }
 

@@ -556,17 +556,14 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
     }
     case Op::kCopyToSymbol: {
       const auto* a = static_cast<const cudaMemcpyToSymbol_v3020_params*>(p);
+      // The symbol's device side would need cudaGetSymbolAddress inside
+      // the callback, which CUPTI records as a second api_call under this
+      // call's correlation id: only the host side is recorded.
       Touch(call, U(a->src), a->count, Access::kRead);
-      if (hooks_.symbol_address) {
-        if (uint64_t sym = hooks_.symbol_address(a->symbol)) Touch(call, sym + a->offset, a->count, Access::kWrite);
-      }
       return;
     }
     case Op::kCopyFromSymbol: {
       const auto* a = static_cast<const cudaMemcpyFromSymbol_v3020_params*>(p);
-      if (hooks_.symbol_address) {
-        if (uint64_t sym = hooks_.symbol_address(a->symbol)) Touch(call, sym + a->offset, a->count, Access::kRead);
-      }
       Touch(call, U(a->dst), a->count, Access::kWrite);
       return;
     }

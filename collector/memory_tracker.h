@@ -53,11 +53,9 @@ class MemoryTracker {
     std::function<std::optional<uint32_t>(void* context, void* stream, bool per_thread)> stream_id;
     // Device ordinal of `context`.
     std::function<std::optional<uint32_t>(void* context)> device_id;
-    // Parameter layout of a CUfunction (cuFuncGetParamInfo).
+    // Parameter layout of the function handle a launch passes
+    // (cuFuncGetParamInfo / cuKernelGetParamInfo).
     ParamLayoutCache::Loader param_layout;
-    // Device address of a __device__ symbol given its host shadow
-    // (cudaGetSymbolAddress); 0 if unknown. May be empty.
-    std::function<uint64_t(const void* symbol)> symbol_address;
   };
 
   // Counters, copied into collector_stat at the end.

@@ -26,6 +26,7 @@ constexpr std::string_view kStatNames[] = {
     "flushes",                "nvtx_unmatched_ends",   "nvtx_start_end_calls",
     "nvtx_start_end_matched", "memory_launches",       "memory_launches_in_runtime",
     "memory_launches_without_layout", "memory_untracked_frees", "memory_frees_unmatched",
+    "memory_layouts_function", "memory_layouts_kernel", "memory_layout_error",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -593,6 +594,22 @@ Status TraceWriter::Process(Task& task) {
       return st;
     }
     if (auto st = d.Exec(std::string(schema::FinalizeSql()).c_str()); !st.ok()) return st;
+    // Memory-tracking times were taken in the API-enter callback, just
+    // before CUPTI stamps the call's start: use the recorded call's start
+    // where there is one (the finalize indexes make this a lookup per row).
+    if (auto st = d.Exec(
+            "UPDATE event_op SET ts_ns = (SELECT a.start_ns FROM api_call a WHERE"
+            " a.correlation_id = event_op.correlation_id ORDER BY a.domain LIMIT 1)"
+            " WHERE correlation_id IN (SELECT correlation_id FROM api_call);"
+            "UPDATE allocation SET alloc_ns = (SELECT a.start_ns FROM api_call a WHERE"
+            " a.correlation_id = allocation.alloc_correlation_id ORDER BY a.domain LIMIT 1)"
+            " WHERE alloc_correlation_id IN (SELECT correlation_id FROM api_call);"
+            "UPDATE allocation SET free_ns = (SELECT a.start_ns FROM api_call a WHERE"
+            " a.correlation_id = allocation.free_correlation_id ORDER BY a.domain LIMIT 1)"
+            " WHERE free_correlation_id IN (SELECT correlation_id FROM api_call);");
+        !st.ok()) {
+      return st;
+    }
     if (auto st = d.Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)");
         !st.ok()) {
       return st;

@@ -50,6 +50,9 @@ enum class Stat : int {
   kMemoryLaunchesWithoutLayout, // ... without a parameter layout (no arguments attributed)
   kMemoryUntrackedFrees,        // frees of pointers not allocated during capture
   kMemoryFreesUnmatched,        // free records whose allocation row never arrived
+  kMemoryLayoutsFunction,       // parameter layouts read with cuFuncGetParamInfo
+  kMemoryLayoutsKernel,         // ... with cuKernelGetParamInfo (runtime launches)
+  kMemoryLayoutError,           // first CUresult of a layout that could not be read (0: none)
   kCount,
 };
 std::string_view StatName(Stat stat);

@@ -451,6 +451,9 @@ TEST_F(TraceWriterTest, MemoryTablesRoundTripAndFreesFindTheirAllocation) {
   rec.ts_ns = 800;
   rec.correlation_id = 8;
   b.push_back(rec);
+  // The recorded API calls' starts replace the enter-callback times.
+  b.push_back(Api(9999, 9, 850));
+  b.push_back(Api(9998, 3, 480));
   FreeRecord f;
   f.id = 7;
   f.free_ns = 1000;
@@ -487,7 +490,7 @@ TEST_F(TraceWriterTest, MemoryTablesRoundTripAndFreesFindTheirAllocation) {
   EXPECT_EQ(db.Text("SELECT kind || ',' || address || ',' || bytes || ',' || device_id || ',' || "
                     "stream_id || ',' || alloc_ns || ',' || alloc_correlation_id || ',' || free_ns || "
                     "',' || free_correlation_id || ',' || free_stream_id FROM allocation WHERE id=7"),
-            "async,139637976727552,4096,0,13,500,3,1000,10,14");
+            "async,139637976727552,4096,0,13,480,3,1000,10,14");
   EXPECT_EQ(db.Text("SELECT kind || ',' || coalesce(device_id,'null') || ',' || free_ns || ',' || "
                     "free_correlation_id || ',' || coalesce(free_stream_id,'null') FROM allocation "
                     "WHERE id=8"),
@@ -501,10 +504,10 @@ TEST_F(TraceWriterTest, MemoryTablesRoundTripAndFreesFindTheirAllocation) {
   EXPECT_EQ(db.Text("SELECT op || ',' || event_handle || ',' || other_event || ',' || "
                     "coalesce(stream_id,'null') || ',' || tid || ',' || ts_ns || ',' || "
                     "correlation_id || ',' || elapsed_ms FROM event_op WHERE op='elapsed'"),
-            "elapsed,225,226,null,100,900,9,0.25");
+            "elapsed,225,226,null,100,850,9,0.25");
   EXPECT_EQ(db.Text("SELECT op || ',' || stream_id || ',' || coalesce(other_event,'null') || ',' || "
-                    "coalesce(elapsed_ms,'null') FROM event_op WHERE op='record'"),
-            "record,13,null,null");
+                    "coalesce(elapsed_ms,'null') || ',' || ts_ns FROM event_op WHERE op='record'"),
+            "record,13,null,null,800");  // no api_call recorded: the callback's time
   EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='memory_frees_unmatched'"), 1);
   // Allocation and accesses join on allocation_id; accesses join api calls
   // by correlation id (indexes exist after finalize).
