@@ -11,13 +11,16 @@ const void* const kParamBufferSize = reinterpret_cast<const void*>(0x02);
 constexpr int kMaxExtraItems = 64;  // a malformed list cannot make us scan forever
 }  // namespace
 
-bool ReadPointerArg(const ParamLayout& layout, size_t index, void* const* kernel_params,
-                    void* const* extra, uint64_t* value) {
-  if (index >= layout.size() || layout[index].size != sizeof(uint64_t)) return false;
+bool ReadArgWord(const ParamLayout& layout, size_t index, size_t word, void* const* kernel_params,
+                 void* const* extra, uint64_t* value) {
+  if (index >= layout.size()) return false;
+  const ParamSlot& slot = layout[index];
+  size_t at = word * sizeof(uint64_t);
+  if (slot.offset % sizeof(uint64_t) != 0 || at + sizeof(uint64_t) > slot.size) return false;
   if (kernel_params != nullptr) {
-    const void* arg = kernel_params[index];
+    const char* arg = static_cast<const char*>(kernel_params[index]);
     if (arg == nullptr) return false;
-    std::memcpy(value, arg, sizeof(uint64_t));
+    std::memcpy(value, arg + at, sizeof(uint64_t));
     return true;
   }
   if (extra == nullptr) return false;
@@ -30,9 +33,9 @@ bool ReadPointerArg(const ParamLayout& layout, size_t index, void* const* kernel
       buffer_size = *static_cast<const size_t*>(extra[i + 1]);
     }
   }
-  const ParamSlot& slot = layout[index];
-  if (buffer == nullptr || static_cast<size_t>(slot.offset) + slot.size > buffer_size) return false;
-  std::memcpy(value, buffer + slot.offset, sizeof(uint64_t));
+  size_t start = static_cast<size_t>(slot.offset) + at;
+  if (buffer == nullptr || start + sizeof(uint64_t) > buffer_size) return false;
+  std::memcpy(value, buffer + start, sizeof(uint64_t));
   return true;
 }
 

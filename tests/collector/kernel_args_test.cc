@@ -27,8 +27,8 @@ TEST(KernelArgs, PointerArgumentsInsideLiveAllocationsBecomeUnknownAccesses) {
   live.Insert(6, 0x20000, 0x400);
   uint64_t a = 0x10000, b = 0x20100, c = 0x90000;  // c: not allocated
   int n = 0x10000;                                 // an int that looks like an address
-  unsigned char pair[16];
-  uint64_t hidden = 0x10000;  // a pointer inside a struct: not inspected
+  unsigned char pair[16] = {};
+  uint64_t hidden = 0x10000;  // inside a struct, but already reported as arg 0
   std::memcpy(pair, &hidden, 8);
   void* params[] = {&a, &n, &b, pair, &c};
   auto rows = Attribute(kLayout, params, nullptr, live);
@@ -43,6 +43,31 @@ TEST(KernelArgs, PointerArgumentsInsideLiveAllocationsBecomeUnknownAccesses) {
   EXPECT_EQ(rows[1].address, 0x20100u);
   EXPECT_EQ(rows[1].bytes, 0x300u);  // allocation end - pointer
   EXPECT_EQ(rows[1].allocation_id, 6u);
+}
+
+TEST(KernelArgs, StructArgumentsAreScannedWordByWord) {
+  // void k(int n, std::array<char*, 2> data, struct { long tag; float* p; float* q; } s)
+  const ParamLayout layout = {{0, 4}, {8, 16}, {24, 24}};
+  AllocationMap live;
+  live.Insert(1, 0x10000, 0x100);
+  live.Insert(2, 0x20000, 0x100);
+  int n = 3;
+  uint64_t data[2] = {0x20010, 0x20010};  // in-place op: the same pointer twice
+  uint64_t s[3] = {0x5, 0x10020, 0x99999};
+  void* params[] = {&n, data, s};
+  auto rows = Attribute(layout, params, nullptr, live);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].arg_index, 1u);
+  EXPECT_EQ(rows[0].address, 0x20010u);
+  EXPECT_EQ(rows[0].bytes, 0xf0u);
+  EXPECT_EQ(rows[0].allocation_id, 2u);
+  EXPECT_EQ(rows[1].arg_index, 2u);
+  EXPECT_EQ(rows[1].address, 0x10020u);
+  EXPECT_EQ(rows[1].allocation_id, 1u);
+  // A struct at an offset that is not 8-byte aligned holds no pointers.
+  const ParamLayout odd = {{4, 16}};
+  void* odd_params[] = {data};
+  EXPECT_TRUE(Attribute(odd, odd_params, nullptr, live).empty());
 }
 
 TEST(KernelArgs, PackedExtraBufferIsReadAtTheLayoutOffsets) {
