@@ -63,18 +63,32 @@ std::vector<Hazard> FindHazards(const TraceModel& m, const HappensBefore& order,
         auto from = std::lower_bound(list.begin(), list.end(), cover, [&](size_t k, uint32_t c) {
           return order.Position(acc[k].op) < c;
         });
-        size_t unordered = static_cast<size_t>(list.end() - from);
-        if (unordered > max_scan) {
-          ++truncated;
-          from = list.end() - static_cast<std::ptrdiff_t>(max_scan);
-        }
-        for (auto it = list.end(); it != from;) {
+        // Most recent first. Ordering an access of stream sa before y also
+        // orders every earlier access of sa, so the most recent conflicting
+        // one is the hazard to report; a certain one is still looked for
+        // behind a possible one (a kernel argument), no further.
+        const bool want_certain = y.access != Access::kUnknown;
+        bool got_possible = false, done = false;
+        size_t scanned = 0;
+        for (auto it = list.end(); it != from && !done;) {
+          if (scanned++ == max_scan) {
+            ++truncated;
+            break;
+          }
           --it;
           const ResolvedAccess& x = acc[*it];
           if (x.op == y.op || !Conflicts(x.access, y.access)) continue;
           uint64_t lo = std::max(x.lo, y.lo), hi = std::min(x.hi, y.hi);
           if (lo >= hi) continue;
           bool certain = IsCertain(x.access, y.access);
+          if (certain) {
+            done = true;
+          } else if (got_possible) {
+            continue;
+          } else {
+            got_possible = true;
+            done = !want_certain;
+          }
           auto [slot, inserted] = seen.try_emplace(std::make_tuple(y.allocation, x.op, y.op), out.size());
           if (inserted) {
             Hazard h;

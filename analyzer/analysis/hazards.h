@@ -12,13 +12,20 @@
 // ranges, certain when any of its access pairs is certain.
 // `observed_concurrent`: the two ops' GPU intervals overlapped in time.
 //
+// Which pairs: ordering an access of stream a before Y also orders every
+// earlier access of a (stream order), so for each access Y and each other
+// stream a only the most recent unordered conflicting access of a is paired
+// with Y — and, when that one is only possible, also the most recent certain
+// one behind it. Older pairs would repeat the same missing edge (a loop
+// missing one wait would otherwise report O(n^2) pairs).
 // Search: accesses are replayed in submission order per allocation; for an
 // access Y and each other stream a, the accesses of a that are NOT ordered
 // before Y are a suffix of a's accesses (HappensBefore::Cover), found by
-// binary search. At most max_scan_per_stream of that suffix are examined
-// (most recent first); cut scans are counted in `scans_truncated` (totals
-// are then lower bounds). Cost O(a * s * log a + h) for a accesses, s
-// streams touching an allocation and h hazards.
+// binary search and walked from its end. At most max_scan_per_stream
+// accesses are examined per (Y, stream); a walk cut there is counted in
+// `scans_truncated` (a hazard behind it may be missed). Cost
+// O(a * s * (log a + max_scan)) for a accesses and s streams touching an
+// allocation; typically the walk stops at the first access.
 //
 // A hazard belongs to the window in which the later-starting of its two ops
 // starts (so disjoint windows count each hazard once). Thread-safe: reads

@@ -195,25 +195,77 @@ TEST(Ownership, ListsEveryAccessOfAnAllocationInTimeOrder) {
   EXPECT_TRUE(a.shared());
 }
 
-TEST(Hazards, ManyUnorderedAccessesAreCappedAndCounted) {
+// Copies on stream 1 writing [lo_i, lo_i + 64), then one on stream 2
+// writing [0, 64); nothing orders the streams.
+TraceModel ManyCopiesThenOne(const std::vector<uint64_t>& s1_offsets, std::vector<int32_t>* s1_ops,
+                             int32_t* last) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
   std::vector<int64_t> ids;
-  for (int i = 0; i < 40; ++i) {
-    ids.push_back(b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, i % 2 ? kS1 : kS2,
-                         1000 + i * 100, 1050 + i * 100, ApiTimes{10 + i, 11 + i, 1}));
+  int64_t t = 10;
+  for (size_t i = 0; i < s1_offsets.size(); ++i, t += 10) {
+    ids.push_back(b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS1, 1000 + t * 10,
+                         1050 + t * 10, ApiTimes{t, t + 1, 1}));
   }
+  int64_t y = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS2, 90000, 90050,
+                     ApiTimes{t, t + 1, 1});
+  TraceModel m = b.Build();
+  int64_t alloc = AddAllocation(m, kBuf, 1 << 20);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    s1_ops->push_back(OpIndex(m, "memcpy", ids[i]));
+    AddAccess(m, s1_ops->back(), kBuf + s1_offsets[i], 64, Access::kWrite, alloc);
+  }
+  *last = OpIndex(m, "memcpy", y);
+  AddAccess(m, *last, kBuf, 64, Access::kWrite, alloc);
+  return m;
+}
+
+TEST(Hazards, OnlyTheMostRecentUnorderedAccessOfEachStreamIsPaired) {
+  std::vector<int32_t> s1;
+  int32_t y = -1;
+  TraceModel m = ManyCopiesThenOne(std::vector<uint64_t>(10, 0), &s1, &y);
+  HazardsResult r = AnalyzeHazards(m, kWhole);
+  ASSERT_EQ(r.certain_count, 1);  // ordering the last one would order the nine before it too
+  EXPECT_EQ(r.certain[0].op_a, s1.back());
+  EXPECT_EQ(r.certain[0].op_b, y);
+}
+
+TEST(Hazards, AWalkPastTheScanLimitIsCountedAsTruncated) {
+  std::vector<uint64_t> offsets = {0};
+  for (int i = 1; i < 20; ++i) offsets.push_back(4096 * i);  // only the first overlaps [0, 64)
+  std::vector<int32_t> s1;
+  int32_t y = -1;
+  TraceModel m = ManyCopiesThenOne(offsets, &s1, &y);
+  HazardOptions o;
+  o.max_scan_per_stream = 8;
+  HazardsResult cut = AnalyzeHazards(m, kWhole, o);
+  EXPECT_EQ(cut.certain_count, 0);
+  EXPECT_EQ(cut.stats.scans_truncated, 1);
+  HazardsResult full = AnalyzeHazards(m, kWhole);
+  ASSERT_EQ(full.certain_count, 1);
+  EXPECT_EQ(full.certain[0].op_a, s1.front());
+  EXPECT_EQ(full.stats.scans_truncated, 0);
+}
+
+TEST(Hazards, ACertainHazardBehindAPossibleOneIsStillFound) {
+  ModelBuilder b;
+  b.Stream(kS1, StreamKind::kNonBlocking);
+  b.Stream(kS2, StreamKind::kNonBlocking);
+  int64_t fill = b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kS1, 100, 200, ApiTimes{10, 11, 1});
+  int64_t k = b.Kernel("use", kS1, 200, 300, ApiTimes{20, 21, 1});
+  int64_t out = b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kS2, 150, 250, ApiTimes{30, 31, 1});
   TraceModel m = b.Build();
   int64_t alloc = AddAllocation(m, kBuf, 4096);
-  for (int64_t id : ids) AddAccess(m, OpIndex(m, "memcpy", id), kBuf, 64, Access::kWrite, alloc);
-  HazardOptions o;
-  o.max_listed = 5;
-  o.max_scan_per_stream = 8;
-  HazardsResult r = AnalyzeHazards(m, kWhole, o);
-  EXPECT_EQ(r.certain.size(), 5u);
-  EXPECT_GT(r.certain_count, 5);
-  EXPECT_GT(r.stats.scans_truncated, 0);
+  AddAccess(m, OpIndex(m, "memcpy", fill), kBuf, 4096, Access::kWrite, alloc);
+  AddAccess(m, OpIndex(m, "kernel", k), kBuf, 4096, Access::kUnknown, alloc, 0);
+  AddAccess(m, OpIndex(m, "memcpy", out), kBuf, 4096, Access::kRead, alloc);
+  HazardsResult r = AnalyzeHazards(m, kWhole);
+  ASSERT_EQ(r.certain_count, 1);
+  EXPECT_EQ(r.certain[0].op_a, OpIndex(m, "memcpy", fill));
+  ASSERT_EQ(r.possible_count, 1);
+  EXPECT_EQ(r.possible[0].op_a, OpIndex(m, "kernel", k));
+  EXPECT_EQ(r.certain_observed, 1);  // [100, 200) and [150, 250)
 }
 
 TEST(Hazards, RandomAccessesOnRandomTracesNeverCrash) {
