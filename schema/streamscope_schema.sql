@@ -275,7 +275,11 @@ CREATE TABLE nvtx_mark (
 --     for _ptsz/_ptds entry points; cudaStreamLegacy/cudaStreamPerThread
 --     handles are honoured).
 --   * Times are the trace clock (as api_call); tid is the OS thread id (as
---     api_call.tid).
+--     api_call.tid). event_op.ts_ns, allocation.alloc_ns and free_ns are set
+--     to the start_ns of the api_call with the same correlation id when
+--     capture ends normally; without such a row (driver-only calls without
+--     +driver, a killed process) they hold the time taken in the API-enter
+--     callback, 0.1-1.2 us before CUPTI's start stamp (measured).
 --   * Only calls that returned success are recorded.
 
 -- Allocations and their frees. kind: 'device' (cudaMalloc, cudaMallocPitch,
@@ -288,9 +292,9 @@ CREATE TABLE nvtx_mark (
 -- cuMemAllocFromPoolAsync). device_id: the current context's device; NULL
 -- for host kinds. stream_id: the allocating stream ('async' and 'pool'
 -- only); free_stream_id: the freeing stream (cudaFreeAsync/cuMemFreeAsync
--- only). alloc_ns/free_ns: the allocating/freeing call's start (taken in its
--- API-enter callback). Memory allocated before capture began, by VMM
--- (cuMemCreate/cuMemMap), arrays and graph memory nodes is not tracked.
+-- only). alloc_ns/free_ns: the allocating/freeing call's start (see above).
+-- Memory allocated before capture began, by VMM (cuMemCreate/cuMemMap),
+-- arrays and graph memory nodes is not tracked.
 CREATE TABLE allocation (
   id                    INTEGER PRIMARY KEY,
   kind                  TEXT NOT NULL,     -- 'device','pinned_host','registered_host','managed','pool','async'
@@ -311,15 +315,21 @@ CREATE TABLE allocation (
 --     and Async forms): source range access 'read', destination 'write'.
 --     2D/3D copies record the bounding range (first byte to last byte,
 --     pitch gaps included); 3D copies involving an array, array copies and
---     batch copies are not recorded. A symbol's side is recorded where the
---     process's cudart exports cudaGetSymbolAddress (dynamic cudart).
+--     batch copies are not recorded. To/FromSymbol copies record the host
+--     side only (resolving the symbol would need a runtime call inside the
+--     callback, which CUPTI records as a second api_call under the same
+--     correlation id).
 --   * Memsets (cudaMemset*, cuMemsetD*): 'write'; 2D/3D: bounding range.
 --   * Kernel launches (cudaLaunchKernel[_ptsz], cudaLaunchKernelExC[_ptsz],
 --     cudaLaunchCooperativeKernel[_ptsz], cuLaunchKernel[Ex][_ptsz],
 --     cuLaunchCooperativeKernel[_ptsz]): one row per pointer-sized parameter
---     (layout from cuFuncGetParamInfo, CUDA >= 12.4) whose value lies inside
---     a live tracked allocation: address = the pointer, bytes = allocation
---     end - pointer, access 'unknown', arg_index = parameter index. Kernels
+--     (layout from cuFuncGetParamInfo / cuKernelGetParamInfo, CUDA >= 12.4)
+--     whose value lies inside a live tracked allocation: address = the
+--     pointer, bytes = allocation end - pointer, access 'unknown', arg_index
+--     = parameter index. Larger 8-byte-aligned parameters (structs,
+--     std::array) are scanned word by word (first 64 words); each word
+--     inside a live allocation is a row with that parameter's index. An
+--     address appears at most once per launch. Kernels
 --     launched as CUDA graph nodes get no rows; launches captured into a
 --     graph get rows under the capture-time call's correlation id (which has
 --     no kernel row).
@@ -344,9 +354,8 @@ CREATE TABLE memory_access (
 -- 'query' (cudaEventQuery, cuEventQuery; only successful ones, i.e. the
 -- event had completed), 'elapsed' (cudaEventElapsedTime, cuEventElapsedTime:
 -- event_handle = start event, other_event = end event, elapsed_ms = the
--- value the application read). stream_id is NULL for the last three. ts_ns =
--- the API call's start, taken in its API-enter callback (a few hundred ns
--- after api_call.start_ns, before its end_ns).
+-- value the application read). stream_id is NULL for the last three.
+-- ts_ns = the API call's start (api_call.start_ns; see above).
 CREATE TABLE event_op (
   id              INTEGER PRIMARY KEY,
   op              TEXT NOT NULL,          -- 'record','wait','synchronize','query','elapsed'
