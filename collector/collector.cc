@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -278,6 +279,57 @@ void InstallSignalHandlers() {
   }
 }
 
+// When this process was started (wall clock, ns), from /proc; kept across
+// exec. 0 if unknown.
+int64_t ProcessStartWallNs() {
+  FILE* f = std::fopen("/proc/self/stat", "r");
+  if (f == nullptr) return 0;
+  char buf[4096];
+  size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+  if (p == nullptr) return 0;
+  // After ") ": field 3 (state) ... field 22 (starttime, clock ticks since boot).
+  unsigned long long start_ticks = 0;
+  int field = 2;
+  for (const char* c = p + 1; *c != '\0'; ++c) {
+    if (*c == ' ') {
+      ++field;
+      if (field == 22) {
+        start_ticks = std::strtoull(c + 1, nullptr, 10);
+        break;
+      }
+    }
+  }
+  long long boot_s = 0;
+  if (FILE* st = std::fopen("/proc/stat", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof(line), st) != nullptr) {
+      if (std::sscanf(line, "btime %lld", &boot_s) == 1) break;
+    }
+    std::fclose(st);
+  }
+  long ticks = sysconf(_SC_CLK_TCK);
+  if (boot_s == 0 || ticks <= 0) return 0;
+  return boot_s * 1'000'000'000LL + static_cast<int64_t>(start_ticks) * (1'000'000'000LL / ticks);
+}
+
+// A process that exec'd itself keeps its pid, so `%p` names the file its
+// earlier image wrote: this image writes NAME.exec<N>.EXT beside it.
+std::string PathForThisImage(const std::string& path) {
+  if (!TraceWriter::IsEarlierImageTrace(path, getpid(), ProcessStartWallNs())) return path;
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  for (int n = 1; n < 1000; ++n) {
+    std::string candidate = StrCat(path.substr(0, dot), ".exec", n, path.substr(dot));
+    struct stat st;
+    if (lstat(candidate.c_str(), &st) != 0 && errno == ENOENT) return candidate;
+  }
+  return path;  // the writer then reports the existing file
+}
+
 void StartCollector(const char* mode) {
   if (g_start_attempted.exchange(true)) return;
   if (auto off = GetEnv("STREAMSCOPE_DISABLE"); off && *off == "1") return;
@@ -299,6 +351,7 @@ void StartCollector(const char* mode) {
     Warn(StrCat("not recording: ", st.message()));
     return;
   }
+  *path = PathForThisImage(*path);
   WriterOptions wo;
   wo.path = *path;
   wo.overwrite = config->overwrite;

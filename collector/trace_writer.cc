@@ -2,6 +2,7 @@
 
 #include "collector/status.h"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -831,6 +832,32 @@ Status TraceWriter::Process(Task& task) {
     return commit();
   }
   return OkStatus();
+}
+
+bool TraceWriter::IsEarlierImageTrace(const std::string& path, int64_t pid, int64_t process_start_wall_ns) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  sqlite3* db = nullptr;
+  bool earlier = false;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 200);
+    sqlite3_stmt* st_meta = nullptr;
+    int64_t file_pid = -1, file_start = -1;
+    if (sqlite3_prepare_v2(db, "SELECT key, value FROM metadata WHERE key IN ('pid', 'start_wall_time_ns')", -1,
+                           &st_meta, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(st_meta) == SQLITE_ROW) {
+        const char* key = reinterpret_cast<const char*>(sqlite3_column_text(st_meta, 0));
+        int64_t value = sqlite3_column_int64(st_meta, 1);
+        if (key != nullptr && std::string_view(key) == "pid") file_pid = value;
+        if (key != nullptr && std::string_view(key) == "start_wall_time_ns") file_start = value;
+      }
+    }
+    sqlite3_finalize(st_meta);
+    constexpr int64_t kGranularityNs = 2'000'000'000;
+    earlier = file_pid == pid && file_start >= 0 && file_start + kGranularityNs >= process_start_wall_ns;
+  }
+  sqlite3_close(db);
+  return earlier;
 }
 
 }  // namespace streamscope::collector

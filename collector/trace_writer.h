@@ -92,6 +92,12 @@ class TraceWriter {
   // `overwrite`), the schema, and starts the writer thread.
   static StatusOr<std::unique_ptr<TraceWriter>> Open(WriterOptions options);
 
+  // True if `path` is a regular file (not followed through a symlink)
+  // holding a trace that process `pid` began at or after
+  // `process_start_wall_ns` (less 2 s of clock granularity): an earlier
+  // image of this very process, which then exec'd itself and keeps its pid.
+  static bool IsEarlierImageTrace(const std::string& path, int64_t pid, int64_t process_start_wall_ns);
+
   ~TraceWriter();  // Finish("flush_on_stop") if not finished yet.
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
