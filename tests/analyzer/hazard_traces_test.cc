@@ -1,9 +1,10 @@
 // Analyses 8 and 9 on the committed real traces of the reference workloads
 // (tests/data/<variant>.sqlite): racy reports its hazard, every correct
 // variant reports zero certain hazards, misleading_timing's events miss
-// work. Traces recorded before memory tracking existed have empty
-// memory_access / event_op tables: those checks are skipped with a message
-// (they become real checks once the fixtures are re-recorded).
+// work. The fixtures hold the memory-tracking tables since 9597a9d; a trace
+// recorded without them (older, or with `-memory`) has empty memory_access /
+// event_op tables, and these checks then skip with a message instead of
+// passing vacuously.
 #include <string>
 
 #include "analyzer/analysis/hazards.h"
