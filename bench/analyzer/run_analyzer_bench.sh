@@ -33,7 +33,7 @@ measure() {
   sys=$(awk -F': ' '/System time/ {print $2}' "$log")
   peak=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$log")
   rm -f "$log"
-  echo "$wall $(echo "$user + $sys" | bc) $peak"
+  printf '%s %.2f %s\n' "$wall" "$(echo "$user + $sys" | bc)" "$peak"
 }
 
 # Best (lowest wall) of REPEAT runs.
@@ -62,7 +62,7 @@ for n in "${SIZES[@]}"; do
   size=$(du -m "$trace" | cut -f1)
   read -r pw pc pk <<<"$(best "$BIN/plain_read" "$trace")"
   read -r rw rc rk <<<"$(best "$BIN/streamscope" report "$trace")"
-  ratio=$(echo "scale=2; $rw / $pw" | bc)
-  cpu_ratio=$(echo "scale=2; $rc / $pc" | bc)
+  ratio=$(printf '%.2f' "$(echo "scale=4; $rw / $pw" | bc)")
+  cpu_ratio=$(printf '%.2f' "$(echo "scale=4; $rc / $pc" | bc)")
   echo "| $n | $rows | ${size} MiB | ${pw} s / ${pc} s | ${rw} s / ${rc} s | $((rk / 1024)) MiB | ${ratio}x | ${cpu_ratio}x | $(cut -d' ' -f1-3 /proc/loadavg) |"
 done
