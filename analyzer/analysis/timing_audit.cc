@@ -11,6 +11,13 @@
 namespace streamscope {
 namespace {
 
+// a - b without signed overflow (times in a damaged trace can be anything).
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t d;
+  if (!__builtin_sub_overflow(a, b, &d)) return d;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 class TimingAuditor {
  public:
   TimingAuditor(const TraceModel& m, const HappensBefore* order, const Window& w, const TimingAuditOptions& o)
@@ -101,7 +108,7 @@ class TimingAuditor {
 
   void Audit(ElapsedAudit& a) const {
     const int64_t t0 = a.start.gpu_ns, t1 = a.stop.gpu_ns;
-    a.measured_ns = t1 - t0;
+    a.measured_ns = SatSub(t1, t0);
     const int32_t events_stream = a.stop.stream;
     if (t1 > t0) {
       IntervalList all, own, other;
@@ -136,7 +143,7 @@ class TimingAuditor {
     a.scope_busy_ns = TotalLength(Normalize(std::move(busy)));
     a.scope_outside_ns = TotalLength(Normalize(std::move(outside)));
     // Ops on other streams running at the stop event.
-    auto [lo, hi] = m_.OpRangeFor(t1, t1 + 1);
+    auto [lo, hi] = m_.OpRangeFor(t1, t1 == INT64_MAX ? t1 : t1 + 1);
     for (size_t i = lo; i < hi; ++i) {
       if (m_.ops.stream[i] == events_stream) continue;
       if (!(m_.ops.start_ns[i] < t1 && m_.ops.end_ns[i] > t1)) continue;
@@ -189,7 +196,7 @@ class TimingAuditor {
           }
         }
       }
-      a.overrun_ns = a.last_end_ns > end ? a.last_end_ns - end : 0;
+      a.overrun_ns = a.last_end_ns > end ? SatSub(a.last_end_ns, end) : 0;
       NvtxTimingTotal& t = totals[range.name];
       t.name = range.name;
       t.ranges += 1;

@@ -26,6 +26,13 @@ nlohmann::json EventJson(const TraceModel& m, const EventTime& e) {
 
 std::string Ms(double ms) { return absl::StrFormat("%.3f ms", ms); }
 
+// a - b without signed overflow (times in a damaged trace can be anything).
+int64_t SatSub(int64_t a, int64_t b) {
+  int64_t d;
+  if (!__builtin_sub_overflow(a, b, &d)) return d;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 }  // namespace
 
 std::string ElapsedAuditSentence(const TraceModel& m, const ElapsedAudit& a) {
@@ -49,14 +56,14 @@ std::string ElapsedAuditSentence(const TraceModel& m, const ElapsedAudit& a) {
                     a.scope_other_stream_ops, " on other streams) ran ", FormatDuration(a.scope_busy_ns), ", ",
                     FormatDuration(a.scope_outside_ns), " of it outside the events");
     if (a.scope_last_end_ns > a.stop.gpu_ns) {
-      absl::StrAppend(&s, "; the last ended ", FormatDuration(a.scope_last_end_ns - a.stop.gpu_ns),
+      absl::StrAppend(&s, "; the last ended ", FormatDuration(SatSub(a.scope_last_end_ns, a.stop.gpu_ns)),
                       " after the stop event");
     }
     absl::StrAppend(&s, ".");
   }
   if (a.running_at_stop > 0) {
     absl::StrAppend(&s, " ", a.running_at_stop, " ops on other streams were still running at the stop event (until ",
-                    FormatDuration(a.running_until_ns - a.stop.gpu_ns), " after it), e.g. ",
+                    FormatDuration(SatSub(a.running_until_ns, a.stop.gpu_ns)), " after it), e.g. ",
                     OpLabel(m, a.running_ops.front()), ".");
   }
   if (!a.misses_work) absl::StrAppend(&s, " The events cover the work submitted between them.");
