@@ -42,6 +42,9 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
       if (w.end_ns <= w.start_ns) {
         return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is empty"));
       }
+      if (int64_t length; __builtin_sub_overflow(w.end_ns, w.start_ns, &length)) {
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is longer than 2^63 ns"));
+      }
       if (w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns) {
         return absl::OutOfRangeError(absl::StrCat(
             model.path, ": the window ", w.label, " lies outside the trace [", whole.start_ns,
