@@ -44,8 +44,9 @@ void InitScratch() {
   std::atexit(RemoveScratch);
   setenv("STREAMSCOPE_THREADS", "1", 1);
   if (std::getenv("STREAMSCOPE_FUZZ_VERBOSE") == nullptr) {
-    static NullBuffer null;
-    std::cerr.rdbuf(&null);
+    // Never destroyed: std::cerr is flushed after static destructors ran.
+    static NullBuffer* null = new NullBuffer;
+    std::cerr.rdbuf(null);
   }
 }
 
