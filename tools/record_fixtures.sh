@@ -49,7 +49,7 @@ for variant in $variants; do
   tmp=$out_dir/.$variant.recording.sqlite
   rm -f "$tmp" "$tmp-wal" "$tmp-shm"
   # shellcheck disable=SC2046
-  "$streamscope" run --force --no-summary -o "$tmp" -- "$workloads" --variant "$variant" $(fixture_args "$variant")
+  "$streamscope" run --force --no-summary --kinds +memory -o "$tmp" -- "$workloads" --variant "$variant" $(fixture_args "$variant")
   rc=$?
   if ! fixture_ok_exit "$variant" "$rc" || [ ! -f "$tmp" ]; then
     echo "record_fixtures: $variant failed (exit $rc); $final left unchanged" >&2

@@ -132,6 +132,9 @@ int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
         return kExitOutputError;
       }
       std::vector<std::string> argv = {self, "run", "-o", path, "--no-summary"};
+      // Verifying needs the hazard check: record memory accesses too
+      // (opt-in otherwise), unless the user chose the kinds.
+      if (std::getenv("STREAMSCOPE_KINDS") == nullptr) argv.insert(argv.end(), {"--kinds", "+memory"});
       if (a.force) argv.push_back("--force");
       if (!a.collector.empty()) argv.insert(argv.end(), {"--collector", a.collector});
       argv.insert(argv.end(), {"--", "/bin/sh", "-c", a.runs[side]});

@@ -6,6 +6,7 @@
 // The workloads program is found next to this binary (or --workloads-bin).
 // Nothing here links CUDA: the variant catalog is a header-only table.
 #include <spawn.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,6 +189,9 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     std::printf("\n=== %s: %s\n", name.c_str(), std::string(v->property).c_str());
     std::vector<std::string> cmd = {self, "run"};
     if (args.force) cmd.push_back("--force");
+    // The workloads' checks include hazards: record memory accesses (opt-in
+    // otherwise) unless the user chose the kinds.
+    if (std::getenv("STREAMSCOPE_KINDS") == nullptr) cmd.insert(cmd.end(), {"--kinds", "+memory"});
     for (const std::string& a :
          {std::string("-o"), trace, std::string("--"), workloads_bin, std::string("--variant"),
           name, std::string("--size"), args.size}) {

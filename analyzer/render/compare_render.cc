@@ -204,7 +204,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     }
     out << "Hazards in the variant: ";
     if (checked == 0) {
-      out << "not checked (no memory_access records)\n\n";
+      out << "not checked (no memory_access records: record with --kinds +memory)\n\n";
     } else {
       out << certain << " certain, " << possible << " possible (kernel arguments)\n\n";
     }

@@ -147,7 +147,7 @@ void RenderHazardsText(const HazardsResult& r, const OwnershipResult& own, const
                        std::ostream& out) {
   out << "\nOwnership and hazards (analysis 8):\n";
   if (!r.has_access_data) {
-    out << "  Not checked: the trace holds no memory_access records (record it with memory tracking on).\n";
+    out << "  Not checked: the trace holds no memory_access records (record it with `streamscope run --kinds +memory`).\n";
     return;
   }
   int64_t shared = 0;

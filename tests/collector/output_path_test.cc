@@ -138,9 +138,11 @@ TEST(CollectorConfig, UnknownKindIsAnErrorNamingIt) {
                           "-memory").ok());
 }
 
-TEST(CollectorConfig, MemoryIsOnByDefaultAndCanBeTurnedOff) {
-  EXPECT_TRUE(kDefaultKinds & kKindMemory);
-  EXPECT_TRUE(*ParseKinds("default") & kKindMemory);
+TEST(CollectorConfig, MemoryIsOptInAndPartOfAll) {
+  EXPECT_FALSE(kDefaultKinds & kKindMemory) << "opt-in: over the overhead budget";
+  EXPECT_FALSE(*ParseKinds("default") & kKindMemory);
+  EXPECT_TRUE(*ParseKinds("all") & kKindMemory);
+  EXPECT_EQ(*ParseKinds("+memory"), kDefaultKinds | kKindMemory);
   auto off = ParseKinds("-memory");
   ASSERT_TRUE(off.ok());
   EXPECT_EQ(*off, kDefaultKinds & ~kKindMemory);

@@ -28,7 +28,7 @@ run_plain() {
 record() {  # record VARIANT TRACE
   [ -x "$bin/streamscope" ] || { echo "FAIL: $bin/streamscope not built"; return 1; }
   # shellcheck disable=SC2046
-  "$bin/streamscope" run --force --no-summary -o "$2" -- "$workloads" --variant "$1" $(fixture_args "$1")
+  "$bin/streamscope" run --force --no-summary --kinds +memory -o "$2" -- "$workloads" --variant "$1" $(fixture_args "$1")
   local rc=$?
   fixture_ok_exit "$1" "$rc" || { echo "FAIL: $1 under streamscope run exited $rc"; return 1; }
   [ -f "$2" ] || { echo "FAIL: no trace written at $2"; return 1; }

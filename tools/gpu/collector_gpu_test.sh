@@ -32,7 +32,10 @@ case "$what:$mode" in
   known_ops:injection|known_ops:static)
     prog=$BIN/collector_known_ops; [ "$mode" = static ] && prog=$BIN/collector_known_ops_static
     trace=$OUTDIR/known_ops_$mode.sqlite; rm -f "$trace"
-    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$trace "$prog" >"$OUTDIR/$mode.stdout" 2>"$OUTDIR/$mode.stderr"
+    # memory is opt-in: the injection case records it (and checks its rows),
+    # the static case the default kinds.
+    kinds=default; [ "$mode" = injection ] && kinds=+memory
+    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$trace STREAMSCOPE_KINDS=$kinds "$prog" >"$OUTDIR/$mode.stdout" 2>"$OUTDIR/$mode.stderr"
     rc=$?
     cat "$OUTDIR/$mode.stdout" "$OUTDIR/$mode.stderr"
     expect "exit status 0" [ $rc = 0 ]
@@ -41,7 +44,7 @@ case "$what:$mode" in
     ;;
   memory_ops:injection)
     trace=$OUTDIR/memory_ops.sqlite; rm -f "$trace"
-    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$trace "$BIN/collector_memory_ops" >"$OUTDIR/memory_ops.stdout" 2>"$OUTDIR/memory_ops.stderr"
+    clean_env CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$trace STREAMSCOPE_KINDS=+memory "$BIN/collector_memory_ops" >"$OUTDIR/memory_ops.stdout" 2>"$OUTDIR/memory_ops.stderr"
     rc=$?
     cat "$OUTDIR/memory_ops.stdout" "$OUTDIR/memory_ops.stderr"
     expect "exit status 0" [ $rc = 0 ]
