@@ -188,7 +188,7 @@ heavy)
   # 'memory' kind, whose callbacks cost the most).
   clean_env $MEASURE "$LB" 1000000 250000 >"$D/plain.out" 2>"$D/plain.err"
   EXTRA_ENV="STREAMSCOPE_MAX_BUFFER_MB=64" traced traced "$D/overhead.sqlite" $MEASURE "$LB" 1000000 250000
-  EXTRA_ENV="STREAMSCOPE_MAX_BUFFER_MB=64 STREAMSCOPE_KINDS=-memory" traced nomem "$D/nomem.sqlite" $MEASURE "$LB" 1000000 250000
+  EXTRA_ENV="STREAMSCOPE_MAX_BUFFER_MB=64 STREAMSCOPE_KINDS=+memory" traced nomem "$D/nomem.sqlite" $MEASURE "$LB" 1000000 250000
   cat "$D/plain.out" "$D/plain.err" "$D/traced.out" "$D/traced.err" "$D/nomem.out" "$D/nomem.err"
   expect "overhead run: status 0" [ "$(rc_of traced)" = 0 ]
   # Tens of millions of records with a 64 MiB buffer cap: 4M kernels + 1M
@@ -226,7 +226,7 @@ traced_s, traced_rss = measure(sys.argv[4])
 heavy_s, heavy_rss = measure(sys.argv[5])
 nomem_s, nomem_rss = measure(sys.argv[6])
 print(f"figures overhead (1M kernels + 250k copies, cap 64 MiB): untraced {plain_s:.2f} s {plain_rss} MB, "
-      f"traced {traced_s:.2f} s {traced_rss} MB (ratio {traced_s / plain_s:.2f}), without kind memory "
+      f"traced {traced_s:.2f} s {traced_rss} MB (ratio {traced_s / plain_s:.2f}), with kind memory (+memory) "
       f"{nomem_s:.2f} s {nomem_rss} MB (ratio {nomem_s / plain_s:.2f}); heavy (4M kernels + 1M copies, "
       f"cap 64 MiB): {heavy_s:.2f} s, peak RSS {heavy_rss} MB = untraced + {heavy_rss - plain_rss} MB")
 # Buffers are recycled, and the writer's queue of callback records and its
