@@ -1,6 +1,7 @@
 #include "collector/allocation_map.h"
 
 #include <mutex>
+#include <shared_mutex>
 
 namespace streamscope::collector {
 

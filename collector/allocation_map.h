@@ -3,7 +3,7 @@
 //
 // Application threads call Find on every tracked launch and copy, so
 // lookups take a shared lock and do no allocation; Insert/Remove (at
-// allocation and free calls) take it exclusively. Ranges are [address,
+// allocation and free calls) take it exclusively, ahead of new lookups. Ranges are [address,
 // address + bytes); a new allocation replaces any stale entry it overlaps
 // (the driver reused the address after a free the collector missed).
 // Thread-safe.
@@ -13,7 +13,8 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <shared_mutex>
+
+#include "collector/writer_preferring_rw_lock.h"
 
 namespace streamscope::collector {
 
@@ -35,7 +36,7 @@ class AllocationMap {
   size_t size() const;
 
  private:
-  mutable std::shared_mutex mu_;
+  mutable WriterPreferringRwLock mu_;  // writers are not starved by lookups
   std::map<uint64_t, LiveAllocation> by_start_;
 };
 
