@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
@@ -201,19 +202,6 @@ class OpGrouper {
   absl::flat_hash_map<std::pair<int, int64_t>, int32_t> by_size_;
   std::vector<int32_t> example_;  // first op of each group
 };
-
-std::string_view BaseCallName(std::string_view n) {
-  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
-    if (n.size() > suffix.size() && n.ends_with(suffix)) n.remove_suffix(suffix.size());
-  }
-  size_t v = n.rfind("_v");
-  if (v != std::string_view::npos && v + 2 < n.size() &&
-      std::all_of(n.begin() + static_cast<std::ptrdiff_t>(v + 2), n.end(),
-                  [](char ch) { return ch >= '0' && ch <= '9'; })) {
-    n = n.substr(0, v);
-  }
-  return n;
-}
 
 bool IsExplicitSyncName(std::string_view n) {
   return n.find("Synchronize") != std::string_view::npos;
@@ -679,7 +667,7 @@ class Diagnoser {
         if (it != m_.api_by_correlation.end()) api = it->second;
       }
       spans.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m_.api.tid[api] : -1,
-                       api >= 0 ? std::string(BaseCallName(CallName(api))) : std::string(SyncKindName(s.kind))});
+                       api >= 0 ? std::string(BaseApiName(CallName(api))) : std::string(SyncKindName(s.kind))});
     }
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
     std::vector<int8_t> is_sync_name(m_.strings.size(), -1);  // per name id, decided once
@@ -697,7 +685,7 @@ class Diagnoser {
       cov->second = m_.api.end_ns[i];
       if (m_.api.correlation_id[i] >= 0 && sync_corr.contains(m_.api.correlation_id[i])) continue;
       spans.push_back({m_.api.start_ns[i], m_.api.end_ns[i], static_cast<int32_t>(i), m_.api.tid[i],
-                       std::string(BaseCallName(name))});
+                       std::string(BaseApiName(name))});
     }
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kSyncBetween;
@@ -767,7 +755,7 @@ class Diagnoser {
     int64_t waited = 0;
     for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
       if (c.kind == ImplicitSyncKind::kPageableAsyncMemcpy) continue;  // step 2
-      std::string name(BaseCallName(CallName(c.api)));
+      std::string name(BaseApiName(CallName(c.api)));
       auto& [calls, observed] = by_name[name];
       calls += 1;
       if (!c.observed) continue;
@@ -782,7 +770,7 @@ class Diagnoser {
     int64_t idle = 0;
     for (const GapCauseTotal& t : gaps_->totals) {
       if (t.cause == GapCause::kHostBlockedInCall && t.detail >= 0 &&
-          blamed_calls_.contains(std::string(BaseCallName(m_.strings.Get(t.detail))))) {
+          blamed_calls_.contains(std::string(BaseApiName(m_.strings.Get(t.detail))))) {
         idle += t.ns;
       }
     }
@@ -830,7 +818,7 @@ class Diagnoser {
     absl::flat_hash_set<std::string> blamed(blamed_calls_.begin(), blamed_calls_.end());
     for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
       if (c.kind == ImplicitSyncKind::kPageableAsyncMemcpy && c.observed) {
-        blamed.insert(std::string(BaseCallName(CallName(c.api))));
+        blamed.insert(std::string(BaseApiName(CallName(c.api))));
       }
     }
     std::map<std::pair<int, std::string>, std::pair<int64_t, int64_t>> by_detail;  // (cause, detail) -> (ns, gaps)
@@ -840,7 +828,7 @@ class Diagnoser {
       if (!IsCpuStarvation(t.cause) || t.ns <= 0) continue;
       std::string detail = t.detail >= 0 ? std::string(m_.strings.Get(t.detail)) : "";
       if (t.cause == GapCause::kHostBlockedInCall &&
-          (IsExplicitSyncName(detail) || blamed.contains(std::string(BaseCallName(detail))))) {
+          (IsExplicitSyncName(detail) || blamed.contains(std::string(BaseApiName(detail))))) {
         continue;
       }
       auto& [ns, gaps] = by_detail[{static_cast<int>(t.cause), detail}];

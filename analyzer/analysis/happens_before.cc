@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/api_names.h"
 
 namespace streamscope {
 namespace {
@@ -15,20 +16,9 @@ namespace {
 // analysis' classes, analysis 4b).
 enum class CallClass : int8_t { kUnset = -1, kNone = 0, kDeviceSync, kOtherSync, kOwnOps, kDrain };
 
-std::string_view BaseName(std::string_view n) {
-  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
-    if (n.size() > suffix.size() && n.ends_with(suffix)) n.remove_suffix(suffix.size());
-  }
-  size_t v = n.rfind("_v");
-  if (v != std::string_view::npos && v + 2 < n.size() &&
-      std::all_of(n.begin() + v + 2, n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    n = n.substr(0, v);
-  }
-  return n;
-}
 
 CallClass ClassifyCall(std::string_view raw) {
-  std::string_view n = BaseName(raw);
+  std::string_view n = BaseApiName(raw);
   auto is_any = [&](std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };

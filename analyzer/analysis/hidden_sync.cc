@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/intervals/interval_set.h"
@@ -44,21 +45,9 @@ enum class NameClass : int8_t {
   kPinnedAllocFree, kDeviceConfig,
 };
 
-// "cudaMemcpy_ptds" -> "cudaMemcpy", "cuMemAlloc_v2" -> "cuMemAlloc".
-std::string_view BaseName(std::string_view n) {
-  for (std::string_view suffix : {"_ptsz", "_ptds"}) {
-    if (n.size() > suffix.size() && n.ends_with(suffix)) n.remove_suffix(suffix.size());
-  }
-  size_t v = n.rfind("_v");
-  if (v != std::string_view::npos && v + 2 < n.size() &&
-      std::all_of(n.begin() + v + 2, n.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    n = n.substr(0, v);
-  }
-  return n;
-}
 
 NameClass Classify(std::string_view raw) {
-  std::string_view n = BaseName(raw);
+  std::string_view n = BaseApiName(raw);
   auto is_any = [&](std::initializer_list<std::string_view> names) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
@@ -91,7 +80,7 @@ NameClass Classify(std::string_view raw) {
 }
 
 SyncKind SyncKindForName(std::string_view raw) {
-  std::string_view n = BaseName(raw);
+  std::string_view n = BaseApiName(raw);
   if (n.find("Stream") != std::string_view::npos) return SyncKind::kStreamSynchronize;
   if (n.find("Event") != std::string_view::npos) return SyncKind::kEventSynchronize;
   if (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos ||
