@@ -32,6 +32,15 @@ struct DeviceIntervals {
 }  // namespace
 
 CommunicationResult AnalyzeCommunication(const TraceModel& model, const Window& window) {
+  CommunicationResult all = AnalyzeCommunicationAllDevices(model, window);
+  CommunicationResult result;
+  for (DeviceCommunication& d : all.devices) {
+    if (d.comm_kernels > 0 || d.p2p_copies > 0) result.devices.push_back(std::move(d));
+  }
+  return result;
+}
+
+CommunicationResult AnalyzeCommunicationAllDevices(const TraceModel& model, const Window& window) {
   const GpuOps& ops = model.ops;
   const Interval w = window.interval();
   // Names are interned: classify each distinct name once.
@@ -71,7 +80,6 @@ CommunicationResult AnalyzeCommunication(const TraceModel& model, const Window& 
 
   CommunicationResult result;
   for (auto& [device_id, d] : devices) {
-    if (d.comm_kernels == 0 && d.p2p_copies == 0) continue;
     DeviceCommunication out;
     out.device_id = device_id;
     out.comm_kernels = d.comm_kernels;

@@ -48,6 +48,9 @@ struct CommunicationResult {
 };
 
 CommunicationResult AnalyzeCommunication(const TraceModel& model, const Window& window);
+// The same figures for every device that ran a kernel or a peer copy in the
+// window, communication or not (compute-only devices have comm_ns = 0).
+CommunicationResult AnalyzeCommunicationAllDevices(const TraceModel& model, const Window& window);
 
 }  // namespace streamscope
 

@@ -48,32 +48,23 @@ RankWork Measure(const RankInput& input) {
   f.pid = model.pid;
   std::map<int32_t, IntervalList> busy_by_device;
   for (const Window& window : input.windows) {
+    for (const DeviceCommunication& d : AnalyzeCommunicationAllDevices(model, window).devices) {
+      f.comm_ns += d.comm_ns;
+      f.compute_ns += d.compute_ns;
+      f.overlapped_ns += d.overlapped_ns;
+    }
     auto [first, last] = model.OpRangeFor(window.start_ns, window.end_ns);
-    std::map<int32_t, IntervalList> busy, comm, compute;
+    std::map<int32_t, IntervalList> busy;
     for (size_t i = first; i < last; ++i) {
       Interval clipped{std::max(ops.start_ns[i], window.start_ns), std::min(ops.end_ns[i], window.end_ns)};
       if (clipped.empty()) continue;
-      const int32_t device = ops.device_id[i];
-      busy[device].push_back(clipped);
-      if (ops.category[i] != OpCategory::kKernel) continue;
-      std::string_view name = ops.name[i] >= 0 ? model.strings.Get(ops.name[i]) : std::string_view();
+      busy[ops.device_id[i]].push_back(clipped);
+      if (ops.category[i] != OpCategory::kKernel || ops.name[i] < 0) continue;
+      std::string_view name = model.strings.Get(ops.name[i]);
       if (IsCommunicationKernel(name)) {
-        comm[device].push_back(clipped);
         work.collectives[std::string(name)].push_back({ops.start_ns[i], ops.end_ns[i] - ops.start_ns[i]});
-      } else {
-        compute[device].push_back(clipped);
       }
     }
-    // Same definitions as communication.h, summed over devices.
-    for (auto& [device, list] : compute) {
-      IntervalList compute_union = Normalize(std::move(list));
-      f.compute_ns += TotalLength(compute_union);
-      if (auto it = comm.find(device); it != comm.end()) {
-        it->second = Normalize(std::move(it->second));
-        f.overlapped_ns += TotalLength(Intersect(it->second, compute_union));
-      }
-    }
-    for (auto& [device, list] : comm) f.comm_ns += TotalLength(Normalize(list));
     // Every device that ran anything in the trace counts for the whole
     // window, busy or not.
     for (int32_t device : model.op_devices) busy[device];
