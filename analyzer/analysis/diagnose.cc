@@ -6,6 +6,7 @@
 #include <optional>
 #include <queue>
 #include <set>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -16,6 +17,8 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
+#include "analyzer/analysis/contention.h"
+#include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
 
@@ -76,132 +79,18 @@ std::string OpKey(const TraceModel& model, int32_t op) {
 
 namespace {
 
+using diagnose_support::CiteOp;
+using diagnose_support::Median;
+using diagnose_support::OpGroupLabel;
+using diagnose_support::OpGrouper;
+using diagnose_support::OpsStartingIn;
+using diagnose_support::Ratio;
+using diagnose_support::SharedTime;
+
 constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
 constexpr int kH2D = static_cast<int>(OpCategory::kHtoD);
 constexpr int kD2H = static_cast<int>(OpCategory::kDtoH);
 constexpr int kCompute = static_cast<int>(OpCategory::kKernel);
-
-int64_t Median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  int64_t hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  int64_t lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return lo + (hi - lo) / 2;
-}
-
-// Ops that start inside the window, in start order.
-std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w) {
-  std::vector<int32_t> out;
-  auto [first, last] = m.OpRangeFor(w.start_ns, w.end_ns);
-  for (size_t i = first; i < last; ++i) {
-    if (m.ops.start_ns[i] >= w.start_ns && m.ops.start_ns[i] < w.end_ns) out.push_back(static_cast<int32_t>(i));
-  }
-  return out;
-}
-
-// Per op of `ops` (in start order): the time (clipped to the window) during
-// which another op of the same device ran. One sweep per device finds the
-// time in which at least two ops ran (ends before starts at equal times:
-// touching ops never overlap); each op's share of it is two binary searches
-// in its prefix sums. O(n log n), no event array to sort.
-std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops) {
-  std::vector<int64_t> shared(ops.size(), 0);
-  auto clipped_start = [&](int32_t op) { return std::max(m.ops.start_ns[op], w.start_ns); };
-  auto clipped_end = [&](int32_t op) { return std::min(m.ops.end_ns[op], w.end_ns); };
-  for (int32_t device : m.op_devices) {
-    IntervalList multi;  // time with >= 2 ops running, sorted and disjoint
-    std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> running;  // ends
-    size_t next = 0;
-    auto advance = [&] {  // next op of this device with a non-empty clipped interval
-      while (next < ops.size() &&
-             (m.ops.device_id[ops[next]] != device || clipped_end(ops[next]) <= clipped_start(ops[next]))) {
-        ++next;
-      }
-    };
-    advance();
-    constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
-    while (next < ops.size() || !running.empty()) {
-      int64_t t = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf,
-                           running.empty() ? kInf : running.top());
-      while (!running.empty() && running.top() == t) running.pop();
-      while (next < ops.size() && clipped_start(ops[next]) == t) {
-        running.push(clipped_end(ops[next]));
-        ++next;
-        advance();
-      }
-      if (running.size() < 2) continue;
-      int64_t t_next = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf, running.top());
-      if (!multi.empty() && multi.back().end == t) {
-        multi.back().end = t_next;
-      } else {
-        multi.push_back({t, t_next});
-      }
-    }
-    if (multi.empty()) continue;
-    std::vector<int64_t> prefix(multi.size() + 1, 0);
-    for (size_t i = 0; i < multi.size(); ++i) prefix[i + 1] = prefix[i] + multi[i].length();
-    auto before = [&](int64_t t) {  // time with >= 2 ops running before t
-      size_t i = std::lower_bound(multi.begin(), multi.end(), t,
-                                  [](const Interval& x, int64_t v) { return x.start < v; }) -
-                 multi.begin();
-      int64_t b = prefix[i];
-      if (i > 0 && multi[i - 1].end > t) b -= multi[i - 1].end - t;
-      return b;
-    };
-    for (size_t k = 0; k < ops.size(); ++k) {
-      int32_t op = ops[k];
-      if (m.ops.device_id[op] != device) continue;
-      int64_t s = clipped_start(op), e = clipped_end(op);
-      if (e > s) shared[k] = before(e) - before(s);
-    }
-  }
-  return shared;
-}
-
-// Groups ops by OpKey() without building the key per op: kernels by name
-// id, other ops by (category, bytes). Group ids are dense, in order of first
-// appearance; the key texts are made only for the groups a caller lists
-// (a trace can hold tens of thousands of copy sizes).
-class OpGrouper {
- public:
-  explicit OpGrouper(const TraceModel& m) : m_(m), by_name_(m.strings.size() + 1, -1) {}
-  int32_t GroupOf(int32_t op) {
-    int32_t* slot;
-    OpCategory c = m_.ops.category[op];
-    if (c == OpCategory::kKernel) {
-      StringId n = m_.ops.name[op];
-      size_t k = by_name_.size() - 1;  // no name, or an empty one: both key "compute:"
-      if (n >= 0 && static_cast<size_t>(n) + 1 < by_name_.size() && !m_.strings.Get(n).empty()) k = n;
-      slot = &by_name_[k];
-    } else {
-      slot = &by_size_.try_emplace(std::make_pair(static_cast<int>(c), m_.ops.bytes[op]), -1).first->second;
-    }
-    if (*slot < 0) {
-      *slot = static_cast<int32_t>(example_.size());
-      example_.push_back(op);
-    }
-    return *slot;
-  }
-  // (OpKey text, group id) of the groups `wanted` accepts, in text order
-  // (the order of a map keyed by OpKey). Keys are distinct per group.
-  template <typename Pred>
-  std::vector<std::pair<std::string, int32_t>> KeysInOrder(Pred wanted) const {
-    std::vector<std::pair<std::string, int32_t>> out;
-    for (size_t g = 0; g < example_.size(); ++g) {
-      if (wanted(static_cast<int32_t>(g))) out.emplace_back(OpKey(m_, example_[g]), static_cast<int32_t>(g));
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  const TraceModel& m_;
-  std::vector<int32_t> by_name_;  // name id -> group; last slot: no name
-  absl::flat_hash_map<std::pair<int, int64_t>, int32_t> by_size_;
-  std::vector<int32_t> example_;  // first op of each group
-};
 
 bool IsExplicitSyncName(std::string_view n) {
   return n.find("Synchronize") != std::string_view::npos;
@@ -211,20 +100,6 @@ std::string StreamLabel(const TraceModel& m, int32_t stream) {
   if (stream < 0 || static_cast<size_t>(stream) >= m.streams.size()) return "stream ?";
   return absl::StrCat("stream ", m.streams[stream].id);
 }
-
-// "H2D 16.00 MiB copies", "'name' kernels", "memset 4.00 KiB".
-std::string OpGroupLabel(const TraceModel& m, int32_t op) {
-  OpCategory c = m.ops.category[op];
-  if (c == OpCategory::kKernel) {
-    std::string_view name = m.strings.Get(m.ops.name[op]);
-    return absl::StrCat("'", name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name),
-                        "' kernels");
-  }
-  if (c == OpCategory::kMemset) return absl::StrCat(FormatBytes(m.ops.bytes[op]), " memsets");
-  return absl::StrCat(std::string(OpCategoryName(c)), " ", FormatBytes(m.ops.bytes[op]), " copies");
-}
-
-std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
 
 // "1 copy", "3 copies" style counts.
 std::string Count(int64_t n, std::string_view one, std::string_view many) {
@@ -262,6 +137,7 @@ class Diagnoser {
       launch_ = in.launch_stats;
     }
     ops_ = OpsStartingIn(m, w);
+    contention_in_ = in.contention;
   }
 
   DiagnoseResult Run() {
@@ -272,13 +148,14 @@ class Diagnoser {
       result_.overlap_ns += d.overlap_ns;
     }
     if (ops_.empty()) result_.notes.push_back("no GPU op starts inside the window: nothing to diagnose");
-    // Step 6 is the costliest and independent of steps 1-5: on large windows
-    // it runs on a second thread; findings keep the step order either way.
+    // Step 6 is the costliest and independent of steps 1-5: unless the
+    // caller computed it already, large windows run it on a second thread;
+    // findings keep the step order either way.
     constexpr size_t kContentionThreadFrom = 1 << 16;  // ops; below that a thread costs more than it saves
     std::optional<DiagnoseFinding> contention;
     std::thread contention_thread;
-    if (ops_.size() >= kContentionThreadFrom) {
-      contention_thread = std::thread([&] { contention = Contention(); });
+    if (contention_in_ == nullptr && ops_.size() >= kContentionThreadFrom) {
+      contention_thread = std::thread([&] { contention = AnalyzeContention(m_, w_, o_); });
     }
     Hardware();
     MemoryType();
@@ -288,10 +165,12 @@ class Diagnoser {
     LegacyStream();
     ImplicitCalls();
     CpuStarvation();
-    if (contention_thread.joinable()) {
+    if (contention_in_ != nullptr) {
+      contention = *contention_in_;
+    } else if (contention_thread.joinable()) {
       contention_thread.join();
     } else {
-      contention = Contention();
+      contention = AnalyzeContention(m_, w_, o_);
     }
     if (contention) findings_.push_back(std::move(*contention));
     SmallWork();
@@ -315,10 +194,7 @@ class Diagnoser {
   int64_t Clipped(int32_t op) const {
     return ClippedLength({m_.ops.start_ns[op], m_.ops.end_ns[op]}, w_.interval());
   }
-  void Cite(DiagnoseFinding& f, int32_t op) const {
-    if (op < 0 || static_cast<int>(f.ops.size()) >= o_.max_evidence) return;
-    if (std::find(f.ops.begin(), f.ops.end(), op) == f.ops.end()) f.ops.push_back(op);
-  }
+  void Cite(DiagnoseFinding& f, int32_t op) const { CiteOp(f, op, o_.max_evidence); }
   void CiteCall(DiagnoseFinding& f, int32_t api) const {
     if (api < 0) return;
     if (std::find(f.tids.begin(), f.tids.end(), m_.api.tid[api]) == f.tids.end()) f.tids.push_back(m_.api.tid[api]);
@@ -881,93 +757,6 @@ class Diagnoser {
     findings_.push_back(std::move(f));
   }
 
-  // 6. Contention -------------------------------------------------------------------
-  // Reads only the model and the ops of the window (no other analysis), so
-  // Run() computes it on a second thread next to steps 1-5.
-  std::optional<DiagnoseFinding> Contention() const {
-    std::vector<int64_t> shared = SharedTime(m_, w_, ops_);
-    struct Group {
-      std::vector<int64_t> over, alone;
-      std::vector<int32_t> over_ops;
-      int32_t example = -1;
-      bool pageable = false;
-    };
-    OpGrouper grouper(m_);
-    std::vector<Group> group_of;
-    for (size_t k = 0; k < ops_.size(); ++k) {
-      int32_t op = ops_[k];
-      int64_t dur = Clipped(op);
-      if (dur <= 0) continue;
-      double frac = static_cast<double>(shared[k]) / static_cast<double>(dur);
-      bool over = frac >= o_.overlapped_fraction, alone = frac <= o_.alone_fraction;
-      if (!over && !alone) continue;
-      size_t gid = static_cast<size_t>(grouper.GroupOf(op));
-      if (gid >= group_of.size()) group_of.resize(gid + 1);
-      Group& g = group_of[gid];
-      if (g.example < 0) g.example = op;
-      g.pageable |= m_.ops.src_kind[op] == MemoryKind::kPageable || m_.ops.dst_kind[op] == MemoryKind::kPageable;
-      if (over) {
-        g.over.push_back(dur);
-        g.over_ops.push_back(op);
-      } else {
-        g.alone.push_back(dur);
-      }
-    }
-    struct Slowed { std::string text; int64_t excess; };
-    std::vector<Slowed> slowed;
-    IntervalList excess;
-    DiagnoseFinding f;
-    f.cause = DiagnoseCause::kContention;
-    for (const auto& [key, gid] : grouper.KeysInOrder([&](int32_t g) {
-           return static_cast<size_t>(g) < group_of.size() && !group_of[g].over.empty();
-         })) {
-      Group& g = group_of[gid];
-      int64_t alone = 0;
-      std::string where = "alone";
-      if (!g.alone.empty()) {
-        alone = Median(g.alone);
-      } else if (o_.reference != nullptr) {
-        auto it = o_.reference->alone_median_ns.find(key);
-        if (it == o_.reference->alone_median_ns.end()) continue;
-        alone = it->second;
-        where = absl::StrCat("alone in ", o_.reference->source);
-      } else {
-        continue;
-      }
-      int64_t over = Median(g.over);
-      if (alone <= 0 || static_cast<double>(over) < o_.contention_min_ratio * static_cast<double>(alone) ||
-          over - alone < o_.min_impact_ns) {
-        continue;
-      }
-      int64_t group_excess = 0;
-      for (int32_t op : g.over_ops) {
-        excess.push_back({m_.ops.start_ns[op] + alone, m_.ops.end_ns[op]});
-        group_excess += std::max<int64_t>(0, m_.ops.end_ns[op] - m_.ops.start_ns[op] - alone);
-      }
-      double ratio = static_cast<double>(over) / static_cast<double>(alone);
-      std::string text = absl::StrCat(OpGroupLabel(m_, g.example), " took ", FormatDuration(over), " overlapped vs ",
-                                      FormatDuration(alone), " ", where, " (", Ratio(ratio), ", ", g.over.size(),
-                                      " overlapped ops)");
-      if (g.pageable) absl::StrAppend(&text, " [pageable: see the memory-type finding]");
-      slowed.push_back({text, group_excess});
-      f.figures[key + ":overlapped_median_ns"] = static_cast<double>(over);
-      f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);
-      for (size_t i = 0; i < g.over_ops.size() && i < 2; ++i) Cite(f, g.over_ops[i]);
-    }
-    if (slowed.empty()) return std::nullopt;
-    std::stable_sort(slowed.begin(), slowed.end(), [](const Slowed& a, const Slowed& b) { return a.excess > b.excess; });
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < slowed.size() && i < 3; ++i) parts.push_back(slowed[i].text);
-    f.impact_ns = UnionInWindow(std::move(excess));
-    f.summary = absl::StrCat("the same operations ran slower when they overlapped others: ",
-                             absl::StrJoin(parts, "; "), " — ", FormatDuration(f.impact_ns),
-                             " of extra time that ate the overlap's gain");
-    f.remedy = "overlapping ops compete for the same resource (copy engine and host link, host memory, SMs, "
-               "DRAM bandwidth): overlap ops that use different resources, use pinned memory for copies, fewer "
-               "and larger copies, or kernels with fewer blocks so they can share the GPU";
-    return f;
-  }
-
   // 7. Work too small for its launch cost ----------------------------------------
   void SmallWork() {
     DiagnoseFinding f;
@@ -1010,6 +799,7 @@ class Diagnoser {
   const GapCausesResult* gaps_ = nullptr;
   const HiddenSyncResult* hidden_ = nullptr;
   const LaunchStatsResult* launch_ = nullptr;
+  const std::optional<DiagnoseFinding>* contention_in_ = nullptr;
   std::vector<int32_t> ops_;
   std::set<std::string> blamed_calls_;  // implicit-sync call names (base names)
   std::vector<DiagnoseFinding> findings_;

@@ -142,6 +142,9 @@ struct DiagnoseInputs {
   const GapCausesResult* gap_causes = nullptr;
   const HiddenSyncResult* hidden_sync = nullptr;
   const LaunchStatsResult* launch_stats = nullptr;
+  // Step 6, from AnalyzeContention (contention.h) with the same window and
+  // options: a caller that runs analyses on several threads starts it first.
+  const std::optional<DiagnoseFinding>* contention = nullptr;
 };
 
 DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window,

@@ -13,11 +13,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/communication.h"
+#include "analyzer/analysis/contention.h"
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/overlap.h"
@@ -157,6 +159,15 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
   const char* threads = std::getenv("STREAMSCOPE_THREADS");
   const bool one_thread = threads != nullptr && std::string(threads) == "1";
   std::thread own;
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  // Diagnosis step 6 (contention) reads only the model: it starts first, on
+  // a third thread, so that it fills the time the other two wait on each
+  // other (two cores: the three threads share them).
+  std::optional<DiagnoseFinding> contention;
+  std::thread contention_thread;
+  const bool contention_thread_used = !one_thread;
+  if (contention_thread_used) contention_thread = std::thread([&] { contention = AnalyzeContention(model, window, {}); });
+#endif
   if (one_thread) {
     own_analyses();
     Timer().Mark("overlap+gaps");
@@ -182,7 +193,13 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
     Timer().Mark("overlap+gaps");
   }
 #ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
-  w.diagnose = AnalyzeDiagnose(model, window, {}, {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats});
+  if (contention_thread.joinable()) {
+    contention_thread.join();
+    Timer().Mark("contention");
+  }
+  w.diagnose = AnalyzeDiagnose(model, window, {},
+                               {&w.overlap, &w.gap_causes, &w.hidden_sync, &w.launch_stats,
+                                contention_thread_used ? &contention : nullptr});
   Timer().Mark("diagnose");
 #endif
   return w;
