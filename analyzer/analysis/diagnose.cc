@@ -19,6 +19,7 @@
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/contention.h"
 #include "analyzer/analysis/diagnose_support.h"
+#include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
 
@@ -105,6 +106,75 @@ std::string StreamLabel(const TraceModel& m, int32_t stream) {
 std::string Count(int64_t n, std::string_view one, std::string_view many) {
   return absl::StrCat(n, " ", n == 1 ? std::string(one) : std::string(many));
 }
+
+// Whole-trace facts of the dependency steps, built once per trace
+// (TraceModel::Derived) and shared by all windows.
+
+// Stream waits (cudaStreamWaitEvent records and event-op waits) per stream,
+// by time, with the call that made each.
+struct EventWaitFacts {
+  struct Wait { int64_t t; int32_t api; };
+  explicit EventWaitFacts(const TraceModel& m) : by_stream(m.streams.size()) {
+    auto api_of = [&](int64_t correlation_id) {
+      if (correlation_id < 0) return -1;
+      auto it = m.api_by_correlation.find(correlation_id);
+      return it != m.api_by_correlation.end() ? it->second : -1;
+    };
+    for (const SyncRecord& s : m.syncs) {
+      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= by_stream.size()) continue;
+      by_stream[s.stream].push_back({s.start_ns, api_of(s.correlation_id)});
+      any = true;
+    }
+    for (const EventOp& e : m.event_ops) {
+      if (e.op != EventOp::Op::kWait || e.stream < 0 || static_cast<size_t>(e.stream) >= by_stream.size()) continue;
+      by_stream[e.stream].push_back({e.ts_ns, api_of(e.correlation_id)});
+      any = true;
+    }
+    for (auto& v : by_stream) std::sort(v.begin(), v.end(), [](const Wait& a, const Wait& b) { return a.t < b.t; });
+  }
+  std::vector<std::vector<Wait>> by_stream;
+  bool any = false;
+};
+
+// Host-blocking explicit syncs: sync records (stream waits excluded) and the
+// outermost sync calls that no record describes, each list by start.
+struct SyncSpanFacts {
+  struct Span { int64_t start, end; int32_t api; int64_t tid; std::string name; };
+  explicit SyncSpanFacts(const TraceModel& m) {
+    auto call_name = [&](int32_t api) { return m.strings.Get(m.api.name[api]); };
+    absl::flat_hash_set<int64_t> sync_corr;
+    for (const SyncRecord& s : m.syncs) {
+      if (s.kind == SyncKind::kStreamWaitEvent) continue;
+      int32_t api = -1;
+      if (s.correlation_id >= 0) {
+        sync_corr.insert(s.correlation_id);
+        auto it = m.api_by_correlation.find(s.correlation_id);
+        if (it != m.api_by_correlation.end()) api = it->second;
+      }
+      records.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m.api.tid[api] : -1,
+                         api >= 0 ? std::string(BaseApiName(call_name(api))) : std::string(SyncKindName(s.kind))});
+    }
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    std::vector<int8_t> is_sync_name(m.strings.size(), -1);  // per name id, decided once
+    for (size_t i = 0; i < m.api.size(); ++i) {
+      StringId name_id = m.api.name[i];
+      if (name_id >= 0 && static_cast<size_t>(name_id) < is_sync_name.size()) {
+        if (is_sync_name[name_id] < 0) is_sync_name[name_id] = IsExplicitSyncName(m.strings.Get(name_id)) ? 1 : 0;
+        if (!is_sync_name[name_id]) continue;
+      } else if (!IsExplicitSyncName(call_name(static_cast<int32_t>(i)))) {
+        continue;
+      }
+      std::string_view name = call_name(static_cast<int32_t>(i));
+      auto [cov, inserted] = covered.try_emplace(m.api.tid[i], kMinTime);
+      if (m.api.start_ns[i] < cov->second) continue;  // nested driver call: same wait
+      cov->second = m.api.end_ns[i];
+      if (m.api.correlation_id[i] >= 0 && sync_corr.contains(m.api.correlation_id[i])) continue;
+      calls.push_back({m.api.start_ns[i], m.api.end_ns[i], static_cast<int32_t>(i), m.api.tid[i],
+                       std::string(BaseApiName(name))});
+    }
+  }
+  std::vector<Span> records, calls;
+};
 
 class Diagnoser {
  public:
@@ -440,48 +510,24 @@ class Diagnoser {
 
   // 3b. Event waits -----------------------------------------------------------
   void EventWaits() {
-    struct Wait { int64_t t; int32_t api; };
-    std::vector<std::vector<Wait>> waits(m_.streams.size());
-    bool any = false;
-    for (const SyncRecord& s : m_.syncs) {
-      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= waits.size()) continue;
-      int32_t api = -1;
-      if (s.correlation_id >= 0) {
-        auto it = m_.api_by_correlation.find(s.correlation_id);
-        if (it != m_.api_by_correlation.end()) api = it->second;
-      }
-      waits[s.stream].push_back({s.start_ns, api});
-      any = true;
-    }
-    for (const EventOp& e : m_.event_ops) {
-      if (e.op != EventOp::Op::kWait || e.stream < 0 || static_cast<size_t>(e.stream) >= waits.size()) continue;
-      int32_t api = -1;
-      if (e.correlation_id >= 0) {
-        auto it = m_.api_by_correlation.find(e.correlation_id);
-        if (it != m_.api_by_correlation.end()) api = it->second;
-      }
-      waits[e.stream].push_back({e.ts_ns, api});
-      any = true;
-    }
-    if (!any) return;
-    for (auto& v : waits) std::sort(v.begin(), v.end(), [](const Wait& a, const Wait& b) { return a.t < b.t; });
-    std::vector<std::pair<int64_t, int32_t>> ends;  // (end, op), sorted
-    ends.reserve(m_.ops.size());
-    for (size_t i = 0; i < m_.ops.size(); ++i) ends.push_back({m_.ops.end_ns[i], static_cast<int32_t>(i)});
-    std::sort(ends.begin(), ends.end());
+    const EventWaitFacts& facts = m_.Derived<EventWaitFacts>();
+    if (!facts.any) return;
+    const std::vector<std::vector<EventWaitFacts::Wait>>& waits = facts.by_stream;
+    const std::vector<OpEnd>& ends = m_.Derived<OpEndsInOrder>().ends;
 
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kEventWait;
     IntervalList delays;
     int64_t delayed = 0;
-    std::vector<int32_t> last(m_.streams.size(), -1);
-    for (size_t i = 0; i < m_.ops.size(); ++i) {
+    const size_t first = FirstOpStartingAt(m_, w_.start_ns);
+    const size_t last = std::max(first, FirstOpStartingAt(m_, w_.end_ns));
+    StreamPredecessorWalk predecessors(m_, first);
+    for (size_t i = first; i < last; ++i) {
       int32_t s = m_.ops.stream[i];
+      int32_t prev = predecessors.Next(i);
       if (s < 0 || static_cast<size_t>(s) >= waits.size()) continue;
-      int32_t prev = last[s];
-      last[s] = static_cast<int32_t>(i);
       int64_t start = m_.ops.start_ns[i];
-      if (waits[s].empty() || start < w_.start_ns || start >= w_.end_ns) continue;
+      if (waits[s].empty()) continue;
       int32_t a = Api(static_cast<int32_t>(i));
       if (a < 0) continue;
       int64_t lo = kMinTime, prev_end = kMinTime;
@@ -491,7 +537,7 @@ class Diagnoser {
         prev_end = m_.ops.end_ns[prev];
       }
       auto it = std::lower_bound(waits[s].begin(), waits[s].end(), lo,
-                                 [](const Wait& x, int64_t v) { return x.t < v; });
+                                 [](const EventWaitFacts::Wait& x, int64_t v) { return x.t < v; });
       if (it == waits[s].end() || it->t > m_.api.end_ns[a]) continue;
       int64_t ready = std::max(m_.api.end_ns[a], prev_end);
       if (start - ready <= o_.dependency_tolerance_ns) continue;
@@ -500,12 +546,12 @@ class Diagnoser {
       Cite(f, static_cast<int32_t>(i));
       CiteCall(f, it->api);
       // The op it waited for: the latest op of another stream that ended just before it started.
-      auto e = std::upper_bound(ends.begin(), ends.end(), std::make_pair(start, std::numeric_limits<int32_t>::max()));
+      auto e = std::upper_bound(ends.begin(), ends.end(), OpEnd{start, std::numeric_limits<int32_t>::max()});
       for (int scanned = 0; e != ends.begin() && scanned < 64; ++scanned) {
         --e;
-        if (e->first < start - o_.dependency_tolerance_ns) break;
-        if (m_.ops.stream[e->second] != s) {
-          Cite(f, e->second);
+        if (e->end < start - o_.dependency_tolerance_ns) break;
+        if (m_.ops.stream[e->op] != s) {
+          Cite(f, e->op);
           break;
         }
       }
@@ -531,56 +577,22 @@ class Diagnoser {
       if (a >= 0) last_submit = std::max(last_submit, m_.api.start_ns[a]);
     }
     if (last_submit == kMinTime) return;
-    struct SyncSpan { int64_t start, end; int32_t api; int64_t tid; std::string name; };
-    std::vector<SyncSpan> spans;
-    absl::flat_hash_set<int64_t> sync_corr;
-    for (const SyncRecord& s : m_.syncs) {
-      if (s.kind == SyncKind::kStreamWaitEvent) continue;
-      int32_t api = -1;
-      if (s.correlation_id >= 0) {
-        sync_corr.insert(s.correlation_id);
-        auto it = m_.api_by_correlation.find(s.correlation_id);
-        if (it != m_.api_by_correlation.end()) api = it->second;
-      }
-      spans.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m_.api.tid[api] : -1,
-                       api >= 0 ? std::string(BaseApiName(CallName(api))) : std::string(SyncKindName(s.kind))});
-    }
-    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
-    std::vector<int8_t> is_sync_name(m_.strings.size(), -1);  // per name id, decided once
-    for (size_t i = 0; i < m_.api.size(); ++i) {
-      StringId name_id = m_.api.name[i];
-      if (name_id >= 0 && static_cast<size_t>(name_id) < is_sync_name.size()) {
-        if (is_sync_name[name_id] < 0) is_sync_name[name_id] = IsExplicitSyncName(m_.strings.Get(name_id)) ? 1 : 0;
-        if (!is_sync_name[name_id]) continue;
-      } else if (!IsExplicitSyncName(CallName(static_cast<int32_t>(i)))) {
-        continue;
-      }
-      std::string_view name = CallName(static_cast<int32_t>(i));
-      auto [cov, inserted] = covered.try_emplace(m_.api.tid[i], kMinTime);
-      if (m_.api.start_ns[i] < cov->second) continue;  // nested driver call: same wait
-      cov->second = m_.api.end_ns[i];
-      if (m_.api.correlation_id[i] >= 0 && sync_corr.contains(m_.api.correlation_id[i])) continue;
-      spans.push_back({m_.api.start_ns[i], m_.api.end_ns[i], static_cast<int32_t>(i), m_.api.tid[i],
-                       std::string(BaseApiName(name))});
-    }
+    const SyncSpanFacts& facts = m_.Derived<SyncSpanFacts>();
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kSyncBetween;
     IntervalList idle_spans;
     std::map<std::string, int64_t> by_name;
     int64_t count = 0;
-    for (const SyncSpan& s : spans) {
-      if (s.start < w_.start_ns || s.start >= w_.end_ns || s.end >= last_submit) continue;
-      auto next = std::lower_bound(m_.ops.start_ns.begin(), m_.ops.start_ns.end(), s.end);
-      int64_t until = next == m_.ops.start_ns.end() ? w_.end_ns : std::min(*next, w_.end_ns);
-      if (until <= s.start) continue;
-      idle_spans.push_back({s.start, until});
-      count += 1;
-      by_name[s.name] += 1;
-      CiteCall(f, s.api);
-      if (next != m_.ops.start_ns.end()) Cite(f, static_cast<int32_t>(next - m_.ops.start_ns.begin()));
+    // Sync records first, then the calls no record describes (each list by start).
+    for (const std::vector<SyncSpanFacts::Span>* list : {&facts.records, &facts.calls}) {
+      auto from = std::lower_bound(list->begin(), list->end(), w_.start_ns,
+                                   [](const SyncSpanFacts::Span& x, int64_t t) { return x.start < t; });
+      for (auto s = from; s != list->end() && s->start < w_.end_ns; ++s) {
+        AddSyncSpan(*s, last_submit, f, idle_spans, by_name, count);
+      }
     }
     if (count == 0) return;
-    BusyTimeIndex busy(m_);
+    const BusyTimeIndex& busy = m_.Derived<BusyTimeIndex>();
     int64_t idle = 0;
     for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.IdleAll(x.start, x.end);
     std::vector<std::string> names;
@@ -594,6 +606,21 @@ class Diagnoser {
     f.remedy = "remove the synchronizations inside the loop: order work across streams with events "
                "(cudaEventRecord + cudaStreamWaitEvent) and synchronize once at the end";
     findings_.push_back(std::move(f));
+  }
+
+  // One explicit sync of SyncsBetween(): counted when it starts in the
+  // window and more submissions follow it.
+  void AddSyncSpan(const SyncSpanFacts::Span& s, int64_t last_submit, DiagnoseFinding& f, IntervalList& idle_spans,
+                   std::map<std::string, int64_t>& by_name, int64_t& count) const {
+    if (s.end >= last_submit) return;
+    auto next = std::lower_bound(m_.ops.start_ns.begin(), m_.ops.start_ns.end(), s.end);
+    int64_t until = next == m_.ops.start_ns.end() ? w_.end_ns : std::min(*next, w_.end_ns);
+    if (until <= s.start) return;
+    idle_spans.push_back({s.start, until});
+    count += 1;
+    by_name[s.name] += 1;
+    CiteCall(f, s.api);
+    if (next != m_.ops.start_ns.end()) Cite(f, static_cast<int32_t>(next - m_.ops.start_ns.begin()));
   }
 
   // 4a. Legacy default stream -------------------------------------------------

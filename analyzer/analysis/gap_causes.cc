@@ -11,6 +11,7 @@
 #include "absl/hash/hash.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
+#include "analyzer/analysis/trace_facts.h"
 
 namespace streamscope {
 
@@ -182,35 +183,57 @@ struct TotalKey {
   friend bool operator==(const TotalKey&, const TotalKey&) = default;
 };
 
-class GapClassifier {
- public:
-  GapClassifier(const TraceModel& model, const GapCausesOptions& options)
-      : model_(model), options_(options), submitters_(model), threads_(BuildThreadActivity(model)) {
-    waits_by_stream_.resize(model.streams.size());
+// What the classifier needs from the whole trace, whatever the window: host
+// activity per thread, stream waits per stream, op ends per device. Built
+// once per trace (TraceModel::Derived), shared by all windows.
+struct GapCausesFacts {
+  explicit GapCausesFacts(const TraceModel& model)
+      : devices(OpDeviceIds(model)), threads(BuildThreadActivity(model)) {
+    auto valid_stream = [&](int32_t s) { return s >= 0 && static_cast<size_t>(s) < model.streams.size(); };
+    waits_by_stream.resize(model.streams.size());
     for (const SyncRecord& s : model.syncs) {
-      if (s.kind == SyncKind::kStreamWaitEvent && ValidStream(s.stream)) {
-        waits_by_stream_[s.stream].push_back(s.start_ns);
+      if (s.kind == SyncKind::kStreamWaitEvent && valid_stream(s.stream)) {
+        waits_by_stream[s.stream].push_back(s.start_ns);
       }
     }
     for (const EventOp& e : model.event_ops) {
-      if (e.op == EventOp::Op::kWait && ValidStream(e.stream)) {
-        waits_by_stream_[e.stream].push_back(e.ts_ns);
+      if (e.op == EventOp::Op::kWait && valid_stream(e.stream)) {
+        waits_by_stream[e.stream].push_back(e.ts_ns);
       }
     }
-    for (auto& w : waits_by_stream_) std::sort(w.begin(), w.end());
+    for (auto& w : waits_by_stream) std::sort(w.begin(), w.end());
+    ends_by_device.assign(devices.size(), {});
+    first_op_of_device.assign(devices.size(), model.ops.size());
+    const GpuOps& ops = model.ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      size_t slot = Slot(ops.device_id[i]);
+      first_op_of_device[slot] = std::min(first_op_of_device[slot], i);
+      if (devices.size() > 1) ends_by_device[slot].push_back(ops.end_ns[i]);  // only needed across devices
+    }
+    for (auto& e : ends_by_device) std::sort(e.begin(), e.end());
+  }
+  size_t Slot(int32_t device) const {
+    return std::lower_bound(devices.begin(), devices.end(), device) - devices.begin();
   }
 
-  // Call once, before Classify, with the device list and all op ends.
-  void SetDevices(const std::vector<int32_t>& devices) {
-    devices_ = devices;
-    ends_by_device_.assign(devices.size(), {});
-    if (devices.size() < 2) return;  // only needed to look across devices
-    const GpuOps& ops = model_.ops;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      ends_by_device_[Slot(ops.device_id[i])].push_back(ops.end_ns[i]);
-    }
-    for (auto& e : ends_by_device_) std::sort(e.begin(), e.end());
-  }
+  std::vector<int32_t> devices;  // ascending ids of the devices that ran ops
+  absl::flat_hash_map<int64_t, ThreadActivity> threads;
+  std::vector<std::vector<int64_t>> waits_by_stream;
+  std::vector<std::vector<int64_t>> ends_by_device;  // by device slot, sorted; empty with one device
+  std::vector<size_t> first_op_of_device;            // by device slot
+};
+
+class GapClassifier {
+ public:
+  GapClassifier(const TraceModel& model, const GapCausesOptions& options)
+      : model_(model),
+        options_(options),
+        submitters_(model),
+        facts_(model.Derived<GapCausesFacts>()),
+        threads_(facts_.threads),
+        waits_by_stream_(facts_.waits_by_stream),
+        devices_(facts_.devices),
+        ends_by_device_(facts_.ends_by_device) {}
 
   size_t Slot(int32_t device) const {
     return std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin();
@@ -349,10 +372,11 @@ class GapClassifier {
   const TraceModel& model_;
   const GapCausesOptions& options_;
   OpSubmitters submitters_;
-  absl::flat_hash_map<int64_t, ThreadActivity> threads_;
-  std::vector<std::vector<int64_t>> waits_by_stream_;
-  std::vector<int32_t> devices_;
-  std::vector<std::vector<int64_t>> ends_by_device_;
+  const GapCausesFacts& facts_;
+  const absl::flat_hash_map<int64_t, ThreadActivity>& threads_;
+  const std::vector<std::vector<int64_t>>& waits_by_stream_;
+  const std::vector<int32_t>& devices_;
+  const std::vector<std::vector<int64_t>>& ends_by_device_;
 };
 
 // Keeps the `limit` longest gaps (ties: the earlier one).
@@ -388,6 +412,38 @@ class WorstGaps {
   std::vector<GapFinding> heap_;
 };
 
+// Where the busy time of each device stood after the sweep of ops [0, first).
+struct DeviceState {
+  int64_t busy_end = kMinTime;  // end of the busy union so far
+  int32_t busy_end_op = -1;     // op that set busy_end (the first of equals)
+};
+
+// The sweep's state after ops [0, first), found walking back from `first`:
+// an op that starts more than the longest op duration before a device's
+// busy end cannot reach it (nor tie: ties keep the earlier op, so ">=").
+// Devices whose first op comes at or after `first` have no state yet.
+void BusyEndsBefore(const TraceModel& model, const GapCausesFacts& facts, size_t first,
+                    std::vector<DeviceState>* state) {
+  const GpuOps& ops = model.ops;
+  auto settled = [&](int64_t start) {
+    for (size_t d = 0; d < state->size(); ++d) {
+      if (facts.first_op_of_device[d] >= first) continue;  // nothing before `first`
+      int64_t end = (*state)[d].busy_end;
+      if (end == kMinTime || start + model.max_op_duration_ns >= end) return false;
+    }
+    return true;
+  };
+  for (size_t j = first; j-- > 0;) {
+    if (settled(ops.start_ns[j])) break;
+    if (ops.end_ns[j] <= ops.start_ns[j]) continue;  // zero-length ops never make a device busy
+    DeviceState& st = (*state)[facts.Slot(ops.device_id[j])];
+    if (ops.end_ns[j] >= st.busy_end) {
+      st.busy_end = ops.end_ns[j];
+      st.busy_end_op = static_cast<int32_t>(j);
+    }
+  }
+}
+
 }  // namespace
 
 GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
@@ -397,23 +453,18 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
   result.options = options;
   const GpuOps& ops = model.ops;
 
-  std::vector<int32_t> devices = OpDeviceIds(model);
-  if (devices.empty() || window.length() <= 0) return result;
-
+  if (window.length() <= 0 || model.ops.size() == 0) return result;
   GapClassifier classifier(model, options);
-  classifier.SetDevices(devices);
+  const GapCausesFacts& facts = model.Derived<GapCausesFacts>();
+  const std::vector<int32_t>& devices = facts.devices;
+  if (devices.empty()) return result;
 
-  struct DeviceState {
-    int64_t busy_end = kMinTime;  // end of the busy union so far
-    int32_t busy_end_op = -1;     // op that set busy_end
-  };
   std::vector<DeviceState> state(devices.size());
   result.devices.resize(devices.size());
   for (size_t d = 0; d < devices.size(); ++d) {
     result.devices[d].device_id = devices[d];
     result.devices[d].window_ns = window.length();
   }
-  std::vector<int32_t> last_on_stream(model.streams.size(), -1);
   absl::flat_hash_map<TotalKey, std::pair<int64_t, int64_t>> totals;  // ns, gaps
   absl::flat_hash_map<std::pair<int64_t, int32_t>, ThreadStarvation> threads;
   WorstGaps worst(options.max_listed_gaps);
@@ -458,11 +509,14 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
     worst.Offer(gap);
   };
 
-  for (size_t i = 0; i < ops.size(); ++i) {
-    int32_t stream = ops.stream[i];
-    bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < last_on_stream.size();
-    int32_t pred = stream_ok ? last_on_stream[stream] : -1;
-    if (stream_ok) last_on_stream[stream] = static_cast<int32_t>(i);
+  // A gap ends where an op starts: ops that start before the window only
+  // set where the busy time stood when it opened. That state comes from a
+  // short walk back instead of a sweep from the trace's first op.
+  const size_t first = FirstOpStartingAt(model, window.start_ns);
+  BusyEndsBefore(model, facts, first, &state);
+  StreamPredecessorWalk predecessors(model, first);
+  for (size_t i = first; i < ops.size(); ++i) {
+    int32_t pred = predecessors.Next(i);
     int64_t start = ops.start_ns[i], end = ops.end_ns[i];
     if (end <= start) continue;  // zero-length ops never make a device busy
     size_t slot = classifier.Slot(ops.device_id[i]);

@@ -10,6 +10,7 @@
 #include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
+#include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 
 namespace streamscope {
@@ -94,12 +95,130 @@ bool IsBlockingKind(StreamKind k) {
   return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault;
 }
 
-struct OpEnd {
-  int64_t end;
-  int32_t op;
-  friend bool operator<(const OpEnd& a, const OpEnd& b) {
-    return std::tie(a.end, a.op) < std::tie(b.end, b.op);
+
+// Whole-trace facts of the three checks, built once per trace
+// (TraceModel::Derived) and shared by all windows.
+
+// (a) Ends of legacy-stream and blocking-stream ops per device slot, sorted.
+struct SerializationFacts {
+  explicit SerializationFacts(const TraceModel& m) : devices(OpDeviceIds(m)) {
+    auto slot = [&](int32_t d) { return std::lower_bound(devices.begin(), devices.end(), d) - devices.begin(); };
+    auto kind_of = [&](int32_t s) {
+      return s >= 0 && static_cast<size_t>(s) < m.streams.size() ? m.streams[s].kind : StreamKind::kUnknown;
+    };
+    legacy_ends.resize(devices.size());
+    blocking_ends.resize(devices.size());
+    const GpuOps& ops = m.ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops.end_ns[i] <= ops.start_ns[i]) continue;
+      StreamKind k = kind_of(ops.stream[i]);
+      if (k == StreamKind::kLegacyDefault) {
+        legacy_ends[slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+        any_legacy = true;
+      } else if (IsBlockingKind(k)) {
+        blocking_ends[slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+      }
+    }
+    for (auto& v : legacy_ends) std::sort(v.begin(), v.end());
+    for (auto& v : blocking_ends) std::sort(v.begin(), v.end());
   }
+  std::vector<int32_t> devices;
+  bool any_legacy = false;
+  std::vector<std::vector<OpEnd>> legacy_ends, blocking_ends;
+};
+
+// (b) The class of every name, the outermost calls of each thread, each
+// call's own first op and the median duration per name of the calls the
+// timing rule compares against.
+struct ImplicitSyncFacts {
+  static constexpr int64_t kNoMedian = std::numeric_limits<int64_t>::min();
+  explicit ImplicitSyncFacts(const TraceModel& m) {
+    const ApiCalls& api = m.api;
+    classes.resize(m.strings.size());
+    for (size_t k = 0; k < classes.size(); ++k) classes[k] = Classify(m.strings.Get(static_cast<StringId>(k)));
+    top.assign(api.size(), 0);
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of the current outer call
+    int64_t* cover = nullptr;  // calls of one thread come in runs: one lookup per run
+    int64_t cover_tid = 0;
+    for (size_t i = 0; i < api.size(); ++i) {
+      if (cover == nullptr || api.tid[i] != cover_tid) {
+        cover_tid = api.tid[i];
+        cover = &covered.try_emplace(cover_tid, kMinTime).first->second;  // valid until the next insertion
+      }
+      if (api.start_ns[i] >= *cover) {
+        top[i] = 1;
+        *cover = api.end_ns[i];
+      } else {
+        *cover = std::max(*cover, api.end_ns[i]);
+      }
+    }
+    own.assign(api.size(), -1);
+    const OpSubmitters submitters(m);
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      int32_t a = submitters[i];
+      if (a >= 0 && own[a] < 0) own[a] = static_cast<int32_t>(i);
+    }
+    median.assign(m.strings.size() + 1, kNoMedian);
+    std::vector<std::vector<int64_t>> durations(m.strings.size() + 1);
+    for (size_t i = 0; i < api.size(); ++i) {
+      NameClass cls = ClassOf(api.name[i]);
+      if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
+        durations[NameSlot(api.name[i])].push_back(api.end_ns[i] - api.start_ns[i]);
+      }
+    }
+    for (size_t k = 0; k < durations.size(); ++k) {
+      std::vector<int64_t>& d = durations[k];
+      if (d.empty()) continue;
+      auto mid = d.begin() + static_cast<std::ptrdiff_t>((d.size() - 1) / 2);
+      std::nth_element(d.begin(), mid, d.end());
+      median[k] = *mid;
+    }
+  }
+  NameClass ClassOf(StringId name) const {
+    return name >= 0 && static_cast<size_t>(name) < classes.size() ? classes[name] : NameClass::kOther;
+  }
+  // Name id + 1; slot 0: no name.
+  size_t NameSlot(StringId name) const {
+    return name >= 0 && static_cast<size_t>(name) < classes.size() ? static_cast<size_t>(name) + 1 : 0;
+  }
+  std::vector<NameClass> classes;  // by name id
+  std::vector<uint8_t> top;        // per call: outermost on its thread
+  std::vector<int32_t> own;        // per call: its first op, or -1
+  std::vector<int64_t> median;     // by NameSlot; kNoMedian where no call counted
+};
+
+// (c) Sync records (sorted by start, as the model keeps them) and the
+// outermost explicit sync calls that no sync record describes, in call order.
+struct ExplicitSyncFacts {
+  explicit ExplicitSyncFacts(const TraceModel& m) {
+    absl::flat_hash_set<int64_t> sync_correlations;
+    for (const SyncRecord& rec : m.syncs) {
+      if (rec.correlation_id >= 0) sync_correlations.insert(rec.correlation_id);
+      max_sync_ns = std::max(max_sync_ns, rec.end_ns - rec.start_ns);
+    }
+    std::vector<int8_t> is_sync_name(m.strings.size(), -1);
+    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    for (size_t i = 0; i < m.api.size(); ++i) {
+      StringId name = m.api.name[i];
+      if (name < 0 || static_cast<size_t>(name) >= is_sync_name.size()) continue;
+      if (is_sync_name[name] < 0) {
+        is_sync_name[name] = Classify(m.strings.Get(name)) == NameClass::kExplicitSync ? 1 : 0;
+      }
+      if (!is_sync_name[name]) continue;
+      // A driver sync nested in a runtime sync is the same wait.
+      auto [cov, inserted] = covered.try_emplace(m.api.tid[i], kMinTime);
+      if (m.api.start_ns[i] < cov->second) continue;
+      cov->second = m.api.end_ns[i];
+      if (m.api.correlation_id[i] >= 0 && sync_correlations.contains(m.api.correlation_id[i])) {
+        continue;  // counted from its sync record
+      }
+      calls.push_back(static_cast<int32_t>(i));
+      max_call_ns = std::max(max_call_ns, m.api.end_ns[i] - m.api.start_ns[i]);
+    }
+  }
+  int64_t max_sync_ns = 0;
+  std::vector<int32_t> calls;  // api indices, ascending (so by start)
+  int64_t max_call_ns = 0;
 };
 
 class HiddenSyncAnalyzer {
@@ -127,36 +246,20 @@ class HiddenSyncAnalyzer {
                ? m_.streams[stream].kind
                : StreamKind::kUnknown;
   }
-  bool InWindow(int64_t t) const { return t >= w_.start_ns && t < w_.end_ns; }
 
   // (a) ---------------------------------------------------------------------
   void Serialization() {
     const GpuOps& ops = m_.ops;
-    const size_t n = ops.size();
-    // Ends of legacy-stream and blocking-stream ops per device.
-    std::vector<std::vector<OpEnd>> legacy_ends(devices_.size()), blocking_ends(devices_.size());
-    bool any_legacy = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (ops.end_ns[i] <= ops.start_ns[i]) continue;
-      StreamKind k = KindOf(ops.stream[i]);
-      if (k == StreamKind::kLegacyDefault) {
-        legacy_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
-        any_legacy = true;
-      } else if (IsBlockingKind(k)) {
-        blocking_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
-      }
-    }
-    if (!any_legacy) return;  // no legacy stream, no serialization
-    for (auto& v : legacy_ends) std::sort(v.begin(), v.end());
-    for (auto& v : blocking_ends) std::sort(v.begin(), v.end());
-
-    std::vector<int64_t> stream_end(m_.streams.size(), kMinTime);
-    for (size_t i = 0; i < n; ++i) {
+    const SerializationFacts& facts = m_.Derived<SerializationFacts>();
+    if (!facts.any_legacy) return;  // no legacy stream, no serialization
+    const std::vector<std::vector<OpEnd>>& legacy_ends = facts.legacy_ends;
+    const std::vector<std::vector<OpEnd>>& blocking_ends = facts.blocking_ends;
+    const size_t first = FirstOpStartingAt(m_, w_.start_ns);
+    const size_t last = std::max(first, FirstOpStartingAt(m_, w_.end_ns));
+    StreamEndWalk stream_end(m_, first);  // when each op's stream was last free
+    for (size_t i = first; i < last; ++i) {
       int32_t stream = ops.stream[i];
-      bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < stream_end.size();
-      int64_t prev_end = stream_ok ? stream_end[stream] : kMinTime;
-      if (stream_ok) stream_end[stream] = std::max(stream_end[stream], ops.end_ns[i]);
-      if (!InWindow(ops.start_ns[i])) continue;
+      int64_t prev_end = stream_end.Next(i);
       StreamKind k = KindOf(stream);
       const std::vector<OpEnd>* others = nullptr;
       SerializationDirection dir;
@@ -206,62 +309,15 @@ class HiddenSyncAnalyzer {
   void ImplicitSyncs() {
     const ApiCalls& api = m_.api;
     const GpuOps& ops = m_.ops;
-    std::vector<NameClass> classes(m_.strings.size(), NameClass::kUnset);
-    auto class_of = [&](StringId name) {
-      if (name < 0 || static_cast<size_t>(name) >= classes.size()) return NameClass::kOther;
-      if (classes[name] == NameClass::kUnset) classes[name] = Classify(m_.strings.Get(name));
-      return classes[name];
-    };
-    // Outermost calls per thread.
-    std::vector<uint8_t> top(api.size(), 0);
-    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of the current outer call
-    int64_t* cover = nullptr;  // calls of one thread come in runs: one lookup per run
-    int64_t cover_tid = 0;
-    for (size_t i = 0; i < api.size(); ++i) {
-      if (cover == nullptr || api.tid[i] != cover_tid) {
-        cover_tid = api.tid[i];
-        cover = &covered.try_emplace(cover_tid, kMinTime).first->second;  // valid until the next insertion
-      }
-      if (api.start_ns[i] >= *cover) {
-        top[i] = 1;
-        *cover = api.end_ns[i];
-      } else {
-        *cover = std::max(*cover, api.end_ns[i]);
-      }
-    }
-    // Each call's own first op.
-    std::vector<int32_t> own(api.size(), -1);
-    for (size_t i = 0; i < ops.size(); ++i) {
-      int32_t a = submitters_[i];
-      if (a >= 0 && own[a] < 0) own[a] = static_cast<int32_t>(i);
-    }
-    // Median duration per name of the calls the timing rule looks at, by
-    // name id + 1 (slot 0: no name); kNoMedian where no call counted.
-    constexpr int64_t kNoMedian = std::numeric_limits<int64_t>::min();
-    auto name_slot = [&](StringId name) {
-      return name >= 0 && static_cast<size_t>(name) < m_.strings.size() ? static_cast<size_t>(name) + 1 : 0;
-    };
-    std::vector<int64_t> median(m_.strings.size() + 1, kNoMedian);
-    {
-      std::vector<std::vector<int64_t>> durations(m_.strings.size() + 1);
-      for (size_t i = 0; i < api.size(); ++i) {
-        NameClass cls = class_of(api.name[i]);
-        if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
-          durations[name_slot(api.name[i])].push_back(api.end_ns[i] - api.start_ns[i]);
-        }
-      }
-      for (size_t k = 0; k < durations.size(); ++k) {
-        std::vector<int64_t>& d = durations[k];
-        if (d.empty()) continue;
-        auto mid = d.begin() + static_cast<std::ptrdiff_t>((d.size() - 1) / 2);
-        std::nth_element(d.begin(), mid, d.end());
-        median[k] = *mid;
-      }
-    }
+    const ImplicitSyncFacts& facts = m_.Derived<ImplicitSyncFacts>();
+    const std::vector<uint8_t>& top = facts.top;
+    const std::vector<int32_t>& own = facts.own;
+    constexpr int64_t kNoMedian = ImplicitSyncFacts::kNoMedian;
     absl::flat_hash_map<StringId, ImplicitSyncTotal> totals;
-    for (size_t i = 0; i < api.size(); ++i) {
-      if (!top[i] || !InWindow(api.start_ns[i])) continue;
-      NameClass cls = class_of(api.name[i]);
+    auto [first, last] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
+    for (size_t i = first; i < last; ++i) {
+      if (!top[i]) continue;
+      NameClass cls = facts.ClassOf(api.name[i]);
       if (cls == NameClass::kExplicitSync) continue;
       int32_t a = static_cast<int32_t>(i);
       int64_t start = api.start_ns[i], end = api.end_ns[i], dur = end - start;
@@ -295,7 +351,7 @@ class HiddenSyncAnalyzer {
         }
       } else {
         // Any other call: flagged only when its timing shows a drain.
-        int64_t med = median[name_slot(api.name[i])];
+        int64_t med = facts.median[facts.NameSlot(api.name[i])];
         bool long_call = dur > o_.long_call_ns ||
                          (med != kNoMedian && static_cast<double>(dur) > o_.long_call_median_factor * med);
         if (!long_call) continue;
@@ -320,29 +376,17 @@ class HiddenSyncAnalyzer {
               [](const ImplicitSyncTotal& a, const ImplicitSyncTotal& b) {
                 return std::tie(b.call_ns, a.name) < std::tie(a.call_ns, b.name);
               });
-    ends_ = {};
-  }
-
-  // Op ends in (end, op) order, sorted on first use only: most traces have
-  // few calls to check, and sorting every op's end is the costliest step.
-  void EnsureEnds() {
-    if (ends_built_) return;
-    ends_built_ = true;
-    const GpuOps& ops = m_.ops;
-    ends_.reserve(ops.size());
-    for (size_t i = 0; i < ops.size(); ++i) {
-      ends_.push_back({ops.end_ns[i], static_cast<int32_t>(i)});
-    }
-    std::sort(ends_.begin(), ends_.end());
   }
 
   // Ops of other calls that ended in (s, e]: count, and the latest one.
   void Drain(int32_t api, int64_t s, int64_t e, ImplicitSyncFinding& f) {
     if (e <= s) return;
-    EnsureEnds();
-    auto lo = std::upper_bound(ends_.begin(), ends_.end(),
+    // Sorted on first use only: most traces have few calls to check, and
+    // sorting every op's end is the costliest step.
+    const std::vector<OpEnd>& ends = m_.Derived<OpEndsInOrder>().ends;
+    auto lo = std::upper_bound(ends.begin(), ends.end(),
                                OpEnd{s, std::numeric_limits<int32_t>::max()});
-    auto hi = std::upper_bound(ends_.begin(), ends_.end(),
+    auto hi = std::upper_bound(ends.begin(), ends.end(),
                                OpEnd{e, std::numeric_limits<int32_t>::max()});
     f.drained_ops = hi - lo;
     int64_t corr = m_.api.correlation_id[api];
@@ -362,8 +406,8 @@ class HiddenSyncAnalyzer {
 
   // (c) ---------------------------------------------------------------------
   void ExplicitSyncs() {
-    BusyTimeIndex busy(m_);
-    absl::flat_hash_set<int64_t> sync_correlations;
+    const BusyTimeIndex& busy = m_.Derived<BusyTimeIndex>();
+    const ExplicitSyncFacts& facts = m_.Derived<ExplicitSyncFacts>();
     std::vector<ExplicitSyncFinding> found;
     auto add = [&](ExplicitSyncFinding f) {
       f.start_ns = std::max(f.start_ns, w_.start_ns);
@@ -373,9 +417,18 @@ class HiddenSyncAnalyzer {
                                        : busy.IdleAll(f.start_ns, f.end_ns);
       found.push_back(f);
     };
-    for (size_t s = 0; s < m_.syncs.size(); ++s) {
+    // Records and calls that can reach into the window: those starting at
+    // most the longest one's duration before it.
+    auto reach_from = [&](int64_t longest) {
+      return w_.start_ns > std::numeric_limits<int64_t>::min() + longest ? w_.start_ns - longest
+                                                                        : std::numeric_limits<int64_t>::min();
+    };
+    const int64_t sync_from = reach_from(facts.max_sync_ns);
+    auto sync_first = std::lower_bound(m_.syncs.begin(), m_.syncs.end(), sync_from,
+                                       [](const SyncRecord& r, int64_t t) { return r.start_ns < t; });
+    for (size_t s = static_cast<size_t>(sync_first - m_.syncs.begin()); s < m_.syncs.size(); ++s) {
       const SyncRecord& rec = m_.syncs[s];
-      if (rec.correlation_id >= 0) sync_correlations.insert(rec.correlation_id);
+      if (rec.start_ns >= w_.end_ns) break;
       // A stream wait is a device-side wait; the host is not blocked.
       if (rec.kind == SyncKind::kStreamWaitEvent) continue;
       ExplicitSyncFinding f;
@@ -396,25 +449,15 @@ class HiddenSyncAnalyzer {
       f.end_ns = rec.end_ns;
       add(f);
     }
-    std::vector<int8_t> is_sync_name(m_.strings.size(), -1);
-    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
-    for (size_t i = 0; i < m_.api.size(); ++i) {
-      StringId name = m_.api.name[i];
-      if (name < 0 || static_cast<size_t>(name) >= is_sync_name.size()) continue;
-      if (is_sync_name[name] < 0) {
-        is_sync_name[name] = Classify(m_.strings.Get(name)) == NameClass::kExplicitSync ? 1 : 0;
-      }
-      if (!is_sync_name[name]) continue;
-      // A driver sync nested in a runtime sync is the same wait.
-      auto [cov, inserted] = covered.try_emplace(m_.api.tid[i], kMinTime);
-      if (m_.api.start_ns[i] < cov->second) continue;
-      cov->second = m_.api.end_ns[i];
-      if (m_.api.correlation_id[i] >= 0 && sync_correlations.contains(m_.api.correlation_id[i])) {
-        continue;  // counted from its sync record
-      }
+    const int64_t call_from = reach_from(facts.max_call_ns);
+    auto call_first = std::lower_bound(facts.calls.begin(), facts.calls.end(), call_from,
+                                       [&](int32_t a, int64_t t) { return m_.api.start_ns[a] < t; });
+    for (auto it = call_first; it != facts.calls.end(); ++it) {
+      int32_t i = *it;
+      if (m_.api.start_ns[i] >= w_.end_ns) break;
       ExplicitSyncFinding f;
-      f.kind = SyncKindForName(m_.strings.Get(name));
-      f.api = static_cast<int32_t>(i);
+      f.kind = SyncKindForName(m_.strings.Get(m_.api.name[i]));
+      f.api = i;
       f.tid = m_.api.tid[i];
       f.start_ns = m_.api.start_ns[i];
       f.end_ns = m_.api.end_ns[i];
@@ -451,8 +494,6 @@ class HiddenSyncAnalyzer {
   const HiddenSyncOptions& o_;
   std::vector<int32_t> devices_;
   OpSubmitters submitters_;
-  std::vector<OpEnd> ends_;  // see EnsureEnds()
-  bool ends_built_ = false;
   HiddenSyncResult result_;
 };
 

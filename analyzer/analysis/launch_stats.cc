@@ -6,6 +6,7 @@
 
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
+#include "analyzer/analysis/trace_facts.h"
 
 namespace streamscope {
 
@@ -44,9 +45,8 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   result.options = options;
   const GpuOps& ops = model.ops;
   const ApiCalls& api = model.api;
-  const size_t n = ops.size();
 
-  const BusyTimeIndex busy(model);
+  const BusyTimeIndex& busy = model.Derived<BusyTimeIndex>();
   const OpSubmitters submitters(model);
 
   // Group id per (name, from_graph): dense vectors indexed by name id, the
@@ -57,7 +57,6 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   std::vector<int32_t> kernel_group;  // per kernel in window, parallel to `kernels_in_window`
   std::vector<int32_t> kernels_in_window;
   std::vector<int32_t> kernel_api;    // launch call (api index) or -1, parallel too
-  std::vector<int32_t> prev_kernel(model.streams.size(), -1);  // previous op if it is a kernel
   std::vector<int64_t> stream_slot(model.streams.size(), -1);
 
   // Bounded min-heap of the largest removable gaps (ties: the earlier one).
@@ -68,15 +67,17 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   };
   std::vector<RemovableGap>& worst = result.worst_gaps;
 
-  for (size_t i = 0; i < n; ++i) {
+  // The kernels that start in the window; each one's predecessor on its
+  // stream counts only if it is a kernel too.
+  const size_t first = FirstOpStartingAt(model, window.start_ns);
+  const size_t last = std::max(first, FirstOpStartingAt(model, window.end_ns));
+  StreamPredecessorWalk predecessors(model, first);
+  for (size_t i = first; i < last; ++i) {
     int32_t stream = ops.stream[i];
-    bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < prev_kernel.size();
-    bool is_kernel = ops.category[i] == OpCategory::kKernel;
-    int32_t prev = stream_ok ? prev_kernel[stream] : -1;
-    if (stream_ok) prev_kernel[stream] = is_kernel ? static_cast<int32_t>(i) : -1;
-    if (!is_kernel || ops.start_ns[i] < window.start_ns || ops.start_ns[i] >= window.end_ns) {
-      continue;
-    }
+    bool stream_ok = stream >= 0 && static_cast<size_t>(stream) < model.streams.size();
+    int32_t prev = predecessors.Next(i);
+    if (ops.category[i] != OpCategory::kKernel) continue;
+    if (prev >= 0 && ops.category[prev] != OpCategory::kKernel) prev = -1;
     bool graph = ops.graph_id[i] >= 0;
     StringId name = ops.name[i];
     size_t name_slot = name >= 0 && static_cast<size_t>(name) < names - 1 ? name : names - 1;

@@ -18,6 +18,44 @@ int64_t SatSub(int64_t a, int64_t b) {
   return b < 0 ? INT64_MAX : INT64_MIN;
 }
 
+// Whole-trace facts, built once per trace (TraceModel::Derived) and shared
+// by all windows.
+
+// Event records by handle, by time; elapsed-time reads by time.
+struct ElapsedFacts {
+  explicit ElapsedFacts(const TraceModel& m) {
+    for (size_t i = 0; i < m.event_ops.size(); ++i) {
+      const EventOp& e = m.event_ops[i];
+      if (e.op == EventOp::Op::kRecord) records[e.event_handle].push_back({e.ts_ns, static_cast<int32_t>(i)});
+      if (e.op == EventOp::Op::kElapsed) reads.push_back(static_cast<int32_t>(i));
+    }
+    for (auto& [handle, list] : records) std::sort(list.begin(), list.end());
+    std::stable_sort(reads.begin(), reads.end(),
+                     [&](int32_t a, int32_t b) { return m.event_ops[a].ts_ns < m.event_ops[b].ts_ns; });
+  }
+  absl::flat_hash_map<int64_t, std::vector<std::pair<int64_t, int32_t>>> records;  // handle -> (ts, index)
+  std::vector<int32_t> reads;
+};
+
+// The ops of each API call (CSR), from the submitter of every op.
+struct CallOps {
+  explicit CallOps(const TraceModel& m) : offset(m.api.size() + 1, 0) {
+    OpSubmitters submitters(m);
+    const size_t calls = m.api.size();
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (submitters[i] >= 0) offset[submitters[i] + 1] += 1;
+    }
+    for (size_t c = 0; c < calls; ++c) offset[c + 1] += offset[c];
+    ops.resize(offset[calls]);
+    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (submitters[i] >= 0) ops[fill[submitters[i]]++] = static_cast<int32_t>(i);
+    }
+  }
+  std::vector<uint32_t> offset;  // per call + 1
+  std::vector<int32_t> ops;
+};
+
 class TimingAuditor {
  public:
   TimingAuditor(const TraceModel& m, const HappensBefore* order, const Window& w, const TimingAuditOptions& o)
@@ -32,30 +70,21 @@ class TimingAuditor {
   }
 
  private:
-  bool InWindow(int64_t t) const { return t >= w_.start_ns && t < w_.end_ns; }
 
   // ---- event pairs -------------------------------------------------------
   void Elapsed() {
-    absl::flat_hash_map<int64_t, std::vector<std::pair<int64_t, int32_t>>> records;  // handle -> (ts, index)
-    for (size_t i = 0; i < m_.event_ops.size(); ++i) {
-      const EventOp& e = m_.event_ops[i];
-      if (e.op == EventOp::Op::kRecord) records[e.event_handle].push_back({e.ts_ns, static_cast<int32_t>(i)});
-    }
-    for (auto& [handle, list] : records) std::sort(list.begin(), list.end());
+    const ElapsedFacts& facts = m_.Derived<ElapsedFacts>();
     auto last_record = [&](int64_t handle, int64_t before) -> int32_t {
-      auto it = records.find(handle);
-      if (it == records.end()) return -1;
+      auto it = facts.records.find(handle);
+      if (it == facts.records.end()) return -1;
       auto pos = std::upper_bound(it->second.begin(), it->second.end(),
                                   std::make_pair(before, INT32_MAX));
       return pos == it->second.begin() ? -1 : (pos - 1)->second;
     };
-    std::vector<int32_t> reads;
-    for (size_t i = 0; i < m_.event_ops.size(); ++i) {
-      const EventOp& e = m_.event_ops[i];
-      if (e.op == EventOp::Op::kElapsed && InWindow(e.ts_ns)) reads.push_back(static_cast<int32_t>(i));
-    }
-    std::stable_sort(reads.begin(), reads.end(),
-                     [&](int32_t a, int32_t b) { return m_.event_ops[a].ts_ns < m_.event_ops[b].ts_ns; });
+    auto by_time = [&](int32_t read, int64_t t) { return m_.event_ops[read].ts_ns < t; };
+    auto from = std::lower_bound(facts.reads.begin(), facts.reads.end(), w_.start_ns, by_time);
+    auto to = std::lower_bound(from, facts.reads.end(), std::max(w_.start_ns, w_.end_ns), by_time);
+    const std::vector<int32_t> reads(from, to);
     for (int32_t read : reads) {
       const EventOp& e = m_.event_ops[read];
       ElapsedAudit a;
@@ -159,26 +188,19 @@ class TimingAuditor {
   // ---- NVTX ranges -------------------------------------------------------
   void Nvtx() {
     if (m_.nvtx_ranges.empty()) return;
-    // Ops of each API call (CSR), from the submitter of every op.
-    OpSubmitters submitters(m_);
+    const CallOps& call_ops = m_.Derived<CallOps>();
+    const std::vector<uint32_t>& offset = call_ops.offset;
+    const std::vector<int32_t>& ops = call_ops.ops;
     const size_t calls = m_.api.size();
-    std::vector<uint32_t> offset(calls + 1, 0);
-    for (size_t i = 0; i < m_.ops.size(); ++i) {
-      if (submitters[i] >= 0) offset[submitters[i] + 1] += 1;
-    }
-    for (size_t c = 0; c < calls; ++c) offset[c + 1] += offset[c];
-    std::vector<int32_t> ops(offset[calls]);
-    {
-      std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-      for (size_t i = 0; i < m_.ops.size(); ++i) {
-        if (submitters[i] >= 0) ops[fill[submitters[i]]++] = static_cast<int32_t>(i);
-      }
-    }
     std::map<StringId, NvtxTimingTotal> totals;
     std::vector<NvtxTimingAudit> incomplete;
-    for (size_t ri = 0; ri < m_.nvtx_ranges.size(); ++ri) {
+    // Ranges are sorted by start: those starting in the window are a run.
+    auto first_range = std::lower_bound(m_.nvtx_ranges.begin(), m_.nvtx_ranges.end(), w_.start_ns,
+                                        [](const NvtxRange& r, int64_t t) { return r.start_ns < t; });
+    for (size_t ri = static_cast<size_t>(first_range - m_.nvtx_ranges.begin());
+         ri < m_.nvtx_ranges.size() && m_.nvtx_ranges[ri].start_ns < w_.end_ns; ++ri) {
       const NvtxRange& range = m_.nvtx_ranges[ri];
-      if (!range.end_ns || !InWindow(range.start_ns)) continue;
+      if (!range.end_ns) continue;
       const int64_t end = *range.end_ns;
       NvtxTimingAudit a;
       a.range = static_cast<int32_t>(ri);

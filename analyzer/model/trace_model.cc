@@ -200,6 +200,7 @@ std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::ve
 }  // namespace
 
 void TraceModel::Finalize() {
+  derived = std::make_shared<DerivedCache>();  // facts of the old contents are stale
   // GPU ops and API calls are independent: on large traces one goes to a
   // second thread (the target machine has two cores).
   auto finalize_ops = [this] {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/model/derived_cache.h"
 
 namespace streamscope {
 
@@ -283,6 +285,15 @@ struct TraceModel {
   absl::flat_hash_map<int64_t, int32_t> stream_index;        // source id -> index
   int64_t max_op_duration_ns = 0;   // longest GPU op (bounds window searches)
   std::vector<int32_t> op_devices;  // ids of the devices that ran ops, ascending
+  // Whole-trace facts analyses build on first use (derived_cache.h);
+  // Finalize() starts a fresh one. Shared by copies of the model.
+  std::shared_ptr<DerivedCache> derived = std::make_shared<DerivedCache>();
+
+  // The fact T of this model, built on first use (see DerivedCache).
+  template <typename T>
+  const T& Derived() const {
+    return derived->Get<T>(*this);
+  }
 
   // Sorts ops (by start, end) and API calls (by start), sorts NVTX ranges by
   // start, builds the lookups. Call once after importing.

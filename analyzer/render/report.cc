@@ -35,6 +35,7 @@
 #include "analyzer/render/hazards_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/idle_gaps_render.h"
+#include "analyzer/render/instances_render.h"
 #include "analyzer/render/overlap_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "analyzer/render/units.h"
@@ -317,15 +318,25 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
   return j;
 }
 
+// Writes `value` as report.dump(2) would print it `depth` levels deep.
+void WriteJsonAt(std::ostream& out, const nlohmann::json& value, int depth) {
+  // Names come from the trace and may not be UTF-8: replace, never throw.
+  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string pad(static_cast<size_t>(depth) * 2, ' ');
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+    out << pad;
+    from = nl + 1;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+// The document is written piece by piece, one window at a time, in the
+// exact layout of one dump(2) of the whole (keys in sorted order): a report
+// of thousands of NVTX instances would otherwise build a DOM of gigabytes.
 void RenderJson(const std::vector<TraceAnalysis>& traces, const ReportOptions& options,
                 const RenderOptions& render, std::ostream& out) {
-  nlohmann::json tj = nlohmann::json::array();
-  for (const TraceAnalysis& t : traces) {
-    nlohmann::json windows = nlohmann::json::array();
-    for (size_t i = 0; i < t.windows.size(); ++i) windows.push_back(WindowJson(t.windows[i], i, t.model, render));
-    tj.push_back({{"path", t.model.path}, {"format", t.model.format}, {"pid", t.model.pid},
-                  {"summary", TraceSummaryToJson(t.summary, t.model)}, {"windows", windows}});
-  }
   std::vector<DeviceTotals> totals = Combine(traces);
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceTotals& x : totals) {
@@ -335,16 +346,36 @@ void RenderJson(const std::vector<TraceAnalysis>& traces, const ReportOptions& o
     d["device_id"] = x.device_id;
     devices.push_back(d);
   }
-  nlohmann::json report = {{"schema_version", kReportJsonSchemaVersion},
-                           {"generator", "streamscope report"},
-                           {"window_spec", WindowSpecJson(options.window)},
-                           {"gap_threshold_ns", options.gap_threshold_ns},
-                           {"top", options.top},
-                           {"traces", tj},
-                           {"combined", {{"devices", devices}, {"total", TotalsJson(Sum(totals))}}}};
-  if (traces.size() > 1) report["combined"]["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
-  // Names come from the trace and may not be UTF-8: replace, never throw.
-  out << report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  nlohmann::json combined = {{"devices", devices}, {"total", TotalsJson(Sum(totals))}};
+  if (traces.size() > 1) combined["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
+  out << "{\n  \"combined\": ";
+  WriteJsonAt(out, combined, 1);
+  out << ",\n  \"gap_threshold_ns\": " << nlohmann::json(options.gap_threshold_ns).dump()
+      << ",\n  \"generator\": \"streamscope report\""
+      << ",\n  \"schema_version\": " << nlohmann::json(kReportJsonSchemaVersion).dump()
+      << ",\n  \"top\": " << nlohmann::json(options.top).dump() << ",\n  \"traces\": ";
+  if (traces.empty()) out << "[]";
+  for (size_t ti = 0; ti < traces.size(); ++ti) {
+    const TraceAnalysis& t = traces[ti];
+    out << (ti == 0 ? "[\n    {\n      \"format\": " : ",\n    {\n      \"format\": ");
+    WriteJsonAt(out, t.model.format, 3);
+    out << ",\n      \"path\": ";
+    WriteJsonAt(out, t.model.path, 3);
+    out << ",\n      \"pid\": " << nlohmann::json(t.model.pid).dump() << ",\n      \"summary\": ";
+    WriteJsonAt(out, TraceSummaryToJson(t.summary, t.model), 3);
+    out << ",\n      \"windows\": ";
+    if (t.windows.empty()) out << "[]";
+    for (size_t i = 0; i < t.windows.size(); ++i) {
+      out << (i == 0 ? "[\n        " : ",\n        ");
+      WriteJsonAt(out, WindowJson(t.windows[i], i, t.model, render), 4);
+    }
+    if (!t.windows.empty()) out << "\n      ]";
+    out << "\n    }";
+    if (ti + 1 == traces.size()) out << "\n  ]";
+  }
+  out << ",\n  \"window_spec\": ";
+  WriteJsonAt(out, WindowSpecJson(options.window), 1);
+  out << "\n}\n";
 }
 
 void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out) {
@@ -352,7 +383,7 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
     const TraceAnalysis& t = traces[ti];
     if (ti > 0) out << "\n";
     RenderTraceSummaryText(t.summary, t.model, out);
-    for (const WindowAnalysis& w : t.windows) {
+    auto render_window = [&](const WindowAnalysis& w) {
       out << "\nWindow " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
           << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
           << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
@@ -371,7 +402,39 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
 #endif
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
+    };
+    if (t.windows.size() <= kFullTextWindows) {
+      for (const WindowAnalysis& w : t.windows) render_window(w);
+      continue;
     }
+    // Many instances of an NVTX range: their spread and the longest ones,
+    // then the longest in full.
+    std::vector<InstanceFigures> instances;
+    size_t longest = 0;
+    for (size_t i = 0; i < t.windows.size(); ++i) {
+      const WindowAnalysis& w = t.windows[i];
+      InstanceFigures x;
+      x.index = i;
+      x.label = w.window.label;
+      x.start_ns = w.window.start_ns - t.summary.whole.start_ns;
+      x.length_ns = w.window.length();
+      for (const DeviceGaps& g : w.idle.devices) {
+        x.device_ns += g.window_ns;
+        x.busy_ns += g.busy_ns;
+      }
+      for (const DeviceOverlap& d : w.overlap.devices) {
+        x.copy_ns += d.copy_ns;
+        x.exposed_copy_ns += d.exposed_copy_ns;
+      }
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+      if (const DiagnoseFinding* f = w.diagnose.primary()) x.finding = f->summary;
+#endif
+      if (instances.empty() || x.length_ns > instances[longest].length_ns) longest = i;
+      instances.push_back(std::move(x));
+    }
+    RenderInstancesText(instances, render.top, out);
+    out << "\nThe longest instance in full:\n";
+    render_window(t.windows[longest]);
   }
   if (traces.size() > 1) {
     std::vector<DeviceTotals> totals = Combine(traces);

@@ -133,6 +133,47 @@ TEST(Report, JsonHasTheDocumentedStructure) {
   EXPECT_TRUE(j["combined"]["total"].contains("busy_ns"));
 }
 
+// 12 instances of 'step', each a kernel then a copy; instance 7 is the
+// longest (a 500 ns host gap before its copy).
+std::string TwelveSteps() {
+  SyntheticTrace t;
+  t.Device(0).Stream(1).Stream(2);
+  for (int i = 0; i < 12; ++i) {
+    int64_t base = 1000 + 2000 * i, extra = i == 6 ? 500 : 0;
+    t.Kernel(1, base + 10, base + 400, "k");
+    t.Copy(OpCategory::kHtoD, 2, base + 200 + extra, base + 600 + extra);
+    t.Nvtx("step", base, base + 700 + extra);
+  }
+  std::string path = TempTracePath("steps");
+  EXPECT_TRUE(t.WriteFile(path).ok());
+  return path;
+}
+
+TEST(Report, ManyInstancesAreSummarizedInTextAndKeptInFullInJson) {
+  ReportOptions opt = For(TwelveSteps());
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "step";
+  opt.top = 3;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us."),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us at +12.0 us: GPU busy 66%, copies hidden 0%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("The longest instance in full:\n\nWindow NVTX 'step' #7: 1.20 us"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("Window NVTX 'step' #1:"), std::string::npos) << "only the longest in full";
+
+  opt.format = ReportOptions::Format::kJson;
+  Outcome j = RunIt(opt);
+  ASSERT_EQ(j.code, kExitOk) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["traces"][0]["windows"].size(), 12u);
+  EXPECT_EQ(doc["traces"][0]["windows"][6]["label"], "NVTX 'step' #7");
+  EXPECT_EQ(doc["traces"][0]["windows"][6]["length_ns"], 1200);
+  // Written window by window, in the layout of one dump of the whole.
+  EXPECT_EQ(j.out, doc.dump(2) + "\n");
+}
+
 TEST(Report, SeveralTracesAreAnalyzedPerProcessWithACombinedSummary) {
   ReportOptions opt = For(Overlapped(1));
   opt.traces.push_back(Overlapped(2));

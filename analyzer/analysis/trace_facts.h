@@ -1,0 +1,78 @@
+// Whole-trace facts shared by the per-window analyses (built once per trace
+// through TraceModel::Derived), and walkers that let an analysis start at
+// its window's first op instead of at the trace's first op while seeing the
+// same history.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_TRACE_FACTS_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_TRACE_FACTS_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+// Per op: the previous op (any category, zero-length included) on the same
+// stream; -1 for a stream's first op and for ops without a valid stream.
+struct StreamPredecessors {
+  explicit StreamPredecessors(const TraceModel& m);
+  std::vector<int32_t> prev;
+};
+
+// An op's end, ordered by (end, op).
+struct OpEnd {
+  int64_t end;
+  int32_t op;
+  friend bool operator<(const OpEnd& a, const OpEnd& b) {
+    return a.end != b.end ? a.end < b.end : a.op < b.op;
+  }
+};
+
+// Every op's end, in (end, op) order.
+struct OpEndsInOrder {
+  explicit OpEndsInOrder(const TraceModel& m);
+  std::vector<OpEnd> ends;
+};
+
+// Index of the first op with start >= t.
+size_t FirstOpStartingAt(const TraceModel& m, int64_t t);
+// Index range [first, last) of the API calls that start in [start, end).
+std::pair<size_t, size_t> ApiStartingIn(const TraceModel& m, int64_t start, int64_t end);
+
+// Visits ops in index order from `from` and gives each op's predecessor on
+// its stream, as a walk from op 0 would, without walking from op 0: the
+// first op of each stream met asks StreamPredecessors (built on first use
+// only when from > 0).
+class StreamPredecessorWalk {
+ public:
+  StreamPredecessorWalk(const TraceModel& m, size_t from);
+  // Call for every i = from, from + 1, ... in order (none skipped).
+  int32_t Next(size_t i);
+
+ private:
+  const TraceModel& m_;
+  const StreamPredecessors* history_ = nullptr;
+  std::vector<int32_t> last_;  // per stream; kUnseen until the stream's first op here
+  static constexpr int32_t kUnseen = -2;
+};
+
+// The largest end among ops [0, i) on op i's stream (INT64_MIN when none),
+// for ops visited in order from `from`, as a walk from op 0 would keep it.
+class StreamEndWalk {
+ public:
+  StreamEndWalk(const TraceModel& m, size_t from);
+  // Call for every i = from, from + 1, ... in order (none skipped).
+  int64_t Next(size_t i);
+
+ private:
+  int64_t EndBefore(size_t i);  // along the stream's predecessors
+  const TraceModel& m_;
+  const StreamPredecessors* history_ = nullptr;
+  std::vector<int64_t> end_;
+  std::vector<uint8_t> seen_;
+};
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_TRACE_FACTS_H_
