@@ -2,7 +2,7 @@
 # CI step after tools/test.sh (issue 7): the CPU test suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (fuzz corpus replay
 # included: label `fuzz`), then the collector's CPU tests, threaded writer
-# included, under ThreadSanitizer. Each in its own build folder, building
+# included, and the analyzer's threaded report under ThreadSanitizer. Each in its own build folder, building
 # only the targets those tests run. Any sanitizer report fails the step.
 #
 #   bash tools/ci_sanitizers.sh      # ASAN_BUILD_DIR / TSAN_BUILD_DIR override the folders
@@ -74,5 +74,16 @@ else
       "$TSAN_DIR/bin/$t" --gtest_brief=1
     fi
   done
+fi
+# The analyzer's threads: report runs its analyses on three threads that
+# share the per-trace facts cache (TraceModel::Derived), and loading
+# finalizes ops and API calls on two.
+echo "-- analyzer_test (threaded report, facts cache)"
+cmake --build "$TSAN_DIR" -j"$JOBS" --target analyzer_test
+tsan_filter='Report.*:TraceFacts.*:DiagnoseSupport.*:WorkloadTraces*:StreamscopeTraceImporter*'
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  setarch "$(uname -m)" -R "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
+else
+  "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
 fi
 echo "== TSan step: $((SECONDS - step_start)) s"

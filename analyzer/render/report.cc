@@ -121,12 +121,6 @@ struct WindowAnalysis {
   TimingAuditResult timing_audit;
 };
 
-struct TraceAnalysis {
-  TraceModel model;
-  TraceSummary summary;
-  std::vector<WindowAnalysis> windows;
-};
-
 // Per (trace, device) sums over the windows, for the combined summary.
 struct DeviceTotals {
   std::string path;
@@ -134,6 +128,21 @@ struct DeviceTotals {
   int32_t device_id = 0;
   int64_t window_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, copy_ns = 0, exposed_copy_ns = 0;
   int64_t listed_gaps = 0, listed_gap_ns = 0;
+};
+
+struct TraceAnalysis {
+  TraceModel model;
+  TraceSummary summary;
+  std::vector<Window> window_list;             // every window analyzed
+  std::map<int32_t, DeviceTotals> by_device;   // sums over every window
+  // Every window's results; in a text summary of many instances only the
+  // longest instance's, and `instances` has the figures of all.
+  std::vector<WindowAnalysis> windows;
+  std::vector<InstanceFigures> instances;
+
+  // Takes the next window's results: all of them; or, with `summarize`,
+  // its figures, and its results only while it is the longest so far.
+  void Add(WindowAnalysis w, bool summarize);
 };
 
 WindowAnalysis Analyze(const TraceModel& model, const Window& window, const ReportOptions& options) {
@@ -221,27 +230,57 @@ void AnalyzeMemory(WindowAnalysis& w, const TraceModel& model, const TraceHazard
   Timer().Mark("hazards+audit");
 }
 
+InstanceFigures FiguresOf(const WindowAnalysis& w, size_t index, int64_t trace_start_ns) {
+  InstanceFigures x;
+  x.index = index;
+  x.label = w.window.label;
+  x.start_ns = w.window.start_ns - trace_start_ns;
+  x.length_ns = w.window.length();
+  for (const DeviceGaps& g : w.idle.devices) {
+    x.device_ns += g.window_ns;
+    x.busy_ns += g.busy_ns;
+  }
+  for (const DeviceOverlap& d : w.overlap.devices) {
+    x.copy_ns += d.copy_ns;
+    x.exposed_copy_ns += d.exposed_copy_ns;
+  }
+#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
+  if (const DiagnoseFinding* f = w.diagnose.primary()) x.finding = f->summary;
+#endif
+  return x;
+}
+
+void TraceAnalysis::Add(WindowAnalysis w, bool summarize) {
+  window_list.push_back(w.window);
+  for (const DeviceOverlap& d : w.overlap.devices) {
+    DeviceTotals& x = by_device[d.device_id];
+    x.compute_ns += d.category_ns[static_cast<int>(OpCategory::kKernel)];
+    x.copy_ns += d.copy_ns;
+    x.exposed_copy_ns += d.exposed_copy_ns;
+  }
+  for (const DeviceGaps& g : w.idle.devices) {
+    DeviceTotals& x = by_device[g.device_id];
+    x.window_ns += g.window_ns;
+    x.busy_ns += g.busy_ns;
+    x.idle_ns += g.idle_ns;
+    x.listed_gaps += g.listed_count;
+    x.listed_gap_ns += g.listed_ns;
+  }
+  if (!summarize) {
+    windows.push_back(std::move(w));
+    return;
+  }
+  // Keep only the longest instance (the earliest among equals) in full.
+  InstanceFigures x = FiguresOf(w, window_list.size() - 1, summary.whole.start_ns);
+  if (windows.empty() || x.length_ns > windows.front().window.length()) windows = {std::move(w)};
+  instances.push_back(std::move(x));
+}
+
 std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
   std::vector<DeviceTotals> out;
   for (const TraceAnalysis& t : traces) {
-    std::map<int32_t, DeviceTotals> by_device;
-    for (const WindowAnalysis& w : t.windows) {
-      for (const DeviceOverlap& d : w.overlap.devices) {
-        DeviceTotals& x = by_device[d.device_id];
-        x.compute_ns += d.category_ns[static_cast<int>(OpCategory::kKernel)];
-        x.copy_ns += d.copy_ns;
-        x.exposed_copy_ns += d.exposed_copy_ns;
-      }
-      for (const DeviceGaps& g : w.idle.devices) {
-        DeviceTotals& x = by_device[g.device_id];
-        x.window_ns += g.window_ns;
-        x.busy_ns += g.busy_ns;
-        x.idle_ns += g.idle_ns;
-        x.listed_gaps += g.listed_count;
-        x.listed_gap_ns += g.listed_ns;
-      }
-    }
-    for (auto& [id, x] : by_device) {
+    for (const auto& [id, totals] : t.by_device) {
+      DeviceTotals x = totals;
       x.path = t.model.path;
       x.pid = t.model.pid;
       x.device_id = id;
@@ -254,8 +293,7 @@ std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
 CrossRankResult CrossRank(const std::vector<TraceAnalysis>& traces, int top) {
   std::vector<RankInput> inputs;
   for (const TraceAnalysis& t : traces) {
-    RankInput input{&t.model, {}};
-    for (const WindowAnalysis& w : t.windows) input.windows.push_back(w.window);
+    RankInput input{&t.model, t.window_list};
     inputs.push_back(std::move(input));
   }
   return AnalyzeCrossRank(inputs, top);
@@ -403,38 +441,15 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
     };
-    if (t.windows.size() <= kFullTextWindows) {
+    if (t.instances.empty()) {
       for (const WindowAnalysis& w : t.windows) render_window(w);
       continue;
     }
     // Many instances of an NVTX range: their spread and the longest ones,
     // then the longest in full.
-    std::vector<InstanceFigures> instances;
-    size_t longest = 0;
-    for (size_t i = 0; i < t.windows.size(); ++i) {
-      const WindowAnalysis& w = t.windows[i];
-      InstanceFigures x;
-      x.index = i;
-      x.label = w.window.label;
-      x.start_ns = w.window.start_ns - t.summary.whole.start_ns;
-      x.length_ns = w.window.length();
-      for (const DeviceGaps& g : w.idle.devices) {
-        x.device_ns += g.window_ns;
-        x.busy_ns += g.busy_ns;
-      }
-      for (const DeviceOverlap& d : w.overlap.devices) {
-        x.copy_ns += d.copy_ns;
-        x.exposed_copy_ns += d.exposed_copy_ns;
-      }
-#ifdef STREAMSCOPE_REPORT_LAUNCH_STATS
-      if (const DiagnoseFinding* f = w.diagnose.primary()) x.finding = f->summary;
-#endif
-      if (instances.empty() || x.length_ns > instances[longest].length_ns) longest = i;
-      instances.push_back(std::move(x));
-    }
-    RenderInstancesText(instances, render.top, out);
+    RenderInstancesText(t.instances, render.top, out);
     out << "\nThe longest instance in full:\n";
-    render_window(t.windows[longest]);
+    for (const WindowAnalysis& w : t.windows) render_window(w);
   }
   if (traces.size() > 1) {
     std::vector<DeviceTotals> totals = Combine(traces);
@@ -576,9 +591,13 @@ int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err
       auto windows = ResolveWindows(t.model, options.window);
       if (!windows.ok()) return Fail(windows.status(), err);
       TraceHazards hazards = PrepareHazards(t.model);
+      // Text over many instances keeps only what its summary prints.
+      const bool summarize = options.format == ReportOptions::Format::kText && !options.save &&
+                             windows->size() > kFullTextWindows;
       for (const Window& w : *windows) {
-        t.windows.push_back(Analyze(t.model, w, options));
-        AnalyzeMemory(t.windows.back(), t.model, hazards, options);
+        WindowAnalysis analysis = Analyze(t.model, w, options);
+        AnalyzeMemory(analysis, t.model, hazards, options);
+        t.Add(std::move(analysis), summarize);
       }
       traces.push_back(std::move(t));
     }
