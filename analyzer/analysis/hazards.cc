@@ -135,9 +135,13 @@ HazardsResult SummarizeHazards(const TraceModel& m, const std::vector<Hazard>& a
   r.stats = stats;
   using GroupKey = std::tuple<bool, int64_t, int32_t, int32_t, int64_t, int64_t>;
   std::map<GroupKey, HazardGroup> groups;
-  for (const Hazard& h : all) {
-    int64_t t = LaterStart(m, h);
-    if (t < w.start_ns || t >= w.end_ns) continue;
+  // `all` is sorted by the later op's start (FindHazards): the window's
+  // hazards are one run.
+  auto by_start = [&](const Hazard& h, int64_t t) { return LaterStart(m, h) < t; };
+  auto first = std::lower_bound(all.begin(), all.end(), w.start_ns, by_start);
+  auto last = std::lower_bound(first, all.end(), std::max(w.start_ns, w.end_ns), by_start);
+  for (auto it = first; it != last; ++it) {
+    const Hazard& h = *it;
     (h.certain ? r.certain_count : r.possible_count) += 1;
     if (h.observed_concurrent) (h.certain ? r.certain_observed : r.possible_observed) += 1;
     (h.certain ? r.certain : r.possible).push_back(h);

@@ -95,7 +95,8 @@ std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& or
                                 ResolvedAccesses resolved, const HazardOptions& options,
                                 HazardScanStats* stats = nullptr);
 
-// The hazards of `all` (from FindHazards) that belong to the window.
+// The hazards of `all` (from FindHazards: in order of the later op's start,
+// which this relies on) that belong to the window.
 HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard>& all,
                                const Window& window, const HazardOptions& options,
                                const HazardScanStats& stats = {});

@@ -64,9 +64,29 @@ OwnershipResult AnalyzeOwnership(const TraceModel& m, const ResolvedAccesses& re
   result.accesses_without_op = resolved.without_op;
   result.accesses_empty = resolved.empty_range;
   AllocationOwnership* current = nullptr;
-  for (const ResolvedAccess& a : resolved.accesses) {
-    int64_t start = m.ops.start_ns[a.op];
-    if (start < w.start_ns || start >= w.end_ns) continue;
+  // Accesses are sorted by allocation, then op start: per allocation, the
+  // window's accesses are one run found by binary search, so a window costs
+  // the allocations and its own accesses, not every access of the trace.
+  const std::vector<ResolvedAccess>& all = resolved.accesses;
+  auto op_start = [&](const ResolvedAccess& a) { return m.ops.start_ns[a.op]; };
+  std::vector<std::pair<size_t, size_t>> runs;  // [first, last) in the window, by allocation
+  for (size_t group = 0; group < all.size();) {
+    const int64_t allocation = all[group].allocation;
+    size_t group_end = static_cast<size_t>(
+        std::upper_bound(all.begin() + static_cast<std::ptrdiff_t>(group), all.end(), allocation,
+                         [](int64_t v, const ResolvedAccess& a) { return v < a.allocation; }) -
+        all.begin());
+    auto by_start = [&](const ResolvedAccess& a, int64_t t) { return op_start(a) < t; };
+    auto lo = std::lower_bound(all.begin() + static_cast<std::ptrdiff_t>(group),
+                               all.begin() + static_cast<std::ptrdiff_t>(group_end), w.start_ns, by_start);
+    auto hi = std::lower_bound(lo, all.begin() + static_cast<std::ptrdiff_t>(group_end),
+                               std::max(w.start_ns, w.end_ns), by_start);
+    if (lo != hi) runs.push_back({static_cast<size_t>(lo - all.begin()), static_cast<size_t>(hi - all.begin())});
+    group = group_end;
+  }
+  for (const auto& [first, last] : runs) {
+   for (size_t k = first; k < last; ++k) {
+    const ResolvedAccess& a = all[k];
     if (current == nullptr || current->allocation != a.allocation) {
       result.allocations.push_back({});
       current = &result.allocations.back();
@@ -85,6 +105,7 @@ OwnershipResult AnalyzeOwnership(const TraceModel& m, const ResolvedAccesses& re
     if (o.max_accesses_listed < 0 || current->accesses.size() < static_cast<size_t>(o.max_accesses_listed)) {
       current->accesses.push_back(a);
     }
+   }
   }
   return result;
 }

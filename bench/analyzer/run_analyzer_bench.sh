@@ -66,3 +66,17 @@ for n in "${SIZES[@]}"; do
   cpu_ratio=$(printf '%.2f' "$(echo "scale=4; $rc / $pc" | bc)")
   echo "| $n | $rows | ${size} MiB | ${pw} s / ${pc} s | ${rw} s / ${rc} s | $((rk / 1024)) MiB | ${ratio}x | ${cpu_ratio}x | $(cut -d' ' -f1-3 /proc/loadavg) |"
 done
+
+# Every instance of an NVTX range as its own window (one per 256 ops here):
+# per-window cost must follow the ops inside the window, not the trace.
+echo
+echo "| GPU ops | NVTX 'step' instances | report --nvtx step wall / cpu | peak RSS | per instance | whole-trace report wall |"
+echo "|---|---|---|---|---|---|"
+for n in "${SIZES[@]}"; do
+  trace=$BENCH_DIR/synthetic-$n.sqlite
+  instances=$(sqlite3 "$trace" "SELECT count(*) FROM nvtx_range r JOIN string s ON s.id = r.name_id WHERE s.value = 'step'" 2>/dev/null || echo "?")
+  read -r sw sc sk <<<"$(best "$BIN/streamscope" report --nvtx step "$trace")"
+  read -r rw rc rk <<<"$(best "$BIN/streamscope" report "$trace")"
+  per=$([ "$instances" != "?" ] && printf '%.0f us' "$(echo "scale=6; $sw * 1000000 / $instances" | bc)" || echo "?")
+  echo "| $n | $instances | ${sw} s / ${sc} s | $((sk / 1024)) MiB | $per | ${rw} s |"
+done

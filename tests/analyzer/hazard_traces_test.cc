@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/ownership.h"
 #include "analyzer/analysis/timing_audit.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/importers/trace_loader.h"
@@ -86,6 +87,47 @@ TEST(HazardTraces, MisleadingTimingEventsMissTheWorkOnOtherStreams) {
   const ElapsedAudit& a = r.elapsed.front();
   EXPECT_GT(a.scope_outside_ns + a.inside_other_streams_ns, 0);
   EXPECT_GT(a.scope_other_stream_ops, 0);
+}
+
+}  // namespace
+}  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+// Windows that split a real trace into consecutive slices see every access
+// and every hazard exactly once: what one window finds by binary search
+// adds up to what the whole-trace window finds.
+TEST(HazardTraces, SlicesOfTheTraceAddUpToTheWholeTrace) {
+  for (const char* variant : {"racy", "event_pipeline", "overlapped"}) {
+    TraceModel m = Load(variant);
+    SKIP_WITHOUT_ACCESSES(m, variant);
+    TraceHazards prepared = PrepareHazards(m);
+    Window whole = WholeTraceWindow(m);
+    OwnershipResult own_whole = AnalyzeOwnership(m, prepared.accesses, whole);
+    HazardsResult haz_whole = SummarizeHazards(m, prepared.all, whole, {}, prepared.stats);
+    ASSERT_GT(own_whole.accesses_in_window, 0) << variant;
+    for (int slices : {2, 7, 50}) {
+      int64_t accesses = 0, reads = 0, hazards = 0, observed = 0;
+      for (int k = 0; k < slices; ++k) {
+        Window w = whole;
+        w.start_ns = whole.start_ns + (whole.end_ns - whole.start_ns) * k / slices;
+        w.end_ns = k + 1 == slices ? whole.end_ns : whole.start_ns + (whole.end_ns - whole.start_ns) * (k + 1) / slices;
+        OwnershipResult o = AnalyzeOwnership(m, prepared.accesses, w);
+        accesses += o.accesses_in_window;
+        for (const AllocationOwnership& a : o.allocations) reads += a.reads;
+        HazardsResult h = SummarizeHazards(m, prepared.all, w, {}, prepared.stats);
+        hazards += h.certain_count + h.possible_count;
+        observed += h.certain_observed + h.possible_observed;
+      }
+      int64_t whole_reads = 0;
+      for (const AllocationOwnership& a : own_whole.allocations) whole_reads += a.reads;
+      EXPECT_EQ(accesses, own_whole.accesses_in_window) << variant << " in " << slices << " slices";
+      EXPECT_EQ(reads, whole_reads) << variant << " in " << slices << " slices";
+      EXPECT_EQ(hazards, haz_whole.certain_count + haz_whole.possible_count) << variant;
+      EXPECT_EQ(observed, haz_whole.certain_observed + haz_whole.possible_observed) << variant;
+    }
+  }
 }
 
 }  // namespace
