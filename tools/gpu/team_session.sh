@@ -43,8 +43,15 @@ F=$W/w/fixtures
   echo "################ report peer_overlap (issue 8; one GPU here: D2D fallback)"
   $bin/streamscope report --nvtx measured $F/peer_overlap.sqlite; echo "rc=$?"
   echo "################ ddp_train under torchrun, trace-%q{RANK}.sqlite (issue 8)"
-  timeout 300 workloads/torch/run_ddp.sh $bin $W/ddp 1 --steps 10; echo "rc=$?"
+  timeout 300 workloads/torch/run_ddp.sh $bin $W/ddp 1 --steps 200; echo "rc=$?"
   ls -la $W/ddp
+  echo "################ report --nvtx step: every one of the 200 training steps as a window (issue 4)"
+  /usr/bin/time -f "report --nvtx step: %e s wall, %M KB peak" $bin/streamscope report --nvtx step $W/ddp/trace-0.sqlite
+  echo "rc=$?"
+  $bin/streamscope report --format json --nvtx step $W/ddp/trace-0.sqlite > $W/ddp/steps.json; echo "json rc=$?"
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('json windows:', len(d['traces'][0]['windows']))" $W/ddp/steps.json
+  echo "################ report --nvtx host_prepare cpu_starved (8 instances, each in full)"
+  $bin/streamscope report --nvtx host_prepare $F/cpu_starved.sqlite | grep -E "^Window|idled|Instances"; echo "rc=$?"
   for v in racy misleading_timing overlapped event_pipeline; do
     echo "################ report $v (hazards, timing audit: issue 10)"
     $bin/streamscope report --nvtx measured $F/$v.sqlite; echo "rc=$?"

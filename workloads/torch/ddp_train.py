@@ -85,7 +85,12 @@ def main():
     dist.barrier()
     torch.cuda.nvtx.range_push("measured")
     for i in range(args.warmup, args.warmup + args.steps):
+        # One range per step, as training loops annotate them: `report --nvtx
+        # step` analyzes every step as its own window. The range closes when
+        # the host has queued the step, usually before the GPU ran it.
+        torch.cuda.nvtx.range_push("step")
         losses.append(step(i).detach())
+        torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
     losses = [float(v) for v in losses]
