@@ -53,8 +53,11 @@ std::string_view SqliteStatement::Text(int col) const {
 }
 
 std::optional<int64_t> SqliteStatement::OptionalInt64(int col) const {
-  if (IsNull(col)) return std::nullopt;
-  return Int64(col);
+  // NULL reads as 0: ask for the type only then (one SQLite call per
+  // column instead of two, on tens of millions of rows).
+  int64_t v = sqlite3_column_int64(stmt_, col);
+  if (v != 0 || !IsNull(col)) return v;
+  return std::nullopt;
 }
 
 absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::OpenReadOnly(const std::string& path) {
