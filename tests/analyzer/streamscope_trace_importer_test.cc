@@ -179,3 +179,40 @@ TEST(StreamscopeTraceImporter, CorruptedBytesNeverCrashTheLoader) {
 
 }  // namespace
 }  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+// Optional columns: NULL means "not recorded", 0 is a value (stream 0,
+// correlation id 0, graph 0). The importer reads the value first and asks
+// for the type only when it reads 0, so both must come through apart.
+TEST(StreamscopeTraceImporter, NullAndZeroInOptionalColumnsStayApart) {
+  std::string path = GoodTrace();
+  ASSERT_TRUE(ExecSql(path,
+                      "INSERT INTO stream (id, context_id, device_id, kind, priority) VALUES (0, 1, 0, 0, 0);"
+                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
+                      " VALUES (900, 500, 600, 0, 0, 0, (SELECT name_id FROM kernel WHERE id = 1), 0);"
+                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
+                      " VALUES (901, 700, 800, 0, NULL, NULL, (SELECT name_id FROM kernel WHERE id = 1), NULL);")
+                  .ok());
+  auto models = LoadTraceFile(path);
+  ASSERT_TRUE(models.ok()) << models.status();
+  const TraceModel& m = (*models)[0];
+  int zero = -1, null = -1;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (m.ops.source_id[i] == 900) zero = static_cast<int>(i);
+    if (m.ops.source_id[i] == 901) null = static_cast<int>(i);
+  }
+  ASSERT_GE(zero, 0);
+  ASSERT_GE(null, 0);
+  ASSERT_GE(m.ops.stream[zero], 0);
+  EXPECT_EQ(m.streams[m.ops.stream[zero]].id, 0);
+  EXPECT_EQ(m.ops.correlation_id[zero], 0);
+  EXPECT_EQ(m.ops.graph_id[zero], 0);
+  EXPECT_EQ(m.ops.correlation_id[null], -1);
+  EXPECT_EQ(m.ops.graph_id[null], -1);
+  EXPECT_EQ(m.import_stats.at("op_without_stream"), 1);
+}
+
+}  // namespace
+}  // namespace streamscope
