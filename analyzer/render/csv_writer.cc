@@ -27,10 +27,10 @@ std::string CsvField(const ResultValue& value) {
 void WriteCsv(const ResultTable& table, std::ostream& out) {
   for (size_t i = 0; i < table.columns.size(); ++i) out << (i ? "," : "") << Quote(table.columns[i]);
   out << "\n";
-  for (const auto& row : table.rows) {
+  table.ForEachRow([&](const std::vector<ResultValue>& row) {
     for (size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << CsvField(row[i]);
     out << "\n";
-  }
+  });
 }
 
 }  // namespace streamscope

@@ -221,15 +221,29 @@ std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const Trac
                                 s.overlapped_ns});
       }
     }
-    for (size_t i = 0; i < d.intervals.size(); ++i) {
-      const OverlapInterval& iv = d.intervals[i];
-      int64_t id = static_cast<int64_t>(i);
-      intervals.rows.push_back({dev, id, OverlapPairName(iv.pair), iv.start_ns, iv.end_ns, iv.length(), iv.ops_total});
-      for (uint32_t o = 0; o < iv.ops_kept; ++o) {
-        int32_t op = d.interval_ops[iv.ops_offset + o];
-        interval_ops.rows.push_back({dev, id, std::string(OpTable(model.ops.category[op])), model.ops.source_id[op]});
+    // Intervals and their ops are made on demand: with every op of every
+    // interval (tables, --save) a 10M-op trace has tens of millions of rows.
+    if (d.intervals.empty()) continue;
+    intervals.sources.push_back({{}, [&d, dev](const RowSink& sink) {
+      std::vector<ResultValue> row;
+      for (size_t i = 0; i < d.intervals.size(); ++i) {
+        const OverlapInterval& iv = d.intervals[i];
+        row = {dev, static_cast<int64_t>(i), OverlapPairName(iv.pair), iv.start_ns, iv.end_ns, iv.length(),
+               static_cast<int64_t>(iv.ops_total)};
+        sink(row);
       }
-    }
+    }});
+    interval_ops.sources.push_back({{}, [&d, &model, dev](const RowSink& sink) {
+      std::vector<ResultValue> row;
+      for (size_t i = 0; i < d.intervals.size(); ++i) {
+        const OverlapInterval& iv = d.intervals[i];
+        for (uint32_t o = 0; o < iv.ops_kept; ++o) {
+          int32_t op = d.interval_ops[iv.ops_offset + o];
+          row = {dev, static_cast<int64_t>(i), std::string(OpTable(model.ops.category[op])), model.ops.source_id[op]};
+          sink(row);
+        }
+      }
+    }});
   }
   std::vector<ResultTable> out;
   out.push_back(std::move(cat));

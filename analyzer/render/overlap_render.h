@@ -28,6 +28,8 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
                              const RenderOptions& options);
 void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
                        const RenderOptions& options, std::ostream& out);
+// The interval tables read `result` and `model` when written: both must
+// outlive the tables.
 std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const TraceModel& model);
 
 // "H2D copies overlapped compute for 2.41 ms of 3.10 ms possible (78%)".

@@ -495,6 +495,12 @@ std::vector<ResultTable> TraceTables(const TraceAnalysis& t) {
         row.insert(row.begin(), ResultValue(index));
         target->rows.push_back(std::move(row));
       }
+      // A table's rows come all materialized or all generated, so the
+      // windows' rows stay in window order either way.
+      for (ResultTable::RowSource& source : table.sources) {
+        source.prefix.insert(source.prefix.begin(), ResultValue(index));
+        target->sources.push_back(std::move(source));
+      }
     }
   };
   for (size_t i = 0; i < t.windows.size(); ++i) {

@@ -16,14 +16,25 @@ bool IsIdentifier(const std::string& s) {
   return true;
 }
 
-std::string ColumnType(const ResultTable& t, size_t col) {
+// SQL type of each column: that of its first non-NULL value ("" if none).
+std::vector<std::string> ColumnTypes(const ResultTable& t) {
+  std::vector<std::string> types(t.columns.size());
+  size_t known = 0;
+  auto visit = [&](const std::vector<ResultValue>& row) {
+    for (size_t c = 0; c < types.size() && c < row.size(); ++c) {
+      if (!types[c].empty()) continue;
+      if (std::holds_alternative<int64_t>(row[c])) types[c] = "INTEGER";
+      else if (std::holds_alternative<double>(row[c])) types[c] = "REAL";
+      else if (std::holds_alternative<std::string>(row[c])) types[c] = "TEXT";
+      if (!types[c].empty()) ++known;
+    }
+  };
   for (const auto& row : t.rows) {
-    if (col >= row.size()) continue;
-    if (std::holds_alternative<int64_t>(row[col])) return "INTEGER";
-    if (std::holds_alternative<double>(row[col])) return "REAL";
-    if (std::holds_alternative<std::string>(row[col])) return "TEXT";
+    visit(row);
+    if (known == types.size()) return types;
   }
-  return "";
+  if (!t.sources.empty()) t.ForEachRow(visit);  // generated rows: one more pass
+  return types;
 }
 
 class Db {
@@ -49,8 +60,9 @@ class Db {
 
 absl::Status WriteTable(Db& db, const ResultTable& t) {
   std::vector<std::string> cols;
+  const std::vector<std::string> types = ColumnTypes(t);
   for (size_t c = 0; c < t.columns.size(); ++c) {
-    std::string type = ColumnType(t, c);
+    const std::string& type = types[c];
     cols.push_back(type.empty() ? t.columns[c] : absl::StrCat(t.columns[c], " ", type));
   }
   if (absl::Status s = db.Exec(absl::StrCat("CREATE TABLE ", t.name, " (", absl::StrJoin(cols, ", "), ")")); !s.ok()) {
@@ -61,7 +73,8 @@ absl::Status WriteTable(Db& db, const ResultTable& t) {
   sqlite3_stmt* stmt = nullptr;
   if (sqlite3_prepare_v2(db.db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) return db.Error("prepare");
   absl::Status status;
-  for (const auto& row : t.rows) {
+  t.ForEachRow([&](const std::vector<ResultValue>& row) {
+    if (!status.ok()) return;
     for (size_t c = 0; c < t.columns.size(); ++c) {
       int i = static_cast<int>(c + 1);
       const ResultValue& v = c < row.size() ? row[c] : ResultValue();
@@ -73,10 +86,10 @@ absl::Status WriteTable(Db& db, const ResultTable& t) {
     }
     if (sqlite3_step(stmt) != SQLITE_DONE) {
       status = db.Error("insert");
-      break;
+      return;
     }
     sqlite3_reset(stmt);
-  }
+  });
   sqlite3_finalize(stmt);
   return status;
 }

@@ -174,6 +174,41 @@ TEST(Report, ManyInstancesAreSummarizedInTextAndKeptInFullInJson) {
   EXPECT_EQ(j.out, doc.dump(2) + "\n");
 }
 
+// The interval tables are generated while written (tens of millions of
+// rows at 10M ops): in CSV and in --save they must come out complete, with
+// the window index first, in window order.
+TEST(Report, GeneratedIntervalTablesComeOutCompleteInWindowOrder) {
+  std::string path = TwelveSteps();
+  ReportOptions opt = For(path);
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "step";
+  opt.format = ReportOptions::Format::kCsv;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  size_t at = o.out.find("# table: analysis_overlap_interval_op\n");
+  ASSERT_NE(at, std::string::npos);
+  std::istringstream lines(o.out.substr(at));
+  std::string line;
+  std::getline(lines, line);  // "# table"
+  std::getline(lines, line);
+  EXPECT_EQ(line, "window_index,device_id,interval_id,op_table,op_id");
+  std::vector<int> windows;
+  while (std::getline(lines, line) && !line.empty()) windows.push_back(std::stoi(line.substr(0, line.find(','))));
+  // One compute|H2D interval with its kernel and its copy in every step but
+  // #7 (index 6), whose copy starts after the kernel ended.
+  std::vector<int> expected;
+  for (int w = 0; w < 12; ++w) {
+    if (w != 6) expected.insert(expected.end(), {w, w});
+  }
+  EXPECT_EQ(windows, expected);
+
+  opt.format = ReportOptions::Format::kText;
+  opt.save = true;
+  ASSERT_EQ(RunIt(opt).code, kExitOk);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval_op"), 22);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval"), 11);
+}
+
 TEST(Report, SeveralTracesAreAnalyzedPerProcessWithACombinedSummary) {
   ReportOptions opt = For(Overlapped(1));
   opt.traces.push_back(Overlapped(2));
