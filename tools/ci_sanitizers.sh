@@ -2,7 +2,8 @@
 # CI step after tools/test.sh (issue 7): the CPU test suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (fuzz corpus replay
 # included: label `fuzz`), then the collector's CPU tests, threaded writer
-# included, and the analyzer's threaded report under ThreadSanitizer. Each in its own build folder, building
+# included, under ThreadSanitizer (with ANALYZER_TSAN=1 also the analyzer's
+# threaded report). Each in its own build folder, building
 # only the targets those tests run. Any sanitizer report fails the step.
 #
 #   bash tools/ci_sanitizers.sh      # ASAN_BUILD_DIR / TSAN_BUILD_DIR override the folders
@@ -77,7 +78,10 @@ else
 fi
 # The analyzer's threads: report runs its analyses on three threads that
 # share the per-trace facts cache (TraceModel::Derived), and loading
-# finalizes ops and API calls on two.
+# finalizes ops and API calls on two. Building the analyzer under TSan adds
+# about 8 minutes on 2 cores, which would take CI past 30 minutes: run it
+# with ANALYZER_TSAN=1 before changing the analyzer's threads.
+if [ "${ANALYZER_TSAN:-0}" = 1 ]; then
 echo "-- analyzer_test (threaded report, facts cache)"
 cmake --build "$TSAN_DIR" -j"$JOBS" --target analyzer_test
 tsan_filter='Report.*:TraceFacts.*:DiagnoseSupport.*:WorkloadTraces*:StreamscopeTraceImporter*'
@@ -85,5 +89,6 @@ if setarch "$(uname -m)" -R true 2>/dev/null; then
   setarch "$(uname -m)" -R "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
 else
   "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
+fi
 fi
 echo "== TSan step: $((SECONDS - step_start)) s"
