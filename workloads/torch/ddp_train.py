@@ -63,12 +63,14 @@ def main():
     layers += [nn.Linear(args.width, 1)]
     model = nn.Sequential(*layers).to(device)
     ddp = DistributedDataParallel(model, device_ids=[local_rank], bucket_cap_mb=args.bucket_mb)
-    optimizer = torch.optim.SGD(ddp.parameters(), lr=1e-3)
+    # Adam on unit-variance targets converges at any step count; plain SGD
+    # at this depth diverged over 200 steps (loss 237.8 -> 256.5 on the H200).
+    optimizer = torch.optim.Adam(ddp.parameters(), lr=1e-3)
 
     generator = torch.Generator(device="cpu").manual_seed(100 + rank)  # this rank's shard
     true_w = torch.randn(256, 1, generator=torch.Generator().manual_seed(7))
     x_all = torch.randn(args.steps + args.warmup, args.batch, 256, generator=generator)
-    y_all = x_all @ true_w
+    y_all = x_all @ true_w / 16.0  # 256 unit-variance inputs: targets of unit variance
     x_all, y_all = x_all.to(device), y_all.to(device)
 
     def step(i):
@@ -103,8 +105,12 @@ def main():
     problems = []
     if float(high - low) != 0.0:
         problems.append(f"parameters differ across ranks (checksums {float(low)} .. {float(high)})")
-    if not losses[-1] < losses[0]:
-        problems.append(f"loss did not decrease ({losses[0]:.4f} -> {losses[-1]:.4f})")
+    # Each step sees a fresh batch, so single losses are noisy: compare the
+    # mean of the first and of the last tenth of the steps.
+    tenth = max(1, len(losses) // 10)
+    first, last = sum(losses[:tenth]) / tenth, sum(losses[-tenth:]) / tenth
+    if not last < first:
+        problems.append(f"loss did not decrease (mean of first {tenth} {first:.4f} -> last {tenth} {last:.4f})")
     validation = "passed" if not problems else "failed: " + "; ".join(problems)
     torch.cuda.nvtx.mark(f"validation={validation}")
     print(f"ddp_train rank={rank} world={world} steps={args.steps} loss {losses[0]:.4f} -> "
