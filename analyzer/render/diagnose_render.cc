@@ -1,9 +1,15 @@
 #include "analyzer/render/diagnose_render.h"
 
+#include <algorithm>
+#include <map>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/instances_render.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/units.h"
 
@@ -17,6 +23,75 @@ nlohmann::json CallJson(const TraceModel& m, int32_t api) {
           {"start_ns", m.api.start_ns[api]},
           {"end_ns", m.api.end_ns[api]}};
 }
+
+// The diagnoses of many windows (instances of one NVTX range), told as
+// causes across the instances; only the worst instance is kept in full.
+class InstanceCauses {
+ public:
+  void Add(DiagnoseResult result) {
+    if (instances_++ == 0) {
+      name_ = result.window.label;
+      if (size_t hash = name_.rfind(" #"); hash != std::string::npos) name_.resize(hash);
+    }
+    for (const DiagnoseFinding& f : result.findings) {
+      Cause& c = causes_[static_cast<int>(f.cause)];
+      c.impact_ns += f.impact_ns;
+      c.windows += 1;
+    }
+    const DiagnoseFinding* primary = result.primary();
+    if (primary == nullptr) {
+      ++without_primary_;
+      return;
+    }
+    Cause& c = causes_[static_cast<int>(primary->cause)];
+    c.primary += 1;
+    if (c.worst_label.empty() || primary->impact_ns > c.worst_ns) {
+      c.worst_ns = primary->impact_ns;
+      c.worst_label = result.window.label;
+    }
+    if (!worst_ || primary->impact_ns > worst_->primary()->impact_ns) worst_ = std::move(result);
+  }
+
+  void Render(const TraceModel& model, std::ostream& out) const {
+    std::vector<std::pair<int, Cause>> order(causes_.begin(), causes_.end());
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.second.primary != b.second.primary ? a.second.primary > b.second.primary
+                                                  : a.second.impact_ns > b.second.impact_ns;
+    });
+    out << "Diagnosis of " << instances_ << " windows (" << name_ << "). The primary cause of each:\n";
+    for (const auto& [cause, c] : order) {
+      if (c.primary == 0) continue;
+      out << "  " << DiagnoseCauseName(static_cast<DiagnoseCause>(cause)) << ": primary in " << c.primary << " ("
+          << FormatShare(c.primary, instances_) << "), worst " << c.worst_label << " ("
+          << FormatDuration(c.worst_ns) << "); found in " << c.windows << " windows, "
+          << FormatDuration(c.impact_ns) << " in all\n";
+    }
+    if (without_primary_ > 0) out << "  no significant cause: " << without_primary_ << " windows\n";
+    std::vector<std::string> minor;
+    for (const auto& [cause, c] : order) {
+      if (c.primary == 0) {
+        minor.push_back(absl::StrCat(std::string(DiagnoseCauseName(static_cast<DiagnoseCause>(cause))), " in ", c.windows, " (",
+                                     FormatDuration(c.impact_ns), ")"));
+      }
+    }
+    if (!minor.empty()) out << "  never primary: " << absl::StrJoin(minor, "; ") << "\n";
+    out << "  One window in full: --nvtx-instance K; every window in full: --format json.\n";
+    if (worst_) {
+      out << "The window whose primary cause costs most, in full:\n";
+      RenderDiagnoseText(*worst_, model, out);
+    }
+  }
+
+ private:
+  struct Cause {
+    int64_t primary = 0, windows = 0, impact_ns = 0, worst_ns = 0;
+    std::string worst_label;
+  };
+  int64_t instances_ = 0, without_primary_ = 0;
+  std::string name_;             // "NVTX 'step'"
+  std::map<int, Cause> causes_;  // by DiagnoseCause
+  std::optional<DiagnoseResult> worst_;
+};
 
 std::string CallLabel(const TraceModel& m, int32_t api) {
   return absl::StrCat(std::string(m.strings.Get(m.api.name[api])), "#", m.api.source_id[api], " (tid ",
@@ -168,14 +243,22 @@ int RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& out, std::o
         for (const std::string& w : summary.warnings) err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
       first = false;
+      // Text over many instances of an NVTX range: the causes across them,
+      // then the instance whose primary cause costs most, in full.
+      const bool summarize =
+          options.format == DiagnoseCommandOptions::Format::kText && windows.size() > kFullTextWindows;
+      InstanceCauses causes;
       for (const Window& w : windows) {
         DiagnoseResult result = AnalyzeDiagnose(model, w, options.diagnose);
-        if (options.format == DiagnoseCommandOptions::Format::kText) {
+        if (summarize) {
+          causes.Add(std::move(result));
+        } else if (options.format == DiagnoseCommandOptions::Format::kText) {
           RenderDiagnoseText(result, model, out);
         } else {
           wj.push_back(DiagnoseToJson(result, model));
         }
       }
+      if (summarize) causes.Render(model, out);
       if (options.format == DiagnoseCommandOptions::Format::kJson) {
         traces.push_back({{"path", model.path},
                           {"pid", model.pid},
