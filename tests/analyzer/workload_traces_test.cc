@@ -3,14 +3,18 @@
 // each variant's guaranteed property (workloads/README.md) must show up in
 // the analysis of its NVTX range "measured". The traces are committed, so a
 // missing file is a failure, not a skip.
+#include <sstream>
 #include <string>
 
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/render/report.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -124,9 +128,45 @@ TEST(WorkloadTraces, CpuStarvedGapsAreAttributedToHostPrepare) {
       host_prepare_ns += total.ns;
     }
   }
-  // 8 chunks, each preceded by 3 ms of host work in NVTX range host_prepare:
-  // at least 7 of those gaps must be there (the first may precede the GPU work).
-  EXPECT_GE(host_prepare_ns, 7 * 3 * kMs - kMs);
+  // 12 chunks, each preceded by 3 ms of host work in NVTX range host_prepare:
+  // at least 11 of those gaps must be there (the first may precede the GPU work).
+  EXPECT_GE(host_prepare_ns, 11 * 3 * kMs - kMs);
+}
+
+// Every instance of host_prepare as its own window (12 > the 10 a text
+// report shows one by one): each is 3 ms of host work during which the GPU
+// ran at most the previous chunk's work, so it idled most of the window,
+// waiting for the thread inside host_prepare.
+TEST(WorkloadTraces, CpuStarvedEachHostPrepareInstanceIsAWindowWhereTheGpuWaits) {
+  Loaded t = Load("cpu_starved");
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kNvtxRange;
+  spec.nvtx_name = "host_prepare";
+  auto windows = ResolveWindows(t.model, spec);
+  ASSERT_TRUE(windows.ok()) << windows.status();
+  ASSERT_EQ(windows->size(), 12u);
+  for (const Window& w : *windows) {
+    EXPECT_GE(w.length(), 3 * kMs) << w.label;
+    IdleGapsResult idle = AnalyzeIdleGaps(t.model, w, IdleGapsOptions{});
+    ASSERT_EQ(idle.devices.size(), 1u);
+    EXPECT_LT(idle.devices[0].busy_ns * 2, idle.devices[0].window_ns) << w.label << ": the GPU idles most of it";
+    GapCausesResult causes = AnalyzeGapCauses(t.model, w, GapCausesOptions{});
+    int64_t waiting_ns = 0;
+    for (const GapCauseTotal& total : causes.totals) {
+      if (total.cause == GapCause::kHostNvtxRange && t.model.strings.Get(total.detail) == "host_prepare") {
+        waiting_ns += total.ns;
+      }
+    }
+    EXPECT_GE(waiting_ns * 2, w.length()) << w.label << ": most of it waiting for the host inside host_prepare";
+  }
+  // The text report summarizes the 12 instances.
+  ReportOptions opt;
+  opt.traces = {"tests/data/cpu_starved.sqlite"};
+  opt.window = spec;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunReport(opt, out, err), kExitOk) << err.str();
+  EXPECT_NE(out.str().find("Instances of NVTX 'host_prepare': 12, "), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("The longest instance in full:"), std::string::npos);
 }
 
 TEST(WorkloadTraces, GraphReplayRemovesTheLaunchGapsOfIndividualLaunches) {

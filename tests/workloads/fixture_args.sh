@@ -4,7 +4,12 @@
 # Variants not listed run with their "--size small" defaults.
 fixture_args() {
   case "$1" in
-    sequential|overlapped|pageable|legacy_default|implicit_sync|cpu_starved|event_pipeline|racy|misleading_timing)
+    cpu_starved)
+      # 12 chunks: 12 instances of the NVTX range host_prepare, more than a
+      # text report shows one by one (tests/analyzer: many-instance summary
+      # on real CUPTI output).
+      echo "--size small --chunks 12 --chunk-mib 4" ;;
+    sequential|overlapped|pageable|legacy_default|implicit_sync|event_pipeline|racy|misleading_timing)
       # 8 chunks on 4 streams: chunks 4-7 wait for their stream, so their
       # H2D copies overlap earlier D2H copies even when the GPU runs the
       # first H2D copies side by side on several copy engines.
