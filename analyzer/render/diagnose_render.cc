@@ -33,9 +33,12 @@ class InstanceCauses {
       name_ = result.window.label;
       if (size_t hash = name_.rfind(" #"); hash != std::string::npos) name_.resize(hash);
     }
+    std::vector<int> seen;  // a cause can be found more than once per window (per device)
     for (const DiagnoseFinding& f : result.findings) {
       Cause& c = causes_[static_cast<int>(f.cause)];
       c.impact_ns += f.impact_ns;
+      if (std::find(seen.begin(), seen.end(), static_cast<int>(f.cause)) != seen.end()) continue;
+      seen.push_back(static_cast<int>(f.cause));
       c.windows += 1;
     }
     const DiagnoseFinding* primary = result.primary();
