@@ -12,6 +12,7 @@
 #include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -144,7 +145,8 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     if (alone < 0) continue;
     int32_t op = ops[k];
     excess.push_back({m.ops.start_ns[op] + alone, m.ops.end_ns[op]});
-    excess_of[g] += std::max<int64_t>(0, m.ops.end_ns[op] - m.ops.start_ns[op] - alone);
+    excess_of[g] = SaturatingAdd(
+        excess_of[g], std::max<int64_t>(0, SaturatingSub(SaturatingSub(m.ops.end_ns[op], m.ops.start_ns[op]), alone)));
   }
   for (Slowed& x : slowed) x.excess = excess_of[x.group];
   if (slowed.empty()) return std::nullopt;

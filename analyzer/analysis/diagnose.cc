@@ -22,6 +22,7 @@
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/units.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -362,7 +363,7 @@ class Diagnoser {
       if (!IsCopy(c)) continue;
       int ci = static_cast<int>(c);
       MemoryKind s = m_.ops.src_kind[op], d = m_.ops.dst_kind[op];
-      int64_t dur = m_.ops.end_ns[op] - m_.ops.start_ns[op];
+      int64_t dur = SaturatingSub(m_.ops.end_ns[op], m_.ops.start_ns[op]);
       if (s == MemoryKind::kPageable || d == MemoryKind::kPageable) {
         pageable[ci].count += 1;
         pageable[ci].bytes += m_.ops.bytes[op];
@@ -852,7 +853,7 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
     std::vector<int64_t> shared = SharedTime(model, w, ops);
     for (size_t k = 0; k < ops.size(); ++k) {
       int32_t op = ops[k];
-      int64_t dur = model.ops.end_ns[op] - model.ops.start_ns[op];
+      int64_t dur = SaturatingSub(model.ops.end_ns[op], model.ops.start_ns[op]);
       if (dur <= 0) continue;
       if (static_cast<double>(shared[k]) <= options.alone_fraction * static_cast<double>(dur)) {
         size_t gid = static_cast<size_t>(grouper.GroupOf(op));

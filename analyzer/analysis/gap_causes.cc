@@ -12,6 +12,7 @@
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/analysis/trace_facts.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -429,7 +430,7 @@ void BusyEndsBefore(const TraceModel& model, const GapCausesFacts& facts, size_t
     for (size_t d = 0; d < state->size(); ++d) {
       if (facts.first_op_of_device[d] >= first) continue;  // nothing before `first`
       int64_t end = (*state)[d].busy_end;
-      if (end == kMinTime || start + model.max_op_duration_ns >= end) return false;
+      if (end == kMinTime || SaturatingAdd(start, model.max_op_duration_ns) >= end) return false;
     }
     return true;
   };

@@ -12,6 +12,7 @@
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -163,7 +164,7 @@ struct ImplicitSyncFacts {
     for (size_t i = 0; i < api.size(); ++i) {
       NameClass cls = ClassOf(api.name[i]);
       if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
-        durations[NameSlot(api.name[i])].push_back(api.end_ns[i] - api.start_ns[i]);
+        durations[NameSlot(api.name[i])].push_back(SaturatingSub(api.end_ns[i], api.start_ns[i]));
       }
     }
     for (size_t k = 0; k < durations.size(); ++k) {
@@ -194,7 +195,7 @@ struct ExplicitSyncFacts {
     absl::flat_hash_set<int64_t> sync_correlations;
     for (const SyncRecord& rec : m.syncs) {
       if (rec.correlation_id >= 0) sync_correlations.insert(rec.correlation_id);
-      max_sync_ns = std::max(max_sync_ns, rec.end_ns - rec.start_ns);
+      max_sync_ns = std::max(max_sync_ns, SaturatingSub(rec.end_ns, rec.start_ns));
     }
     std::vector<int8_t> is_sync_name(m.strings.size(), -1);
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
@@ -213,7 +214,7 @@ struct ExplicitSyncFacts {
         continue;  // counted from its sync record
       }
       calls.push_back(static_cast<int32_t>(i));
-      max_call_ns = std::max(max_call_ns, m.api.end_ns[i] - m.api.start_ns[i]);
+      max_call_ns = std::max(max_call_ns, SaturatingSub(m.api.end_ns[i], m.api.start_ns[i]));
     }
   }
   int64_t max_sync_ns = 0;

@@ -7,6 +7,7 @@
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/analysis/trace_facts.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -166,13 +167,13 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     buffer.clear();
     for (auto it = begin; it != end; ++it) {
       int32_t op = kernels_in_window[*it];
-      buffer.push_back(ops.end_ns[op] - ops.start_ns[op]);
+      buffer.push_back(SaturatingSub(ops.end_ns[op], ops.start_ns[op]));
     }
     k.gpu_ns = Summarize(buffer);
     buffer.clear();
     for (auto it = begin; it != end; ++it) {
       int32_t a = kernel_api[*it];
-      if (a >= 0) buffer.push_back(api.end_ns[a] - api.start_ns[a]);
+      if (a >= 0) buffer.push_back(SaturatingSub(api.end_ns[a], api.start_ns[a]));
     }
     k.api_ns = Summarize(buffer);
     buffer.clear();
@@ -181,7 +182,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       int32_t a = kernel_api[*it];
       if (a < 0) continue;
       int32_t op = kernels_in_window[*it];
-      int64_t q = ops.start_ns[op] - api.end_ns[a];
+      int64_t q = SaturatingSub(ops.start_ns[op], api.end_ns[a]);
       buffer.push_back(q);
       if (q > max_queue) {
         max_queue = q;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "analyzer/model/saturating.h"
+
 namespace streamscope {
 namespace {
 
@@ -62,7 +64,7 @@ int64_t StreamEndWalk::EndBefore(size_t i) {
   int64_t best = std::numeric_limits<int64_t>::min();
   for (int32_t p = history_->prev[i]; p >= 0; p = history_->prev[static_cast<size_t>(p)]) {
     best = std::max(best, m_.ops.end_ns[static_cast<size_t>(p)]);
-    if (m_.ops.start_ns[static_cast<size_t>(p)] < best - m_.max_op_duration_ns) break;
+    if (m_.ops.start_ns[static_cast<size_t>(p)] < SaturatingSub(best, m_.max_op_duration_ns)) break;
   }
   return best;
 }

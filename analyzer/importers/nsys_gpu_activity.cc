@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_import_context.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope::nsys {
 namespace {
@@ -36,6 +37,10 @@ bool ValidSpan(ImportContext& ctx, const SqliteStatement& row, int start_col, in
   }
   if (*end < *start) {
     ++ctx.stats["op_end_before_start"];
+    return false;
+  }
+  if (!IsTraceTime(*start) || !IsTraceTime(*end)) {
+    ++ctx.stats["op_time_out_of_range"];
     return false;
   }
   return true;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_import_context.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope::nsys {
 namespace {
@@ -69,6 +70,10 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
     }
     if (end < start) {
       ++ctx.stats["api_end_before_start"];
+      continue;
+    }
+    if (!IsTraceTime(start) || !IsTraceTime(end)) {
+      ++ctx.stats["api_time_out_of_range"];
       continue;
     }
     int64_t global_tid = row.Int64(4);
@@ -162,10 +167,18 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     r.name = text;
     r.tid = TidOf(global_tid);
     r.start_ns = start;
+    if (!IsTraceTime(start)) {
+      ++ctx.stats["nvtx_time_out_of_range"];
+      continue;
+    }
     if (!row.IsNull(2)) {
       int64_t end = row.Int64(2);
       if (end < start) {
         ++ctx.stats["nvtx_end_before_start"];
+        continue;
+      }
+      if (!IsTraceTime(end)) {
+        ++ctx.stats["nvtx_time_out_of_range"];
         continue;
       }
       r.end_ns = end;

@@ -9,6 +9,7 @@
 // style); a GPU op or API call whose times cannot be placed on the timeline
 // (end before start, zero timestamp) is counted and left out of the model.
 #include "analyzer/importers/streamscope_trace_importer.h"
+#include "analyzer/model/saturating.h"
 
 #include <sys/stat.h>
 
@@ -84,6 +85,10 @@ struct OpReader {
   bool Accept(int64_t start, int64_t end) {
     if (start == 0 || end == 0) {
       ++stats["op_zero_timestamp"];
+      return false;
+    }
+    if (!IsTraceTime(start) || !IsTraceTime(end)) {
+      ++stats["op_time_out_of_range"];
       return false;
     }
     if (end < start) {
@@ -201,6 +206,7 @@ absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, 
     if (!*row) break;
     int64_t start = st->Int64(5), end = st->Int64(6);
     if (start == 0 || end == 0) { ++(*stats)["api_zero_timestamp"]; continue; }
+    if (!IsTraceTime(start) || !IsTraceTime(end)) { ++(*stats)["api_time_out_of_range"]; continue; }
     if (end < start) { ++(*stats)["api_end_before_start"]; continue; }
     StringId name = names.Get(st->Int64(3));
     if (name == kNoString) ++(*stats)["api_unknown_name"];
@@ -475,6 +481,10 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
                    rec.start_ns = r.Int64(2);
                    rec.end_ns = r.Int64(3);
                    if (rec.start_ns == 0 || rec.end_ns == 0) { ++model->import_stats["sync_zero_timestamp"]; return; }
+                   if (!IsTraceTime(rec.start_ns) || !IsTraceTime(rec.end_ns)) {
+                     ++model->import_stats["sync_time_out_of_range"];
+                     return;
+                   }
                    if (rec.end_ns < rec.start_ns) { ++model->import_stats["sync_end_before_start"]; return; }
                    if (auto sid = r.OptionalInt64(4)) {
                      auto it = model->stream_index.find(*sid);
@@ -500,6 +510,10 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
                    range.start_ns = r.Int64(4);
                    range.end_ns = r.OptionalInt64(5);
                    if (range.start_ns == 0) { ++model->import_stats["nvtx_zero_timestamp"]; return; }
+                   if (!IsTraceTime(range.start_ns) || (range.end_ns && !IsTraceTime(*range.end_ns))) {
+                     ++model->import_stats["nvtx_time_out_of_range"];
+                     return;
+                   }
                    if (range.end_ns && *range.end_ns < range.start_ns) {
                      ++model->import_stats["nvtx_end_before_start"];
                      return;

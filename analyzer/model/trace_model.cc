@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/string_view.h"
+#include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
@@ -218,7 +219,7 @@ void TraceModel::Finalize() {
     op_devices.clear();
     int32_t last_device = INT32_MIN;
     for (size_t i = 0; i < ops.size(); ++i) {
-      max_op_duration_ns = std::max(max_op_duration_ns, ops.end_ns[i] - ops.start_ns[i]);
+      max_op_duration_ns = std::max(max_op_duration_ns, SaturatingSub(ops.end_ns[i], ops.start_ns[i]));
       if (ops.device_id[i] != last_device) {
         last_device = ops.device_id[i];
         if (std::find(op_devices.begin(), op_devices.end(), last_device) == op_devices.end()) {
@@ -258,7 +259,7 @@ void TraceModel::Finalize() {
 std::pair<size_t, size_t> TraceModel::OpRangeFor(int64_t start, int64_t end) const {
   // Ops are sorted by start; one that starts before start - max duration
   // has ended by start.
-  int64_t lo = start > INT64_MIN + max_op_duration_ns ? start - max_op_duration_ns : INT64_MIN;
+  int64_t lo = SaturatingSub(start, max_op_duration_ns);
   auto first = std::lower_bound(ops.start_ns.begin(), ops.start_ns.end(), lo);
   auto last = std::lower_bound(first, ops.start_ns.end(), end);
   return {static_cast<size_t>(first - ops.start_ns.begin()),
