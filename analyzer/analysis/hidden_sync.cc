@@ -368,8 +368,8 @@ class HiddenSyncAnalyzer {
       t.kind = f.kind;
       t.calls += 1;
       t.observed_calls += f.observed ? 1 : 0;
-      t.call_ns += dur;
-      t.waited_ns += f.waited_ns;
+      t.call_ns = SaturatingAdd(t.call_ns, dur);
+      t.waited_ns = SaturatingAdd(t.waited_ns, f.waited_ns);
       result_.implicit_calls.push_back(f);
     }
     for (auto& [name, t] : totals) result_.implicit_totals.push_back(t);
@@ -469,10 +469,10 @@ class HiddenSyncAnalyzer {
       ExplicitSyncTotal& t = totals[static_cast<int>(f.kind)];
       t.kind = f.kind;
       t.count += 1;
-      t.host_ns += f.length();
-      t.gpu_idle_ns += f.gpu_idle_ns;
-      result_.explicit_host_ns += f.length();
-      result_.explicit_gpu_idle_ns += f.gpu_idle_ns;
+      t.host_ns = SaturatingAdd(t.host_ns, f.length());
+      t.gpu_idle_ns = SaturatingAdd(t.gpu_idle_ns, f.gpu_idle_ns);
+      result_.explicit_host_ns = SaturatingAdd(result_.explicit_host_ns, f.length());
+      result_.explicit_gpu_idle_ns = SaturatingAdd(result_.explicit_gpu_idle_ns, f.gpu_idle_ns);
     }
     for (auto& [k, t] : totals) result_.explicit_totals.push_back(t);
     std::sort(result_.explicit_totals.begin(), result_.explicit_totals.end(),

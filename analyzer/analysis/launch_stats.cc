@@ -18,7 +18,7 @@ Distribution Summarize(std::vector<int64_t>& v) {
   d.count = static_cast<int64_t>(n);
   d.min = d.max = v[0];
   for (int64_t x : v) {
-    d.total += x;
+    d.total = SaturatingAdd(d.total, x);  // forged traces: many huge durations
     d.min = std::min(d.min, x);
     d.max = std::max(d.max, x);
   }
