@@ -233,12 +233,9 @@ class GapClassifier {
         facts_(model.Derived<GapCausesFacts>()),
         threads_(facts_.threads),
         waits_by_stream_(facts_.waits_by_stream),
-        devices_(facts_.devices),
         ends_by_device_(facts_.ends_by_device) {}
 
-  size_t Slot(int32_t device) const {
-    return std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin();
-  }
+  size_t Slot(int32_t device) const { return facts_.Slot(device); }
 
   // Fills `gap` (start/end/prev/next set) with api, tid, parts and primary.
   // `pred` is X's predecessor on its stream (op index or -1).
@@ -356,7 +353,7 @@ class GapClassifier {
       return GapCause::kDependencyHostCallback;
     }
     if (pred >= 0 && ops.end_ns[pred] > gap.start_ns) return GapCause::kDependencyOtherStream;
-    if (devices_.size() > 1) {
+    if (facts_.devices.size() > 1) {
       int64_t x_start = ops.start_ns[x];
       int64_t from = std::max(gap.start_ns, x_start - options_.dependency_tolerance_ns);
       size_t own = Slot(ops.device_id[x]);
@@ -376,7 +373,6 @@ class GapClassifier {
   const GapCausesFacts& facts_;
   const absl::flat_hash_map<int64_t, ThreadActivity>& threads_;
   const std::vector<std::vector<int64_t>>& waits_by_stream_;
-  const std::vector<int32_t>& devices_;
   const std::vector<std::vector<int64_t>>& ends_by_device_;
 };
 

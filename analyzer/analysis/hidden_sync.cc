@@ -103,7 +103,6 @@ bool IsBlockingKind(StreamKind k) {
 // (a) Ends of legacy-stream and blocking-stream ops per device slot, sorted.
 struct SerializationFacts {
   explicit SerializationFacts(const TraceModel& m) : devices(OpDeviceIds(m)) {
-    auto slot = [&](int32_t d) { return std::lower_bound(devices.begin(), devices.end(), d) - devices.begin(); };
     auto kind_of = [&](int32_t s) {
       return s >= 0 && static_cast<size_t>(s) < m.streams.size() ? m.streams[s].kind : StreamKind::kUnknown;
     };
@@ -114,16 +113,19 @@ struct SerializationFacts {
       if (ops.end_ns[i] <= ops.start_ns[i]) continue;
       StreamKind k = kind_of(ops.stream[i]);
       if (k == StreamKind::kLegacyDefault) {
-        legacy_ends[slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+        legacy_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
         any_legacy = true;
       } else if (IsBlockingKind(k)) {
-        blocking_ends[slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
+        blocking_ends[Slot(ops.device_id[i])].push_back({ops.end_ns[i], static_cast<int32_t>(i)});
       }
     }
     for (auto& v : legacy_ends) std::sort(v.begin(), v.end());
     for (auto& v : blocking_ends) std::sort(v.begin(), v.end());
   }
-  std::vector<int32_t> devices;
+  size_t Slot(int32_t device) const {
+    return std::lower_bound(devices.begin(), devices.end(), device) - devices.begin();
+  }
+  std::vector<int32_t> devices;  // ascending ids of the devices that ran ops
   bool any_legacy = false;
   std::vector<std::vector<OpEnd>> legacy_ends, blocking_ends;
 };
@@ -228,7 +230,6 @@ class HiddenSyncAnalyzer {
       : m_(model), w_(window), o_(o), submitters_(model) {
     result_.window = window;
     result_.options = o;
-    devices_ = OpDeviceIds(m_);
   }
 
   HiddenSyncResult Run() {
@@ -239,9 +240,6 @@ class HiddenSyncAnalyzer {
   }
 
  private:
-  size_t Slot(int32_t device) const {
-    return std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin();
-  }
   StreamKind KindOf(int32_t stream) const {
     return stream >= 0 && static_cast<size_t>(stream) < m_.streams.size()
                ? m_.streams[stream].kind
@@ -265,10 +263,10 @@ class HiddenSyncAnalyzer {
       const std::vector<OpEnd>* others = nullptr;
       SerializationDirection dir;
       if (IsBlockingKind(k)) {
-        others = &legacy_ends[Slot(ops.device_id[i])];
+        others = &legacy_ends[facts.Slot(ops.device_id[i])];
         dir = SerializationDirection::kBlockingWaitedForLegacy;
       } else if (k == StreamKind::kLegacyDefault) {
-        others = &blocking_ends[Slot(ops.device_id[i])];
+        others = &blocking_ends[facts.Slot(ops.device_id[i])];
         dir = SerializationDirection::kLegacyWaitedForBlocking;
       } else {
         continue;
@@ -493,7 +491,6 @@ class HiddenSyncAnalyzer {
   const TraceModel& m_;
   const Window& w_;
   const HiddenSyncOptions& o_;
-  std::vector<int32_t> devices_;
   OpSubmitters submitters_;
   HiddenSyncResult result_;
 };

@@ -29,10 +29,7 @@ nlohmann::json CallJson(const TraceModel& m, int32_t api) {
 class InstanceCauses {
  public:
   void Add(DiagnoseResult result) {
-    if (instances_++ == 0) {
-      name_ = result.window.label;
-      if (size_t hash = name_.rfind(" #"); hash != std::string::npos) name_.resize(hash);
-    }
+    if (instances_++ == 0) name_ = InstancesName(result.window.label);
     std::vector<int> seen;  // a cause can be found more than once per window (per device)
     for (const DiagnoseFinding& f : result.findings) {
       Cause& c = causes_[static_cast<int>(f.cause)];

@@ -44,10 +44,14 @@ double Share(int64_t part, int64_t whole) {
 
 }  // namespace
 
+std::string InstancesName(const std::string& window_label) {
+  size_t hash = window_label.rfind(" #");
+  return hash == std::string::npos ? window_label : window_label.substr(0, hash);
+}
+
 void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top, std::ostream& out) {
   if (instances.empty()) return;
-  std::string name = instances.front().label;
-  if (size_t hash = name.rfind(" #"); hash != std::string::npos) name.resize(hash);
+  const std::string name = InstancesName(instances.front().label);
   std::vector<int64_t> lengths;
   std::vector<double> busy, hidden;
   int64_t total = 0, copy = 0, exposed = 0;

@@ -24,6 +24,10 @@ struct InstanceFigures {
   std::string finding;     // the diagnosis' primary finding, or empty
 };
 
+// "NVTX 'step'" of the window label "NVTX 'step' #12" (the range all the
+// instances belong to); other labels unchanged.
+std::string InstancesName(const std::string& window_label);
+
 // Windows above this count are summarized in text.
 inline constexpr size_t kFullTextWindows = 10;
 
