@@ -12,15 +12,8 @@ bin=$root/out/gpu/bin
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 W=/tmp/ab; rm -rf $W; mkdir -p $W
 zero() {  # "zero-timestamp ops / all ops" of a trace
-  python3 - "$1" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-z = n = 0
-for t in ("kernel", "memcpy", "memset"):
-    n += db.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-    z += db.execute(f"SELECT count(*) FROM {t} WHERE start_ns = 0 OR end_ns = 0").fetchone()[0]
-print(f"{z} zero-timestamp ops of {n}")
-PY
+  read -r n z <<<"$(python3 "$root/tools/gpu/count_untimed_ops.py" "$1")"
+  echo "$z zero-timestamp ops of $n"
 }
 for which in before after; do
   lib=$root/out/gpu/lib/libstreamscope_collector.so
