@@ -13,8 +13,9 @@ traces=(tests/data/*.sqlite tests/data/nsys/*.sqlite)
 run() {  # run NAME ARGS...: stdout to NAME, exit code to NAME.rc
   local name=$1; shift
   "$bin" "$@" >"$out/$name" 2>"$out/$name.stderr"; echo $? >"$out/$name.rc"
-  # stderr may name temporary paths; keep it, but strip the folder.
-  sed -i "s|$out|OUT|g" "$out/$name.stderr"
+  # Output may name the snapshot folder and wall times: strip both, so two
+  # snapshots differ only where behaviour does.
+  sed -i -E "s|$out|OUT|g; s/[0-9]+\.[0-9]+ s\b/N s/g" "$out/$name" "$out/$name.stderr"
 }
 for t in "${traces[@]}"; do
   n=$(basename "$t" .sqlite)
