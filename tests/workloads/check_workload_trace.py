@@ -43,7 +43,8 @@ LEGACY_STREAM_KIND = 1
 CHUNK_VARIANTS = ("sequential", "overlapped", "pageable", "implicit_sync", "legacy_default",
                   "cpu_starved", "event_pipeline", "racy", "misleading_timing")
 VARIANTS = CHUNK_VARIANTS + ("launch_individual", "launch_graph", "concurrent_kernels",
-                             "persistent_kernel", "peer_overlap")
+                             "persistent_kernel", "peer_overlap", "library_gemm", "long_startup",
+                             "tiny_sync", "slow_first_launch")
 
 
 class TraceError(Exception):
@@ -344,6 +345,19 @@ def expected_work(variant, trace):
         # Two GPUs: peer copies; one GPU: the same copies are device-to-device.
         peer = "PtoP" if len(trace.devices_used()) >= 2 else "DtoD"
         return ({"SpinCompute": 2 * chunks}, {"HtoD": (0, None), peer: (2 * chunks, words * 4)})
+    if variant == "library_gemm":
+        # cuBLAS picks the kernel (names vary by version): count all kernels.
+        return ({"*": trace.param("kernels") * trace.param("iterations")}, {"HtoD": (0, None)})
+    if variant == "long_startup":
+        n = trace.param("iterations")
+        return ({"SpinCompute": n}, {"HtoD": (0, None), "DtoH": (1, n * 2 * 128 * 4)})
+    if variant == "tiny_sync":
+        n = trace.param("iterations")
+        return ({"TinyStep": trace.param("kernels") * n},
+                {"HtoD": (0, None), "DtoH": (n + 1, None)})
+    if variant == "slow_first_launch":
+        n = trace.param("kernels")
+        return ({"SpinCompute": n}, {"HtoD": (0, None), "DtoH": (1, n * 2 * 128 * 4)})
     raise TraceError(f"unknown variant {variant}")
 
 
@@ -351,7 +365,8 @@ def check_work(variant, trace, report):
     kernels, copies = expected_work(variant, trace)
     seen = {}
     for op in trace.kernels():
-        seen[op.name] = seen.get(op.name, 0) + 1
+        name = "*" if "*" in kernels else op.name
+        seen[name] = seen.get(name, 0) + 1
     report.check(seen == kernels, f"kernels in the window {seen} == expected {kernels}")
     for category, (count, size) in copies.items():
         ops = trace.copies(category)
@@ -646,6 +661,74 @@ def check_peer_overlap(trace, report):
                      f"{worst} ns" + (f": {describe(pair[0])} || {describe(pair[1])})" if pair else ")"))
 
 
+
+def check_every_op_submitted(trace, report):
+    """Every GPU op in the window links to the API call that submitted it."""
+    correlations = {a.correlation for a in trace.api}
+    orphans = [o for o in trace.ops if o.correlation not in correlations]
+    report.check(not orphans, f"{len(trace.ops) - len(orphans)} of {len(trace.ops)} ops have "
+                              f"their submitting API call (orphans: {[describe(o) for o in orphans[:3]]})")
+
+
+def check_library_gemm(trace, report):
+    check_every_op_submitted(trace, report)
+    n = trace.param("iterations")
+    prepares = trace.ranges("host_prepare")
+    report.check(len(prepares) == n, f"{len(prepares)} 'host_prepare' ranges (== {n})")
+    w0, w1 = trace.window
+    gaps = [g for g in idle_gaps(trace.ops, w0, w1) if g[0] > w0 and g[1] < w1]
+    idle = sum(g1 - g0 for g0, g1 in gaps)
+    in_prepare = sum(max(0, min(g1, r1) - max(g0, r0)) for g0, g1 in gaps
+                     for r0, r1, _ in prepares if r1 is not None)
+    report.check(idle > 0 and in_prepare * 2 > idle,
+                 f"device idle between ops {ms(idle)}, {ms(in_prepare)} of it inside host_prepare")
+
+
+def check_long_startup(trace, report):
+    steps = trace.ranges("step")
+    n = trace.param("iterations")
+    report.check(len(steps) == n, f"{len(steps)} 'step' ranges (== {n})")
+    first_gpu = trace.db.execute(
+        "SELECT MIN(start_ns) FROM (SELECT start_ns FROM kernel UNION ALL "
+        "SELECT start_ns FROM memcpy UNION ALL SELECT start_ns FROM memset)").fetchone()[0]
+    trace_start = trace.db.execute("SELECT MIN(start_ns) FROM api_call").fetchone()[0]
+    startup = trace.param("startup_ms") * 1_000_000
+    report.check(first_gpu - trace_start >= startup,
+                 f"first GPU op {ms(first_gpu - trace_start)} after the first API call "
+                 f"(>= start-up {ms(startup)})")
+    steady = steps[-1][1] - steps[0][0] if steps and steps[-1][1] else 0
+    report.check(0 < steady < startup, f"steady state {ms(steady)} shorter than the start-up")
+
+
+def check_tiny_sync(trace, report):
+    check_every_op_submitted(trace, report)
+    n = trace.param("iterations")
+    syncs = trace.api_calls("cudaStreamSynchronize")
+    report.check(len(syncs) >= n, f"{len(syncs)} cudaStreamSynchronize calls (>= {n})")
+    small = [o for o in trace.copies("DtoH") if o.bytes == 8]
+    report.check(len(small) == n and all(o.dst_kind == PAGEABLE for o in small),
+                 f"{len(small)} 8-byte DtoH copies to pageable memory (== {n})")
+    graphs = {o.graph_id for o in trace.kernels("TinyStep")}
+    report.check(None not in graphs and len(graphs) >= 1, f"TinyStep kernels come from a graph")
+
+
+def check_slow_first_launch(trace, report):
+    launches = trace.api_calls("cudaLaunchKernel")
+    report.check(len(launches) == trace.param("kernels"),
+                 f"{len(launches)} cudaLaunchKernel calls (== {trace.param('kernels')})")
+    if len(launches) >= 3:
+        durations = sorted(a.end - a.start for a in launches[1:])
+        median = durations[len(durations) // 2]
+        first = launches[0].end - launches[0].start
+        report.check(first >= 5 * median,
+                     f"first launch {ms(first)} >= 5x the median of the others ({ms(median)})")
+    kernels = sorted(trace.kernels("SpinCompute"), key=lambda o: o.start)
+    busy = sum(o.end - o.start for o in kernels[1:])
+    span = kernels[-1].end - kernels[1].start if len(kernels) > 2 else 0
+    report.check(span > 0 and busy * 10 >= span * 9,
+                 f"after the first kernel the GPU is busy {ms(busy)} of {ms(span)} (>= 90%): "
+                 f"not launch-bound")
+
 PROPERTIES = {
     "sequential": ("one stream, no two GPU ops overlap", check_sequential),
     "overlapped": ("pinned; HtoD||kernel, kernel||DtoH, HtoD||DtoH across streams", check_overlapped),
@@ -669,6 +752,13 @@ PROPERTIES = {
                           check_misleading_timing),
     "peer_overlap": ("two devices, peer copies both ways, P2P||kernel on each device",
                      check_peer_overlap),
+    "library_gemm": ("every op has its submitter; idle gaps mostly inside host_prepare",
+                     check_library_gemm),
+    "long_startup": ("start-up before the first GPU op longer than the steady state of steps",
+                     check_long_startup),
+    "tiny_sync": ("a graph, an 8-byte pageable DtoH and a sync per iteration", check_tiny_sync),
+    "slow_first_launch": ("first launch >= 5x the median; GPU busy >= 90% after it",
+                          check_slow_first_launch),
 }
 
 

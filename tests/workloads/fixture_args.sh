@@ -31,4 +31,4 @@ fixture_ok_exit() {
 
 FIXTURE_VARIANTS="sequential overlapped pageable legacy_default implicit_sync cpu_starved \
 launch_individual launch_graph event_pipeline concurrent_kernels persistent_kernel racy \
-misleading_timing peer_overlap"
+misleading_timing peer_overlap library_gemm long_startup tiny_sync slow_first_launch"

@@ -42,6 +42,7 @@ StatusOr<VariantOutcome> RunLaunchVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& context);
 StatusOr<VariantOutcome> RunPeerOverlapVariant(const VariantContext& context);
+StatusOr<VariantOutcome> RunConclusionVariant(const VariantContext& context);
 
 // Dispatches on options.variant.
 StatusOr<VariantOutcome> RunVariant(const VariantContext& context);

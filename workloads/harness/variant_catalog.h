@@ -27,6 +27,7 @@ enum ParamBit : unsigned {
   kParamItemIters = 1u << 10,     // item-iters
   kParamTimeoutMs = 1u << 11,     // timeout-ms
   kParamScratchKib = 1u << 12,    // scratch-kib
+  kParamStartupMs = 1u << 13,     // startup-ms
 };
 
 inline constexpr unsigned kChunkParams =
@@ -44,7 +45,7 @@ struct VariantInfo {
   std::string_view expectations;
 };
 
-inline constexpr std::array<VariantInfo, 14> kVariants = {{
+inline constexpr std::array<VariantInfo, 18> kVariants = {{
     {"sequential",
      "control: H2D, kernel, D2H per chunk on ONE stream, pinned memory; no two GPU ops overlap",
      kChunkParams, false, "no_overlap"},
@@ -104,6 +105,24 @@ inline constexpr std::array<VariantInfo, 14> kVariants = {{
      "one process drives two GPUs: kernels on each device while the previous kernel's output is "
      "sent to the other device with peer copies; P2P||kernel on both devices (one GPU: D2D)",
      kParamChunks | kParamKernelIters | kParamBlocks, false, "overlap:kernel|PtoP;two_devices"},
+    {"library_gemm",
+     "cuBLAS SGEMMs (launched by the library through the driver API) after host work in NVTX range "
+     "host_prepare every step: every kernel has a submitter; the GPU waits for the CPU in "
+     "host_prepare",
+     kParamIterations | kParamKernels | kParamHostPrepareUs, false,
+     "every_op_submitted;cpu_starvation:host_prepare"},
+    {"long_startup",
+     "a long host start-up after CUDA init, before any GPU op, then a short steady state of NVTX "
+     "'step' ranges: the steady state is the window, the start-up is reported apart",
+     kParamIterations | kParamStartupMs, false, "steady_state:step;startup_apart"},
+    {"tiny_sync",
+     "iterative loop: graph launch, an 8-byte D2H copy to pageable memory and a stream sync every "
+     "iteration: the per-iteration sync costs most; the tiny copy is latency-bound",
+     kParamIterations | kParamKernels, false, "primary:sync_per_iteration;tiny_copy_latency_bound"},
+    {"slow_first_launch",
+     "~0.1 ms kernels launched with no warm-up: the first launch loads the module and is far slower "
+     "than the rest; the loop is not launch-bound",
+     kParamKernels, false, "first_launch_outlier;not_launch_bound"},
 }};
 
 inline const VariantInfo* FindVariant(std::string_view name) {

@@ -29,7 +29,7 @@ constexpr ParamSpec kParamSpecs[] = {
     {"host-prepare-us", kParamHostPrepareUs, &WorkloadOptions::host_prepare_us, 0, 1000000,
      "cpu_starved: host busy time before each chunk"},
     {"kernels", kParamKernels, &WorkloadOptions::kernels, 1, 1000000,
-     "launch_*: tiny kernels per sequence"},
+     "kernels per sequence (launch_*, tiny_sync, slow_first_launch) or per step (library_gemm)"},
     {"slots", kParamSlots, &WorkloadOptions::slots, 1, 4096,
      "ring-buffer slots (pipelines) or queue capacity (persistent)"},
     {"blocks", kParamBlocks, &WorkloadOptions::blocks, 1, 1024, "thread blocks per kernel"},
@@ -40,6 +40,8 @@ constexpr ParamSpec kParamSpecs[] = {
      "persistent_kernel: give up after this long"},
     {"scratch-kib", kParamScratchKib, &WorkloadOptions::scratch_kib, 1, 1048576,
      "implicit_sync: KiB allocated, memset and freed per chunk"},
+    {"startup-ms", kParamStartupMs, &WorkloadOptions::startup_ms, 0, 600000,
+     "long_startup: host start-up before the first GPU op, ms"},
 };
 
 constexpr std::int64_t kMaxMibPerDirection = 8192;
@@ -130,6 +132,21 @@ WorkloadOptions DefaultOptions(const std::string& variant, SizePreset size) {
     o.kernel_iters = 20000;
     o.blocks = 256;
   }
+  if (v == "library_gemm") {
+    // 3 SGEMMs of 512^3 (~20 us each on an H200) after 2 ms of host work.
+    o.iterations = large ? 200 : 20;
+    o.kernels = 3;
+    o.host_prepare_us = 2000;
+  }
+  if (v == "long_startup") {
+    o.iterations = large ? 200 : 20;
+    o.startup_ms = 300;
+  }
+  if (v == "tiny_sync") {
+    o.iterations = large ? 2000 : 200;
+    o.kernels = 8;
+  }
+  if (v == "slow_first_launch") o.kernels = large ? 500 : 50;
   if (v == "persistent_kernel") {
     o.items = large ? 8192 : 256;
     o.item_iters = 20000;

@@ -36,6 +36,7 @@ struct WorkloadOptions {
   int item_iters = 0;       // persistent_kernel: steps per item element
   int timeout_ms = 0;       // persistent_kernel: device and host timeout
   int scratch_kib = 0;      // implicit_sync: bytes malloc'd/memset/freed per chunk
+  int startup_ms = 0;       // long_startup: host start-up before the first GPU op
 
   // Modes that run no variant.
   bool list = false;          // --list
