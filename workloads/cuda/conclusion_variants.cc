@@ -1,11 +1,14 @@
 // Variants that plant the cases where a profiler's *conclusion* goes wrong
 // even though its figures are exact (each has one known right answer):
 //
-//  library_gemm      cuBLAS SGEMMs (launched by the library through the CUDA
-//                    driver API, not the runtime) after host work in the NVTX
-//                    range host_prepare, every step: the GPU waits for the
-//                    CPU inside host_prepare, and every kernel has a submitter
-//                    only if driver-API launches are recorded.
+//  library_gemm      cuBLAS SGEMMs and one kernel launched through the CUDA
+//                    driver API (cuLaunchKernelEx, as Triton launches) after
+//                    host work in the NVTX range host_prepare, every step:
+//                    the GPU waits for the CPU inside host_prepare, and every
+//                    kernel has a submitter only if driver-API launches are
+//                    recorded. (cuBLAS 13.0 launches through the runtime's
+//                    cudaLaunchKernelExC, seen on the H200; other versions
+//                    and libraries use the driver API.)
 //  long_startup      a long host start-up (startup_ms) after CUDA is up and
 //                    before the first GPU op, then a short steady state of
 //                    `iterations` NVTX "step" ranges: the steady state is the
@@ -118,6 +121,14 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
     d_c.push_back(std::move(ck));
   }
   SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(d_a.get(), a.data(), d_a.bytes(), cudaMemcpyHostToDevice));
+  // One TinyStep per step launched through the driver API, as Triton does.
+  SS_ASSIGN_OR_RETURN(void* tiny_function, TinyStepDriverFunction());
+  SS_ASSIGN_OR_RETURN(DeviceWords lanes, DeviceWords::Allocate(kTinyLanes));
+  SS_ASSIGN_OR_RETURN(DeviceWords warm_lanes, DeviceWords::Allocate(kTinyLanes));
+  std::array<std::uint32_t, kTinyLanes> initial;
+  for (int t = 0; t < kTinyLanes; ++t) initial[t] = TinyInitial(t);
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
   const float one = 1.0f, zero = 0.0f;
   auto gemm = [&](int k) {
     return cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
@@ -127,6 +138,7 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
   };
   // Warm-up: loads cuBLAS's kernels and workspace outside the window.
   for (int k = 0; k < o.kernels; ++k) SS_CUBLAS_RETURN_IF_ERROR(gemm(k));
+  SS_RETURN_IF_ERROR(LaunchTinyStepThroughDriver(tiny_function, warm_lanes.get(), 0, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   VariantOutcome outcome;
@@ -139,11 +151,18 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
       BusyWaitMicroseconds(o.host_prepare_us);
     }
     for (int k = 0; k < o.kernels; ++k) SS_CUBLAS_RETURN_IF_ERROR(gemm(k));
+    SS_RETURN_IF_ERROR(LaunchTinyStepThroughDriver(tiny_function, lanes.get(), 0, stream.get()));
   }
+  std::array<std::uint32_t, kTinyLanes> got_lanes;
+  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(got_lanes.data(), lanes.get(), lanes.bytes(),
+                                          cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
 
+  const std::array<std::uint32_t, kTinyLanes> want_lanes = TinySequenceReference(1, o.iterations);
+  outcome.validation = CompareWords("driver-launched TinyStep lanes", got_lanes.data(), kTinyLanes,
+                                    [&](std::uint64_t t) { return want_lanes[t]; });
   for (int k = 0; k < o.kernels && outcome.validation.passed; ++k) {
     std::vector<float> got(words);
     SS_CUDA_RETURN_IF_ERROR(

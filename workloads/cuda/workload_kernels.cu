@@ -2,6 +2,7 @@
 // step at a time with runtime multiplier and increment, so the compiler can
 // neither fold steps nor precompute results; the CPU reference uses the
 // closed form.
+#include <cuda.h>
 #include <cuda/atomic>
 
 #include "workloads/cuda/cuda_status.h"
@@ -128,6 +129,42 @@ Status LaunchTinyStep(std::uint32_t* lanes, std::uint32_t step, cudaStream_t str
   void* args[] = {&lanes, &step};
   SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&TinyStep), dim3(1),
                                            dim3(kTinyLanes), args, 0, stream));
+  return OkStatus();
+}
+
+StatusOr<void*> TinyStepDriverFunction() {
+  cudaFunction_t function = nullptr;
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(&TinyStep)));
+  return reinterpret_cast<void*>(function);
+}
+
+Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step,
+                                   cudaStream_t stream) {
+  CUlaunchConfig config{};
+  config.gridDimX = config.gridDimY = config.gridDimZ = 1;
+  config.blockDimX = kTinyLanes;
+  config.blockDimY = config.blockDimZ = 1;
+  config.hStream = reinterpret_cast<CUstream>(stream);
+  void* args[] = {&lanes, &step};
+  // The driver entry point through the runtime, so that the program does not
+  // link libcuda (it must start, and say why, on a machine without a driver).
+  using LaunchKernelEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
+  static LaunchKernelEx launch = nullptr;
+  if (launch == nullptr) {
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    SS_CUDA_RETURN_IF_ERROR(cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &entry, 12000,
+                                                             cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || entry == nullptr) {
+      return InternalError("cuLaunchKernelEx: not found in the CUDA driver");
+    }
+    launch = reinterpret_cast<LaunchKernelEx>(entry);
+  }
+  const CUresult result = launch(&config, reinterpret_cast<CUfunction>(function), args, nullptr);
+  if (result != CUDA_SUCCESS) {
+    return InternalError(StrCat("cuLaunchKernelEx(TinyStep): CUresult ", int(result)));
+  }
   return OkStatus();
 }
 

@@ -2,7 +2,7 @@
 // trace shows plain names: ChunkTransform, LegacyStreamTick, TinyStep,
 // SpinCompute, PersistentWorker. Every launcher goes through
 // cudaLaunchKernel and returns its error, so no extra API call is needed to
-// check a launch.
+// check a launch (except LaunchTinyStepThroughDriver: the driver API).
 #ifndef STREAMSCOPE_WORKLOADS_CUDA_WORKLOAD_KERNELS_H_
 #define STREAMSCOPE_WORKLOADS_CUDA_WORKLOAD_KERNELS_H_
 
@@ -33,6 +33,13 @@ Status LaunchLegacyStreamTick(std::uint32_t* counter, cudaStream_t stream);
 
 // lanes[t] = TinyStepValue(lanes[t], step, t) for 32 lanes, one warp.
 Status LaunchTinyStep(std::uint32_t* lanes, std::uint32_t step, cudaStream_t stream);
+
+// TinyStep launched the way Triton and other libraries launch their kernels:
+// through the CUDA driver API (cuLaunchKernelEx), not the runtime.
+// TinyStepDriverFunction looks the kernel up once (a CUfunction).
+StatusOr<void*> TinyStepDriverFunction();
+Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step,
+                                   cudaStream_t stream);
 
 // out[g] = Mix(step^kernel_iters(SpinSeed(launch, g))) for the grid's
 // blocks * kSpinBlockThreads threads g.

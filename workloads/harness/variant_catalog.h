@@ -106,9 +106,9 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "sent to the other device with peer copies; P2P||kernel on both devices (one GPU: D2D)",
      kParamChunks | kParamKernelIters | kParamBlocks, false, "overlap:kernel|PtoP;two_devices"},
     {"library_gemm",
-     "cuBLAS SGEMMs (launched by the library through the driver API) after host work in NVTX range "
-     "host_prepare every step: every kernel has a submitter; the GPU waits for the CPU in "
-     "host_prepare",
+     "cuBLAS SGEMMs and a kernel launched with cuLaunchKernelEx (driver API, as Triton does) after "
+     "host work in NVTX range host_prepare every step: every kernel has a submitter; the GPU "
+     "waits for the CPU in host_prepare",
      kParamIterations | kParamKernels | kParamHostPrepareUs, false,
      "every_op_submitted;cpu_starvation:host_prepare"},
     {"long_startup",
