@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh
-tools/build.sh
+# Only what the main job needs: the CLI, and with CUDA the collector and the
+# workloads (the test command builds tests, benchmarks and fuzz replays).
+BUILD_TARGETS="streamscope streamscope_collector streamscope_workloads" tools/build.sh
 BIN=${BUILD_DIR:-build}/bin
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' \
    && [ -x "$BIN/streamscope_workloads" ]; then
