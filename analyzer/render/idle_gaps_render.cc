@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
@@ -117,8 +117,7 @@ std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const Tr
                     "op_before_id", "op_after_table", "op_after_id"}, {}};
   auto op_cols = [&](int32_t op, std::vector<ResultValue>* row) {
     if (op < 0) {
-      row->push_back(ResultValue());
-      row->push_back(ResultValue());
+      row->resize(row->size() + 2);  // two NULLs (in place: no moved-from temporaries)
     } else {
       row->push_back(std::string(OpTable(model.ops.category[op])));
       row->push_back(model.ops.source_id[op]);

@@ -6,8 +6,9 @@
 
 #include <string>
 
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 #include "analyzer/analysis/diagnose.h"
+#include "analyzer/commands/compare_runner.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/synthetic_trace.h"
@@ -68,7 +68,7 @@ Outcome Report(const std::string& path, ReportOptions::Format format, bool save 
   o.format = format;
   o.save = save;
   std::ostringstream out, err;
-  int code = RunReport(o, out, err);
+  int code = ExitWith(RunReport(o, out, err), err);
   return {code, out.str(), err.str()};
 }
 
