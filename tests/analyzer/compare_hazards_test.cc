@@ -1,5 +1,5 @@
 // compare refuses to verify an overlap whose variant has certain hazards
-// (analysis 8), and names the hazard.
+// (hazards), and names the hazard.
 #include <sstream>
 
 #include "analyzer/pipeline/compare.h"

@@ -102,7 +102,7 @@ TEST(Diagnose, PageableCopiesAreNamedWithTheirSlowdownPerByte) {
   EXPECT_EQ(f.cause, DiagnoseCause::kPageableCopies) << Causes(r);
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 6.0, 0.01);
   EXPECT_EQ(f.impact_ns, us(1860) - us(310));
-  EXPECT_EQ(f.labels.at("H2D_reference"), "pinned H2D copies in this trace");
+  EXPECT_EQ(DiagnoseLabels(f).at("H2D_reference"), "pinned H2D copies in this trace");
   EXPECT_NE(DiagnoseSummary(f, m).find("6.0x slower per byte"), std::string::npos) << DiagnoseSummary(f, m);
   EXPECT_NE(DiagnoseRemedy(f).find("cudaMallocHost"), std::string::npos);
   EXPECT_EQ(SourceIds(m, f.ops), (std::vector<int64_t>{2}));  // memcpy 2, the pageable one
@@ -127,7 +127,7 @@ TEST(Diagnose, PageableCopiesWithoutPinnedOnesUseTheReferenceOrNominalBandwidth)
   o.reference = &ref;
   DiagnoseResult vs_control = Diagnose(m, o);
   EXPECT_NEAR(vs_control.findings[0].figures.at("H2D_slowdown"), 5.0, 0.01);
-  EXPECT_EQ(vs_control.findings[0].labels.at("H2D_reference"), "pinned H2D copies in control.sqlite");
+  EXPECT_EQ(DiagnoseLabels(vs_control.findings[0]).at("H2D_reference"), "pinned H2D copies in control.sqlite");
 }
 
 // Sequential control: per chunk H2D, kernel, D2H on ONE stream, all

@@ -122,10 +122,10 @@ TEST(HazardsReport, JsonNamesTheBufferBothOpsAndTheMissedWork) {
 TEST(HazardsReport, TextSaysWhatIsUnorderedAndWhatTheEventsMissed) {
   Outcome r = Report(RacyTrace(), ReportOptions::Format::kText);
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_NE(r.out.find("Ownership and hazards (analysis 8)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Ownership and hazards:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 possible hazards"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("allocation#5 device"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("Timing audit (analysis 9)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Timing audit:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("still running at the stop event"), std::string::npos) << r.out;
 }
 
