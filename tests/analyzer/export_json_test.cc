@@ -104,7 +104,9 @@ TEST_F(PerfettoJson, TimesAreMicrosecondsWithExactNanoseconds) {
   for (const nlohmann::json* s : stream13->slices) first = std::min(first, Ns(s->at("ts")));
   EXPECT_EQ(base + first, testing::kFixtureStartNs);
   for (const nlohmann::json* s : stream13->slices) {
-    if (s->at("cat") == "H2D") EXPECT_EQ(Ns(s->at("dur")), 20'000);
+    if (s->at("cat") == "H2D") {
+      EXPECT_EQ(Ns(s->at("dur")), 20'000);
+    }
   }
 }
 
