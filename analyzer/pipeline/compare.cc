@@ -275,20 +275,12 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   r.options = options;
   r.options.diagnose.reference = nullptr;
   bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
-  std::string instances = options.nvtx_instance ? absl::StrCat("instance ", *options.nvtx_instance)
-                                                : std::string("all instances, summed");
   if (options.window_rule == CompareOptions::WindowRule::kDefault) {
     use_nvtx = true;
     for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
     for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
-    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances,
-                                            "; every trace has it)")
-                             : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
-                                            options.nvtx_name, "')");
-  } else {
-    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances, ")")
-                             : std::string("whole GPU activity");
   }
+  r.windows_from_nvtx = use_nvtx;
   for (int side = 0; side < 2; ++side) {
     for (const TraceModel* m : side == 0 ? control : variant) {
       auto windows = CompareWindows(*m, options, use_nvtx);

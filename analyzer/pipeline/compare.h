@@ -146,7 +146,7 @@ struct RunWorkDifference {
 
 struct CompareResult {
   CompareOptions options;
-  std::string window_rule;  // in words: "NVTX range 'measured' (all instances, summed)", ...
+  bool windows_from_nvtx = false;  // the rule (options.window_rule) chose the NVTX range
   std::vector<CompareRun> control, variant;
   std::string reference_path;  // the first control run: the work every run must match
   bool work_same = true;

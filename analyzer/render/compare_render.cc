@@ -22,6 +22,19 @@ std::string WorkDifferenceSentence(const WorkDifference& d) {
                       " bytes)");
 }
 
+std::string CompareWindowRuleText(const CompareResult& r) {
+  const CompareOptions& o = r.options;
+  std::string instances = o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance)
+                                          : std::string("all instances, summed");
+  if (o.window_rule == CompareOptions::WindowRule::kDefault) {
+    return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
+                               : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
+                                              o.nvtx_name, "')");
+  }
+  return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, ")")
+                             : std::string("whole GPU activity");
+}
+
 std::string CompareHazardSentence(const CompareResult& r) {
   if (r.hazard_run < 0 || static_cast<size_t>(r.hazard_run) >= r.variant.size()) return "";
   const CompareRun& run = r.variant[r.hazard_run];
@@ -269,7 +282,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
   }
   return {{"schema_version", kCompareJsonSchemaVersion},
           {"generator", "streamscope compare"},
-          {"window_rule", r.window_rule},
+          {"window_rule", CompareWindowRuleText(r)},
           {"options",
            {{"noise_pct", r.options.noise_pct},
             {"goal", std::string(CompareGoalName(r.options.goal))},
@@ -305,7 +318,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
   out << "streamscope compare: " << r.control.size() << " control run" << (r.control.size() == 1 ? "" : "s")
       << " vs " << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s") << " (goal: "
       << CompareGoalName(r.options.goal) << ")\n";
-  out << "Window: " << r.window_rule << "\n";
+  out << "Window: " << CompareWindowRuleText(r) << "\n";
   for (int side = 0; side < 2; ++side) {
     for (const CompareRun& run : side == 0 ? r.control : r.variant) {
       out << "  " << (side == 0 ? "control " : "variant ") << run.path;

@@ -31,6 +31,9 @@ void RenderCompareText(const CompareResult& result, std::ostream& out);
 // The verdict in one paragraph: "Verified: same work, ..." or "Not
 // verified: ..." with the figures behind it.
 std::string CompareVerdictSentence(const CompareResult& result);
+// The window rule in words: "NVTX range 'measured' (all instances, summed;
+// every trace has it)", "whole GPU activity", ...
+std::string CompareWindowRuleText(const CompareResult& result);
 // One certain hazard of the variant, naming the buffer and both ops; "" if none.
 std::string CompareHazardSentence(const CompareResult& result);
 // "kernel 'k': 8 instances vs 10", "H2D copies: 3 (...) vs 4 (...)".

@@ -59,7 +59,7 @@ TEST(CompareRealTraces, SequentialVsOverlappedIsVerifiedWithItsSaving) {
   EXPECT_EQ(r->validation_not_recorded, 0);
   EXPECT_TRUE(r->overlap_present);
   EXPECT_GT(r->saved_ns, 0);
-  EXPECT_NE(r->window_rule.find("'measured'"), std::string::npos) << r->window_rule;
+  EXPECT_NE(CompareWindowRuleText(*r).find("'measured'"), std::string::npos) << CompareWindowRuleText(*r);
   const MetricComparison* pair = r->Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
   EXPECT_EQ(pair->control.median, 0);

@@ -106,7 +106,7 @@ TEST(Compare, OverlappedPipelineIsVerifiedWithItsSaving) {
   EXPECT_EQ(r.noise_ns, us(24));  // 2% of 1.2 ms
   EXPECT_TRUE(r.failed_conditions.empty());
   EXPECT_FALSE(r.diagnose.has_value());
-  EXPECT_NE(r.window_rule.find("NVTX range 'measured'"), std::string::npos) << r.window_rule;
+  EXPECT_NE(CompareWindowRuleText(r).find("NVTX range 'measured'"), std::string::npos) << CompareWindowRuleText(r);
   EXPECT_NE(CompareVerdictSentence(r).find("500 us saved (41.7%)"), std::string::npos) << CompareVerdictSentence(r);
   const MetricComparison* pair = r.Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
@@ -214,7 +214,7 @@ TEST(Compare, WithoutTheMeasuredRangeEverywhereTheWholeGpuActivityIsCompared) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.streams = 2, .measured_range = false});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_NE(r.window_rule.find("whole GPU activity"), std::string::npos) << r.window_rule;
+  EXPECT_NE(CompareWindowRuleText(r).find("whole GPU activity"), std::string::npos) << CompareWindowRuleText(r);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified);
   EXPECT_EQ(r.control.front().metrics.window_ns, us(1200));
   // Asking for a range a trace lacks is an error.
