@@ -1,11 +1,11 @@
-// Communication vs compute per device (issue 8): collective-communication
+// Communication vs compute per device: collective-communication
 // kernels (NCCL) and peer-to-peer copies are communication; every other
 // kernel is compute. Within a window and per device:
 //   comm_ns         union of communication kernels' intervals
 //   compute_ns      union of compute kernels' intervals
 //   overlapped_ns   |comm ∩ compute|: communication hidden behind compute
 //   exposed_comm_ns |comm − compute|: communication nothing hid
-//   hidden_share    overlapped / min(comm, compute)   (DESIGN.md analysis 1)
+//   hidden_share    overlapped / min(comm, compute)   (as in overlap.h)
 //   p2p_ns, p2p_overlapped_ns  the same for peer copies (P2P ops) against compute
 // plus the communication kernels by name (count, summed and union time).
 // Each figure is a union, so concurrent collectives are not counted twice.

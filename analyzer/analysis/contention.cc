@@ -11,17 +11,14 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/intervals/interval_set.h"
-#include "analyzer/render/units.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
 
 using diagnose_support::CiteOp;
 using diagnose_support::MedianInPlace;
-using diagnose_support::OpGroupLabel;
 using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
-using diagnose_support::Ratio;
 using diagnose_support::SharedTime;
 
 std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w,
@@ -97,7 +94,7 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     return std::span<int64_t>(durations.data() + begin[g] + count[g].over, static_cast<size_t>(count[g].alone));
   };
   std::vector<int64_t> alone_of_slowed(count.size(), -1);  // group -> alone median; -1: not slowed
-  struct Slowed { std::string text; int64_t excess; size_t group; };
+  struct Slowed { ContentionFacts::Group facts; int64_t excess; size_t group; };
   std::vector<Slowed> slowed;
   IntervalList excess;
   DiagnoseFinding f;
@@ -107,14 +104,14 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
        })) {
     size_t g = static_cast<size_t>(gid);
     int64_t alone = 0;
-    std::string where = "alone";
+    std::string reference_source;  // "": alone in this trace
     if (count[g].alone > 0) {
       alone = MedianInPlace(alone_durations(g));
     } else if (o.reference != nullptr) {
       auto it = o.reference->alone_median_ns.find(key);
       if (it == o.reference->alone_median_ns.end()) continue;
       alone = it->second;
-      where = absl::StrCat("alone in ", o.reference->source);
+      reference_source = o.reference->source;
     } else {
       continue;
     }
@@ -125,11 +122,9 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     }
     alone_of_slowed[g] = alone;
     double ratio = static_cast<double>(over) / static_cast<double>(alone);
-    std::string text = absl::StrCat(OpGroupLabel(m, grouper.Example(gid)), " took ", FormatDuration(over), " overlapped vs ",
-                                    FormatDuration(alone), " ", where, " (", Ratio(ratio), ", ", count[g].over,
-                                    " overlapped ops)");
-    if (pageable[g]) absl::StrAppend(&text, " [pageable: see the memory-type finding]");
-    slowed.push_back({text, 0, g});
+    ContentionFacts::Group group{grouper.Example(gid), reference_source, over, alone, ratio,
+                                 static_cast<int64_t>(count[g].over), static_cast<bool>(pageable[g])};
+    slowed.push_back({std::move(group), 0, g});
     f.figures[key + ":overlapped_median_ns"] = static_cast<double>(over);
     f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);
     for (int32_t op : first_over[g]) {
@@ -151,15 +146,11 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
   for (Slowed& x : slowed) x.excess = excess_of[x.group];
   if (slowed.empty()) return std::nullopt;
   std::stable_sort(slowed.begin(), slowed.end(), [](const Slowed& a, const Slowed& b) { return a.excess > b.excess; });
-  std::vector<std::string> parts;
-  for (size_t i = 0; i < slowed.size() && i < 3; ++i) parts.push_back(slowed[i].text);
+  ContentionFacts facts;
+  for (size_t i = 0; i < slowed.size() && i < 3; ++i) facts.groups.push_back(std::move(slowed[i].facts));
   f.impact_ns = TotalLength(Clip(Normalize(std::move(excess)), w.interval()));
-  f.summary = absl::StrCat("the same operations ran slower when they overlapped others: ",
-                           absl::StrJoin(parts, "; "), " — ", FormatDuration(f.impact_ns),
-                           " of extra time that ate the overlap's gain");
-  f.remedy = "overlapping ops compete for the same resource (copy engine and host link, host memory, SMs, "
-             "DRAM bandwidth): overlap ops that use different resources, use pinned memory for copies, fewer "
-             "and larger copies, or kernels with fewer blocks so they can share the GPU";
+  facts.extra_ns = f.impact_ns;
+  f.facts = std::move(facts);
   return f;
 }
 

@@ -1,4 +1,4 @@
-// The processes (ranks) of one distributed run, side by side (issue 8).
+// The processes (ranks) of one distributed run, side by side.
 //
 // Per rank, over the windows analyzed in its trace and summed over its
 // devices: busy and idle device time, communication and compute time, how

@@ -21,7 +21,6 @@
 #include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
-#include "analyzer/render/units.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
@@ -83,10 +82,8 @@ namespace {
 
 using diagnose_support::CiteOp;
 using diagnose_support::Median;
-using diagnose_support::OpGroupLabel;
 using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
-using diagnose_support::Ratio;
 using diagnose_support::SharedTime;
 
 constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
@@ -96,16 +93,6 @@ constexpr int kCompute = static_cast<int>(OpCategory::kKernel);
 
 bool IsExplicitSyncName(std::string_view n) {
   return n.find("Synchronize") != std::string_view::npos;
-}
-
-std::string StreamLabel(const TraceModel& m, int32_t stream) {
-  if (stream < 0 || static_cast<size_t>(stream) >= m.streams.size()) return "stream ?";
-  return absl::StrCat("stream ", m.streams[stream].id);
-}
-
-// "1 copy", "3 copies" style counts.
-std::string Count(int64_t n, std::string_view one, std::string_view many) {
-  return absl::StrCat(n, " ", n == 1 ? std::string(one) : std::string(many));
 }
 
 // Whole-trace facts of the dependency steps, built once per trace
@@ -218,7 +205,7 @@ class Diagnoser {
       // Not from d.intervals: a report keeps only the longest intervals.
       result_.overlap_ns += d.overlap_ns;
     }
-    if (ops_.empty()) result_.notes.push_back("no GPU op starts inside the window: nothing to diagnose");
+    if (ops_.empty()) result_.notes.push_back({DiagnoseNote::Kind::kNoOpsInWindow, 0});
     // Step 6 is the costliest and independent of steps 1-5: unless the
     // caller computed it already, large windows run it on a second thread;
     // findings keep the step order either way.
@@ -279,23 +266,23 @@ class Diagnoser {
     for (const DeviceOverlap& d : overlap_->devices) {
       const Device* dev = m_.FindDevice(d.device_id);
       int64_t h2d = d.category_ns[kH2D], d2h = d.category_ns[kD2H], compute = d.category_ns[kCompute];
-      std::string name = dev != nullptr && !dev->name.empty() ? absl::StrCat(" (", dev->name, ")") : "";
+      std::string name = dev != nullptr ? dev->name : "";
       bool copies_matter = (h2d > 0 && d2h > 0) || (d.copy_ns > 0 && compute > 0);
       if (dev == nullptr || dev->async_engine_count < 0) {
         if (copies_matter) {
-          result_.notes.push_back(absl::StrCat("device ", d.device_id,
-                                               ": copy engine count not recorded; hardware limits not checked"));
+          result_.notes.push_back({DiagnoseNote::Kind::kCopyEnginesUnknown, d.device_id});
         }
       } else if (dev->async_engine_count == 0 && d.copy_ns > 0 && compute > 0) {
         DiagnoseFinding f;
         f.cause = DiagnoseCause::kCopyEngines;
         f.impact_ns = std::min(d.copy_ns, compute);
-        f.summary = absl::StrCat("device ", d.device_id, name,
-                                 " reports 0 copy engines: copies cannot run while kernels run (",
-                                 FormatDuration(d.copy_ns), " of copies, ", FormatDuration(compute),
-                                 " of kernels)");
-        f.remedy = "run on a GPU with copy engines (asyncEngineCount >= 1; >= 2 for H2D||D2H); on this one, "
-                   "overlap only host work with GPU work";
+        CopyEnginesFacts facts;
+        facts.device_id = d.device_id;
+        facts.device_name = name;
+        facts.engines = 0;
+        facts.copy_ns = d.copy_ns;
+        facts.compute_ns = compute;
+        f.facts = std::move(facts);
         f.figures = {{"device_id", d.device_id}, {"async_engine_count", 0}};
         CiteFirstOf(f, d.device_id, {OpCategory::kHtoD, OpCategory::kDtoH, OpCategory::kKernel});
         findings_.push_back(std::move(f));
@@ -304,12 +291,13 @@ class Diagnoser {
         DiagnoseFinding f;
         f.cause = DiagnoseCause::kCopyEngines;
         f.impact_ns = std::max<int64_t>(0, std::min(h2d, d2h) - (p ? p->overlapped_ns : 0));
-        f.summary = absl::StrCat("device ", d.device_id, name,
-                                 " has 1 copy engine: H2D and D2H copies cannot run at the same time (",
-                                 FormatDuration(h2d), " of H2D, ", FormatDuration(d2h),
-                                 " of D2H; up to ", FormatDuration(f.impact_ns), " could not be hidden)");
-        f.remedy = "with one copy engine overlap copies with kernels, not with each other (batch H2D and D2H "
-                   "phases), or use a GPU with 2+ copy engines";
+        CopyEnginesFacts facts;
+        facts.device_id = d.device_id;
+        facts.device_name = name;
+        facts.engines = 1;
+        facts.h2d_ns = h2d;
+        facts.d2h_ns = d2h;
+        f.facts = std::move(facts);
         f.figures = {{"device_id", d.device_id}, {"async_engine_count", 1}, {"h2d_ns", h2d}, {"d2h_ns", d2h}};
         CiteFirstOf(f, d.device_id, {OpCategory::kHtoD, OpCategory::kDtoH});
         findings_.push_back(std::move(f));
@@ -330,10 +318,7 @@ class Diagnoser {
           DiagnoseFinding f;
           f.cause = DiagnoseCause::kNoConcurrentKernels;
           f.impact_ns = std::min(sum - max, compute);
-          f.summary = absl::StrCat("device ", d.device_id, name, " cannot run kernels concurrently (concurrentKernels = 0): "
-                                   "kernels on ", per_stream.size(), " streams ran one at a time");
-          f.remedy = "kernels of different streams cannot overlap on this device; fuse them or use a GPU with "
-                     "concurrent kernel execution";
+          f.facts = NoConcurrentKernelsFacts{d.device_id, name, static_cast<int64_t>(per_stream.size())};
           f.figures = {{"device_id", d.device_id}, {"kernel_streams", static_cast<double>(per_stream.size())}};
           CiteFirstOf(f, d.device_id, {OpCategory::kKernel});
           findings_.push_back(std::move(f));
@@ -378,26 +363,30 @@ class Diagnoser {
     if (pageable_ops.empty()) return;
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kPageableCopies;
-    std::vector<std::string> parts;
+    PageableCopiesFacts facts;
     int64_t excess = 0;
     for (int ci = 0; ci < kNumOpCategories; ++ci) {
       const Side& p = pageable[ci];
       if (p.count == 0) continue;
       std::string cat(OpCategoryName(static_cast<OpCategory>(ci)));
+      PageableCopiesFacts::Direction part;
+      part.category = static_cast<OpCategory>(ci);
+      part.count = p.count;
+      part.bytes = p.bytes;
+      part.ns = p.ns;
       double ref = 0;
-      std::string ref_from;
       if (pinned[ci].count > 0 && pinned[ci].bytes > 0) {
         ref = static_cast<double>(pinned[ci].ns) / static_cast<double>(pinned[ci].bytes);
-        ref_from = absl::StrCat("pinned ", cat, " copies in this trace");
+        part.reference = PageableCopiesFacts::Reference::kThisTrace;
       } else if (o_.reference != nullptr && o_.reference->pinned_ns_per_byte[ci] > 0) {
         ref = o_.reference->pinned_ns_per_byte[ci];
-        ref_from = absl::StrCat("pinned ", cat, " copies in ", o_.reference->source);
+        part.reference = PageableCopiesFacts::Reference::kReferenceTrace;
+        part.reference_source = o_.reference->source;
       } else if ((ci == kH2D || ci == kD2H) && o_.expected_host_copy_gbps > 0) {
         ref = 1.0 / o_.expected_host_copy_gbps;  // 1 GB/s = 1 byte/ns
-        ref_from = absl::StrFormat("the nominal pinned bandwidth of %.0f GB/s", o_.expected_host_copy_gbps);
+        part.reference = PageableCopiesFacts::Reference::kNominal;
+        part.nominal_gbps = o_.expected_host_copy_gbps;
       }
-      std::string part = absl::StrCat(Count(p.count, cat + " copy", cat + " copies"), " (", FormatBytes(p.bytes), ", ",
-                                      FormatDuration(p.ns), ") used pageable host memory");
       f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);
       f.figures[cat + "_pageable_bytes"] = static_cast<double>(p.bytes);
       f.figures[cat + "_pageable_ns"] = static_cast<double>(p.ns);
@@ -408,15 +397,17 @@ class Diagnoser {
         int64_t extra = std::max<int64_t>(0, p.ns - expected);
         excess += extra;
         double avg_bytes = static_cast<double>(p.bytes) / static_cast<double>(p.count);
-        absl::StrAppend(&part, ": ", Ratio(slow), " slower per byte than ", ref_from, " (",
-                        FormatDuration(static_cast<int64_t>(rate * avg_bytes)), " vs ",
-                        FormatDuration(static_cast<int64_t>(ref * avg_bytes)), " per ",
-                        FormatBytes(static_cast<int64_t>(avg_bytes)), ", ", FormatDuration(extra), " extra)");
+        part.slowdown = slow;
+        part.op_ns = static_cast<int64_t>(rate * avg_bytes);
+        part.pinned_op_ns = static_cast<int64_t>(ref * avg_bytes);
+        part.avg_bytes = static_cast<int64_t>(avg_bytes);
+        part.extra_ns = extra;
         f.figures[cat + "_slowdown"] = slow;
         f.figures[cat + "_extra_ns"] = static_cast<double>(extra);
-        f.labels[cat + "_reference"] = ref_from;
+      } else {
+        part.reference = PageableCopiesFacts::Reference::kNone;  // nothing to compare with
       }
-      parts.push_back(part);
+      facts.directions.push_back(std::move(part));
     }
     int64_t held = 0, held_calls = 0;
     for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
@@ -430,16 +421,11 @@ class Diagnoser {
       if (f.calls.size() < static_cast<size_t>(o_.max_evidence)) CiteCall(f, Api(op));
     }
     f.impact_ns = excess;
-    f.summary = absl::StrJoin(parts, "; ");
-    if (held_calls > 0) {
-      absl::StrAppend(&f.summary, "; ", held_calls, " of the *Async copy calls held the host thread until the "
-                      "copy ran (", FormatDuration(held), " of host time), so work behind them was submitted late");
-    }
+    facts.host_held_calls = held_calls;
+    facts.host_held_ns = held;
+    f.facts = std::move(facts);
     f.figures["host_held_calls"] = static_cast<double>(held_calls);
     f.figures["host_held_ns"] = static_cast<double>(held);
-    f.remedy = "allocate the host buffers with cudaMallocHost/cudaHostAlloc, or pin existing ones with "
-               "cudaHostRegister: pageable copies are staged through a driver buffer, run slower and block "
-               "the calling thread";
     findings_.push_back(std::move(f));
   }
 
@@ -452,7 +438,7 @@ class Diagnoser {
     }};
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kSameStream;
-    std::vector<std::string> parts;
+    SameStreamFacts facts;
     for (const DeviceOverlap& d : overlap_->devices) {
       // Time per (stream, category) of this device.
       absl::flat_hash_map<int32_t, std::array<int64_t, kNumOpCategories>> per_stream;
@@ -486,26 +472,27 @@ class Diagnoser {
         }
       }
       if (best_stream < 0) continue;
-      std::vector<std::string> names;
-      for (int c : cats) names.push_back(std::string(OpCategoryName(static_cast<OpCategory>(c))));
+      SameStreamFacts::Device part;
+      part.device_id = d.device_id;
+      for (int c : cats) part.categories.push_back(static_cast<OpCategory>(c));
       int64_t on_stream = 0;
       for (int32_t op : ops_) {
         if (m_.ops.stream[op] != best_stream) continue;
         on_stream += 1;
         if (cats.contains(static_cast<int>(m_.ops.category[op]))) Cite(f, op);
       }
-      parts.push_back(absl::StrCat(absl::StrJoin(names, ", "), " work on device ", d.device_id, " ran on one stream (",
-                                   StreamLabel(m_, best_stream), ", ", on_stream,
-                                   " ops): stream order runs them one after another, so they could not overlap; up to ",
-                                   FormatDuration(best), " could have been hidden"));
+      part.stream_id = best_stream < 0 || static_cast<size_t>(best_stream) >= m_.streams.size()
+                           ? -1
+                           : m_.streams[best_stream].id;
+      part.stream_ops = on_stream;
+      part.hideable_ns = best;
+      facts.devices.push_back(std::move(part));
       f.impact_ns += best;
       f.figures[absl::StrCat("device_", d.device_id, "_stream_id")] =
           static_cast<double>(m_.streams[best_stream].id);
     }
-    if (parts.empty()) return;
-    f.summary = absl::StrJoin(parts, "; ");
-    f.remedy = "split the work into independent chunks on several streams created with cudaStreamNonBlocking, "
-               "so that the copies of one chunk run while another chunk's kernel runs";
+    if (facts.devices.empty()) return;
+    f.facts = std::move(facts);
     findings_.push_back(std::move(f));
   }
 
@@ -560,13 +547,8 @@ class Diagnoser {
     if (delayed == 0) return;
     f.impact_ns = UnionInWindow(std::move(delays));
     int64_t gap_ns = gaps_->cause_ns[static_cast<int>(GapCause::kDependencyEventWait)];
-    f.summary = absl::StrCat(Count(delayed, "op", "ops"), " started later than ready because a cudaStreamWaitEvent on "
-                             "their stream made them wait for another stream (",
-                             FormatDuration(f.impact_ns), " of delay; ", FormatDuration(gap_ns),
-                             " of device idle time attributed to event waits)");
+    f.facts = EventWaitDelays{delayed, f.impact_ns, gap_ns};
     f.figures = {{"delayed_ops", static_cast<double>(delayed)}, {"idle_ns", static_cast<double>(gap_ns)}};
-    f.remedy = "check that each wait is needed and waits for the right event: record the event right after the "
-               "producing op (not after later work), and give the pipeline more buffers so producers can run ahead";
     findings_.push_back(std::move(f));
   }
 
@@ -596,16 +578,13 @@ class Diagnoser {
     const BusyTimeIndex& busy = m_.Derived<BusyTimeIndex>();
     int64_t idle = 0;
     for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.IdleAll(x.start, x.end);
-    std::vector<std::string> names;
-    for (auto& [n, k] : by_name) names.push_back(absl::StrCat(n, " x", k));
+    SyncBetweenFacts found;
+    found.syncs = count;
+    found.idle_ns = idle;
+    for (auto& [n, k] : by_name) found.calls.push_back({n, k});
     f.impact_ns = idle;
-    f.summary = absl::StrCat(Count(count, "explicit synchronization", "explicit synchronizations"),
-                             " inside the window (", absl::StrJoin(names, ", "),
-                             ") followed by more submissions: the GPU drained and idled ",
-                             FormatDuration(idle), " until the next op started");
+    f.facts = std::move(found);
     f.figures = {{"syncs", static_cast<double>(count)}};
-    f.remedy = "remove the synchronizations inside the loop: order work across streams with events "
-               "(cudaEventRecord + cudaStreamWaitEvent) and synchronize once at the end";
     findings_.push_back(std::move(f));
   }
 
@@ -637,16 +616,11 @@ class Diagnoser {
     }
     f.impact_ns = UnionInWindow(std::move(delays));
     int64_t to_legacy = hidden_->serialization_count[0], from_legacy = hidden_->serialization_count[1];
-    f.summary = absl::StrCat(to_legacy, " ops on blocking streams waited for ops on the legacy default stream and ",
-                             from_legacy, " legacy-stream ops waited for blocking-stream work (",
-                             FormatDuration(f.impact_ns), " of delay): the legacy default stream serializes "
-                             "every blocking stream");
+    f.facts = LegacyStreamFacts{to_legacy, from_legacy, f.impact_ns};
     f.figures = {{"blocking_waited_for_legacy", static_cast<double>(to_legacy)},
                  {"legacy_waited_for_blocking", static_cast<double>(from_legacy)},
                  {"delay_ns", static_cast<double>(hidden_->serialization_delay_ns[0] +
                                                   hidden_->serialization_delay_ns[1])}};
-    f.remedy = "create streams with cudaStreamNonBlocking (or build with --default-stream per-thread) and do not "
-               "submit work to stream 0 / cudaStreamLegacy inside the loop";
     findings_.push_back(std::move(f));
   }
 
@@ -678,40 +652,15 @@ class Diagnoser {
         idle += t.ns;
       }
     }
-    std::vector<std::string> names;
+    ImplicitSyncFacts facts;
     for (auto& [n, c] : by_name) {
-      if (c.second > 0) names.push_back(absl::StrCat(n, " x", c.first));
+      if (c.second > 0) facts.calls.push_back({n, c.first});
     }
+    facts.kinds.assign(kinds.begin(), kinds.end());
+    facts.waited_ns = waited;
+    facts.idle_ns = idle;
     f.impact_ns = idle;
-    f.summary = absl::StrCat("implicitly synchronizing calls inside the window (", absl::StrJoin(names, ", "),
-                             ") held the host until earlier GPU work drained (", FormatDuration(waited),
-                             " of waiting); the GPU then idled ", FormatDuration(idle),
-                             " while the thread was blocked in them");
-    std::vector<std::string> remedies;
-    for (ImplicitSyncKind k : kinds) {
-      switch (k) {
-        case ImplicitSyncKind::kAllocFree:
-          remedies.push_back("move cudaMalloc/cudaFree out of the loop or use cudaMallocAsync/cudaFreeAsync "
-                             "(a stream-ordered pool)");
-          break;
-        case ImplicitSyncKind::kSyncMemcpy:
-          remedies.push_back("replace cudaMemcpy with cudaMemcpyAsync on the work's stream (pinned host memory)");
-          break;
-        case ImplicitSyncKind::kSyncMemset:
-          remedies.push_back("replace cudaMemset with cudaMemsetAsync on the work's stream");
-          break;
-        case ImplicitSyncKind::kPinnedAllocFree:
-          remedies.push_back("allocate and register pinned host buffers once, outside the loop");
-          break;
-        case ImplicitSyncKind::kDeviceConfig:
-          remedies.push_back("set device limits and cache configuration once at start-up");
-          break;
-        default:
-          remedies.push_back("check the calls flagged by their timing: they waited for the GPU to drain");
-          break;
-      }
-    }
-    f.remedy = absl::StrJoin(remedies, "; ");
+    f.facts = std::move(facts);
     f.figures = {{"waited_ns", static_cast<double>(waited)}, {"idle_ns", static_cast<double>(idle)}};
     findings_.push_back(std::move(f));
   }
@@ -750,33 +699,18 @@ class Diagnoser {
     f.cause = DiagnoseCause::kCpuStarvation;
     f.impact_ns = total;
     f.tids.assign(tids.begin(), tids.end());
-    std::vector<std::string> parts;
+    CpuStarvationFacts facts;
+    facts.idle_ns = total;
     for (size_t i = 0; i < sorted.size() && i < 3; ++i) {
       const auto& [key, val] = sorted[i];
       GapCause cause = static_cast<GapCause>(key.first);
-      std::string what = cause == GapCause::kHostNvtxRange      ? absl::StrCat("in NVTX range '", key.second, "'")
-                         : cause == GapCause::kHostBlockedInCall ? absl::StrCat("blocked in ", key.second)
-                                                                 : std::string("in unannotated host code");
-      parts.push_back(absl::StrCat(FormatDuration(val.first), " ", what, " (", val.second, " gaps)"));
+      facts.top.push_back({cause, key.second, val.first, val.second});
       if (i == 0) {
         f.labels["top_cause"] = std::string(GapCauseName(cause));
         f.labels["top_detail"] = key.second;
-        f.remedy = cause == GapCause::kHostNvtxRange
-                       ? absl::StrCat("the host work in NVTX range '", key.second,
-                                      "' delays each submission: do it ahead of time or on another thread "
-                                      "(prepare chunk i+1 while chunk i runs) and submit GPU work further ahead")
-                   : cause == GapCause::kHostBlockedInCall
-                       ? absl::StrCat("the submitting thread was blocked in ", key.second,
-                                      ": move that call out of the submission loop or to another thread")
-                       : "annotate the host code between submissions with NVTX ranges to find it; move it off the "
-                         "submitting thread or submit GPU work further ahead";
       }
     }
-    std::vector<std::string> tid_text;
-    for (int64_t t : f.tids) tid_text.push_back(absl::StrCat(t));
-    f.summary = absl::StrCat("the GPU idled ", FormatDuration(total), " waiting for the submitting thread",
-                             tid_text.size() == 1 ? " " : "s ", absl::StrJoin(tid_text, ", "),
-                             " to finish host work: ", absl::StrJoin(parts, "; "));
+    f.facts = std::move(facts);
     for (const GapFinding& g : gaps_->worst_gaps) {
       if (!IsCpuStarvation(g.primary)) continue;
       Cite(f, g.next_op);
@@ -789,30 +723,25 @@ class Diagnoser {
   void SmallWork() {
     DiagnoseFinding f;
     f.cause = DiagnoseCause::kSmallWork;
-    std::vector<std::string> parts;
+    SmallWorkFacts facts;
     int64_t removable = 0, idle = 0;
     for (const KernelLaunchStats& k : launch_->kernels) {
       if (!k.launch_bound()) continue;
       removable += k.graph_removable_ns;
       idle += k.idle_before_ns;
       Cite(f, k.first_op);
-      if (parts.size() < 3) {
-        std::string_view name = m_.strings.Get(k.name);
-        parts.push_back(absl::StrCat("'", name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name),
-                                     "' x", k.count, ": ", FormatDuration(static_cast<int64_t>(k.gpu_ns.mean)),
-                                     " on the GPU, launch call ", FormatDuration(static_cast<int64_t>(k.api_ns.mean)),
-                                     " on average"));
+      if (facts.groups.size() < 3) {
+        facts.groups.push_back({k.name, k.count, static_cast<int64_t>(k.gpu_ns.mean),
+                                static_cast<int64_t>(k.api_ns.mean)});
       }
     }
-    if (parts.empty()) return;
+    if (facts.groups.empty()) return;
     f.impact_ns = removable > 0 ? removable : idle;
-    f.summary = absl::StrCat("kernels too small for their launch cost: ", absl::StrJoin(parts, "; "),
-                             "; the GPU idled ", FormatDuration(f.impact_ns), " between them waiting for launches");
+    facts.idle_ns = f.impact_ns;
+    f.facts = std::move(facts);
     f.figures = {{"graph_removable_ns", static_cast<double>(removable)},
                  {"idle_between_ns", static_cast<double>(idle)},
                  {"launch_bound_kernels", static_cast<double>(launch_->launch_bound_kernels)}};
-    f.remedy = "capture the launch sequence in a CUDA graph (cudaStreamBeginCapture ... cudaGraphLaunch), or fuse "
-               "the kernels so that each launch does more work";
     findings_.push_back(std::move(f));
   }
 

@@ -1,4 +1,4 @@
-// Analysis 7 (DESIGN.md "Analyses"): why overlap is missing, or why it did
+// Diagnose (DESIGN.md "Analyses"): why overlap is missing, or why it did
 // not pay off, as an ordered list of findings; the first significant one is
 // the primary cause.
 //
@@ -19,16 +19,16 @@
 //                    ready because of a cudaStreamWaitEvent on their stream),
 //                    sync_between (explicit synchronizations inside the window
 //                    followed by more submissions: the device drained);
-//   4 hidden_sync    legacy_default_stream (analysis 4a), implicit_sync_call
-//                    (analysis 4b, except pageable copies, which step 2 owns);
+//   4 hidden_sync    legacy_default_stream (hidden_sync.h, serialization), implicit_sync_call
+//                    (hidden_sync.h, except pageable copies, which step 2 owns);
 //   5 cpu_starvation GPU idle while the submitting thread did host work
-//                    (analysis 3's host_* causes, minus time in calls already
+//                    (gap_causes.h's host_* causes, minus time in calls already
 //                    blamed by steps 3-4);
 //   6 contention     the same operations (kernel name; copy direction and
 //                    size; memset size) took longer when they overlapped
 //                    other ops than when they ran alone (alone: in this trace,
 //                    else the reference's);
-//   7 small_work     launch-bound kernel groups (analysis 5): GPU work shorter
+//   7 small_work     launch-bound kernel groups (launch_stats.h): GPU work shorter
 //                    than its launch cost.
 // Steps 6-7 explain overlap that brings no gain; they run on every trace but
 // only report with evidence.
@@ -49,6 +49,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "analyzer/analysis/gap_causes.h"
@@ -110,17 +111,120 @@ struct DiagnoseOptions {
   const DiagnoseReference* reference = nullptr;  // not owned; may be null
 };
 
+// What each cause found, as data: render/diagnose_render.cc words the
+// finding's summary and remedy from it (DiagnoseSummary, DiagnoseRemedy).
+struct CopyEnginesFacts {
+  int32_t device_id = 0;
+  std::string device_name;  // "" when not recorded
+  int engines = 0;          // 0: copies cannot overlap kernels; 1: H2D and D2H cannot overlap
+  int64_t copy_ns = 0, compute_ns = 0;  // engines == 0
+  int64_t h2d_ns = 0, d2h_ns = 0;       // engines == 1
+};
+struct NoConcurrentKernelsFacts {
+  int32_t device_id = 0;
+  std::string device_name;
+  int64_t kernel_streams = 0;
+};
+struct PageableCopiesFacts {
+  // Where the pinned rate that pageable copies are compared with came from.
+  enum class Reference : uint8_t { kNone, kThisTrace, kReferenceTrace, kNominal };
+  struct Direction {
+    OpCategory category = OpCategory::kHtoD;
+    int64_t count = 0, bytes = 0, ns = 0;
+    Reference reference = Reference::kNone;
+    std::string reference_source;  // kReferenceTrace: its path
+    double nominal_gbps = 0;       // kNominal
+    double slowdown = 0;           // per byte, pageable / pinned
+    int64_t op_ns = 0, pinned_op_ns = 0, avg_bytes = 0;  // one average copy, pageable vs pinned
+    int64_t extra_ns = 0;
+  };
+  std::vector<Direction> directions;  // in category order
+  int64_t host_held_calls = 0, host_held_ns = 0;
+};
+struct SameStreamFacts {
+  struct Device {
+    int32_t device_id = 0;
+    std::vector<OpCategory> categories;  // that shared the stream
+    int64_t stream_id = -1;              // -1: unknown stream
+    int64_t stream_ops = 0;
+    int64_t hideable_ns = 0;
+  };
+  std::vector<Device> devices;
+};
+struct EventWaitDelays {
+  int64_t delayed_ops = 0, delay_ns = 0, idle_ns = 0;
+};
+struct CallCount {
+  std::string name;  // base API name
+  int64_t calls = 0;
+};
+struct SyncBetweenFacts {
+  int64_t syncs = 0, idle_ns = 0;
+  std::vector<CallCount> calls;  // by name
+};
+struct LegacyStreamFacts {
+  int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;
+};
+struct ImplicitSyncFacts {
+  std::vector<CallCount> calls;         // by name, the observed ones
+  std::vector<ImplicitSyncKind> kinds;  // of the observed calls, in kind order
+  int64_t waited_ns = 0, idle_ns = 0;
+};
+struct CpuStarvationFacts {
+  struct HostWork {
+    GapCause cause = GapCause::kHostUnannotated;
+    std::string detail;  // NVTX range or call name
+    int64_t ns = 0, gaps = 0;
+  };
+  std::vector<HostWork> top;  // the largest (at most 3), largest first
+  int64_t idle_ns = 0;
+};
+struct ContentionFacts {
+  struct Group {
+    int32_t example_op = -1;       // an op of the group (names it)
+    std::string reference_source;  // "" = alone times from this trace
+    int64_t overlapped_ns = 0, alone_ns = 0;  // medians
+    double ratio = 0;
+    int64_t overlapped_ops = 0;
+    bool pageable = false;
+  };
+  std::vector<Group> groups;  // the largest excess first (at most 3)
+  int64_t extra_ns = 0;
+};
+struct SmallWorkFacts {
+  struct Group {
+    StringId name = kNoString;
+    int64_t count = 0, gpu_mean_ns = 0, launch_mean_ns = 0;
+  };
+  std::vector<Group> groups;  // the first (at most 3) launch-bound groups
+  int64_t idle_ns = 0;
+};
+using DiagnoseFacts =
+    std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
+                 EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
+                 ContentionFacts, SmallWorkFacts>;
+
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;
   int64_t impact_ns = 0;
   bool significant = false;
-  std::string summary;  // one or two sentences with the figures
-  std::string remedy;   // what to change
+  DiagnoseFacts facts;         // the cause's own figures, worded by render/
   std::vector<int32_t> ops;    // op indices cited (at most max_evidence)
   std::vector<int32_t> calls;  // api indices cited (at most max_evidence)
   std::vector<int64_t> tids;   // host threads involved
   std::map<std::string, double> figures;      // named numbers (ns, counts, ratios)
   std::map<std::string, std::string> labels;  // named texts (API names, NVTX ranges)
+};
+
+// Something a diagnosis could not check, and why (render/ words it).
+struct DiagnoseNote {
+  enum class Kind : uint8_t {
+    kNoOpsInWindow,         // no GPU op starts inside the window
+    kCopyEnginesUnknown,    // `value`: the device whose copy engine count is not recorded
+    kFirstOfWindows,        // compare diagnosed the first of `value` windows
+  };
+  Kind kind = Kind::kNoOpsInWindow;
+  int64_t value = 0;
 };
 
 struct DiagnoseResult {
@@ -129,7 +233,7 @@ struct DiagnoseResult {
   int64_t busy_ns = 0;     // all devices
   int64_t overlap_ns = 0;  // time at least two ops overlapped (any pair), all devices
   std::vector<DiagnoseFinding> findings;  // significant first, each group in step order
-  std::vector<std::string> notes;         // what could not be checked, and why
+  std::vector<DiagnoseNote> notes;        // what could not be checked, and why
   const DiagnoseFinding* primary() const {
     return !findings.empty() && findings.front().significant ? &findings.front() : nullptr;
   }

@@ -8,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/intervals/interval_set.h"
-#include "analyzer/render/units.h"
 
 namespace streamscope::diagnose_support {
 
@@ -106,19 +105,6 @@ std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std:
   }
   return shared;
 }
-
-std::string OpGroupLabel(const TraceModel& m, int32_t op) {
-  OpCategory c = m.ops.category[op];
-  if (c == OpCategory::kKernel) {
-    std::string_view name = m.strings.Get(m.ops.name[op]);
-    return absl::StrCat("'", name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name),
-                        "' kernels");
-  }
-  if (c == OpCategory::kMemset) return absl::StrCat(FormatBytes(m.ops.bytes[op]), " memsets");
-  return absl::StrCat(std::string(OpCategoryName(c)), " ", FormatBytes(m.ops.bytes[op]), " copies");
-}
-
-std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
 
 void CiteOp(DiagnoseFinding& f, int32_t op, int max_evidence) {
   if (op < 0 || static_cast<int>(f.ops.size()) >= max_evidence) return;

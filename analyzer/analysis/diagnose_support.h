@@ -28,11 +28,6 @@ std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w);
 // which another op of the same device ran.
 std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops);
 
-// "H2D 16.00 MiB copies", "'name' kernels", "memset 4.00 KiB".
-std::string OpGroupLabel(const TraceModel& m, int32_t op);
-// "2.5x".
-std::string Ratio(double r);
-
 // Adds `op` to the finding's evidence, up to `max_evidence` ops, once.
 void CiteOp(DiagnoseFinding& f, int32_t op, int max_evidence);
 

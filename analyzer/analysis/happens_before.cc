@@ -13,7 +13,7 @@ namespace streamscope {
 namespace {
 
 // What a call's name says about the order it imposes (the hidden-sync
-// analysis' classes, analysis 4b).
+// analysis' classes, hidden_sync.h's implicit syncs).
 enum class CallClass : int8_t { kUnset = -1, kNone = 0, kDeviceSync, kOtherSync, kOwnOps, kDrain };
 
 

@@ -1,4 +1,4 @@
-// Analysis 8, part 1 (DESIGN.md "Analyses"): the order between GPU ops that
+// Happens-before (DESIGN.md "Analyses"): the order between GPU ops that
 // the program guaranteed — not the order that happened to occur.
 //
 // Edges, all taken from what the host submitted and when:
@@ -13,7 +13,7 @@
 //     cudaDeviceSynchronize /
 //     cudaCtxSynchronize (every stream): commands submitted after the call
 //     returned (by any host thread) are ordered after what it covered;
-//   * synchronous calls, by the hidden-sync analysis' name classes (4b):
+//   * synchronous calls, by the hidden-sync analysis' name classes (implicit syncs):
 //     cudaMemcpy/cudaMemset without Async hold the host until their own op
 //     is done; cudaMalloc/cudaFree (and Pitch/3D/Array/Managed, cuMemAlloc/
 //     cuMemFree), pinned allocation and registration, device-config calls

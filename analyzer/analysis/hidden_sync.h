@@ -1,4 +1,4 @@
-// Analysis 4 (DESIGN.md "Analyses"): hidden synchronization.
+// Hidden synchronization (DESIGN.md "Analyses").
 //
 // (a) Legacy default-stream serialization. "Blocking" streams are
 //     StreamKind::kBlocking and kPerThreadDefault (both synchronize with the

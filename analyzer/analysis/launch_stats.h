@@ -1,4 +1,4 @@
-// Analysis 5 (DESIGN.md "Analyses"): launch statistics per kernel name.
+// Launch statistics (DESIGN.md "Analyses") per kernel name.
 //
 // Kernels are counted when they start inside the window; kernels launched
 // from CUDA graphs (graph_id >= 0) are grouped apart from individually
@@ -19,7 +19,7 @@
 //     host cannot issue them as fast as the GPU runs them);
 //   launch_gaps_exceed_gpu: the graph-removable idle time before the group's
 //     kernels (below) is longer than their total GPU time. Idle time in which
-//     the host had not begun the launch yet is CPU starvation (analysis 3),
+//     the host had not begun the launch yet is CPU starvation (gap_causes.h),
 //     not launch overhead, so it does not count here.
 // Graph-removable gaps: the idle time between consecutive individually
 // launched kernels on a stream when K's launch call started before P ended

@@ -1,6 +1,6 @@
 // `streamscope compare [options] CONTROL... -- VARIANT...` and
 // `streamscope compare [options] --run 'CMD_A' --run 'CMD_B' [--repeat N] [-o DIR]`:
-// verifies an optimization against its control (analysis 6). Exit 0 when
+// verifies an optimization against its control. Exit 0 when
 // VERIFIED, 10 (kExitVerdictFailed) otherwise. See analyzer/COMPARE.md.
 //
 // The trace lists are split at the first "--" by hand (CLI11 cannot split
@@ -23,7 +23,7 @@
 
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/compare_render.h"
+#include "analyzer/commands/compare_runner.h"
 
 namespace streamscope {
 namespace {
@@ -228,7 +228,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
         return;
       }
     }
-    *exit_code = RunCompare(options, std::cout, std::cerr);
+    *exit_code = ExitWith(RunCompare(options, std::cout), std::cerr);
   });
 }
 

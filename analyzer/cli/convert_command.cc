@@ -8,7 +8,7 @@
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/convert/output_plan.h"
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/nsys_export_importer.h"
 #include "analyzer/importers/sqlite_reader.h"
 #include "analyzer/importers/trace_loader.h"

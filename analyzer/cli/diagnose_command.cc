@@ -1,12 +1,12 @@
 // `streamscope diagnose TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json]`: why overlap is
-// missing or did not pay off (analysis 7). See analyzer/COMPARE.md.
+// missing or did not pay off. See analyzer/COMPARE.md.
 #include <iostream>
 #include <memory>
 
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/diagnose_render.h"
+#include "analyzer/commands/diagnose_runner.h"
 
 namespace streamscope {
 
@@ -69,7 +69,7 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
     }
     options.format = args->format == "json" ? DiagnoseCommandOptions::Format::kJson
                                             : DiagnoseCommandOptions::Format::kText;
-    *exit_code = RunDiagnose(options, std::cout, std::cerr);
+    *exit_code = ExitWith(RunDiagnose(options, std::cout, std::cerr), std::cerr);
   });
 }
 

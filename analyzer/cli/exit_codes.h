@@ -4,6 +4,8 @@
 #ifndef STREAMSCOPE_ANALYZER_CLI_EXIT_CODES_H_
 #define STREAMSCOPE_ANALYZER_CLI_EXIT_CODES_H_
 
+#include <ostream>
+
 #include "absl/status/status.h"
 
 namespace streamscope {
@@ -22,12 +24,13 @@ enum ExitCode : int {
   kExitVerdictFailed = 10,     // compare: optimization not verified
 };
 
-// Maps a Status from the analyzer library to an exit code. The library uses:
-// NOT_FOUND (file), DATA_LOSS (not a trace), FAILED_PRECONDITION (schema
-// version), INVALID_ARGUMENT (missing tables / bad value), OUT_OF_RANGE
-// (window selects nothing), ABORTED (inconsistent), PERMISSION_DENIED /
-// ALREADY_EXISTS (output file).
+// Maps a command's Status to an exit code, as analyzer/commands/
+// command_status.h defines (the one place that documents the mapping).
 int ExitCodeFor(const absl::Status& status);
+
+// What the CLI does with a command's result: prints "streamscope: <message>"
+// to `err` for a failure that has a message, and returns ExitCodeFor.
+int ExitWith(const absl::Status& status, std::ostream& err);
 
 }  // namespace streamscope
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/export/export_runner.h"
+#include "analyzer/commands/export_runner.h"
 
 namespace streamscope {
 
@@ -73,7 +73,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     options.overwrite = args->force;
     options.title = args->title;
     options.command_line = "streamscope export " + absl::StrJoin(args->traces, " ");
-    *exit_code = RunExport(options, std::cout, std::cerr);
+    *exit_code = ExitWith(RunExport(options, std::cout), std::cerr);
   });
 }
 

@@ -6,7 +6,7 @@
 
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 
 namespace streamscope {
 
@@ -75,7 +75,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     options.gap_threshold_ns = static_cast<int64_t>(std::llround(args->gap_threshold_us * 1000.0));
     options.top = args->top;
     options.output_path = args->output;
-    *exit_code = RunReport(options, std::cout, std::cerr);
+    *exit_code = ExitWith(RunReport(options, std::cout, std::cerr), std::cerr);
   });
 }
 

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 
 namespace streamscope {
 

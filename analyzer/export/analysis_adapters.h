@@ -39,7 +39,7 @@ void AddIdleGapTracks(const TraceModel& model, const IdleGapsResult& gaps, Analy
 // host time and GPU idle time.
 void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync, AnalysisTracks* out);
 
-// Launch statistics (analysis 5) as findings: launch-bound kernel groups
+// Launch statistics as findings: launch-bound kernel groups
 // (launch call slower than the kernel, or launch gaps longer than the GPU
 // work) and the idle time a CUDA graph could remove.
 void AddLaunchStatsFindings(const TraceModel& model, const LaunchStatsResult& launch, AnalysisTracks* out);

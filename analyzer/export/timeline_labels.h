@@ -14,7 +14,7 @@
 
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/units.h"  // FormatDuration, FormatBytes
+#include "analyzer/base/units.h"  // FormatDuration, FormatBytes
 
 namespace streamscope {
 

@@ -163,7 +163,7 @@ struct NvtxMark {
   int64_t ts_ns = 0;
 };
 
-// Event record/wait/elapsed as the callback API saw them (analysis 8/9).
+// Event record/wait/elapsed as the callback API saw them (happens-before order, timing audit).
 struct EventOp {
   enum class Op : uint8_t { kRecord, kWait, kSynchronize, kQuery, kElapsed };
   Op op = Op::kRecord;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 

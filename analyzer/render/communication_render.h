@@ -1,5 +1,5 @@
 // Text, JSON and table forms of the communication analysis (per window and
-// device) and of the cross-rank comparison (issue 8).
+// device) and of the cross-rank comparison.
 //
 // Table (the report adds a leading window_index column):
 //   analysis_communication(device_id, comm_kernels, compute_kernels,
@@ -17,7 +17,7 @@
 #include "analyzer/analysis/communication.h"
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/render/render_options.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -1,15 +1,167 @@
 #include "analyzer/render/compare_render.h"
 
+#include <cstdlib>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/diagnose_render.h"
-#include "analyzer/render/units.h"
+#include "analyzer/render/diagnose_wording.h"
+#include "analyzer/render/hazards_render.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
+
+std::string WorkDifferenceSentence(const WorkDifference& d) {
+  if (d.kind == "kernel") {
+    return absl::StrCat("kernel '", d.key, "': ", d.actual_count, " instances vs ", d.expected_count);
+  }
+  std::string what = d.kind == "copy" ? absl::StrCat(d.key, " copies") : std::string("memsets");
+  return absl::StrCat(what, ": ", d.actual_count, " (", FormatBytes(d.actual_bytes), ", ", d.actual_bytes,
+                      " bytes) vs ", d.expected_count, " (", FormatBytes(d.expected_bytes), ", ", d.expected_bytes,
+                      " bytes)");
+}
+
+std::string CompareWindowRuleText(const CompareResult& r) {
+  const CompareOptions& o = r.options;
+  std::string instances = o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance)
+                                          : std::string("all instances, summed");
+  if (o.window_rule == CompareOptions::WindowRule::kDefault) {
+    return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
+                               : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
+                                              o.nvtx_name, "')");
+  }
+  return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, ")")
+                             : std::string("whole GPU activity");
+}
+
+std::string CompareHazardSentence(const CompareResult& r) {
+  if (r.hazard_run < 0 || static_cast<size_t>(r.hazard_run) >= r.variant.size()) return "";
+  const CompareRun& run = r.variant[r.hazard_run];
+  if (!run.first_certain_hazard || run.model == nullptr) return "";
+  return HazardSentence(*run.model, *run.first_certain_hazard);
+}
+
+namespace {
+
+
+std::string Pct(double pct) { return absl::StrFormat("%.1f%%", pct); }
+std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDuration(ns); }
+std::string SignedPct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
+
+// "kernel launch gaps fell from 3.1 ms to 0.4 ms" when they fell noticeably, else "".
+std::string LaunchSaving(const CompareResult& r) {
+  const MetricComparison* gaps = r.Find("kernel_gap_ns");
+  if (gaps == nullptr || gaps->control.median <= 0) return "";
+  int64_t fell = gaps->control.median - gaps->variant.median;
+  if (fell < 1000 || fell * 10 < gaps->control.median) return "";
+  return absl::StrCat("kernel launch gaps fell from ", FormatDuration(gaps->control.median), " to ",
+                      FormatDuration(gaps->variant.median), " (launch-time saving of ", FormatDuration(fell), ")");
+}
+
+// The largest overlap pair of the variant: "compute|H2D 1.30 ms".
+std::string LargestPair(const CompareResult& r) {
+  const MetricComparison* best = nullptr;
+  for (const MetricComparison& m : r.metrics) {
+    if (m.name.rfind("overlap:", 0) == 0 && (best == nullptr || m.variant.median > best->variant.median)) best = &m;
+  }
+  if (best == nullptr || best->variant.median <= 0) return "";
+  return absl::StrCat("; largest: ", best->name.substr(8), " ", FormatDuration(best->variant.median));
+}
+
+std::string WhyText(const CompareResult& r) {
+  if (!r.diagnose) return "";
+  const DiagnoseFinding* p = r.diagnose->primary();
+  if (p == nullptr) return " Diagnose found no significant cause.";
+  const TraceModel& model = *r.variant[r.diagnosed_run].model;
+  return absl::StrCat(" Why (diagnose, primary cause ", std::string(DiagnoseCauseName(p->cause)), "): ",
+                      DiagnoseSummary(*p, model), ".");
+}
+
+std::string ChangeText(const CompareResult& r) {
+  return absl::StrCat(FormatDuration(r.control_total_ns), " -> ", FormatDuration(r.variant_total_ns));
+}
+
+}  // namespace
+
+std::string CompareVerdictSentence(const CompareResult& r) {
+  const MetricComparison* ov = r.Find("overlap_ns");
+  const MetricComparison* busy = r.Find("busy_ns");
+  int64_t overlap = ov ? ov->variant.median : 0;
+  std::string noise = absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
+                                   absl::StrFormat("%g", r.options.noise_pct),
+                                   "% of the control total and the run-to-run spread)");
+  std::string launch = LaunchSaving(r);
+  std::string s;
+  switch (r.verdict) {
+    case CompareVerdict::kDifferentWork: {
+      const RunWorkDifference& d = r.work_differences.front();
+      s = absl::StrCat("Not verified: the runs did different work: ", d.side, " ", d.path, " vs ", r.reference_path,
+                       ": ", WorkDifferenceSentence(d.difference));
+      if (r.work_differences.size() > 1) absl::StrAppend(&s, " (and ", r.work_differences.size() - 1, " more differences)");
+      absl::StrAppend(&s, ".");
+      break;
+    }
+    case CompareVerdict::kValidationFailed:
+      s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
+      if (r.validation_failures.size() > 1) absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
+      absl::StrAppend(&s, ".");
+      break;
+    case CompareVerdict::kHazard:
+      s = absl::StrCat("Not verified: the variant has ", r.variant_certain_hazards,
+                       " certain cross-stream hazards (accesses to the same bytes, one writing, that nothing "
+                       "orders): ", CompareHazardSentence(r),
+                       " Whatever it saved, the overlap is not verified until an event wait or sync orders them.");
+      break;
+    case CompareVerdict::kNoOverlap:
+      s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
+                       " of concurrent GPU activity, below ", absl::StrFormat("%g", 100 * r.options.min_overlap_share),
+                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time).");
+      if (std::llabs(r.saved_ns) <= r.noise_ns) {
+        absl::StrAppend(&s, " The total interval changed by ", SignedDuration(-r.saved_ns), " (", ChangeText(r),
+                        "), within noise.");
+      } else if (r.saved_ns > 0) {
+        absl::StrAppend(&s, " The total interval still improved by ", FormatDuration(r.saved_ns), " (",
+                        Pct(r.saved_pct), ", ", ChangeText(r), "): a gain that does not come from overlap",
+                        launch.empty() ? "" : ": ", launch, ".");
+      } else {
+        absl::StrAppend(&s, " The total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                        SignedPct(-r.saved_pct), ", ", ChangeText(r), ").");
+      }
+      absl::StrAppend(&s, WhyText(r));
+      break;
+    case CompareVerdict::kWithinNoise:
+      s = absl::StrCat("Not verified: the total interval changed by ", SignedDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
+      if (r.options.goal == CompareGoal::kOverlap) {
+        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r), ") but brings no measurable gain.");
+      }
+      absl::StrAppend(&s, WhyText(r));
+      break;
+    case CompareVerdict::kOverlapWithoutGain:
+      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), LargestPair(r),
+                       ") but the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      break;
+    case CompareVerdict::kNoGain:
+      s = absl::StrCat("Not verified: the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      break;
+    case CompareVerdict::kVerified:
+      s = absl::StrCat("Verified: same work, validation ",
+                       r.validation_not_recorded > 0 ? "passed where recorded" : "passed",
+                       r.options.goal == CompareGoal::kOverlap
+                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", LargestPair(r))
+                           : std::string(),
+                       "; the total interval fell from ", FormatDuration(r.control_total_ns), " to ",
+                       FormatDuration(r.variant_total_ns), ": ", FormatDuration(r.saved_ns), " saved (",
+                       Pct(r.saved_pct), "), beyond ", noise, ".");
+      if (!launch.empty()) absl::StrAppend(&s, " Also: ", launch, ".");
+      break;
+  }
+  return s;
+}
+
 namespace {
 
 nlohmann::json StatsJson(const MetricStats& s) {
@@ -130,7 +282,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
   }
   return {{"schema_version", kCompareJsonSchemaVersion},
           {"generator", "streamscope compare"},
-          {"window_rule", r.window_rule},
+          {"window_rule", CompareWindowRuleText(r)},
           {"options",
            {{"noise_pct", r.options.noise_pct},
             {"goal", std::string(CompareGoalName(r.options.goal))},
@@ -151,9 +303,9 @@ nlohmann::json CompareToJson(const CompareResult& r) {
           {"verdict",
            {{"verdict", std::string(CompareVerdictName(r.verdict))},
             {"verified", r.verdict == CompareVerdict::kVerified},
-            {"sentence", r.sentence},
+            {"sentence", CompareVerdictSentence(r)},
             {"failed_conditions", r.failed_conditions},
-            {"hazard", r.hazard_sentence.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.hazard_sentence)},
+            {"hazard", r.hazard_run < 0 ? nlohmann::json(nullptr) : nlohmann::json(CompareHazardSentence(r))},
             {"control_total_ns", r.control_total_ns},
             {"variant_total_ns", r.variant_total_ns},
             {"saved_ns", r.saved_ns},
@@ -166,7 +318,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
   out << "streamscope compare: " << r.control.size() << " control run" << (r.control.size() == 1 ? "" : "s")
       << " vs " << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s") << " (goal: "
       << CompareGoalName(r.options.goal) << ")\n";
-  out << "Window: " << r.window_rule << "\n";
+  out << "Window: " << CompareWindowRuleText(r) << "\n";
   for (int side = 0; side < 2; ++side) {
     for (const CompareRun& run : side == 0 ? r.control : r.variant) {
       out << "  " << (side == 0 ? "control " : "variant ") << run.path;
@@ -223,7 +375,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     out << pad(MetricLabel(m.name), label_w) << pad(StatsText(m.control), col_w) << pad(StatsText(m.variant), col_w)
         << change << "\n";
   }
-  out << "\nVerdict: " << CompareVerdictName(r.verdict) << "\n  " << r.sentence << "\n";
+  out << "\nVerdict: " << CompareVerdictName(r.verdict) << "\n  " << CompareVerdictSentence(r) << "\n";
   if (r.diagnose && r.diagnosed_run >= 0) {
     const CompareRun& run = r.variant[r.diagnosed_run];
     out << "\nDiagnosis of the variant run " << run.path;
@@ -231,56 +383,6 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     out << ":\n";
     RenderDiagnoseText(*r.diagnose, *run.model, out, "  ");
   }
-}
-
-absl::StatusOr<TraceModel> LoadSingleProcessTrace(const std::string& path) {
-  auto models = LoadTraceFile(path);
-  if (!models.ok()) return models.status();
-  int with_ops = 0, chosen = 0;
-  for (size_t i = 0; i < models->size(); ++i) {
-    if ((*models)[i].ops.size() > 0) {
-      with_ops += 1;
-      chosen = static_cast<int>(i);
-    }
-  }
-  if (with_ops > 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": holds ", with_ops, " processes with GPU work; compare needs one per file (split it with "
-        "streamscope convert)"));
-  }
-  if (models->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": holds no process"));
-  return std::move((*models)[chosen]);
-}
-
-int RunCompare(const CompareCommandOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.control.empty() || options.variant.empty()) {
-    err << "streamscope: compare needs at least one control and one variant trace (CONTROL... -- VARIANT...)\n";
-    return kExitUsage;
-  }
-  std::vector<std::unique_ptr<TraceModel>> models;
-  std::vector<const TraceModel*> control, variant;
-  for (int side = 0; side < 2; ++side) {
-    for (const std::string& path : side == 0 ? options.control : options.variant) {
-      auto m = LoadSingleProcessTrace(path);
-      if (!m.ok()) {
-        err << "streamscope: " << m.status().message() << "\n";
-        return ExitCodeFor(m.status());
-      }
-      models.push_back(std::make_unique<TraceModel>(std::move(*m)));
-      (side == 0 ? control : variant).push_back(models.back().get());
-    }
-  }
-  auto result = Compare(control, variant, options.compare);
-  if (!result.ok()) {
-    err << "streamscope: " << result.status().message() << "\n";
-    return ExitCodeFor(result.status());
-  }
-  if (options.format == CompareCommandOptions::Format::kJson) {
-    out << CompareToJson(*result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names may not be UTF-8
-  } else {
-    RenderCompareText(*result, out);
-  }
-  return result->verdict == CompareVerdict::kVerified ? kExitOk : kExitVerdictFailed;
 }
 
 }  // namespace streamscope

@@ -1,6 +1,6 @@
-// Renders a CompareResult (analysis 6) as JSON and text, and runs
-// `streamscope compare` on trace files (load, one process per file, compare,
-// render). The JSON structure is documented in analyzer/COMPARE.md:
+// Renders a CompareResult as JSON and text (`streamscope compare` itself
+// runs in analyzer/commands/compare_runner.cc). The JSON structure is
+// documented in analyzer/COMPARE.md:
 //   { "schema_version": 1, "generator": "streamscope compare",
 //     "window_rule", "options": {noise_pct, goal, min_overlap_share},
 //     "control": [run], "variant": [run],
@@ -16,10 +16,8 @@
 
 #include <ostream>
 #include <string>
-#include <vector>
 
-#include "absl/status/statusor.h"
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
@@ -30,21 +28,16 @@ inline constexpr int kCompareJsonSchemaVersion = 1;
 nlohmann::json CompareToJson(const CompareResult& result);
 void RenderCompareText(const CompareResult& result, std::ostream& out);
 
-// The one process of a trace file that ran GPU work. FAILED_PRECONDITION
-// when several processes did (convert the file into one per process), and
-// the loader's errors.
-absl::StatusOr<TraceModel> LoadSingleProcessTrace(const std::string& path);
-
-struct CompareCommandOptions {
-  enum class Format { kText, kJson };
-  std::vector<std::string> control, variant;
-  CompareOptions compare;
-  Format format = Format::kText;
-};
-
-// kExitOk when VERIFIED, kExitVerdictFailed (10) otherwise, or the error's
-// exit code (analyzer/cli/exit_codes.h) with one line on `err`.
-int RunCompare(const CompareCommandOptions& options, std::ostream& out, std::ostream& err);
+// The verdict in one paragraph: "Verified: same work, ..." or "Not
+// verified: ..." with the figures behind it.
+std::string CompareVerdictSentence(const CompareResult& result);
+// The window rule in words: "NVTX range 'measured' (all instances, summed;
+// every trace has it)", "whole GPU activity", ...
+std::string CompareWindowRuleText(const CompareResult& result);
+// One certain hazard of the variant, naming the buffer and both ops; "" if none.
+std::string CompareHazardSentence(const CompareResult& result);
+// "kernel 'k': 8 instances vs 10", "H2D copies: 3 (...) vs 4 (...)".
+std::string WorkDifferenceSentence(const WorkDifference& d);
 
 }  // namespace streamscope
 

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 
 namespace streamscope {
 

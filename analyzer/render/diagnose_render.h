@@ -1,5 +1,5 @@
-// Renders a DiagnoseResult (analysis 7) as JSON and text, and runs
-// `streamscope diagnose` (load, resolve windows, diagnose, render).
+// Renders a DiagnoseResult as JSON and text (`streamscope diagnose` runs in
+// analyzer/commands/diagnose_runner.cc).
 //
 // JSON of one window (stable; times in trace-clock ns, shares 0..1):
 //   { "analysis": "diagnose",
@@ -22,12 +22,15 @@
 #ifndef STREAMSCOPE_ANALYZER_RENDER_DIAGNOSE_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_DIAGNOSE_RENDER_H_
 
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/trace_summary.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
@@ -41,20 +44,30 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& result, const TraceModel& mo
 void RenderDiagnoseText(const DiagnoseResult& result, const TraceModel& model, std::ostream& out,
                         const std::string& indent = "");
 
-struct DiagnoseCommandOptions {
-  enum class Format { kText, kJson };
-  std::vector<std::string> traces;
-  // Unset: the NVTX range "measured" when the trace has it, else the whole
-  // GPU activity (first GPU op start to last GPU op end).
-  bool window_given = false;
-  WindowSpec window;
-  Format format = Format::kText;
-  DiagnoseOptions diagnose;
-};
+// `streamscope diagnose`'s pieces around the windows: "Trace <path> (pid
+// N), workload W, validation V" before a trace's text; a trace's JSON
+// object with its windows' JSON; the whole document (schema_version 1).
+void RenderDiagnoseTraceHeader(const TraceModel& model, const TraceSummary& summary, std::ostream& out);
+nlohmann::json DiagnoseTraceJson(const TraceModel& model, const TraceSummary& summary, nlohmann::json windows);
+void RenderDiagnoseDocument(nlohmann::json traces, std::ostream& out);
 
-// Returns an exit code from analyzer/cli/exit_codes.h; errors go to `err`
-// as "streamscope: <file>: <what>".
-int RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& out, std::ostream& err);
+// The diagnoses of many windows (instances of one NVTX range), told as
+// causes across the instances; only the worst instance is kept in full.
+class InstanceCauses {
+ public:
+  void Add(DiagnoseResult result);
+  void Render(const TraceModel& model, std::ostream& out) const;
+
+ private:
+  struct Cause {
+    int64_t primary = 0, windows = 0, impact_ns = 0, worst_ns = 0;
+    std::string worst_label;
+  };
+  int64_t instances_ = 0, without_primary_ = 0;
+  std::string name_;             // "NVTX 'step'"
+  std::map<int, Cause> causes_;  // by DiagnoseCause
+  std::optional<DiagnoseResult> worst_;
+};
 
 }  // namespace streamscope
 

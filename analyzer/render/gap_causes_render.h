@@ -1,4 +1,4 @@
-// Renders a GapCausesResult (analysis 3) as JSON, text and result tables.
+// Renders a GapCausesResult as JSON, text and result tables.
 //
 // JSON (stable; times in trace-clock ns, shares as fractions 0..1):
 //   { "analysis": "gap_causes",
@@ -34,7 +34,7 @@
 
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
@@ -145,7 +145,7 @@ nlohmann::json HazardsToJson(const HazardsResult& r, const TraceModel& m,
 
 void RenderHazardsText(const HazardsResult& r, const OwnershipResult& own, const TraceModel& m, int top,
                        std::ostream& out) {
-  out << "\nOwnership and hazards (analysis 8):\n";
+  out << "\nOwnership and hazards:\n";
   if (!r.has_access_data) {
     out << "  Not checked: the trace holds no memory_access records (record it with `streamscope run --kinds +memory`).\n";
     return;

@@ -1,4 +1,4 @@
-// Renders analysis 8 (ownership and hazards) as JSON, text and result
+// Renders ownership and hazards as JSON, text and result
 // tables. Documented in analyzer/README.md ("Ownership, hazards and timing audit").
 //
 // JSON (stable keys; times trace-clock ns; addresses as integers and hex):
@@ -37,7 +37,7 @@
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/ownership.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

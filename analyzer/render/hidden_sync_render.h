@@ -1,4 +1,4 @@
-// Renders a HiddenSyncResult (analysis 4) as JSON, text and result tables.
+// Renders a HiddenSyncResult as JSON, text and result tables.
 //
 // JSON (stable; times in trace-clock ns, shares as fractions 0..1):
 //   { "analysis": "hidden_sync",
@@ -41,7 +41,7 @@
 
 #include "analyzer/analysis/hidden_sync.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
@@ -117,15 +117,20 @@ std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const Tr
                     "op_before_id", "op_after_table", "op_after_id"}, {}};
   auto op_cols = [&](int32_t op, std::vector<ResultValue>* row) {
     if (op < 0) {
-      row->push_back(ResultValue());
-      row->push_back(ResultValue());
+      row->resize(row->size() + 2);  // two NULLs (in place: no moved-from temporaries)
     } else {
-      row->push_back(std::string(OpTable(model.ops.category[op])));
-      row->push_back(model.ops.source_id[op]);
+      // In place: GCC 12 warns (falsely) on moving a temporary variant.
+      row->emplace_back(std::in_place_type<std::string>, OpTable(model.ops.category[op]));
+      row->emplace_back(std::in_place_type<int64_t>, model.ops.source_id[op]);
     }
   };
   auto add_gap = [&](int64_t device, ResultValue stream, const Gap& g) {
-    std::vector<ResultValue> row = {device, stream, g.start_ns, g.end_ns, g.length()};
+    std::vector<ResultValue> row;
+    row.reserve(9);  // never reallocates: GCC 12 warns (falsely) on moving variants in a reallocation
+    for (ResultValue v : {ResultValue(device), std::move(stream), ResultValue(g.start_ns), ResultValue(g.end_ns),
+                          ResultValue(g.length())}) {
+      row.push_back(std::move(v));
+    }
     op_cols(g.op_before, &row);
     op_cols(g.op_after, &row);
     gaps.rows.push_back(std::move(row));

@@ -1,4 +1,4 @@
-// Text, JSON and table forms of the idle-gap analysis (analysis 2).
+// Text, JSON and table forms of the idle-gap analysis.
 //
 // Tables (the report adds a leading window_index column):
 //   analysis_idle_device(device_id, window_ns, busy_ns, idle_ns, op_count,
@@ -18,7 +18,7 @@
 
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/render/render_options.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {

@@ -1,4 +1,4 @@
-// Renders a LaunchStatsResult (analysis 5) as JSON, text and result tables.
+// Renders a LaunchStatsResult as JSON, text and result tables.
 //
 // JSON (stable; times in trace-clock ns, shares as fractions 0..1):
 //   { "analysis": "launch_stats",
@@ -39,7 +39,7 @@
 
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

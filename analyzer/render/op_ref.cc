@@ -1,7 +1,7 @@
 #include "analyzer/render/op_ref.h"
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {

@@ -1,4 +1,4 @@
-// Text, JSON and table forms of the overlap analysis (analysis 1).
+// Text, JSON and table forms of the overlap analysis.
 //
 // Tables (one row per device unless said otherwise; the report adds a
 // leading window_index column):
@@ -19,7 +19,7 @@
 
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/render/render_options.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
@@ -137,7 +137,7 @@ nlohmann::json TimingAuditToJson(const TimingAuditResult& r, const TraceModel& m
 }
 
 void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int top, std::ostream& out) {
-  out << "\nTiming audit (analysis 9):\n";
+  out << "\nTiming audit:\n";
   if (!r.has_event_data) {
     out << "  Event timings not checked: the trace holds no event_op records.\n";
   } else if (r.elapsed_count == 0) {

@@ -1,4 +1,4 @@
-// Renders analysis 9 (timing audit) as JSON, text and result tables.
+// Renders the timing audit as JSON, text and result tables.
 // Documented in analyzer/README.md ("Ownership, hazards and timing audit").
 //
 // JSON (stable keys; times trace-clock ns):
@@ -29,7 +29,7 @@
 
 #include "analyzer/analysis/timing_audit.h"
 #include "analyzer/model/trace_model.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

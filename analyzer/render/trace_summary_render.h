@@ -11,7 +11,7 @@
 #include <ostream>
 
 #include "analyzer/analysis/trace_summary.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/render/result_table.h"
+#include "analyzer/base/result_table.h"
 
 namespace streamscope {
 

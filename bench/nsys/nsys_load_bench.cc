@@ -17,7 +17,7 @@
 #include <cstring>
 #include <string>
 
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/trace_loader.h"
 
 namespace {

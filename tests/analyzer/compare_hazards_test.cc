@@ -1,8 +1,8 @@
 // compare refuses to verify an overlap whose variant has certain hazards
-// (analysis 8), and names the hazard.
+// (hazards), and names the hazard.
 #include <sstream>
 
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/memory_trace_util.h"
@@ -87,7 +87,7 @@ CompareResult CompareOne(const TraceModel& control, const TraceModel& variant) {
 TEST(CompareHazards, AnOverlapWithPerStreamBuffersIsVerified) {
   TraceModel control = Pipeline(1, Buffers::kPerStream), variant = Pipeline(2, Buffers::kPerStream);
   CompareResult r = CompareOne(control, variant);
-  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.variant[0].hazards_checked);
   EXPECT_EQ(r.variant[0].certain_hazards, 0);
 }
@@ -99,9 +99,9 @@ TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
   EXPECT_EQ(CompareVerdictName(r.verdict), "HAZARD");
   EXPECT_GT(r.variant_certain_hazards, 0);
   EXPECT_NE(std::find(r.failed_conditions.begin(), r.failed_conditions.end(), "hazards"), r.failed_conditions.end());
-  EXPECT_NE(r.sentence.find("allocation#1"), std::string::npos) << r.sentence;
-  EXPECT_NE(r.sentence.find("memcpy#"), std::string::npos) << r.sentence;
-  EXPECT_EQ(r.sentence.rfind("Not verified", 0), 0u) << r.sentence;
+  EXPECT_NE(CompareVerdictSentence(r).find("allocation#1"), std::string::npos) << CompareVerdictSentence(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("memcpy#"), std::string::npos) << CompareVerdictSentence(r);
+  EXPECT_EQ(CompareVerdictSentence(r).rfind("Not verified", 0), 0u) << CompareVerdictSentence(r);
   nlohmann::json j = CompareToJson(r);
   EXPECT_EQ(j["verdict"]["verdict"], "HAZARD");
   EXPECT_TRUE(j["verdict"]["hazard"].is_string());
@@ -111,7 +111,7 @@ TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
 TEST(CompareHazards, ATraceWithoutAccessRecordsIsNotHeldAgainstTheVariant) {
   TraceModel control = Pipeline(1, Buffers::kNone), variant = Pipeline(2, Buffers::kNone);
   CompareResult r = CompareOne(control, variant);
-  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
   EXPECT_FALSE(r.variant[0].hazards_checked);
 }
 

@@ -6,8 +6,9 @@
 
 #include <string>
 
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 #include "analyzer/analysis/diagnose.h"
+#include "analyzer/commands/compare_runner.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
 
@@ -52,13 +53,13 @@ TEST(CompareRealTraces, SequentialVsOverlappedIsVerifiedWithItsSaving) {
   LOAD_TRACE_OR_SKIP(variant, "overlapped");
   auto r = Compare({&control}, {&variant}, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->verdict, CompareVerdict::kVerified) << r->sentence;
+  EXPECT_EQ(r->verdict, CompareVerdict::kVerified) << CompareVerdictSentence(*r);
   EXPECT_TRUE(r->work_same);
   EXPECT_TRUE(r->validation_passed);
   EXPECT_EQ(r->validation_not_recorded, 0);
   EXPECT_TRUE(r->overlap_present);
   EXPECT_GT(r->saved_ns, 0);
-  EXPECT_NE(r->window_rule.find("'measured'"), std::string::npos) << r->window_rule;
+  EXPECT_NE(CompareWindowRuleText(*r).find("'measured'"), std::string::npos) << CompareWindowRuleText(*r);
   const MetricComparison* pair = r->Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
   EXPECT_EQ(pair->control.median, 0);
@@ -70,10 +71,10 @@ TEST(CompareRealTraces, SequentialVsPageableGotWorseAndNamesPageableCopies) {
   LOAD_TRACE_OR_SKIP(variant, "pageable");
   auto r = Compare({&control}, {&variant}, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_NE(r->verdict, CompareVerdict::kVerified) << r->sentence;
+  EXPECT_NE(r->verdict, CompareVerdict::kVerified) << CompareVerdictSentence(*r);
   EXPECT_TRUE(r->work_same);
-  EXPECT_LT(r->saved_ns, 0) << r->sentence;  // got worse
-  EXPECT_NE(r->sentence.find("worse"), std::string::npos) << r->sentence;
+  EXPECT_LT(r->saved_ns, 0) << CompareVerdictSentence(*r);  // got worse
+  EXPECT_NE(CompareVerdictSentence(*r).find("worse"), std::string::npos) << CompareVerdictSentence(*r);
   ASSERT_TRUE(r->diagnose.has_value());
   ASSERT_NE(r->diagnose->primary(), nullptr) << Causes(*r->diagnose);
   EXPECT_EQ(r->diagnose->primary()->cause, DiagnoseCause::kPageableCopies) << Causes(*r->diagnose);
@@ -87,8 +88,8 @@ TEST(CompareRealTraces, LaunchIndividualVsGraphReportsTheLaunchTimeSaving) {
   o.goal = CompareGoal::kSpeedup;  // a CUDA graph removes launch gaps; it adds no overlap
   auto r = Compare({&control}, {&variant}, o);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_TRUE(r->work_same) << r->sentence;
-  EXPECT_EQ(r->verdict, CompareVerdict::kVerified) << r->sentence;
+  EXPECT_TRUE(r->work_same) << CompareVerdictSentence(*r);
+  EXPECT_EQ(r->verdict, CompareVerdict::kVerified) << CompareVerdictSentence(*r);
   EXPECT_GT(r->saved_ns, 0);
   const MetricComparison* gaps = r->Find("kernel_gap_ns");
   ASSERT_NE(gaps, nullptr);
@@ -97,7 +98,7 @@ TEST(CompareRealTraces, LaunchIndividualVsGraphReportsTheLaunchTimeSaving) {
   const MetricComparison* launch_api = r->Find("launch_api_ns");
   ASSERT_NE(launch_api, nullptr);
   EXPECT_LT(launch_api->variant.median, launch_api->control.median);
-  EXPECT_NE(r->sentence.find("launch"), std::string::npos) << r->sentence;
+  EXPECT_NE(CompareVerdictSentence(*r).find("launch"), std::string::npos) << CompareVerdictSentence(*r);
 }
 
 struct PlantedCause {

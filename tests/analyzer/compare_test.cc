@@ -1,10 +1,11 @@
 // Known-answer tests for analysis 6 (compare): one synthetic control/variant
 // pair per verdict.
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/compare_runner.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model_builder.h"
@@ -93,7 +94,7 @@ TEST(Compare, OverlappedPipelineIsVerifiedWithItsSaving) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.streams = 2});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.work_same);
   EXPECT_TRUE(r.validation_passed);
   EXPECT_TRUE(r.overlap_present);
@@ -105,8 +106,8 @@ TEST(Compare, OverlappedPipelineIsVerifiedWithItsSaving) {
   EXPECT_EQ(r.noise_ns, us(24));  // 2% of 1.2 ms
   EXPECT_TRUE(r.failed_conditions.empty());
   EXPECT_FALSE(r.diagnose.has_value());
-  EXPECT_NE(r.window_rule.find("NVTX range 'measured'"), std::string::npos) << r.window_rule;
-  EXPECT_NE(r.sentence.find("500 us saved (41.7%)"), std::string::npos) << r.sentence;
+  EXPECT_NE(CompareWindowRuleText(r).find("NVTX range 'measured'"), std::string::npos) << CompareWindowRuleText(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("500 us saved (41.7%)"), std::string::npos) << CompareVerdictSentence(r);
   const MetricComparison* pair = r.Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
   EXPECT_EQ(pair->control.median, 0);
@@ -118,19 +119,19 @@ TEST(Compare, PageableCopiesOverlapButTheTotalGetsWorse) {
   // Pageable H2D copies run ~6x slower per byte; they still overlap queued kernels.
   TraceModel variant = Build(Pipeline{.streams = 2, .h2d_ns = us(600), .host = MemoryKind::kPageable});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_EQ(r.verdict, CompareVerdict::kOverlapWithoutGain) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kOverlapWithoutGain) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.overlap_present);
   EXPECT_EQ(r.variant_total_ns, us(2600));  // 4 x 600 us of H2D + kernel + D2H
   EXPECT_EQ(r.saved_ns, -us(1400));
   const MetricComparison* pair = r.Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
   EXPECT_GT(pair->variant.median, 0);  // both facts: overlap present ...
-  EXPECT_NE(r.sentence.find("got worse by 1.40 ms (+116.7%"), std::string::npos) << r.sentence;  // ... total worse
+  EXPECT_NE(CompareVerdictSentence(r).find("got worse by 1.40 ms (+116.7%"), std::string::npos) << CompareVerdictSentence(r);  // ... total worse
   ASSERT_TRUE(r.diagnose.has_value());
   ASSERT_NE(r.diagnose->primary(), nullptr);
   EXPECT_EQ(r.diagnose->primary()->cause, DiagnoseCause::kPageableCopies);
   EXPECT_NEAR(r.diagnose->primary()->figures.at("H2D_slowdown"), 6.0, 0.01);  // vs the control's pinned copies
-  EXPECT_NE(r.sentence.find("pageable_copies"), std::string::npos) << r.sentence;
+  EXPECT_NE(CompareVerdictSentence(r).find("pageable_copies"), std::string::npos) << CompareVerdictSentence(r);
   EXPECT_EQ(r.failed_conditions, (std::vector<std::string>{"gain"}));
 }
 
@@ -138,7 +139,7 @@ TEST(Compare, DifferentKernelCountsAndBytesAreDifferentWork) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.chunks = 3, .streams = 2});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_EQ(r.verdict, CompareVerdict::kDifferentWork) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kDifferentWork) << CompareVerdictSentence(r);
   ASSERT_EQ(r.work_differences.size(), 3u);
   EXPECT_EQ(r.work_differences[0].difference.kind, "kernel");
   EXPECT_EQ(r.work_differences[0].difference.key, "chunk");
@@ -148,15 +149,15 @@ TEST(Compare, DifferentKernelCountsAndBytesAreDifferentWork) {
   EXPECT_EQ(r.work_differences[1].difference.expected_bytes, 4 * k16MiB);
   EXPECT_EQ(r.work_differences[1].difference.actual_bytes, 3 * k16MiB);
   EXPECT_EQ(r.work_differences[2].difference.key, "D2H");
-  EXPECT_NE(r.sentence.find("kernel 'chunk': 3 instances vs 4"), std::string::npos) << r.sentence;
+  EXPECT_NE(CompareVerdictSentence(r).find("kernel 'chunk': 3 instances vs 4"), std::string::npos) << CompareVerdictSentence(r);
 }
 
 TEST(Compare, FailedValidationIsNotVerifiedEvenWhenFaster) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.streams = 2, .validation = "failed: 12 words differ, first at 5"});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_EQ(r.verdict, CompareVerdict::kValidationFailed) << r.sentence;
-  EXPECT_NE(r.sentence.find("12 words differ"), std::string::npos) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kValidationFailed) << CompareVerdictSentence(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("12 words differ"), std::string::npos) << CompareVerdictSentence(r);
   EXPECT_GT(r.saved_ns, 0);
 }
 
@@ -164,10 +165,10 @@ TEST(Compare, FasterWithoutOverlapIsNoOverlap) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.kernel_ns = us(50)});  // faster kernels, still one stream
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_EQ(r.verdict, CompareVerdict::kNoOverlap) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kNoOverlap) << CompareVerdictSentence(r);
   EXPECT_FALSE(r.overlap_present);
   EXPECT_EQ(r.saved_ns, us(200));
-  EXPECT_NE(r.sentence.find("does not come from overlap"), std::string::npos) << r.sentence;
+  EXPECT_NE(CompareVerdictSentence(r).find("does not come from overlap"), std::string::npos) << CompareVerdictSentence(r);
   ASSERT_TRUE(r.diagnose.has_value());
   ASSERT_NE(r.diagnose->primary(), nullptr);
   EXPECT_EQ(r.diagnose->primary()->cause, DiagnoseCause::kSameStream);
@@ -186,7 +187,7 @@ TEST(Compare, ChangeSmallerThanTheRunToRunSpreadIsWithinNoise) {
   TraceModel v2 = Build(Pipeline{.streams = 2, .h2d_ns = us(10), .kernel_ns = us(295), .d2h_ns = us(10)});
   TraceModel v3 = Build(Pipeline{.streams = 2, .h2d_ns = us(10), .kernel_ns = us(285), .d2h_ns = us(10)});
   CompareResult r = CompareRuns({&c1, &c2, &c3}, {&v1, &v2, &v3});
-  EXPECT_EQ(r.verdict, CompareVerdict::kWithinNoise) << r.sentence;
+  EXPECT_EQ(r.verdict, CompareVerdict::kWithinNoise) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.overlap_present);
   EXPECT_EQ(r.control_total_ns, us(1200));
   EXPECT_EQ(r.variant_total_ns, us(1180));
@@ -197,7 +198,7 @@ TEST(Compare, ChangeSmallerThanTheRunToRunSpreadIsWithinNoise) {
   EXPECT_EQ(total.control.max, us(1240));
   ASSERT_TRUE(total.control.mad.has_value());
   EXPECT_DOUBLE_EQ(*total.control.mad, us(40));
-  EXPECT_NE(r.sentence.find("within the noise threshold of 80.0 us"), std::string::npos) << r.sentence;
+  EXPECT_NE(CompareVerdictSentence(r).find("within the noise threshold of 80.0 us"), std::string::npos) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.diagnose.has_value());
 }
 
@@ -213,7 +214,7 @@ TEST(Compare, WithoutTheMeasuredRangeEverywhereTheWholeGpuActivityIsCompared) {
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.streams = 2, .measured_range = false});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_NE(r.window_rule.find("whole GPU activity"), std::string::npos) << r.window_rule;
+  EXPECT_NE(CompareWindowRuleText(r).find("whole GPU activity"), std::string::npos) << CompareWindowRuleText(r);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified);
   EXPECT_EQ(r.control.front().metrics.window_ns, us(1200));
   // Asking for a range a trace lacks is an error.
@@ -287,13 +288,13 @@ TEST(CompareCommand, ExitCodeFollowsTheVerdict) {
   o.control = {seq};
   o.variant = {ovl};
   std::ostringstream out, err;
-  EXPECT_EQ(RunCompare(o, out, err), kExitOk) << out.str() << err.str();
+  EXPECT_EQ(ExitWith(RunCompare(o, out), err), kExitOk) << out.str() << err.str();
   std::swap(o.control, o.variant);  // the "variant" is now the slower one
   std::ostringstream out2, err2;
-  EXPECT_EQ(RunCompare(o, out2, err2), kExitVerdictFailed) << out2.str();
+  EXPECT_EQ(ExitWith(RunCompare(o, out2), err2), kExitVerdictFailed) << out2.str();
   o.variant = {"/nonexistent/trace.sqlite"};
   std::ostringstream out3, err3;
-  EXPECT_EQ(RunCompare(o, out3, err3), kExitFileNotFound) << err3.str();
+  EXPECT_EQ(ExitWith(RunCompare(o, out3), err3), kExitFileNotFound) << err3.str();
 }
 
 }  // namespace

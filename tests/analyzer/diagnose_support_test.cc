@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis/contention.h"
 #include "analyzer/analysis/diagnose.h"
+#include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model_builder.h"
 
@@ -89,7 +90,7 @@ TEST(DiagnoseSupport, PrecomputedContentionIsUsedAsGiven) {
   DiagnoseResult given = AnalyzeDiagnose(m, w, {}, in);
   ASSERT_EQ(own.findings.size(), given.findings.size());
   for (size_t i = 0; i < own.findings.size(); ++i) {
-    EXPECT_EQ(own.findings[i].summary, given.findings[i].summary);
+    EXPECT_EQ(DiagnoseSummary(own.findings[i], m), DiagnoseSummary(given.findings[i], m));
     EXPECT_EQ(own.findings[i].impact_ns, given.findings[i].impact_ns);
   }
   // A caller's "no contention" wins over the trace's own.

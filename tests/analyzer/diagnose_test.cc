@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analyzer/render/diagnose_render.h"
+#include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model_builder.h"
 
@@ -67,7 +68,7 @@ TEST(Diagnose, OneCopyEngineMakesHardwareThePrimaryCause) {
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kCopyEngines) << Causes(r);
   EXPECT_EQ(r.primary()->impact_ns, us(100));  // min(H2D, D2H), none of it hidden
-  EXPECT_NE(r.primary()->summary.find("1 copy engine"), std::string::npos) << r.primary()->summary;
+  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("1 copy engine"), std::string::npos) << DiagnoseSummary(*r.primary(), m);
   EXPECT_EQ(SourceIds(m, r.primary()->ops), (std::vector<int64_t>{1, 2}));  // memcpy 1 (H2D), 2 (D2H)
 }
 
@@ -101,9 +102,9 @@ TEST(Diagnose, PageableCopiesAreNamedWithTheirSlowdownPerByte) {
   EXPECT_EQ(f.cause, DiagnoseCause::kPageableCopies) << Causes(r);
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 6.0, 0.01);
   EXPECT_EQ(f.impact_ns, us(1860) - us(310));
-  EXPECT_EQ(f.labels.at("H2D_reference"), "pinned H2D copies in this trace");
-  EXPECT_NE(f.summary.find("6.0x slower per byte"), std::string::npos) << f.summary;
-  EXPECT_NE(f.remedy.find("cudaMallocHost"), std::string::npos);
+  EXPECT_EQ(DiagnoseLabels(f).at("H2D_reference"), "pinned H2D copies in this trace");
+  EXPECT_NE(DiagnoseSummary(f, m).find("6.0x slower per byte"), std::string::npos) << DiagnoseSummary(f, m);
+  EXPECT_NE(DiagnoseRemedy(f).find("cudaMallocHost"), std::string::npos);
   EXPECT_EQ(SourceIds(m, f.ops), (std::vector<int64_t>{2}));  // memcpy 2, the pageable one
 }
 
@@ -126,7 +127,7 @@ TEST(Diagnose, PageableCopiesWithoutPinnedOnesUseTheReferenceOrNominalBandwidth)
   o.reference = &ref;
   DiagnoseResult vs_control = Diagnose(m, o);
   EXPECT_NEAR(vs_control.findings[0].figures.at("H2D_slowdown"), 5.0, 0.01);
-  EXPECT_EQ(vs_control.findings[0].labels.at("H2D_reference"), "pinned H2D copies in control.sqlite");
+  EXPECT_EQ(DiagnoseLabels(vs_control.findings[0]).at("H2D_reference"), "pinned H2D copies in control.sqlite");
 }
 
 // Sequential control: per chunk H2D, kernel, D2H on ONE stream, all
@@ -152,8 +153,8 @@ TEST(Diagnose, WorkOnOneStreamIsASameStreamDependency) {
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kSameStream) << Causes(r);
   EXPECT_EQ(r.primary()->impact_ns, us(400));  // min(compute, H2D): nothing hidden
-  EXPECT_NE(r.primary()->summary.find("stream 1"), std::string::npos) << r.primary()->summary;
-  EXPECT_NE(r.primary()->remedy.find("cudaStreamNonBlocking"), std::string::npos);
+  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("stream 1"), std::string::npos) << DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(DiagnoseRemedy(*r.primary()).find("cudaStreamNonBlocking"), std::string::npos);
   EXPECT_EQ(r.overlap_ns, 0);
 }
 
@@ -192,8 +193,8 @@ TEST(Diagnose, LegacyDefaultStreamSerializationIsHiddenSync) {
   EXPECT_EQ(f.cause, DiagnoseCause::kLegacyDefaultStream) << Causes(r);
   EXPECT_EQ(f.impact_ns, us(89) + us(70));
   EXPECT_EQ(SourceIds(m, f.ops), (std::vector<int64_t>{2, 1, 4, 3}));  // delayed, waited-for, ...
-  EXPECT_NE(f.remedy.find("cudaStreamNonBlocking"), std::string::npos);
-  EXPECT_NE(f.remedy.find("per-thread"), std::string::npos);
+  EXPECT_NE(DiagnoseRemedy(f).find("cudaStreamNonBlocking"), std::string::npos);
+  EXPECT_NE(DiagnoseRemedy(f).find("per-thread"), std::string::npos);
 }
 
 TEST(Diagnose, CudaFreeInTheLoopIsAnImplicitSyncCall) {
@@ -211,7 +212,7 @@ TEST(Diagnose, CudaFreeInTheLoopIsAnImplicitSyncCall) {
   EXPECT_EQ(f.impact_ns, us(40));  // device idle [100, 140) us while the thread sat in cudaFree
   ASSERT_EQ(f.calls.size(), 1u);
   EXPECT_EQ(m.api.source_id[f.calls[0]], free_call);
-  EXPECT_NE(f.remedy.find("cudaMallocAsync"), std::string::npos);
+  EXPECT_NE(DiagnoseRemedy(f).find("cudaMallocAsync"), std::string::npos);
   // The idle time is not counted again as CPU starvation.
   for (const DiagnoseFinding& g : r.findings) {
     if (g.cause == DiagnoseCause::kCpuStarvation) {
@@ -235,7 +236,7 @@ TEST(Diagnose, HostWorkInAnNvtxRangeIsCpuStarvation) {
   EXPECT_EQ(f.impact_ns, us(300));
   EXPECT_EQ(f.labels.at("top_detail"), "host_prepare");
   EXPECT_EQ(f.tids, (std::vector<int64_t>{1}));
-  EXPECT_NE(f.remedy.find("'host_prepare'"), std::string::npos);
+  EXPECT_NE(DiagnoseRemedy(f).find("'host_prepare'"), std::string::npos);
 }
 
 TEST(Diagnose, SameCopiesSlowerWhenOverlappedIsContention) {
@@ -258,9 +259,9 @@ TEST(Diagnose, SameCopiesSlowerWhenOverlappedIsContention) {
   const DiagnoseFinding& f = *r.primary();
   EXPECT_EQ(f.cause, DiagnoseCause::kContention) << Causes(r);
   EXPECT_EQ(f.impact_ns, us(600) * 2);
-  EXPECT_NE(f.summary.find("H2D 16.00 MiB copies took 900 us overlapped vs 300 us alone (3.0x, 2 overlapped ops)"),
+  EXPECT_NE(DiagnoseSummary(f, m).find("H2D 16.00 MiB copies took 900 us overlapped vs 300 us alone (3.0x, 2 overlapped ops)"),
             std::string::npos)
-      << f.summary;
+      << DiagnoseSummary(f, m);
 }
 
 TEST(Diagnose, ContentionUsesTheControlsAloneDurationsWhenTheTraceHasNone) {
@@ -281,7 +282,7 @@ TEST(Diagnose, ContentionUsesTheControlsAloneDurationsWhenTheTraceHasNone) {
   DiagnoseResult r = Diagnose(m, o);
   ASSERT_NE(r.primary(), nullptr);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kContention);
-  EXPECT_NE(r.primary()->summary.find("vs 300 us alone in control.sqlite"), std::string::npos) << r.primary()->summary;
+  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("vs 300 us alone in control.sqlite"), std::string::npos) << DiagnoseSummary(*r.primary(), m);
 }
 
 TEST(Diagnose, TinyKernelsLaunchedOneByOneAreTooSmallForTheirLaunchCost) {
@@ -299,8 +300,8 @@ TEST(Diagnose, TinyKernelsLaunchedOneByOneAreTooSmallForTheirLaunchCost) {
   const DiagnoseFinding& f = *r.primary();
   EXPECT_EQ(f.cause, DiagnoseCause::kSmallWork) << Causes(r);
   EXPECT_EQ(f.impact_ns, 49 * us(6));  // graph-removable gaps
-  EXPECT_NE(f.summary.find("'tiny' x50"), std::string::npos) << f.summary;
-  EXPECT_NE(f.remedy.find("CUDA graph"), std::string::npos);
+  EXPECT_NE(DiagnoseSummary(f, m).find("'tiny' x50"), std::string::npos) << DiagnoseSummary(f, m);
+  EXPECT_NE(DiagnoseRemedy(f).find("CUDA graph"), std::string::npos);
 }
 
 TEST(Diagnose, SyncInsideTheLoopThatDrainsTheGpuIsADependency) {

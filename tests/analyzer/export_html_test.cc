@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "analyzer/analysis/window.h"
-#include "analyzer/export/export_runner.h"
+#include "analyzer/export/timeline_window.h"
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"
@@ -48,7 +48,7 @@ class HtmlReport : public ::testing::Test {
   TempDir dir_;
   TraceModel model_ = LoadFixture(dir_);
   Window whole_ = WholeTraceWindow(model_);
-  AnalysisTracks tracks_ = AnalyzeForTimeline(model_, whole_);
+  AnalysisTracks tracks_ = AnalyzeForTimeline(model_, whole_).value();
 };
 
 TEST_F(HtmlReport, NeedsNothingFromTheNetwork) {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "analyzer/analysis/window.h"
-#include "analyzer/export/export_runner.h"
+#include "analyzer/export/timeline_window.h"
 #include "analyzer/export/perfetto_json_writer.h"
 #include "analyzer/export/text_escape.h"
 #include "analyzer/export/timeline_labels.h"
@@ -31,7 +31,7 @@ struct Exported {
 Exported Export(const TempDir& dir, const TraceModel& model, const Window& window, bool analyses = true,
                 const std::string& name = "out.json") {
   AnalysisTracks tracks;
-  if (analyses) tracks = AnalyzeForTimeline(model, window);
+  if (analyses) tracks = AnalyzeForTimeline(model, window).value();
   PerfettoTraceInput input{&model, window, analyses ? &tracks : nullptr, ""};
   auto file = OutputFile::Create(dir / name, false);
   EXPECT_TRUE(file.ok());
@@ -104,7 +104,9 @@ TEST_F(PerfettoJson, TimesAreMicrosecondsWithExactNanoseconds) {
   for (const nlohmann::json* s : stream13->slices) first = std::min(first, Ns(s->at("ts")));
   EXPECT_EQ(base + first, testing::kFixtureStartNs);
   for (const nlohmann::json* s : stream13->slices) {
-    if (s->at("cat") == "H2D") EXPECT_EQ(Ns(s->at("dur")), 20'000);
+    if (s->at("cat") == "H2D") {
+      EXPECT_EQ(Ns(s->at("dur")), 20'000);
+    }
   }
 }
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "analyzer/convert/output_plan.h"
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/nsys_export_importer.h"
 #include "analyzer/importers/sqlite_reader.h"
 #include "analyzer/importers/trace_loader.h"

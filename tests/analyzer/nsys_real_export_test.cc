@@ -139,9 +139,15 @@ TEST_P(RealExport, OpsPerStreamAndStreamKindsMatchSql) {
       auto it = m.stream_index.find(std::stoll(row[0]));
       ASSERT_NE(it, m.stream_index.end()) << "stream " << row[0];
       const Stream& s = m.streams[it->second];
-      if (row[1] == "2") EXPECT_EQ(s.kind, StreamKind::kNonBlocking) << row[0];
-      if (row[1] == "1") EXPECT_EQ(s.kind, StreamKind::kBlocking) << row[0];
-      if (row[1] == "3") EXPECT_EQ(s.kind, StreamKind::kLegacyDefault) << row[0];
+      if (row[1] == "2") {
+        EXPECT_EQ(s.kind, StreamKind::kNonBlocking) << row[0];
+      }
+      if (row[1] == "1") {
+        EXPECT_EQ(s.kind, StreamKind::kBlocking) << row[0];
+      }
+      if (row[1] == "3") {
+        EXPECT_EQ(s.kind, StreamKind::kLegacyDefault) << row[0];
+      }
       ASSERT_TRUE(s.priority.has_value());
       EXPECT_EQ(*s.priority, static_cast<int32_t>(static_cast<uint32_t>(std::stoll(row[2]))));
     }
@@ -173,7 +179,9 @@ TEST_P(RealExport, ApiCallsThreadsAndCorrelationsMatchSql) {
     // Every op whose correlation id has a runtime call links to it.
     for (size_t i = 0; i < m.ops.size(); ++i) {
       int32_t a = m.ApiForOp(i);
-      if (a >= 0) EXPECT_EQ(m.api.correlation_id[a], m.ops.correlation_id[i]);
+      if (a >= 0) {
+        EXPECT_EQ(m.api.correlation_id[a], m.ops.correlation_id[i]);
+      }
     }
   }
 }

@@ -1,7 +1,7 @@
 // `streamscope report` end to end through RunReport: findings in text,
 // the JSON structure, CSV tables, --save, and one clear line with a
 // distinct exit code for every kind of bad input.
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -12,8 +12,9 @@
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/diagnose_runner.h"
 #include "analyzer/render/diagnose_render.h"
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 #include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -33,7 +34,7 @@ struct Outcome {
 
 Outcome RunIt(ReportOptions options) {
   std::ostringstream out, err;
-  int code = RunReport(options, out, err);
+  int code = ExitWith(RunReport(options, out, err), err);
   return {code, out.str(), err.str()};
 }
 
@@ -223,7 +224,7 @@ TEST(Report, DiagnoseOverManyInstancesCountsThePrimaryCauses) {
   opt.window.kind = WindowSpec::Kind::kNvtxRange;
   opt.window.nvtx_name = "step";
   std::ostringstream out, err;
-  ASSERT_EQ(RunDiagnose(opt, out, err), kExitOk) << err.str();
+  ASSERT_EQ(ExitWith(RunDiagnose(opt, out, err), err), kExitOk) << err.str();
   const std::string text = out.str();
   EXPECT_NE(text.find("Diagnosis of 12 windows (NVTX 'step'). The primary cause of each:"), std::string::npos) << text;
   EXPECT_NE(text.find("  copy_engines: primary in 12 (100%), worst NVTX 'step' #1 (390 ns); found in 12 windows, "
@@ -235,7 +236,7 @@ TEST(Report, DiagnoseOverManyInstancesCountsThePrimaryCauses) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n') < 40, true) << "a summary, not 12 diagnoses:\n" << text;
   opt.format = DiagnoseCommandOptions::Format::kJson;
   std::ostringstream jout, jerr;
-  ASSERT_EQ(RunDiagnose(opt, jout, jerr), kExitOk) << jerr.str();
+  ASSERT_EQ(ExitWith(RunDiagnose(opt, jout, jerr), jerr), kExitOk) << jerr.str();
   EXPECT_EQ(nlohmann::json::parse(jout.str())["traces"][0]["windows"].size(), 12u);
 }
 

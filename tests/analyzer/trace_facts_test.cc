@@ -70,7 +70,9 @@ TEST(TraceFacts, OpEndsAreInEndThenOpOrder) {
   ASSERT_EQ(ends.size(), m.ops.size());
   for (size_t k = 0; k < ends.size(); ++k) {
     EXPECT_EQ(ends[k].end, m.ops.end_ns[static_cast<size_t>(ends[k].op)]);
-    if (k > 0) EXPECT_TRUE(ends[k - 1] < ends[k]);
+    if (k > 0) {
+      EXPECT_TRUE(ends[k - 1] < ends[k]);
+    }
   }
 }
 
@@ -174,8 +176,12 @@ TEST(TraceFacts, GapCausesInALaterWindowKnowTheBusyTimeBeforeIt) {
   EXPECT_TRUE(found_dev0);
   EXPECT_TRUE(found_dev1);
   for (const DeviceGapSummary& d : r.devices) {
-    if (d.device_id == 0) EXPECT_EQ(d.idle_ns, 3000 + 3000);  // [2000,5000) and [6000,9000)
-    if (d.device_id == 1) EXPECT_EQ(d.idle_ns, 5000 + 1000);  // [2000,7000) and [8000,9000)
+    if (d.device_id == 0) {
+      EXPECT_EQ(d.idle_ns, 3000 + 3000);  // [2000,5000) and [6000,9000)
+    }
+    if (d.device_id == 1) {
+      EXPECT_EQ(d.idle_ns, 5000 + 1000);  // [2000,7000) and [8000,9000)
+    }
   }
 }
 

@@ -14,7 +14,7 @@
 #include "analyzer/analysis/window.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -164,7 +164,7 @@ TEST(WorkloadTraces, CpuStarvedEachHostPrepareInstanceIsAWindowWhereTheGpuWaits)
   opt.traces = {"tests/data/cpu_starved.sqlite"};
   opt.window = spec;
   std::ostringstream out, err;
-  ASSERT_EQ(RunReport(opt, out, err), kExitOk) << err.str();
+  ASSERT_EQ(ExitWith(RunReport(opt, out, err), err), kExitOk) << err.str();
   EXPECT_NE(out.str().find("Instances of NVTX 'host_prepare': 12, "), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("The longest instance in full:"), std::string::npos);
 }

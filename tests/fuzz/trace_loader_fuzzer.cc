@@ -19,7 +19,7 @@
 
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/importers/trace_loader.h"
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 #include "nlohmann/json.hpp"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -97,14 +97,14 @@ void RunOneInput(const uint8_t* data, size_t size) {
 
   // Text first (also runs --save when asked), then JSON on the same file.
   std::ostringstream out, err;
-  int rc = RunReport(options, out, err);
+  int rc = ExitWith(RunReport(options, out, err), err);
   Check(AllowedExitCode(rc) || (options.save && rc == kExitOutputError), "report exit code", err.str());
   Check(models.ok() || rc != kExitOk, "report succeeded on a trace the loader rejected", err.str());
 
   options.save = false;
   options.format = ReportOptions::Format::kJson;
   std::ostringstream json_out, json_err;
-  int json_rc = RunReport(options, json_out, json_err);
+  int json_rc = ExitWith(RunReport(options, json_out, json_err), json_err);
   Check(AllowedExitCode(json_rc), "JSON report exit code", json_err.str());
   if (json_rc == kExitOk) {
     Check(nlohmann::json::accept(json_out.str()), "JSON report is not valid JSON", json_out.str().substr(0, 200));
@@ -112,7 +112,7 @@ void RunOneInput(const uint8_t* data, size_t size) {
   if (size % 4 == 0) {  // CSV now and then: it renders every table in full
     options.format = ReportOptions::Format::kCsv;
     std::ostringstream csv_out, csv_err;
-    Check(AllowedExitCode(RunReport(options, csv_out, csv_err)), "CSV report exit code", csv_err.str());
+    Check(AllowedExitCode(ExitWith(RunReport(options, csv_out, csv_err), csv_err)), "CSV report exit code", csv_err.str());
   }
 }
 

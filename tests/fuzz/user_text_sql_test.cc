@@ -8,7 +8,7 @@
 #include <string>
 
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/render/report.h"
+#include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/synthetic_trace.h"
@@ -60,7 +60,7 @@ Outcome ReportJson(const std::string& path, const std::string& nvtx_name, bool s
   options.format = ReportOptions::Format::kJson;
   options.save = save;
   std::ostringstream out, err;
-  int code = RunReport(options, out, err);
+  int code = ExitWith(RunReport(options, out, err), err);
   return {code, out.str(), err.str()};
 }
 

@@ -1,66 +1,20 @@
-#include "analyzer/export/export_runner.h"
+#include "analyzer/commands/export_runner.h"
 
 #include <algorithm>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/analysis/gap_causes.h"
-#include "analyzer/analysis/hidden_sync.h"
-#include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/cli/exit_codes.h"
-#include "analyzer/export/analysis_adapters.h"
+#include "analyzer/base/units.h"
+#include "analyzer/commands/command_status.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/output_file.h"
 #include "analyzer/export/perfetto_json_writer.h"
 #include "analyzer/export/timeline_labels.h"
+#include "analyzer/export/timeline_window.h"
 #include "analyzer/importers/trace_loader.h"
 
 namespace streamscope {
-
-absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const WindowSpec& spec) {
-  absl::StatusOr<std::vector<Window>> windows = ResolveWindows(model, spec);
-  if (!windows.ok()) return windows.status();
-  if (windows->empty()) return absl::OutOfRangeError(absl::StrCat(model.path, ": the window selects nothing"));
-  if (windows->size() == 1) return windows->front();
-  Window span = windows->front();
-  for (const Window& w : *windows) {
-    span.start_ns = std::min(span.start_ns, w.start_ns);
-    span.end_ns = std::max(span.end_ns, w.end_ns);
-  }
-  span.label = absl::StrCat("NVTX '", spec.nvtx_name, "' #1 to #", windows->size(), " (their span)");
-  return span;
-}
-
-Window ExtendToHostItems(const TraceModel& model, const Window& window) {
-  Window w = window;
-  bool empty = model.ops.size() == 0 && model.api.size() == 0;
-  for (const NvtxRange& r : model.nvtx_ranges) {
-    w.start_ns = empty ? r.start_ns : std::min(w.start_ns, r.start_ns);
-    if (r.end_ns) w.end_ns = std::max(w.end_ns, *r.end_ns);
-    empty = false;
-  }
-  for (const NvtxMark& m : model.nvtx_marks) {
-    w.start_ns = empty ? m.ts_ns : std::min(w.start_ns, m.ts_ns);
-    w.end_ns = std::max(w.end_ns, m.ts_ns);
-    empty = false;
-  }
-  return w;
-}
-
-AnalysisTracks AnalyzeForTimeline(const TraceModel& model, const Window& window, int64_t max_gaps) {
-  AnalysisTracks tracks;
-  OverlapOptions overlap_options;
-  overlap_options.max_ops_per_interval = 8;
-  AddOverlapTracks(model, AnalyzeOverlap(model, window, overlap_options), &tracks);
-  GapCausesOptions gap_options;
-  gap_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
-  AddGapCauseTracks(model, AnalyzeGapCauses(model, window, gap_options), &tracks);
-  AddHiddenSyncMarkers(model, AnalyzeHiddenSync(model, window), &tracks);
-  AddLaunchStatsFindings(model, AnalyzeLaunchStats(model, window), &tracks);
-  return tracks;
-}
 
 namespace {
 
@@ -70,14 +24,12 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 }  // namespace
 
-int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
+absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   if (options.perfetto_path.empty() && options.html_path.empty()) {
-    err << "streamscope: export: nothing to write: pass --perfetto OUT.json and/or --html OUT.html\n";
-    return kExitUsage;
+    return UsageError("export: nothing to write: pass --perfetto OUT.json and/or --html OUT.html");
   }
   if (!options.perfetto_path.empty() && options.perfetto_path == options.html_path) {
-    err << "streamscope: export: --perfetto and --html name the same file\n";
-    return kExitUsage;
+    return UsageError("export: --perfetto and --html name the same file");
   }
   auto t0 = std::chrono::steady_clock::now();
   // Refuse unwritable outputs before the (long) load.
@@ -85,20 +37,14 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   for (auto [path, file] : {std::pair{&options.perfetto_path, &json_file}, std::pair{&options.html_path, &html_file}}) {
     if (path->empty()) continue;
     absl::StatusOr<std::unique_ptr<OutputFile>> f = OutputFile::Create(*path, options.overwrite);
-    if (!f.ok()) {
-      err << "streamscope: export: " << f.status().message() << "\n";
-      return ExitCodeFor(f.status());
-    }
+    if (!f.ok()) return Prefixed("export: ", f.status());
     *file = std::move(*f);
   }
 
   std::vector<TraceModel> models;
   for (const std::string& path : options.traces) {
     absl::StatusOr<std::vector<TraceModel>> loaded = LoadTraceFile(path);
-    if (!loaded.ok()) {
-      err << "streamscope: export: " << loaded.status().message() << "\n";
-      return ExitCodeFor(loaded.status());
-    }
+    if (!loaded.ok()) return Prefixed("export: ", loaded.status());
     for (TraceModel& m : *loaded) models.push_back(std::move(m));
   }
   double load_s = Seconds(t0);
@@ -112,10 +58,7 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
-    if (!w.ok()) {
-      err << "streamscope: export: " << w.status().message() << "\n";
-      return ExitCodeFor(w.status());
-    }
+    if (!w.ok()) return Prefixed("export: ", w.status());
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     Window analysis_window = *w;
@@ -125,12 +68,18 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     Window json_analysis_window = analysis_window;
     json_analysis_window.end_ns = std::min(analysis_window.end_ns, p.json_window.end_ns);
     if (options.analyses) {
-      if (!options.html_path.empty()) p.html_tracks = AnalyzeForTimeline(m, analysis_window);
+      if (!options.html_path.empty()) {
+        absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_window);
+        if (!tracks.ok()) return Prefixed("export: ", tracks.status());
+        p.html_tracks = *std::move(tracks);
+      }
       if (!options.perfetto_path.empty()) {
         if (!options.html_path.empty() && json_analysis_window.end_ns == analysis_window.end_ns) {
           p.json_tracks = p.html_tracks;
         } else {
-          p.json_tracks = AnalyzeForTimeline(m, json_analysis_window);
+          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, json_analysis_window);
+          if (!tracks.ok()) return Prefixed("export: ", tracks.status());
+          p.json_tracks = *std::move(tracks);
         }
       }
     }
@@ -155,10 +104,7 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     }
     PerfettoExportStats stats;
     absl::Status s = WritePerfettoJson(inputs, PerfettoExportOptions{}, json_file.get(), &stats);
-    if (!s.ok()) {
-      err << "streamscope: export: " << s.message() << "\n";
-      return ExitCodeFor(s);
-    }
+    if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
         "%d markers) in %.2f s\n",
@@ -183,10 +129,7 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     html_options.generated_by = options.command_line;
     HtmlReportStats stats;
     absl::Status s = WriteHtmlReport(inputs, html_options, html_file.get(), &stats);
-    if (!s.ok()) {
-      err << "streamscope: export: " << s.message() << "\n";
-      return ExitCodeFor(s);
-    }
+    if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %.1f MB, %d stream rows, %d of %d ops drawn individually, %d aggregate blocks, %d overlap "
         "intervals, %d gaps, %d markers in %.2f s\n",
@@ -196,7 +139,7 @@ int RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err
     for (const std::string& n : stats.notes) out << "note: " << n << "\n";
   }
   out << absl::StrFormat("load %.2f s, analyses %.2f s, total %.2f s\n", load_s, analyze_s, Seconds(t0));
-  return kExitOk;
+  return absl::OkStatus();
 }
 
 }  // namespace streamscope

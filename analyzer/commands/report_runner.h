@@ -1,7 +1,8 @@
 // `streamscope report`: loads one or more traces (the processes of one run),
 // resolves the window in each, runs every analysis per window, and renders
 // the result as text, JSON or CSV; with `save`, also writes the analysis
-// tables into each trace. The CLI (analyzer/cli/report_command.cc) only
+// tables into each trace. Runs the analysis pipeline (analyzer/pipeline/)
+// over every window. The CLI (analyzer/cli/report_command.cc) only
 // parses arguments into ReportOptions.
 //
 // JSON structure (schema_version 1; documented in analyzer/README.md):
@@ -14,19 +15,18 @@
 //                                  "hidden_sync": {...},
 //                                  "launch_stats": {...} } ] } ],
 //     "combined": { "devices": [...], "total": {...} } }
-#ifndef STREAMSCOPE_ANALYZER_RENDER_REPORT_H_
-#define STREAMSCOPE_ANALYZER_RENDER_REPORT_H_
+#ifndef STREAMSCOPE_ANALYZER_COMMANDS_REPORT_RUNNER_H_
+#define STREAMSCOPE_ANALYZER_COMMANDS_REPORT_RUNNER_H_
 
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "analyzer/analysis/window.h"
 
 namespace streamscope {
-
-inline constexpr int kReportJsonSchemaVersion = 1;
 
 struct ReportOptions {
   enum class Format { kText, kJson, kCsv };
@@ -39,11 +39,11 @@ struct ReportOptions {
   std::string output_path;            // "" = `out`
 };
 
-// Runs the report; writes the rendering to `out` (or output_path) and one
-// line per error to `err` ("streamscope: <file>: <what>"). Returns an exit
-// code from analyzer/cli/exit_codes.h.
-int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err);
+// Runs the report; writes the rendering to `out` (or output_path) and the
+// traces' warnings to `err`. Failures come back as a Status whose message
+// names the file (commands/command_status.h says how the CLI maps it).
+absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_RENDER_REPORT_H_
+#endif  // STREAMSCOPE_ANALYZER_COMMANDS_REPORT_RUNNER_H_

@@ -1,4 +1,4 @@
-#include "analyzer/render/units.h"
+#include "analyzer/base/units.h"
 
 #include <cmath>
 

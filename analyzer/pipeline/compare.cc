@@ -1,4 +1,4 @@
-#include "analyzer/analysis/compare.h"
+#include "analyzer/pipeline/compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +13,8 @@
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
-#include "analyzer/render/hazards_render.h"
-#include "analyzer/render/units.h"
+#include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/run_plan.h"
 
 namespace streamscope {
 
@@ -60,16 +60,6 @@ std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSumm
   return out;
 }
 
-std::string WorkDifferenceSentence(const WorkDifference& d) {
-  if (d.kind == "kernel") {
-    return absl::StrCat("kernel '", d.key, "': ", d.actual_count, " instances vs ", d.expected_count);
-  }
-  std::string what = d.kind == "copy" ? absl::StrCat(d.key, " copies") : std::string("memsets");
-  return absl::StrCat(what, ": ", d.actual_count, " (", FormatBytes(d.actual_bytes), ", ", d.actual_bytes,
-                      " bytes) vs ", d.expected_count, " (", FormatBytes(d.expected_bytes), ", ", d.expected_bytes,
-                      " bytes)");
-}
-
 MetricStats ComputeStats(std::vector<int64_t> values) {
   MetricStats s;
   s.values = values;
@@ -112,10 +102,6 @@ bool HasNvtxRange(const TraceModel& m, const std::string& name) {
   return false;
 }
 
-std::string Pct(double pct) { return absl::StrFormat("%.1f%%", pct); }
-std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDuration(ns); }
-std::string SignedPct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
-
 // Index of the run whose value is closest to the median.
 int MedianRun(const std::vector<CompareRun>& runs, int64_t median) {
   int best = 0;
@@ -157,37 +143,6 @@ void AddMetricBy(CompareResult& r, const std::string& name, Get get, bool skip_i
   r.metrics.push_back(std::move(m));
 }
 
-// "kernel launch gaps fell from 3.1 ms to 0.4 ms" when they fell noticeably, else "".
-std::string LaunchSaving(const CompareResult& r) {
-  const MetricComparison* gaps = r.Find("kernel_gap_ns");
-  if (gaps == nullptr || gaps->control.median <= 0) return "";
-  int64_t fell = gaps->control.median - gaps->variant.median;
-  if (fell < 1000 || fell * 10 < gaps->control.median) return "";
-  return absl::StrCat("kernel launch gaps fell from ", FormatDuration(gaps->control.median), " to ",
-                      FormatDuration(gaps->variant.median), " (launch-time saving of ", FormatDuration(fell), ")");
-}
-
-// The largest overlap pair of the variant: "compute|H2D 1.30 ms".
-std::string LargestPair(const CompareResult& r) {
-  const MetricComparison* best = nullptr;
-  for (const MetricComparison& m : r.metrics) {
-    if (m.name.rfind("overlap:", 0) == 0 && (best == nullptr || m.variant.median > best->variant.median)) best = &m;
-  }
-  if (best == nullptr || best->variant.median <= 0) return "";
-  return absl::StrCat("; largest: ", best->name.substr(8), " ", FormatDuration(best->variant.median));
-}
-
-std::string WhyText(const CompareResult& r) {
-  if (!r.diagnose) return "";
-  const DiagnoseFinding* p = r.diagnose->primary();
-  if (p == nullptr) return " Diagnose found no significant cause.";
-  return absl::StrCat(" Why (diagnose, primary cause ", std::string(DiagnoseCauseName(p->cause)), "): ", p->summary, ".");
-}
-
-std::string ChangeText(const CompareResult& r) {
-  return absl::StrCat(FormatDuration(r.control_total_ns), " -> ", FormatDuration(r.variant_total_ns));
-}
-
 void Decide(CompareResult& r) {
   const CompareOptions& o = r.options;
   bool beyond_noise = std::llabs(r.saved_ns) > r.noise_ns;
@@ -214,84 +169,6 @@ void Decide(CompareResult& r) {
   }
 }
 
-void Explain(CompareResult& r) {
-  const MetricComparison* ov = r.Find("overlap_ns");
-  const MetricComparison* busy = r.Find("busy_ns");
-  int64_t overlap = ov ? ov->variant.median : 0;
-  std::string noise = absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
-                                   absl::StrFormat("%g", r.options.noise_pct),
-                                   "% of the control total and the run-to-run spread)");
-  std::string launch = LaunchSaving(r);
-  std::string s;
-  switch (r.verdict) {
-    case CompareVerdict::kDifferentWork: {
-      const RunWorkDifference& d = r.work_differences.front();
-      s = absl::StrCat("Not verified: the runs did different work: ", d.side, " ", d.path, " vs ", r.reference_path,
-                       ": ", WorkDifferenceSentence(d.difference));
-      if (r.work_differences.size() > 1) absl::StrAppend(&s, " (and ", r.work_differences.size() - 1, " more differences)");
-      absl::StrAppend(&s, ".");
-      break;
-    }
-    case CompareVerdict::kValidationFailed:
-      s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
-      if (r.validation_failures.size() > 1) absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
-      absl::StrAppend(&s, ".");
-      break;
-    case CompareVerdict::kHazard:
-      s = absl::StrCat("Not verified: the variant has ", r.variant_certain_hazards,
-                       " certain cross-stream hazards (accesses to the same bytes, one writing, that nothing "
-                       "orders): ", r.hazard_sentence,
-                       " Whatever it saved, the overlap is not verified until an event wait or sync orders them.");
-      break;
-    case CompareVerdict::kNoOverlap:
-      s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
-                       " of concurrent GPU activity, below ", absl::StrFormat("%g", 100 * r.options.min_overlap_share),
-                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time).");
-      if (std::llabs(r.saved_ns) <= r.noise_ns) {
-        absl::StrAppend(&s, " The total interval changed by ", SignedDuration(-r.saved_ns), " (", ChangeText(r),
-                        "), within noise.");
-      } else if (r.saved_ns > 0) {
-        absl::StrAppend(&s, " The total interval still improved by ", FormatDuration(r.saved_ns), " (",
-                        Pct(r.saved_pct), ", ", ChangeText(r), "): a gain that does not come from overlap",
-                        launch.empty() ? "" : ": ", launch, ".");
-      } else {
-        absl::StrAppend(&s, " The total interval got worse by ", FormatDuration(-r.saved_ns), " (",
-                        SignedPct(-r.saved_pct), ", ", ChangeText(r), ").");
-      }
-      absl::StrAppend(&s, WhyText(r));
-      break;
-    case CompareVerdict::kWithinNoise:
-      s = absl::StrCat("Not verified: the total interval changed by ", SignedDuration(-r.saved_ns), " (",
-                       SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
-      if (r.options.goal == CompareGoal::kOverlap) {
-        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r), ") but brings no measurable gain.");
-      }
-      absl::StrAppend(&s, WhyText(r));
-      break;
-    case CompareVerdict::kOverlapWithoutGain:
-      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), LargestPair(r),
-                       ") but the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
-                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
-      break;
-    case CompareVerdict::kNoGain:
-      s = absl::StrCat("Not verified: the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
-                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
-      break;
-    case CompareVerdict::kVerified:
-      s = absl::StrCat("Verified: same work, validation ",
-                       r.validation_not_recorded > 0 ? "passed where recorded" : "passed",
-                       r.options.goal == CompareGoal::kOverlap
-                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", LargestPair(r))
-                           : std::string(),
-                       "; the total interval fell from ", FormatDuration(r.control_total_ns), " to ",
-                       FormatDuration(r.variant_total_ns), ": ", FormatDuration(r.saved_ns), " saved (",
-                       Pct(r.saved_pct), "), beyond ", noise, ".");
-      if (!launch.empty()) absl::StrAppend(&s, " Also: ", launch, ".");
-      break;
-  }
-  r.sentence = std::move(s);
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, const CompareOptions& options,
@@ -314,7 +191,8 @@ absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, cons
   return std::vector<Window>{w};
 }
 
-CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& windows) {
+absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector<Window>& windows) {
+  const AnalysisPlan plan = ComparePlan();
   CompareRun run;
   run.path = model.path;
   run.pid = model.pid;
@@ -324,7 +202,7 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
   run.workload = summary.workload.variant;
   run.validation = summary.workload.validation;
   RunMetrics& x = run.metrics;
-  // Analysis 8: the order and hazards once per trace, only when it recorded accesses.
+  // Hazards: the order and hazards once per trace, only when it recorded accesses.
   run.hazards_checked = !model.memory_accesses.empty();
   std::optional<TraceHazards> hazards;
   if (run.hazards_checked) hazards.emplace(PrepareHazards(model));
@@ -348,10 +226,9 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
       }
     }
     if (first != INT64_MAX) x.total_interval_ns += std::min(last, w.end_ns) - first;
-    OverlapOptions oo;
-    oo.max_ops_per_interval = 0;
-    OverlapResult overlap = AnalyzeOverlap(model, w, oo);
-    for (const DeviceOverlap& d : overlap.devices) {
+    absl::StatusOr<WindowResults> results = RunPlan(model, w, plan, hazards ? &*hazards : nullptr);
+    if (!results.ok()) return results.status();
+    for (const DeviceOverlap& d : results->overlap.devices) {
       x.busy_ns += d.busy_ns;
       for (const PairOverlap& p : d.pairs) x.pair_ns[p.pair] += p.overlapped_ns;
       IntervalList any;
@@ -359,18 +236,18 @@ CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& window
       x.overlap_ns += TotalLength(Normalize(std::move(any)));
     }
     if (hazards) {
-      HazardsResult h = SummarizeHazards(model, hazards->all, w, {}, hazards->stats);
+      const HazardsResult& h = results->hazards;
       run.certain_hazards += h.certain_count;
       run.possible_hazards += h.possible_count;
       run.certain_hazards_observed += h.certain_observed;
-      if (!h.certain.empty() && (run.first_certain_hazard.empty() || h.certain.front().observed_concurrent)) {
-        run.first_certain_hazard = HazardSentence(model, h.certain.front());
+      if (!h.certain.empty() && (!run.first_certain_hazard || h.certain.front().observed_concurrent)) {
+        run.first_certain_hazard = h.certain.front();
       }
     }
-    GapCausesResult gaps = AnalyzeGapCauses(model, w, GapCausesOptions{});
+    const GapCausesResult& gaps = results->gap_causes;
     x.idle_ns += gaps.idle_ns;
     for (int c = 0; c < kNumGapCauses; ++c) x.idle_cause_ns[c] += gaps.cause_ns[c];
-    LaunchStatsResult launch = AnalyzeLaunchStats(model, w, LaunchStatsOptions{});
+    const LaunchStatsResult& launch = results->launch_stats;
     x.graph_removable_ns += launch.graph_removable_ns;
     for (const KernelLaunchStats& k : launch.kernels) x.kernel_gap_ns += k.idle_before_ns;
     // Host time in the calls that launched the window's kernels, each call
@@ -398,25 +275,19 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   r.options = options;
   r.options.diagnose.reference = nullptr;
   bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
-  std::string instances = options.nvtx_instance ? absl::StrCat("instance ", *options.nvtx_instance)
-                                                : std::string("all instances, summed");
   if (options.window_rule == CompareOptions::WindowRule::kDefault) {
     use_nvtx = true;
     for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
     for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
-    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances,
-                                            "; every trace has it)")
-                             : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
-                                            options.nvtx_name, "')");
-  } else {
-    r.window_rule = use_nvtx ? absl::StrCat("NVTX range '", options.nvtx_name, "' (", instances, ")")
-                             : std::string("whole GPU activity");
   }
+  r.windows_from_nvtx = use_nvtx;
   for (int side = 0; side < 2; ++side) {
     for (const TraceModel* m : side == 0 ? control : variant) {
       auto windows = CompareWindows(*m, options, use_nvtx);
       if (!windows.ok()) return windows.status();
-      (side == 0 ? r.control : r.variant).push_back(MeasureRun(*m, *windows));
+      absl::StatusOr<CompareRun> run = MeasureRun(*m, *windows);
+      if (!run.ok()) return run.status();
+      (side == 0 ? r.control : r.variant).push_back(*std::move(run));
     }
   }
 
@@ -444,9 +315,9 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
     }
   }
   r.validation_passed = r.validation_failures.empty();
-  for (const CompareRun& run : r.variant) {
-    r.variant_certain_hazards += run.certain_hazards;
-    if (r.hazard_sentence.empty()) r.hazard_sentence = run.first_certain_hazard;
+  for (size_t i = 0; i < r.variant.size(); ++i) {
+    r.variant_certain_hazards += r.variant[i].certain_hazards;
+    if (r.hazard_run < 0 && r.variant[i].first_certain_hazard) r.hazard_run = static_cast<int>(i);
   }
 
   AddMetric(r, "total_interval_ns", &RunMetrics::total_interval_ns);
@@ -495,11 +366,11 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
       d.reference = &*r.reference;
       r.diagnose = AnalyzeDiagnose(*run.model, run.windows.front(), d);
       if (run.windows.size() > 1) {
-        r.diagnose->notes.push_back(absl::StrCat("diagnosed the first of ", run.windows.size(), " windows"));
+        r.diagnose->notes.push_back(
+            {DiagnoseNote::Kind::kFirstOfWindows, static_cast<int64_t>(run.windows.size())});
       }
     }
   }
-  Explain(r);
   return r;
 }
 

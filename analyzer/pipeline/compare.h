@@ -1,4 +1,4 @@
-// Analysis 6 (DESIGN.md "Analyses"): control vs variant, one or more runs
+// Compare (DESIGN.md "Analyses"): control vs variant, one or more runs
 // (traces) per side. Accepts an optimization only on a verified workload:
 // same window rule on both sides, same work, validation passed, overlap
 // present in the variant, and a total interval that improved beyond noise.
@@ -16,13 +16,13 @@
 // metrics: total_interval (first GPU op start to last GPU op end inside each
 // window), window length, busy, overlap (time at least two ops of a pair ran
 // together, any pair), overlap per category pair, idle and its causes
-// (analysis 3), kernel launch gaps (analysis 5).
+// (gap causes), kernel launch gaps (launch statistics).
 //
 // Verdict, first failing condition wins:
 //   DIFFERENT_WORK     some run's work differs from the first control run's;
 //   VALIDATION_FAILED  some run recorded "validation=failed...";
 //   HAZARD             a variant run has certain cross-stream hazards
-//                      (analysis 8) in its windows;
+//                      (hazards) in its windows;
 //   NO_OVERLAP         (goal overlap) variant median overlap_ns <
 //                      min_overlap_share x its median busy time (or 0);
 //   WITHIN_NOISE       |saved| <= noise, noise = max(noise_pct % of the
@@ -32,10 +32,10 @@
 //                      got worse beyond noise;
 //   VERIFIED           otherwise: saved = control median - variant median.
 // When the verdict is not VERIFIED for lack of overlap or gain, the variant
-// run whose total is the median is diagnosed (analysis 7), with the control's
+// run whose total is the median is diagnosed (diagnose.h), with the control's
 // median run as reference. Pure functions of the models; thread-safe.
-#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_
-#define STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_
+#ifndef STREAMSCOPE_ANALYZER_PIPELINE_COMPARE_H_
+#define STREAMSCOPE_ANALYZER_PIPELINE_COMPARE_H_
 
 #include <array>
 #include <cstdint>
@@ -48,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/analysis/diagnose.h"
 #include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
@@ -57,7 +58,7 @@ namespace streamscope {
 enum class CompareVerdict : uint8_t {
   kVerified = 0, kDifferentWork = 1, kValidationFailed = 2, kNoOverlap = 3,
   kOverlapWithoutGain = 4, kWithinNoise = 5, kNoGain = 6,
-  kHazard = 7,  // the variant has certain cross-stream hazards (analysis 8)
+  kHazard = 7,  // the variant has certain cross-stream hazards (hazards.h)
 };
 // "VERIFIED", "DIFFERENT_WORK", "VALIDATION_FAILED", "NO_OVERLAP",
 // "OVERLAP_WITHOUT_GAIN", "WITHIN_NOISE", "NO_GAIN", "HAZARD"
@@ -94,7 +95,6 @@ struct WorkDifference {
 // Differences of `actual` from `expected`, kernels by name, then copies by
 // direction, then memsets.
 std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSummary& actual);
-std::string WorkDifferenceSentence(const WorkDifference& d);  // "kernel 'k': 8 instances vs 10"
 
 struct RunMetrics {
   int64_t total_interval_ns = 0;  // sum over windows of (last op end - first op start)
@@ -103,7 +103,7 @@ struct RunMetrics {
   std::array<int64_t, kNumOverlapPairs> pair_ns{};
   std::array<int64_t, kNumGapCauses> idle_cause_ns{};
   int64_t kernel_gap_ns = 0;        // idle before kernels, from their previous kernel on the stream
-  int64_t graph_removable_ns = 0;   // analysis 5
+  int64_t graph_removable_ns = 0;   // launch statistics
   int64_t launch_api_ns = 0;        // time in kernel launch calls
 };
 
@@ -116,10 +116,10 @@ struct CompareRun {
   std::string validation;  // "passed", "failed: ...", "" = not recorded
   WorkSummary work;
   RunMetrics metrics;
-  // Analysis 8 over the windows (hazards_checked: the trace has memory_access rows).
+  // Hazards over the windows (hazards_checked: the trace has memory_access rows).
   bool hazards_checked = false;
   int64_t certain_hazards = 0, possible_hazards = 0, certain_hazards_observed = 0;
-  std::string first_certain_hazard;  // HazardSentence of one (an observed one if any), "" if none
+  std::optional<Hazard> first_certain_hazard;  // one of them (an observed one if any)
 };
 
 // Median, min, max, and (n >= 3) MAD and sample standard deviation.
@@ -146,7 +146,7 @@ struct RunWorkDifference {
 
 struct CompareResult {
   CompareOptions options;
-  std::string window_rule;  // in words: "NVTX range 'measured' (all instances, summed)", ...
+  bool windows_from_nvtx = false;  // the rule (options.window_rule) chose the NVTX range
   std::vector<CompareRun> control, variant;
   std::string reference_path;  // the first control run: the work every run must match
   bool work_same = true;
@@ -156,7 +156,7 @@ struct CompareResult {
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
   int64_t variant_certain_hazards = 0;  // summed over the variant runs
-  std::string hazard_sentence;          // one of them, naming the buffer and both ops
+  int hazard_run = -1;  // the first variant run with a certain hazard (index into variant)
   std::vector<MetricComparison> metrics;  // total_interval_ns first
   int64_t control_total_ns = 0, variant_total_ns = 0;  // medians
   int64_t saved_ns = 0;   // control - variant (negative: worse)
@@ -164,7 +164,6 @@ struct CompareResult {
   int64_t noise_ns = 0;
   CompareVerdict verdict = CompareVerdict::kVerified;
   std::vector<std::string> failed_conditions;  // "work", "validation", "overlap", "gain"
-  std::string sentence;
   int diagnosed_run = -1;                // index into variant
   std::optional<DiagnoseResult> diagnose;  // for variant[diagnosed_run], first window
   std::optional<DiagnoseReference> reference;
@@ -177,8 +176,9 @@ struct CompareResult {
 absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, const CompareOptions& options,
                                                    bool use_nvtx);
 
-// Work, validation and metrics of one run over its windows.
-CompareRun MeasureRun(const TraceModel& model, const std::vector<Window>& windows);
+// Work, validation and metrics of one run over its windows, measured
+// through the analysis pipeline (ComparePlan).
+absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector<Window>& windows);
 
 // The whole comparison. Every model must outlive the result (runs point to
 // them). INVALID_ARGUMENT if a side is empty; window errors as above.
@@ -188,4 +188,4 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_COMPARE_H_
+#endif  // STREAMSCOPE_ANALYZER_PIPELINE_COMPARE_H_

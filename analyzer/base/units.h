@@ -1,7 +1,7 @@
 // Numbers for humans: durations with an automatic unit (ns, us, ms, s),
 // shares as percentages, byte counts. Pure functions; thread-safe.
-#ifndef STREAMSCOPE_ANALYZER_RENDER_UNITS_H_
-#define STREAMSCOPE_ANALYZER_RENDER_UNITS_H_
+#ifndef STREAMSCOPE_ANALYZER_BASE_UNITS_H_
+#define STREAMSCOPE_ANALYZER_BASE_UNITS_H_
 
 #include <cstdint>
 #include <string>
@@ -20,4 +20,4 @@ std::string FormatBytes(int64_t bytes);
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_RENDER_UNITS_H_
+#endif  // STREAMSCOPE_ANALYZER_BASE_UNITS_H_

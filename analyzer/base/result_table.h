@@ -2,12 +2,13 @@
 // produces, which the CSV renderer prints and `report --save` writes into
 // the trace as an analysis_* table. Each analysis documents its tables'
 // columns next to the function that builds them.
-#ifndef STREAMSCOPE_ANALYZER_RENDER_RESULT_TABLE_H_
-#define STREAMSCOPE_ANALYZER_RENDER_RESULT_TABLE_H_
+#ifndef STREAMSCOPE_ANALYZER_BASE_RESULT_TABLE_H_
+#define STREAMSCOPE_ANALYZER_BASE_RESULT_TABLE_H_
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -19,6 +20,13 @@ using ResultValue = std::variant<std::monostate, int64_t, double, std::string>;
 using RowSink = std::function<void(std::vector<ResultValue>& row)>;
 
 struct ResultTable {
+  ResultTable() = default;
+  // Not an aggregate: {name, columns, rows} leaves `sources` empty without a
+  // -Wmissing-field-initializers warning at every table.
+  ResultTable(std::string table_name, std::vector<std::string> table_columns,
+              std::vector<std::vector<ResultValue>> table_rows = {})
+      : name(std::move(table_name)), columns(std::move(table_columns)), rows(std::move(table_rows)) {}
+
   std::string name;                  // SQL table name, "analysis_<something>"
   std::vector<std::string> columns;  // snake_case
   std::vector<std::vector<ResultValue>> rows;
@@ -51,4 +59,4 @@ struct ResultTable {
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_RENDER_RESULT_TABLE_H_
+#endif  // STREAMSCOPE_ANALYZER_BASE_RESULT_TABLE_H_

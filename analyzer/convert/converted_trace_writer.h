@@ -7,8 +7,8 @@
 // fresh temporary file (O_EXCL) next to the output and linked into place
 // only when complete, so a failed conversion leaves no partial trace.
 // Thread-compatible: one call writes one file.
-#ifndef STREAMSCOPE_ANALYZER_CONVERT_TRACE_WRITER_H_
-#define STREAMSCOPE_ANALYZER_CONVERT_TRACE_WRITER_H_
+#ifndef STREAMSCOPE_ANALYZER_CONVERT_CONVERTED_TRACE_WRITER_H_
+#define STREAMSCOPE_ANALYZER_CONVERT_CONVERTED_TRACE_WRITER_H_
 
 #include <string>
 
@@ -34,4 +34,4 @@ std::string ExpandOutputPattern(const std::string& pattern, int64_t pid);
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_CONVERT_TRACE_WRITER_H_
+#endif  // STREAMSCOPE_ANALYZER_CONVERT_CONVERTED_TRACE_WRITER_H_

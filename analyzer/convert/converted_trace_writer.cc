@@ -1,4 +1,4 @@
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

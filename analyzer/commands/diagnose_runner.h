@@ -1,0 +1,34 @@
+// `streamscope diagnose`: loads traces, resolves the windows (by default the
+// NVTX range "measured", else the whole GPU activity), runs the diagnosis
+// through the analysis pipeline and renders it as text or JSON.
+#ifndef STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
+#define STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "analyzer/analysis/diagnose.h"
+#include "analyzer/analysis/window.h"
+
+namespace streamscope {
+
+struct DiagnoseCommandOptions {
+  enum class Format { kText, kJson };
+  std::vector<std::string> traces;
+  // Unset: the NVTX range "measured" when the trace has it, else the whole
+  // GPU activity (first GPU op start to last GPU op end).
+  bool window_given = false;
+  WindowSpec window;
+  Format format = Format::kText;
+  DiagnoseOptions diagnose;
+};
+
+// Writes the diagnosis of every window to `out` and the traces' warnings
+// to `err`; failures come back as a Status naming the file.
+absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_

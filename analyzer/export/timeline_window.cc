@@ -1,0 +1,53 @@
+#include "analyzer/export/timeline_window.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/export/analysis_adapters.h"
+#include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/run_plan.h"
+
+namespace streamscope {
+
+absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const WindowSpec& spec) {
+  absl::StatusOr<std::vector<Window>> windows = ResolveWindows(model, spec);
+  if (!windows.ok()) return windows.status();
+  if (windows->empty()) return absl::OutOfRangeError(absl::StrCat(model.path, ": the window selects nothing"));
+  if (windows->size() == 1) return windows->front();
+  Window span = windows->front();
+  for (const Window& w : *windows) {
+    span.start_ns = std::min(span.start_ns, w.start_ns);
+    span.end_ns = std::max(span.end_ns, w.end_ns);
+  }
+  span.label = absl::StrCat("NVTX '", spec.nvtx_name, "' #1 to #", windows->size(), " (their span)");
+  return span;
+}
+
+Window ExtendToHostItems(const TraceModel& model, const Window& window) {
+  Window w = window;
+  bool empty = model.ops.size() == 0 && model.api.size() == 0;
+  for (const NvtxRange& r : model.nvtx_ranges) {
+    w.start_ns = empty ? r.start_ns : std::min(w.start_ns, r.start_ns);
+    if (r.end_ns) w.end_ns = std::max(w.end_ns, *r.end_ns);
+    empty = false;
+  }
+  for (const NvtxMark& m : model.nvtx_marks) {
+    w.start_ns = empty ? m.ts_ns : std::min(w.start_ns, m.ts_ns);
+    w.end_ns = std::max(w.end_ns, m.ts_ns);
+    empty = false;
+  }
+  return w;
+}
+
+absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window, int64_t max_gaps) {
+  absl::StatusOr<WindowResults> results = RunPlan(model, window, TimelinePlan(max_gaps));
+  if (!results.ok()) return results.status();
+  AnalysisTracks tracks;
+  AddOverlapTracks(model, results->overlap, &tracks);
+  AddGapCauseTracks(model, results->gap_causes, &tracks);
+  AddHiddenSyncMarkers(model, results->hidden_sync, &tracks);
+  AddLaunchStatsFindings(model, results->launch_stats, &tracks);
+  return tracks;
+}
+
+}  // namespace streamscope

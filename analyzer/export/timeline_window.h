@@ -1,0 +1,34 @@
+// The window an export draws, and the analyses drawn on it.
+#ifndef STREAMSCOPE_ANALYZER_EXPORT_TIMELINE_WINDOW_H_
+#define STREAMSCOPE_ANALYZER_EXPORT_TIMELINE_WINDOW_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "analyzer/analysis/window.h"
+#include "analyzer/export/analysis_tracks.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+// The window a spec selects in one model; several NVTX instances become the
+// span from the first one's start to the last one's end.
+absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const WindowSpec& spec);
+
+// The whole-trace window widened to every NVTX range and mark, so a
+// whole-trace export also shows host annotations recorded before the first
+// or after the last CUDA call (workload and validation marks). Analyses keep
+// the unwidened window so their figures match `report`.
+Window ExtendToHostItems(const TraceModel& model, const Window& window);
+
+// Runs the timeline's analysis plan (TimelinePlan: overlap, gap causes of
+// every gap up to max_gaps, hidden sync, launch statistics) through the
+// pipeline on the window and turns the results into tracks, findings and
+// plot samples. Also what `compare` can use to draw control above variant
+// (html_report.h).
+absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window,
+                                  int64_t max_gaps = 200'000);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_EXPORT_TIMELINE_WINDOW_H_

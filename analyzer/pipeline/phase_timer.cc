@@ -1,0 +1,50 @@
+#include "analyzer/pipeline/phase_timer.h"
+
+#include <sys/resource.h>
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace streamscope {
+namespace {
+
+class PhaseTimer {
+ public:
+  PhaseTimer() : enabled_(std::getenv("STREAMSCOPE_PROFILE") != nullptr), last_(Clock::now()), last_cpu_(Cpu()) {}
+  void Mark(const char* phase) {
+    if (!enabled_) return;
+    auto now = Clock::now();
+    double cpu = Cpu();
+    std::fprintf(stderr, "streamscope profile: %-14s %8.3f s wall %8.3f s cpu %7ld MiB peak\n", phase,
+                 std::chrono::duration<double>(now - last_).count(), cpu - last_cpu_, PeakMiB());
+    last_ = now;
+    last_cpu_ = cpu;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static long PeakMiB() {
+    rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024;
+  }
+  static double Cpu() {  // process CPU time, all threads
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  }
+  bool enabled_;
+  Clock::time_point last_;
+  double last_cpu_;
+};
+
+}  // namespace
+
+void MarkPhase(const char* phase) {
+  static PhaseTimer timer;
+  timer.Mark(phase);
+}
+
+}  // namespace streamscope

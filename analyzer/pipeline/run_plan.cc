@@ -1,0 +1,94 @@
+#include "analyzer/pipeline/run_plan.h"
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/analysis/contention.h"
+#include "analyzer/pipeline/phase_timer.h"
+
+namespace streamscope {
+
+absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& window, const AnalysisPlan& plan,
+                                      const TraceHazards* hazards) {
+  if (window.end_ns < window.start_ns) {
+    return absl::InvalidArgumentError(absl::StrCat(model.path, ": window ", window.label, " ends before it starts"));
+  }
+  WindowResults w;
+  w.window = window;
+  const bool own_any = plan.overlap || plan.idle_gaps || plan.communication;
+  auto own_analyses = [&] {
+    if (plan.overlap) w.overlap = AnalyzeOverlap(model, window, plan.overlap_options);
+    if (plan.idle_gaps) w.idle = AnalyzeIdleGaps(model, window, plan.idle_gaps_options);
+    if (plan.communication) w.communication = AnalyzeCommunication(model, window);
+  };
+  // STREAMSCOPE_THREADS=1: everything on one thread (lower peak memory,
+  // per-analysis profile figures).
+  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
+  const bool threads = plan.threads && !(threads_env != nullptr && std::string(threads_env) == "1");
+  // The diagnosis' contention step reads only the model: it starts first,
+  // on a third thread, so that it fills the time the other two wait on each
+  // other (two cores: the three threads share them).
+  std::optional<DiagnoseFinding> contention;
+  std::thread contention_thread;
+  const bool contention_thread_used = plan.diagnose && threads;
+  if (contention_thread_used) {
+    contention_thread = std::thread([&] { contention = AnalyzeContention(model, window, plan.diagnose_options); });
+  }
+  std::thread own;
+  if (!threads) {
+    own_analyses();
+    if (own_any) MarkPhase("overlap+gaps");
+  } else {
+    own = std::thread(own_analyses);
+  }
+  if (plan.gap_causes) {
+    w.gap_causes = AnalyzeGapCauses(model, window, plan.gap_causes_options);
+    MarkPhase("gap_causes");
+  }
+  if (plan.hidden_sync) {
+    w.hidden_sync = AnalyzeHiddenSync(model, window, plan.hidden_sync_options);
+    MarkPhase("hidden_sync");
+  }
+  if (plan.launch_stats) {
+    // Here, not on the other thread: at 10M ops gap causes + hidden syncs +
+    // launch statistics cost about what overlap + idle gaps cost.
+    w.launch_stats = AnalyzeLaunchStats(model, window, plan.launch_stats_options);
+    MarkPhase("launch_stats");
+  }
+  if (own.joinable()) {
+    own.join();
+    MarkPhase("overlap+gaps");
+  }
+  if (plan.diagnose) {
+    if (contention_thread.joinable()) {
+      contention_thread.join();
+      MarkPhase("contention");
+    }
+    DiagnoseInputs inputs;
+    if (plan.overlap) inputs.overlap = &w.overlap;
+    if (plan.gap_causes) inputs.gap_causes = &w.gap_causes;
+    if (plan.hidden_sync) inputs.hidden_sync = &w.hidden_sync;
+    if (plan.launch_stats) inputs.launch_stats = &w.launch_stats;
+    if (contention_thread_used) inputs.contention = &contention;
+    w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options, inputs);
+    if (plan.overlap) MarkPhase("diagnose");
+  }
+  if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
+    if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);
+    if (plan.hazards) {
+      w.hazards = SummarizeHazards(model, hazards->all, window, plan.hazard_options, hazards->stats);
+      if (hazards->order) w.order_stats = hazards->order->stats();
+    }
+    if (plan.timing_audit) {
+      w.timing_audit = AnalyzeTimingAudit(model, hazards->order ? &*hazards->order : nullptr, window,
+                                          plan.timing_audit_options);
+    }
+    if (plan.timing_audit) MarkPhase("hazards+audit");
+  }
+  return w;
+}
+
+}  // namespace streamscope

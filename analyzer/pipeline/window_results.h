@@ -1,0 +1,41 @@
+// What RunPlan returns for one window: the result of every analysis the
+// plan asked for (the others stay default-constructed).
+#ifndef STREAMSCOPE_ANALYZER_PIPELINE_WINDOW_RESULTS_H_
+#define STREAMSCOPE_ANALYZER_PIPELINE_WINDOW_RESULTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "analyzer/analysis/communication.h"
+#include "analyzer/analysis/diagnose.h"
+#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/idle_gaps.h"
+#include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/ownership.h"
+#include "analyzer/analysis/timing_audit.h"
+#include "analyzer/analysis/window.h"
+
+namespace streamscope {
+
+struct WindowResults {
+  Window window;
+  OverlapResult overlap;
+  IdleGapsResult idle;
+  CommunicationResult communication;
+  GapCausesResult gap_causes;
+  HiddenSyncResult hidden_sync;
+  LaunchStatsResult launch_stats;
+  DiagnoseResult diagnose;
+  OwnershipResult ownership;
+  HazardsResult hazards;
+  std::map<std::string, int64_t> order_stats;  // the happens-before order's counters
+  TimingAuditResult timing_audit;
+};
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_PIPELINE_WINDOW_RESULTS_H_

@@ -1,0 +1,314 @@
+#include "analyzer/render/diagnose_wording.h"
+
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "analyzer/base/units.h"
+
+namespace streamscope {
+namespace {
+
+// "1 copy", "3 copies" style counts.
+std::string Count(int64_t n, std::string_view one, std::string_view many) {
+  return absl::StrCat(n, " ", n == 1 ? std::string(one) : std::string(many));
+}
+
+// "2.5x".
+std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
+
+// At most 60 characters of a kernel name.
+std::string Shortened(std::string_view name) {
+  return name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name);
+}
+
+// "H2D 16.00 MiB copies", "'name' kernels", "4.00 KiB memsets".
+std::string OpGroupLabel(const TraceModel& m, int32_t op) {
+  OpCategory c = m.ops.category[op];
+  if (c == OpCategory::kKernel) return absl::StrCat("'", Shortened(m.strings.Get(m.ops.name[op])), "' kernels");
+  if (c == OpCategory::kMemset) return absl::StrCat(FormatBytes(m.ops.bytes[op]), " memsets");
+  return absl::StrCat(std::string(OpCategoryName(c)), " ", FormatBytes(m.ops.bytes[op]), " copies");
+}
+
+std::string DeviceName(const std::string& name) { return name.empty() ? "" : absl::StrCat(" (", name, ")"); }
+
+std::string Calls(const std::vector<CallCount>& calls) {
+  std::vector<std::string> names;
+  for (const CallCount& c : calls) names.push_back(absl::StrCat(c.name, " x", c.calls));
+  return absl::StrJoin(names, ", ");
+}
+
+// What pageable copies of one direction were compared with.
+std::string ReferenceText(const PageableCopiesFacts::Direction& d) {
+  std::string cat(OpCategoryName(d.category));
+  switch (d.reference) {
+    case PageableCopiesFacts::Reference::kThisTrace: return absl::StrCat("pinned ", cat, " copies in this trace");
+    case PageableCopiesFacts::Reference::kReferenceTrace:
+      return absl::StrCat("pinned ", cat, " copies in ", d.reference_source);
+    case PageableCopiesFacts::Reference::kNominal:
+      return absl::StrFormat("the nominal pinned bandwidth of %.0f GB/s", d.nominal_gbps);
+    case PageableCopiesFacts::Reference::kNone: break;
+  }
+  return "";
+}
+
+std::string Summary(const CopyEnginesFacts& x, int64_t impact_ns, const TraceModel&) {
+  if (x.engines == 0) {
+    return absl::StrCat("device ", x.device_id, DeviceName(x.device_name),
+                        " reports 0 copy engines: copies cannot run while kernels run (", FormatDuration(x.copy_ns),
+                        " of copies, ", FormatDuration(x.compute_ns), " of kernels)");
+  }
+  return absl::StrCat("device ", x.device_id, DeviceName(x.device_name),
+                      " has 1 copy engine: H2D and D2H copies cannot run at the same time (", FormatDuration(x.h2d_ns),
+                      " of H2D, ", FormatDuration(x.d2h_ns), " of D2H; up to ", FormatDuration(impact_ns),
+                      " could not be hidden)");
+}
+
+std::string Summary(const NoConcurrentKernelsFacts& x, int64_t, const TraceModel&) {
+  return absl::StrCat("device ", x.device_id, DeviceName(x.device_name),
+                      " cannot run kernels concurrently (concurrentKernels = 0): kernels on ", x.kernel_streams,
+                      " streams ran one at a time");
+}
+
+std::string Summary(const PageableCopiesFacts& x, int64_t, const TraceModel&) {
+  std::vector<std::string> parts;
+  for (const PageableCopiesFacts::Direction& d : x.directions) {
+    std::string cat(OpCategoryName(d.category));
+    std::string part = absl::StrCat(Count(d.count, cat + " copy", cat + " copies"), " (", FormatBytes(d.bytes), ", ",
+                                    FormatDuration(d.ns), ") used pageable host memory");
+    if (d.reference != PageableCopiesFacts::Reference::kNone) {
+      absl::StrAppend(&part, ": ", Ratio(d.slowdown), " slower per byte than ", ReferenceText(d), " (",
+                      FormatDuration(d.op_ns), " vs ", FormatDuration(d.pinned_op_ns), " per ",
+                      FormatBytes(d.avg_bytes), ", ", FormatDuration(d.extra_ns), " extra)");
+    }
+    parts.push_back(std::move(part));
+  }
+  std::string s = absl::StrJoin(parts, "; ");
+  if (x.host_held_calls > 0) {
+    absl::StrAppend(&s, "; ", x.host_held_calls,
+                    " of the *Async copy calls held the host thread until the copy ran (",
+                    FormatDuration(x.host_held_ns), " of host time), so work behind them was submitted late");
+  }
+  return s;
+}
+
+std::string Summary(const SameStreamFacts& x, int64_t, const TraceModel&) {
+  std::vector<std::string> parts;
+  for (const SameStreamFacts::Device& d : x.devices) {
+    std::vector<std::string> names;
+    for (OpCategory c : d.categories) names.push_back(std::string(OpCategoryName(c)));
+    std::string stream = d.stream_id < 0 ? std::string("stream ?") : absl::StrCat("stream ", d.stream_id);
+    parts.push_back(absl::StrCat(absl::StrJoin(names, ", "), " work on device ", d.device_id, " ran on one stream (",
+                                 stream, ", ", d.stream_ops,
+                                 " ops): stream order runs them one after another, so they could not overlap; up to ",
+                                 FormatDuration(d.hideable_ns), " could have been hidden"));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+std::string Summary(const EventWaitDelays& x, int64_t, const TraceModel&) {
+  return absl::StrCat(Count(x.delayed_ops, "op", "ops"),
+                      " started later than ready because a cudaStreamWaitEvent on their stream made them wait for "
+                      "another stream (",
+                      FormatDuration(x.delay_ns), " of delay; ", FormatDuration(x.idle_ns),
+                      " of device idle time attributed to event waits)");
+}
+
+std::string Summary(const SyncBetweenFacts& x, int64_t, const TraceModel&) {
+  return absl::StrCat(Count(x.syncs, "explicit synchronization", "explicit synchronizations"),
+                      " inside the window (", Calls(x.calls),
+                      ") followed by more submissions: the GPU drained and idled ", FormatDuration(x.idle_ns),
+                      " until the next op started");
+}
+
+std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {
+  return absl::StrCat(x.blocking_waited_for_legacy,
+                      " ops on blocking streams waited for ops on the legacy default stream and ",
+                      x.legacy_waited_for_blocking, " legacy-stream ops waited for blocking-stream work (",
+                      FormatDuration(x.delay_ns),
+                      " of delay): the legacy default stream serializes every blocking stream");
+}
+
+std::string Summary(const ImplicitSyncFacts& x, int64_t, const TraceModel&) {
+  return absl::StrCat("implicitly synchronizing calls inside the window (", Calls(x.calls),
+                      ") held the host until earlier GPU work drained (", FormatDuration(x.waited_ns),
+                      " of waiting); the GPU then idled ", FormatDuration(x.idle_ns),
+                      " while the thread was blocked in them");
+}
+
+std::string Summary(const CpuStarvationFacts& x, int64_t, const TraceModel&, const std::vector<int64_t>& tids) {
+  std::vector<std::string> parts;
+  for (const CpuStarvationFacts::HostWork& w : x.top) {
+    std::string what = w.cause == GapCause::kHostNvtxRange      ? absl::StrCat("in NVTX range '", w.detail, "'")
+                       : w.cause == GapCause::kHostBlockedInCall ? absl::StrCat("blocked in ", w.detail)
+                                                                 : std::string("in unannotated host code");
+    parts.push_back(absl::StrCat(FormatDuration(w.ns), " ", what, " (", w.gaps, " gaps)"));
+  }
+  std::vector<std::string> tid_text;
+  for (int64_t t : tids) tid_text.push_back(absl::StrCat(t));
+  return absl::StrCat("the GPU idled ", FormatDuration(x.idle_ns), " waiting for the submitting thread",
+                      tid_text.size() == 1 ? " " : "s ", absl::StrJoin(tid_text, ", "),
+                      " to finish host work: ", absl::StrJoin(parts, "; "));
+}
+
+std::string Summary(const ContentionFacts& x, int64_t, const TraceModel& m) {
+  std::vector<std::string> parts;
+  for (const ContentionFacts::Group& g : x.groups) {
+    std::string where = g.reference_source.empty() ? std::string("alone") : absl::StrCat("alone in ", g.reference_source);
+    std::string text = absl::StrCat(OpGroupLabel(m, g.example_op), " took ", FormatDuration(g.overlapped_ns),
+                                    " overlapped vs ", FormatDuration(g.alone_ns), " ", where, " (", Ratio(g.ratio),
+                                    ", ", g.overlapped_ops, " overlapped ops)");
+    if (g.pageable) absl::StrAppend(&text, " [pageable: see the memory-type finding]");
+    parts.push_back(std::move(text));
+  }
+  return absl::StrCat("the same operations ran slower when they overlapped others: ", absl::StrJoin(parts, "; "),
+                      " — ", FormatDuration(x.extra_ns), " of extra time that ate the overlap's gain");
+}
+
+std::string Summary(const SmallWorkFacts& x, int64_t, const TraceModel& m) {
+  std::vector<std::string> parts;
+  for (const SmallWorkFacts::Group& g : x.groups) {
+    parts.push_back(absl::StrCat("'", Shortened(m.strings.Get(g.name)), "' x", g.count, ": ",
+                                 FormatDuration(g.gpu_mean_ns), " on the GPU, launch call ",
+                                 FormatDuration(g.launch_mean_ns), " on average"));
+  }
+  return absl::StrCat("kernels too small for their launch cost: ", absl::StrJoin(parts, "; "), "; the GPU idled ",
+                      FormatDuration(x.idle_ns), " between them waiting for launches");
+}
+
+std::string ImplicitSyncRemedy(const ImplicitSyncFacts& x) {
+  std::vector<std::string> remedies;
+  for (ImplicitSyncKind k : x.kinds) {
+    switch (k) {
+      case ImplicitSyncKind::kAllocFree:
+        remedies.push_back("move cudaMalloc/cudaFree out of the loop or use cudaMallocAsync/cudaFreeAsync "
+                           "(a stream-ordered pool)");
+        break;
+      case ImplicitSyncKind::kSyncMemcpy:
+        remedies.push_back("replace cudaMemcpy with cudaMemcpyAsync on the work's stream (pinned host memory)");
+        break;
+      case ImplicitSyncKind::kSyncMemset:
+        remedies.push_back("replace cudaMemset with cudaMemsetAsync on the work's stream");
+        break;
+      case ImplicitSyncKind::kPinnedAllocFree:
+        remedies.push_back("allocate and register pinned host buffers once, outside the loop");
+        break;
+      case ImplicitSyncKind::kDeviceConfig:
+        remedies.push_back("set device limits and cache configuration once at start-up");
+        break;
+      default:
+        remedies.push_back("check the calls flagged by their timing: they waited for the GPU to drain");
+        break;
+    }
+  }
+  return absl::StrJoin(remedies, "; ");
+}
+
+std::string CpuStarvationRemedy(const CpuStarvationFacts& x) {
+  if (x.top.empty()) return "";
+  const CpuStarvationFacts::HostWork& w = x.top.front();
+  if (w.cause == GapCause::kHostNvtxRange) {
+    return absl::StrCat("the host work in NVTX range '", w.detail,
+                        "' delays each submission: do it ahead of time or on another thread "
+                        "(prepare chunk i+1 while chunk i runs) and submit GPU work further ahead");
+  }
+  if (w.cause == GapCause::kHostBlockedInCall) {
+    return absl::StrCat("the submitting thread was blocked in ", w.detail,
+                        ": move that call out of the submission loop or to another thread");
+  }
+  return "annotate the host code between submissions with NVTX ranges to find it; move it off the "
+         "submitting thread or submit GPU work further ahead";
+}
+
+}  // namespace
+
+std::string DiagnoseSummary(const DiagnoseFinding& f, const TraceModel& model) {
+  return std::visit(
+      [&](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return "";
+        } else if constexpr (std::is_same_v<T, CpuStarvationFacts>) {
+          return Summary(x, f.impact_ns, model, f.tids);
+        } else {
+          return Summary(x, f.impact_ns, model);
+        }
+      },
+      f.facts);
+}
+
+std::string DiagnoseRemedy(const DiagnoseFinding& f) {
+  switch (f.cause) {
+    case DiagnoseCause::kCopyEngines: {
+      const auto* x = std::get_if<CopyEnginesFacts>(&f.facts);
+      if (x != nullptr && x->engines == 0) {
+        return "run on a GPU with copy engines (asyncEngineCount >= 1; >= 2 for H2D||D2H); on this one, "
+               "overlap only host work with GPU work";
+      }
+      return "with one copy engine overlap copies with kernels, not with each other (batch H2D and D2H "
+             "phases), or use a GPU with 2+ copy engines";
+    }
+    case DiagnoseCause::kNoConcurrentKernels:
+      return "kernels of different streams cannot overlap on this device; fuse them or use a GPU with "
+             "concurrent kernel execution";
+    case DiagnoseCause::kPageableCopies:
+      return "allocate the host buffers with cudaMallocHost/cudaHostAlloc, or pin existing ones with "
+             "cudaHostRegister: pageable copies are staged through a driver buffer, run slower and block "
+             "the calling thread";
+    case DiagnoseCause::kSameStream:
+      return "split the work into independent chunks on several streams created with cudaStreamNonBlocking, "
+             "so that the copies of one chunk run while another chunk's kernel runs";
+    case DiagnoseCause::kEventWait:
+      return "check that each wait is needed and waits for the right event: record the event right after the "
+             "producing op (not after later work), and give the pipeline more buffers so producers can run ahead";
+    case DiagnoseCause::kSyncBetween:
+      return "remove the synchronizations inside the loop: order work across streams with events "
+             "(cudaEventRecord + cudaStreamWaitEvent) and synchronize once at the end";
+    case DiagnoseCause::kLegacyDefaultStream:
+      return "create streams with cudaStreamNonBlocking (or build with --default-stream per-thread) and do not "
+             "submit work to stream 0 / cudaStreamLegacy inside the loop";
+    case DiagnoseCause::kImplicitSyncCall: {
+      const auto* x = std::get_if<ImplicitSyncFacts>(&f.facts);
+      return x != nullptr ? ImplicitSyncRemedy(*x) : "";
+    }
+    case DiagnoseCause::kCpuStarvation: {
+      const auto* x = std::get_if<CpuStarvationFacts>(&f.facts);
+      return x != nullptr ? CpuStarvationRemedy(*x) : "";
+    }
+    case DiagnoseCause::kContention:
+      return "overlapping ops compete for the same resource (copy engine and host link, host memory, SMs, "
+             "DRAM bandwidth): overlap ops that use different resources, use pinned memory for copies, fewer "
+             "and larger copies, or kernels with fewer blocks so they can share the GPU";
+    case DiagnoseCause::kSmallWork:
+      return "capture the launch sequence in a CUDA graph (cudaStreamBeginCapture ... cudaGraphLaunch), or fuse "
+             "the kernels so that each launch does more work";
+  }
+  return "";
+}
+
+std::string DiagnoseNoteText(const DiagnoseNote& note) {
+  switch (note.kind) {
+    case DiagnoseNote::Kind::kNoOpsInWindow: return "no GPU op starts inside the window: nothing to diagnose";
+    case DiagnoseNote::Kind::kCopyEnginesUnknown:
+      return absl::StrCat("device ", note.value, ": copy engine count not recorded; hardware limits not checked");
+    case DiagnoseNote::Kind::kFirstOfWindows:
+      return absl::StrCat("diagnosed the first of ", note.value, " windows");
+  }
+  return "";
+}
+
+std::map<std::string, std::string> DiagnoseLabels(const DiagnoseFinding& f) {
+  std::map<std::string, std::string> labels = f.labels;
+  if (const auto* x = std::get_if<PageableCopiesFacts>(&f.facts)) {
+    for (const PageableCopiesFacts::Direction& d : x->directions) {
+      if (d.reference == PageableCopiesFacts::Reference::kNone) continue;
+      labels[std::string(OpCategoryName(d.category)) + "_reference"] = ReferenceText(d);
+    }
+  }
+  return labels;
+}
+
+}  // namespace streamscope

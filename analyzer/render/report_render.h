@@ -1,0 +1,69 @@
+// Renders what `streamscope report` found (analyzer/commands/report_runner.cc
+// runs it): every window of every trace as text, JSON or CSV tables, the
+// summary of many NVTX instances, and the totals over several processes.
+#ifndef STREAMSCOPE_ANALYZER_RENDER_REPORT_RENDER_H_
+#define STREAMSCOPE_ANALYZER_RENDER_REPORT_RENDER_H_
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/window.h"
+#include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
+#include "analyzer/pipeline/window_results.h"
+#include "analyzer/render/instances_render.h"
+#include "analyzer/render/render_options.h"
+
+namespace streamscope {
+
+inline constexpr int kReportJsonSchemaVersion = 1;
+
+// Per (trace, device) sums over the windows, for the combined summary.
+struct DeviceTotals {
+  std::string path;
+  int64_t pid = 0;
+  int32_t device_id = 0;
+  int64_t window_ns = 0, busy_ns = 0, idle_ns = 0, compute_ns = 0, copy_ns = 0, exposed_copy_ns = 0;
+  int64_t listed_gaps = 0, listed_gap_ns = 0;
+};
+
+struct TraceAnalysis {
+  TraceModel model;
+  TraceSummary summary;
+  std::vector<Window> window_list;             // every window analyzed
+  std::map<int32_t, DeviceTotals> by_device;   // sums over every window
+  // Every window's results; in a text summary of many instances only the
+  // longest instance's, and `instances` has the figures of all.
+  std::vector<WindowResults> windows;
+  std::vector<InstanceFigures> instances;
+
+  // Takes the next window's results: all of them; or, with `summarize`,
+  // its figures, and its results only while it is the longest so far.
+  void Add(WindowResults w, bool summarize);
+};
+
+// The top-level fields of the JSON document besides the traces.
+struct ReportJsonHeader {
+  WindowSpec window;
+  int64_t gap_threshold_ns = 0;
+  int top = 0;
+};
+
+// The document is written piece by piece, one window at a time, in the
+// layout of one dump(2) of the whole (keys in sorted order).
+void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJsonHeader& header,
+                      const RenderOptions& render, std::ostream& out);
+void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out);
+// All tables of one trace: the trace-level ones, then each per-window table
+// with a leading window_index column, rows of all windows together.
+std::vector<ResultTable> ReportTables(const TraceAnalysis& t);
+// Every table of every trace, each after "# trace:" and "# table:" lines.
+void RenderReportCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_RENDER_REPORT_RENDER_H_
