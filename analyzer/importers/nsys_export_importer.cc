@@ -45,15 +45,12 @@ absl::StatusOr<ExportInfo> ReadExportInfo(SqliteDb& db) {
     }
   }
   if (info.meta_table.empty()) return info;
-  auto stmt = db.Prepare(absl::StrCat("SELECT name, value FROM ", info.meta_table));
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (stmt->IsNull(0)) continue;
-    info.values.emplace(std::string(stmt->Text(0)), std::string(stmt->Text(1)));
-  }
+  absl::Status rows = db.ForEachRow(
+      absl::StrCat("SELECT name, value FROM ", info.meta_table), [&](const SqliteStatement& row) {
+        if (row.IsNull(0)) return;
+        info.values.emplace(std::string(row.Text(0)), std::string(row.Text(1)));
+      });
+  if (!rows.ok()) return rows;
   auto it = info.values.find("EXPORT_SCHEMA_VERSION");
   if (it != info.values.end()) info.version = it->second;
   std::string major_text;
@@ -136,7 +133,8 @@ void AddProcessNotes(ProcessState& p, bool has_api_table) {
         p.migrations, " unified-memory migrations (", p.migration_bytes_htod, " bytes to device, ",
         p.migration_bytes_dtoh, " bytes to host",
         p.migration_bytes_other > 0 ? absl::StrCat(", ", p.migration_bytes_other, " other") : "",
-        ") are page migrations, not GPU operations: they are not in the analyses"));
+        ") are imported as copies between managed memory, named 'unified-memory migration', with "
+        "no stream or submitting call: they count as copy-engine busy time and overlap"));
   }
   if (p.graph_executions > 0) {
     m.notes.push_back(absl::StrCat(p.graph_executions,
@@ -187,7 +185,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
 
   // Memory-mapped reads skip a copy per page; exports are read once, start
   // to end. (Affects only this read-only connection.)
-  sqlite3_exec(db.handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
+  (void)db.Exec("PRAGMA mmap_size = 4294967296");
   ImportContext ctx(&db);
   if (info->meta_table.empty()) {
     ctx.notes.push_back("export has neither EXPORT_META_DATA nor META_DATA_EXPORT: schema "
@@ -214,7 +212,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     return absl::OkStatus();
   };
   if (has_api_table && api_db.ok() && *api_db != nullptr) {
-    sqlite3_exec((*api_db)->handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
+    (void)(*api_db)->Exec("PRAGMA mmap_size = 4294967296");
     api_ctx = std::make_unique<ImportContext>(api_db->get());
     api_thread = std::thread([&] { api_status = read_api(*api_ctx); });
   }
