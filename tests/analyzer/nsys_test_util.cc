@@ -10,6 +10,11 @@
 namespace streamscope::nsys_test {
 
 std::string RealExportPath(std::string_view file) {
+#ifdef STREAMSCOPE_NSYS_DATA_DIR
+  // Set by the build: __FILE__ is relative to the build folder when ccache
+  // rewrites paths (CCACHE_BASEDIR), which breaks runs from elsewhere.
+  return (std::filesystem::path(STREAMSCOPE_NSYS_DATA_DIR) / std::string(file)).string();
+#endif
   // This file lives in tests/analyzer/; the data in tests/data/nsys/.
   std::filesystem::path here(__FILE__);
   return (here.parent_path().parent_path() / "data" / "nsys" / std::string(file)).string();

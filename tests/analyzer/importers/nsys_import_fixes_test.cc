@@ -178,7 +178,7 @@ TEST(NsysMigrations, AConvertedTraceKeepsThemAsMigrationCopyKinds) {
 }
 
 TEST(NsysMigrations, TheRealUnifiedMemoryExportKeepsItsGpuBusyWhileItMigrates) {
-  const std::string path = std::string(STREAMSCOPE_NSYS_DATA_DIR) + "/vecadd-um-a100.sqlite";
+  const std::string path = nsys_test::RealExportPath("vecadd-um-a100.sqlite");
   TraceModel m = LoadOne(path);
   const int64_t htod =
       SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 11");
