@@ -273,31 +273,26 @@ absl::Status AddNsysKernelShapes(SqliteDb& db, TraceModel* model) {
   }
   ImportContext ctx(&db);
   auto c = [&](std::string_view column) { return ctx.ColOr(t, column, "0"); };
-  auto stmt = db.Prepare(absl::StrCat(
-      "SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ", c("gridY"), ", ",
-      c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ", c("blockZ"), ", ",
-      c("registersPerThread"), ", ", c("staticSharedMemory"), ", ", c("dynamicSharedMemory"),
-      " FROM ", t));
-  if (!stmt.ok()) return stmt.status();
   auto to32 = [](int64_t v) {
     return v > INT32_MAX || v < INT32_MIN ? int32_t{0} : static_cast<int32_t>(v);
   };
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (nsys::PidOf(stmt->Int64(1)) != m.pid) continue;
-    auto it = op_of_row.find(stmt->Int64(0));
-    if (it == op_of_row.end()) continue;
-    KernelShape& k = m.kernel_shapes[it->second];
-    for (int i = 0; i < 3; ++i) {
-      k.grid[i] = to32(stmt->Int64(2 + i));
-      k.block[i] = to32(stmt->Int64(5 + i));
-    }
-    k.registers = to32(stmt->Int64(8));
-    k.shared_bytes = to32(stmt->Int64(9) + stmt->Int64(10));
-  }
-  return absl::OkStatus();
+  return db.ForEachRow(
+      absl::StrCat("SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ",
+                   c("gridY"), ", ", c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ",
+                   c("blockZ"), ", ", c("registersPerThread"), ", ", c("staticSharedMemory"), ", ",
+                   c("dynamicSharedMemory"), " FROM ", t),
+      [&](const SqliteStatement& row) {
+        if (nsys::PidOf(row.Int64(1)) != m.pid) return;
+        auto it = op_of_row.find(row.Int64(0));
+        if (it == op_of_row.end()) return;
+        KernelShape& k = m.kernel_shapes[it->second];
+        for (int i = 0; i < 3; ++i) {
+          k.grid[i] = to32(row.Int64(2 + i));
+          k.block[i] = to32(row.Int64(5 + i));
+        }
+        k.registers = to32(row.Int64(8));
+        k.shared_bytes = to32(row.Int64(9) + row.Int64(10));
+      });
 }
 
 }  // namespace streamscope

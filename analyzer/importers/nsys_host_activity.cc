@@ -108,25 +108,19 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     ctx.notes.push_back("export has no NVTX_EVENTS table: no NVTX ranges or marks");
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ", ctx.Col(t, "globalTid"), ", ",
-      ctx.Col(t, "text"), ", ", ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
-  auto stmt = ctx.db().Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
+  std::string sql = absl::StrCat("SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ",
+                                 ctx.Col(t, "globalTid"), ", ", ctx.Col(t, "text"), ", ",
+                                 ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
   int64_t other_process = 0;
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
+  absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     if (row.IsNull(3) || row.IsNull(1)) {
       ++ctx.stats["nvtx_event_incomplete"];
-      continue;
+      return;
     }
     int64_t type = row.Int64(3);
     if (type != kNvtxMark && type != kNvtxPushPopRange && type != kNvtxStartEndRange &&
         type != kNvtxDomainCreate) {
-      continue;  // thread names, categories, payload-only events
+      return;  // thread names, categories, payload-only events
     }
     int64_t global_tid = row.Int64(4);
     // NVTX of a process without CUDA activity (an MPI launcher, a shell)
@@ -134,7 +128,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     ProcessState* p = ctx.ProcessForGlobalId(global_tid, /*create=*/false);
     if (p == nullptr) {
       ++other_process;
-      continue;
+      return;
     }
     StringId text = kNoString;
     if (!row.IsNull(5)) {
@@ -145,7 +139,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     int64_t domain = row.IsNull(7) ? 0 : row.Int64(7);
     if (type == kNvtxDomainCreate) {
       if (text != kNoString) p->nvtx_domain_names[domain] = text;
-      continue;
+      return;
     }
     if (text == kNoString) text = p->model.strings.Intern("");
     int64_t start = row.Int64(1);
@@ -156,7 +150,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
       m.ts_ns = start;
       p->model.nvtx_marks.push_back(m);
       p->nvtx_mark_domain.push_back(domain);
-      continue;
+      return;
     }
     NvtxRange r;
     r.name = text;
@@ -164,17 +158,17 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     r.start_ns = start;
     if (!IsTraceTime(start)) {
       ++ctx.stats["nvtx_time_out_of_range"];
-      continue;
+      return;
     }
     if (!row.IsNull(2)) {
       int64_t end = row.Int64(2);
       if (end < start) {
         ++ctx.stats["nvtx_end_before_start"];
-        continue;
+        return;
       }
       if (!IsTraceTime(end)) {
         ++ctx.stats["nvtx_time_out_of_range"];
-        continue;
+        return;
       }
       r.end_ns = end;
     }
@@ -182,7 +176,8 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     r.source_id = row.Int64(0);
     p->model.nvtx_ranges.push_back(r);
     p->nvtx_range_domain.push_back(domain);
-  }
+  });
+  if (!rows.ok()) return rows;
   if (other_process > 0) {
     ctx.notes.push_back(absl::StrCat(other_process,
                                      " NVTX events of processes without CUDA activity were "

@@ -152,36 +152,31 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
                         "(blocking, non-blocking) are unknown");
     return absl::OkStatus();
   }
-  auto stmt = db.Prepare(absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ",
-                                      ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"), ", ",
-                                      ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t));
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    if (row.IsNull(0)) continue;
-    int64_t pid = row.Int64(1);
-    ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
-    if (p == nullptr) continue;
-    int64_t context = row.Int64(2);
-    auto dev = context_device.find({pid, context});
-    int32_t device = dev != context_device.end() ? dev->second : 0;
-    bool known = p->model.stream_index.contains(row.Int64(0));
-    int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
-    Stream& stream = p->model.streams[s];
-    if (!known || dev != context_device.end()) stream.device_id = device;
-    stream.context_id = context;
-    StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
-    // The null-stream tables are authoritative for the legacy stream.
-    if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
-    if (!row.IsNull(3)) {
-      // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
-      stream.priority = static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
-    }
-  }
-  return absl::OkStatus();
+  return db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ",
+                                    ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"), ", ",
+                                    ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t),
+                       [&](const SqliteStatement& row) {
+                         if (row.IsNull(0)) return;
+                         int64_t pid = row.Int64(1);
+                         ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
+                         if (p == nullptr) return;
+                         int64_t context = row.Int64(2);
+                         auto dev = context_device.find({pid, context});
+                         int32_t device = dev != context_device.end() ? dev->second : 0;
+                         bool known = p->model.stream_index.contains(row.Int64(0));
+                         int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
+                         Stream& stream = p->model.streams[s];
+                         if (!known || dev != context_device.end()) stream.device_id = device;
+                         stream.context_id = context;
+                         StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
+                         // The null-stream tables are authoritative for the legacy stream.
+                         if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
+                         if (!row.IsNull(3)) {
+                           // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
+                           stream.priority =
+                               static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
+                         }
+                       });
 }
 
 }  // namespace streamscope::nsys
