@@ -50,11 +50,14 @@ CREATE TABLE string (
 -- Enumerations -------------------------------------------------------------
 
 -- CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD,
--- 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP.
+-- 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP; then unified-memory page migrations
+-- (prefetches, page faults) as Nsight Systems numbers them: 11 to the
+-- device, 12 to the host, 13 between devices (converted exports only).
 CREATE TABLE enum_copy_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
 INSERT INTO enum_copy_kind VALUES
   (0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),(4,'AtoH'),(5,'AtoA'),
-  (6,'AtoD'),(7,'DtoA'),(8,'DtoD'),(9,'HtoH'),(10,'PtoP');
+  (6,'AtoD'),(7,'DtoA'),(8,'DtoD'),(9,'HtoH'),(10,'PtoP'),
+  (11,'uvm_HtoD'),(12,'uvm_DtoH'),(13,'uvm_DtoD');
 
 -- CUpti_ActivityMemoryKind.
 CREATE TABLE enum_memory_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);

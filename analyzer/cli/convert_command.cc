@@ -10,7 +10,7 @@
 #include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/trace_loader.h"
 
 namespace streamscope {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "schema/enum_values.h"
 
 namespace streamscope::nsys {
 namespace {
@@ -14,9 +15,10 @@ CopyClass Copy(OpCategory category, int copy_kind) {
   return c;
 }
 
-CopyClass Migration(int copy_kind) {
+CopyClass Migration(OpCategory category, int copy_kind) {
   CopyClass c;
   c.is_migration = true;
+  c.category = category;
   c.copy_kind = copy_kind;
   return c;
 }
@@ -24,15 +26,28 @@ CopyClass Migration(int copy_kind) {
 }  // namespace
 
 CopyClass CopyClassForKind(int64_t kind) {
+  namespace ck = schema::copy_kind;
   switch (kind) {
-    case 1: return Copy(OpCategory::kHtoD, 1);
-    case 2: return Copy(OpCategory::kDtoH, 2);
-    case 3: case 4: case 5: case 6: case 7: case 9:
-      return Copy(OpCategory::kOtherCopy, static_cast<int>(kind));
-    case 8: return Copy(OpCategory::kDtoD, 8);
-    case 10: return Copy(OpCategory::kPtoP, 10);
-    case 11: case 12: case 13: return Migration(static_cast<int>(kind));
-    default: return Copy(OpCategory::kOtherCopy, 0);
+    case ck::kUnknown: return Copy(OpCategory::kOtherCopy, ck::kUnknown);
+    case ck::kHtoD: return Copy(OpCategory::kHtoD, ck::kHtoD);
+    case ck::kDtoH: return Copy(OpCategory::kDtoH, ck::kDtoH);
+    case ck::kHtoA:
+    case ck::kAtoH:
+    case ck::kAtoA:
+    case ck::kAtoD:
+    case ck::kDtoA:
+    case ck::kHtoH: return Copy(OpCategory::kOtherCopy, static_cast<int>(kind));
+    case ck::kDtoD: return Copy(OpCategory::kDtoD, ck::kDtoD);
+    case ck::kPtoP: return Copy(OpCategory::kPtoP, ck::kPtoP);
+    // ENUM_CUDA_MEMCPY_OPER's unified-memory values (the trace schema's too).
+    case ck::kUvmHtoD: return Migration(OpCategory::kHtoD, ck::kUvmHtoD);
+    case ck::kUvmDtoH: return Migration(OpCategory::kDtoH, ck::kUvmDtoH);
+    case ck::kUvmDtoD: return Migration(OpCategory::kDtoD, ck::kUvmDtoD);
+    default: {
+      CopyClass c = Copy(OpCategory::kOtherCopy, ck::kUnknown);
+      c.known = false;
+      return c;
+    }
   }
 }
 
@@ -51,7 +66,7 @@ std::optional<CopyClass> CopyClassForName(std::string_view name) {
     }
   }
   if (name.find("UVM") != name.npos || name.find("UNIFIED") != name.npos) {
-    return Migration(0);
+    return Migration(OpCategory::kOtherCopy, 0);
   }
   return std::nullopt;
 }
@@ -87,10 +102,12 @@ std::optional<MemoryKind> MemoryKindForName(std::string_view name) {
 }
 
 StreamKind StreamKindForFlag(int64_t flag) {
+  // CUpti_ActivityStreamFlag (not the schema's stream kinds).
+  constexpr int64_t kFlagDefault = 1, kFlagNonBlocking = 2, kFlagNullStream = 3;
   switch (flag) {
-    case 1: return StreamKind::kBlocking;
-    case 2: return StreamKind::kNonBlocking;
-    case 3: return StreamKind::kLegacyDefault;
+    case kFlagDefault: return StreamKind::kBlocking;
+    case kFlagNonBlocking: return StreamKind::kNonBlocking;
+    case kFlagNullStream: return StreamKind::kLegacyDefault;
     default: return StreamKind::kUnknown;
   }
 }

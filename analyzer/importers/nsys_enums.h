@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope::nsys {
@@ -36,9 +36,12 @@ inline constexpr int64_t kInvalidU32 = 0xFFFFFFFFll;
 
 // What one copy record is.
 struct CopyClass {
-  bool is_migration = false;  // unified-memory page migration, not a GPU op
+  // A unified-memory page migration (prefetch or fault-driven): imported as
+  // a copy of `category` between managed memory, with no submitting call.
+  bool is_migration = false;
   OpCategory category = OpCategory::kOtherCopy;
   int copy_kind = 0;          // CUpti_ActivityMemcpyKind (0 unknown .. 10 PtoP)
+  bool known = true;          // false: a value the numbering does not define
 };
 
 // Copy kind (ENUM_CUDA_MEMCPY_OPER numbering, same as CUPTI 0-10, plus

@@ -45,15 +45,12 @@ absl::StatusOr<ExportInfo> ReadExportInfo(SqliteDb& db) {
     }
   }
   if (info.meta_table.empty()) return info;
-  auto stmt = db.Prepare(absl::StrCat("SELECT name, value FROM ", info.meta_table));
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (stmt->IsNull(0)) continue;
-    info.values.emplace(std::string(stmt->Text(0)), std::string(stmt->Text(1)));
-  }
+  absl::Status rows = db.ForEachRow(
+      absl::StrCat("SELECT name, value FROM ", info.meta_table), [&](const SqliteStatement& row) {
+        if (row.IsNull(0)) return;
+        info.values.emplace(std::string(row.Text(0)), std::string(row.Text(1)));
+      });
+  if (!rows.ok()) return rows;
   auto it = info.values.find("EXPORT_SCHEMA_VERSION");
   if (it != info.values.end()) info.version = it->second;
   std::string major_text;
@@ -136,7 +133,8 @@ void AddProcessNotes(ProcessState& p, bool has_api_table) {
         p.migrations, " unified-memory migrations (", p.migration_bytes_htod, " bytes to device, ",
         p.migration_bytes_dtoh, " bytes to host",
         p.migration_bytes_other > 0 ? absl::StrCat(", ", p.migration_bytes_other, " other") : "",
-        ") are page migrations, not GPU operations: they are not in the analyses"));
+        ") are imported as copies between managed memory, named 'unified-memory migration', with "
+        "no stream or submitting call: they count as copy-engine busy time and overlap"));
   }
   if (p.graph_executions > 0) {
     m.notes.push_back(absl::StrCat(p.graph_executions,
@@ -187,7 +185,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
 
   // Memory-mapped reads skip a copy per page; exports are read once, start
   // to end. (Affects only this read-only connection.)
-  sqlite3_exec(db.handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
+  (void)db.Exec("PRAGMA mmap_size = 4294967296");
   ImportContext ctx(&db);
   if (info->meta_table.empty()) {
     ctx.notes.push_back("export has neither EXPORT_META_DATA nor META_DATA_EXPORT: schema "
@@ -214,7 +212,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     return absl::OkStatus();
   };
   if (has_api_table && api_db.ok() && *api_db != nullptr) {
-    sqlite3_exec((*api_db)->handle(), "PRAGMA mmap_size = 4294967296", nullptr, nullptr, nullptr);
+    (void)(*api_db)->Exec("PRAGMA mmap_size = 4294967296");
     api_ctx = std::make_unique<ImportContext>(api_db->get());
     api_thread = std::thread([&] { api_status = read_api(*api_ctx); });
   }
@@ -275,31 +273,26 @@ absl::Status AddNsysKernelShapes(SqliteDb& db, TraceModel* model) {
   }
   ImportContext ctx(&db);
   auto c = [&](std::string_view column) { return ctx.ColOr(t, column, "0"); };
-  auto stmt = db.Prepare(absl::StrCat(
-      "SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ", c("gridY"), ", ",
-      c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ", c("blockZ"), ", ",
-      c("registersPerThread"), ", ", c("staticSharedMemory"), ", ", c("dynamicSharedMemory"),
-      " FROM ", t));
-  if (!stmt.ok()) return stmt.status();
   auto to32 = [](int64_t v) {
     return v > INT32_MAX || v < INT32_MIN ? int32_t{0} : static_cast<int32_t>(v);
   };
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (nsys::PidOf(stmt->Int64(1)) != m.pid) continue;
-    auto it = op_of_row.find(stmt->Int64(0));
-    if (it == op_of_row.end()) continue;
-    KernelShape& k = m.kernel_shapes[it->second];
-    for (int i = 0; i < 3; ++i) {
-      k.grid[i] = to32(stmt->Int64(2 + i));
-      k.block[i] = to32(stmt->Int64(5 + i));
-    }
-    k.registers = to32(stmt->Int64(8));
-    k.shared_bytes = to32(stmt->Int64(9) + stmt->Int64(10));
-  }
-  return absl::OkStatus();
+  return db.ForEachRow(
+      absl::StrCat("SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ",
+                   c("gridY"), ", ", c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ",
+                   c("blockZ"), ", ", c("registersPerThread"), ", ", c("staticSharedMemory"), ", ",
+                   c("dynamicSharedMemory"), " FROM ", t),
+      [&](const SqliteStatement& row) {
+        if (nsys::PidOf(row.Int64(1)) != m.pid) return;
+        auto it = op_of_row.find(row.Int64(0));
+        if (it == op_of_row.end()) return;
+        KernelShape& k = m.kernel_shapes[it->second];
+        for (int i = 0; i < 3; ++i) {
+          k.grid[i] = to32(row.Int64(2 + i));
+          k.block[i] = to32(row.Int64(5 + i));
+        }
+        k.registers = to32(row.Int64(8));
+        k.shared_bytes = to32(row.Int64(9) + row.Int64(10));
+      });
 }
 
 }  // namespace streamscope

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

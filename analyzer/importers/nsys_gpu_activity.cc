@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_import_context.h"
 #include "analyzer/model/saturating.h"
+#include "schema/enum_values.h"
 
 namespace streamscope::nsys {
 namespace {
@@ -81,6 +82,7 @@ struct OpRow {
   int32_t peer = -1;
   int64_t graph_id = -1;
   int64_t source_id = 0;
+  bool is_async = false;  // else decided from the submitting API's name later
 };
 
 void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r) {
@@ -95,7 +97,7 @@ void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r) {
   ops.bytes.push_back(r.bytes);
   ops.src_kind.push_back(r.src);
   ops.dst_kind.push_back(r.dst);
-  ops.is_async.push_back(0);  // decided from the submitting API's name later
+  ops.is_async.push_back(r.is_async ? 1 : 0);
   ops.peer_device.push_back(r.peer);
   ops.graph_id.push_back(r.graph_id);
   ops.source_id.push_back(r.source_id);
@@ -198,6 +200,15 @@ absl::StatusOr<std::optional<OpSource>> KernelSource(ImportContext& ctx) {
   return OpSource(std::move(*stmt), &ParseKernel);
 }
 
+// A copy kind neither CUPTI's numbering nor the export's enum table names:
+// counted, and its value named in a note (it is imported as other_copy).
+void NoteUnknownCopyKind(ImportContext& ctx, const SqliteStatement& row, int col) {
+  ++ctx.stats["copy_kind_unknown"];
+  std::string value = row.IsNull(col) ? "NULL" : std::string(row.Text(col));
+  if (value.size() > 40) value = value.substr(0, 37) + "...";
+  ++ctx.unknown_copy_kinds[value];
+}
+
 bool ParseMemcpy(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
   OpRow& r = *out;
   r = OpRow{};
@@ -208,20 +219,33 @@ bool ParseMemcpy(ImportContext& ctx, const SqliteStatement& row, OpRow* out, Pro
     ++ctx.stats["copy_negative_bytes"];
     r.bytes = 0;
   }
-  CopyClass kind = ctx.copy_kinds.Map(row.Int64(8));
+  const int64_t copy_kind = row.Int64(8);
+  CopyClass kind = ctx.copy_kinds.Map(copy_kind);
+  // Text reads as 0 (CUPTI's "unknown" kind): look at such values only.
+  if (!kind.known || (copy_kind == 0 && row.Text(8) != "0")) NoteUnknownCopyKind(ctx, row, 8);
   if (kind.is_migration) {
     ++p.migrations;
-    if (kind.copy_kind == 11) {
+    if (kind.category == OpCategory::kHtoD) {
       p.migration_bytes_htod += r.bytes;
-    } else if (kind.copy_kind == 12) {
+    } else if (kind.category == OpCategory::kDtoH) {
       p.migration_bytes_dtoh += r.bytes;
     } else {
       p.migration_bytes_other += r.bytes;
     }
-    return false;
   }
   ReadCommon(row, &r);
   r.category = kind.category;
+  if (kind.is_migration) {
+    // Pages moved by the driver between managed memory on the host and the
+    // device, on a copy engine: no stream, no submitting call.
+    r.src = r.dst = MemoryKind::kManaged;
+    r.stream_id = -1;
+    r.correlation = -1;
+    r.is_async = true;
+    r.name = p.model.strings.Intern(schema::copy_kind::kMigrationOpName);
+    *process = &p;
+    return true;
+  }
   r.src = ctx.memory_kinds.Map(row.Int64(9));   // -1 (NULL) maps to unknown
   r.dst = ctx.memory_kinds.Map(row.Int64(10));
   if (r.category == OpCategory::kPtoP) {
@@ -324,10 +348,22 @@ absl::Status ReadGpuOps(ImportContext& ctx) {
         next = &src;
       }
     }
-    if (next == nullptr) return absl::OkStatus();
+    if (next == nullptr) break;
     AppendOp(ctx, next->process(), next->row());
     if (absl::Status s = next->Advance(ctx); !s.ok()) return s;
   }
+  if (!ctx.unknown_copy_kinds.empty()) {
+    int64_t total = 0;
+    std::string values;
+    for (const auto& [value, count] : ctx.unknown_copy_kinds) {
+      total += count;
+      absl::StrAppend(&values, values.empty() ? "" : ", ", "'", value, "' (", count, ")");
+    }
+    ctx.notes.push_back(
+        absl::StrCat(total, " copies have a copy kind this importer does not know: ", values,
+                     "; they are imported as other_copy"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ReadSyncs(ImportContext& ctx) {
@@ -340,15 +376,9 @@ absl::Status ReadSyncs(ImportContext& ctx) {
   std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
                                  ColOr(ctx, t, "syncType", "-1"), ", ",
                                  ColOr(ctx, t, "eventId", "-1"), " FROM ", t);
-  auto stmt = ctx.db().Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
+  absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     SyncRecord s;
-    if (!ValidSpan(ctx, row, 1, 2, &s.start_ns, &s.end_ns)) continue;
+    if (!ValidSpan(ctx, row, 1, 2, &s.start_ns, &s.end_ns)) return;
     ProcessState& p = ProcessOf(ctx, row, 6);
     s.source_id = row.Int64(0);
     int64_t stream_id = OptionalId(row, 4);
@@ -359,7 +389,8 @@ absl::Status ReadSyncs(ImportContext& ctx) {
     s.kind = type < 0 ? SyncKind::kUnknown : ctx.sync_kinds.Map(type);
     s.event_id = OptionalId(row, 8);
     p.model.syncs.push_back(s);
-  }
+  });
+  if (!rows.ok()) return rows;
   return absl::OkStatus();
 }
 

@@ -45,13 +45,7 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
       col_or("eventClass", "-1"), ", ", col_or("globalTid", kNullSql), ", ",
       col_or("correlationId", "-1"), ", ", col_or("nameId", "-1"), ", ",
       col_or("returnValue", "0"), ", ", text_name, " FROM ", t);
-  auto stmt = ctx.db().Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
+  absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     ApiDomain domain = driver_table ? ApiDomain::kDriver : ApiDomain::kRuntime;
     const int64_t event_class = row.Int64(3);
     if (event_class == kEventClassRuntime) {
@@ -61,20 +55,20 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
     } else if (event_class != -1) {
       // e.g. 67 "CUDA backtrace": a duplicate of a call, carrying its stack.
       ++ctx.stats[absl::StrCat("api_row_skipped_event_class_", event_class)];
-      continue;
+      return;
     }
     const int64_t start = row.Int64(1), end = row.Int64(2);
     if (start == kNullValue || end == kNullValue) {
       ++ctx.stats["record_null_timestamp"];
-      continue;
+      return;
     }
     if (end < start) {
       ++ctx.stats["api_end_before_start"];
-      continue;
+      return;
     }
     if (!IsTraceTime(start) || !IsTraceTime(end)) {
       ++ctx.stats["api_time_out_of_range"];
-      continue;
+      return;
     }
     int64_t global_tid = row.Int64(4);
     if (global_tid == kNullValue) {
@@ -103,7 +97,8 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
     const int64_t rv = row.Int64(7);
     api.return_value.push_back(rv > INT32_MAX || rv < INT32_MIN ? -1 : static_cast<int32_t>(rv));
     api.source_id.push_back(row.Int64(0));
-  }
+  });
+  if (!rows.ok()) return rows;
   return absl::OkStatus();
 }
 
@@ -113,25 +108,19 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     ctx.notes.push_back("export has no NVTX_EVENTS table: no NVTX ranges or marks");
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat(
-      "SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ", ctx.Col(t, "globalTid"), ", ",
-      ctx.Col(t, "text"), ", ", ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
-  auto stmt = ctx.db().Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
+  std::string sql = absl::StrCat("SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ",
+                                 ctx.Col(t, "globalTid"), ", ", ctx.Col(t, "text"), ", ",
+                                 ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
   int64_t other_process = 0;
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
+  absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     if (row.IsNull(3) || row.IsNull(1)) {
       ++ctx.stats["nvtx_event_incomplete"];
-      continue;
+      return;
     }
     int64_t type = row.Int64(3);
     if (type != kNvtxMark && type != kNvtxPushPopRange && type != kNvtxStartEndRange &&
         type != kNvtxDomainCreate) {
-      continue;  // thread names, categories, payload-only events
+      return;  // thread names, categories, payload-only events
     }
     int64_t global_tid = row.Int64(4);
     // NVTX of a process without CUDA activity (an MPI launcher, a shell)
@@ -139,7 +128,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     ProcessState* p = ctx.ProcessForGlobalId(global_tid, /*create=*/false);
     if (p == nullptr) {
       ++other_process;
-      continue;
+      return;
     }
     StringId text = kNoString;
     if (!row.IsNull(5)) {
@@ -150,7 +139,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     int64_t domain = row.IsNull(7) ? 0 : row.Int64(7);
     if (type == kNvtxDomainCreate) {
       if (text != kNoString) p->nvtx_domain_names[domain] = text;
-      continue;
+      return;
     }
     if (text == kNoString) text = p->model.strings.Intern("");
     int64_t start = row.Int64(1);
@@ -161,7 +150,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
       m.ts_ns = start;
       p->model.nvtx_marks.push_back(m);
       p->nvtx_mark_domain.push_back(domain);
-      continue;
+      return;
     }
     NvtxRange r;
     r.name = text;
@@ -169,17 +158,17 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     r.start_ns = start;
     if (!IsTraceTime(start)) {
       ++ctx.stats["nvtx_time_out_of_range"];
-      continue;
+      return;
     }
     if (!row.IsNull(2)) {
       int64_t end = row.Int64(2);
       if (end < start) {
         ++ctx.stats["nvtx_end_before_start"];
-        continue;
+        return;
       }
       if (!IsTraceTime(end)) {
         ++ctx.stats["nvtx_time_out_of_range"];
-        continue;
+        return;
       }
       r.end_ns = end;
     }
@@ -187,7 +176,8 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     r.source_id = row.Int64(0);
     p->model.nvtx_ranges.push_back(r);
     p->nvtx_range_domain.push_back(domain);
-  }
+  });
+  if (!rows.ok()) return rows;
   if (other_process > 0) {
     ctx.notes.push_back(absl::StrCat(other_process,
                                      " NVTX events of processes without CUDA activity were "
@@ -199,19 +189,16 @@ absl::Status ReadNvtx(ImportContext& ctx) {
 absl::Status ReadThreadNames(ImportContext& ctx) {
   const std::string t("ThreadNames");
   if (!ctx.db().HasTable(t)) return absl::OkStatus();
-  auto stmt = ctx.db().Prepare(absl::StrCat("SELECT ", ctx.Col(t, "nameId"), ", ",
-                                            ctx.Col(t, "globalTid"), " FROM ", t));
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (stmt->IsNull(0) || stmt->IsNull(1)) continue;
-    ProcessState* p = ctx.ProcessForGlobalId(stmt->Int64(1), /*create=*/false);
-    if (p == nullptr) continue;
-    std::optional<std::string> name = ctx.Text(stmt->Int64(0));
-    if (name.has_value()) p->model.thread_names[TidOf(stmt->Int64(1))] = *name;
-  }
+  absl::Status rows = ctx.db().ForEachRow(
+      absl::StrCat("SELECT ", ctx.Col(t, "nameId"), ", ", ctx.Col(t, "globalTid"), " FROM ", t),
+      [&](const SqliteStatement& row) {
+        if (row.IsNull(0) || row.IsNull(1)) return;
+        ProcessState* p = ctx.ProcessForGlobalId(row.Int64(1), /*create=*/false);
+        if (p == nullptr) return;
+        std::optional<std::string> name = ctx.Text(row.Int64(0));
+        if (name.has_value()) p->model.thread_names[TidOf(row.Int64(1))] = *name;
+      });
+  if (!rows.ok()) return rows;
   return absl::OkStatus();
 }
 
@@ -279,15 +266,21 @@ void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p) {
     }
   }
 
-  // Sync kinds: the export's enum if it named them, else the call's name.
-  int64_t unknown_syncs = 0;
+  // Sync kinds: the synchronizing call's name wins where it says one (some
+  // exports number syncType the old way: cudaDeviceSynchronize came out as
+  // an event synchronization); else the export's enum.
+  int64_t unknown_syncs = 0, corrected = 0;
   for (SyncRecord& s : m.syncs) {
-    if (s.kind == SyncKind::kUnknown) {
-      int32_t api = api_of(s.correlation_id);
-      if (api >= 0) s.kind = SyncKindForApiName(m.strings.Get(m.api.name[api]));
+    int32_t api = api_of(s.correlation_id);
+    SyncKind by_name =
+        api >= 0 ? SyncKindForApiName(m.strings.Get(m.api.name[api])) : SyncKind::kUnknown;
+    if (by_name != SyncKind::kUnknown) {
+      if (s.kind != SyncKind::kUnknown && s.kind != by_name) ++corrected;
+      s.kind = by_name;
     }
     if (s.kind == SyncKind::kUnknown) ++unknown_syncs;
   }
+  if (corrected > 0) m.import_stats["sync_kind_differs_from_call"] += corrected;
   if (unknown_syncs > 0) {
     m.notes.push_back(absl::StrCat(unknown_syncs,
                                    " synchronizations have an unknown type (no ENUM_CUPTI_SYNC_TYPE "

@@ -67,36 +67,29 @@ ProcessState* ImportContext::ProcessForGlobalId(int64_t global_id, bool create) 
 
 std::optional<std::string> ImportContext::Text(int64_t nsys_string_id) {
   if (string_lookup_failed_) return std::nullopt;
-  if (string_lookup_ == nullptr) {
+  if (!string_lookup_.has_value()) {
     if (!db_->HasTable("StringIds")) {
       string_lookup_failed_ = true;
       notes.push_back("export has no StringIds table: names are missing");
       return std::nullopt;
     }
-    // A raw statement so it can be reset and reused for every lookup.
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_->handle(), "SELECT value FROM StringIds WHERE id = ?1", -1, &stmt,
-                           nullptr) != SQLITE_OK) {
-      sqlite3_finalize(stmt);
+    auto stmt = db_->Prepare("SELECT value FROM StringIds WHERE id = ?1");
+    if (!stmt.ok()) {
       string_lookup_failed_ = true;
-      notes.push_back(absl::StrCat("export's StringIds table is unreadable (",
-                                   sqlite3_errmsg(db_->handle()), "): names are missing"));
+      notes.push_back(absl::StrCat("export's StringIds table is unreadable (", db_->LastError(),
+                                   "): names are missing"));
       return std::nullopt;
     }
-    string_lookup_.reset(stmt);
+    string_lookup_.emplace(std::move(*stmt));
   }
-  sqlite3_stmt* stmt = string_lookup_.get();
-  sqlite3_reset(stmt);
-  sqlite3_bind_int64(stmt, 1, nsys_string_id);
+  SqliteStatement& stmt = *string_lookup_;
+  stmt.Reset();
   std::optional<std::string> out;
-  if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
-    const unsigned char* text = sqlite3_column_text(stmt, 0);
-    if (text != nullptr) {
-      out = std::string(reinterpret_cast<const char*>(text),
-                        static_cast<size_t>(sqlite3_column_bytes(stmt, 0)));
-    }
+  if (stmt.BindInt64(1, nsys_string_id).ok()) {
+    auto row = stmt.Step();
+    if (row.ok() && *row && !stmt.IsNull(0)) out = std::string(stmt.Text(0));
   }
-  sqlite3_reset(stmt);
+  stmt.Reset();
   return out;
 }
 

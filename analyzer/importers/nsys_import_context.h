@@ -23,7 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "analyzer/importers/nsys_enums.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope::nsys {
@@ -42,7 +42,7 @@ struct ProcessState {
   // NVTX domain ids of each range/mark, resolved once domain names are known.
   std::vector<int64_t> nvtx_range_domain, nvtx_mark_domain;
   absl::flat_hash_map<int64_t, StringId> nvtx_domain_names;
-  // Unified-memory migrations (not GPU ops of the model).
+  // Unified-memory migrations (imported as copies between managed memory).
   int64_t migrations = 0, migration_bytes_htod = 0, migration_bytes_dtoh = 0,
           migration_bytes_other = 0;
   // Copies whose async flag came from the submitting API's name.
@@ -87,6 +87,8 @@ class ImportContext {
   // Export-wide counters and notes, copied into every model at the end.
   std::map<std::string, int64_t> stats;
   std::vector<std::string> notes;
+  // Copy kinds no numbering defines: value as text -> copies.
+  std::map<std::string, int64_t> unknown_copy_kinds;
 
   EnumTable<CopyClass> copy_kinds;
   EnumTable<MemoryKind> memory_kinds;
@@ -95,10 +97,7 @@ class ImportContext {
  private:
   static constexpr int64_t kDenseIds = 1 << 24;
   SqliteDb* db_;
-  struct StmtDeleter {
-    void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-  };
-  std::unique_ptr<sqlite3_stmt, StmtDeleter> string_lookup_;
+  std::optional<SqliteStatement> string_lookup_;  // reset and reused per lookup
   bool string_lookup_failed_ = false;
   std::map<int64_t, std::unique_ptr<ProcessState>> processes_;
   // Column name -> declared NOT NULL, per table (one PRAGMA per table).

@@ -32,13 +32,7 @@ absl::StatusOr<std::vector<GpuRow>> ReadGpus(ImportContext& ctx) {
       ctx.Col(t, "computeMajor"), ", ", ctx.Col(t, "computeMinor"), ", ", ctx.Col(t, "smCount"),
       ", ", ctx.Col(t, "asyncEngines"), ", ", ctx.Col(t, "concurrentKernels"), ", ",
       ctx.Col(t, "totalMemory"), ", ", ctx.Col(t, "cuDevice"), " FROM ", t);
-  auto stmt = ctx.db().Prepare(sql);
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
+  absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     GpuRow g;
     g.nsys_id = row.Int64(0);
     g.device.id = Int32Or(row, 9, Int32Or(row, 0, 0));
@@ -53,7 +47,8 @@ absl::StatusOr<std::vector<GpuRow>> ReadGpus(ImportContext& ctx) {
     g.device.concurrent_kernels = Int32Or(row, 7, -1);
     g.device.global_memory_bytes = row.IsNull(8) ? 0 : row.Int64(8);
     gpus.push_back(std::move(g));
-  }
+  });
+  if (!rows.ok()) return rows;
   return gpus;
 }
 
@@ -72,16 +67,14 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
   std::map<int64_t, std::vector<std::pair<int64_t, int32_t>>> cuda_devices;  // pid -> (gpu, ordinal)
   if (db.HasTable("TARGET_INFO_CUDA_DEVICE")) {
     const std::string t("TARGET_INFO_CUDA_DEVICE");
-    auto stmt = db.Prepare(absl::StrCat("SELECT ", ctx.Col(t, "gpuId"), ", ", ctx.Col(t, "cudaId"),
-                                        ", ", ctx.Col(t, "pid"), " FROM ", t));
-    if (!stmt.ok()) return stmt.status();
-    while (true) {
-      auto more = stmt->Step();
-      if (!more.ok()) return more.status();
-      if (!*more) break;
-      if (stmt->IsNull(0) || stmt->IsNull(1)) continue;
-      cuda_devices[stmt->Int64(2)].emplace_back(stmt->Int64(0), Int32Or(*stmt, 1, 0));
-    }
+    absl::Status rows =
+        db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "gpuId"), ", ", ctx.Col(t, "cudaId"), ", ",
+                                   ctx.Col(t, "pid"), " FROM ", t),
+                      [&](const SqliteStatement& row) {
+                        if (row.IsNull(0) || row.IsNull(1)) return;
+                        cuda_devices[row.Int64(2)].emplace_back(row.Int64(0), Int32Or(row, 1, 0));
+                      });
+    if (!rows.ok()) return rows;
   }
   for (auto& [pid, p] : ctx.processes()) {
     std::vector<Device>& devices = p->model.devices;
@@ -123,26 +116,22 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
   auto read_null_streams = [&](const std::string& t, std::string_view stream_col) -> absl::Status {
     if (!db.HasTable(t)) return absl::OkStatus();
     have_null_streams = true;
-    auto stmt = db.Prepare(absl::StrCat("SELECT ", ctx.Col(t, stream_col), ", ",
-                                        ctx.Col(t, "processId"), ", ", ctx.Col(t, "deviceId"), ", ",
-                                        ctx.Col(t, "contextId"), " FROM ", t));
-    if (!stmt.ok()) return stmt.status();
-    while (true) {
-      auto more = stmt->Step();
-      if (!more.ok()) return more.status();
-      if (!*more) break;
-      const SqliteStatement& row = *stmt;
-      int64_t pid = row.Int64(1);
-      int32_t device = Int32Or(row, 2, 0);
-      context_device[{pid, row.Int64(3)}] = device;
-      ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
-      if (p == nullptr || row.IsNull(0)) continue;
-      int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
-      Stream& stream = p->model.streams[s];
-      stream.kind = StreamKind::kLegacyDefault;
-      stream.device_id = device;
-      stream.context_id = row.Int64(3);
-    }
+    absl::Status rows = db.ForEachRow(
+        absl::StrCat("SELECT ", ctx.Col(t, stream_col), ", ", ctx.Col(t, "processId"), ", ",
+                     ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "contextId"), " FROM ", t),
+        [&](const SqliteStatement& row) {
+          int64_t pid = row.Int64(1);
+          int32_t device = Int32Or(row, 2, 0);
+          context_device[{pid, row.Int64(3)}] = device;
+          ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
+          if (p == nullptr || row.IsNull(0)) return;
+          int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
+          Stream& stream = p->model.streams[s];
+          stream.kind = StreamKind::kLegacyDefault;
+          stream.device_id = device;
+          stream.context_id = row.Int64(3);
+        });
+    if (!rows.ok()) return rows;
     return absl::OkStatus();
   };
   if (auto s = read_null_streams("TARGET_INFO_CUDA_NULL_STREAM", "streamId"); !s.ok()) return s;
@@ -163,36 +152,31 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
                         "(blocking, non-blocking) are unknown");
     return absl::OkStatus();
   }
-  auto stmt = db.Prepare(absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ",
-                                      ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"), ", ",
-                                      ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t));
-  if (!stmt.ok()) return stmt.status();
-  while (true) {
-    auto more = stmt->Step();
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    const SqliteStatement& row = *stmt;
-    if (row.IsNull(0)) continue;
-    int64_t pid = row.Int64(1);
-    ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
-    if (p == nullptr) continue;
-    int64_t context = row.Int64(2);
-    auto dev = context_device.find({pid, context});
-    int32_t device = dev != context_device.end() ? dev->second : 0;
-    bool known = p->model.stream_index.contains(row.Int64(0));
-    int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
-    Stream& stream = p->model.streams[s];
-    if (!known || dev != context_device.end()) stream.device_id = device;
-    stream.context_id = context;
-    StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
-    // The null-stream tables are authoritative for the legacy stream.
-    if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
-    if (!row.IsNull(3)) {
-      // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
-      stream.priority = static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
-    }
-  }
-  return absl::OkStatus();
+  return db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ",
+                                    ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"), ", ",
+                                    ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t),
+                       [&](const SqliteStatement& row) {
+                         if (row.IsNull(0)) return;
+                         int64_t pid = row.Int64(1);
+                         ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
+                         if (p == nullptr) return;
+                         int64_t context = row.Int64(2);
+                         auto dev = context_device.find({pid, context});
+                         int32_t device = dev != context_device.end() ? dev->second : 0;
+                         bool known = p->model.stream_index.contains(row.Int64(0));
+                         int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
+                         Stream& stream = p->model.streams[s];
+                         if (!known || dev != context_device.end()) stream.device_id = device;
+                         stream.context_id = context;
+                         StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
+                         // The null-stream tables are authoritative for the legacy stream.
+                         if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
+                         if (!row.IsNull(3)) {
+                           // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
+                           stream.priority =
+                               static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
+                         }
+                       });
 }
 
 }  // namespace streamscope::nsys

@@ -21,10 +21,19 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "schema/enum_values.h"
 #include "schema/schema.h"
 
 namespace streamscope {
 namespace {
+
+// The model's enums carry the schema's values (read with a cast).
+static_assert(static_cast<int64_t>(MemoryKind::kManagedStatic) ==
+              schema::memory_kind::kManagedStatic);
+static_assert(static_cast<int64_t>(StreamKind::kNonBlocking) == schema::stream_kind::kNonBlocking);
+static_assert(static_cast<int64_t>(SyncKind::kContextSynchronize) ==
+              schema::sync_kind::kContextSynchronize);
+static_assert(static_cast<int64_t>(ApiDomain::kDriver) == schema::api_domain::kDriver);
 
 // Source string ids -> pool ids. Dense ids (the collector's) use a vector.
 class StringMap {
@@ -52,16 +61,21 @@ class StringMap {
 
 OpCategory CategoryForCopyKind(int64_t copy_kind) {
   switch (copy_kind) {
-    case 1: return OpCategory::kHtoD;
-    case 2: return OpCategory::kDtoH;
-    case 8: return OpCategory::kDtoD;
-    case 10: return OpCategory::kPtoP;
+    case schema::copy_kind::kHtoD: return OpCategory::kHtoD;
+    case schema::copy_kind::kDtoH: return OpCategory::kDtoH;
+    case schema::copy_kind::kDtoD: return OpCategory::kDtoD;
+    case schema::copy_kind::kPtoP: return OpCategory::kPtoP;
+    case schema::copy_kind::kUvmHtoD: return OpCategory::kHtoD;
+    case schema::copy_kind::kUvmDtoH: return OpCategory::kDtoH;
+    case schema::copy_kind::kUvmDtoD: return OpCategory::kDtoD;
     default: return OpCategory::kOtherCopy;
   }
 }
 
 MemoryKind ToMemoryKind(int64_t v) {
-  return v >= 0 && v <= 7 ? static_cast<MemoryKind>(v) : MemoryKind::kUnknown;
+  return v >= schema::memory_kind::kUnknown && v <= schema::memory_kind::kManagedStatic
+             ? static_cast<MemoryKind>(v)
+             : MemoryKind::kUnknown;
 }
 
 // Upper bound on the rows of a table, to reserve columns once (growth by
@@ -81,6 +95,10 @@ struct OpReader {
   std::vector<int64_t> raw_stream;  // source stream id; INT64_MIN for NULL
   std::map<std::string, int64_t> stats;
   absl::Status status;
+  // Unified-memory migrations (converted exports): their name is interned
+  // after the read, in place of kMigrationPending.
+  static constexpr StringId kMigrationPending = -3;
+  int64_t migrations = 0;
 
   bool Accept(int64_t start, int64_t end) {
     if (start == 0 || end == 0) {
@@ -128,65 +146,60 @@ struct OpReader {
   }
 
   absl::Status Read(SqliteDb& db, const StringMap& names) {
-    {
-      auto st = db.Prepare(
-          "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id "
-          "FROM kernel");
-      if (!st.ok()) return st.status();
-      while (true) {
-        auto row = st->Step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        int64_t start = st->Int64(1), end = st->Int64(2);
-        if (!Accept(start, end)) continue;
-        StringId name = names.Get(st->Int64(6));
-        if (name == kNoString) ++stats["kernel_unknown_name"];
-        Push(st->Int64(0), start, end, OpCategory::kKernel, st->Int64(3), st->OptionalInt64(4),
-             st->OptionalInt64(5), name, 0, MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1,
-             st->OptionalInt64(7));
-      }
-    }
-    {
-      auto st = db.Prepare(
-          "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, copy_kind, "
-          "src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id FROM memcpy");
-      if (!st.ok()) return st.status();
-      while (true) {
-        auto row = st->Step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        int64_t start = st->Int64(1), end = st->Int64(2);
-        if (!Accept(start, end)) continue;
-        int64_t device = st->Int64(3);
-        OpCategory cat = CategoryForCopyKind(st->Int64(7));
-        int32_t peer = -1;
-        if (cat == OpCategory::kPtoP) {
-          auto src = st->OptionalInt64(11), dst = st->OptionalInt64(12);
-          if (src && *src != device) peer = static_cast<int32_t>(*src);
-          else if (dst && *dst != device) peer = static_cast<int32_t>(*dst);
-        }
-        Push(st->Int64(0), start, end, cat, device, st->OptionalInt64(4), st->OptionalInt64(5),
-             kNoString, st->Int64(6), ToMemoryKind(st->Int64(8)), ToMemoryKind(st->Int64(9)),
-             st->Int64(10) != 0, peer, st->OptionalInt64(13));
-      }
-    }
-    {
-      auto st = db.Prepare(
-          "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, memory_kind, "
-          "is_async, graph_id FROM memset");
-      if (!st.ok()) return st.status();
-      while (true) {
-        auto row = st->Step();
-        if (!row.ok()) return row.status();
-        if (!*row) break;
-        int64_t start = st->Int64(1), end = st->Int64(2);
-        if (!Accept(start, end)) continue;
-        Push(st->Int64(0), start, end, OpCategory::kMemset, st->Int64(3), st->OptionalInt64(4),
-             st->OptionalInt64(5), kNoString, st->Int64(6), MemoryKind::kUnknown,
-             ToMemoryKind(st->Int64(7)), st->Int64(8) != 0, -1, st->OptionalInt64(9));
-      }
-    }
-    return absl::OkStatus();
+    absl::Status s = db.ForEachRow(
+        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id "
+        "FROM kernel",
+        [&](const SqliteStatement& r) {
+          int64_t start = r.Int64(1), end = r.Int64(2);
+          if (!Accept(start, end)) return;
+          StringId name = names.Get(r.Int64(6));
+          if (name == kNoString) ++stats["kernel_unknown_name"];
+          Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4),
+               r.OptionalInt64(5), name, 0, MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1,
+               r.OptionalInt64(7));
+        });
+    if (!s.ok()) return s;
+    s = db.ForEachRow(
+        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, copy_kind, "
+        "src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id FROM memcpy",
+        [&](const SqliteStatement& r) {
+          int64_t start = r.Int64(1), end = r.Int64(2);
+          if (!Accept(start, end)) return;
+          int64_t device = r.Int64(3);
+          const int64_t copy_kind = r.Int64(7);
+          OpCategory cat = CategoryForCopyKind(copy_kind);
+          if (cat == OpCategory::kOtherCopy &&
+              (copy_kind < schema::copy_kind::kUnknown || copy_kind > schema::copy_kind::kUvmDtoD)) {
+            ++stats["copy_kind_unknown"];  // not in enum_copy_kind: kept as other_copy
+          }
+          // Migrations are named once the op thread is done (the pool is
+          // not this thread's to change).
+          const bool migration =
+              copy_kind >= schema::copy_kind::kUvmHtoD && copy_kind <= schema::copy_kind::kUvmDtoD;
+          if (migration) ++migrations;
+          int32_t peer = -1;
+          if (cat == OpCategory::kPtoP) {
+            auto src = r.OptionalInt64(11), dst = r.OptionalInt64(12);
+            if (src && *src != device)
+              peer = static_cast<int32_t>(*src);
+            else if (dst && *dst != device)
+              peer = static_cast<int32_t>(*dst);
+          }
+          Push(r.Int64(0), start, end, cat, device, r.OptionalInt64(4), r.OptionalInt64(5),
+               migration ? kMigrationPending : kNoString, r.Int64(6), ToMemoryKind(r.Int64(8)),
+               ToMemoryKind(r.Int64(9)), r.Int64(10) != 0, peer, r.OptionalInt64(13));
+        });
+    if (!s.ok()) return s;
+    return db.ForEachRow(
+        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, memory_kind, "
+        "is_async, graph_id FROM memset",
+        [&](const SqliteStatement& r) {
+          int64_t start = r.Int64(1), end = r.Int64(2);
+          if (!Accept(start, end)) return;
+          Push(r.Int64(0), start, end, OpCategory::kMemset, r.Int64(3), r.OptionalInt64(4),
+               r.OptionalInt64(5), kNoString, r.Int64(6), MemoryKind::kUnknown,
+               ToMemoryKind(r.Int64(7)), r.Int64(8) != 0, -1, r.OptionalInt64(9));
+        });
   }
 };
 
@@ -196,44 +209,36 @@ absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, 
   api->name.reserve(reserve); api->domain.reserve(reserve); api->cbid.reserve(reserve);
   api->correlation_id.reserve(reserve); api->return_value.reserve(reserve);
   api->source_id.reserve(reserve);
-  auto st = db.Prepare(
+  return db.ForEachRow(
       "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value "
-      "FROM api_call");
-  if (!st.ok()) return st.status();
-  while (true) {
-    auto row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    int64_t start = st->Int64(5), end = st->Int64(6);
-    if (start == 0 || end == 0) { ++(*stats)["api_zero_timestamp"]; continue; }
-    if (!IsTraceTime(start) || !IsTraceTime(end)) { ++(*stats)["api_time_out_of_range"]; continue; }
-    if (end < start) { ++(*stats)["api_end_before_start"]; continue; }
-    StringId name = names.Get(st->Int64(3));
-    if (name == kNoString) ++(*stats)["api_unknown_name"];
-    api->source_id.push_back(st->Int64(0));
-    api->domain.push_back(st->Int64(1) == 2 ? ApiDomain::kDriver : ApiDomain::kRuntime);
-    api->cbid.push_back(static_cast<int32_t>(st->Int64(2)));
-    api->name.push_back(name);
-    api->tid.push_back(st->Int64(4));
-    api->start_ns.push_back(start);
-    api->end_ns.push_back(end);
-    api->correlation_id.push_back(st->OptionalInt64(7).value_or(-1));
-    api->return_value.push_back(static_cast<int32_t>(st->Int64(8)));
-  }
-  return absl::OkStatus();
-}
-
-// Runs `fn` for each row of `sql`.
-template <typename Fn>
-absl::Status ForEachRow(SqliteDb& db, std::string_view sql, Fn fn) {
-  auto st = db.Prepare(sql);
-  if (!st.ok()) return st.status();
-  while (true) {
-    auto row = st->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return absl::OkStatus();
-    fn(*st);
-  }
+      "FROM api_call",
+      [&](const SqliteStatement& r) {
+        int64_t start = r.Int64(5), end = r.Int64(6);
+        if (start == 0 || end == 0) {
+          ++(*stats)["api_zero_timestamp"];
+          return;
+        }
+        if (!IsTraceTime(start) || !IsTraceTime(end)) {
+          ++(*stats)["api_time_out_of_range"];
+          return;
+        }
+        if (end < start) {
+          ++(*stats)["api_end_before_start"];
+          return;
+        }
+        StringId name = names.Get(r.Int64(3));
+        if (name == kNoString) ++(*stats)["api_unknown_name"];
+        api->source_id.push_back(r.Int64(0));
+        api->domain.push_back(r.Int64(1) == schema::api_domain::kDriver ? ApiDomain::kDriver
+                                                                        : ApiDomain::kRuntime);
+        api->cbid.push_back(static_cast<int32_t>(r.Int64(2)));
+        api->name.push_back(name);
+        api->tid.push_back(r.Int64(4));
+        api->start_ns.push_back(start);
+        api->end_ns.push_back(end);
+        api->correlation_id.push_back(r.OptionalInt64(7).value_or(-1));
+        api->return_value.push_back(static_cast<int32_t>(r.Int64(8)));
+      });
 }
 
 std::optional<int64_t> ParseInt(std::string_view s) {
@@ -249,12 +254,15 @@ absl::Status CheckVersion(SqliteDb& db, TraceModel* model) {
   if (!user_version.ok()) return user_version.status();
   std::optional<int64_t> version;
   std::string stated;
-  auto st = db.Prepare("SELECT value FROM metadata WHERE key = 'schema_version'");
-  if (!st.ok()) return st.status();
-  auto row = st->Step();
-  if (!row.ok()) return row.status();
-  if (*row) {
-    stated = std::string(st->Text(0));
+  bool has_stated = false;
+  absl::Status s = db.ForEachRow("SELECT value FROM metadata WHERE key = 'schema_version'",
+                                 [&](const SqliteStatement& r) {
+                                   if (has_stated) return;
+                                   has_stated = true;
+                                   stated = std::string(r.Text(0));
+                                 });
+  if (!s.ok()) return s;
+  if (has_stated) {
     version = ParseInt(stated);
     if (!version) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -342,20 +350,20 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   if (absl::Status s = CheckTables(db); !s.ok()) return s;
   model->format = "streamscope";
 
-  absl::Status s = ForEachRow(db, "SELECT key, value FROM metadata", [&](SqliteStatement& r) {
+  absl::Status s = db.ForEachRow("SELECT key, value FROM metadata", [&](const SqliteStatement& r) {
     model->metadata[std::string(r.Text(0))] = std::string(r.Text(1));
   });
   if (!s.ok()) return s;
   if (auto it = model->metadata.find("pid"); it != model->metadata.end()) {
     model->pid = ParseInt(it->second).value_or(0);
   }
-  s = ForEachRow(db, "SELECT key, value FROM collector_stat", [&](SqliteStatement& r) {
+  s = db.ForEachRow("SELECT key, value FROM collector_stat", [&](const SqliteStatement& r) {
     model->collector_stats[std::string(r.Text(0))] = r.Int64(1);
   });
   if (!s.ok()) return s;
 
   StringMap names;
-  s = ForEachRow(db, "SELECT id, value FROM string", [&](SqliteStatement& r) {
+  s = db.ForEachRow("SELECT id, value FROM string", [&](const SqliteStatement& r) {
     names.Add(r.Int64(0), model->strings.Intern(r.Text(1)));
   });
   if (!s.ok()) return s;
@@ -381,56 +389,65 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
 
   // Devices, contexts, streams.
   absl::flat_hash_set<int32_t> known_devices;
-  s = ForEachRow(db,
-                 "SELECT id, name, uuid, compute_major, compute_minor, sm_count, "
-                 "async_engine_count, concurrent_kernels, global_memory_bytes FROM device",
-                 [&](SqliteStatement& r) {
-                   Device d;
-                   d.id = static_cast<int32_t>(r.Int64(0));
-                   d.name = std::string(r.Text(1));
-                   d.uuid = std::string(r.Text(2));
-                   d.compute_major = static_cast<int32_t>(r.Int64(3));
-                   d.compute_minor = static_cast<int32_t>(r.Int64(4));
-                   d.sm_count = static_cast<int32_t>(r.Int64(5));
-                   d.async_engine_count = static_cast<int32_t>(r.OptionalInt64(6).value_or(-1));
-                   d.concurrent_kernels = static_cast<int32_t>(r.OptionalInt64(7).value_or(-1));
-                   d.global_memory_bytes = r.Int64(8);
-                   known_devices.insert(d.id);
-                   model->devices.push_back(std::move(d));
-                 });
+  s = db.ForEachRow(
+      "SELECT id, name, uuid, compute_major, compute_minor, sm_count, "
+      "async_engine_count, concurrent_kernels, global_memory_bytes FROM device",
+      [&](const SqliteStatement& r) {
+        Device d;
+        d.id = static_cast<int32_t>(r.Int64(0));
+        d.name = std::string(r.Text(1));
+        d.uuid = std::string(r.Text(2));
+        d.compute_major = static_cast<int32_t>(r.Int64(3));
+        d.compute_minor = static_cast<int32_t>(r.Int64(4));
+        d.sm_count = static_cast<int32_t>(r.Int64(5));
+        d.async_engine_count = static_cast<int32_t>(r.OptionalInt64(6).value_or(-1));
+        d.concurrent_kernels = static_cast<int32_t>(r.OptionalInt64(7).value_or(-1));
+        d.global_memory_bytes = r.Int64(8);
+        known_devices.insert(d.id);
+        model->devices.push_back(std::move(d));
+      });
   if (!s.ok()) return s;
   absl::flat_hash_map<int64_t, int32_t> context_device;
-  s = ForEachRow(db, "SELECT id, device_id FROM context", [&](SqliteStatement& r) {
+  s = db.ForEachRow("SELECT id, device_id FROM context", [&](const SqliteStatement& r) {
     context_device[r.Int64(0)] = static_cast<int32_t>(r.Int64(1));
   });
   if (!s.ok()) return s;
-  s = ForEachRow(db, "SELECT id, context_id, device_id, kind, priority FROM stream",
-                 [&](SqliteStatement& r) {
-                   Stream st;
-                   st.id = r.Int64(0);
-                   st.context_id = r.Int64(1);
-                   auto dev = r.OptionalInt64(2);
-                   if (!dev) {
-                     auto it = context_device.find(st.context_id);
-                     dev = it == context_device.end() ? 0 : it->second;
-                   }
-                   st.device_id = static_cast<int32_t>(*dev);
-                   int64_t kind = r.Int64(3);
-                   st.kind = kind >= 0 && kind <= 4 ? static_cast<StreamKind>(kind) : StreamKind::kUnknown;
-                   if (auto p = r.OptionalInt64(4)) st.priority = static_cast<int32_t>(*p);
-                   if (model->stream_index.contains(st.id)) {
-                     ++model->import_stats["stream_duplicate"];
-                     return;
-                   }
-                   model->stream_index[st.id] = static_cast<int32_t>(model->streams.size());
-                   model->streams.push_back(st);
-                 });
+  s = db.ForEachRow("SELECT id, context_id, device_id, kind, priority FROM stream",
+                    [&](const SqliteStatement& r) {
+                      Stream st;
+                      st.id = r.Int64(0);
+                      st.context_id = r.Int64(1);
+                      auto dev = r.OptionalInt64(2);
+                      if (!dev) {
+                        auto it = context_device.find(st.context_id);
+                        dev = it == context_device.end() ? 0 : it->second;
+                      }
+                      st.device_id = static_cast<int32_t>(*dev);
+                      int64_t kind = r.Int64(3);
+                      st.kind = kind >= schema::stream_kind::kUnknown &&
+                                        kind <= schema::stream_kind::kNonBlocking
+                                    ? static_cast<StreamKind>(kind)
+                                    : StreamKind::kUnknown;
+                      if (auto p = r.OptionalInt64(4)) st.priority = static_cast<int32_t>(*p);
+                      if (model->stream_index.contains(st.id)) {
+                        ++model->import_stats["stream_duplicate"];
+                        return;
+                      }
+                      model->stream_index[st.id] = static_cast<int32_t>(model->streams.size());
+                      model->streams.push_back(st);
+                    });
   if (!s.ok()) return s;
 
   // Resolve op streams and check devices (cache the last stream: ops of one
   // stream tend to come in runs).
   model->ops = std::move(op_reader.ops);
   GpuOps& ops = model->ops;
+  if (op_reader.migrations > 0) {
+    const StringId name = model->strings.Intern(schema::copy_kind::kMigrationOpName);
+    for (StringId& n : ops.name) {
+      if (n == OpReader::kMigrationPending) n = name;
+    }
+  }
   int64_t last_raw = INT64_MIN + 1;
   int32_t last_index = -1;
   bool last_unknown = false;
@@ -466,138 +483,160 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   std::sort(model->devices.begin(), model->devices.end(),
             [](const Device& a, const Device& b) { return a.id < b.id; });
 
-  s = ForEachRow(db, "SELECT tid, name FROM thread", [&](SqliteStatement& r) {
+  s = db.ForEachRow("SELECT tid, name FROM thread", [&](const SqliteStatement& r) {
     if (!r.IsNull(1)) model->thread_names[r.Int64(0)] = std::string(r.Text(1));
   });
   if (!s.ok()) return s;
 
-  s = ForEachRow(db,
-                 "SELECT id, kind, start_ns, end_ns, stream_id, event_id, correlation_id FROM sync",
-                 [&](SqliteStatement& r) {
-                   SyncRecord rec;
-                   rec.source_id = r.Int64(0);
-                   int64_t kind = r.Int64(1);
-                   rec.kind = kind >= 0 && kind <= 4 ? static_cast<SyncKind>(kind) : SyncKind::kUnknown;
-                   rec.start_ns = r.Int64(2);
-                   rec.end_ns = r.Int64(3);
-                   if (rec.start_ns == 0 || rec.end_ns == 0) { ++model->import_stats["sync_zero_timestamp"]; return; }
-                   if (!IsTraceTime(rec.start_ns) || !IsTraceTime(rec.end_ns)) {
-                     ++model->import_stats["sync_time_out_of_range"];
-                     return;
-                   }
-                   if (rec.end_ns < rec.start_ns) { ++model->import_stats["sync_end_before_start"]; return; }
-                   if (auto sid = r.OptionalInt64(4)) {
-                     auto it = model->stream_index.find(*sid);
-                     if (it != model->stream_index.end()) rec.stream = it->second;
-                     else ++model->import_stats["sync_unknown_stream"];
-                   }
-                   rec.event_id = r.OptionalInt64(5).value_or(-1);
-                   rec.correlation_id = r.OptionalInt64(6).value_or(-1);
-                   model->syncs.push_back(rec);
-                 });
+  s = db.ForEachRow(
+      "SELECT id, kind, start_ns, end_ns, stream_id, event_id, correlation_id FROM sync",
+      [&](const SqliteStatement& r) {
+        SyncRecord rec;
+        rec.source_id = r.Int64(0);
+        int64_t kind = r.Int64(1);
+        rec.kind =
+            kind >= schema::sync_kind::kUnknown && kind <= schema::sync_kind::kContextSynchronize
+                ? static_cast<SyncKind>(kind)
+                : SyncKind::kUnknown;
+        rec.start_ns = r.Int64(2);
+        rec.end_ns = r.Int64(3);
+        if (rec.start_ns == 0 || rec.end_ns == 0) {
+          ++model->import_stats["sync_zero_timestamp"];
+          return;
+        }
+        if (!IsTraceTime(rec.start_ns) || !IsTraceTime(rec.end_ns)) {
+          ++model->import_stats["sync_time_out_of_range"];
+          return;
+        }
+        if (rec.end_ns < rec.start_ns) {
+          ++model->import_stats["sync_end_before_start"];
+          return;
+        }
+        if (auto sid = r.OptionalInt64(4)) {
+          auto it = model->stream_index.find(*sid);
+          if (it != model->stream_index.end())
+            rec.stream = it->second;
+          else
+            ++model->import_stats["sync_unknown_stream"];
+        }
+        rec.event_id = r.OptionalInt64(5).value_or(-1);
+        rec.correlation_id = r.OptionalInt64(6).value_or(-1);
+        model->syncs.push_back(rec);
+      });
   if (!s.ok()) return s;
 
-  s = ForEachRow(db,
-                 "SELECT id, tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth "
-                 "FROM nvtx_range",
-                 [&](SqliteStatement& r) {
-                   NvtxRange range;
-                   range.source_id = r.Int64(0);
-                   range.tid = r.Int64(1);
-                   range.name = names.Get(r.Int64(2));
-                   if (range.name == kNoString) ++model->import_stats["nvtx_unknown_name"];
-                   if (!r.IsNull(3)) range.domain = names.Get(r.Int64(3));
-                   range.start_ns = r.Int64(4);
-                   range.end_ns = r.OptionalInt64(5);
-                   if (range.start_ns == 0) { ++model->import_stats["nvtx_zero_timestamp"]; return; }
-                   if (!IsTraceTime(range.start_ns) || (range.end_ns && !IsTraceTime(*range.end_ns))) {
-                     ++model->import_stats["nvtx_time_out_of_range"];
-                     return;
-                   }
-                   if (range.end_ns && *range.end_ns < range.start_ns) {
-                     ++model->import_stats["nvtx_end_before_start"];
-                     return;
-                   }
-                   range.push_pop = r.Int64(6) != 0;
-                   range.depth = static_cast<int32_t>(r.Int64(7));
-                   model->nvtx_ranges.push_back(range);
-                 });
+  s = db.ForEachRow(
+      "SELECT id, tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth "
+      "FROM nvtx_range",
+      [&](const SqliteStatement& r) {
+        NvtxRange range;
+        range.source_id = r.Int64(0);
+        range.tid = r.Int64(1);
+        range.name = names.Get(r.Int64(2));
+        if (range.name == kNoString) ++model->import_stats["nvtx_unknown_name"];
+        if (!r.IsNull(3)) range.domain = names.Get(r.Int64(3));
+        range.start_ns = r.Int64(4);
+        range.end_ns = r.OptionalInt64(5);
+        if (range.start_ns == 0) {
+          ++model->import_stats["nvtx_zero_timestamp"];
+          return;
+        }
+        if (!IsTraceTime(range.start_ns) || (range.end_ns && !IsTraceTime(*range.end_ns))) {
+          ++model->import_stats["nvtx_time_out_of_range"];
+          return;
+        }
+        if (range.end_ns && *range.end_ns < range.start_ns) {
+          ++model->import_stats["nvtx_end_before_start"];
+          return;
+        }
+        range.push_pop = r.Int64(6) != 0;
+        range.depth = static_cast<int32_t>(r.Int64(7));
+        model->nvtx_ranges.push_back(range);
+      });
   if (!s.ok()) return s;
-  s = ForEachRow(db, "SELECT tid, name_id, domain_id, ts_ns FROM nvtx_mark",
-                 [&](SqliteStatement& r) {
-                   NvtxMark mark;
-                   mark.tid = r.Int64(0);
-                   mark.name = names.Get(r.Int64(1));
-                   if (!r.IsNull(2)) mark.domain = names.Get(r.Int64(2));
-                   mark.ts_ns = r.Int64(3);
-                   model->nvtx_marks.push_back(mark);
-                 });
+  s = db.ForEachRow("SELECT tid, name_id, domain_id, ts_ns FROM nvtx_mark",
+                    [&](const SqliteStatement& r) {
+                      NvtxMark mark;
+                      mark.tid = r.Int64(0);
+                      mark.name = names.Get(r.Int64(1));
+                      if (!r.IsNull(2)) mark.domain = names.Get(r.Int64(2));
+                      mark.ts_ns = r.Int64(3);
+                      model->nvtx_marks.push_back(mark);
+                    });
   if (!s.ok()) return s;
 
-  s = ForEachRow(db,
-                 "SELECT op, event_handle, other_event, stream_id, tid, ts_ns, correlation_id, "
-                 "elapsed_ms FROM event_op",
-                 [&](SqliteStatement& r) {
-                   EventOp e;
-                   std::string_view op = r.Text(0);
-                   if (op == "record") e.op = EventOp::Op::kRecord;
-                   else if (op == "wait") e.op = EventOp::Op::kWait;
-                   else if (op == "synchronize") e.op = EventOp::Op::kSynchronize;
-                   else if (op == "query") e.op = EventOp::Op::kQuery;
-                   else if (op == "elapsed") e.op = EventOp::Op::kElapsed;
-                   else { ++model->import_stats["event_op_unknown_kind"]; return; }
-                   e.event_handle = r.Int64(1);
-                   e.other_event = r.Int64(2);
-                   if (auto sid = r.OptionalInt64(3)) {
-                     auto it = model->stream_index.find(*sid);
-                     if (it != model->stream_index.end()) e.stream = it->second;
-                   }
-                   e.tid = r.Int64(4);
-                   e.ts_ns = r.Int64(5);
-                   e.correlation_id = r.OptionalInt64(6).value_or(-1);
-                   e.elapsed_ms = r.Double(7);
-                   model->event_ops.push_back(e);
-                 });
+  s = db.ForEachRow(
+      "SELECT op, event_handle, other_event, stream_id, tid, ts_ns, correlation_id, "
+      "elapsed_ms FROM event_op",
+      [&](const SqliteStatement& r) {
+        EventOp e;
+        std::string_view op = r.Text(0);
+        if (op == "record")
+          e.op = EventOp::Op::kRecord;
+        else if (op == "wait")
+          e.op = EventOp::Op::kWait;
+        else if (op == "synchronize")
+          e.op = EventOp::Op::kSynchronize;
+        else if (op == "query")
+          e.op = EventOp::Op::kQuery;
+        else if (op == "elapsed")
+          e.op = EventOp::Op::kElapsed;
+        else {
+          ++model->import_stats["event_op_unknown_kind"];
+          return;
+        }
+        e.event_handle = r.Int64(1);
+        e.other_event = r.Int64(2);
+        if (auto sid = r.OptionalInt64(3)) {
+          auto it = model->stream_index.find(*sid);
+          if (it != model->stream_index.end()) e.stream = it->second;
+        }
+        e.tid = r.Int64(4);
+        e.ts_ns = r.Int64(5);
+        e.correlation_id = r.OptionalInt64(6).value_or(-1);
+        e.elapsed_ms = r.Double(7);
+        model->event_ops.push_back(e);
+      });
   if (!s.ok()) return s;
 
   absl::flat_hash_map<int64_t, int64_t> allocation_index;
-  s = ForEachRow(db,
-                 "SELECT id, kind, address, bytes, device_id, alloc_ns, alloc_correlation_id, "
-                 "free_ns, free_correlation_id FROM allocation",
-                 [&](SqliteStatement& r) {
-                   Allocation a;
-                   a.source_id = r.Int64(0);
-                   a.kind = std::string(r.Text(1));
-                   a.address = static_cast<uint64_t>(r.Int64(2));
-                   a.bytes = static_cast<uint64_t>(r.Int64(3));
-                   a.device_id = static_cast<int32_t>(r.OptionalInt64(4).value_or(-1));
-                   a.alloc_ns = r.Int64(5);
-                   a.alloc_correlation_id = r.OptionalInt64(6).value_or(-1);
-                   a.free_ns = r.OptionalInt64(7);
-                   a.free_correlation_id = r.OptionalInt64(8).value_or(-1);
-                   allocation_index[a.source_id] = static_cast<int64_t>(model->allocations.size());
-                   model->allocations.push_back(std::move(a));
-                 });
+  s = db.ForEachRow(
+      "SELECT id, kind, address, bytes, device_id, alloc_ns, alloc_correlation_id, "
+      "free_ns, free_correlation_id FROM allocation",
+      [&](const SqliteStatement& r) {
+        Allocation a;
+        a.source_id = r.Int64(0);
+        a.kind = std::string(r.Text(1));
+        a.address = static_cast<uint64_t>(r.Int64(2));
+        a.bytes = static_cast<uint64_t>(r.Int64(3));
+        a.device_id = static_cast<int32_t>(r.OptionalInt64(4).value_or(-1));
+        a.alloc_ns = r.Int64(5);
+        a.alloc_correlation_id = r.OptionalInt64(6).value_or(-1);
+        a.free_ns = r.OptionalInt64(7);
+        a.free_correlation_id = r.OptionalInt64(8).value_or(-1);
+        allocation_index[a.source_id] = static_cast<int64_t>(model->allocations.size());
+        model->allocations.push_back(std::move(a));
+      });
   if (!s.ok()) return s;
-  s = ForEachRow(db,
-                 "SELECT correlation_id, address, bytes, access, allocation_id, arg_index "
-                 "FROM memory_access",
-                 [&](SqliteStatement& r) {
-                   MemoryAccess m;
-                   m.correlation_id = r.Int64(0);
-                   m.address = static_cast<uint64_t>(r.Int64(1));
-                   m.bytes = static_cast<uint64_t>(r.Int64(2));
-                   std::string_view access = r.Text(3);
-                   m.access = access == "read"    ? MemoryAccess::Access::kRead
-                              : access == "write" ? MemoryAccess::Access::kWrite
-                                                  : MemoryAccess::Access::kUnknown;
-                   if (auto aid = r.OptionalInt64(4)) {
-                     auto it = allocation_index.find(*aid);
-                     if (it != allocation_index.end()) m.allocation = it->second;
-                   }
-                   m.arg_index = static_cast<int32_t>(r.OptionalInt64(5).value_or(-1));
-                   model->memory_accesses.push_back(m);
-                 });
+  s = db.ForEachRow(
+      "SELECT correlation_id, address, bytes, access, allocation_id, arg_index "
+      "FROM memory_access",
+      [&](const SqliteStatement& r) {
+        MemoryAccess m;
+        m.correlation_id = r.Int64(0);
+        m.address = static_cast<uint64_t>(r.Int64(1));
+        m.bytes = static_cast<uint64_t>(r.Int64(2));
+        std::string_view access = r.Text(3);
+        m.access = access == "read"    ? MemoryAccess::Access::kRead
+                   : access == "write" ? MemoryAccess::Access::kWrite
+                                       : MemoryAccess::Access::kUnknown;
+        if (auto aid = r.OptionalInt64(4)) {
+          auto it = allocation_index.find(*aid);
+          if (it != allocation_index.end()) m.allocation = it->second;
+        }
+        m.arg_index = static_cast<int32_t>(r.OptionalInt64(5).value_or(-1));
+        model->memory_accesses.push_back(m);
+      });
   if (!s.ok()) return s;
 
   // Notes about what is absent.

@@ -3,7 +3,7 @@
 #define STREAMSCOPE_ANALYZER_IMPORTERS_STREAMSCOPE_TRACE_IMPORTER_H_
 
 #include "absl/status/status.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

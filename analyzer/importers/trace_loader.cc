@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/streamscope_trace_importer.h"
 
 namespace streamscope {

@@ -34,6 +34,8 @@ std::string OpLabel(const TraceModel& model, int32_t op) {
     absl::StrAppend(&out, " ", std::string(OpCategoryName(c)), " ", FormatBytes(g.bytes[op]), " ",
                     std::string(MemoryKindName(g.src_kind[op])), "->",
                     std::string(MemoryKindName(g.dst_kind[op])));
+    // A named copy is a unified-memory migration (Nsight Systems imports).
+    if (g.name[op] != kNoString) absl::StrAppend(&out, " ", std::string(model.strings.Get(g.name[op])));
   }
   absl::StrAppend(&out, " (stream ", StreamSourceId(model, g.stream[op]), ")");
   return out;
@@ -52,6 +54,7 @@ nlohmann::json OpRefJson(const TraceModel& model, int32_t op) {
   };
   if (c == OpCategory::kKernel) j["name"] = model.strings.Get(g.name[op]);
   else j["bytes"] = g.bytes[op];
+  if (c != OpCategory::kKernel && g.name[op] != kNoString) j["detail"] = model.strings.Get(g.name[op]);
   return j;
 }
 

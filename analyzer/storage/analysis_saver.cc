@@ -1,9 +1,8 @@
 #include "analyzer/storage/analysis_saver.h"
 
-#include <sqlite3.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 namespace {
@@ -37,25 +36,28 @@ std::vector<std::string> ColumnTypes(const ResultTable& t) {
   return types;
 }
 
+// Errors of the saver say which file and step failed.
 class Db {
  public:
-  ~Db() { if (db_) sqlite3_close(db_); }
-  sqlite3* db_ = nullptr;
-  std::string path_;
+  Db(std::unique_ptr<SqliteDb> db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+  SqliteDb& db() { return *db_; }
 
   absl::Status Exec(const std::string& sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string msg = err ? err : sqlite3_errmsg(db_);
-      sqlite3_free(err);
-      return absl::PermissionDeniedError(absl::StrCat(path_, ": cannot save analysis tables: ", msg));
-    }
-    return absl::OkStatus();
+    absl::Status s = db_->Exec(sql);
+    if (s.ok()) return s;
+    return absl::PermissionDeniedError(
+        absl::StrCat(path_, ": cannot save analysis tables: ", s.message()));
   }
-  absl::Status Error(const char* what) {
-    return absl::PermissionDeniedError(absl::StrCat(path_, ": cannot save analysis tables (", what, "): ",
-                                                    sqlite3_errmsg(db_)));
+  // `message` defaults to SQLite's last error on this connection.
+  absl::Status Error(const char* what, std::string message = "") {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path_, ": cannot save analysis tables (", what,
+                     "): ", message.empty() ? db_->LastError() : message));
   }
+
+ private:
+  std::unique_ptr<SqliteDb> db_;
+  std::string path_;
 };
 
 absl::Status WriteTable(Db& db, const ResultTable& t) {
@@ -70,27 +72,25 @@ absl::Status WriteTable(Db& db, const ResultTable& t) {
   }
   std::vector<std::string> marks(t.columns.size(), "?");
   std::string sql = absl::StrCat("INSERT INTO ", t.name, " VALUES (", absl::StrJoin(marks, ","), ")");
-  sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db.db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) return db.Error("prepare");
+  auto stmt = db.db().Prepare(sql);
+  if (!stmt.ok()) return db.Error("prepare");
   absl::Status status;
   t.ForEachRow([&](const std::vector<ResultValue>& row) {
     if (!status.ok()) return;
     for (size_t c = 0; c < t.columns.size(); ++c) {
       int i = static_cast<int>(c + 1);
       const ResultValue& v = c < row.size() ? row[c] : ResultValue();
-      if (const int64_t* x = std::get_if<int64_t>(&v)) sqlite3_bind_int64(stmt, i, *x);
-      else if (const double* d = std::get_if<double>(&v)) sqlite3_bind_double(stmt, i, *d);
+      if (const int64_t* x = std::get_if<int64_t>(&v))
+        (void)stmt->BindInt64(i, *x);
+      else if (const double* d = std::get_if<double>(&v))
+        (void)stmt->BindDouble(i, *d);
       else if (const std::string* s = std::get_if<std::string>(&v))
-        sqlite3_bind_text(stmt, i, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
-      else sqlite3_bind_null(stmt, i);
+        (void)stmt->BindText(i, *s);
+      else
+        (void)stmt->BindNull(i);
     }
-    if (sqlite3_step(stmt) != SQLITE_DONE) {
-      status = db.Error("insert");
-      return;
-    }
-    sqlite3_reset(stmt);
+    if (absl::Status s = stmt->Run(); !s.ok()) status = db.Error("insert", std::string(s.message()));
   });
-  sqlite3_finalize(stmt);
   return status;
 }
 
@@ -105,33 +105,25 @@ absl::Status SaveAnalysisTables(const std::string& path, const std::vector<Resul
       if (!IsIdentifier(c)) return absl::InvalidArgumentError(absl::StrCat("bad column name '", c, "' in ", t.name));
     }
   }
-  Db db;
-  db.path_ = path;
-  int rc = sqlite3_open_v2(path.c_str(), &db.db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, nullptr);
-  if (rc != SQLITE_OK) {
-    std::string msg = db.db_ ? sqlite3_errmsg(db.db_) : sqlite3_errstr(rc);
-    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open the trace for writing (", msg, ")"));
+  auto opened = SqliteDb::OpenReadWrite(path);
+  if (!opened.ok()) {
+    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open the trace for writing (",
+                                                    opened.status().message(), ")"));
   }
-  sqlite3_busy_timeout(db.db_, 5000);
+  Db db(std::move(*opened), path);
+  db.db().SetBusyTimeout(5000);
   if (absl::Status s = db.Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
   auto fail = [&](absl::Status s) {
-    sqlite3_exec(db.db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    (void)db.db().Exec("ROLLBACK");
     return s;
   };
   // Earlier results: every analysis_* table (underscore escaped in LIKE).
   std::vector<std::string> old;
-  {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db.db_,
-                           "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analysis\\_%' ESCAPE '\\'",
-                           -1, &stmt, nullptr) != SQLITE_OK) {
-      return fail(db.Error("list tables"));
-    }
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-      old.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
-    }
-    sqlite3_finalize(stmt);
-  }
+  absl::Status listed = db.db().ForEachRow(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'analysis\\_%' ESCAPE "
+      "'\\'",
+      [&](const SqliteStatement& r) { old.emplace_back(r.Text(0)); });
+  if (!listed.ok()) return fail(db.Error("list tables"));
   for (const std::string& name : old) {
     // Names come from the file: quote them.
     std::string quoted = "\"";

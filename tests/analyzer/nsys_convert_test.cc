@@ -15,7 +15,7 @@
 #include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/intervals/interval_set.h"
 #include "gmock/gmock.h"
@@ -86,7 +86,7 @@ TEST_P(ConvertRealExport, ConvertedTraceHoldsTheExportsRowsBySql) {
             SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
   EXPECT_EQ(SqlInt(*out, "SELECT sum(end_ns - start_ns) FROM kernel"),
             SqlInt(in, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
-  for (int kind : {1, 2}) {
+  for (int kind : {1, 2, 11, 12}) {  // 11, 12: unified-memory migrations
     const std::string k = std::to_string(kind);
     EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM memcpy WHERE copy_kind = " + k),
               SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = " + k));

@@ -303,7 +303,7 @@ INSTANTIATE_TEST_SUITE_P(AllThree, RealExport, ::testing::Values(kSaxpy, kVecAdd
                            return name;
                          });
 
-TEST(NsysRealExport, UnifiedMemoryMigrationsAreCountedInNotesNotOps) {
+TEST(NsysRealExport, UnifiedMemoryMigrationsAreCopyOpsAndCountedInNotes) {
   const std::string path = RealExportPath(kVecAddUm);
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
@@ -313,7 +313,7 @@ TEST(NsysRealExport, UnifiedMemoryMigrationsAreCountedInNotesNotOps) {
   const int64_t htod = SqlInt(path, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 11");
   const int64_t dtoh = SqlInt(path, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 12");
   ASSERT_EQ(migrations, 4608);  // what the data README states
-  EXPECT_EQ(m.ops.size(), 1u);  // the kernel only
+  EXPECT_EQ(m.ops.size(), 1u + 4608u);  // the kernel and every migration
   EXPECT_THAT(m.notes, ::testing::Contains(::testing::AllOf(
                            HasSubstr(std::to_string(migrations) + " unified-memory migrations"),
                            HasSubstr(std::to_string(htod) + " bytes to device"),

@@ -8,7 +8,7 @@
 
 #include "analyzer/importers/nsys_enums.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/importers/sqlite_reader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/model/trace_model.h"
 #include "gmock/gmock.h"
@@ -374,15 +374,17 @@ TEST(NsysSyntheticExport, PeerCopiesDriverCallsMemsetsAndPerThreadStreams) {
   auto models = Load(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
-  ASSERT_EQ(m.ops.size(), 2u);  // the migration is not an op
+  ASSERT_EQ(m.ops.size(), 3u);  // the migration is a copy op too
   EXPECT_EQ(m.ops.category[0], OpCategory::kPtoP);
   EXPECT_EQ(m.ops.peer_device[0], 1);
   EXPECT_EQ(m.ops.is_async[0], 1);
   EXPECT_EQ(m.api.domain[m.ApiForOp(0)], ApiDomain::kDriver);
-  EXPECT_EQ(m.ops.category[1], OpCategory::kMemset);
-  EXPECT_EQ(m.ops.bytes[1], 256);
-  EXPECT_EQ(m.ops.dst_kind[1], MemoryKind::kDevice);
-  EXPECT_EQ(m.streams[m.ops.stream[1]].kind, StreamKind::kPerThreadDefault);
+  EXPECT_EQ(m.ops.category[1], OpCategory::kHtoD);
+  EXPECT_EQ(m.ops.src_kind[1], MemoryKind::kManaged);
+  EXPECT_EQ(m.ops.category[2], OpCategory::kMemset);
+  EXPECT_EQ(m.ops.bytes[2], 256);
+  EXPECT_EQ(m.ops.dst_kind[2], MemoryKind::kDevice);
+  EXPECT_EQ(m.streams[m.ops.stream[2]].kind, StreamKind::kPerThreadDefault);
   EXPECT_THAT(m.notes, Contains(HasSubstr("1 unified-memory migrations (64 bytes to device")));
 }
 

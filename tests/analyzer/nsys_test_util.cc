@@ -10,6 +10,11 @@
 namespace streamscope::nsys_test {
 
 std::string RealExportPath(std::string_view file) {
+#ifdef STREAMSCOPE_NSYS_DATA_DIR
+  // Set by the build: __FILE__ is relative to the build folder when ccache
+  // rewrites paths (CCACHE_BASEDIR), which breaks runs from elsewhere.
+  return (std::filesystem::path(STREAMSCOPE_NSYS_DATA_DIR) / std::string(file)).string();
+#endif
   // This file lives in tests/analyzer/; the data in tests/data/nsys/.
   std::filesystem::path here(__FILE__);
   return (here.parent_path().parent_path() / "data" / "nsys" / std::string(file)).string();
@@ -104,7 +109,7 @@ std::string UnionLengthSql(const std::string& select_intervals) {
 std::string PidExpr(const std::string& column) { return "((" + column + " >> 24) & 16777215)"; }
 
 // Every GPU op of the export as (s, e, d, st, c, pid, bytes) rows in SQL,
-// with c named like OpCategoryName(); unified-memory migrations excluded.
+// with c named like OpCategoryName(); unified-memory migrations included.
 std::string OpsSql(const std::string& path) {
   std::vector<std::string> parts;
   if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_KERNEL")) {
@@ -112,10 +117,12 @@ std::string OpsSql(const std::string& path) {
                     PidExpr("globalPid") + " AS pid, 0 AS bytes FROM CUPTI_ACTIVITY_KIND_KERNEL");
   }
   if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMCPY")) {
-    parts.push_back("SELECT start, end, deviceId, streamId, CASE copyKind WHEN 1 THEN 'H2D' WHEN 2 "
-                    "THEN 'D2H' WHEN 8 THEN 'D2D' WHEN 10 THEN 'P2P' ELSE 'other_copy' END, " +
-                    PidExpr("globalPid") +
-                    ", bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind NOT IN (11, 12, 13)");
+    // Unified-memory migrations (11-13) are copies on no stream (-1).
+    parts.push_back("SELECT start, end, deviceId, CASE WHEN copyKind IN (11, 12, 13) THEN -1 ELSE "
+                    "streamId END, CASE copyKind WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' WHEN 8 THEN "
+                    "'D2D' WHEN 10 THEN 'P2P' WHEN 11 THEN 'H2D' WHEN 12 THEN 'D2H' WHEN 13 THEN "
+                    "'D2D' ELSE 'other_copy' END, " + PidExpr("globalPid") +
+                    ", bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY");
   }
   if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMSET")) {
     parts.push_back("SELECT start, end, deviceId, streamId, 'memset', " + PidExpr("globalPid") +

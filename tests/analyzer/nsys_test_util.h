@@ -43,7 +43,7 @@ std::string UnionLengthSql(const std::string& select_intervals);
 // SQL expression for the pid packed in a globalPid/globalTid column.
 std::string PidExpr(const std::string& column);
 // Every GPU op of an export as (s, e, d, st, c, pid, bytes) rows, c named
-// like OpCategoryName(), unified-memory migrations excluded.
+// like OpCategoryName(), unified-memory migrations included (stream -1).
 std::string OpsSql(const std::string& path);
 // Runtime/driver calls as (s, e, tid, pid, cls, corr) rows.
 std::string ApiSql(const std::string& path);
