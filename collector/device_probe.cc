@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <mutex>
 
 
 namespace streamscope::collector {
@@ -17,11 +18,12 @@ struct DriverApi {
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;
   CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
   bool ok = false;
 };
 
-const DriverApi& Driver() {
-  static const DriverApi api = [] {
+DriverApi ResolveDriver() {
+  {
     DriverApi a;
     // RTLD_NOLOAD: only use a driver the process has already loaded.
     void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
@@ -37,9 +39,19 @@ const DriverApi& Driver() {
         reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
     a.cuDriverGetVersion =
         reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
+    a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
     a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
     return a;
-  }();
+  }
+}
+
+// Resolved again until it works: a collector started from the process
+// itself (streamscope_record_start) may run before the driver is loaded.
+DriverApi Driver() {
+  static std::mutex mu;
+  static DriverApi api;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!api.ok) api = ResolveDriver();
   return api;
 }
 
@@ -55,7 +67,7 @@ std::string FormatGpuUuid(const unsigned char b[16]) {
 }
 
 StatusOr<int> DriverVersion() {
-  const DriverApi& d = Driver();
+  const DriverApi d = Driver();
   int v = 0;
   if (d.cuDriverGetVersion == nullptr || d.cuDriverGetVersion(&v) != CUDA_SUCCESS) {
     return UnavailableError("cuDriverGetVersion unavailable");
@@ -63,8 +75,17 @@ StatusOr<int> DriverVersion() {
   return v;
 }
 
+StatusOr<int> DeviceCount() {
+  const DriverApi d = Driver();
+  int n = 0;
+  if (d.cuDeviceGetCount == nullptr || d.cuDeviceGetCount(&n) != CUDA_SUCCESS) {
+    return UnavailableError("CUDA driver not loaded or not initialized");
+  }
+  return n;
+}
+
 StatusOr<DeviceRecord> ProbeDevice(int ordinal) {
-  const DriverApi& d = Driver();
+  const DriverApi d = Driver();
   if (!d.ok) return UnavailableError("CUDA driver not loaded");
   CUdevice dev;
   if (d.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) {
