@@ -19,7 +19,9 @@
 #     after/before <= 1.05 (medians).
 set -u
 : "${OUT:?set OUT to the output folder}"
-BUILD=$(cd "${1:-build}" && pwd) || { echo "no build folder ${1:-build}"; exit 2; }
+default=build
+[ -d out/gpu/bin ] && default=out/gpu
+BUILD=$(cd "${1:-$default}" && pwd) || { echo "no build folder ${1:-$default}"; exit 2; }
 BIN=$BUILD/bin
 LIB=$BUILD/lib/libstreamscope_collector.so
 ROOT=$PWD
