@@ -214,6 +214,10 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
     }
     // Another client took CUPTI, or no kernels: nothing worth recording.
     if (st.code() == StatusCode::kFailedPrecondition || k.our_kind == kKindKernel) return fail(st);
+    if (k.our_kind == kKindSubmit) {  // counted, not worth a line in every traced program
+      writer->AddStat(Stat::kSubmitApisRefused, 1);
+      continue;
+    }
     std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name,
                  std::string(st.message()).c_str());
   }
@@ -229,13 +233,16 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
         first_error = r;
       }
     }
-    if (first_error != CUPTI_SUCCESS) {
+    // A few ids may be unknown to an older or newer CUPTI: counted; one
+    // line only when none could be enabled.
+    writer->AddStat(Stat::kSubmitApisRefused,
+                    static_cast<int64_t>(DriverSubmitCallbackIds().size() - s->driver_cbids.size()));
+    if (s->driver_cbids.empty()) {
       Status st = CuptiStatus(*api, first_error, "cuptiActivityEnableDriverApi");
       std::fprintf(stderr,
-                   "streamscope: %zu of %zu submitting driver calls not recorded (their ops have "
-                   "no submitter unless a runtime call made them): %s\n",
-                   DriverSubmitCallbackIds().size() - s->driver_cbids.size(),
-                   DriverSubmitCallbackIds().size(), std::string(st.message()).c_str());
+                   "streamscope: submitting driver calls not recorded (ops launched through the "
+                   "driver API have no submitter): %s\n",
+                   std::string(st.message()).c_str());
     }
     if (!s->driver_cbids.empty()) enabled_names.push_back("submit");
   }

@@ -28,7 +28,7 @@ constexpr std::string_view kStatNames[] = {
     "nvtx_start_end_matched", "memory_launches",       "memory_launches_in_runtime",
     "memory_launches_without_layout", "memory_untracked_frees", "memory_frees_unmatched",
     "memory_layouts_function", "memory_layouts_kernel", "memory_layout_error",
-    "records_dropped_zero_timestamp",
+    "records_dropped_zero_timestamp", "submit_apis_refused",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 

@@ -54,6 +54,7 @@ enum class Stat : int {
   kMemoryLayoutsKernel,         // ... with cuKernelGetParamInfo (runtime launches)
   kMemoryLayoutError,           // first CUresult of a layout that could not be read (0: none)
   kRecordsDroppedZeroTimestamp, // GPU ops CUPTI handed over incomplete (start or end 0)
+  kSubmitApisRefused,           // record kind `submit`: driver ids / kinds CUPTI refused
   kCount,
 };
 std::string_view StatName(Stat stat);

@@ -10,7 +10,9 @@ Prints one line:
   internal = CUPTI's internal launches (driver domain, cbid 0);
 - nested_driver: driver api_call rows that lie inside a runtime call on the
   same thread (a runtime call stored twice; expected 0 with the default kinds);
-- shared_ids: correlation ids held by both a runtime and a driver row.
+- shared_ids: correlation ids held by both a runtime and a driver row;
+- refused_submit_apis, zero_ts: collector_stat submit_apis_refused and
+  records_dropped_zero_timestamp (None in traces from older collectors).
 Exit status 0 when every op has a submitter, 1 otherwise, 2 on a bad trace."""
 import sqlite3
 import sys
@@ -32,6 +34,8 @@ def main():
                             ("memcpy", "'memcpy'"), ("memset", "'memset'")):
             ops += db.execute(f"SELECT correlation_id, {name} FROM {table} "
                               "WHERE start_ns > 0 AND end_ns > 0").fetchall()
+        stats = dict(db.execute("SELECT key, value FROM collector_stat").fetchall())
+        record_kinds = (db.execute("SELECT value FROM metadata WHERE key = 'record_kinds'").fetchone() or ["?"])[0]
     except sqlite3.Error as e:
         print(f"{label}: cannot read trace: {e}")
         return 2
@@ -63,7 +67,9 @@ def main():
     top = ", ".join(f"{k} x{v}" for k, v in unmatched.most_common(3))
     print(f"{label}: ops={n} submitted={submitted} ({pct:.1f}%) runtime={by['runtime']} "
           f"driver={by['driver']} internal={by['internal']} none={by['none']} | "
-          f"nested_driver={nested} shared_ids={shared}" + (f" | unmatched: {top}" if top else ""))
+          f"nested_driver={nested} shared_ids={shared} | refused_submit_apis={stats.get('submit_apis_refused')} "
+          f"zero_ts={stats.get('records_dropped_zero_timestamp')} kinds={record_kinds}"
+          + (f" | unmatched: {top}" if top else ""))
     return 0 if by["none"] == 0 and n > 0 else 1
 
 
