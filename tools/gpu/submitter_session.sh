@@ -11,12 +11,13 @@
 #     step (Triton), recorded with the DEFAULT kinds: per trace the share of
 #     GPU ops with a submitter and which API kinds submitted them
 #     (tools/gpu/submitter_check.py; want 100.0% and nested_driver=0);
-#  2. the matmul loop and launch_individual again with --kinds +driver: which
-#     record a kernel matches when a runtime call nests a driver call;
 #  3. streamscope_record_start/stop from a PyTorch process (record_section);
 #  4. overhead A/B on the launch-bound benchmark, interleaved, 5 runs each:
 #     default kinds without `submit` (before) and with it (after); target
-#     after/before <= 1.05 (medians).
+#     after/before <= 1.05 (medians);
+#  2. (last, skipped past 360 s) the matmul loop and launch_individual again
+#     with --kinds +driver: which record a kernel matches when a runtime call
+#     nests a driver call.
 set -u
 : "${OUT:?set OUT to the output folder}"
 default=build
@@ -79,12 +80,6 @@ done
 record torch_matmul "" 120 python3 "$ROOT/workloads/torch/matmul_loop.py" 20
 record torch_compiled "" 200 python3 "$ROOT/workloads/torch/compiled_step.py" 20
 
-say "== 2. whole driver API (+driver): which record a kernel's correlation id matches"
-if late 330; then say "SKIP (time)"; else
-  record torch_matmul_driver "+driver" 120 python3 "$ROOT/workloads/torch/matmul_loop.py" 20
-  record workload_launch_individual_driver "+driver" 60 "$BIN/streamscope_workloads" --variant launch_individual --size small
-fi
-
 say "== 3. streamscope_record_start/stop inside a PyTorch process"
 rm -f "$T"/section*.sqlite*
 timeout 120 python3 "$ROOT/workloads/torch/record_section.py" "$LIB" "$T/section1.sqlite" "$T/section2.sqlite" \
@@ -96,8 +91,8 @@ python3 "$ROOT/tools/gpu/record_section_check.py" "$T/section1.sqlite" "$T/secti
 [ -f "$T/section1.sqlite" ] && python3 "$ROOT/tools/gpu/submitter_check.py" "$T/section1.sqlite" section1 | tee -a "$SUMMARY"
 
 say "== 4. overhead A/B, launch-bound (200k kernels + 50k copies), interleaved, 5 runs each"
-if late 420; then say "SKIP (time)"; else
-  CONFIGS="untraced streamscope_no_submit streamscope_default" timeout 200 \
+if late 300; then say "SKIP (time)"; else
+  CONFIGS="untraced streamscope_no_submit streamscope_default" timeout 150 \
     "$ROOT/bench/collector/run_launch_bound.sh" "$BUILD" 5 > "$OUT/bench.log" 2>&1
   say "bench rc=$?"
   python3 - "$OUT/bench.log" <<'PY' | tee -a "$SUMMARY"
@@ -116,6 +111,12 @@ if b and a:
 else:
     print("FAIL bench: missing runs (see bench.log)")
 PY
+fi
+
+say "== 2. whole driver API (+driver): which record a kernel's correlation id matches"
+if late 360; then say "SKIP (time)"; else
+  record torch_matmul_driver "+driver" 60 python3 "$ROOT/workloads/torch/matmul_loop.py" 20
+  record workload_launch_individual_driver "+driver" 40 "$BIN/streamscope_workloads" --variant launch_individual --size small
 fi
 
 say "== done in $((SECONDS - START)) s"
