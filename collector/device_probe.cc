@@ -23,26 +23,24 @@ struct DriverApi {
 };
 
 DriverApi ResolveDriver() {
-  {
-    DriverApi a;
-    // RTLD_NOLOAD: only use a driver the process has already loaded.
-    void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (h == nullptr) return a;
-    a.cuDeviceGet = reinterpret_cast<decltype(a.cuDeviceGet)>(dlsym(h, "cuDeviceGet"));
-    a.cuDeviceGetName = reinterpret_cast<decltype(a.cuDeviceGetName)>(dlsym(h, "cuDeviceGetName"));
-    a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid_v2"));
-    if (a.cuDeviceGetUuid == nullptr) {
-      a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid"));
-    }
-    a.cuDeviceTotalMem = reinterpret_cast<decltype(a.cuDeviceTotalMem)>(dlsym(h, "cuDeviceTotalMem_v2"));
-    a.cuDeviceGetAttribute =
-        reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
-    a.cuDriverGetVersion =
-        reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
-    a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
-    a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
-    return a;
+  DriverApi a;
+  // RTLD_NOLOAD: only use a driver the process has already loaded.
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (h == nullptr) return a;
+  a.cuDeviceGet = reinterpret_cast<decltype(a.cuDeviceGet)>(dlsym(h, "cuDeviceGet"));
+  a.cuDeviceGetName = reinterpret_cast<decltype(a.cuDeviceGetName)>(dlsym(h, "cuDeviceGetName"));
+  a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid_v2"));
+  if (a.cuDeviceGetUuid == nullptr) {
+    a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid"));
   }
+  a.cuDeviceTotalMem = reinterpret_cast<decltype(a.cuDeviceTotalMem)>(dlsym(h, "cuDeviceTotalMem_v2"));
+  a.cuDeviceGetAttribute =
+      reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
+  a.cuDriverGetVersion =
+      reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
+  a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
+  a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
+  return a;
 }
 
 // Resolved again until it works: a collector started from the process
