@@ -40,6 +40,7 @@
 
 #include "collector/collector_config.h"
 #include "collector/cupti_layer.h"
+#include "collector/cupti_library.h"
 #include "collector/device_probe.h"
 #include "collector/output_path.h"
 #include "collector/trace_writer.h"
@@ -59,9 +60,12 @@ struct Collector {
   std::unique_ptr<CuptiTracer> tracer;
   pid_t owner_pid = 0;
   std::once_flag stop_once;
+  std::atomic<bool> stopped{false};
 };
 
 std::atomic<Collector*> g_collector{nullptr};
+// Serializes starting and stopping sessions (injection, record_start/stop).
+std::mutex g_session_mu;
 std::atomic<bool> g_start_attempted{false};
 std::string* g_self_path = nullptr;
 
@@ -197,10 +201,14 @@ auto WithSignalsBlocked(Fn fn) {
   return result;
 }
 
-void StopCollector(std::string_view reason, bool from_signal) {
+Status StopCollector(std::string_view reason, bool from_signal) {
   Collector* c = g_collector.load();
-  if (c == nullptr || c->owner_pid != getpid()) return;  // forked child: not ours
+  if (c == nullptr || c->owner_pid != getpid()) {  // forked child: not ours
+    return FailedPreconditionError("not recording");
+  }
+  Status result = FailedPreconditionError("recording already stopped");
   std::call_once(c->stop_once, [&] {
+    c->stopped = true;
     uint64_t end = c->tracer ? c->tracer->Now() : 0;
     if (c->tracer) {
       if (from_signal) {
@@ -226,13 +234,16 @@ void StopCollector(std::string_view reason, bool from_signal) {
     }
     // A failed writer has already said so on stderr, once.
     Status st = c->writer->Finish(reason, end);
+    if (c->tracer && !from_signal) c->tracer->ReleaseBuffers();
     if (st.ok() && c->config.verbose) {
       Warn(StrCat("trace written to ", c->writer->path()));
     }
+    result = st;
   });
+  return result;
 }
 
-void OnExit() { StopCollector("normal_exit", false); }
+void OnExit() { (void)StopCollector("normal_exit", false); }
 
 void OnSignal(int sig) {
   Collector* c = g_collector.load();
@@ -253,7 +264,7 @@ void StopThreadMain() {
   while (sem_wait(&g_stop_sem) != 0) {
   }
   int sig = g_stop_signal.load();
-  StopCollector(StrCat("signal:", sig), true);
+  (void)StopCollector(StrCat("signal:", sig), true);
   g_stop_done = true;
 }
 
@@ -330,54 +341,36 @@ std::string PathForThisImage(const std::string& path) {
   return path;  // the writer then reports the existing file
 }
 
-void StartCollector(const char* mode) {
-  if (g_start_attempted.exchange(true)) return;
-  if (auto off = GetEnv("STREAMSCOPE_DISABLE"); off && *off == "1") return;
-  StatusOr<CollectorConfig> config = ConfigFromEnv(GetEnv);
-  if (!config.ok()) {
-    Warn(StrCat("not recording: ", config.status().message()));
-    return;
-  }
+// Opens the trace at `path` and starts CUPTI; on success the collector is
+// g_collector, ended at exit, on SIGINT/SIGTERM or by streamscope_record_stop.
+Status BeginRecording(const CollectorConfig& config, std::string path, const char* mode) {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  StatusOr<std::string> path =
-      ExpandOutputTemplate(config->output_template, getpid(), host, GetEnv);
-  if (!path.ok()) {
-    Warn(StrCat("not recording: ", path.status().message()));
-    return;
-  }
   std::string app_cupti = ApplicationCupti();
-  if (Status st = CuptiAvailable(); !st.ok()) {
-    Warn(StrCat("not recording: ", st.message()));
-    return;
-  }
-  *path = PathForThisImage(*path);
+  if (Status st = CuptiAvailable(); !st.ok()) return st;
+  path = PathForThisImage(path);
   WriterOptions wo;
-  wo.path = *path;
-  wo.overwrite = config->overwrite;
-  wo.commit_ms = std::max<uint32_t>(50, std::min<uint32_t>(config->flush_ms ? config->flush_ms : 500, 500));
+  wo.path = path;
+  wo.overwrite = config.overwrite;
+  wo.commit_ms = std::max<uint32_t>(50, std::min<uint32_t>(config.flush_ms ? config.flush_ms : 500, 500));
   wo.api_name = CuptiApiName;
   // Callback records queued for the writer get the same cap as CUPTI's buffers.
-  wo.max_queued_batch_bytes = static_cast<size_t>(config->max_buffer_mb) << 20;
+  wo.max_queued_batch_bytes = static_cast<size_t>(config.max_buffer_mb) << 20;
   auto writer = WithSignalsBlocked([&] { return TraceWriter::Open(wo); });
-  if (!writer.ok()) {
-    Warn(StrCat("not recording: ", writer.status().message()));
-    return;
-  }
+  if (!writer.ok()) return writer.status();
   auto* c = new Collector();
-  c->config = *config;
+  c->config = config;
   c->owner_pid = getpid();
   c->writer = std::move(*writer);
   TraceWriter& w = *c->writer;
   uint64_t wall = WallNs();
   auto tracer = WithSignalsBlocked([&] { return CuptiTracer::Start(c->config, &w); });
   if (!tracer.ok()) {
-    Warn(StrCat("not recording: ", tracer.status().message(),
-                      "; the application runs untraced"));
     (void)w.Finish(StrCat("collector_error:", tracer.status().message()), 0);
-    AppendManifest(c->config.manifest, *path);
+    AppendManifest(c->config.manifest, path);
     delete c;  // the writer is finished; CUPTI never saw it
-    return;
+    return Status(tracer.status().code(),
+                  StrCat(tracer.status().message(), "; the application runs untraced"));
   }
   c->tracer = std::move(*tracer);
   auto meta = [&](std::string key, std::string value) { w.SetMetadata(std::move(key), std::move(value)); };
@@ -405,17 +398,85 @@ void StartCollector(const char* mode) {
   }
   meta("capture_end", "running");
   w.Flush();  // 'running' is on disk before the application continues
-  AppendManifest(c->config.manifest, *path);
+  AppendManifest(c->config.manifest, path);
   g_collector.store(c);
-  std::atexit(OnExit);
-  InstallSignalHandlers();
-  if (!app_cupti.empty()) {
+  static std::once_flag exit_hooks;
+  std::call_once(exit_hooks, [] {
+    std::atexit(OnExit);
+    InstallSignalHandlers();
+  });
+  if (!app_cupti.empty() && std::strcmp(mode, "api") != 0) {
     // CUPTI takes one client per process and we are it: say who records
     // what before a profiler of the program's own (torch.profiler) finds out.
     Warn(StrCat("recording this process's GPU activity; CUPTI allows one client, so a profiler the "
                 "program starts itself (torch.profiler, which loads ",
                 app_cupti.substr(app_cupti.rfind('/') + 1), ") records CPU events only"));
   }
+  return OkStatus();
+}
+
+void StartCollector(const char* mode) {
+  if (g_start_attempted.exchange(true)) return;
+  if (auto off = GetEnv("STREAMSCOPE_DISABLE"); off && *off == "1") return;
+  StatusOr<CollectorConfig> config = ConfigFromEnv(GetEnv);
+  if (!config.ok()) {
+    Warn(StrCat("not recording: ", config.status().message()));
+    return;
+  }
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  StatusOr<std::string> path =
+      ExpandOutputTemplate(config->output_template, getpid(), host, GetEnv);
+  if (!path.ok()) {
+    Warn(StrCat("not recording: ", path.status().message()));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_session_mu);
+  if (Status st = BeginRecording(*config, *path, mode); !st.ok()) {
+    Warn(StrCat("not recording: ", st.message()));
+  }
+}
+
+// streamscope_record_start / _stop (below).
+int RecordStart(const char* output_path, const char* options) {
+  std::lock_guard<std::mutex> lock(g_session_mu);
+  auto fail = [](std::string_view why) {
+    Warn(StrCat("streamscope_record_start: not recording: ", why));
+    return 1;
+  };
+  if (Collector* c = g_collector.load();
+      c != nullptr && c->owner_pid == getpid() && !c->stopped.load()) {
+    return fail(StrCat("already recording into ", c->writer->path(),
+                       " (streamscope_record_stop ends that first)"));
+  }
+  if (output_path == nullptr || *output_path == '\0') return fail("no output path given");
+  StatusOr<CollectorConfig> config = ConfigFromOptions(options == nullptr ? "" : options);
+  if (!config.ok()) return fail(config.status().message());
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  StatusOr<std::string> path = ExpandOutputTemplate(output_path, getpid(), host, GetEnv);
+  if (!path.ok()) return fail(path.status().message());
+  // An injection later in this process starts no second session.
+  g_start_attempted = true;
+  if (Status st = BeginRecording(*config, *path, "api"); !st.ok()) return fail(st.message());
+  // CUDA may be initialized already: its contexts were created unseen.
+  g_collector.load()->tracer->RecordDevices();
+  return 0;
+}
+
+int RecordStop() {
+  std::lock_guard<std::mutex> lock(g_session_mu);
+  Collector* c = g_collector.load();
+  if (c == nullptr || c->owner_pid != getpid() || c->stopped.load()) {
+    Warn("streamscope_record_stop: not recording");
+    return 1;
+  }
+  Status st = StopCollector("record_stop", false);
+  if (!st.ok()) {
+    Warn(StrCat("streamscope_record_stop: ", st.message()));
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -483,3 +544,18 @@ STREAMSCOPE_EXPORT int InitializeInjection(void) {
 STREAMSCOPE_EXPORT int InitializeInjectionNvtx2(const void* get_export_table) {
   return streamscope::collector::ForwardNvtxInjection(get_export_table);
 }
+
+// Starts recording this process into `output_path` (a path template as
+// STREAMSCOPE_OUTPUT: %p, %h, %q{VAR}) with `options` (KEY=VALUE;...: see
+// ConfigFromOptions; NULL: defaults). Works in a process that already
+// initialized CUDA, without CUDA_INJECTION64_PATH. 0 on success; otherwise
+// nonzero and one line on stderr.
+STREAMSCOPE_EXPORT int streamscope_record_start(const char* output_path, const char* options) {
+  return streamscope::collector::RecordStart(output_path, options);
+}
+
+// Flushes everything recorded since streamscope_record_start, finishes the
+// trace (capture_end 'record_stop') and leaves the process running; a later
+// start writes a new trace. 0 on success; nonzero and one line on stderr
+// when not recording or the trace could not be written.
+STREAMSCOPE_EXPORT int streamscope_record_stop(void) { return streamscope::collector::RecordStop(); }

@@ -3,6 +3,7 @@
 #include "collector/status.h"
 #include <array>
 #include <cctype>
+#include <map>
 #include <cstdio>
 #include <utility>
 
@@ -10,11 +11,12 @@
 namespace streamscope::collector {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 12> kKindNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
     {"kernel", kKindKernel},   {"memcpy", kKindMemcpy},   {"memset", kKindMemset},
     {"sync", kKindSync},       {"runtime", kKindRuntime}, {"driver", kKindDriver},
     {"nvtx", kKindNvtx},       {"stream", kKindStream},   {"context", kKindContext},
     {"overhead", kKindOverhead}, {"graph", kKindGraph}, {"memory", kKindMemory},
+    {"submit", kKindSubmit},
 }};
 
 StatusOr<uint32_t> KindByName(std::string_view name) {
@@ -149,6 +151,48 @@ StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env) {
   }
   if (auto v = env("STREAMSCOPE_MANIFEST"); v.has_value()) c.manifest = *v;
   return c;
+}
+
+}  // namespace streamscope::collector
+
+namespace streamscope::collector {
+
+StatusOr<CollectorConfig> ConfigFromOptions(std::string_view options) {
+  static constexpr std::string_view kKeys[] = {
+      "STREAMSCOPE_KINDS",         "STREAMSCOPE_FLUSH_MS", "STREAMSCOPE_BUFFER_KB",
+      "STREAMSCOPE_MAX_BUFFER_MB", "STREAMSCOPE_DEVICE_BUFFER_KB", "STREAMSCOPE_CLOCK",
+      "STREAMSCOPE_OVERWRITE",     "STREAMSCOPE_VERBOSE"};
+  std::map<std::string, std::string, std::less<>> values;
+  for (std::string_view item : SplitNonEmpty(options, ";\n")) {
+    auto trim = [](std::string_view v) {
+      while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+      while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+      return v;
+    };
+    item = trim(item);
+    if (item.empty()) continue;
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return InvalidArgumentError(StrCat("option '", item, "' is not KEY=VALUE"));
+    }
+    std::string key(trim(item.substr(0, eq)));
+    for (char& ch : key) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (key.rfind("STREAMSCOPE_", 0) != 0) key = "STREAMSCOPE_" + key;
+    bool known = false;
+    for (std::string_view k : kKeys) known |= k == key;
+    if (!known) {
+      std::vector<std::string_view> names;
+      for (std::string_view k : kKeys) names.push_back(k.substr(12));
+      return InvalidArgumentError(StrCat("unknown option '", trim(item.substr(0, eq)),
+                                         "' (known: ", StrJoin(names, ", "), ")"));
+    }
+    values[key] = std::string(trim(item.substr(eq + 1)));
+  }
+  return ConfigFromEnv([&](std::string_view name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  });
 }
 
 }  // namespace streamscope::collector

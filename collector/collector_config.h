@@ -27,20 +27,25 @@ enum RecordKind : uint32_t {
   kKindOverhead = 1u << 9,  // OVERHEAD
   kKindGraph = 1u << 10,    // GRAPH_TRACE (one record per graph launch)
   kKindMemory = 1u << 11,   // callback API: allocations, memory accesses, event ops
+  kKindSubmit = 1u << 12,   // DRIVER API records of the calls that submit GPU work only,
+                            // and INTERNAL_LAUNCH_API (launches outside any API)
 };
 
 // `memory` is opt-in (+memory): on the launch-bound worst case it costs
 // 1.11-1.13x the no-op CUPTI consumer with the same callbacks, over the 10%
 // budget (bench/results/collector.md). The commands that verify (compare
 // --run, workloads run) turn it on themselves.
+// `submit` gives every op launched through the driver (cuBLAS, cuDNN, Triton)
+// its submitting call; a runtime call does not record its nested driver call.
 inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset |
                                           kKindSync | kKindRuntime | kKindNvtx |
-                                          kKindStream | kKindContext | kKindOverhead;
+                                          kKindStream | kKindContext | kKindOverhead |
+                                          kKindSubmit;
 inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph | kKindMemory;
 
 // Parses a kinds list: "default", "all", or a comma list of names (kernel,
 // memcpy, memset, sync, runtime, driver, nvtx, stream, context, overhead,
-// graph, memory). A list whose items all start with '+' or '-' edits the default
+// graph, memory, submit). A list whose items all start with '+' or '-' edits the default
 // set ("+driver,-overhead"); otherwise it replaces it.
 StatusOr<uint32_t> ParseKinds(std::string_view spec);
 
@@ -65,6 +70,14 @@ struct CollectorConfig {
 
 // Reads STREAMSCOPE_* through `env`. Errors name the variable.
 StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env);
+
+// The options string of streamscope_record_start: KEY=VALUE items separated
+// by ';' or newlines, KEY a STREAMSCOPE_* variable with or without its
+// prefix, in any case ("kinds=+memory; flush_ms=100"), VALUE as in the
+// variable. Empty: the defaults. The environment is not read. The output
+// path is an argument of its own, so OUTPUT and MANIFEST are refused, as are
+// unknown keys.
+StatusOr<CollectorConfig> ConfigFromOptions(std::string_view options);
 
 }  // namespace streamscope::collector
 

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <mutex>
 
 
 namespace streamscope::collector {
@@ -17,29 +18,38 @@ struct DriverApi {
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;
   CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*cuDriverGetVersion)(int*) = nullptr;
+  CUresult (*cuDeviceGetCount)(int*) = nullptr;
   bool ok = false;
 };
 
-const DriverApi& Driver() {
-  static const DriverApi api = [] {
-    DriverApi a;
-    // RTLD_NOLOAD: only use a driver the process has already loaded.
-    void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-    if (h == nullptr) return a;
-    a.cuDeviceGet = reinterpret_cast<decltype(a.cuDeviceGet)>(dlsym(h, "cuDeviceGet"));
-    a.cuDeviceGetName = reinterpret_cast<decltype(a.cuDeviceGetName)>(dlsym(h, "cuDeviceGetName"));
-    a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid_v2"));
-    if (a.cuDeviceGetUuid == nullptr) {
-      a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid"));
-    }
-    a.cuDeviceTotalMem = reinterpret_cast<decltype(a.cuDeviceTotalMem)>(dlsym(h, "cuDeviceTotalMem_v2"));
-    a.cuDeviceGetAttribute =
-        reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
-    a.cuDriverGetVersion =
-        reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
-    a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
-    return a;
-  }();
+DriverApi ResolveDriver() {
+  DriverApi a;
+  // RTLD_NOLOAD: only use a driver the process has already loaded.
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (h == nullptr) return a;
+  a.cuDeviceGet = reinterpret_cast<decltype(a.cuDeviceGet)>(dlsym(h, "cuDeviceGet"));
+  a.cuDeviceGetName = reinterpret_cast<decltype(a.cuDeviceGetName)>(dlsym(h, "cuDeviceGetName"));
+  a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid_v2"));
+  if (a.cuDeviceGetUuid == nullptr) {
+    a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid"));
+  }
+  a.cuDeviceTotalMem = reinterpret_cast<decltype(a.cuDeviceTotalMem)>(dlsym(h, "cuDeviceTotalMem_v2"));
+  a.cuDeviceGetAttribute =
+      reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
+  a.cuDriverGetVersion =
+      reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
+  a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
+  a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
+  return a;
+}
+
+// Resolved again until it works: a collector started from the process
+// itself (streamscope_record_start) may run before the driver is loaded.
+DriverApi Driver() {
+  static std::mutex mu;
+  static DriverApi api;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!api.ok) api = ResolveDriver();
   return api;
 }
 
@@ -55,7 +65,7 @@ std::string FormatGpuUuid(const unsigned char b[16]) {
 }
 
 StatusOr<int> DriverVersion() {
-  const DriverApi& d = Driver();
+  const DriverApi d = Driver();
   int v = 0;
   if (d.cuDriverGetVersion == nullptr || d.cuDriverGetVersion(&v) != CUDA_SUCCESS) {
     return UnavailableError("cuDriverGetVersion unavailable");
@@ -63,8 +73,17 @@ StatusOr<int> DriverVersion() {
   return v;
 }
 
+StatusOr<int> DeviceCount() {
+  const DriverApi d = Driver();
+  int n = 0;
+  if (d.cuDeviceGetCount == nullptr || d.cuDeviceGetCount(&n) != CUDA_SUCCESS) {
+    return UnavailableError("CUDA driver not loaded or not initialized");
+  }
+  return n;
+}
+
 StatusOr<DeviceRecord> ProbeDevice(int ordinal) {
-  const DriverApi& d = Driver();
+  const DriverApi d = Driver();
   if (!d.ok) return UnavailableError("CUDA driver not loaded");
   CUdevice dev;
   if (d.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) {

@@ -17,6 +17,9 @@ namespace streamscope::collector {
 // Properties of CUDA device `ordinal`. Needs an initialized driver.
 StatusOr<DeviceRecord> ProbeDevice(int ordinal);
 
+// Number of CUDA devices; an error before the process initialized CUDA.
+StatusOr<int> DeviceCount();
+
 // "13000"-style driver version (cuDriverGetVersion), or an error.
 StatusOr<int> DriverVersion();
 

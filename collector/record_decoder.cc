@@ -1,6 +1,6 @@
-// Decoder for the CUDA 13.0 CUPTI record versions. This file and
-// cupti_layer.cc are the only ones that include CUPTI headers: the decoder
-// must know CUPTI's struct layouts, but it never calls CUPTI.
+// Decoder for the CUDA 13.0 CUPTI record versions. Part of the CUPTI layer
+// (the files that include CUPTI headers, listed in README.md "Design"): the
+// decoder must know CUPTI's struct layouts, but it never calls CUPTI.
 #include "collector/record_decoder.h"
 
 #include <cupti_activity.h>
@@ -222,6 +222,14 @@ DecodeResult DecodeActivityRecord(const void* record, RecordBatch* out) {
     case CUPTI_ACTIVITY_KIND_DRIVER:
       out->emplace_back(DecodeApi(Load<CUpti_ActivityAPI>(record), ApiDomain::kDriver));
       return DecodeResult::kDecoded;
+    case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API: {
+      // A launch outside any public API: stored like the driver launch it
+      // stands for, under a cbid no real driver function has.
+      ApiRecord r = DecodeApi(Load<CUpti_ActivityAPI>(record), ApiDomain::kDriver);
+      r.cbid = kInternalLaunchCbid;
+      out->emplace_back(r);
+      return DecodeResult::kDecoded;
+    }
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       out->emplace_back(DecodeSync(Load<CUpti_ActivitySynchronization2>(record)));
       return DecodeResult::kDecoded;

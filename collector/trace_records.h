@@ -65,6 +65,11 @@ struct GraphExecRecord {
 
 enum class ApiDomain : int { kRuntime = 1, kDriver = 2 };
 
+// cbid of a kernel launch CUPTI saw outside any public API function
+// (CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, stored in the driver domain):
+// CUPTI leaves the record's cbid unused; 0 is the driver domain's INVALID id.
+inline constexpr uint32_t kInternalLaunchCbid = 0;
+
 struct ApiRecord {
   ApiDomain domain = ApiDomain::kRuntime;
   uint32_t cbid = 0;

@@ -28,6 +28,7 @@ constexpr std::string_view kStatNames[] = {
     "nvtx_start_end_matched", "memory_launches",       "memory_launches_in_runtime",
     "memory_launches_without_layout", "memory_untracked_frees", "memory_frees_unmatched",
     "memory_layouts_function", "memory_layouts_kernel", "memory_layout_error",
+    "records_dropped_zero_timestamp", "submit_apis_refused",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -215,6 +216,39 @@ struct TraceWriter::Db {
   NvtxPairer nvtx;
   RecordBatch scratch;
   std::vector<NvtxRange> ranges;
+  TraceWriter* writer = nullptr;  // stats and options
+  int64_t rows_written = 0;       // rows inserted since the last AddStat
+
+  // One record kind each; records folded into other rows (NVTX data, frees,
+  // stream creations) insert nothing.
+  Status Insert(const KernelRecord& r);
+  Status Insert(const MemcpyRecord& r);
+  Status Insert(const MemsetRecord& r);
+  Status Insert(const GraphExecRecord& r);
+  Status Insert(const ApiRecord& r);
+  Status Insert(const SyncRecord& r);
+  Status Insert(const MarkerRecord& r);
+  Status Insert(const MarkerDataRecord& r);
+  Status Insert(const StreamRecord& r);
+  Status Insert(const ContextRecord& r);
+  Status Insert(const DeviceRecord& r);
+  Status Insert(const OverheadRecord& r);
+  Status Insert(const NvtxStartEndRecord& r);
+  Status Insert(const AllocationRecord& r);
+  Status Insert(const FreeRecord& r);
+  Status Insert(const MemoryAccessRecord& r);
+  Status Insert(const EventOpRecord& r);
+  Status Insert(const StreamCreatedRecord& r);
+  // Completed NVTX ranges waiting in `ranges`.
+  Status InsertRanges();
+  // Optional interned string: NULL for an empty one.
+  StatusOr<std::optional<int64_t>> InternOptional(std::string_view s);
+  // A GPU op CUPTI handed over before it completed (a forced flush) has no
+  // timestamps and never will: counted, not stored.
+  bool Untimed(uint64_t start_ns, uint64_t end_ns);
+  // The end-of-capture steps of Finish, in order.
+  Status FinalizeStreamsAndTimes();
+  Status ClassifyStreams(bool stream_creation_tracked);
 
   ~Db() {
     if (db != nullptr) sqlite3_close_v2(db);
@@ -292,6 +326,7 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
   std::unique_ptr<TraceWriter> w(new TraceWriter(std::move(options)));
   w->db_ = std::make_unique<Db>();
   Db& d = *w->db_;
+  d.writer = w.get();
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
   if (sqlite3_open_v2(w->options_.path.c_str(), &d.db, flags, nullptr) != SQLITE_OK) {
     return PermissionDeniedError(StrCat(
@@ -538,299 +573,346 @@ Status TraceWriter::CommitWithStats() {
 Status TraceWriter::Process(Task& task) {
   Db& d = *db_;
   if (auto st = d.Begin(); !st.ok()) return st;
-  auto commit = [&]() -> Status { return CommitWithStats(); };
   switch (task.type) {
     case Task::Type::kMetadata:
       d.ins_meta.Text(1, task.key).Text(2, task.value);
       return d.ins_meta.Step();
     case Task::Type::kBarrier:
-      return commit();
+      return CommitWithStats();
     case Task::Type::kWork:
-      break;
-    case Task::Type::kFinish: {
-      std::vector<NvtxRange> open = d.nvtx.TakeOpen();
-      d.ranges = std::move(open);
-      break;
-    }
+      return ProcessWork(task);
+    case Task::Type::kFinish:
+      return ProcessFinish(task);
   }
+  return OkStatus();
+}
 
-  const WriterOptions& o = options_;
-  auto insert_ranges = [&]() -> Status {
-    for (const NvtxRange& r : d.ranges) {
-      auto name = d.Intern(r.name);
-      if (!name.ok()) return name.status();
-      std::optional<int64_t> domain;
-      if (!r.domain.empty()) {
-        auto dom = d.Intern(r.domain);
-        if (!dom.ok()) return dom.status();
-        domain = *dom;
-      }
-      if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
-      d.ins_range.Int(1, r.tid).Opt(2, r.end_tid).Int(3, *name).Opt(4, domain)
-          .Int(5, static_cast<int64_t>(r.start_ns)).Opt(6, r.end_ns).Int(7, r.is_push_pop ? 1 : 0)
-          .Opt(8, r.depth).Opt(9, r.color).Opt(10, r.category);
-      if (auto st = d.ins_range.Step(); !st.ok()) return st;
-    }
-    AddStat(Stat::kRecordsWritten, static_cast<int64_t>(d.ranges.size()));
-    d.ranges.clear();
-    return OkStatus();
-  };
-
-  if (task.type == Task::Type::kFinish) {
-    // Index builds and the stream classification sort millions of rows:
-    // spill to temporary files rather than grow the heap with the trace.
-    (void)d.Exec("PRAGMA temp_store=FILE");
-    if (auto st = insert_ranges(); !st.ok()) return st;
-    if (Status st = d.DrainBulk(); !st.ok()) return st;
-    stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
-    stats_[static_cast<int>(Stat::kNvtxStartEndMatched)] = d.nvtx.start_end_matched();
-    stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] =
-        static_cast<int64_t>(d.pending_frees.size());
-    // Stream kinds that need the whole trace.
-    if (auto st = d.Exec(
-            "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
-            "stream.context_id) WHERE device_id IS NULL;"
-            "UPDATE stream SET kind = 1 WHERE id IN (SELECT null_stream_id FROM context);");
-        !st.ok()) {
-      return st;
-    }
-    if (auto st = d.Exec(std::string(schema::FinalizeSql()).c_str()); !st.ok()) return st;
-    // Memory-tracking times were taken in the API-enter callback, just
-    // before CUPTI stamps the call's start: use the recorded call's start
-    // where there is one (the finalize indexes make this a lookup per row).
-    if (auto st = d.Exec(
-            "UPDATE event_op SET ts_ns = (SELECT a.start_ns FROM api_call a WHERE"
-            " a.correlation_id = event_op.correlation_id ORDER BY a.domain LIMIT 1)"
-            " WHERE correlation_id IN (SELECT correlation_id FROM api_call);"
-            "UPDATE allocation SET alloc_ns = (SELECT a.start_ns FROM api_call a WHERE"
-            " a.correlation_id = allocation.alloc_correlation_id ORDER BY a.domain LIMIT 1)"
-            " WHERE alloc_correlation_id IN (SELECT correlation_id FROM api_call);"
-            "UPDATE allocation SET free_ns = (SELECT a.start_ns FROM api_call a WHERE"
-            " a.correlation_id = allocation.free_correlation_id ORDER BY a.domain LIMIT 1)"
-            " WHERE free_correlation_id IN (SELECT correlation_id FROM api_call);");
-        !st.ok()) {
-      return st;
-    }
-    if (auto st = d.Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)");
-        !st.ok()) {
-      return st;
-    }
-    {
-      Stmt ins;
-      if (auto st = ins.Prepare(d.db, "INSERT OR IGNORE INTO created_stream VALUES(?,?)"); !st.ok())
-        return st;
-      for (auto [id, tid] : d.created_streams) {
-        if (auto st = ins.Int(1, id).Int(2, tid).Step(); !st.ok()) return st;
-      }
-    }
-    std::string classify =
-        "UPDATE stream SET created_tid = (SELECT tid FROM created_stream c WHERE c.id = stream.id)"
-        " WHERE id IN (SELECT id FROM created_stream);"
-        // Ops submitted through per-thread-default-stream entry points
-        // (few API names match; then integer lookups only).
-        "UPDATE stream SET kind = 2 WHERE kind = 3 AND id IN ("
-        " SELECT o.stream_id FROM (SELECT stream_id, correlation_id FROM kernel"
-        "  UNION ALL SELECT stream_id, correlation_id FROM memcpy"
-        "  UNION ALL SELECT stream_id, correlation_id FROM memset"
-        "  UNION ALL SELECT stream_id, correlation_id FROM sync WHERE stream_id IS NOT NULL) o"
-        " WHERE o.correlation_id IN (SELECT correlation_id FROM api_call WHERE name_id IN ("
-        "  SELECT id FROM string WHERE value LIKE '%\\_ptsz%' ESCAPE '\\'"
-        "   OR value LIKE '%\\_ptds%' ESCAPE '\\')));";
-    if (stream_creation_tracked_) {
-      // A blocking-flag stream the application never created but used is
-      // the per-thread default stream (e.g. used through
-      // cudaStreamPerThread).
-      // Streams CUPTI reports that the application neither created nor
-      // used (driver/library internals) stay 'unknown'.
-      classify +=
-          "UPDATE stream SET kind = CASE WHEN id IN (SELECT stream_id FROM kernel"
-          "  UNION SELECT stream_id FROM memcpy UNION SELECT stream_id FROM memset)"
-          " THEN 2 ELSE 0 END"
-          " WHERE kind = 3 AND id NOT IN (SELECT id FROM created_stream);";
-    }
-    if (auto st = d.Exec(classify.c_str()); !st.ok()) return st;
-    d.ins_meta.Text(1, "capture_end").Text(2, task.key);
-    if (auto st = d.ins_meta.Step(); !st.ok()) return st;
-    d.ins_meta.Text(1, "end_trace_ns").Text(2, StrCat(task.end_ns));
-    if (auto st = d.ins_meta.Step(); !st.ok()) return st;
-    if (auto st = commit(); !st.ok()) return st;
-    // A self-contained file: readers need no -wal/-shm companions.
-    (void)d.Exec("PRAGMA journal_mode=DELETE");
-    sqlite3_close_v2(d.db);
-    d.db = nullptr;
-    return OkStatus();
-  }
-
-  // kWork.
+Status TraceWriter::ProcessWork(Task& task) {
+  Db& d = *db_;
   d.scratch.clear();
   task.item->Decode(&d.scratch, *this);
   AddStat(Stat::kWriterBatches, 1);
-  int64_t written = 0;
   for (const TraceRecord& rec : d.scratch) {
-    Status st = std::visit(
-        [&](const auto& r) -> Status {
-          using T = std::decay_t<decltype(r)>;
-          if constexpr (std::is_same_v<T, KernelRecord>) {
-            auto name = d.Intern(r.name.empty() ? std::string_view("<unnamed>") : r.name);
-            if (!name.ok()) return name.status();
-            return d.bulk_kernel.Add(
-                {V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
-                 V(r.correlation_id), V(*name), V(r.grid[0]), V(r.grid[1]), V(r.grid[2]),
-                 V(r.block[0]), V(r.block[1]), V(r.block[2]), V(r.static_shared_bytes),
-                 V(r.dynamic_shared_bytes), V(r.registers_per_thread), V(r.launch_type),
-                 V(r.graph.graph_id), V(r.graph.graph_node_id)});
-          } else if constexpr (std::is_same_v<T, MemcpyRecord>) {
-            return d.bulk_memcpy.Add(
-                {V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
-                 V(r.correlation_id), V(static_cast<int64_t>(r.bytes)), V(r.copy_kind),
-                 V(r.src_kind), V(r.dst_kind), V(r.is_async ? 1 : 0), V(r.src_device_id),
-                 V(r.dst_device_id), V(r.src_context_id), V(r.dst_context_id),
-                 V(r.graph.graph_id), V(r.graph.graph_node_id)});
-          } else if constexpr (std::is_same_v<T, MemsetRecord>) {
-            d.ins_memset.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
-                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
-                .Int(7, static_cast<int64_t>(r.bytes)).Int(8, r.value).Int(9, r.memory_kind)
-                .Int(10, r.is_async ? 1 : 0).Opt(11, r.graph.graph_id)
-                .Opt(12, r.graph.graph_node_id);
-            return d.ins_memset.Step();
-          } else if constexpr (std::is_same_v<T, GraphExecRecord>) {
-            d.ins_graph.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id)
-                .Int(4, r.context_id).Int(5, r.stream_id).Int(6, r.correlation_id)
-                .Int(7, r.graph_id);
-            return d.ins_graph.Step();
-          } else if constexpr (std::is_same_v<T, ApiRecord>) {
-            uint64_t key = (static_cast<uint64_t>(r.domain) << 32) | r.cbid;
-            auto it = d.api_names.find(key);
-            int64_t name_id;
-            if (it != d.api_names.end()) {
-              name_id = it->second;
-            } else {
-              std::string name = o.api_name ? o.api_name(r.domain, r.cbid) : std::string();
-              if (name.empty()) {
-                name = StrCat(r.domain == ApiDomain::kRuntime ? "runtime" : "driver",
-                                    "_cbid_", r.cbid);
-              }
-              auto id = d.Intern(name);
-              if (!id.ok()) return id.status();
-              name_id = *id;
-              d.api_names.emplace(key, name_id);
-            }
-            if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
-            return d.bulk_api.Add({V(static_cast<int>(r.domain)), V(r.cbid), V(name_id),
-                                   V(r.tid), V(r.start_ns), V(r.end_ns), V(r.correlation_id),
-                                   V(r.return_value)});
-          } else if constexpr (std::is_same_v<T, SyncRecord>) {
-            d.ins_sync.Int(1, r.kind).Int(2, r.start_ns).Int(3, r.end_ns).Opt(4, r.context_id)
-                .Opt(5, r.stream_id).Opt(6, r.event_id).Int(7, r.correlation_id)
-                .Int(8, r.return_value);
-            return d.ins_sync.Step();
-          } else if constexpr (std::is_same_v<T, MarkerRecord>) {
-            bool is_mark = false;
-            d.nvtx.Add(r, &d.ranges, &is_mark);
-            if (is_mark) {
-              auto name = d.Intern(r.name);
-              if (!name.ok()) return name.status();
-              std::optional<int64_t> domain;
-              if (!r.domain.empty()) {
-                auto dom = d.Intern(r.domain);
-                if (!dom.ok()) return dom.status();
-                domain = *dom;
-              }
-              if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
-              d.ins_mark.Int(1, r.tid).Int(2, *name).Opt(3, domain).Int(4, r.ts_ns);
-              return d.ins_mark.Step();
-            }
-            --written;  // counted when its range is written
-            return insert_ranges();
-          } else if constexpr (std::is_same_v<T, MarkerDataRecord>) {
-            d.nvtx.AddData(r);
-            --written;  // folded into its range
-            return OkStatus();
-          } else if constexpr (std::is_same_v<T, StreamRecord>) {
-            int kind = r.cupti_flag == 3 ? 1 : r.cupti_flag == 2 ? 4 : r.cupti_flag == 1 ? 3 : 0;
-            std::optional<uint32_t> device;
-            if (auto it = d.context_device.find(r.context_id); it != d.context_device.end())
-              device = it->second;
-            d.ins_stream.Int(1, r.stream_id).Int(2, r.context_id).Opt(3, device).Int(4, kind)
-                .Int(5, static_cast<int32_t>(r.priority)).Int(6, r.cupti_flag);
-            return d.ins_stream.Step();
-          } else if constexpr (std::is_same_v<T, ContextRecord>) {
-            d.context_device[r.context_id] = r.device_id;
-            d.ins_context.Int(1, r.context_id).Int(2, r.device_id).Int(3, r.null_stream_id);
-            return d.ins_context.Step();
-          } else if constexpr (std::is_same_v<T, DeviceRecord>) {
-            d.ins_device.Int(1, r.id).Text(2, r.name);
-            if (r.uuid.empty()) {
-              d.ins_device.Null(3);
-            } else {
-              d.ins_device.Text(3, r.uuid);
-            }
-            d.ins_device.Opt(4, r.compute_major).Opt(5, r.compute_minor).Opt(6, r.sm_count)
-                .Opt(7, r.async_engine_count).Opt(8, r.concurrent_kernels)
-                .Opt(9, r.global_memory_bytes).Opt(10, r.global_memory_bandwidth_kbps)
-                .Opt(11, r.global_memory_clock_khz).Opt(12, r.max_threads_per_block)
-                .Opt(13, r.max_shared_memory_per_block).Opt(14, r.pci_bus_id)
-                .Opt(15, r.pci_device_id);
-            return d.ins_device.Step();
-          } else if constexpr (std::is_same_v<T, OverheadRecord>) {
-            d.ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id)
-                .Int(4, r.start_ns).Int(5, r.end_ns);
-            return d.ins_overhead.Step();
-          } else if constexpr (std::is_same_v<T, NvtxStartEndRecord>) {
-            d.nvtx.MarkStartEnd(r);
-            stats_[static_cast<int>(Stat::kNvtxStartEndCalls)].fetch_add(1);
-            --written;  // folded into its range
-            return OkStatus();
-          } else if constexpr (std::is_same_v<T, AllocationRecord>) {
-            d.ins_alloc.Int(1, static_cast<int64_t>(r.id)).Text(2, AllocationKindName(r.kind))
-                .Int(3, static_cast<int64_t>(r.address)).Int(4, static_cast<int64_t>(r.bytes))
-                .Opt(5, r.device_id).Opt(6, r.stream_id).Int(7, static_cast<int64_t>(r.alloc_ns))
-                .Int(8, r.correlation_id);
-            if (auto st = d.ins_alloc.Step(); !st.ok()) return st;
-            if (auto it = d.pending_frees.find(r.id); it != d.pending_frees.end()) {
-              StatusOr<bool> applied = d.ApplyFree(it->second);
-              if (!applied.ok()) return applied.status();
-              d.pending_frees.erase(it);
-            }
-            return OkStatus();
-          } else if constexpr (std::is_same_v<T, FreeRecord>) {
-            StatusOr<bool> applied = d.ApplyFree(r);
-            if (!applied.ok()) return applied.status();
-            if (!*applied) d.pending_frees.emplace(r.id, r);
-            --written;  // applied to its allocation row
-            return OkStatus();
-          } else if constexpr (std::is_same_v<T, MemoryAccessRecord>) {
-            d.ins_access.Int(1, r.correlation_id).Int(2, static_cast<int64_t>(r.address))
-                .Int(3, static_cast<int64_t>(r.bytes)).Text(4, AccessName(r.access))
-                .Opt(5, r.allocation_id).Opt(6, r.arg_index);
-            return d.ins_access.Step();
-          } else if constexpr (std::is_same_v<T, EventOpRecord>) {
-            d.ins_event.Text(1, EventOpName(r.op)).Int(2, static_cast<int64_t>(r.event_handle))
-                .Opt(3, r.other_event).Opt(4, r.stream_id).Int(5, r.tid)
-                .Int(6, static_cast<int64_t>(r.ts_ns)).Int(7, r.correlation_id);
-            if (r.elapsed_ms.has_value()) {
-              d.ins_event.Real(8, *r.elapsed_ms);
-            } else {
-              d.ins_event.Null(8);
-            }
-            if (auto st = d.SeeThread(r.tid, o); !st.ok()) return st;
-            return d.ins_event.Step();
-          } else if constexpr (std::is_same_v<T, StreamCreatedRecord>) {
-            d.created_streams.emplace(r.stream_id, r.tid);
-            --written;  // applied to its stream row at the end
-            return OkStatus();
-          }
-        },
-        rec);
+    Status st = std::visit([&](const auto& r) { return d.Insert(r); }, rec);
     if (!st.ok()) return st;
-    ++written;
   }
-  AddStat(Stat::kRecordsWritten, written);
+  AddStat(Stat::kRecordsWritten, std::exchange(d.rows_written, 0));
   d.scratch.clear();
   if (std::chrono::steady_clock::now() - d.txn_start >=
       std::chrono::milliseconds(options_.commit_ms)) {
-    return commit();
+    return CommitWithStats();
   }
+  return OkStatus();
+}
+
+Status TraceWriter::ProcessFinish(Task& task) {
+  Db& d = *db_;
+  d.ranges = d.nvtx.TakeOpen();
+  // Index builds and the stream classification sort millions of rows:
+  // spill to temporary files rather than grow the heap with the trace.
+  (void)d.Exec("PRAGMA temp_store=FILE");
+  if (auto st = d.InsertRanges(); !st.ok()) return st;
+  AddStat(Stat::kRecordsWritten, std::exchange(d.rows_written, 0));
+  if (Status st = d.DrainBulk(); !st.ok()) return st;
+  stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
+  stats_[static_cast<int>(Stat::kNvtxStartEndMatched)] = d.nvtx.start_end_matched();
+  stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] =
+      static_cast<int64_t>(d.pending_frees.size());
+  if (auto st = d.FinalizeStreamsAndTimes(); !st.ok()) return st;
+  if (auto st = d.ClassifyStreams(stream_creation_tracked_); !st.ok()) return st;
+  d.ins_meta.Text(1, "capture_end").Text(2, task.key);
+  if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+  d.ins_meta.Text(1, "end_trace_ns").Text(2, StrCat(task.end_ns));
+  if (auto st = d.ins_meta.Step(); !st.ok()) return st;
+  if (auto st = CommitWithStats(); !st.ok()) return st;
+  // A self-contained file: readers need no -wal/-shm companions.
+  (void)d.Exec("PRAGMA journal_mode=DELETE");
+  sqlite3_close_v2(d.db);
+  d.db = nullptr;
+  return OkStatus();
+}
+
+// ---- end of capture ---------------------------------------------------------
+
+Status TraceWriter::Db::FinalizeStreamsAndTimes() {
+  // Stream kinds that need the whole trace.
+  if (auto st = Exec(
+          "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
+          "stream.context_id) WHERE device_id IS NULL;"
+          "UPDATE stream SET kind = 1 WHERE id IN (SELECT null_stream_id FROM context);");
+      !st.ok()) {
+    return st;
+  }
+  if (auto st = Exec(std::string(schema::FinalizeSql()).c_str()); !st.ok()) return st;
+  // Memory-tracking times were taken in the API-enter callback, just
+  // before CUPTI stamps the call's start: use the recorded call's start
+  // where there is one (the finalize indexes make this a lookup per row).
+  return Exec(
+      "UPDATE event_op SET ts_ns = (SELECT a.start_ns FROM api_call a WHERE"
+      " a.correlation_id = event_op.correlation_id ORDER BY a.domain LIMIT 1)"
+      " WHERE correlation_id IN (SELECT correlation_id FROM api_call);"
+      "UPDATE allocation SET alloc_ns = (SELECT a.start_ns FROM api_call a WHERE"
+      " a.correlation_id = allocation.alloc_correlation_id ORDER BY a.domain LIMIT 1)"
+      " WHERE alloc_correlation_id IN (SELECT correlation_id FROM api_call);"
+      "UPDATE allocation SET free_ns = (SELECT a.start_ns FROM api_call a WHERE"
+      " a.correlation_id = allocation.free_correlation_id ORDER BY a.domain LIMIT 1)"
+      " WHERE free_correlation_id IN (SELECT correlation_id FROM api_call);");
+}
+
+Status TraceWriter::Db::ClassifyStreams(bool stream_creation_tracked) {
+  if (auto st = Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)");
+      !st.ok()) {
+    return st;
+  }
+  {
+    Stmt ins;
+    if (auto st = ins.Prepare(db, "INSERT OR IGNORE INTO created_stream VALUES(?,?)"); !st.ok())
+      return st;
+    for (auto [id, tid] : created_streams) {
+      if (auto st = ins.Int(1, id).Int(2, tid).Step(); !st.ok()) return st;
+    }
+  }
+  std::string classify =
+      "UPDATE stream SET created_tid = (SELECT tid FROM created_stream c WHERE c.id = stream.id)"
+      " WHERE id IN (SELECT id FROM created_stream);"
+      // Ops submitted through per-thread-default-stream entry points
+      // (few API names match; then integer lookups only).
+      "UPDATE stream SET kind = 2 WHERE kind = 3 AND id IN ("
+      " SELECT o.stream_id FROM (SELECT stream_id, correlation_id FROM kernel"
+      "  UNION ALL SELECT stream_id, correlation_id FROM memcpy"
+      "  UNION ALL SELECT stream_id, correlation_id FROM memset"
+      "  UNION ALL SELECT stream_id, correlation_id FROM sync WHERE stream_id IS NOT NULL) o"
+      " WHERE o.correlation_id IN (SELECT correlation_id FROM api_call WHERE name_id IN ("
+      "  SELECT id FROM string WHERE value LIKE '%\\_ptsz%' ESCAPE '\\'"
+      "   OR value LIKE '%\\_ptds%' ESCAPE '\\')));";
+  if (stream_creation_tracked) {
+    // A blocking-flag stream the application never created but used is
+    // the per-thread default stream (e.g. used through
+    // cudaStreamPerThread).
+    // Streams CUPTI reports that the application neither created nor
+    // used (driver/library internals) stay 'unknown'.
+    classify +=
+        "UPDATE stream SET kind = CASE WHEN id IN (SELECT stream_id FROM kernel"
+        "  UNION SELECT stream_id FROM memcpy UNION SELECT stream_id FROM memset)"
+        " THEN 2 ELSE 0 END"
+        " WHERE kind = 3 AND id NOT IN (SELECT id FROM created_stream);";
+  }
+  return Exec(classify.c_str());
+}
+
+// ---- one record kind each ---------------------------------------------------
+
+StatusOr<std::optional<int64_t>> TraceWriter::Db::InternOptional(std::string_view s) {
+  if (s.empty()) return std::optional<int64_t>();
+  auto id = Intern(s);
+  if (!id.ok()) return id.status();
+  return std::optional<int64_t>(*id);
+}
+
+bool TraceWriter::Db::Untimed(uint64_t start_ns, uint64_t end_ns) {
+  if (start_ns != 0 && end_ns != 0) return false;
+  writer->AddStat(Stat::kRecordsDroppedZeroTimestamp, 1);
+  return true;
+}
+
+Status TraceWriter::Db::InsertRanges() {
+  for (const NvtxRange& r : ranges) {
+    auto name = Intern(r.name);
+    if (!name.ok()) return name.status();
+    auto domain = InternOptional(r.domain);
+    if (!domain.ok()) return domain.status();
+    if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
+    ins_range.Int(1, r.tid).Opt(2, r.end_tid).Int(3, *name).Opt(4, *domain)
+        .Int(5, static_cast<int64_t>(r.start_ns)).Opt(6, r.end_ns).Int(7, r.is_push_pop ? 1 : 0)
+        .Opt(8, r.depth).Opt(9, r.color).Opt(10, r.category);
+    if (auto st = ins_range.Step(); !st.ok()) return st;
+  }
+  rows_written += static_cast<int64_t>(ranges.size());
+  ranges.clear();
+  return OkStatus();
+}
+
+Status TraceWriter::Db::Insert(const KernelRecord& r) {
+  if (Untimed(r.start_ns, r.end_ns)) return OkStatus();
+  auto name = Intern(r.name.empty() ? std::string_view("<unnamed>") : r.name);
+  if (!name.ok()) return name.status();
+  ++rows_written;
+  return bulk_kernel.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id),
+                          V(r.stream_id), V(r.correlation_id), V(*name), V(r.grid[0]),
+                          V(r.grid[1]), V(r.grid[2]), V(r.block[0]), V(r.block[1]),
+                          V(r.block[2]), V(r.static_shared_bytes), V(r.dynamic_shared_bytes),
+                          V(r.registers_per_thread), V(r.launch_type), V(r.graph.graph_id),
+                          V(r.graph.graph_node_id)});
+}
+
+Status TraceWriter::Db::Insert(const MemcpyRecord& r) {
+  if (Untimed(r.start_ns, r.end_ns)) return OkStatus();
+  ++rows_written;
+  return bulk_memcpy.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id),
+                          V(r.stream_id), V(r.correlation_id), V(static_cast<int64_t>(r.bytes)),
+                          V(r.copy_kind), V(r.src_kind), V(r.dst_kind), V(r.is_async ? 1 : 0),
+                          V(r.src_device_id), V(r.dst_device_id), V(r.src_context_id),
+                          V(r.dst_context_id), V(r.graph.graph_id), V(r.graph.graph_node_id)});
+}
+
+Status TraceWriter::Db::Insert(const MemsetRecord& r) {
+  if (Untimed(r.start_ns, r.end_ns)) return OkStatus();
+  ins_memset.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id).Int(4, r.context_id)
+      .Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, static_cast<int64_t>(r.bytes))
+      .Int(8, r.value).Int(9, r.memory_kind).Int(10, r.is_async ? 1 : 0)
+      .Opt(11, r.graph.graph_id).Opt(12, r.graph.graph_node_id);
+  ++rows_written;
+  return ins_memset.Step();
+}
+
+Status TraceWriter::Db::Insert(const GraphExecRecord& r) {
+  ins_graph.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id).Int(4, r.context_id)
+      .Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, r.graph_id);
+  ++rows_written;
+  return ins_graph.Step();
+}
+
+Status TraceWriter::Db::Insert(const ApiRecord& r) {
+  uint64_t key = (static_cast<uint64_t>(r.domain) << 32) | r.cbid;
+  auto it = api_names.find(key);
+  int64_t name_id;
+  if (it != api_names.end()) {
+    name_id = it->second;
+  } else {
+    const WriterOptions& o = writer->options_;
+    std::string name = o.api_name ? o.api_name(r.domain, r.cbid) : std::string();
+    if (name.empty()) {
+      name = StrCat(r.domain == ApiDomain::kRuntime ? "runtime" : "driver", "_cbid_", r.cbid);
+    }
+    auto id = Intern(name);
+    if (!id.ok()) return id.status();
+    name_id = *id;
+    api_names.emplace(key, name_id);
+  }
+  if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
+  ++rows_written;
+  return bulk_api.Add({V(static_cast<int>(r.domain)), V(r.cbid), V(name_id), V(r.tid),
+                       V(r.start_ns), V(r.end_ns), V(r.correlation_id), V(r.return_value)});
+}
+
+Status TraceWriter::Db::Insert(const SyncRecord& r) {
+  ins_sync.Int(1, r.kind).Int(2, r.start_ns).Int(3, r.end_ns).Opt(4, r.context_id)
+      .Opt(5, r.stream_id).Opt(6, r.event_id).Int(7, r.correlation_id).Int(8, r.return_value);
+  ++rows_written;
+  return ins_sync.Step();
+}
+
+Status TraceWriter::Db::Insert(const MarkerRecord& r) {
+  bool is_mark = false;
+  nvtx.Add(r, &ranges, &is_mark);
+  if (!is_mark) return InsertRanges();  // the ranges this marker completed, if any
+  auto name = Intern(r.name);
+  if (!name.ok()) return name.status();
+  auto domain = InternOptional(r.domain);
+  if (!domain.ok()) return domain.status();
+  if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
+  ins_mark.Int(1, r.tid).Int(2, *name).Opt(3, *domain).Int(4, r.ts_ns);
+  ++rows_written;
+  return ins_mark.Step();
+}
+
+Status TraceWriter::Db::Insert(const MarkerDataRecord& r) {
+  nvtx.AddData(r);  // folded into its range
+  return OkStatus();
+}
+
+Status TraceWriter::Db::Insert(const StreamRecord& r) {
+  int kind = r.cupti_flag == 3 ? 1 : r.cupti_flag == 2 ? 4 : r.cupti_flag == 1 ? 3 : 0;
+  std::optional<uint32_t> device;
+  if (auto it = context_device.find(r.context_id); it != context_device.end()) device = it->second;
+  ins_stream.Int(1, r.stream_id).Int(2, r.context_id).Opt(3, device).Int(4, kind)
+      .Int(5, static_cast<int32_t>(r.priority)).Int(6, r.cupti_flag);
+  ++rows_written;
+  return ins_stream.Step();
+}
+
+Status TraceWriter::Db::Insert(const ContextRecord& r) {
+  context_device[r.context_id] = r.device_id;
+  ins_context.Int(1, r.context_id).Int(2, r.device_id).Int(3, r.null_stream_id);
+  ++rows_written;
+  return ins_context.Step();
+}
+
+Status TraceWriter::Db::Insert(const DeviceRecord& r) {
+  ins_device.Int(1, r.id).Text(2, r.name);
+  if (r.uuid.empty()) {
+    ins_device.Null(3);
+  } else {
+    ins_device.Text(3, r.uuid);
+  }
+  ins_device.Opt(4, r.compute_major).Opt(5, r.compute_minor).Opt(6, r.sm_count)
+      .Opt(7, r.async_engine_count).Opt(8, r.concurrent_kernels).Opt(9, r.global_memory_bytes)
+      .Opt(10, r.global_memory_bandwidth_kbps).Opt(11, r.global_memory_clock_khz)
+      .Opt(12, r.max_threads_per_block).Opt(13, r.max_shared_memory_per_block)
+      .Opt(14, r.pci_bus_id).Opt(15, r.pci_device_id);
+  ++rows_written;
+  return ins_device.Step();
+}
+
+Status TraceWriter::Db::Insert(const OverheadRecord& r) {
+  ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id).Int(4, r.start_ns)
+      .Int(5, r.end_ns);
+  ++rows_written;
+  return ins_overhead.Step();
+}
+
+Status TraceWriter::Db::Insert(const NvtxStartEndRecord& r) {
+  nvtx.MarkStartEnd(r);  // folded into its range
+  writer->AddStat(Stat::kNvtxStartEndCalls, 1);
+  return OkStatus();
+}
+
+Status TraceWriter::Db::Insert(const AllocationRecord& r) {
+  ins_alloc.Int(1, static_cast<int64_t>(r.id)).Text(2, AllocationKindName(r.kind))
+      .Int(3, static_cast<int64_t>(r.address)).Int(4, static_cast<int64_t>(r.bytes))
+      .Opt(5, r.device_id).Opt(6, r.stream_id).Int(7, static_cast<int64_t>(r.alloc_ns))
+      .Int(8, r.correlation_id);
+  if (auto st = ins_alloc.Step(); !st.ok()) return st;
+  ++rows_written;
+  if (auto it = pending_frees.find(r.id); it != pending_frees.end()) {
+    StatusOr<bool> applied = ApplyFree(it->second);
+    if (!applied.ok()) return applied.status();
+    pending_frees.erase(it);
+  }
+  return OkStatus();
+}
+
+Status TraceWriter::Db::Insert(const FreeRecord& r) {
+  StatusOr<bool> applied = ApplyFree(r);  // applied to its allocation row
+  if (!applied.ok()) return applied.status();
+  if (!*applied) pending_frees.emplace(r.id, r);
+  return OkStatus();
+}
+
+Status TraceWriter::Db::Insert(const MemoryAccessRecord& r) {
+  ins_access.Int(1, r.correlation_id).Int(2, static_cast<int64_t>(r.address))
+      .Int(3, static_cast<int64_t>(r.bytes)).Text(4, AccessName(r.access))
+      .Opt(5, r.allocation_id).Opt(6, r.arg_index);
+  ++rows_written;
+  return ins_access.Step();
+}
+
+Status TraceWriter::Db::Insert(const EventOpRecord& r) {
+  ins_event.Text(1, EventOpName(r.op)).Int(2, static_cast<int64_t>(r.event_handle))
+      .Opt(3, r.other_event).Opt(4, r.stream_id).Int(5, r.tid)
+      .Int(6, static_cast<int64_t>(r.ts_ns)).Int(7, r.correlation_id);
+  if (r.elapsed_ms.has_value()) {
+    ins_event.Real(8, *r.elapsed_ms);
+  } else {
+    ins_event.Null(8);
+  }
+  if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
+  ++rows_written;
+  return ins_event.Step();
+}
+
+Status TraceWriter::Db::Insert(const StreamCreatedRecord& r) {
+  created_streams.emplace(r.stream_id, r.tid);  // applied to its stream row at the end
   return OkStatus();
 }
 

@@ -53,6 +53,8 @@ enum class Stat : int {
   kMemoryLayoutsFunction,       // parameter layouts read with cuFuncGetParamInfo
   kMemoryLayoutsKernel,         // ... with cuKernelGetParamInfo (runtime launches)
   kMemoryLayoutError,           // first CUresult of a layout that could not be read (0: none)
+  kRecordsDroppedZeroTimestamp, // GPU ops CUPTI handed over incomplete (start or end 0)
+  kSubmitApisRefused,           // record kind `submit`: driver ids / kinds CUPTI refused
   kCount,
 };
 std::string_view StatName(Stat stat);
@@ -141,6 +143,8 @@ class TraceWriter {
   bool Enqueue(std::unique_ptr<WorkItem> item, size_t bytes);
   void Run();
   Status Process(Task& task);
+  Status ProcessWork(Task& task);
+  Status ProcessFinish(Task& task);
   Status CommitWithStats();  // writer thread only
   void ReportFailure(const Status& st) const;  // once, on the first error
 

@@ -32,7 +32,8 @@ PRAGMA user_version = 1;
 --   clock_domain ('cupti-default' or 'monotonic-raw' ...),
 --   capture_options (JSON), record_kinds (comma list),
 --   capture_end: 'running' while capturing (so a trace left in that state
---   ended abnormally, e.g. kill -9), then 'normal_exit', 'signal:<N>',
+--   ended abnormally, e.g. kill -9), then 'normal_exit', 'record_stop'
+--   (streamscope_record_stop), 'signal:<N>',
 --   'flush_on_stop', 'device_reset' or 'collector_error:<message>';
 --   end_trace_ns: trace-clock time capture ended.
 CREATE TABLE metadata (

@@ -20,7 +20,8 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
   if (auto it = model.metadata.find("capture_end"); it != model.metadata.end()) {
     s.capture_end = it->second;
   }
-  s.capture_abnormal = !s.capture_end.empty() && s.capture_end != "normal_exit";
+  s.capture_abnormal = !s.capture_end.empty() && s.capture_end != "normal_exit" &&
+                       s.capture_end != "record_stop";  // streamscope_record_stop
   for (OpCategory c : model.ops.category) ++s.op_count[static_cast<int>(c)];
   s.gpu_ops = static_cast<int64_t>(model.ops.size());
   s.api_calls = static_cast<int64_t>(model.api.size());

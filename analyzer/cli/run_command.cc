@@ -248,7 +248,7 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "percent sign (default streamscope-%p.sqlite in the current directory)");
   cmd->add_option("--kinds", opts->kinds,
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
-                  "driver,nvtx,stream,context,overhead,graph; '+x,-y' edits the default set");
+                  "driver,nvtx,stream,context,overhead,graph,memory,submit; '+x,-y' edits the default set");
   cmd->add_option("--flush-ms", opts->flush_ms, "CUPTI flush period in ms (default 500)")
       ->check(CLI::Range(0, 60000));
   cmd->add_option("--buffer-kb", opts->buffer_kb, "Size of one CUPTI activity buffer in KiB (default 4096)")

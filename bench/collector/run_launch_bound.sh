@@ -22,13 +22,15 @@ one() {  # one CONFIG ENV...
   local secs=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\).*/\1/p')
   echo "$cfg rep=$rep seconds=$secs wall=$(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 }
-ALL="untraced noop_default streamscope_default noop_kernel streamscope_kernel noop_runtime_driver
+ALL="untraced noop_default streamscope_no_submit streamscope_default noop_kernel streamscope_kernel noop_runtime_driver
 streamscope_runtime_driver noop_no_api streamscope_no_api noop_default_memory streamscope_no_memory"
 ALL=$(echo $ALL)
 NOOP_DEFAULT=kernel,memcpy,memset,sync,runtime,nvtx,stream,context,overhead
 for rep in $(seq "$REPS"); do
   one untraced
   one noop_default CUDA_INJECTION64_PATH=$NOOP
+  # Default kinds before record kind `submit` (driver calls that submit work).
+  one streamscope_no_submit CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/ns$rep.sqlite STREAMSCOPE_KINDS=-submit
   one streamscope_default CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/d$rep.sqlite
   one noop_kernel CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel
   one streamscope_kernel CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/k$rep.sqlite STREAMSCOPE_KINDS=kernel

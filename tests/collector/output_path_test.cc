@@ -135,7 +135,7 @@ TEST(CollectorConfig, UnknownKindIsAnErrorNamingIt) {
   ASSERT_FALSE(k.ok());
   EXPECT_NE(k.status().message().find("bogus"), std::string::npos);
   EXPECT_FALSE(ParseKinds("-kernel,-memcpy,-memset,-sync,-runtime,-nvtx,-stream,-context,-overhead,"
-                          "-memory").ok());
+                          "-memory,-submit").ok());
 }
 
 TEST(CollectorConfig, MemoryIsOptInAndPartOfAll) {

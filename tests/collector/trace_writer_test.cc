@@ -309,7 +309,7 @@ TEST_F(TraceWriterTest, FullQueueDropsAndCountsRecords) {
   }
   auto batch = [](int n) {
     RecordBatch b;
-    for (int i = 0; i < n; ++i) b.push_back(Kernel(i, 1, i, "k"));
+    for (int i = 1; i <= n; ++i) b.push_back(Kernel(i, 1, i, "k"));  // start 0 is not stored
     return b;
   };
   EXPECT_TRUE((*w)->Submit(batch(3)));
@@ -337,7 +337,7 @@ TEST_F(TraceWriterTest, ManyBatchesFromManyThreadsLoseNothing) {
         RecordBatch b;
         for (int j = 0; j < 100; ++j) {
           uint32_t corr = static_cast<uint32_t>((t * 50 + i) * 100 + j);
-          b.push_back(Kernel(corr, 1, corr, t % 2 ? "even" : "odd"));
+          b.push_back(Kernel(corr + 1, 1, corr, t % 2 ? "even" : "odd"));  // start 0 is not stored
         }
         EXPECT_TRUE((*w)->Submit(std::move(b)));
       }
@@ -349,6 +349,33 @@ TEST_F(TraceWriterTest, ManyBatchesFromManyThreadsLoseNothing) {
   EXPECT_EQ(db.Int("SELECT count(*) FROM kernel"), 20000);
   EXPECT_EQ(db.Int("SELECT count(DISTINCT correlation_id) FROM kernel"), 20000);
   EXPECT_EQ(db.Int("SELECT count(*) FROM string"), 2);
+}
+
+TEST_F(TraceWriterTest, OpsWithoutTimestampsAreCountedNotStored) {
+  auto w = TraceWriter::Open(Options());
+  ASSERT_TRUE(w.ok());
+  RecordBatch b;
+  b.push_back(Kernel(100, 1, 1, "done"));
+  KernelRecord queued = Kernel(0, 1, 2, "queued");
+  queued.end_ns = 0;
+  b.push_back(queued);
+  KernelRecord running = Kernel(300, 1, 3, "running");
+  running.end_ns = 0;
+  b.push_back(running);
+  MemcpyRecord copy;
+  copy.correlation_id = 4;
+  b.push_back(copy);
+  MemsetRecord set;
+  set.start_ns = 500;
+  set.correlation_id = 5;
+  b.push_back(set);
+  ASSERT_TRUE((*w)->Submit(std::move(b)));
+  ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
+  Db db(path_);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM kernel"), 1);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM memcpy") + db.Int("SELECT count(*) FROM memset"), 0);
+  EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='records_dropped_zero_timestamp'"), 4);
+  EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='records_written'"), 1);
 }
 
 TEST_F(TraceWriterTest, CommittedRowsAreVisibleBeforeFinish) {

@@ -1,0 +1,242 @@
+#include "collector/cupti_callbacks.h"
+
+#include <nvtx3/nvToolsExt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "collector/cupti_api.h"
+#include "collector/cupti_status.h"
+#include "collector/device_probe.h"
+#include "collector/kernel_param_layout.h"
+#include "collector/trace_writer.h"
+
+namespace streamscope::collector {
+namespace {
+
+constexpr CUpti_CallbackId kRuntimeStreamCreate[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050,
+};
+constexpr CUpti_CallbackId kDriverStreamCreate[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCreate,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority,
+};
+constexpr CUpti_CallbackId kNvtxRangeStart[] = {
+    CUPTI_CBID_NVTX_nvtxRangeStartA, CUPTI_CBID_NVTX_nvtxRangeStartW,
+    CUPTI_CBID_NVTX_nvtxRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeStartEx};
+
+template <size_t N>
+bool IsOneOf(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : ids) {
+    if (id == cbid) return true;
+  }
+  return false;
+}
+
+uint32_t CurrentTid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
+
+}  // namespace
+
+CuptiCallbacks::CuptiCallbacks(CuptiApi* api, TraceWriter* writer, Options options)
+    : api_(api), writer_(writer), options_(std::move(options)) {
+  if (options_.memory) StartMemoryTracking();
+}
+
+Status CuptiCallbacks::Subscribe() {
+  CUpti_SubscriberHandle subscriber = nullptr;
+  CUptiResult r = api_->Subscribe(&subscriber, Trampoline, this);
+  if (r != CUPTI_SUCCESS) return CuptiStatus(*api_, r, "cuptiSubscribe");
+  subscriber_ = subscriber;
+  auto enable = [&](CUpti_CallbackDomain d, CUpti_CallbackId id) {
+    return api_->EnableCallback(1, subscriber_, d, id) == CUPTI_SUCCESS;
+  };
+  enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+  enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+  bool stream_tracking = true;
+  for (CUpti_CallbackId id : kRuntimeStreamCreate)
+    stream_tracking &= enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (CUpti_CallbackId id : kDriverStreamCreate)
+    stream_tracking &= enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
+  writer_->SetStreamCreationTracked(stream_tracking);
+  if (memory_) {
+    int failed = 0;
+    for (uint32_t id : MemoryTracker::RuntimeCallbackIds())
+      failed += !enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    for (uint32_t id : MemoryTracker::DriverCallbackIds())
+      failed += !enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
+    if (failed > 0) {
+      std::fprintf(stderr, "streamscope: %d memory-tracking callbacks could not be enabled\n",
+                   failed);
+    }
+  }
+  if (options_.nvtx) {
+    for (CUpti_CallbackId id : kNvtxRangeStart) nvtx_callbacks_ |= enable(CUPTI_CB_DOMAIN_NVTX, id);
+  }
+  active_ = true;
+  return OkStatus();
+}
+
+void CuptiCallbacks::Unsubscribe() {
+  active_ = false;
+  if (subscriber_ != nullptr) {
+    api_->Unsubscribe(subscriber_);
+    subscriber_ = nullptr;
+  }
+}
+
+void CUPTIAPI CuptiCallbacks::Trampoline(void* self, CUpti_CallbackDomain domain,
+                                         CUpti_CallbackId cbid, const void* data) {
+  static_cast<CuptiCallbacks*>(self)->OnCallback(domain, cbid, data);
+}
+
+void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                const void* data) {
+  if (!active_.load()) return;
+  switch (domain) {
+    case CUPTI_CB_DOMAIN_RESOURCE:
+      OnResource(cbid, data);
+      return;
+    case CUPTI_CB_DOMAIN_NVTX:
+      OnNvtxStartEnd(static_cast<const CUpti_NvtxData*>(data));
+      return;
+    case CUPTI_CB_DOMAIN_RUNTIME_API: {
+      const auto* cd = static_cast<const CUpti_CallbackData*>(data);
+      if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+        // The device's records must leave CUPTI before the reset.
+        if (cd->callbackSite == CUPTI_API_ENTER) options_.flush_activity();
+      } else if (IsOneOf(kRuntimeStreamCreate, cbid)) {
+        OnStreamCreated(cd);
+      } else if (memory_) {
+        memory_->OnRuntimeCallback(cbid, data);
+      }
+      return;
+    }
+    case CUPTI_CB_DOMAIN_DRIVER_API:
+      if (IsOneOf(kDriverStreamCreate, cbid)) {
+        OnStreamCreated(static_cast<const CUpti_CallbackData*>(data));
+      } else if (memory_) {
+        memory_->OnDriverCallback(cbid, data);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void CuptiCallbacks::OnResource(CUpti_CallbackId cbid, const void* data) {
+  const auto* rd = static_cast<const CUpti_ResourceData*>(data);
+  if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    uint32_t device = 0;
+    if (api_->GetDeviceId(rd->context, &device) == CUPTI_SUCCESS) ProbeDeviceOnce(device);
+  } else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    // The context's records must leave CUPTI before the context is gone.
+    options_.flush_activity();
+  }
+}
+
+void CuptiCallbacks::ProbeDeviceOnce(uint32_t device) {
+  {
+    std::lock_guard<std::mutex> lock(probe_mu_);
+    if (!probed_devices_.insert(device).second) return;
+  }
+  StatusOr<DeviceRecord> rec = ProbeDevice(static_cast<int>(device));
+  if (!rec.ok()) {
+    std::fprintf(stderr, "streamscope: device %u properties not recorded: %s\n", device,
+                 std::string(rec.status().message()).c_str());
+    return;
+  }
+  RecordBatch batch;
+  batch.emplace_back(std::move(*rec));
+  writer_->Submit(std::move(batch));
+}
+
+void CuptiCallbacks::ProbeAllDevices() {
+  StatusOr<int> count = DeviceCount();
+  if (!count.ok()) return;  // CUDA not initialized yet: the callback does it later
+  for (int d = 0; d < *count; ++d) ProbeDeviceOnce(static_cast<uint32_t>(d));
+}
+
+void CuptiCallbacks::OnStreamCreated(const CUpti_CallbackData* cd) {
+  if (cd->callbackSite != CUPTI_API_EXIT || cd->functionParams == nullptr) return;
+  // Every stream-creating call returns its status as an int-sized enum where
+  // 0 is success, and takes the out-pointer to the new stream first.
+  if (cd->functionReturnValue != nullptr && *static_cast<const int*>(cd->functionReturnValue) != 0)
+    return;
+  CUstream* out = *static_cast<CUstream* const*>(cd->functionParams);
+  if (out == nullptr || *out == nullptr) return;
+  uint32_t id = 0;
+  if (api_->GetStreamIdEx(cd->context, *out, 0, &id) != CUPTI_SUCCESS) return;
+  RecordBatch batch;
+  batch.emplace_back(StreamCreatedRecord{id, CurrentTid()});
+  writer_->Submit(std::move(batch));
+}
+
+// nvtxRangeStart*: CUPTI's MARKER records do not tell start/end ranges from
+// push/pop ones; this callback (issued when the call returns, with the
+// range id) does. Submitted at once so that it reaches the writer before
+// the range's START marker (which travels in a later activity buffer).
+void CuptiCallbacks::OnNvtxStartEnd(const CUpti_NvtxData* nd) {
+  if (nd == nullptr) return;
+  uint64_t now = options_.now ? options_.now() : 0;
+  NvtxStartEndRecord r;
+  if (nd->functionReturnValue != nullptr) {
+    r.id = static_cast<uint32_t>(*static_cast<const nvtxRangeId_t*>(nd->functionReturnValue));
+  }
+  r.tid = CurrentTid();
+  r.call_start_ns = now;
+  r.call_end_ns = now;
+  RecordBatch batch;
+  batch.emplace_back(r);
+  writer_->Submit(std::move(batch));
+}
+
+void CuptiCallbacks::StartMemoryTracking() {
+  buffers_ = std::make_unique<CallbackBuffers>(writer_);
+  MemoryTracker::Hooks hooks;
+  hooks.now = options_.now;
+  hooks.tid = CurrentTid;
+  CuptiApi* api = api_;
+  hooks.stream_id = [api](void* context, void* stream, bool per_thread) -> std::optional<uint32_t> {
+    uint32_t id = 0;
+    if (api->GetStreamIdEx(static_cast<CUcontext>(context), static_cast<CUstream>(stream),
+                           per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) {
+      return std::nullopt;
+    }
+    return id;
+  };
+  hooks.device_id = [api](void* context) -> std::optional<uint32_t> {
+    uint32_t device = 0;
+    if (context == nullptr ||
+        api->GetDeviceId(static_cast<CUcontext>(context), &device) != CUPTI_SUCCESS) {
+      return std::nullopt;
+    }
+    return device;
+  };
+  hooks.param_layout = KernelParamLayout;
+  memory_ = std::make_unique<MemoryTracker>(std::move(hooks), buffers_.get());
+}
+
+void CuptiCallbacks::FlushRecords() {
+  if (buffers_) buffers_->FlushAll();
+}
+
+void CuptiCallbacks::AddMemoryStats() {
+  if (!memory_) return;
+  const MemoryTracker::Counters& c = memory_->counters();
+  writer_->AddStat(Stat::kMemoryLaunches, c.launches.load());
+  writer_->AddStat(Stat::kMemoryLaunchesInRuntime, c.launches_in_runtime.load());
+  writer_->AddStat(Stat::kMemoryLaunchesWithoutLayout, c.launches_without_layout.load());
+  writer_->AddStat(Stat::kMemoryUntrackedFrees, c.untracked_frees.load());
+  ParamLayoutCounts layouts = KernelParamLayoutCounts();
+  writer_->AddStat(Stat::kMemoryLayoutsFunction, layouts.read_as_function);
+  writer_->AddStat(Stat::kMemoryLayoutsKernel, layouts.read_as_kernel);
+  writer_->AddStat(Stat::kMemoryLayoutError, layouts.first_error);
+}
+
+}  // namespace streamscope::collector

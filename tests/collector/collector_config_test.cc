@@ -1,0 +1,53 @@
+// The options string of streamscope_record_start and the default kinds.
+#include "collector/collector_config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace streamscope::collector {
+namespace {
+
+TEST(ConfigFromOptions, NoOptionsAreTheDefaults) {
+  auto c = ConfigFromOptions("");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->kinds, kDefaultKinds);
+  EXPECT_EQ(c->flush_ms, 500u);
+}
+
+TEST(ConfigFromOptions, ShortAndFullKeysInAnyCase) {
+  auto c = ConfigFromOptions(" kinds=+memory ; FLUSH_MS = 100\nSTREAMSCOPE_BUFFER_KB=128;");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->kinds, kDefaultKinds | kKindMemory);
+  EXPECT_EQ(c->flush_ms, 100u);
+  EXPECT_EQ(c->buffer_kb, 128u);
+}
+
+TEST(ConfigFromOptions, KindListsKeepTheirCommas) {
+  auto c = ConfigFromOptions("kinds=kernel,memcpy");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->kinds, kKindKernel | kKindMemcpy);
+}
+
+TEST(ConfigFromOptions, OutputIsAnArgumentNotAnOption) {
+  auto c = ConfigFromOptions("output=/tmp/x.sqlite");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message()).find("unknown option 'output'"), std::string::npos);
+}
+
+TEST(ConfigFromOptions, BadValuesNameTheVariable) {
+  auto c = ConfigFromOptions("flush_ms=soon");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message()).find("STREAMSCOPE_FLUSH_MS"), std::string::npos);
+  EXPECT_FALSE(ConfigFromOptions("kinds").ok()) << "no '='";
+}
+
+TEST(RecordKinds, SubmittingDriverCallsAreRecordedByDefault) {
+  EXPECT_TRUE(kDefaultKinds & kKindSubmit);
+  EXPECT_FALSE(kDefaultKinds & kKindDriver) << "the whole driver API doubles API records";
+  EXPECT_EQ(*ParseKinds("-submit"), kDefaultKinds & ~kKindSubmit);
+  EXPECT_NE(KindsToString(kDefaultKinds).find("submit"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace streamscope::collector
