@@ -93,8 +93,10 @@ bool IsExplicitSync(BlockingKind k);
 
 struct DependencyGraphOptions {
   // A drain-class call (cudaMalloc, cudaFree, ...) blocks when an op of
-  // another call ended at most this long before the call returned.
-  int64_t drain_tolerance_ns = 5'000;
+  // another call ended at most this long before the call returned (on the
+  // H200, cudaFree returned 6-12 us after the last op it drained ended:
+  // tests/data/implicit_sync.sqlite).
+  int64_t drain_tolerance_ns = 20'000;
   // A pageable *Async copy call held the host when it returned no earlier
   // than this before its copy ended.
   int64_t pageable_hold_tolerance_ns = 5'000;

@@ -21,6 +21,7 @@ std::string_view WhatIfKindName(WhatIfKind k) {
     case WhatIfKind::kPageableCopy: return "pageable_copy";
     case WhatIfKind::kSameStream: return "same_stream";
     case WhatIfKind::kFirstLaunch: return "first_launch";
+    case WhatIfKind::kLegacyStream: return "legacy_stream";
   }
   return "unknown";
 }
@@ -196,6 +197,20 @@ std::vector<RangeSpan> InnermostSpans(const TraceModel& m, const std::vector<int
   return out;
 }
 
+// First-launch outliers with the default thresholds, found once per trace.
+struct DefaultFirstLaunches {
+  explicit DefaultFirstLaunches(const TraceModel& m) : value(FindFirstLaunchOutliers(m)) {}
+  std::vector<FirstLaunchOutlier> value;
+};
+
+std::vector<FirstLaunchOutlier> FirstLaunches(const TraceModel& m, const SteadyStateOptions& o) {
+  const SteadyStateOptions d;
+  if (o.first_launch_factor == d.first_launch_factor && o.first_launch_min_excess_ns == d.first_launch_min_excess_ns) {
+    return m.Derived<DefaultFirstLaunches>().value;
+  }
+  return FindFirstLaunchOutliers(m, o);
+}
+
 int32_t EngineClass(const TraceModel& m, size_t op) {
   switch (m.ops.category[op]) {
     case OpCategory::kKernel:
@@ -220,7 +235,7 @@ class WhatIfContext {
       if (int32_t c = g.OpSubmitter(k); c >= 0) tids.insert(g.CallTid(c));
     }
     HostGaps(tids);
-    first_launches_ = FindFirstLaunchOutliers(m, o.first_launch);
+    first_launches_ = FirstLaunches(m, o.first_launch);
   }
 
   std::vector<WhatIfCause> Candidates() const {
@@ -250,6 +265,7 @@ class WhatIfContext {
       if (s >= 0) add({WhatIfKind::kSameStream, kNoString, BlockingKind::kNone, s});
     }
     if (!first_launches_.empty()) add({WhatIfKind::kFirstLaunch});
+    if (g_.stats().contains("edges_legacy_stream")) add({WhatIfKind::kLegacyStream});
     return out;
   }
 
@@ -266,6 +282,7 @@ class WhatIfContext {
       case WhatIfKind::kPageableCopy: Pageable(cause, edits, est, ev); break;
       case WhatIfKind::kSameStream: SameStream(cause, edits, est, ev); break;
       case WhatIfKind::kFirstLaunch: FirstLaunch(edits, est, ev); break;
+      case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -391,8 +408,9 @@ class WhatIfContext {
         }
       }
       int64_t start = g_.Recorded(g_.CallStart(c));
-      est.measured_cost_ns =
-          SaturatingAdd(est.measured_cost_ns, std::max<int64_t>(0, std::min(waited_end, g_.Recorded(v)) - start));
+      if (waited_end > start) {  // blocked from its start until what it waited for ended
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, std::min(waited_end, g_.Recorded(v)) - start);
+      }
       ev.calls.push_back(g_.ModelCall(c));
     }
   }
@@ -503,6 +521,28 @@ class WhatIfContext {
       }
       est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, excess);
       ev.calls.push_back(f.api);
+    }
+  }
+
+  void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const std::vector<DepEdge>& edges = g_.edges();
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      int32_t v = DependencyGraph::OpStart(k);
+      int64_t legacy_ready = kMinTime, other_ready = kMinTime;
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        int64_t ready = SaturatingAdd(SourceTime(e), edges[e].lag_ns);
+        if (edges[e].kind != DepEdgeKind::kLegacyStream) {
+          other_ready = std::max(other_ready, ready);
+          continue;
+        }
+        Touch(edits);
+        edits.removed[e] = 1;
+        legacy_ready = std::max(legacy_ready, ready);
+        ev.ops.push_back(g_.ModelOp(k));
+      }
+      if (legacy_ready > other_ready && other_ready != kMinTime) {
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, legacy_ready - other_ready);
+      }
     }
   }
 

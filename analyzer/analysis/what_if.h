@@ -42,6 +42,12 @@
 //                 (steady_state.h) take their kernel's median call time; the
 //                 ops they submitted are submitted that much earlier.
 //                 Measured cost: the calls' excess time.
+//   legacy_stream the legacy default stream's implicit ordering dropped (as
+//                 if the blocking streams were non-blocking and the legacy
+//                 stream's work ran on its own non-blocking stream): every
+//                 legacy_stream edge is removed. Measured cost: the delay the
+//                 bound ones imposed (target start - its time without them:
+//                 the latest other in-edge), summed.
 // Cost: one replay per cause, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
@@ -82,10 +88,11 @@ struct ReplayResult {
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
 
 enum class WhatIfKind : uint8_t {
-  kHostWork = 0, kSync = 1, kPageableCopy = 2, kSameStream = 3, kFirstLaunch = 4,
+  kHostWork = 0, kSync = 1, kPageableCopy = 2, kSameStream = 3, kFirstLaunch = 4, kLegacyStream = 5,
 };
-inline constexpr int kNumWhatIfKinds = 5;
-// "host_work", "sync", "pageable_copy", "same_stream", "first_launch"
+inline constexpr int kNumWhatIfKinds = 6;
+// "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
+// "legacy_stream"
 std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {
@@ -93,6 +100,7 @@ struct WhatIfCause {
   StringId name = kNoString;  // host_work: NVTX range (kNoString: unannotated); sync: API name
   BlockingKind blocking = BlockingKind::kNone;  // sync: what kind of call
   int32_t stream = -1;        // sync: sync stream (-1 any); same_stream: the stream
+                              // legacy_stream: no parameter
   int32_t device_id = -1;     // pageable_copy: device (-1 all)
   friend bool operator==(const WhatIfCause&, const WhatIfCause&) = default;
 };

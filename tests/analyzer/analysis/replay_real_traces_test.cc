@@ -97,5 +97,63 @@ TEST(ReplayRealTraces, ReferenceWorkloadsHaveAnNvtxSteadyStateOrTheirGpuSpan) {
   }
 }
 
+// The reference workloads' planted cause (workloads/README.md) is the one
+// whose removal saves most in their NVTX range "measured"; every cause's
+// figures are printed.
+TEST(ReplayRealTraces, ReferenceWorkloadsRankTheirPlantedCauseFirst) {
+  struct Expected {
+    const char* variant;
+    WhatIfKind kind;
+    const char* name;  // NVTX range or API name; "" = any
+  };
+  const Expected expected[] = {
+      {"cpu_starved", WhatIfKind::kHostWork, "host_prepare"},
+      {"implicit_sync", WhatIfKind::kSync, "cudaFree"},
+      {"legacy_default", WhatIfKind::kLegacyStream, ""},
+      {"sequential", WhatIfKind::kSameStream, ""},
+  };
+  for (const Expected& e : expected) {
+    auto models = LoadTraceFile(std::string("tests/data/") + e.variant + ".sqlite");
+    ASSERT_TRUE(models.ok()) << e.variant;
+    const TraceModel& m = models->front();
+    WindowSpec spec;
+    spec.kind = WindowSpec::Kind::kNvtxRange;
+    spec.nvtx_name = "measured";
+    auto windows = ResolveWindows(m, spec);
+    ASSERT_TRUE(windows.ok()) << e.variant;
+    const Window& w = windows->front();
+    WhatIfResult r = EstimateSavings(m, w);
+    std::cout << e.variant << " 'measured' (" << r.recorded_end_ns - w.start_ns << " ns):\n";
+    for (const WhatIfEstimate& x : r.estimates) {
+      std::cout << "  " << WhatIfKindName(x.cause.kind) << " '" << m.strings.Get(x.cause.name) << "' saves "
+                << x.estimated_saving_ns << " ns" << (x.estimable ? "" : " (no estimate)") << ", costs "
+                << x.measured_cost_ns << " ns\n";
+    }
+    ASSERT_FALSE(r.estimates.empty()) << e.variant;
+    const WhatIfEstimate& top = r.estimates.front();
+    EXPECT_EQ(top.cause.kind, e.kind) << e.variant;
+    if (*e.name != 0) {
+      EXPECT_EQ(m.strings.Get(top.cause.name), e.name) << e.variant;
+    }
+    // The planted cause saves at least a third of the window.
+    EXPECT_GT(3 * top.estimated_saving_ns, r.recorded_end_ns - w.start_ns) << e.variant;
+  }
+}
+
+TEST(ReplayRealTraces, PageableWorkloadHasNoPinnedRateUnlessTheLinkIsKnown) {
+  auto models = LoadTraceFile("tests/data/pageable.sqlite");
+  ASSERT_TRUE(models.ok());
+  const TraceModel& m = models->front();
+  Window w = DefaultWindow(m);
+  WhatIfResult r = EstimateSavings(m, w);
+  const WhatIfEstimate* pageable = nullptr;
+  for (const WhatIfEstimate& x : r.estimates) {
+    if (x.cause.kind == WhatIfKind::kPageableCopy) pageable = &x;
+  }
+  ASSERT_NE(pageable, nullptr);
+  EXPECT_FALSE(pageable->estimable) << "the trace holds no pinned copy, and the link was not given";
+  EXPECT_GT(pageable->unestimated_ops, 0);
+}
+
 }  // namespace
 }  // namespace streamscope

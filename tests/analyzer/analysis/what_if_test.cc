@@ -210,6 +210,28 @@ TEST(WhatIf, FirstLaunchOutlierRemovedSavesItsExcess) {
   EXPECT_EQ(&r.estimates.front(), first);
 }
 
+TEST(WhatIf, DroppingTheLegacyStreamRulesLetsTheStreamsOverlap) {
+  // A blocking stream's kernel A1 [5, 505), a legacy-stream kernel L that
+  // waited for it [505, 605), and A2 that waited for L [605, 1105).
+  // Without the legacy rules L runs at 15 (its launch + 5 us) and A2 right
+  // after A1: end 1005, saving 100. Measured: L delayed 490, A2 100.
+  constexpr int64_t kBlocking = 21, kLegacy = 7;
+  ModelBuilder b;
+  b.Stream(kBlocking, StreamKind::kBlocking);
+  b.Stream(kLegacy, StreamKind::kLegacyDefault);
+  b.Kernel("a1", kBlocking, 5 * kUs, 505 * kUs, ApiTimes{0, 10 * kUs, 1});
+  b.Kernel("l", kLegacy, 505 * kUs, 605 * kUs, ApiTimes{10 * kUs, 20 * kUs, 1});
+  b.Kernel("a2", kBlocking, 605 * kUs, 1105 * kUs, ApiTimes{20 * kUs, 30 * kUs, 1});
+  TraceModel m = b.Build();
+  WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
+  const WhatIfEstimate* legacy = Find(r, WhatIfKind::kLegacyStream);
+  ASSERT_NE(legacy, nullptr);
+  EXPECT_EQ(legacy->estimated_saving_ns, 100 * kUs);
+  EXPECT_EQ(legacy->measured_cost_ns, 590 * kUs);
+  EXPECT_EQ(legacy->op_count, 2);
+  EXPECT_EQ(&r.estimates.front(), legacy);
+}
+
 TEST(WhatIf, NvtxWindowCountsOnlyHostWorkInsideIt) {
   // The sleep trace's steps 2-4 only: window from step 2's start.
   TraceModel m = testing::HostSleepTrace();
