@@ -1,12 +1,14 @@
 #include "analyzer/analysis/dependency_graph.h"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <limits>
 #include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/model/saturating.h"
@@ -199,9 +201,9 @@ struct Pending {
   int32_t to;
   int32_t from;      // event or DepEdge::kOutside
   int64_t from_ns;   // source's recorded time
+  int64_t natural;   // the lag this edge would need if it bound; submit: the
+                     // nested call's offset (natural = offset + launch latency)
   DepEdgeKind kind;
-  int64_t natural;   // the lag this edge would need if it bound
-  int64_t offset;    // submit: nested call offset (natural = offset + launch latency)
 };
 
 }  // namespace
@@ -245,7 +247,7 @@ class DependencyGraphBuilder {
   }
   // An edge from model op `from`'s end to event `to`.
   void FromOpEnd(int32_t from, int32_t to, DepEdgeKind kind) {
-    pending_.push_back({to, OpEvent(from, true), OpEndOf(m_, from), kind, 0, 0});
+    pending_.push_back({to, OpEvent(from, true), OpEndOf(m_, from), 0, kind});
   }
 
   void Items() {
@@ -315,15 +317,15 @@ class DependencyGraphBuilder {
     for (size_t k = 0; k < g_.ops_.size(); ++k) {
       const int32_t i = g_.ops_[k];
       const int32_t start = DependencyGraph::OpStart(k);
-      pending_.push_back({DependencyGraph::OpEnd(k), start, ops.start_ns[i], DepEdgeKind::kOpDuration,
-                          OpEndOf(m_, i) - ops.start_ns[i], 0});
+      pending_.push_back({DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
+                          DepEdgeKind::kOpDuration});
       if (int32_t p = preds_.prev[i]; p >= 0) FromOpEnd(p, start, DepEdgeKind::kStreamOrder);
       if (int32_t a = g_.op_submitter_api_[k]; a >= 0) {
         int32_t o = outer_.outer[a];
         int64_t offset = m_.api.start_ns[a] - m_.api.start_ns[o];
         int32_t c = g_.GraphCall(o);
-        pending_.push_back({start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o],
-                            DepEdgeKind::kSubmit, offset, offset});
+        pending_.push_back({start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset,
+                            DepEdgeKind::kSubmit});
       }
       const int32_t s = ops.stream[i];
       if (ValidStream(m_, s)) {
@@ -353,8 +355,8 @@ class DependencyGraphBuilder {
         if (it == by_end.begin()) continue;
         size_t from = *(it - 1);
         if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
-        pending_.push_back({DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from),
-                            DepEdgeKind::kGraph, 0, 0});
+        pending_.push_back({DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0,
+                            DepEdgeKind::kGraph});
       }
     }
   }
@@ -484,36 +486,52 @@ class DependencyGraphBuilder {
         int32_t pc = g_.GraphCall(p);
         int64_t p_end = m_.api.end_ns[p];
         pending_.push_back({g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end,
-                            DepEdgeKind::kHostGap, std::max<int64_t>(0, start - p_end), 0});
+                            std::max<int64_t>(0, start - p_end), DepEdgeKind::kHostGap});
       }
       std::vector<int32_t> w = Waited(c);
       int64_t waited_end = kMinTime;
       for (int32_t op : w) waited_end = std::max(waited_end, OpEndOf(m_, op));
       const int64_t tail = end - std::max(start, waited_end);
-      pending_.push_back({g_.CallEnd(c), g_.CallStart(c), start, DepEdgeKind::kCallDuration,
-                          w.empty() ? end - start : tail, 0});
+      pending_.push_back({g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail,
+                          DepEdgeKind::kCallDuration});
       for (int32_t op : w) {
-        pending_.push_back({g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), DepEdgeKind::kSyncWait, tail, 0});
+        pending_.push_back({g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait});
       }
     }
   }
 
   // The binding edge of each event and every edge's lag (see the header).
   void AssignLags() {
-    std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) { return a.to < b.to; });
-    std::erase_if(pending_, [&](const Pending& p) {
-      if (p.from_ns <= g_.recorded_ns_[p.to]) return false;
-      ++g_.stats_["edge_against_time"];
-      return true;
-    });
+    // Edges grouped by target (a counting sort: stable, O(n)); edges whose
+    // source was recorded after their target are left out.
+    const size_t n = g_.recorded_ns_.size();
+    std::vector<uint32_t> begin(n + 1, 0);
+    int64_t against_time = 0;
+    for (const Pending& p : pending_) {
+      if (p.from_ns > g_.recorded_ns_[p.to]) {
+        ++against_time;
+        continue;
+      }
+      ++begin[p.to + 1];
+    }
+    for (size_t e = 0; e < n; ++e) begin[e + 1] += begin[e];
+    by_target_.resize(begin[n]);
+    {
+      std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+      for (size_t i = 0; i < pending_.size(); ++i) {
+        const Pending& p = pending_[i];
+        if (p.from_ns <= g_.recorded_ns_[p.to]) by_target_[fill[p.to]++] = static_cast<uint32_t>(i);
+      }
+    }
+    if (against_time > 0) g_.stats_["edge_against_time"] = against_time;
     // Pass 1: which ops waited for their submission (launch latency not
     // yet known: submit edges compete with their offset only).
     std::vector<int64_t> bound_lags;
-    ForEachGroup([&](size_t b, size_t e) {
-      size_t bind = Binding(b, e, 0);
-      const Pending& p = pending_[bind];
-      if (p.kind == DepEdgeKind::kSubmit) bound_lags.push_back(g_.recorded_ns_[p.to] - p.from_ns - p.offset);
-    });
+    for (size_t e = 0; e < n; ++e) {
+      if (begin[e] == begin[e + 1]) continue;
+      const Pending& p = pending_[by_target_[Binding(begin[e], begin[e + 1], 0)]];
+      if (p.kind == DepEdgeKind::kSubmit) bound_lags.push_back(g_.recorded_ns_[p.to] - p.from_ns - p.natural);
+    }
     int64_t latency = 0;
     if (!bound_lags.empty()) {
       auto mid = bound_lags.begin() + static_cast<std::ptrdiff_t>((bound_lags.size() - 1) / 2);
@@ -522,51 +540,48 @@ class DependencyGraphBuilder {
     }
     g_.launch_latency_ns_ = latency;
     // Pass 2: final binding edges and lags.
-    g_.edges_.reserve(pending_.size());
-    g_.edge_target_.reserve(pending_.size());
-    g_.edge_begin_.assign(g_.recorded_ns_.size() + 1, 0);
-    g_.binding_.assign(g_.recorded_ns_.size(), -1);
-    ForEachGroup([&](size_t b, size_t e) {
-      size_t bind = Binding(b, e, latency);
-      for (size_t i = b; i < e; ++i) {
-        const Pending& p = pending_[i];
-        if (i == bind) g_.binding_[p.to] = static_cast<int32_t>(g_.edges_.size());
+    g_.edges_.resize(by_target_.size());
+    g_.edge_target_.resize(by_target_.size());
+    g_.edge_begin_ = std::move(begin);
+    g_.binding_.assign(n, -1);
+    std::array<int64_t, kNumDepEdgeKinds> per_kind{};
+    for (size_t e = 0; e < n; ++e) {
+      const uint32_t b = g_.edge_begin_[e], end = g_.edge_begin_[e + 1];
+      if (b == end) continue;
+      const uint32_t bind = Binding(b, end, latency);
+      g_.binding_[e] = static_cast<int32_t>(bind);
+      for (uint32_t i = b; i < end; ++i) {
+        const Pending& p = pending_[by_target_[i]];
         int64_t distance = g_.recorded_ns_[p.to] - p.from_ns;
         int64_t lag = i == bind ? distance : std::min(Natural(p, latency), distance);
-        g_.edges_.push_back({p.from, p.kind, p.from_ns, lag});
-        g_.edge_target_.push_back(p.to);
-        ++g_.edge_begin_[p.to + 1];
-        ++g_.stats_[std::string("edges_") + std::string(DepEdgeKindName(p.kind))];
+        g_.edges_[i] = {p.from, p.kind, p.from_ns, lag};
+        g_.edge_target_[i] = p.to;
+        ++per_kind[static_cast<int>(p.kind)];
       }
-    });
-    for (size_t e = 0; e < g_.recorded_ns_.size(); ++e) g_.edge_begin_[e + 1] += g_.edge_begin_[e];
-    pending_.clear();
-    pending_.shrink_to_fit();
+    }
+    for (int k = 0; k < kNumDepEdgeKinds; ++k) {
+      if (per_kind[k] > 0) g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
+    }
+    std::vector<Pending>().swap(pending_);
+    std::vector<uint32_t>().swap(by_target_);
   }
 
   static int64_t Natural(const Pending& p, int64_t latency) {
-    return p.kind == DepEdgeKind::kSubmit ? p.offset + latency : p.natural;
+    return p.kind == DepEdgeKind::kSubmit ? p.natural + latency : p.natural;
   }
-  size_t Binding(size_t b, size_t e, int64_t latency) const {
-    size_t best = b;
+  // The in-edge (index into by_target_, in [b, e)) whose source was ready last.
+  uint32_t Binding(uint32_t b, uint32_t e, int64_t latency) const {
+    uint32_t best = b;
     int64_t best_ready = kMinTime;
-    for (size_t i = b; i < e; ++i) {
-      int64_t ready = SaturatingAdd(pending_[i].from_ns, Natural(pending_[i], latency));
+    for (uint32_t i = b; i < e; ++i) {
+      const Pending& p = pending_[by_target_[i]];
+      int64_t ready = SaturatingAdd(p.from_ns, Natural(p, latency));
       if (ready > best_ready) {
         best_ready = ready;
         best = i;
       }
     }
     return best;
-  }
-  template <typename F>
-  void ForEachGroup(F&& f) {
-    for (size_t b = 0; b < pending_.size();) {
-      size_t e = b;
-      while (e < pending_.size() && pending_[e].to == pending_[b].to) ++e;
-      f(b, e);
-      b = e;
-    }
   }
 
   // Events by recorded time; equal times in an order that respects their
@@ -656,6 +671,7 @@ class DependencyGraphBuilder {
   std::vector<std::vector<int32_t>> own_ops_;  // per graph call: model ops it submitted
   std::vector<NameClass> classes_;
   std::vector<Pending> pending_;
+  std::vector<uint32_t> by_target_;  // pending_ indices grouped by target
 };
 
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <utility>
@@ -555,8 +556,10 @@ class WhatIfContext {
   std::vector<FirstLaunchOutlier> first_launches_;
 };
 
-WhatIfResult Estimate(const TraceModel& model, const DependencyGraph& graph, const WhatIfContext& context,
-                      const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
+// Replays once per cause; with `min_cost`, causes whose measured cost is
+// below it are left out (their edits are made once, for both).
+WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context,
+                      const std::vector<WhatIfCause>& causes, std::optional<int64_t> min_cost) {
   WhatIfResult result;
   result.window = graph.window();
   result.recorded_end_ns = graph.recorded_end_ns();
@@ -573,14 +576,13 @@ WhatIfResult Estimate(const TraceModel& model, const DependencyGraph& graph, con
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
     context.Make(cause, edits, est);
+    if (min_cost && est.measured_cost_ns < *min_cost) continue;
     if (est.estimable) {
       ReplayResult r = Replay(graph, edits);
       est.estimated_saving_ns = SaturatingSub(result.recorded_end_ns, r.end_ns);
     }
     result.estimates.push_back(std::move(est));
   }
-  (void)model;
-  (void)options;
   std::stable_sort(result.estimates.begin(), result.estimates.end(), [](const WhatIfEstimate& a, const WhatIfEstimate& b) {
     return std::make_tuple(!a.estimable, -a.estimated_saving_ns, -a.measured_cost_ns, a.cause.kind) <
            std::make_tuple(!b.estimable, -b.estimated_saving_ns, -b.measured_cost_ns, b.cause.kind);
@@ -603,24 +605,24 @@ std::vector<WhatIfCause> FindWhatIfCauses(const TraceModel& model, const Depende
   return out;
 }
 
+WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph,
+                             const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
+  WhatIfContext context(model, graph, options);
+  return Estimate(graph, context, causes, std::nullopt);
+}
+
+WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph, const WhatIfOptions& options) {
+  WhatIfContext context(model, graph, options);
+  return Estimate(graph, context, context.Candidates(), options.min_cost_ns);
+}
+
 WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const std::vector<WhatIfCause>& causes,
                              const WhatIfOptions& options) {
-  DependencyGraph graph = BuildDependencyGraph(model, window, options.graph);
-  WhatIfContext context(model, graph, options);
-  return Estimate(model, graph, context, causes, options);
+  return EstimateSavings(model, BuildDependencyGraph(model, window, options.graph), causes, options);
 }
 
 WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const WhatIfOptions& options) {
-  DependencyGraph graph = BuildDependencyGraph(model, window, options.graph);
-  WhatIfContext context(model, graph, options);
-  std::vector<WhatIfCause> causes;
-  ReplayEdits edits;
-  for (const WhatIfCause& cause : context.Candidates()) {
-    WhatIfEstimate est;
-    context.Make(cause, edits, est);
-    if (est.measured_cost_ns >= options.min_cost_ns) causes.push_back(cause);
-  }
-  return Estimate(model, graph, context, causes, options);
+  return EstimateSavings(model, BuildDependencyGraph(model, window, options.graph), options);
 }
 
 }  // namespace streamscope
