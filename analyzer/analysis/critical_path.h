@@ -15,6 +15,8 @@
 // The walk stops at an event without in-edges, at an edge from before the
 // window, or at the window's start (the last segment is clipped there).
 // Zero-length segments are left out. The segments tile [start_ns, end_ns).
+// No segment when the window's last-ending op started before the window
+// (nothing in the window decided the end) or the window holds no op.
 // Cost: one replay, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_

@@ -247,6 +247,42 @@ TEST(WhatIf, NvtxWindowCountsOnlyHostWorkInsideIt) {
   EXPECT_EQ(sleep->estimated_saving_ns, (11425 - 6235) * kUs);
 }
 
+TEST(WhatIf, HostWorkOnAThreadOffTheCriticalPathSavesNothing) {
+  // Thread 1 keeps stream A busy until 1005 us; thread 2 sleeps 500 us
+  // (NVTX "t2_sleep") before a short kernel on stream B that ends at 615.
+  constexpr int64_t kA = 21, kB = 22;
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  b.Kernel("long", kA, 5 * kUs, 1005 * kUs, ApiTimes{0, 10 * kUs, 1});
+  b.Api("cudaSetDevice", 2, 0, 10 * kUs);
+  b.Nvtx("t2_sleep", 2, 10 * kUs, 510 * kUs);
+  b.Kernel("short", kB, 515 * kUs, 615 * kUs, ApiTimes{510 * kUs, 520 * kUs, 2});
+  TraceModel m = b.Build();
+  WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
+  const WhatIfEstimate* sleep = Find(r, WhatIfKind::kHostWork, "t2_sleep", &m);
+  ASSERT_NE(sleep, nullptr);
+  EXPECT_EQ(sleep->measured_cost_ns, 500 * kUs);
+  EXPECT_EQ(sleep->estimated_saving_ns, 0);
+}
+
+TEST(WhatIf, PrebuiltGraphGivesTheSameEstimates) {
+  TraceModel m = testing::ThreeCausesTrace();
+  Window w = WholeTraceWindow(m);
+  DependencyGraph g = BuildDependencyGraph(m, w);
+  WhatIfResult a = EstimateSavings(m, w), b = EstimateSavings(m, g);
+  ASSERT_EQ(a.estimates.size(), b.estimates.size());
+  for (size_t k = 0; k < a.estimates.size(); ++k) {
+    EXPECT_EQ(a.estimates[k].cause, b.estimates[k].cause);
+    EXPECT_EQ(a.estimates[k].estimated_saving_ns, b.estimates[k].estimated_saving_ns);
+  }
+  std::vector<WhatIfCause> causes = FindWhatIfCauses(m, g);
+  EXPECT_EQ(causes.size(), a.estimates.size());
+  WhatIfResult c = EstimateSavings(m, g, causes);
+  ASSERT_EQ(c.estimates.size(), a.estimates.size());
+  EXPECT_EQ(c.estimates.front().estimated_saving_ns, 5000 * kUs);
+}
+
 TEST(WhatIf, EmptyWindowAndEmptyTraceGiveNoCause) {
   TraceModel empty = ModelBuilder().Build();
   WhatIfResult r = EstimateSavings(empty, WholeTraceWindow(empty));
