@@ -1,6 +1,7 @@
 #include "analyzer/analysis/what_if.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -239,34 +240,63 @@ class WhatIfContext {
     first_launches_ = FirstLaunches(m, o.first_launch);
   }
 
+  // The causes present, at most max_causes_per_kind of a kind (those with
+  // the largest cost, estimated cheaply here: host time, call time, the
+  // stream's hideable time), each replayed later.
   std::vector<WhatIfCause> Candidates() const {
-    std::vector<WhatIfCause> out;
-    auto add = [&](const WhatIfCause& c) {
-      if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
-    };
+    std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
+    absl::flat_hash_map<StringId, int64_t> host;
     for (const HostGap& gap : gaps_) {
-      for (const auto& [name, ns] : gap.parts) add({WhatIfKind::kHostWork, name});
+      for (const auto& [name, ns] : gap.parts) host[name] += ns;
     }
+    for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
+    std::vector<std::pair<WhatIfCause, int64_t>> syncs;
     for (size_t c = 0; c < g_.call_count(); ++c) {
       BlockingKind b = g_.CallBlocking(c);
       if (b == BlockingKind::kNone || b == BlockingKind::kPageableCopy) continue;
-      add({WhatIfKind::kSync, m_.api.name[g_.ModelCall(c)], b, g_.CallSyncStream(c)});
+      WhatIfCause cause{WhatIfKind::kSync, m_.api.name[g_.ModelCall(c)], b, g_.CallSyncStream(c)};
+      int64_t ns = g_.Recorded(g_.CallEnd(c)) - g_.Recorded(g_.CallStart(c));
+      auto it = std::find_if(syncs.begin(), syncs.end(), [&](const auto& x) { return x.first == cause; });
+      if (it == syncs.end()) {
+        syncs.push_back({cause, ns});
+      } else {
+        it->second += ns;
+      }
     }
-    absl::flat_hash_set<int32_t> streams;
+    ranked.insert(ranked.end(), syncs.begin(), syncs.end());
+    absl::flat_hash_map<int32_t, std::pair<int64_t, int64_t>> streams;  // stream -> (compute, copy) ns
+    std::vector<int32_t> pageable_devices;
     for (size_t k = 0; k < g_.op_count(); ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
-      if (IsCopy(m_.ops.category[i]) && IsPageable(m_, i)) {
-        add({WhatIfKind::kPageableCopy, kNoString, BlockingKind::kNone, -1, m_.ops.device_id[i]});
+      if (IsCopy(m_.ops.category[i]) && IsPageable(m_, i) &&
+          std::find(pageable_devices.begin(), pageable_devices.end(), m_.ops.device_id[i]) == pageable_devices.end()) {
+        pageable_devices.push_back(m_.ops.device_id[i]);
       }
-      streams.insert(m_.ops.stream[i]);
+      if (m_.ops.stream[i] < 0) continue;
+      auto& [compute, copy] = streams[m_.ops.stream[i]];
+      (EngineClass(m_, i) == 0 ? compute : copy) += OpDuration(m_, i);
     }
-    std::vector<int32_t> sorted(streams.begin(), streams.end());
-    std::sort(sorted.begin(), sorted.end());
-    for (int32_t s : sorted) {
-      if (s >= 0) add({WhatIfKind::kSameStream, kNoString, BlockingKind::kNone, s});
+    std::sort(pageable_devices.begin(), pageable_devices.end());
+    for (int32_t d : pageable_devices) {
+      ranked.push_back({{WhatIfKind::kPageableCopy, kNoString, BlockingKind::kNone, -1, d}, 1});
     }
-    if (!first_launches_.empty()) add({WhatIfKind::kFirstLaunch});
-    if (g_.stats().contains("edges_legacy_stream")) add({WhatIfKind::kLegacyStream});
+    for (const auto& [stream, ns] : streams) {
+      int64_t hideable = std::min(ns.first, ns.second);
+      if (hideable > 0) ranked.push_back({{WhatIfKind::kSameStream, kNoString, BlockingKind::kNone, stream}, hideable});
+    }
+    if (!first_launches_.empty()) ranked.push_back({{WhatIfKind::kFirstLaunch}, 1});
+    if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
+    // Deterministic order: kind, then cost (largest first), then the key.
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id, a.first.blocking) <
+             std::make_tuple(b.first.kind, -b.second, b.first.name, b.first.stream, b.first.device_id, b.first.blocking);
+    });
+    std::vector<WhatIfCause> out;
+    std::array<int, kNumWhatIfKinds> per_kind{};
+    for (const auto& [cause, cost] : ranked) {
+      if (per_kind[static_cast<int>(cause.kind)]++ >= o_.max_causes_per_kind) continue;
+      out.push_back(cause);
+    }
     return out;
   }
 

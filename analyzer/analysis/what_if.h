@@ -113,6 +113,10 @@ struct WhatIfOptions {
   // device's link (PCIe generation and width, NVLink-C2C); no entry: unknown.
   std::map<int32_t, double> link_bytes_per_ns;
   int64_t min_cost_ns = 1;  // candidate causes below this measured cost are not listed
+  // Candidate causes replayed per kind, those of largest cost first (host
+  // time of an NVTX range, call time of a sync, hideable time of a stream):
+  // a trace with thousands of NVTX range names costs 16 replays, not thousands.
+  int max_causes_per_kind = 16;
   int max_listed = 8;       // ops and calls kept per estimate
 };
 

@@ -283,6 +283,32 @@ TEST(WhatIf, PrebuiltGraphGivesTheSameEstimates) {
   EXPECT_EQ(c.estimates.front().estimated_saving_ns, 5000 * kUs);
 }
 
+TEST(WhatIf, ManyRangeNamesAreCappedToTheCostliestPerKind) {
+  // 30 launches, each after host work in its own NVTX range r0..r29 of
+  // (j + 1) x 10 us.
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  b.Api("cudaSetDevice", 1, 0, 10 * kUs);
+  int64_t t = 10 * kUs;
+  for (int64_t j = 0; j < 30; ++j) {
+    b.Nvtx("r" + std::to_string(j), 1, t, t + (j + 1) * 10 * kUs);
+    t += (j + 1) * 10 * kUs;
+    b.Kernel("k", kStream, t + 5 * kUs, t + 10 * kUs, ApiTimes{t, t + 10 * kUs, 1});
+    t += 10 * kUs;
+  }
+  TraceModel m = b.Build();
+  WhatIfOptions o;
+  o.max_causes_per_kind = 4;
+  WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m), o);
+  int host = 0;
+  for (const WhatIfEstimate& e : r.estimates) host += e.cause.kind == WhatIfKind::kHostWork;
+  EXPECT_EQ(host, 4);
+  ASSERT_FALSE(r.estimates.empty());
+  EXPECT_EQ(m.strings.Get(r.estimates.front().cause.name), "r29");
+  EXPECT_EQ(r.estimates.front().measured_cost_ns, 300 * kUs);
+  EXPECT_EQ(r.estimates.front().estimated_saving_ns, 300 * kUs);
+}
+
 TEST(WhatIf, EmptyWindowAndEmptyTraceGiveNoCause) {
   TraceModel empty = ModelBuilder().Build();
   WhatIfResult r = EstimateSavings(empty, WholeTraceWindow(empty));
