@@ -1,0 +1,112 @@
+// Synthetic traces with planted causes of known cost for the what-if,
+// critical-path and dependency-graph tests. Times are in microseconds
+// (kUs); every launch call takes 10 us and its kernel starts 5 us after the
+// call starts when the GPU is free. The expected figures are worked out by
+// hand in each builder's comment. Header-only; not thread-safe.
+#ifndef STREAMSCOPE_TESTS_ANALYZER_ANALYSIS_PLANTED_TRACES_H_
+#define STREAMSCOPE_TESTS_ANALYZER_ANALYSIS_PLANTED_TRACES_H_
+
+#include <cstdint>
+
+#include "analyzer/model/trace_model.h"
+#include "tests/analyzer/model_builder.h"
+
+namespace streamscope::testing {
+
+inline constexpr int64_t kUs = 1'000;
+inline constexpr int64_t kStream = 13;
+
+// A 2 ms host sleep (NVTX "sleep") before three 100 us kernels, five steps.
+// cudaMalloc [0, 1000); step s starts at T = 1000 + 2030 s: sleep [T, T+2000),
+// launches at T+2000, T+2010, T+2020; K1 [T+2005, T+2105), K2 and K3 follow
+// on the stream. Recorded end: T4 + 2305 = 11425 us. Without the sleep the
+// calls run back to back and the 15 kernels too, from 1005: end 2505 us,
+// saving 8920 us; measured cost 5 x 2000 = 10000 us. Critical path: host
+// work 10000, API calls 1000 + 4 x 30, launch 5, kernels 300 (= 11425).
+inline TraceModel HostSleepTrace() {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  b.Api("cudaMalloc", 1, 0, 1000 * kUs);
+  for (int64_t s = 0; s < 5; ++s) {
+    int64_t t = (1000 + 2030 * s) * kUs;
+    b.Nvtx("sleep", 1, t, t + 2000 * kUs);
+    for (int64_t k = 0; k < 3; ++k) {
+      int64_t call = t + (2000 + 10 * k) * kUs;
+      int64_t start = t + (2005 + 100 * k) * kUs;
+      b.Kernel("step_kernel", kStream, start, start + 100 * kUs, ApiTimes{call, call + 10 * kUs, 1});
+    }
+  }
+  return b.Build();
+}
+
+// A launch then cudaStreamSynchronize every step, 20 us of unannotated host
+// work after the sync. Step s launches at T = 1000 + 530 s: K [T+5, T+505),
+// sync [T+10, T+510). Recorded end 3625 us. Sync dropped: it returns 5 us
+// after it starts, the next launch comes 35 us after the last, and the
+// kernels run back to back from 1005: end 3505, saving 120 us (4 x (20 host
+// + 5 tail + 5 launch)); measured cost 5 x 495 = 2475 us.
+// Host work removed: 4 x 20 = 80 us saved and measured.
+inline TraceModel PerStepSyncTrace() {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  for (int64_t s = 0; s < 5; ++s) {
+    int64_t t = (1000 + 530 * s) * kUs;
+    b.Kernel("k", kStream, t + 5 * kUs, t + 505 * kUs, ApiTimes{t, t + 10 * kUs, 1});
+    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 10 * kUs, t + 510 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
+// Three planted causes in one loop (five steps). Setup: a pinned 1 MiB H2D
+// copy, call [0, 10), copy [5, 105); cudaStreamSynchronize [10, 110).
+// Step s, C = 1110 + 1720 s: NVTX "prepare" [C-1000, C) (host work);
+// pageable 1 MiB cudaMemcpyAsync call [C, C+410) holding the host until its
+// copy [C+5, C+405) ended; launch [C+410, C+420), K [C+415, C+715);
+// cudaStreamSynchronize [C+420, C+720). Recorded end: C4 + 715 = 8705 us.
+//   prepare removed: every step 1000 us earlier: saving 5000 (cost 5000).
+//   pageable copy at the pinned rate (1 MiB per 100 us): the call returns
+//     after 5 us, the copy takes 100 us, the step takes 1410 instead of
+//     1720 us: saving 5 x 310 = 1550 (cost: copy time 2000).
+//   sync dropped: the setup sync returns at 15 (95 earlier), each step
+//     takes 1425 instead of 1720 us: saving 95 + 4 x 295 = 1275 (cost:
+//     blocked 95 + 5 x 295 = 1570).
+//   stream 13 split: copy and kernel are ordered through the host anyway:
+//     saving 0 (cost min(2100, 1500) = 1500).
+inline TraceModel ThreeCausesTrace() {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  constexpr int64_t kMiB = 1 << 20;
+  b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kStream, 5 * kUs, 105 * kUs,
+         ApiTimes{0, 10 * kUs, 1}, "cudaMemcpyAsync", true, kMiB);
+  b.Sync(SyncKind::kStreamSynchronize, kStream, 10 * kUs, 110 * kUs, "cudaStreamSynchronize", 1);
+  for (int64_t s = 0; s < 5; ++s) {
+    int64_t c = (1110 + 1720 * s) * kUs;
+    b.Nvtx("prepare", 1, c - 1000 * kUs, c);
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, kStream, c + 5 * kUs, c + 405 * kUs,
+           ApiTimes{c, c + 410 * kUs, 1}, "cudaMemcpyAsync", true, kMiB);
+    b.Kernel("k", kStream, c + 415 * kUs, c + 715 * kUs, ApiTimes{c + 410 * kUs, c + 420 * kUs, 1});
+    b.Sync(SyncKind::kStreamSynchronize, kStream, c + 420 * kUs, c + 720 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
+// A first launch that loads its module: call [0, 5000) us, kernel
+// [4995, 5095); then five launches 200 us apart (call [5000 + 200 j,
+// +10)), each kernel 5 us after its call, 100 us long. Recorded end
+// 6105. First launch at the median call time (10 us, excess 4990): saving
+// 4990. Unannotated host work (200 + 4 x 190 = 960 us) removed: the kernels
+// run back to back from 4995: saving 510.
+inline TraceModel FirstLaunchTrace() {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  b.Kernel("k", kStream, 4995 * kUs, 5095 * kUs, ApiTimes{0, 5000 * kUs, 1});
+  for (int64_t j = 1; j <= 5; ++j) {
+    int64_t call = (5000 + 200 * j) * kUs;
+    b.Kernel("k", kStream, call + 5 * kUs, call + 105 * kUs, ApiTimes{call, call + 10 * kUs, 1});
+  }
+  return b.Build();
+}
+
+}  // namespace streamscope::testing
+
+#endif  // STREAMSCOPE_TESTS_ANALYZER_ANALYSIS_PLANTED_TRACES_H_
