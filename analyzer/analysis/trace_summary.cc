@@ -7,7 +7,7 @@ namespace streamscope {
 
 bool IsDroppedRecordStat(const std::string& key) {
   return absl::EndsWith(key, "_end_before_start") || absl::EndsWith(key, "_zero_timestamp") ||
-         absl::EndsWith(key, "_unknown_kind");
+         absl::EndsWith(key, "_unknown_kind") || absl::EndsWith(key, "_left_out");
 }
 
 TraceSummary SummarizeTrace(const TraceModel& model) {

@@ -40,6 +40,8 @@
 #include "analyzer/render/trace_summary_render.h"
 #include "analyzer/render/units.h"
 #include "analyzer/storage/analysis_saver.h"
+#include "analyzer/analysis/op_attribution.h"         // issue 18: who launched the GPU work
+#include "analyzer/render/op_attribution_render.h"
 #include "nlohmann/json.hpp"
 
 // INTEGRATION POINT (analyses 3-5, another engineer's files): each analysis
@@ -119,6 +121,7 @@ struct WindowAnalysis {
   HazardsResult hazards;
   std::map<std::string, int64_t> order_stats;
   TimingAuditResult timing_audit;
+  OpAttributionResult op_attribution;  // issue 18; shown when the trace has CPU-op/annotation ranges
 };
 
 // Per (trace, device) sums over the windows, for the combined summary.
@@ -198,6 +201,7 @@ WindowAnalysis Analyze(const TraceModel& model, const Window& window, const Repo
   w.launch_stats = AnalyzeLaunchStats(model, window, LaunchStatsOptions{});
   Timer().Mark("launch_stats");
 #endif
+  w.op_attribution = AnalyzeOpAttribution(model, window);
   if (own.joinable()) {
     own.join();
     Timer().Mark("overlap+gaps");
@@ -353,6 +357,7 @@ nlohmann::json WindowJson(const WindowAnalysis& w, size_t index, const TraceMode
   j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
   j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
   j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
+  if (ShouldRenderOpAttribution(w.op_attribution)) j["op_attribution"] = OpAttributionToJson(w.op_attribution, model);
   return j;
 }
 
@@ -440,6 +445,7 @@ void RenderText(const std::vector<TraceAnalysis>& traces, const RenderOptions& r
 #endif
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
+      RenderOpAttributionText(w.op_attribution, t.model, render, out);
     };
     if (t.instances.empty()) {
       for (const WindowAnalysis& w : t.windows) render_window(w);
@@ -521,6 +527,7 @@ std::vector<ResultTable> TraceTables(const TraceAnalysis& t) {
 #endif
     merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
     merge(index, TimingAuditToTables(w.timing_audit, t.model));
+    merge(index, OpAttributionToTables(w.op_attribution, t.model));
   }
   out.push_back(std::move(windows));
   for (ResultTable& m : merged) out.push_back(std::move(m));
