@@ -76,10 +76,10 @@ struct EventFields {
   }
 };
 
-enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kSkip };
+enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kDistributed, kSkip };
 
 enum class Key : uint8_t {
-  kOther, kTraceEvents, kDeviceProperties, kBaseTime,
+  kOther, kTraceEvents, kDeviceProperties, kBaseTime, kDistributedInfo, kDistributedField,
   // event
   kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kArgs,
   // args
@@ -248,12 +248,17 @@ class TorchSax {
         key_ = k == "traceEvents"          ? Key::kTraceEvents
                : k == "deviceProperties"   ? Key::kDeviceProperties
                : k == "baseTimeNanoseconds" ? Key::kBaseTime
+               : k == "distributedInfo"     ? Key::kDistributedInfo
                                             : Key::kOther;
         top_key_ = k;
         break;
       case Frame::kEvent: key_ = EventKey(k); break;
       case Frame::kArgs: key_ = ArgKey(k); break;
       case Frame::kDevice: key_ = DeviceKey(k); break;
+      case Frame::kDistributed:
+        key_ = k == "rank" || k == "world_size" || k == "backend" ? Key::kDistributedField : Key::kOther;
+        top_key_ = k;
+        break;
       default: key_ = Key::kOther; break;
     }
     return true;
@@ -289,6 +294,8 @@ class TorchSax {
           saw_events_ = true;
         } else if (!object && key_ == Key::kDeviceProperties) {
           next = Frame::kDevices;
+        } else if (object && key_ == Key::kDistributedInfo) {
+          next = Frame::kDistributed;  // the rank of a distributed run
         }
         break;
       case Frame::kEvents:
@@ -407,6 +414,12 @@ class TorchSax {
     switch (Top()) {
       case Frame::kTop:
         TopScalar(s);
+        break;
+      case Frame::kDistributed:
+        if (key_ == Key::kDistributedField) {
+          if (s.kind == Scalar::Kind::kString) m_.metadata[absl::StrCat("torch.", top_key_)] = std::string(s.text.substr(0, 64));
+          else if (auto v = AsInt(s)) m_.metadata[absl::StrCat("torch.", top_key_)] = absl::StrCat(*v);
+        }
         break;
       case Frame::kEvents:
         ++event_index_;

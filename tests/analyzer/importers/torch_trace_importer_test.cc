@@ -124,6 +124,10 @@ TEST(TorchTraceImporter, DevicesThreadsAndRangesKeepTheirNames) {
   EXPECT_EQ(m.metadata["process_name"], "python");
   EXPECT_EQ(m.metadata["base_time_ns"], absl::StrCat(kBase));
   EXPECT_EQ(m.metadata["torch.cuda_runtime_version"], "12080");
+  EXPECT_EQ(m.metadata["torch.rank"], "0");
+  EXPECT_EQ(m.metadata["torch.world_size"], "1");
+  EXPECT_EQ(m.metadata["torch.backend"], "nccl");
+  EXPECT_EQ(m.metadata.count("torch.pg_count"), 0u);  // only the rank's identity
   for (const NvtxRange& r : m.nvtx_ranges) {
     std::string_view name = m.strings.Get(r.name), domain = m.strings.Get(r.domain);
     EXPECT_EQ(domain, name == "step" ? kTorchAnnotationDomain : kTorchCpuOpDomain) << name;
