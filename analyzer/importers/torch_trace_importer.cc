@@ -76,10 +76,10 @@ struct EventFields {
   }
 };
 
-enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kDistributed, kSkip };
+enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kDistributed, kOtherData, kSkip };
 
 enum class Key : uint8_t {
-  kOther, kTraceEvents, kDeviceProperties, kBaseTime, kDistributedInfo, kDistributedField,
+  kOther, kTraceEvents, kDeviceProperties, kBaseTime, kDistributedInfo, kDistributedField, kOtherData, kGenerator,
   // event
   kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kArgs,
   // args
@@ -249,6 +249,7 @@ class TorchSax {
                : k == "deviceProperties"   ? Key::kDeviceProperties
                : k == "baseTimeNanoseconds" ? Key::kBaseTime
                : k == "distributedInfo"     ? Key::kDistributedInfo
+               : k == "otherData"           ? Key::kOtherData
                                             : Key::kOther;
         top_key_ = k;
         break;
@@ -259,6 +260,7 @@ class TorchSax {
         key_ = k == "rank" || k == "world_size" || k == "backend" ? Key::kDistributedField : Key::kOther;
         top_key_ = k;
         break;
+      case Frame::kOtherData: key_ = k == "generator" ? Key::kGenerator : Key::kOther; break;
       default: key_ = Key::kOther; break;
     }
     return true;
@@ -269,6 +271,7 @@ class TorchSax {
   }
 
   const std::string& error() const { return error_; }
+  const std::string& generator() const { return generator_; }
   bool saw_events() const { return saw_events_; }
   int64_t event_count() const { return event_index_; }
 
@@ -296,6 +299,8 @@ class TorchSax {
           next = Frame::kDevices;
         } else if (object && key_ == Key::kDistributedInfo) {
           next = Frame::kDistributed;  // the rank of a distributed run
+        } else if (object && key_ == Key::kOtherData) {
+          next = Frame::kOtherData;  // Chrome-trace writers name themselves here
         }
         break;
       case Frame::kEvents:
@@ -420,6 +425,9 @@ class TorchSax {
           if (s.kind == Scalar::Kind::kString) m_.metadata[absl::StrCat("torch.", top_key_)] = std::string(s.text.substr(0, 64));
           else if (auto v = AsInt(s)) m_.metadata[absl::StrCat("torch.", top_key_)] = absl::StrCat(*v);
         }
+        break;
+      case Frame::kOtherData:
+        if (key_ == Key::kGenerator && s.kind == Scalar::Kind::kString) generator_.assign(s.text.substr(0, 64));
         break;
       case Frame::kEvents:
         ++event_index_;
@@ -546,6 +554,7 @@ class TorchSax {
   EventFields ev_;
   DeviceFields dev_;
   std::string error_;
+  std::string generator_;  // otherData.generator, if any
   bool saw_events_ = false;
   int64_t event_index_ = 0;  // position of the current event in traceEvents (1-based while open)
   int64_t base_ns_ = 0;
@@ -859,6 +868,11 @@ absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, con
   if (!ok) {
     std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
     return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
+  }
+  if (sax.generator().starts_with("streamscope")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": a timeline written by ", sax.generator(),
+        " (export --perfetto), not a torch.profiler trace: analyze the trace it was exported from"));
   }
   if (!sax.saw_events()) {
     return absl::InvalidArgumentError(

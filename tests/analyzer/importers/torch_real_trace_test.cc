@@ -151,15 +151,22 @@ TEST_F(TorchRealTrace, OverlapAndGapFiguresAgreeWithinRunToRunDifferences) {
 
 TEST_F(TorchRealTrace, EveryKernelHasItsOperatorAndStepInTheTorchTrace) {
   Figures t = Measure(torch_), s = Measure(streamscope_);
-  ASSERT_TRUE(t.attribution.has_cpu_ops);
-  ASSERT_GT(t.attribution.op_count, 0);
-  // Kernels and copies are launched by aten ops inside a 'step' record_function.
-  EXPECT_EQ(t.attribution.in_cpu_op, t.attribution.op_count);
-  EXPECT_EQ(t.attribution.in_annotation, t.attribution.op_count);
-  // The streamscope trace has the same steps as NVTX ranges: the same ops in them.
-  ASSERT_TRUE(s.attribution.has_annotations);
-  EXPECT_FALSE(s.attribution.has_cpu_ops);
-  EXPECT_EQ(s.attribution.in_annotation, t.attribution.in_annotation);
+  const OpAttributionResult& ta = t.attribution;
+  const OpAttributionResult& sa = s.attribution;
+  ASSERT_TRUE(ta.has_cpu_ops);
+  ASSERT_GT(ta.op_count, 0);
+  // Kineto exports only some driver calls: an op whose launch it left out
+  // has no call to attribute; every other op was launched by an aten op
+  // inside a 'step' record_function.
+  EXPECT_LE(ta.without_call * 10, ta.op_count) << ta.without_call << " of " << ta.op_count << " ops without a call";
+  EXPECT_EQ(ta.in_cpu_op, ta.op_count - ta.without_call);
+  EXPECT_EQ(ta.in_annotation, ta.op_count - ta.without_call);
+  // streamscope records every call; its NVTX 'step' ranges hold the same ops.
+  ASSERT_TRUE(sa.has_annotations);
+  EXPECT_FALSE(sa.has_cpu_ops);
+  EXPECT_EQ(sa.op_count, ta.op_count);
+  EXPECT_EQ(sa.without_call, 0);
+  EXPECT_EQ(sa.in_annotation, sa.op_count);
 }
 
 }  // namespace

@@ -221,6 +221,9 @@ TEST(TorchTraceImporter, BadFilesGetOneClearErrorEach) {
       {R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1,
           "dur": 2}]})",
        absl::StatusCode::kInvalidArgument, "without CUDA activity"},
+      {R"({"traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+          "ts": 1, "dur": 2}], "otherData": {"generator": "streamscope export"}})",
+       absl::StatusCode::kInvalidArgument, "export --perfetto"},
   };
   for (const BadFile& c : cases) {
     std::string path = TempPath("bad.json");
