@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/overlap.h"
+#include "analyzer/convert/trace_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/importers/torch_test_util.h"
@@ -270,6 +271,22 @@ TEST(TorchTraceImporter, BadEventsAreCountedAndLeftOutNotFatal) {
   EXPECT_EQ(m.import_stats["torch_event_end_before_start"], 1);
   EXPECT_EQ(m.import_stats["torch_event_not_an_object_left_out"], 1);
   EXPECT_GE(m.import_stats["torch_field_wrong_type"], 3);  // "10", args 5, "one"
+}
+
+TEST(TorchTraceImporter, AConvertedTraceKeepsOpsShapesAndRangeDomains) {
+  TraceModel m = LoadOne(kSyntheticTorchTrace);
+  std::string out = TempPath("converted.sqlite");
+  TraceWriteOptions options;
+  options.trace_format = "converted-torch-profiler";
+  ASSERT_TRUE(WriteStreamscopeTrace(m, out, options).ok());
+  TraceModel back = LoadOne(out);
+  EXPECT_EQ(back.ops.start_ns, m.ops.start_ns);
+  EXPECT_EQ(back.ops.correlation_id, m.ops.correlation_id);
+  ASSERT_EQ(back.nvtx_ranges.size(), m.nvtx_ranges.size());
+  for (size_t i = 0; i < m.nvtx_ranges.size(); ++i) {
+    EXPECT_EQ(back.strings.Get(back.nvtx_ranges[i].domain), m.strings.Get(m.nvtx_ranges[i].domain));
+  }
+  EXPECT_EQ(back.metadata["trace_format"], "converted-torch-profiler");
 }
 
 TEST(TorchTraceImporter, TheCpuOpDomainIsTheOneOpAttributionLooksFor) {
