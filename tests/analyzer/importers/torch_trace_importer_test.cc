@@ -192,6 +192,13 @@ TEST(TorchTraceImporter, TheFormatIsRecognizedByContentWhateverTheName) {
   EXPECT_EQ(LoadOne(odd).ops.size(), 6u);
 }
 
+TEST(TorchTraceImporter, AByteOrderMarkAndLeadingWhitespaceAreAccepted) {
+  std::string path = TempPath("bom.json");
+  WriteText(path, "\xEF\xBB\xBF \n\t" + ReadText(kSyntheticTorchTrace));
+  EXPECT_TRUE(LooksLikeTorchTrace(path));
+  EXPECT_EQ(LoadOne(path).ops.size(), 6u);
+}
+
 TEST(TorchTraceImporter, ABareEventArrayWithRelativeTimesIsRead) {
   std::string path = TempPath("bare.json");
   WriteText(path, R"([
