@@ -8,7 +8,8 @@ namespace streamscope {
 bool IsDroppedRecordStat(const std::string& key) {
   return absl::EndsWith(key, "_end_before_start") || absl::EndsWith(key, "_zero_timestamp") ||
          absl::EndsWith(key, "_unknown_kind") || absl::EndsWith(key, "_time_out_of_range") ||
-         absl::EndsWith(key, "_null_timestamp") || absl::EndsWith(key, "_incomplete");
+         absl::EndsWith(key, "_null_timestamp") || absl::EndsWith(key, "_incomplete") ||
+         absl::EndsWith(key, "_left_out");
 }
 
 TraceSummary SummarizeTrace(const TraceModel& model) {

@@ -57,6 +57,7 @@ int RunConvert(const ConvertArgs& args) {
     TraceWriteOptions options;
     options.overwrite = args.force;
     options.source_path = args.input;
+    if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";  // issue 18
     absl::Status status = WriteStreamscopeTrace(m, (*outputs)[i], options);
     if (!status.ok()) {
       std::fprintf(stderr, "streamscope convert: %s\n", std::string(status.message()).c_str());

@@ -4,10 +4,20 @@
 #include "analyzer/importers/nsys_export_importer.h"
 #include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/streamscope_trace_importer.h"
+#include "analyzer/importers/torch_trace_importer.h"
 
 namespace streamscope {
 
 absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path) {
+  // torch.profiler traces are JSON (maybe gzip): recognized by content.
+  if (LooksLikeTorchTrace(path)) {
+    auto model = ImportTorchTrace(path);
+    if (!model.ok()) return model.status();
+    std::vector<TraceModel> models;
+    models.push_back(std::move(*model));
+    models.front().Finalize();
+    return models;
+  }
   auto db = SqliteDb::OpenReadOnly(path);
   if (!db.ok()) return db.status();
   std::vector<TraceModel> models;

@@ -1,5 +1,6 @@
-// The analyzer's front door: opens a file, detects its format by its tables
-// (a streamscope trace, or an Nsight Systems SQLite export) and runs the
+// The analyzer's front door: opens a file, detects its format by its content
+// (a streamscope trace or an Nsight Systems SQLite export by their tables; a
+// torch.profiler Chrome trace, plain or gzip, by its JSON) and runs the
 // matching importer. One file may hold several processes (an nsys export),
 // hence a list of models, each already Finalize()d.
 #ifndef STREAMSCOPE_ANALYZER_IMPORTERS_TRACE_LOADER_H_
@@ -15,7 +16,9 @@ namespace streamscope {
 
 // Errors (see analyzer/cli/exit_codes.h): NOT_FOUND, DATA_LOSS (not SQLite,
 // truncated), FAILED_PRECONDITION (unsupported schema/export version),
-// INVALID_ARGUMENT (SQLite but neither format / required tables missing).
+// INVALID_ARGUMENT (SQLite but neither format / required tables missing;
+// JSON but not a torch.profiler trace). Malformed or truncated JSON or gzip
+// is DATA_LOSS.
 absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path);
 
 }  // namespace streamscope

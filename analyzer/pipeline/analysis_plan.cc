@@ -9,7 +9,7 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns) {
   AnalysisPlan plan;
   plan.overlap = plan.idle_gaps = plan.communication = true;
   plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = true;
-  plan.ownership = plan.hazards = plan.timing_audit = true;
+  plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
   if (tables) {
     plan.overlap_options.max_ops_per_interval = -1;
     plan.hazard_options.max_listed = -1;

@@ -31,6 +31,9 @@ struct AnalysisPlan {
   bool ownership = false;
   bool hazards = false;
   bool timing_audit = false;
+  // Which PyTorch operator or annotation launched each GPU op (traces
+  // with CPU-op or annotation ranges: torch.profiler imports).
+  bool op_attribution = false;
 
   OverlapOptions overlap_options;
   IdleGapsOptions idle_gaps_options;

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/contention.h"
+#include "analyzer/analysis/op_attribution.h"
 #include "analyzer/pipeline/phase_timer.h"
 
 namespace streamscope {
@@ -57,6 +58,10 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     // launch statistics cost about what overlap + idle gaps cost.
     w.launch_stats = AnalyzeLaunchStats(model, window, plan.launch_stats_options);
     MarkPhase("launch_stats");
+  }
+  if (plan.op_attribution) {
+    w.op_attribution = AnalyzeOpAttribution(model, window);
+    MarkPhase("op_attribution");
   }
   if (own.joinable()) {
     own.join();

@@ -14,6 +14,7 @@
 #include "analyzer/analysis/hidden_sync.h"
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/op_attribution.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/ownership.h"
 #include "analyzer/analysis/timing_audit.h"
@@ -34,6 +35,7 @@ struct WindowResults {
   HazardsResult hazards;
   std::map<std::string, int64_t> order_stats;  // the happens-before order's counters
   TimingAuditResult timing_audit;
+  OpAttributionResult op_attribution;
 };
 
 }  // namespace streamscope

@@ -14,6 +14,7 @@
 #include "analyzer/render/idle_gaps_render.h"
 #include "analyzer/render/launch_stats_render.h"
 #include "analyzer/render/overlap_render.h"
+#include "analyzer/render/op_attribution_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
@@ -111,6 +112,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
   j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
   j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
   j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
+  if (ShouldRenderOpAttribution(w.op_attribution)) j["op_attribution"] = OpAttributionToJson(w.op_attribution, model);
   return j;
 }
 
@@ -220,6 +222,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       RenderDiagnoseText(w.diagnose, t.model, out);
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
+      RenderOpAttributionText(w.op_attribution, t.model, render, out);
     };
     if (t.instances.empty()) {
       for (const WindowResults& w : t.windows) render_window(w);
@@ -295,6 +298,7 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
     merge(index, LaunchStatsToTables(w.launch_stats, t.model));
     merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
     merge(index, TimingAuditToTables(w.timing_audit, t.model));
+    merge(index, OpAttributionToTables(w.op_attribution, t.model));
   }
   out.push_back(std::move(windows));
   for (ResultTable& m : merged) out.push_back(std::move(m));

@@ -9,7 +9,7 @@
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/analysis/window.h"
-#include "analyzer/convert/trace_writer.h"
+#include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/model/trace_model.h"
 #include "analyzer/render/op_ref.h"

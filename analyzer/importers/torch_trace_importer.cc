@@ -1,0 +1,929 @@
+// torch.profiler (Kineto) Chrome trace -> TraceModel. analyzer/TORCH.md
+// documents the mapping; the parser is nlohmann-json's SAX interface over a
+// (possibly gzip) stream, so memory stays that of the model.
+#include "analyzer/importers/torch_trace_importer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/importers/torch_gz_input.h"
+#include "analyzer/importers/torch_json_number.h"
+#include "analyzer/model/saturating.h"
+#include "nlohmann/json.hpp"
+
+namespace streamscope {
+namespace {
+
+using Json = nlohmann::json;
+
+// Relative times and durations beyond this are no clock's: with a base of at
+// most 2^61 every absolute time stays inside [kMinTraceTime, kMaxTraceTime].
+constexpr int64_t kMaxRelativeNs = int64_t{1} << 60;
+constexpr int64_t kMaxBaseNs = int64_t{1} << 61;
+
+// A scalar JSON value as the SAX parser hands it over.
+struct Scalar {
+  enum class Kind : uint8_t { kNull, kBool, kInt, kUnsigned, kFloat, kString };
+  Kind kind = Kind::kNull;
+  int64_t i = 0;
+  uint64_t u = 0;
+  bool b = false;
+  std::string_view text;  // kFloat: the number's text; kString: the string
+};
+
+// pid/tid: integers in Kineto's events, strings in some ("Spans", "", and
+// "stream 7" in old versions).
+struct Ident {
+  bool present = false;
+  bool numeric = false;
+  int64_t value = 0;
+};
+
+struct DeviceFields {
+  std::optional<int64_t> id, memory, major, minor, sms;
+  std::string name;
+};
+
+struct EventFields {
+  std::string ph, cat, name;
+  Ident pid, tid;
+  std::optional<int64_t> ts, dur, id;
+  // args
+  std::optional<int64_t> correlation, device, in_device, from_device, to_device, stream, bytes, cbid,
+      registers, shared_memory, wait_event;
+  std::string arg_name, sync_kind;
+  int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  int grid_n = 0, block_n = 0;
+
+  void Clear() {
+    ph.clear(); cat.clear(); name.clear();
+    pid = {}; tid = {};
+    ts.reset(); dur.reset(); id.reset();
+    correlation.reset(); device.reset(); in_device.reset(); from_device.reset(); to_device.reset();
+    stream.reset(); bytes.reset(); cbid.reset(); registers.reset(); shared_memory.reset(); wait_event.reset();
+    arg_name.clear(); sync_kind.clear();
+    grid_n = block_n = 0;
+    for (int k = 0; k < 3; ++k) grid[k] = block[k] = 0;
+  }
+};
+
+enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kDistributed, kOtherData, kSkip };
+
+enum class Key : uint8_t {
+  kOther, kTraceEvents, kDeviceProperties, kBaseTime, kDistributedInfo, kDistributedField, kOtherData, kGenerator,
+  // event
+  kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kArgs,
+  // args
+  kCorrelation, kDevice, kInDevice, kFromDevice, kToDevice, kStream, kBytes, kCbid, kRegisters,
+  kSharedMemory, kWaitEvent, kArgName, kSyncKind, kGrid, kBlock,
+  // deviceProperties
+  kDevId, kDevName, kDevMemory, kDevMajor, kDevMinor, kDevSms,
+};
+
+Key EventKey(std::string_view k) {
+  if (k == "ph") return Key::kPh;
+  if (k == "cat") return Key::kCat;
+  if (k == "name") return Key::kName;
+  if (k == "pid") return Key::kPid;
+  if (k == "tid") return Key::kTid;
+  if (k == "ts") return Key::kTs;
+  if (k == "dur") return Key::kDur;
+  if (k == "id") return Key::kId;
+  if (k == "args") return Key::kArgs;
+  return Key::kOther;
+}
+
+Key ArgKey(std::string_view k) {
+  if (k == "correlation") return Key::kCorrelation;
+  if (k == "device") return Key::kDevice;
+  if (k == "stream") return Key::kStream;
+  if (k == "bytes") return Key::kBytes;
+  if (k == "cbid") return Key::kCbid;
+  if (k == "grid") return Key::kGrid;
+  if (k == "block") return Key::kBlock;
+  if (k == "registers per thread") return Key::kRegisters;
+  if (k == "shared memory") return Key::kSharedMemory;
+  if (k == "inDevice") return Key::kInDevice;
+  if (k == "fromDevice") return Key::kFromDevice;
+  if (k == "toDevice") return Key::kToDevice;
+  if (k == "wait_on_cuda_event_id") return Key::kWaitEvent;
+  if (k == "name") return Key::kArgName;
+  if (k == "cuda_sync_kind") return Key::kSyncKind;
+  return Key::kOther;
+}
+
+Key DeviceKey(std::string_view k) {
+  if (k == "id") return Key::kDevId;
+  if (k == "name") return Key::kDevName;
+  if (k == "totalGlobalMem") return Key::kDevMemory;
+  if (k == "computeMajor") return Key::kDevMajor;
+  if (k == "computeMinor") return Key::kDevMinor;
+  if (k == "numSms") return Key::kDevSms;
+  return Key::kOther;
+}
+
+MemoryKind MemoryKindFromText(std::string_view s) {
+  if (s == "Pageable") return MemoryKind::kPageable;
+  if (s == "Pinned") return MemoryKind::kPinned;
+  if (s == "Device") return MemoryKind::kDevice;
+  if (s == "Array") return MemoryKind::kArray;
+  if (s == "Managed") return MemoryKind::kManaged;
+  if (s == "Device Static") return MemoryKind::kDeviceStatic;
+  if (s == "Managed Static") return MemoryKind::kManagedStatic;
+  return MemoryKind::kUnknown;
+}
+
+struct CopyShape {
+  OpCategory category = OpCategory::kOtherCopy;
+  MemoryKind src = MemoryKind::kUnknown, dst = MemoryKind::kUnknown;
+  bool parsed = false;
+};
+
+// "Memcpy HtoD (Pageable -> Device)" (Kineto's memcpyName).
+CopyShape ParseCopyName(std::string_view name) {
+  CopyShape c;
+  if (!name.starts_with("Memcpy ")) return c;
+  std::string_view rest = name.substr(7);
+  size_t space = rest.find(' ');
+  std::string_view kind = rest.substr(0, space);
+  if (kind == "HtoD") c.category = OpCategory::kHtoD;
+  else if (kind == "DtoH") c.category = OpCategory::kDtoH;
+  else if (kind == "DtoD") c.category = OpCategory::kDtoD;
+  else if (kind == "PtoP") c.category = OpCategory::kPtoP;
+  size_t open = rest.find('('), arrow = rest.find(" -> "), close = rest.rfind(')');
+  if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
+      open < arrow && arrow < close) {
+    c.src = MemoryKindFromText(rest.substr(open + 1, arrow - open - 1));
+    c.dst = MemoryKindFromText(rest.substr(arrow + 4, close - arrow - 4));
+    c.parsed = true;
+  }
+  return c;
+}
+
+// "Memset (Device)".
+MemoryKind ParseMemsetKind(std::string_view name) {
+  size_t open = name.find('('), close = name.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return MemoryKind::kUnknown;
+  return MemoryKindFromText(name.substr(open + 1, close - open - 1));
+}
+
+SyncKind SyncKindFromText(std::string_view s) {
+  if (s.find("Wait Event") != std::string_view::npos) return SyncKind::kStreamWaitEvent;
+  if (s.find("Event Sync") != std::string_view::npos) return SyncKind::kEventSynchronize;
+  if (s.find("Stream Sync") != std::string_view::npos) return SyncKind::kStreamSynchronize;
+  if (s.find("Context Sync") != std::string_view::npos || s.find("Device Sync") != std::string_view::npos) return SyncKind::kContextSynchronize;
+  return SyncKind::kUnknown;
+}
+
+struct Flow {
+  int64_t pid, tid, ts, id;
+};
+
+// A GPU op or API call that carried no args.correlation: its ac2g flow
+// (same pid, tid and ts) may give it one.
+struct PendingCorrelation {
+  bool is_op;
+  size_t index;
+  int64_t pid, tid, ts;
+};
+
+class TorchSax {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit TorchSax(TraceModel* model) : m_(*model) {}
+
+  bool null() { return OnScalar(Scalar{}); }
+  bool boolean(bool v) {
+    Scalar s;
+    s.kind = Scalar::Kind::kBool;
+    s.b = v;
+    return OnScalar(s);
+  }
+  bool number_integer(number_integer_t v) {
+    Scalar s;
+    s.kind = Scalar::Kind::kInt;
+    s.i = v;
+    return OnScalar(s);
+  }
+  bool number_unsigned(number_unsigned_t v) {
+    Scalar s;
+    s.kind = Scalar::Kind::kUnsigned;
+    s.u = v;
+    return OnScalar(s);
+  }
+  bool number_float(number_float_t, const string_t& text) {
+    Scalar s;
+    s.kind = Scalar::Kind::kFloat;
+    s.text = text;
+    return OnScalar(s);
+  }
+  bool string(string_t& v) {
+    Scalar s;
+    s.kind = Scalar::Kind::kString;
+    s.text = v;
+    return OnScalar(s);
+  }
+  bool binary(binary_t&) { return OnScalar(Scalar{}); }
+  bool start_object(std::size_t) { return Open(true); }
+  bool start_array(std::size_t) { return Open(false); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool key(string_t& k) {
+    switch (Top()) {
+      case Frame::kTop:
+        key_ = k == "traceEvents"          ? Key::kTraceEvents
+               : k == "deviceProperties"   ? Key::kDeviceProperties
+               : k == "baseTimeNanoseconds" ? Key::kBaseTime
+               : k == "distributedInfo"     ? Key::kDistributedInfo
+               : k == "otherData"           ? Key::kOtherData
+                                            : Key::kOther;
+        top_key_ = k;
+        break;
+      case Frame::kEvent: key_ = EventKey(k); break;
+      case Frame::kArgs: key_ = ArgKey(k); break;
+      case Frame::kDevice: key_ = DeviceKey(k); break;
+      case Frame::kDistributed:
+        key_ = k == "rank" || k == "world_size" || k == "backend" ? Key::kDistributedField : Key::kOther;
+        top_key_ = k;
+        break;
+      case Frame::kOtherData: key_ = k == "generator" ? Key::kGenerator : Key::kOther; break;
+      default: key_ = Key::kOther; break;
+    }
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+    error_ = absl::StrCat("malformed JSON at byte ", position, ": ", ex.what());
+    return false;
+  }
+
+  const std::string& error() const { return error_; }
+  const std::string& generator() const { return generator_; }
+  bool saw_events() const { return saw_events_; }
+  int64_t event_count() const { return event_index_; }
+
+  // After a successful parse: base time, correlations from flows, async
+  // flags, range depths, devices, metadata and notes.
+  void Finish();
+  int64_t recognized() const { return recognized_; }
+
+ private:
+  Frame Top() const { return frames_.empty() ? Frame::kSkip : frames_.back(); }
+
+  bool Open(bool object) {
+    if (frames_.empty()) {
+      frames_.push_back(object ? Frame::kTop : Frame::kEvents);  // a bare array is the event list
+      if (!object) saw_events_ = true;
+      return true;
+    }
+    Frame next = Frame::kSkip;
+    switch (frames_.back()) {
+      case Frame::kTop:
+        if (!object && key_ == Key::kTraceEvents) {
+          next = Frame::kEvents;
+          saw_events_ = true;
+        } else if (!object && key_ == Key::kDeviceProperties) {
+          next = Frame::kDevices;
+        } else if (object && key_ == Key::kDistributedInfo) {
+          next = Frame::kDistributed;  // the rank of a distributed run
+        } else if (object && key_ == Key::kOtherData) {
+          next = Frame::kOtherData;  // Chrome-trace writers name themselves here
+        }
+        break;
+      case Frame::kEvents:
+        if (object) {
+          next = Frame::kEvent;
+          ev_.Clear();
+        } else {
+          ++m_.import_stats["torch_event_not_an_object_left_out"];
+        }
+        ++event_index_;
+        break;
+      case Frame::kEvent:
+        if (key_ == Key::kArgs && object) next = Frame::kArgs;
+        else if (key_ != Key::kOther) WrongType();
+        break;
+      case Frame::kArgs:
+        if (!object && key_ == Key::kGrid) next = Frame::kGrid;
+        else if (!object && key_ == Key::kBlock) next = Frame::kBlock;
+        break;
+      case Frame::kDevices:
+        if (object) {
+          next = Frame::kDevice;
+          dev_ = {};
+        }
+        break;
+      default: break;
+    }
+    frames_.push_back(next);
+    key_ = Key::kOther;
+    return true;
+  }
+
+  bool Close() {
+    if (frames_.empty()) return true;
+    Frame done = frames_.back();
+    frames_.pop_back();
+    key_ = Key::kOther;
+    if (done == Frame::kEvent) FinishEvent();
+    if (done == Frame::kDevice) FinishDevice();
+    return true;
+  }
+
+  void WrongType() { ++m_.import_stats["torch_field_wrong_type"]; }
+
+  // An integer field; wrong types counted.
+  std::optional<int64_t> AsInt(const Scalar& s) {
+    switch (s.kind) {
+      case Scalar::Kind::kInt: return s.i;
+      case Scalar::Kind::kUnsigned:
+        if (s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return static_cast<int64_t>(s.u);
+        break;
+      case Scalar::Kind::kFloat:
+        if (auto v = ScaledDecimal(s.text, 0)) return v;
+        break;
+      default: break;
+    }
+    WrongType();
+    return std::nullopt;
+  }
+
+  // Microseconds -> ns, exactly.
+  std::optional<int64_t> AsNanos(const Scalar& s) {
+    switch (s.kind) {
+      case Scalar::Kind::kInt: {
+        int64_t r;
+        if (!__builtin_mul_overflow(s.i, int64_t{1000}, &r)) return r;
+        break;
+      }
+      case Scalar::Kind::kUnsigned:
+        if (s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / 1000)) {
+          return static_cast<int64_t>(s.u) * 1000;
+        }
+        break;
+      case Scalar::Kind::kFloat:
+        if (auto v = MicrosTextToNanos(s.text)) return v;
+        break;
+      default:
+        WrongType();
+        return std::nullopt;
+    }
+    return std::nullopt;  // beyond int64: the event is left out as one without a time
+  }
+
+  Ident AsIdent(const Scalar& s) {
+    Ident id;
+    id.present = true;
+    if (s.kind == Scalar::Kind::kString) {
+      // "stream 7", "12345": the trailing number; other names get ids of
+      // their own far from any real pid or tid.
+      std::string_view t = s.text;
+      size_t end = t.size(), begin = end;
+      while (begin > 0 && std::isdigit(static_cast<unsigned char>(t[begin - 1]))) --begin;
+      if (begin < end && end - begin <= 15) {
+        id.numeric = true;
+        id.value = ScaledDecimal(t.substr(begin), 0).value_or(0);
+      } else {
+        auto [it, inserted] = named_idents_.try_emplace(std::string(t), 0);
+        if (inserted) it->second = (int64_t{1} << 48) + static_cast<int64_t>(named_idents_.size());
+        id.value = it->second;
+      }
+      return id;
+    }
+    if (auto v = AsInt(s)) {
+      id.numeric = true;
+      id.value = *v;
+    }
+    return id;
+  }
+
+  void SetString(std::string& field, const Scalar& s) {
+    if (s.kind == Scalar::Kind::kString) field.assign(s.text);
+    else WrongType();
+  }
+
+  bool OnScalar(const Scalar& s) {
+    switch (Top()) {
+      case Frame::kTop:
+        TopScalar(s);
+        break;
+      case Frame::kDistributed:
+        if (key_ == Key::kDistributedField) {
+          if (s.kind == Scalar::Kind::kString) m_.metadata[absl::StrCat("torch.", top_key_)] = std::string(s.text.substr(0, 64));
+          else if (auto v = AsInt(s)) m_.metadata[absl::StrCat("torch.", top_key_)] = absl::StrCat(*v);
+        }
+        break;
+      case Frame::kOtherData:
+        if (key_ == Key::kGenerator && s.kind == Scalar::Kind::kString) generator_.assign(s.text.substr(0, 64));
+        break;
+      case Frame::kEvents:
+        ++event_index_;
+        ++m_.import_stats["torch_event_not_an_object_left_out"];
+        break;
+      case Frame::kEvent:
+        switch (key_) {
+          case Key::kPh: SetString(ev_.ph, s); break;
+          case Key::kCat: SetString(ev_.cat, s); break;
+          case Key::kName: SetString(ev_.name, s); break;
+          case Key::kPid: ev_.pid = AsIdent(s); break;
+          case Key::kTid: ev_.tid = AsIdent(s); break;
+          case Key::kTs: ev_.ts = AsNanos(s); break;
+          case Key::kDur: ev_.dur = AsNanos(s); break;
+          case Key::kId:
+            if (s.kind == Scalar::Kind::kString) ev_.id = ScaledDecimal(s.text, 0);  // flow ids may be strings
+            else ev_.id = AsInt(s);
+            break;
+          case Key::kArgs: WrongType(); break;
+          default: break;
+        }
+        break;
+      case Frame::kArgs:
+        switch (key_) {
+          case Key::kCorrelation: ev_.correlation = AsInt(s); break;
+          case Key::kDevice: ev_.device = AsInt(s); break;
+          case Key::kInDevice: ev_.in_device = AsInt(s); break;
+          case Key::kFromDevice: ev_.from_device = AsInt(s); break;
+          case Key::kToDevice: ev_.to_device = AsInt(s); break;
+          case Key::kStream: ev_.stream = AsInt(s); break;
+          case Key::kBytes: ev_.bytes = AsInt(s); break;
+          case Key::kCbid: ev_.cbid = AsInt(s); break;
+          case Key::kRegisters: ev_.registers = AsInt(s); break;
+          case Key::kSharedMemory: ev_.shared_memory = AsInt(s); break;
+          case Key::kWaitEvent: ev_.wait_event = AsInt(s); break;
+          case Key::kArgName:
+            if (s.kind == Scalar::Kind::kString) ev_.arg_name.assign(s.text);
+            break;
+          case Key::kSyncKind:
+            if (s.kind == Scalar::Kind::kString) ev_.sync_kind.assign(s.text);
+            break;
+          default: break;
+        }
+        break;
+      case Frame::kGrid:
+      case Frame::kBlock: {
+        const bool grid = Top() == Frame::kGrid;
+        int& n = grid ? ev_.grid_n : ev_.block_n;
+        if (n < 3) {
+          auto v = AsInt(s);
+          (grid ? ev_.grid : ev_.block)[n] = v && *v >= 0 && *v <= INT32_MAX ? static_cast<int32_t>(*v) : 0;
+        }
+        ++n;
+        break;
+      }
+      case Frame::kDevice:
+        switch (key_) {
+          case Key::kDevId: dev_.id = AsInt(s); break;
+          case Key::kDevName: SetString(dev_.name, s); break;
+          case Key::kDevMemory: dev_.memory = AsInt(s); break;
+          case Key::kDevMajor: dev_.major = AsInt(s); break;
+          case Key::kDevMinor: dev_.minor = AsInt(s); break;
+          case Key::kDevSms: dev_.sms = AsInt(s); break;
+          default: break;
+        }
+        break;
+      default: break;
+    }
+    key_ = Key::kOther;
+    return true;
+  }
+
+  void TopScalar(const Scalar& s) {
+    if (key_ == Key::kBaseTime) {
+      auto v = AsInt(s);
+      if (v && *v >= 0 && *v <= kMaxBaseNs) {
+        base_ns_ = *v;
+      } else {
+        ++m_.import_stats["torch_base_time_out_of_range"];
+      }
+      return;
+    }
+    std::string value;
+    switch (s.kind) {
+      case Scalar::Kind::kNull: return;
+      case Scalar::Kind::kBool: value = s.b ? "true" : "false"; break;
+      case Scalar::Kind::kInt: value = absl::StrCat(s.i); break;
+      case Scalar::Kind::kUnsigned: value = absl::StrCat(s.u); break;
+      case Scalar::Kind::kFloat:
+      case Scalar::Kind::kString: value = std::string(s.text.substr(0, 256)); break;
+    }
+    if (top_key_.size() <= 64 && m_.metadata.size() < 256) m_.metadata[absl::StrCat("torch.", top_key_)] = value;
+  }
+
+  void FinishDevice() {
+    if (!dev_.id || *dev_.id < 0 || *dev_.id > INT32_MAX) {
+      ++m_.import_stats["torch_device_without_id"];
+      return;
+    }
+    Device d;
+    d.id = static_cast<int32_t>(*dev_.id);
+    d.name = dev_.name;
+    auto small = [](const std::optional<int64_t>& v) {
+      return v && *v >= 0 && *v <= INT32_MAX ? static_cast<int32_t>(*v) : 0;
+    };
+    d.compute_major = small(dev_.major);
+    d.compute_minor = small(dev_.minor);
+    d.sm_count = small(dev_.sms);
+    d.global_memory_bytes = dev_.memory && *dev_.memory > 0 ? *dev_.memory : 0;
+    if (m_.FindDevice(d.id) == nullptr) m_.devices.push_back(std::move(d));
+  }
+
+  void FinishEvent();
+  void AddGpuOp(OpCategory category);
+  void AddApiCall(ApiDomain domain);
+  void AddRange(std::string_view domain);
+  void AddSync();
+  int32_t DeviceOf() const;
+
+  TraceModel& m_;
+  std::vector<Frame> frames_;
+  Key key_ = Key::kOther;
+  std::string top_key_;
+  EventFields ev_;
+  DeviceFields dev_;
+  std::string error_;
+  std::string generator_;  // otherData.generator, if any
+  bool saw_events_ = false;
+  int64_t event_index_ = 0;  // position of the current event in traceEvents (1-based while open)
+  int64_t base_ns_ = 0;
+  int64_t recognized_ = 0;
+  std::map<std::string, int64_t, std::less<>> named_idents_;
+  std::vector<Flow> flow_starts_, flow_ends_;
+  std::vector<PendingCorrelation> pending_;
+  std::map<int64_t, int64_t> cpu_pids_;  // pid -> events
+  std::map<int64_t, std::string> process_names_;
+  std::map<std::pair<int64_t, int64_t>, std::string> thread_names_;
+  std::map<std::string, int64_t> ignored_;  // category or phase -> events not imported
+  StringId domain_cpu_op_ = kNoString, domain_annotation_ = kNoString;
+};
+
+int32_t TorchSax::DeviceOf() const {
+  std::optional<int64_t> d = ev_.device ? ev_.device : ev_.in_device;
+  if (!d && ev_.pid.numeric) d = ev_.pid.value;
+  if (!d || *d < 0 || *d > INT32_MAX) return -1;
+  return static_cast<int32_t>(*d);
+}
+
+void TorchSax::FinishEvent() {
+  const std::string& ph = ev_.ph;
+  if (ph == "M") {
+    if (!ev_.pid.present || ev_.arg_name.empty()) return;
+    if (ev_.name == "process_name") process_names_[ev_.pid.value] = ev_.arg_name;
+    if (ev_.name == "thread_name" && ev_.tid.present) thread_names_[{ev_.pid.value, ev_.tid.value}] = ev_.arg_name;
+    return;
+  }
+  if (ph == "s" || ph == "f" || ph == "t") {
+    if (ev_.cat != "ac2g") return;
+    if (!ev_.id || !ev_.ts || !ev_.pid.present || !ev_.tid.present) return;
+    (ph == "s" ? flow_starts_ : flow_ends_).push_back({ev_.pid.value, ev_.tid.value, *ev_.ts, *ev_.id});
+    return;
+  }
+  if (ph != "X") {
+    ++ignored_[ph.empty() ? std::string("(no ph)") : absl::StrCat("ph '", ph.substr(0, 8), "'")];
+    return;
+  }
+  const std::string cat = absl::AsciiStrToLower(ev_.cat);
+  enum class What { kKernel, kCopy, kMemset, kRuntime, kDriver, kCpuOp, kAnnotation, kSync, kOther };
+  What what = What::kOther;
+  if (cat == "kernel") what = What::kKernel;
+  else if (cat == "gpu_memcpy" || cat == "memcpy") what = What::kCopy;
+  else if (cat == "gpu_memset" || cat == "memset") what = What::kMemset;
+  else if (cat == "cuda_runtime" || cat == "runtime") what = What::kRuntime;
+  else if (cat == "cuda_driver" || cat == "driver") what = What::kDriver;
+  else if (cat == "cpu_op" || cat == "operator") what = What::kCpuOp;
+  else if (cat == "user_annotation") what = What::kAnnotation;
+  else if (cat == "cuda_sync") what = What::kSync;
+  if (what == What::kOther) {
+    ++ignored_[ev_.cat.empty() ? std::string("(no cat)") : ev_.cat.substr(0, 48)];
+    return;
+  }
+  if (!ev_.ts || !ev_.dur) {
+    ++m_.import_stats["torch_event_without_time_left_out"];
+    return;
+  }
+  if (*ev_.dur < 0) {
+    ++m_.import_stats["torch_event_end_before_start"];
+    return;
+  }
+  if (*ev_.ts < -kMaxRelativeNs || *ev_.ts > kMaxRelativeNs || *ev_.dur > kMaxRelativeNs) {
+    ++m_.import_stats["torch_event_time_out_of_range_left_out"];
+    return;
+  }
+  ++recognized_;
+  switch (what) {
+    case What::kKernel: AddGpuOp(OpCategory::kKernel); break;
+    case What::kCopy: AddGpuOp(OpCategory::kOtherCopy); break;
+    case What::kMemset: AddGpuOp(OpCategory::kMemset); break;
+    case What::kRuntime: AddApiCall(ApiDomain::kRuntime); break;
+    case What::kDriver: AddApiCall(ApiDomain::kDriver); break;
+    case What::kCpuOp: AddRange(kTorchCpuOpDomain); break;
+    case What::kAnnotation: AddRange(kTorchAnnotationDomain); break;
+    case What::kSync: AddSync(); break;
+    case What::kOther: break;
+  }
+}
+
+void TorchSax::AddGpuOp(OpCategory category) {
+  int32_t device = DeviceOf();
+  if (device < 0) {
+    ++m_.import_stats["torch_gpu_op_without_device"];
+    device = 0;
+  }
+  int64_t stream = ev_.stream ? *ev_.stream : (ev_.tid.numeric ? ev_.tid.value : -1);
+  GpuOps& o = m_.ops;
+  MemoryKind src = MemoryKind::kUnknown, dst = MemoryKind::kUnknown;
+  int32_t peer = -1;
+  if (category == OpCategory::kOtherCopy) {
+    CopyShape shape = ParseCopyName(ev_.name);
+    if (!shape.parsed) ++m_.import_stats["torch_copy_name_unparsed"];
+    category = shape.category;
+    src = shape.src;
+    dst = shape.dst;
+    if (category == OpCategory::kPtoP) {
+      std::optional<int64_t> other = ev_.to_device && *ev_.to_device != device ? ev_.to_device : ev_.from_device;
+      if (other && *other >= 0 && *other <= INT32_MAX && *other != device) peer = static_cast<int32_t>(*other);
+    }
+  } else if (category == OpCategory::kMemset) {
+    dst = ParseMemsetKind(ev_.name);
+  }
+  const int64_t start = *ev_.ts, end = *ev_.ts + *ev_.dur;
+  o.start_ns.push_back(start);
+  o.end_ns.push_back(end);
+  o.category.push_back(category);
+  o.device_id.push_back(device);
+  o.stream.push_back(m_.StreamIndexFor(stream, device));
+  o.correlation_id.push_back(ev_.correlation ? *ev_.correlation : -1);
+  o.name.push_back(category == OpCategory::kKernel ? m_.strings.Intern(ev_.name) : kNoString);
+  o.bytes.push_back(category == OpCategory::kKernel ? 0 : std::max<int64_t>(ev_.bytes.value_or(0), 0));
+  o.src_kind.push_back(src);
+  o.dst_kind.push_back(dst);
+  o.is_async.push_back(0);
+  o.peer_device.push_back(peer);
+  o.graph_id.push_back(-1);
+  o.source_id.push_back(event_index_ - 1);
+  KernelShape shape;
+  if (category == OpCategory::kKernel) {
+    for (int k = 0; k < 3; ++k) {
+      shape.grid[k] = ev_.grid[k];
+      shape.block[k] = ev_.block[k];
+    }
+    auto small = [](const std::optional<int64_t>& v) {
+      return v && *v >= 0 && *v <= INT32_MAX ? static_cast<int32_t>(*v) : 0;
+    };
+    shape.registers = small(ev_.registers);
+    shape.shared_bytes = small(ev_.shared_memory);
+  }
+  m_.kernel_shapes.push_back(shape);
+  if (!ev_.correlation) {
+    pending_.push_back({true, o.size() - 1, ev_.pid.value, ev_.tid.value, start});
+  }
+}
+
+void TorchSax::AddApiCall(ApiDomain domain) {
+  ApiCalls& a = m_.api;
+  a.start_ns.push_back(*ev_.ts);
+  a.end_ns.push_back(*ev_.ts + *ev_.dur);
+  a.tid.push_back(ev_.tid.value);
+  a.name.push_back(m_.strings.Intern(ev_.name));
+  a.domain.push_back(domain);
+  a.cbid.push_back(ev_.cbid && *ev_.cbid >= 0 && *ev_.cbid <= INT32_MAX ? static_cast<int32_t>(*ev_.cbid) : 0);
+  a.correlation_id.push_back(ev_.correlation ? *ev_.correlation : -1);
+  a.return_value.push_back(0);
+  a.source_id.push_back(event_index_ - 1);
+  if (ev_.pid.numeric) ++cpu_pids_[ev_.pid.value];
+  if (!ev_.correlation) pending_.push_back({false, a.size() - 1, ev_.pid.value, ev_.tid.value, *ev_.ts});
+}
+
+void TorchSax::AddRange(std::string_view domain) {
+  StringId& id = domain == kTorchCpuOpDomain ? domain_cpu_op_ : domain_annotation_;
+  if (id == kNoString) id = m_.strings.Intern(domain);
+  NvtxRange r;
+  r.name = m_.strings.Intern(ev_.name);
+  r.domain = id;
+  r.tid = ev_.tid.value;
+  r.start_ns = *ev_.ts;
+  r.end_ns = *ev_.ts + *ev_.dur;
+  r.push_pop = true;
+  r.source_id = event_index_ - 1;
+  m_.nvtx_ranges.push_back(r);
+  if (ev_.pid.numeric) ++cpu_pids_[ev_.pid.value];
+}
+
+void TorchSax::AddSync() {
+  SyncRecord s;
+  s.kind = SyncKindFromText(ev_.sync_kind.empty() ? ev_.name : ev_.sync_kind);
+  s.start_ns = *ev_.ts;
+  s.end_ns = *ev_.ts + *ev_.dur;
+  int32_t device = DeviceOf();
+  if (ev_.stream && *ev_.stream >= 0) s.stream = m_.StreamIndexFor(*ev_.stream, std::max(device, 0));
+  s.event_id = ev_.wait_event.value_or(-1);
+  s.correlation_id = ev_.correlation.value_or(-1);
+  s.source_id = event_index_ - 1;
+  m_.syncs.push_back(s);
+}
+
+void TorchSax::Finish() {
+  // Correlation ids from ac2g flows, for events that carried none.
+  if (!pending_.empty()) {
+    auto key = [](const Flow& f) { return std::make_tuple(f.pid, f.tid, f.ts); };
+    std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> starts, ends;
+    for (const Flow& f : flow_starts_) starts.emplace(key(f), f.id);
+    for (const Flow& f : flow_ends_) ends.emplace(key(f), f.id);
+    int64_t found = 0, ops_without = 0;
+    for (const PendingCorrelation& p : pending_) {
+      auto& flows = p.is_op ? ends : starts;
+      auto it = flows.find({p.pid, p.tid, p.ts});
+      if (it == flows.end()) {
+        ops_without += p.is_op;
+        continue;
+      }
+      (p.is_op ? m_.ops.correlation_id[p.index] : m_.api.correlation_id[p.index]) = it->second;
+      ++found;
+    }
+    if (found > 0) m_.notes.push_back(absl::StrCat(found, " correlation ids taken from ac2g flow events"));
+    if (ops_without > 0) m_.import_stats["torch_gpu_op_without_correlation"] = ops_without;
+  }
+  std::vector<Flow>().swap(flow_starts_);
+  std::vector<Flow>().swap(flow_ends_);
+
+  // Copies and memsets carry no async flag: the submitting call's name does.
+  {
+    absl::flat_hash_map<int64_t, bool> async_by_correlation;
+    for (size_t i = 0; i < m_.api.size(); ++i) {
+      if (m_.api.correlation_id[i] < 0) continue;
+      const bool async = m_.strings.Get(m_.api.name[i]).find("Async") != std::string_view::npos;
+      auto [it, inserted] = async_by_correlation.try_emplace(m_.api.correlation_id[i], async);
+      if (!inserted && m_.api.domain[i] == ApiDomain::kRuntime) it->second = async;
+    }
+    for (size_t i = 0; i < m_.ops.size(); ++i) {
+      if (m_.ops.category[i] == OpCategory::kKernel) continue;
+      auto it = async_by_correlation.find(m_.ops.correlation_id[i]);
+      if (it != async_by_correlation.end()) m_.ops.is_async[i] = it->second ? 1 : 0;
+    }
+  }
+
+  // Absolute times: Kineto writes them relative to baseTimeNanoseconds.
+  if (base_ns_ != 0) {
+    for (int64_t& t : m_.ops.start_ns) t += base_ns_;
+    for (int64_t& t : m_.ops.end_ns) t += base_ns_;
+    for (int64_t& t : m_.api.start_ns) t += base_ns_;
+    for (int64_t& t : m_.api.end_ns) t += base_ns_;
+    for (NvtxRange& r : m_.nvtx_ranges) {
+      r.start_ns += base_ns_;
+      if (r.end_ns) *r.end_ns += base_ns_;
+    }
+    for (SyncRecord& s : m_.syncs) {
+      s.start_ns += base_ns_;
+      s.end_ns += base_ns_;
+    }
+  }
+
+  // Range depth per thread and domain (Kineto's CPU ops nest properly on a
+  // thread; outer first when two start together).
+  {
+    std::vector<uint32_t> order(m_.nvtx_ranges.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    const auto& r = m_.nvtx_ranges;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return std::make_tuple(r[a].tid, r[a].domain, r[a].start_ns, -*r[a].end_ns, a) <
+             std::make_tuple(r[b].tid, r[b].domain, r[b].start_ns, -*r[b].end_ns, b);
+    });
+    std::vector<int64_t> open_ends;
+    for (size_t k = 0; k < order.size(); ++k) {
+      NvtxRange& x = m_.nvtx_ranges[order[k]];
+      if (k == 0 || x.tid != r[order[k - 1]].tid || x.domain != r[order[k - 1]].domain) open_ends.clear();
+      while (!open_ends.empty() && open_ends.back() <= x.start_ns) open_ends.pop_back();
+      x.depth = static_cast<int32_t>(open_ends.size());
+      open_ends.push_back(*x.end_ns);
+    }
+  }
+
+  // The process: the pid of the CPU-side events (one per trace file).
+  if (!cpu_pids_.empty()) {
+    auto best = std::max_element(cpu_pids_.begin(), cpu_pids_.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    m_.pid = best->first;
+    if (cpu_pids_.size() > 1) {
+      m_.notes.push_back(absl::StrCat("CPU events of ", cpu_pids_.size(),
+                                      " processes in one trace: analyzed together as pid ", m_.pid));
+    }
+  }
+  if (auto it = process_names_.find(m_.pid); it != process_names_.end()) m_.metadata["process_name"] = it->second;
+  for (const auto& [key, name] : thread_names_) {
+    if (cpu_pids_.count(key.first) > 0) m_.thread_names[key.second] = name;
+  }
+
+  // Devices that ran ops but were not described.
+  for (int32_t d : m_.ops.device_id) {
+    if (m_.FindDevice(d) == nullptr) {
+      Device dev;
+      dev.id = d;
+      m_.devices.push_back(dev);
+    }
+  }
+  std::sort(m_.devices.begin(), m_.devices.end(), [](const Device& a, const Device& b) { return a.id < b.id; });
+
+  m_.format = "torch-profiler";
+  m_.metadata["trace_format"] = "torch-profiler";
+  m_.metadata["pid"] = absl::StrCat(m_.pid);
+  m_.metadata["clock_domain"] = "kineto";
+  m_.metadata["base_time_ns"] = absl::StrCat(base_ns_);
+  m_.notes.push_back("torch.profiler trace: stream kinds (legacy default, blocking) are not recorded; "
+                     "copy engines and concurrent-kernel support are unknown");
+  if (m_.syncs.empty()) {
+    m_.notes.push_back("no cuda_sync events (torch.profiler records them only with "
+                       "experimental_config enable_cuda_sync_events): explicit syncs not itemized");
+  }
+  if (m_.nvtx_ranges.empty()) m_.notes.push_back("no CPU ops or user annotations: operator attribution unavailable");
+  for (const auto& [what, count] : ignored_) {
+    m_.notes.push_back(absl::StrCat(count, " events of ", what, " not imported"));
+  }
+}
+
+absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, const GzInput* gz) {
+  TraceModel model;
+  TorchSax sax(&model);
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(in, &sax, Json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(label, ": cannot read the torch.profiler trace: ", e.what()));
+  }
+  if (gz != nullptr && !gz->error().empty()) {
+    return absl::DataLossError(absl::StrCat(label, ": gzip data is damaged or truncated after ", gz->bytes_read(),
+                                            " bytes (zlib: ", gz->error(), ")"));
+  }
+  if (!ok) {
+    std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
+    return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
+  }
+  if (sax.generator().starts_with("streamscope")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": a timeline written by ", sax.generator(),
+        " (export --perfetto), not a torch.profiler trace: analyze the trace it was exported from"));
+  }
+  if (!sax.saw_events()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": JSON, but not a Chrome trace: no traceEvents array (a torch.profiler trace "
+                            "comes from prof.export_chrome_trace or tensorboard_trace_handler)"));
+  }
+  if (sax.recognized() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, ": a Chrome trace with ", sax.event_count(),
+        " events, but none is a kernel, copy, memset, CUDA call or CPU op of a torch.profiler trace"));
+  }
+  sax.Finish();
+  if (model.ops.size() == 0 && model.api.size() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": a torch.profiler trace without CUDA activity (", model.nvtx_ranges.size(),
+                     " CPU ops and annotations, no kernel, copy, memset or CUDA call): record with "
+                     "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"));
+  }
+  model.path = label;
+  return model;
+}
+
+}  // namespace
+
+bool LooksLikeTorchTrace(const std::string& path) {
+  std::string head = PeekDecompressed(path, 256);
+  size_t i = 0;
+  if (head.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 byte order mark
+  while (i < head.size() && (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t')) ++i;
+  return i < head.size() && (head[i] == '{' || head[i] == '[');
+}
+
+absl::StatusOr<TraceModel> ImportTorchTraceStream(std::istream& in, const std::string& label) {
+  return Parse(in, label, nullptr);
+}
+
+absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) {
+  auto gz = GzInput::Open(path);
+  if (!gz.ok()) return gz.status();
+  std::istream in(gz->get());
+  // Skip a UTF-8 byte order mark, which the JSON parser would reject.
+  if (in.peek() == 0xEF) {
+    char bom[3] = {};
+    in.read(bom, 3);
+    if (std::string_view(bom, 3) != "\xEF\xBB\xBF") {
+      return absl::DataLossError(absl::StrCat(path, ": not a JSON trace (bad byte order mark)"));
+    }
+  }
+  auto model = Parse(in, path, gz->get());
+  if (model.ok() && (*gz)->compressed()) model->metadata["compressed"] = "gzip";
+  return model;
+}
+
+}  // namespace streamscope
