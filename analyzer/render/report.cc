@@ -635,7 +635,17 @@ int RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err
   switch (options.format) {
     case ReportOptions::Format::kText: RenderText(traces, render, sink); break;
     case ReportOptions::Format::kJson: RenderJson(traces, options, render, sink); break;
-    case ReportOptions::Format::kCsv: RenderCsv(traces, sink); break;
+    case ReportOptions::Format::kCsv:
+      if (!options.output_path.empty()) {  // a folder, one file per table (csv_writer.h)
+        std::vector<std::vector<ResultTable>> tables;
+        for (const TraceAnalysis& t : traces) tables.push_back(TraceTables(t));
+        absl::Status s = WriteCsvFolder(options.output_path, tables, options.force);
+        if (!s.ok()) return Fail(s, err);
+        Timer().Mark("render");
+        return kExitOk;
+      }
+      RenderCsv(traces, sink);
+      break;
   }
   if (!options.output_path.empty()) {
     absl::Status s = WriteOutputFile(options.output_path, buffer.str(), options.traces);

@@ -17,7 +17,6 @@ NULLs kept.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -117,7 +116,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (StreamscopeError, ValueError, FileExistsError, FileNotFoundError) as e:
         print(f"streamscope-tables: {e}", file=sys.stderr)
         code = getattr(e, "exit_code", None)
-        return code if isinstance(code, int) and code > 0 else (9 if isinstance(e, FileExistsError) else 2)
+        if isinstance(code, int) and code > 0:
+            return code  # the CLI's own (analyzer/README.md "Exit codes")
+        return 3 if isinstance(e, FileNotFoundError) else 9 if isinstance(e, FileExistsError) else 2
     for name, path in written.items():
         print(path)
     return 0

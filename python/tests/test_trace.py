@@ -1,7 +1,6 @@
 """streamscope.open: the trace's records as DataFrames, exactly as stored."""
 import sqlite3
 
-import pandas as pd
 import pytest
 
 import streamscope
