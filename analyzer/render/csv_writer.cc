@@ -5,30 +5,63 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <streambuf>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 
 namespace streamscope {
 namespace {
-std::string Quote(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
+bool NeedsQuotes(const std::string& s) { return s.find_first_of(",\"\n\r") != std::string::npos; }
+
+void AppendQuoted(const std::string& s, std::string* out) {
+  if (!NeedsQuotes(s)) {
+    out->append(s);
+    return;
   }
-  out += '"';
+  out->push_back('"');
+  for (char c : s) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+std::string Quote(const std::string& s) {
+  std::string out;
+  AppendQuoted(s, &out);
   return out;
 }
 
+// Appends the field without a temporary string: at a million ops the
+// overlap tables have millions of rows, and formatting dominated writing.
+void AppendField(const ResultValue& value, std::string* out) {
+  if (const int64_t* i = std::get_if<int64_t>(&value)) {
+    absl::StrAppend(out, *i);
+  } else if (const double* d = std::get_if<double>(&value)) {
+    char buf[40];
+    int n = std::snprintf(buf, sizeof(buf), "%.9g", *d);
+    out->append(buf, static_cast<size_t>(n));
+  } else if (const std::string* s = std::get_if<std::string>(&value)) {
+    AppendQuoted(*s, out);
+  }
+}
+
 void WriteRows(const ResultTable& table, const std::vector<ResultValue>& prefix, std::ostream& out) {
+  std::string line;
   table.ForEachRow([&](const std::vector<ResultValue>& row) {
-    for (size_t i = 0; i < prefix.size(); ++i) out << (i ? "," : "") << CsvField(prefix[i]);
-    for (size_t i = 0; i < row.size(); ++i) out << (i || !prefix.empty() ? "," : "") << CsvField(row[i]);
-    out << "\n";
+    line.clear();
+    for (size_t i = 0; i < prefix.size(); ++i) {
+      if (i) line.push_back(',');
+      AppendField(prefix[i], &line);
+    }
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i || !prefix.empty()) line.push_back(',');
+      AppendField(row[i], &line);
+    }
+    line.push_back('\n');
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
   });
 }
 
@@ -73,10 +106,9 @@ absl::Status CannotWrite(const std::string& path, int error) {
 }  // namespace
 
 std::string CsvField(const ResultValue& value) {
-  if (const int64_t* i = std::get_if<int64_t>(&value)) return absl::StrCat(*i);
-  if (const double* d = std::get_if<double>(&value)) return absl::StrFormat("%.9g", *d);
-  if (const std::string* s = std::get_if<std::string>(&value)) return Quote(*s);
-  return "";
+  std::string out;
+  AppendField(value, &out);
+  return out;
 }
 
 void WriteCsv(const ResultTable& table, std::ostream& out) {
