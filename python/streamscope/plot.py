@@ -22,7 +22,8 @@ CATEGORY_COLORS = {
     "compute": "#4C72B0", "H2D": "#55A868", "D2H": "#C44E52", "D2D": "#8172B2",
     "P2P": "#CCB974", "memset": "#64B5CD", "other_copy": "#8C8C8C",
 }
-_TRACK_PALETTE = ["#DD8452", "#937860", "#DA8BC3", "#8C613C", "#E377C2", "#17BECF", "#BCBD22", "#7F7F7F"]
+_PAIR_PALETTE = ["#DA8BC3", "#DD8452", "#8C613C", "#937860", "#17BECF", "#BCBD22", "#E377C2", "#9467BD"]
+_CAUSE_PALETTE = ["#FF7F0E", "#D62728", "#BCBD22", "#17BECF", "#9467BD", "#8C564B", "#E377C2", "#2CA02C"]
 _UNEXPLAINED = "#B0B0B0"
 
 
@@ -81,8 +82,9 @@ def plot_timeline(trace, window="whole", ax=None, *, nvtx: Optional[str] = None,
             y += 1
         dev_intervals = intervals[intervals["device_id"] == device]
         for pair, group in dev_intervals.groupby("pair", sort=True):
-            color = pair_colors.setdefault(pair, _TRACK_PALETTE[len(pair_colors) % len(_TRACK_PALETTE)])
-            ax.broken_barh(_spans(group, lo), (y - row_height / 2, row_height), facecolors=color,
+            color = pair_colors.setdefault(pair, _PAIR_PALETTE[len(pair_colors) % len(_PAIR_PALETTE)])
+            # Intervals of different pairs may coincide: translucent, so both show.
+            ax.broken_barh(_spans(group, lo), (y - row_height / 2, row_height), facecolors=color, alpha=0.75,
                            gid=f"overlap:{device}:{pair}")
             legend.setdefault(f"overlap {pair}", color)
         labels.append(f"GPU {device} · overlap")
@@ -91,7 +93,7 @@ def plot_timeline(trace, window="whole", ax=None, *, nvtx: Optional[str] = None,
         dev_gaps["cause"] = dev_gaps["primary_cause"].fillna("")
         for cause, group in dev_gaps.groupby("cause", sort=True):
             if cause:
-                color = cause_colors.setdefault(cause, _TRACK_PALETTE[::-1][len(cause_colors) % len(_TRACK_PALETTE)])
+                color = cause_colors.setdefault(cause, _CAUSE_PALETTE[len(cause_colors) % len(_CAUSE_PALETTE)])
             else:
                 color = _UNEXPLAINED
             ax.broken_barh(_spans(group, lo), (y - row_height / 2, row_height), facecolors=color,

@@ -98,3 +98,14 @@ def test_the_console_script_passes_on_the_clis_exit_code(cli, data, tmp_path):
                          stderr=subprocess.PIPE, text=True)
     assert run.returncode == 7
     assert run.stderr.startswith("streamscope-tables: ")
+
+
+def test_the_installed_console_script_is_on_the_venvs_path(cli, data, tmp_path):
+    from pathlib import Path
+    script = Path(sys.executable).parent / "streamscope-tables"
+    if not script.exists():
+        pytest.skip("the package is not installed in this interpreter's environment")
+    run = subprocess.run([str(script), str(data / "sequential.sqlite"), "--format", "csv", "-o", str(tmp_path)],
+                         stdout=subprocess.PIPE, text=True)
+    assert run.returncode == 0
+    assert (tmp_path / "analysis_overlap_pair.csv").exists()
