@@ -94,3 +94,14 @@ def test_an_nsight_export_is_converted_through_the_cli(cli, data):
     import gc
     gc.collect()
     assert not path.exists()  # the temporary conversion went with the object
+
+
+def test_a_file_that_is_not_sqlite_goes_through_streamscope_convert(cli, tmp_path):
+    # torch.profiler traces (Chrome trace JSON) take this path: the CLI
+    # converts them once its importer reads them; until then, and for a
+    # file that is no trace at all, its own error comes back.
+    trace_json = tmp_path / "trace.json"
+    trace_json.write_text("{}")
+    assert not streamscope.is_streamscope_trace(trace_json)
+    with pytest.raises(streamscope.StreamscopeError, match=r"^`streamscope convert .*trace\.json"):
+        streamscope.open(trace_json)

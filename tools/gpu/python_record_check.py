@@ -4,10 +4,10 @@ Records two sections of a PyTorch program, one with the context manager
 and one with the decorator, doing the same work (3 matmuls + one
 device-to-host copy), with 7 more matmuls between them that neither may
 record. Checks with sqlite3 (pandas may be missing on the GPU machine):
-  1. both traces hold the same number of kernels, > 0, and at least one DtoH
-     copy: recording starts and stops where the block does;
-  2. kernels(ctx) * 10/3 is not what the trace holds (the 7 unrecorded
-     matmuls are absent): kernels(ctx) == kernels(deco);
+  1. the context manager's trace holds kernels (> 0) and the DtoH copy;
+  2. both traces hold the same number of kernels and copies: recording
+     starts and stops where the block does (the 7 matmuls between the two
+     recordings are in neither);
   3. capture_end is not 'running' (the stop finalized the file);
   4. `streamscope report --format json` analyzes both (exit 0), and, where
      pandas is installed, streamscope.open(...).ops has the same count;
