@@ -46,3 +46,16 @@ def overlapped(cli):
 def sequential(cli):
     import streamscope
     return streamscope.open(DATA / "sequential.sqlite")
+
+
+@pytest.fixture(scope="session")
+def table_names(cli):
+    """The analysis tables the CLI's stream form prints for a bundled trace
+    (so that a table added to the analyzer does not break these tests)."""
+    import re
+    import subprocess
+    out = subprocess.run([str(cli), "report", str(DATA / "overlapped.sqlite"), "--format", "csv"],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    names = re.findall(r"^# table: (\S+)$", out, flags=re.M)
+    assert len(names) >= 25
+    return sorted(names)
