@@ -18,8 +18,9 @@ case $BUILD_DIR in /*) BUILD_ABS=$BUILD_DIR ;; *) BUILD_ABS=$ROOT/$BUILD_DIR ;; 
 VENV=$BUILD_DIR/pyvenv
 PY=$VENV/bin/python
 [ -x "$PY" ] || python3 -m venv "$VENV"
-"$PY" -c "import pytest, pyarrow, wheel, setuptools as s; assert int(s.__version__.split('.')[0]) >= 61" 2>/dev/null ||
-  "$PY" -m pip install -q pytest pyarrow wheel "setuptools>=61"
+# duckdb and polars: the tests load the tables with them as users would.
+"$PY" -c "import pytest, pyarrow, duckdb, polars, wheel, setuptools as s; assert int(s.__version__.split('.')[0]) >= 61" 2>/dev/null ||
+  "$PY" -m pip install -q pytest pyarrow duckdb polars wheel "setuptools>=61"
 rm -rf "$BUILD_DIR/wheels"
 "$PY" -m pip wheel -q --no-deps --no-build-isolation ./python -w "$BUILD_DIR/wheels"
 if "$PY" -c "import pandas, numpy, matplotlib" 2>/dev/null; then

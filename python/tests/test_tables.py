@@ -75,10 +75,14 @@ def test_duckdb_and_polars_read_a_table_in_one_call(cli, data, tmp_path):
     written = streamscope.tables(data / "overlapped.sqlite", format="parquet", out_dir=tmp_path)
     target = written["analysis_overlap_pair"]
     duckdb = pytest.importorskip("duckdb")
-    n = duckdb.sql(f"SELECT COUNT(*) FROM '{target}'").fetchone()[0]
+    n = duckdb.sql(f"SELECT COUNT(*) FROM '{target}'").fetchall()[0][0]
     assert n == len(pd.read_parquet(target))
     pl = pytest.importorskip("polars")
     assert pl.read_parquet(target).height == n
+    # The CLI's CSV folder loads in one call too.
+    csv = streamscope.tables(data / "overlapped.sqlite", out_dir=tmp_path / "csv")["analysis_overlap_pair"]
+    assert pl.read_csv(csv)["overlapped_ns"].to_list() == pd.read_parquet(target)["overlapped_ns"].tolist()
+    assert duckdb.sql(f"SELECT COUNT(*) FROM read_csv_auto('{csv}')").fetchall()[0][0] == n
 
 
 def test_the_console_script_writes_parquet(cli, data, tmp_path, table_names):
