@@ -24,8 +24,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Trace": "trace", "open": "trace", "open_all": "trace", "is_streamscope_trace": "trace",
-    "Report": "report", "Diagnosis": "report",
-    "tables": "tables",
+    "Report": "report", "Diagnosis": "report", "report_traces": "report",
+    "tables": "table_files",
     "plot_timeline": "plot",
     "RankFacts": "ranks", "rank_facts": "ranks",
 }

@@ -223,6 +223,50 @@ class Report:
         return pd.concat(frames, ignore_index=True)
 
 
+def report_traces(paths, window="whole", *, nvtx=None, nvtx_instance=None, absolute=False, gap_threshold_us=None,
+           top=None) -> Report:
+    """`streamscope report PATH...` over the processes (ranks) of one run
+    (not named `report`: that is this module's name in the package):
+    every table with a leading trace_index (the position in `paths`), and
+    `ranks` / `skews`, the CLI's cross-rank comparison."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    for p in paths:
+        if not p.exists():
+            raise FileNotFoundError(f"{p}: no such trace file")
+    return Report.run(paths, window=window, nvtx=nvtx, nvtx_instance=nvtx_instance, absolute=absolute,
+                      gap_threshold_us=gap_threshold_us, top=top)
+
+
+def _ranks_section(report: "Report") -> Dict[str, Any]:
+    return (report.json.get("combined") or {}).get("ranks") or {}
+
+
+def _ranks(self) -> pd.DataFrame:
+    """combined.ranks of the JSON (two or more traces; analyzer/README.md
+    "Several processes"): per rank busy/idle, communication, compute and
+    their overlap, waited_ns, caused_wait_ns, last_arrivals. Empty for one
+    trace."""
+    rows = _ranks_section(self).get("ranks", [])
+    frame = pd.DataFrame(rows)
+    for c in frame.columns:
+        if c.endswith("_ns") or c in ("rank", "pid", "collectives", "last_arrivals"):
+            frame[c] = frame[c].astype("Int64")
+    return frame
+
+
+def _skews(self) -> pd.DataFrame:
+    """The largest arrival skews of matched collectives (combined.ranks.worst_skews)."""
+    return pd.DataFrame(_ranks_section(self).get("worst_skews", []),
+                        columns=["name", "ordinal", "first_rank", "last_rank", "first_start_ns", "last_start_ns",
+                                 "skew_ns"])
+
+
+Report.ranks = property(_ranks)
+Report.skews = property(_skews)
+
+
 class Diagnosis:
     """`streamscope diagnose --format json` as DataFrames: `findings` (one
     row per finding of every window), `json` (the dict), `primary` (the

@@ -331,7 +331,7 @@ class Trace:
                force: bool = False, **window_kwargs) -> Dict[str, Path]:
         """Writes every analysis table to out_dir (CSV or Parquet); see
         streamscope.tables."""
-        from .tables import tables
+        from .table_files import tables
         return tables(self.path, window=window, format=format, out_dir=out_dir, force=force, **window_kwargs)
 
     def plot_timeline(self, window="whole", ax=None, **kwargs):

@@ -126,3 +126,19 @@ def test_a_window_that_selects_nothing_is_the_clis_error(overlapped):
     with pytest.raises(streamscope.StreamscopeError, match="measured") as e:
         overlapped.report(nvtx="no_such_range")
     assert e.value.exit_code == 7
+
+
+def test_several_ranks_give_the_clis_cross_rank_comparison(cli, data):
+    paths = [data / "overlapped.sqlite", data / "sequential.sqlite"]
+    report = streamscope.report_traces(paths)
+    j = cli_json(cli, "report", *paths)
+    ranks = report.ranks
+    assert ranks["rank"].tolist() == [0, 1]
+    for row, expected in zip(ranks.to_dict("records"), j["combined"]["ranks"]["ranks"]):
+        for key in ("busy_ns", "idle_ns", "compute_ns", "overlapped_ns", "waited_ns"):
+            assert row[key] == expected[key], key
+    assert report.skews.empty  # no NCCL collectives in these traces
+    # Every table tells the traces apart.
+    assert sorted(report.windows["trace_index"]) == [0, 1]
+    pairs = report.overlap_pairs.query("pair == 'compute|H2D'").set_index("trace_index")["overlapped_ns"]
+    assert pairs[0] > 0 and pairs[1] == 0

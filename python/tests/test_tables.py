@@ -88,7 +88,7 @@ def test_duckdb_and_polars_read_a_table_in_one_call(cli, data, tmp_path):
 def test_the_console_script_writes_parquet(cli, data, tmp_path, table_names):
     pytest.importorskip("pyarrow")
     out = tmp_path / "t"
-    run = subprocess.run([sys.executable, "-m", "streamscope.tables", str(data / "overlapped.sqlite"),
+    run = subprocess.run([sys.executable, "-m", "streamscope.table_files", str(data / "overlapped.sqlite"),
                           "--nvtx", "measured", "--format", "parquet", "-o", str(out)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert run.returncode == 0, run.stderr
@@ -98,7 +98,7 @@ def test_the_console_script_writes_parquet(cli, data, tmp_path, table_names):
 
 
 def test_the_console_script_passes_on_the_clis_exit_code(cli, data, tmp_path):
-    run = subprocess.run([sys.executable, "-m", "streamscope.tables", str(data / "overlapped.sqlite"),
+    run = subprocess.run([sys.executable, "-m", "streamscope.table_files", str(data / "overlapped.sqlite"),
                           "--nvtx", "nope", "--format", "csv", "-o", str(tmp_path)],
                          stderr=subprocess.PIPE, text=True)
     assert run.returncode == 7
@@ -114,3 +114,10 @@ def test_the_installed_console_script_is_on_the_venvs_path(cli, data, tmp_path):
                          stdout=subprocess.PIPE, text=True)
     assert run.returncode == 0
     assert (tmp_path / "analysis_overlap_pair.csv").exists()
+
+
+def test_streamscope_tables_stays_the_function_after_trace_tables(cli, data, tmp_path):
+    # A submodule named like a package attribute would replace it on import.
+    streamscope.open(data / "sequential.sqlite").tables(out_dir=tmp_path / "a")
+    assert callable(streamscope.tables)
+    assert callable(streamscope.report_traces) and callable(streamscope.record)
