@@ -21,7 +21,8 @@ PY=$VENV/bin/python
 # duckdb and polars: the tests load the tables with them as users would.
 "$PY" -c "import pytest, pyarrow, duckdb, polars, wheel, setuptools as s; assert int(s.__version__.split('.')[0]) >= 61" 2>/dev/null ||
   "$PY" -m pip install -q pytest pyarrow duckdb polars wheel "setuptools>=61"
-rm -rf "$BUILD_DIR/wheels"
+# setuptools builds in python/build: a stale file there would ship in the wheel.
+rm -rf "$BUILD_DIR/wheels" python/build python/streamscope.egg-info
 "$PY" -m pip wheel -q --no-deps --no-build-isolation ./python -w "$BUILD_DIR/wheels"
 if "$PY" -c "import pandas, numpy, matplotlib" 2>/dev/null; then
   "$PY" -m pip install -q --no-deps --force-reinstall "$BUILD_DIR"/wheels/streamscope-*.whl
