@@ -1,6 +1,7 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
-//  [--gap-threshold US] [--top N] [-o FILE]`. See analyzer/README.md.
+//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]]`.
+// See analyzer/README.md.
 #include <cmath>
 #include <iostream>
 
@@ -23,6 +24,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     double gap_threshold_us = 10;
     int top = 10;
     std::string output;
+    bool force = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -42,13 +44,17 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("--gap-threshold", args->gap_threshold_us, "List idle gaps of at least this many microseconds")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--top", args->top, "Worst offenders listed per finding")->check(CLI::NonNegativeNumber);
-  cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  cmd->add_option("-o,--output", args->output,
+                  "Write the report to FILE instead of stdout; with --format csv, to the folder FILE, one "
+                  "<table>.csv per analysis table");
+  auto* force = cmd->add_flag("--force", args->force, "--format csv -o DIR: replace existing table files");
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
   to->needs(from);
   from->excludes(window);
   absolute->needs(from);
+  force->needs("--output");
 
   cmd->callback([args, exit_code, from]() {
     ReportOptions options;
@@ -75,6 +81,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     options.gap_threshold_ns = static_cast<int64_t>(std::llround(args->gap_threshold_us * 1000.0));
     options.top = args->top;
     options.output_path = args->output;
+    options.force = args->force;
     *exit_code = ExitWith(RunReport(options, std::cout, std::cerr), std::cerr);
   });
 }

@@ -19,6 +19,7 @@
 #include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/render_options.h"
+#include "analyzer/render/csv_writer.h"
 #include "analyzer/render/report_render.h"
 #include "analyzer/storage/analysis_saver.h"
 
@@ -118,7 +119,17 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
     case ReportOptions::Format::kJson:
       RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top}, render, sink);
       break;
-    case ReportOptions::Format::kCsv: RenderReportCsv(traces, sink); break;
+    case ReportOptions::Format::kCsv:
+      if (!options.output_path.empty()) {  // a folder, one file per table (csv_writer.h)
+        std::vector<std::vector<ResultTable>> tables;
+        for (const TraceAnalysis& t : traces) tables.push_back(ReportTables(t));
+        absl::Status s = WriteCsvFolder(options.output_path, tables, options.force);
+        if (!s.ok()) return s;
+        MarkPhase("render");
+        return absl::OkStatus();
+      }
+      RenderReportCsv(traces, sink);
+      break;
   }
   if (!options.output_path.empty()) {
     absl::Status s = WriteOutputFile(options.output_path, buffer.str(), options.traces);

@@ -5,7 +5,9 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
+#include "absl/status/status.h"
 #include "analyzer/base/result_table.h"
 
 namespace streamscope {
@@ -13,6 +15,17 @@ namespace streamscope {
 std::string CsvField(const ResultValue& value);
 // Header line then one line per row.
 void WriteCsv(const ResultTable& table, std::ostream& out);
+
+// `report --format csv -o DIR`: every table to DIR/<table name>.csv, header
+// row first, so that pandas, polars or DuckDB read any table in one call.
+// `traces` holds each analyzed trace's tables (same names, same order).
+// With more than one trace, rows of all traces share one file per table,
+// after a leading `trace_index` column (the trace's position, as in the
+// JSON's "traces"). DIR is created when missing. Existing files are never
+// replaced without `force` (AlreadyExists, checked for every file before
+// any is written); symlinks are never followed.
+absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces,
+                            bool force);
 
 }  // namespace streamscope
 

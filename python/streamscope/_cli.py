@@ -1,0 +1,85 @@
+"""Finding and running the ``streamscope`` command-line tool.
+
+Every analysis result in this package is computed by the C++ analyzer
+through the CLI's machine-readable output (JSON and CSV); nothing is
+re-implemented in Python. python/README.md gives the measured cost of
+this path.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Iterable, Optional
+
+from .errors import CliNotFoundError, StreamscopeError
+
+# Exit codes of the CLI (analyzer/cli/exit_codes.h), for error messages.
+EXIT_CODES = {
+    1: "internal error",
+    2: "bad command line",
+    3: "file not found or unreadable",
+    4: "not a trace (not SQLite, truncated or damaged)",
+    5: "unsupported schema version",
+    6: "not a complete trace (missing tables)",
+    7: "the window selects nothing",
+    8: "records too inconsistent to analyze",
+    9: "cannot write an output file",
+    10: "optimization not verified",
+}
+
+
+def source_checkout() -> Optional[Path]:
+    """The repository root when this package runs from a source checkout
+    (python/streamscope/ inside it), else None."""
+    root = Path(__file__).resolve().parents[2]
+    if (root / "schema" / "streamscope_schema.sql").is_file():
+        return root
+    return None
+
+
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def find_cli() -> Path:
+    """The streamscope binary: $STREAMSCOPE_BIN, then PATH, then build/bin
+    of a source checkout. Raises CliNotFoundError naming what was tried."""
+    tried = []
+    env = os.environ.get("STREAMSCOPE_BIN")
+    if env:
+        p = Path(env)
+        if _executable(p):
+            return p
+        tried.append(f"STREAMSCOPE_BIN={env} (not an executable file)")
+    else:
+        tried.append("STREAMSCOPE_BIN (unset)")
+    on_path = shutil.which("streamscope")
+    if on_path:
+        return Path(on_path)
+    tried.append("PATH")
+    root = source_checkout()
+    if root is not None:
+        p = root / "build" / "bin" / "streamscope"
+        if _executable(p):
+            return p
+        tried.append(str(p))
+    raise CliNotFoundError(
+        "cannot find the streamscope CLI; tried " + ", ".join(tried)
+        + ". Build it (tools/build.sh) or set STREAMSCOPE_BIN to its path.")
+
+
+def run_cli(args: Iterable[str], *, capture_stdout: bool = True) -> subprocess.CompletedProcess:
+    """Runs `streamscope ARGS...`; raises StreamscopeError with the CLI's own
+    message and exit code when it fails."""
+    argv = [str(find_cli())] + [str(a) for a in args]
+    proc = subprocess.run(argv, stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip()
+        what = EXIT_CODES.get(proc.returncode, "failed")
+        raise StreamscopeError(
+            f"`streamscope {' '.join(argv[1:])}` exited {proc.returncode} ({what}): {message}",
+            exit_code=proc.returncode, stderr=message)
+    return proc

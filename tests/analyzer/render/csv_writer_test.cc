@@ -1,0 +1,89 @@
+// `report --format csv -o DIR`: one file per table with a header row, rows
+// of several traces behind a trace_index column, existing files kept
+// unless forced.
+#include "analyzer/render/csv_writer.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "gtest/gtest.h"
+
+namespace streamscope {
+namespace {
+
+std::string NewDir() {
+  std::string tmpl = ::testing::TempDir() + "csv_folder_XXXXXX";
+  char* made = mkdtemp(tmpl.data());
+  EXPECT_NE(made, nullptr);
+  return tmpl;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<ResultTable> Tables(int64_t base) {
+  ResultTable window{"analysis_window", {"window_index", "label"}, {{int64_t{0}, std::string("whole, trace")}}};
+  ResultTable gaps{"analysis_idle_gap", {"window_index", "start_ns", "op_before_id"}};
+  gaps.rows.push_back({int64_t{0}, base, ResultValue{}});
+  // Rows made on demand come after the materialized ones.
+  gaps.sources.push_back({{int64_t{0}}, [base](const RowSink& sink) {
+                            std::vector<ResultValue> row{base + 5, int64_t{7}};
+                            sink(row);
+                          }});
+  return {window, gaps};
+}
+
+TEST(CsvFolder, WritesOneFilePerTableWithAHeaderRow) {
+  std::string dir = NewDir() + "/tables";  // created when missing
+  ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, false).ok());
+  EXPECT_EQ(Read(dir + "/analysis_window.csv"), "window_index,label\n0,\"whole, trace\"\n");
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,op_before_id\n0,100,\n0,105,7\n");
+}
+
+TEST(CsvFolder, SeveralTracesShareAFileBehindATraceIndex) {
+  std::string dir = NewDir();
+  ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100), Tables(200)}, false).ok());
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"),
+            "trace_index,window_index,start_ns,op_before_id\n0,0,100,\n0,0,105,7\n1,0,200,\n1,0,205,7\n");
+}
+
+TEST(CsvFolder, ExistingFilesAreReplacedOnlyWhenForced) {
+  std::string dir = NewDir();
+  std::ofstream(dir + "/analysis_idle_gap.csv") << "mine\n";
+  absl::Status s = WriteCsvFolder(dir, {Tables(100)}, false);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_NE(s.message().find("analysis_idle_gap.csv: exists"), std::string::npos) << s;
+  // Nothing was written: the refusal comes before the first file.
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "mine\n");
+  EXPECT_NE(access((dir + "/analysis_window.csv").c_str(), F_OK), 0);
+  ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, true).ok());
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,op_before_id\n0,100,\n0,105,7\n");
+}
+
+TEST(CsvFolder, ASymlinkIsNeverFollowedEvenWhenForced) {
+  std::string dir = NewDir();
+  std::string target = dir + "/elsewhere.txt";
+  std::ofstream(target) << "keep\n";
+  ASSERT_EQ(symlink(target.c_str(), (dir + "/analysis_window.csv").c_str()), 0);
+  EXPECT_FALSE(WriteCsvFolder(dir, {Tables(100)}, true).ok());
+  EXPECT_EQ(Read(target), "keep\n");
+}
+
+TEST(CsvFolder, AFileInPlaceOfTheFolderIsAClearError) {
+  std::string file = NewDir() + "/report.csv";
+  std::ofstream(file) << "x\n";
+  absl::Status s = WriteCsvFolder(file, {Tables(100)}, true);
+  EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_NE(s.message().find("not a folder"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace streamscope
