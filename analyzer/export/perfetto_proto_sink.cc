@@ -257,10 +257,9 @@ void PerfettoProtoSink::Ints(uint64_t key_iid, std::initializer_list<int64_t> v)
   for (int64_t x : v) a->add_array_values()->set_int_value(x);
 }
 
-void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v) {
-  uint64_t key_iid = AnnotationName(key);
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
+namespace {
+
+bool SetScalar(pp::DebugAnnotation* a, const nlohmann::json& v) {
   if (v.is_boolean()) {
     a->set_bool_value(v.get<bool>());
   } else if (v.is_number_unsigned()) {
@@ -271,6 +270,28 @@ void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v) {
     a->set_double_value(v.get<double>());
   } else if (v.is_string()) {
     a->set_string_value(Utf8(v.get_ref<const std::string&>()));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v, bool intern) {
+  uint64_t key_iid = AnnotationName(key);
+  if (intern && v.is_string()) {
+    InternedStr(key_iid, v.get_ref<const std::string&>());
+    return;
+  }
+  pp::DebugAnnotation* a = event_.add_debug_annotations();
+  a->set_name_iid(key_iid);
+  if (SetScalar(a, v)) return;
+  bool scalars = v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) {
+    return x.is_primitive() && !x.is_null();
+  });
+  if (scalars) {
+    for (const nlohmann::json& x : v) SetScalar(a->add_array_values(), x);
   } else {
     a->set_legacy_json_value(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }

@@ -60,7 +60,9 @@ class PerfettoProtoSink {
   void Str(uint64_t key_iid, std::string_view v);          // written inline
   void InternedStr(uint64_t key_iid, std::string_view v);  // interned (values that repeat)
   void Ints(uint64_t key_iid, std::initializer_list<int64_t> v);
-  void Json(std::string_view key, const nlohmann::json& v);
+  // A JSON value: scalars typed, arrays of scalars as array_values, other
+  // values as JSON text. `intern`: a string value that repeats.
+  void Json(std::string_view key, const nlohmann::json& v, bool intern = false);
 
   // Ends every open slice and commits the file.
   absl::Status Finish();

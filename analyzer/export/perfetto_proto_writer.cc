@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/export/perfetto_proto_sink.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/track_layout.h"
-#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -24,24 +24,32 @@ constexpr int64_t kSyntheticTidBase = int64_t{1} << 28;
 // Annotation keys, interned once.
 struct Keys {
   explicit Keys(PerfettoProtoSink& s)
-      : table(s.AnnotationName("table")), source_id(s.AnnotationName("source_id")),
-        correlation_id(s.AnnotationName("correlation_id")), stream(s.AnnotationName("stream")),
+      : source_id(s.AnnotationName("source_id")), correlation_id(s.AnnotationName("correlation_id")),
         grid(s.AnnotationName("grid")), block(s.AnnotationName("block")),
         registers(s.AnnotationName("registers")), shared_bytes(s.AnnotationName("shared_bytes")),
         mangled_name(s.AnnotationName("mangled_name")), bytes(s.AnnotationName("bytes")),
         src_kind(s.AnnotationName("src_kind")), dst_kind(s.AnnotationName("dst_kind")),
         async(s.AnnotationName("async")), peer_device(s.AnnotationName("peer_device")),
         graph_id(s.AnnotationName("graph_id")), api_source_id(s.AnnotationName("api_source_id")),
-        queue_delay_ns(s.AnnotationName("queue_delay_ns")),
         overlaps(s.AnnotationName("overlaps_previous_op_on_stream")), cbid(s.AnnotationName("cbid")),
         return_value(s.AnnotationName("return_value")), domain(s.AnnotationName("domain")),
         clipped(s.AnnotationName("recorded_end_clipped_by_ns")), depth(s.AnnotationName("depth")),
         open_at_end(s.AnnotationName("open_at_capture_end")), cause(s.AnnotationName("cause")),
         explanation(s.AnnotationName("explanation")), duration_ns(s.AnnotationName("duration_ns")) {}
-  uint64_t table, source_id, correlation_id, stream, grid, block, registers, shared_bytes, mangled_name, bytes,
-      src_kind, dst_kind, async, peer_device, graph_id, api_source_id, queue_delay_ns, overlaps, cbid,
+  uint64_t source_id, correlation_id, grid, block, registers, shared_bytes, mangled_name, bytes,
+      src_kind, dst_kind, async, peer_device, graph_id, api_source_id, overlaps, cbid,
       return_value, domain, clipped, depth, open_at_end, cause, explanation, duration_ns;
 };
+
+// Analysis args whose string values repeat (interned), and args that only
+// restate the slice (left out: the JSON has them).
+const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"submitting_call", "pair", "cause", "direction"};
+bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
+  if (key == "cause") return !s.cause.empty();  // written once, from s.cause
+  if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
+  if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
+  return false;
+}
 
 class ProtoTraceExporter {
  public:
@@ -166,11 +174,12 @@ class ProtoTraceExporter {
       int32_t api = m_.ApiForOp(i);
       bool flow = options_.flows && options_.api_calls && api >= 0 &&
                   InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_);
+      // Args the JSON has but the file already says are left out (size):
+      // table (from the category), stream (the track), api_source_id and
+      // queue_delay_ns (the flow leads to the call, with its id and times).
       perfetto::protos::TrackEvent* ev = out_.StartSlice(track, s, e, name, category_iids[ci]);
-      out_.InternedStr(k_.table, OpTable(c));
       out_.Int(k_.source_id, ops.source_id[i]);
       out_.Int(k_.correlation_id, ops.correlation_id[i]);
-      out_.Int(k_.stream, m_.streams[stream].id);
       if (c == OpCategory::kKernel) {
         if (shapes) {
           const KernelShape& ks = m_.kernel_shapes[i];
@@ -190,10 +199,7 @@ class ProtoTraceExporter {
         if (ops.peer_device[i] >= 0) out_.Int(k_.peer_device, ops.peer_device[i]);
       }
       if (ops.graph_id[i] >= 0) out_.Int(k_.graph_id, ops.graph_id[i]);
-      if (api >= 0) {
-        out_.Int(k_.api_source_id, m_.api.source_id[api]);
-        out_.Int(k_.queue_delay_ns, s - m_.api.end_ns[api]);
-      }
+      if (api >= 0 && !flow) out_.Int(k_.api_source_id, m_.api.source_id[api]);
       if (lane > 0) out_.Bool(k_.overlaps, true);
       if (flow) {
         uint64_t id = FlowId(index_, i);
@@ -234,8 +240,8 @@ class ProtoTraceExporter {
       out_.Int(k_.source_id, api.source_id[i]);
       out_.Int(k_.correlation_id, api.correlation_id[i]);
       out_.Int(k_.cbid, api.cbid[i]);
-      out_.Int(k_.return_value, api.return_value[i]);
-      out_.InternedStr(k_.domain, is_driver ? "driver" : "runtime");
+      // Only errors (the JSON writes 0 too); the domain is the category.
+      if (api.return_value[i] != 0) out_.Int(k_.return_value, api.return_value[i]);
       if (e != api.end_ns[i]) out_.Int(k_.clipped, api.end_ns[i] - e);
       auto range = std::equal_range(api_flows_.begin(), api_flows_.end(), std::make_pair(i, uint64_t{0}),
                                     [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -314,7 +320,10 @@ class ProtoTraceExporter {
         uint64_t name = out_.EventName(s.name);
         out_.StartSlice(track, s.start_ns, s.end_ns, name, group);
         if (!s.cause.empty()) out_.InternedStr(k_.cause, s.cause);
-        for (auto& [key, v] : s.args.items()) out_.Json(key, v);
+        for (auto& [key, v] : s.args.items()) {
+          if (RepeatsTheSlice(key, v, s)) continue;
+          out_.Json(key, v, /*intern=*/kRepeatingArgs.contains(key));
+        }
         out_.Commit();
         ++stats_->events;
         ++stats_->analysis_slices;

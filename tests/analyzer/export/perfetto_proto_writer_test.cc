@@ -20,7 +20,6 @@
 #include "analyzer/export/perfetto_trace.pb.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/importers/trace_loader.h"
-#include "analyzer/render/op_ref.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -172,6 +171,20 @@ Decoded Decode(const std::string& bytes) {
   return d;
 }
 
+// Op slices by (category, source id): the category names the source table.
+std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> OpSlices(const Decoded& d) {
+  static const std::set<std::string> kOpCategories = [] {
+    std::set<std::string> c;
+    for (int i = 0; i < kNumOpCategories; ++i) c.insert(std::string(OpCategoryName(static_cast<OpCategory>(i))));
+    return c;
+  }();
+  std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> by_op;
+  for (const Slice& s : d.slices) {
+    if (kOpCategories.contains(s.category)) by_op[{s.category, s.args.at("source_id").i}].push_back(&s);
+  }
+  return by_op;
+}
+
 int Export(const std::vector<std::string>& traces, const std::string& proto, const std::string& json = "",
            std::string* out_text = nullptr, std::string* err_text = nullptr) {
   ExportOptions options;
@@ -200,17 +213,13 @@ TEST(PerfettoProto, EveryOpOfRealTracesIsOneSliceOnItsStreamWithExactTimes) {
     const TraceModel& m = models->front();
     Window w = ExtendToHostItems(m, WholeTraceWindow(m));
 
-    std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> by_op;
-    for (const Slice& s : d.slices) {
-      auto t = s.args.find("table");
-      if (t != s.args.end()) by_op[{t->second.s, s.args.at("source_id").i}].push_back(&s);
-    }
+    std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> by_op = OpSlices(d);
     int64_t expected = 0;
     for (size_t i = 0; i < m.ops.size(); ++i) {
       if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], w)) continue;
       ++expected;
       OpCategory c = m.ops.category[i];
-      auto it = by_op.find({std::string(OpTable(c)), m.ops.source_id[i]});
+      auto it = by_op.find({std::string(OpCategoryName(c)), m.ops.source_id[i]});
       ASSERT_NE(it, by_op.end()) << "op " << i << " missing";
       ASSERT_EQ(it->second.size(), 1u) << "op " << i << " written " << it->second.size() << " times";
       const Slice& s = *it->second.front();
@@ -271,11 +280,15 @@ TEST(PerfettoProto, FlowsLinkEachApiCallToTheOpsItSubmitted) {
   for (const Slice& s : d.slices) {
     for (uint64_t f : s.flows) by_flow[f].push_back(&s);
   }
+  std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> by_op = OpSlices(d);
   int64_t linked = 0;
-  for (const Slice& s : d.slices) {
-    if (!s.args.contains("table")) continue;
-    int64_t api_source_id = s.args.contains("api_source_id") ? s.args.at("api_source_id").i : -1;
-    if (api_source_id < 0) continue;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    int32_t api = m.ApiForOp(i);
+    if (api < 0) continue;
+    const std::vector<const Slice*>& slices = by_op[{std::string(OpCategoryName(m.ops.category[i])), m.ops.source_id[i]}];
+    ASSERT_EQ(slices.size(), 1u);
+    const Slice& s = *slices.front();
+    int64_t api_source_id = m.api.source_id[api];
     ASSERT_EQ(s.flows.size(), 1u) << s.name;
     const std::vector<const Slice*>& ends = by_flow[s.flows[0]];
     ASSERT_EQ(ends.size(), 2u) << "flow " << s.flows[0] << " has " << ends.size() << " ends";
@@ -286,10 +299,10 @@ TEST(PerfettoProto, FlowsLinkEachApiCallToTheOpsItSubmitted) {
     EXPECT_LE(call->ts, s.ts) << "the call comes first, so the arrow points at the op";
     ++linked;
   }
-  int64_t with_api = 0;
-  for (size_t i = 0; i < m.ops.size(); ++i) with_api += m.ApiForOp(i) >= 0;
-  EXPECT_EQ(linked, with_api);
   EXPECT_GT(linked, 0);
+  int64_t flows = 0;
+  for (const auto& [id, ends] : by_flow) flows += ends.size() == 2;
+  EXPECT_EQ(flows, linked) << "every flow joins one call to one op";
 }
 
 TEST(PerfettoProto, NamesAreInternedOnceAndTheFirstPacketClearsIncrementalState) {
