@@ -22,6 +22,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/export/export_fixture_trace.h"
 
 namespace streamscope {
 namespace {
@@ -359,6 +360,27 @@ TEST(PerfettoProto, TwoTracesGetTheirOwnLabelledProcesses) {
   }
   EXPECT_GE(processes_seq, 2);  // host + device
   EXPECT_GE(processes_ovl, 2);
+}
+
+TEST(PerfettoProto, NamesThatAreNotUtf8AreRepairedAsInTheJson) {
+  TempDir dir;
+  ASSERT_EQ(testing::WriteFixtureTrace(dir / "f.sqlite", {}), "");
+  ASSERT_EQ(Export({dir / "f.sqlite"}, dir / "t.pftrace", dir / "t.json"), kExitOk);
+  Decoded d = Decode(ReadFile(dir / "t.pftrace"));
+  const std::string repaired = "bad\xEF\xBF\xBD\xEF\xBF\xBD utf8 \xC3\xA9";  // U+FFFD per bad byte
+  int64_t hostile = 0;
+  for (const Slice& s : d.slices) hostile += s.name.find(repaired) != std::string::npos;
+  EXPECT_GT(hostile, 0);
+  // Same names as the JSON export, which repairs the same way.
+  nlohmann::json json = nlohmann::json::parse(ReadFile(dir / "t.json"));
+  std::multiset<std::string> json_kernels, proto_kernels;
+  for (const nlohmann::json& e : json["traceEvents"]) {
+    if (e.value("cat", "") == "compute") json_kernels.insert(e["name"].get<std::string>());
+  }
+  for (const Slice& s : d.slices) {
+    if (s.category == "compute") proto_kernels.insert(s.name);
+  }
+  EXPECT_EQ(proto_kernels, json_kernels);
 }
 
 TEST(PerfettoProto, AnUnwritableOutputIsAClearErrorAndWritesNothing) {
