@@ -1,4 +1,4 @@
-// `streamscope export TRACE... [--perfetto OUT.json] [--html OUT.html]
+// `streamscope export TRACE... [--perfetto OUT.json] [--perfetto-proto OUT.pftrace] [--html OUT.html]
 //  [--nvtx NAME [--nvtx-instance K] | --from NS --to NS [--absolute]]
 //  [--max-ops N] [--no-analysis] [--force] [--title T]`.
 // See analyzer/EXPORT.md.
@@ -14,7 +14,7 @@ namespace streamscope {
 void RegisterExportCommand(CLI::App& app, int* exit_code) {
   struct Args {
     std::vector<std::string> traces;
-    std::string perfetto, html, nvtx, title;
+    std::string perfetto, perfetto_proto, html, nvtx, title;
     int nvtx_instance = 0;
     int64_t from = 0, to = 0, max_ops = -2;
     bool absolute = false, no_analysis = false, force = false;
@@ -24,6 +24,9 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       "export", "Write a timeline for ui.perfetto.dev / chrome://tracing (JSON) and a self-contained HTML report");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
   cmd->add_option("--perfetto", args->perfetto, "Write Chrome trace-event JSON (Perfetto UI, chrome://tracing) to FILE");
+  cmd->add_option("--perfetto-proto", args->perfetto_proto,
+                  "Write Perfetto's native protobuf trace (ui.perfetto.dev, trace_processor) to FILE: the same "
+                  "tracks as --perfetto, several times smaller and faster");
   cmd->add_option("--html", args->html, "Write a self-contained HTML report to FILE");
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (span of all instances)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
@@ -64,6 +67,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
       options.window.relative_to_trace_start = !args->absolute;
     }
     options.perfetto_path = args->perfetto;
+    options.perfetto_proto_path = args->perfetto_proto;
     options.html_path = args->html;
     if (args->max_ops != -2) {
       options.json_max_ops = args->max_ops;

@@ -12,7 +12,11 @@
 #include "analyzer/export/perfetto_json_writer.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
+#include "analyzer/importers/kernel_shapes.h"
 #include "analyzer/importers/trace_loader.h"
+#ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
+#include "analyzer/export/perfetto_proto_writer.h"
+#endif
 
 namespace streamscope {
 
@@ -25,16 +29,30 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 }  // namespace
 
 absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
-  if (options.perfetto_path.empty() && options.html_path.empty()) {
-    return UsageError("export: nothing to write: pass --perfetto OUT.json and/or --html OUT.html");
+  const bool timeline = !options.perfetto_path.empty() || !options.perfetto_proto_path.empty();
+  if (!timeline && options.html_path.empty()) {
+    return UsageError(
+        "export: nothing to write: pass --perfetto OUT.json, --perfetto-proto OUT.pftrace and/or --html OUT.html");
   }
   if (!options.perfetto_path.empty() && options.perfetto_path == options.html_path) {
     return UsageError("export: --perfetto and --html name the same file");
   }
+  if (!options.perfetto_proto_path.empty() &&
+      (options.perfetto_proto_path == options.perfetto_path || options.perfetto_proto_path == options.html_path)) {
+    return UsageError("export: --perfetto-proto names the same file as another output");
+  }
+#ifndef STREAMSCOPE_WITH_PERFETTO_PROTO
+  if (!options.perfetto_proto_path.empty()) {
+    return UsageError(
+        "export: --perfetto-proto: this streamscope was built without protobuf "
+        "(install libprotobuf-dev and protobuf-compiler: tools/install_deps.sh, then rebuild)");
+  }
+#endif
   auto t0 = std::chrono::steady_clock::now();
   // Refuse unwritable outputs before the (long) load.
-  std::unique_ptr<OutputFile> json_file, html_file;
-  for (auto [path, file] : {std::pair{&options.perfetto_path, &json_file}, std::pair{&options.html_path, &html_file}}) {
+  std::unique_ptr<OutputFile> json_file, html_file, proto_file;
+  for (auto [path, file] : {std::pair{&options.perfetto_path, &json_file}, std::pair{&options.html_path, &html_file},
+                            std::pair{&options.perfetto_proto_path, &proto_file}}) {
     if (path->empty()) continue;
     absl::StatusOr<std::unique_ptr<OutputFile>> f = OutputFile::Create(*path, options.overwrite);
     if (!f.ok()) return Prefixed("export: ", f.status());
@@ -46,6 +64,10 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     absl::StatusOr<std::vector<TraceModel>> loaded = LoadTraceFile(path);
     if (!loaded.ok()) return Prefixed("export: ", loaded.status());
     for (TraceModel& m : *loaded) models.push_back(std::move(m));
+  }
+  // Kernel shapes are args of the exported kernels (the importers skip them).
+  for (TraceModel& m : models) {
+    if (absl::Status s = AddKernelShapes(&m); !s.ok()) return Prefixed("export: ", s);
   }
   double load_s = Seconds(t0);
 
@@ -73,7 +95,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
         if (!tracks.ok()) return Prefixed("export: ", tracks.status());
         p.html_tracks = *std::move(tracks);
       }
-      if (!options.perfetto_path.empty()) {
+      if (timeline) {
         if (!options.html_path.empty() && json_analysis_window.end_ns == analysis_window.end_ns) {
           p.json_tracks = p.html_tracks;
         } else {
@@ -83,7 +105,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
         }
       }
     }
-    if (p.json_window.end_ns != p.html_window.end_ns && !options.perfetto_path.empty()) {
+    if (p.json_window.end_ns != p.html_window.end_ns && timeline) {
       int64_t all = CountOpsInWindow(m, p.html_window);
       std::string note = absl::StrCat(
           "--max-ops ", options.json_max_ops, ": the JSON holds the first ", CountOpsInWindow(m, p.json_window),
@@ -112,6 +134,27 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
         stats.flows, stats.analysis_slices, stats.analysis_markers, Seconds(t));
     for (const std::string& n : stats.notes) out << "note: " << n << "\n";
   }
+#ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
+  if (proto_file) {
+    auto t = std::chrono::steady_clock::now();
+    std::vector<PerfettoTraceInput> inputs;
+    for (size_t i = 0; i < models.size(); ++i) {
+      inputs.push_back({&models[i], prepared[i].json_window, options.analyses ? &prepared[i].json_tracks : nullptr,
+                        prepared[i].label});
+    }
+    PerfettoExportStats stats;
+    absl::Status s = WritePerfettoProto(inputs, PerfettoExportOptions{}, proto_file.get(), &stats);
+    if (!s.ok()) return Prefixed("export: ", s);
+    out << absl::StrFormat(
+        "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
+        "%d markers) in %.2f s\n",
+        options.perfetto_proto_path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls,
+        stats.nvtx_ranges, stats.flows, stats.analysis_slices, stats.analysis_markers, Seconds(t));
+    if (json_file == nullptr) {
+      for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+    }
+  }
+#endif
   if (html_file) {
     auto t = std::chrono::steady_clock::now();
     std::vector<HtmlTimelineInput> inputs;

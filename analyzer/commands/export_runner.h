@@ -18,7 +18,8 @@ namespace streamscope {
 struct ExportOptions {
   std::vector<std::string> traces;  // the processes of one run
   WindowSpec window;
-  std::string perfetto_path, html_path;  // at least one
+  std::string perfetto_path, html_path;  // at least one of these three
+  std::string perfetto_proto_path;       // Perfetto's protobuf trace (same content as the JSON)
   bool overwrite = false;                // --force: replace existing regular files
   // Ops in the JSON (the window is cut after the first N; < 0: all) and ops
   // drawn individually in the HTML (beyond, downsampled; < 0: all).

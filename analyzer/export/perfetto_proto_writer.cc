@@ -1,0 +1,458 @@
+#include "analyzer/export/perfetto_proto_writer.h"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/export/perfetto_proto_sink.h"
+#include "analyzer/export/timeline_labels.h"
+#include "analyzer/export/track_layout.h"
+
+namespace streamscope {
+namespace {
+
+// Same synthetic pids/tids as the JSON export (perfetto_json_writer.cc), so
+// both files describe the same processes and threads.
+constexpr int64_t kDevicePidBase = int64_t{1} << 30;
+constexpr int64_t kDevicePidsPerTrace = 256;
+constexpr int64_t kSyntheticTidBase = int64_t{1} << 28;
+
+// Annotation keys, interned once.
+struct Keys {
+  explicit Keys(PerfettoProtoSink& s)
+      : source_id(s.AnnotationName("source_id")), correlation_id(s.AnnotationName("correlation_id")),
+        grid(s.AnnotationName("grid")), block(s.AnnotationName("block")),
+        registers(s.AnnotationName("registers")), shared_bytes(s.AnnotationName("shared_bytes")),
+        mangled_name(s.AnnotationName("mangled_name")), bytes(s.AnnotationName("bytes")),
+        src_kind(s.AnnotationName("src_kind")), dst_kind(s.AnnotationName("dst_kind")),
+        async(s.AnnotationName("async")), peer_device(s.AnnotationName("peer_device")),
+        graph_id(s.AnnotationName("graph_id")), api_source_id(s.AnnotationName("api_source_id")),
+        overlaps(s.AnnotationName("overlaps_previous_op_on_stream")), cbid(s.AnnotationName("cbid")),
+        return_value(s.AnnotationName("return_value")), domain(s.AnnotationName("domain")),
+        clipped(s.AnnotationName("recorded_end_clipped_by_ns")), depth(s.AnnotationName("depth")),
+        open_at_end(s.AnnotationName("open_at_capture_end")), cause(s.AnnotationName("cause")),
+        explanation(s.AnnotationName("explanation")), duration_ns(s.AnnotationName("duration_ns")) {}
+  uint64_t source_id, correlation_id, grid, block, registers, shared_bytes, mangled_name, bytes,
+      src_kind, dst_kind, async, peer_device, graph_id, api_source_id, overlaps, cbid,
+      return_value, domain, clipped, depth, open_at_end, cause, explanation, duration_ns;
+};
+
+// Analysis args whose string values repeat (interned), and args that only
+// restate the slice (left out: the JSON has them).
+const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"submitting_call", "pair", "cause", "direction"};
+bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
+  if (key == "cause") return !s.cause.empty();  // written once, from s.cause
+  if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
+  if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
+  return false;
+}
+
+class ProtoTraceExporter {
+ public:
+  ProtoTraceExporter(const PerfettoTraceInput& in, int trace_index, int trace_count,
+                     const PerfettoExportOptions& options, PerfettoProtoSink& sink, const Keys& keys,
+                     PerfettoExportStats* stats)
+      : in_(in), m_(*in.model), w_(in.window), index_(trace_index), count_(trace_count), options_(options),
+        out_(sink), k_(keys), stats_(stats), names_(m_) {}
+
+  void Run() {
+    WriteProcesses();
+    WriteOps();
+    if (options_.api_calls) WriteApiCalls();
+    if (options_.nvtx) WriteNvtx();
+    if (in_.analysis != nullptr) WriteAnalysis(*in_.analysis);
+  }
+
+ private:
+  std::string Prefix() const {
+    return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : "";
+  }
+  int64_t HostPid() const {
+    if (m_.pid > 0 && m_.pid < kDevicePidBase && count_ == 1) return m_.pid;
+    return 1 + index_;
+  }
+  int64_t DevicePid(int32_t device_id) const {
+    return kDevicePidBase + index_ * kDevicePidsPerTrace + (device_id & (kDevicePidsPerTrace - 1));
+  }
+
+  void WriteProcesses() {
+    std::string cmd;
+    if (auto it = m_.metadata.find("executable"); it != m_.metadata.end()) cmd = it->second;
+    host_uuid_ = out_.ProcessTrack(
+        HostPid(), absl::StrCat(Prefix(), "host process ", m_.pid > 0 ? absl::StrCat(m_.pid) : "?",
+                                cmd.empty() ? "" : absl::StrCat(" (", cmd, ")")));
+    for (int32_t d : m_.op_devices) {
+      device_uuid_[d] = out_.ProcessTrack(DevicePid(d), absl::StrCat(Prefix(), DeviceLabel(m_, d)));
+    }
+    lanes_.resize(m_.streams.size());
+    lane_tracks_.resize(m_.streams.size());
+  }
+
+  uint64_t DeviceUuid(int32_t device_id) {
+    auto it = device_uuid_.find(device_id);
+    if (it != device_uuid_.end()) return it->second;
+    uint64_t uuid = out_.ProcessTrack(DevicePid(device_id), absl::StrCat(Prefix(), DeviceLabel(m_, device_id)));
+    device_uuid_[device_id] = uuid;
+    return uuid;
+  }
+
+  // Track of (stream, lane), described on first use.
+  uint64_t StreamTrack(int32_t stream, int lane) {
+    std::vector<uint64_t>& tracks = lane_tracks_[stream];
+    while (tracks.size() <= static_cast<size_t>(lane)) {
+      int l = static_cast<int>(tracks.size());
+      int32_t device = m_.streams[stream].device_id;
+      std::string name = StreamLabel(m_, stream);
+      if (l > 0) absl::StrAppend(&name, " overflow ", l);
+      tracks.push_back(out_.ThreadTrack(DeviceUuid(device), DevicePid(device), next_device_tid_++, name));
+    }
+    return tracks[lane];
+  }
+
+  // Host tracks: `kind` 0 = API calls, 1 = NVTX push/pop, 2+ = NVTX
+  // start/end lanes (as in the JSON).
+  uint64_t HostTrack(int64_t tid, int kind) {
+    auto key = std::make_pair(tid, kind);
+    auto it = host_tracks_.find(key);
+    if (it != host_tracks_.end()) return it->second;
+    int64_t id = (kind == 0 && tid > 0 && tid < kSyntheticTidBase) ? tid : kSyntheticTidBase + next_host_tid_++;
+    std::string name = absl::StrCat("thread ", tid);
+    if (auto n = m_.thread_names.find(tid); n != m_.thread_names.end() && !n->second.empty()) {
+      absl::StrAppend(&name, " (", n->second, ")");
+    }
+    if (kind == 1) absl::StrAppend(&name, " NVTX");
+    if (kind >= 2) absl::StrAppend(&name, " NVTX start/end", kind > 2 ? absl::StrCat(" ", kind - 1) : "");
+    uint64_t uuid = out_.ThreadTrack(host_uuid_, HostPid(), id, name);
+    host_tracks_[key] = uuid;
+    return uuid;
+  }
+
+  // Event-name iids per StringId: kernel names demangled, others as recorded.
+  uint64_t KernelNameIid(StringId id) {
+    if (id < 0) return out_.EventName("kernel");
+    if (static_cast<size_t>(id) >= kernel_iids_.size()) kernel_iids_.resize(m_.strings.size() + 1, 0);
+    uint64_t& iid = kernel_iids_[id];
+    if (iid == 0) iid = out_.EventName(names_.Get(id));
+    return iid;
+  }
+  uint64_t RawNameIid(StringId id) {
+    if (id < 0) return out_.EventName("");
+    if (static_cast<size_t>(id) >= raw_iids_.size()) raw_iids_.resize(m_.strings.size() + 1, 0);
+    uint64_t& iid = raw_iids_[id];
+    if (iid == 0) iid = out_.EventName(m_.strings.Get(id));
+    return iid;
+  }
+
+  static uint64_t FlowId(int trace_index, size_t op) { return (static_cast<uint64_t>(trace_index) << 40) + op + 1; }
+
+  void WriteOps() {
+    const GpuOps& ops = m_.ops;
+    auto [first, last] = m_.OpRangeFor(w_.start_ns, w_.end_ns + 1);
+    bool shapes = m_.kernel_shapes.size() == ops.size();
+    uint64_t category_iids[kNumOpCategories];
+    uint64_t copy_name_iids[kNumOpCategories];
+    for (int c = 0; c < kNumOpCategories; ++c) {
+      auto cat = static_cast<OpCategory>(c);
+      category_iids[c] = out_.Category(OpCategoryName(cat));
+      copy_name_iids[c] = out_.EventName(cat == OpCategory::kMemset ? std::string("memset")
+                                                                     : absl::StrCat("memcpy ", std::string(OpCategoryName(cat))));
+    }
+    for (size_t i = first; i < last; ++i) {
+      int64_t s = ops.start_ns[i], e = ops.end_ns[i];
+      if (!InWindow(s, e, w_)) continue;
+      int32_t stream = ops.stream[i];
+      if (stream < 0 || static_cast<size_t>(stream) >= m_.streams.size()) continue;
+      int lane = lanes_[stream].Place(s, e);
+      uint64_t track = StreamTrack(stream, lane);
+      OpCategory c = ops.category[i];
+      int ci = static_cast<int>(c);
+      uint64_t name = c == OpCategory::kKernel ? KernelNameIid(ops.name[i]) : copy_name_iids[ci];
+      int32_t api = m_.ApiForOp(i);
+      bool flow = options_.flows && options_.api_calls && api >= 0 &&
+                  InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_);
+      // Args the JSON has but the file already says are left out (size):
+      // table (from the category), stream (the track), api_source_id and
+      // queue_delay_ns (the flow leads to the call, with its id and times).
+      perfetto::protos::TrackEvent* ev = out_.StartSlice(track, s, e, name, category_iids[ci]);
+      out_.Int(k_.source_id, ops.source_id[i]);
+      out_.Int(k_.correlation_id, ops.correlation_id[i]);
+      if (c == OpCategory::kKernel) {
+        if (shapes) {
+          const KernelShape& ks = m_.kernel_shapes[i];
+          out_.Ints(k_.grid, {ks.grid[0], ks.grid[1], ks.grid[2]});
+          out_.Ints(k_.block, {ks.block[0], ks.block[1], ks.block[2]});
+          out_.Int(k_.registers, ks.registers);
+          out_.Int(k_.shared_bytes, ks.shared_bytes);
+        }
+        if (ops.name[i] != kNoString && names_.Get(ops.name[i]) != m_.strings.Get(ops.name[i])) {
+          out_.InternedStr(k_.mangled_name, m_.strings.Get(ops.name[i]));
+        }
+      } else {
+        out_.Int(k_.bytes, ops.bytes[i]);
+        if (c != OpCategory::kMemset) out_.InternedStr(k_.src_kind, MemoryKindName(ops.src_kind[i]));
+        out_.InternedStr(k_.dst_kind, MemoryKindName(ops.dst_kind[i]));
+        out_.Bool(k_.async, ops.is_async[i] != 0);
+        if (ops.peer_device[i] >= 0) out_.Int(k_.peer_device, ops.peer_device[i]);
+      }
+      if (ops.graph_id[i] >= 0) out_.Int(k_.graph_id, ops.graph_id[i]);
+      if (api >= 0 && !flow) out_.Int(k_.api_source_id, m_.api.source_id[api]);
+      if (lane > 0) out_.Bool(k_.overlaps, true);
+      if (flow) {
+        uint64_t id = FlowId(index_, i);
+        ev->add_flow_ids(id);
+        api_flows_.emplace_back(api, id);
+        ++stats_->flows;
+      }
+      out_.Commit();
+      ++stats_->events;
+      ++stats_->ops;
+      ++stats_->ops_by_category[ci];
+      if (lane > 0) ++stats_->ops_on_overflow_tracks;
+    }
+    std::sort(api_flows_.begin(), api_flows_.end());
+  }
+
+  void WriteApiCalls() {
+    const ApiCalls& api = m_.api;
+    size_t last = std::lower_bound(api.start_ns.begin(), api.start_ns.end(), w_.end_ns + 1) - api.start_ns.begin();
+    std::vector<int32_t> order;
+    for (size_t i = 0; i < last; ++i) {
+      if (InWindow(api.start_ns[i], api.end_ns[i], w_)) order.push_back(static_cast<int32_t>(i));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      if (api.start_ns[a] != api.start_ns[b]) return api.start_ns[a] < api.start_ns[b];
+      return api.end_ns[a] > api.end_ns[b];
+    });
+    uint64_t runtime = out_.Category("cuda_runtime"), driver = out_.Category("cuda_driver");
+    absl::flat_hash_map<int64_t, NestingClipper> clippers;
+    for (int32_t i : order) {
+      NestingClipper& clip = clippers[api.tid[i]];
+      int64_t s = api.start_ns[i];
+      int64_t e = clip.Place(s, api.end_ns[i]);
+      bool is_driver = api.domain[i] == ApiDomain::kDriver;
+      uint64_t track = HostTrack(api.tid[i], 0);
+      uint64_t name = RawNameIid(api.name[i]);
+      perfetto::protos::TrackEvent* ev = out_.StartSlice(track, s, e, name, is_driver ? driver : runtime);
+      out_.Int(k_.source_id, api.source_id[i]);
+      out_.Int(k_.correlation_id, api.correlation_id[i]);
+      out_.Int(k_.cbid, api.cbid[i]);
+      // Only errors (the JSON writes 0 too); the domain is the category.
+      if (api.return_value[i] != 0) out_.Int(k_.return_value, api.return_value[i]);
+      if (e != api.end_ns[i]) out_.Int(k_.clipped, api.end_ns[i] - e);
+      auto range = std::equal_range(api_flows_.begin(), api_flows_.end(), std::make_pair(i, uint64_t{0}),
+                                    [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto it = range.first; it != range.second; ++it) ev->add_flow_ids(it->second);
+      out_.Commit();
+      ++stats_->events;
+      ++stats_->api_calls;
+    }
+    for (auto& [tid, c] : clippers) stats_->host_slices_clipped += c.clipped();
+    api_flows_.clear();
+    api_flows_.shrink_to_fit();
+  }
+
+  void WriteNvtx() {
+    std::vector<int32_t> order;
+    int64_t open_end = std::max(w_.end_ns, WholeTraceWindow(m_).end_ns);
+    auto end_of = [&](const NvtxRange& r) { return std::max(r.start_ns, r.end_ns.value_or(open_end)); };
+    for (size_t i = 0; i < m_.nvtx_ranges.size(); ++i) {
+      const NvtxRange& r = m_.nvtx_ranges[i];
+      if (InWindow(r.start_ns, end_of(r), w_)) order.push_back(static_cast<int32_t>(i));
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      const NvtxRange& x = m_.nvtx_ranges[a];
+      const NvtxRange& y = m_.nvtx_ranges[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return end_of(x) > end_of(y);
+    });
+    uint64_t nvtx = out_.Category("nvtx"), nvtx_mark = out_.Category("nvtx_mark");
+    absl::flat_hash_map<int64_t, NestingClipper> clippers;
+    absl::flat_hash_map<int64_t, LaneAssigner> lanes;
+    for (int32_t i : order) {
+      const NvtxRange& r = m_.nvtx_ranges[i];
+      int64_t s = r.start_ns, e = end_of(r);
+      uint64_t track;
+      if (r.push_pop) {
+        e = clippers[r.tid].Place(s, e);
+        track = HostTrack(r.tid, 1);
+      } else {
+        track = HostTrack(r.tid, 2 + lanes[r.tid].Place(s, e));
+      }
+      std::string_view domain = r.domain == kNoString ? "default" : m_.strings.Get(r.domain);
+      uint64_t name = RawNameIid(r.name);
+      out_.StartSlice(track, s, e, name, nvtx);
+      out_.Int(k_.source_id, r.source_id);
+      out_.Int(k_.depth, r.depth);
+      out_.InternedStr(k_.domain, domain);
+      if (!r.end_ns) out_.Bool(k_.open_at_end, true);
+      if (r.end_ns && e != *r.end_ns) out_.Int(k_.clipped, *r.end_ns - e);
+      out_.Commit();
+      ++stats_->events;
+      ++stats_->nvtx_ranges;
+    }
+    for (auto& [tid, c] : clippers) stats_->host_slices_clipped += c.clipped();
+    for (const NvtxMark& mark : m_.nvtx_marks) {
+      if (!InWindow(mark.ts_ns, mark.ts_ns, w_)) continue;
+      std::string_view domain = mark.domain == kNoString ? "default" : m_.strings.Get(mark.domain);
+      uint64_t track = HostTrack(mark.tid, 1);
+      uint64_t name = RawNameIid(mark.name);
+      out_.StartInstant(track, mark.ts_ns, name, nvtx_mark);
+      out_.InternedStr(k_.domain, domain);
+      out_.Commit();
+      ++stats_->events;
+      ++stats_->nvtx_marks;
+    }
+  }
+
+  void WriteAnalysis(const AnalysisTracks& tracks) {
+    for (const AnalysisTrack& t : tracks.tracks) {
+      if (t.slices.empty() && t.markers.empty()) continue;
+      uint64_t parent = t.device_id >= 0 ? DeviceUuid(t.device_id) : host_uuid_;
+      int64_t pid = t.device_id >= 0 ? DevicePid(t.device_id) : HostPid();
+      int64_t tid = t.device_id >= 0 ? next_device_tid_++ : kSyntheticTidBase + next_host_tid_++;
+      uint64_t track = out_.ThreadTrack(parent, pid, tid, t.name);
+      uint64_t group = out_.Category(t.group);
+      for (const AnalysisSlice& s : t.slices) {
+        uint64_t name = out_.EventName(s.name);
+        out_.StartSlice(track, s.start_ns, s.end_ns, name, group);
+        if (!s.cause.empty()) out_.InternedStr(k_.cause, s.cause);
+        for (auto& [key, v] : s.args.items()) {
+          if (RepeatsTheSlice(key, v, s)) continue;
+          out_.Json(key, v, /*intern=*/kRepeatingArgs.contains(key));
+        }
+        out_.Commit();
+        ++stats_->events;
+        ++stats_->analysis_slices;
+      }
+      for (const AnalysisMarker& mk : t.markers) {
+        uint64_t mtrack = mk.host_tid >= 0 && t.device_id < 0 ? HostTrack(mk.host_tid, 0) : track;
+        uint64_t name = out_.EventName(mk.name);
+        out_.StartInstant(mtrack, mk.ts_ns, name, group);
+        out_.Str(k_.explanation, mk.explanation);
+        if (mk.end_ns > mk.ts_ns) out_.Int(k_.duration_ns, mk.end_ns - mk.ts_ns);
+        for (auto& [key, v] : mk.args.items()) out_.Json(key, v);
+        out_.Commit();
+        ++stats_->events;
+        ++stats_->analysis_markers;
+      }
+    }
+  }
+
+  const PerfettoTraceInput& in_;
+  const TraceModel& m_;
+  Window w_;
+  int index_, count_;
+  const PerfettoExportOptions& options_;
+  PerfettoProtoSink& out_;
+  const Keys& k_;
+  PerfettoExportStats* stats_;
+  KernelNames names_;
+  uint64_t host_uuid_ = 0;
+  absl::flat_hash_map<int32_t, uint64_t> device_uuid_;
+  std::vector<LaneAssigner> lanes_;
+  std::vector<std::vector<uint64_t>> lane_tracks_;
+  int64_t next_device_tid_ = 1;
+  int64_t next_host_tid_ = 0;
+  absl::flat_hash_map<std::pair<int64_t, int>, uint64_t> host_tracks_;
+  std::vector<uint64_t> kernel_iids_, raw_iids_;
+  std::vector<std::pair<int32_t, uint64_t>> api_flows_;  // (API call, flow id), sorted after WriteOps
+};
+
+// The earliest time any exported item starts, as in the JSON export.
+int64_t BaseTime(std::span<const PerfettoTraceInput> traces) {
+  int64_t base = INT64_MAX;
+  for (const PerfettoTraceInput& t : traces) {
+    base = std::min(base, t.window.start_ns);
+    const TraceModel& m = *t.model;
+    auto [first, last] = m.OpRangeFor(t.window.start_ns, t.window.end_ns + 1);
+    if (first < last) base = std::min(base, m.ops.start_ns[first]);
+    for (size_t i = 0; i < m.api.size() && m.api.start_ns[i] < t.window.start_ns; ++i) {
+      if (m.api.end_ns[i] >= t.window.start_ns) base = std::min(base, m.api.start_ns[i]);
+    }
+    for (const NvtxRange& r : m.nvtx_ranges) {
+      if (r.start_ns >= t.window.start_ns) break;  // sorted by start
+      if (!r.end_ns || *r.end_ns >= t.window.start_ns) base = std::min(base, r.start_ns);
+    }
+  }
+  return base == INT64_MAX ? 0 : base;
+}
+
+// The JSON's otherData: an instant at time 0 on a global track.
+void WriteTraceInfo(std::span<const PerfettoTraceInput> traces, PerfettoProtoSink& sink,
+                    const PerfettoExportStats& stats) {
+  uint64_t track = sink.NamedTrack(0, "streamscope export info");
+  uint64_t name = sink.EventName("streamscope export");
+  uint64_t cat = sink.Category("info");
+  nlohmann::json info = nlohmann::json::array();
+  for (const PerfettoTraceInput& t : traces) {
+    nlohmann::json one = {{"path", t.model->path},          {"label", t.label},
+                          {"format", t.model->format},      {"pid", t.model->pid},
+                          {"window", t.window.label},       {"window_start_ns", t.window.start_ns},
+                          {"window_end_ns", t.window.end_ns}};
+    if (t.analysis != nullptr) {
+      one["analyses"] = t.analysis->analyses;
+      one["analysis_notes"] = t.analysis->notes;
+    }
+    info.push_back(std::move(one));
+  }
+  nlohmann::json by_cat = nlohmann::json::object();
+  for (int c = 0; c < kNumOpCategories; ++c) {
+    by_cat[std::string(OpCategoryName(static_cast<OpCategory>(c)))] = stats.ops_by_category[c];
+  }
+  nlohmann::json fields = {
+      {"generator", "streamscope export"},
+      {"ts_base_ns", stats.ts_base_ns},
+      {"time_unit", "timestamps are nanoseconds after ts_base_ns"},
+      {"traces", info},
+      {"ops", stats.ops},
+      {"ops_by_category", by_cat},
+      {"api_calls", stats.api_calls},
+      {"nvtx_ranges", stats.nvtx_ranges},
+      {"flows", stats.flows},
+      {"ops_on_overflow_tracks", stats.ops_on_overflow_tracks},
+      {"host_slices_clipped", stats.host_slices_clipped},
+      {"notes", stats.notes},
+  };
+  sink.StartInstant(track, stats.ts_base_ns, name, cat);
+  for (auto& [key, v] : fields.items()) sink.Json(key, v);
+  sink.Commit();
+}
+
+}  // namespace
+
+absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, const PerfettoExportOptions& options,
+                                OutputFile* out, PerfettoExportStats* stats) {
+  PerfettoExportStats local;
+  if (stats == nullptr) stats = &local;
+  *stats = PerfettoExportStats{};
+  stats->ts_base_ns = BaseTime(traces);
+  PerfettoProtoSink sink(out, stats->ts_base_ns);
+  Keys keys(sink);
+  for (size_t i = 0; i < traces.size(); ++i) {
+    ProtoTraceExporter(traces[i], static_cast<int>(i), static_cast<int>(traces.size()), options, sink, keys, stats)
+        .Run();
+  }
+  if (stats->ops_on_overflow_tracks > 0) {
+    stats->notes.push_back(absl::StrCat(
+        stats->ops_on_overflow_tracks,
+        " ops started before the previous op of their stream ended (clock jitter or "
+        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
+  }
+  if (stats->host_slices_clipped > 0) {
+    stats->notes.push_back(absl::StrCat(
+        stats->host_slices_clipped,
+        " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
+        "were clipped to it (args.recorded_end_clipped_by_ns)"));
+  }
+  WriteTraceInfo(traces, sink, *stats);
+  ++stats->events;
+  absl::Status st = sink.Finish();
+  stats->bytes = out->bytes_written();
+  return st;
+}
+
+}  // namespace streamscope
