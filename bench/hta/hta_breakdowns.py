@@ -64,11 +64,16 @@ def main():
     for name, s in stages:
         print(f"{name} {s:.3f} s")
     print(f"total {total:.3f} s")
+    # Headline figures on one line, to check both tools saw the same trace.
+    trace = ta.t.get_trace(0)
+    row = temporal.iloc[0]
+    print(f"figures gpu_ops {int((trace['stream'] > 0).sum())} "
+          f"idle_pct {row['idle_time_pctg']:.2f} compute_pct {row['compute_time_pctg']:.2f} "
+          f"comm_comp_overlap_pct {overlap.iloc[0]['comp_comm_overlap_pctg']:.2f}")
     if a.summary:
         import pandas as pd
         pd.set_option("display.width", 200)
         pd.set_option("display.max_columns", 20)
-        trace = ta.t.get_trace(0)
         print("events in HTA's frame:", len(trace), " GPU ops:", int((trace["stream"] > 0).sum()))
         print("temporal breakdown:\n", temporal)
         print("idle time breakdown (per stream):\n", idle[0])
