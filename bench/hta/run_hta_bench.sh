@@ -10,8 +10,8 @@
 #       streamscope SQLite trace (`streamscope convert`, done once, not timed
 #       in the ratio; its time is shown).
 # Every run is its own process under /usr/bin/time (wall time, peak RSS); the
-# three commands alternate within each repetition, best of REPEAT (wall and
-# peak RSS taken separately). Prints a markdown section for bench/results/hta.md.
+# three commands alternate within each repetition, best of REPEAT (wall, CPU
+# time = user + sys, and peak RSS each taken separately). Prints a markdown section for bench/results/hta.md.
 #
 #   STREAMSCOPE=build/bin/streamscope HTA_PYTHON=/work/hta-venv/bin/python \
 #     bench/hta/run_hta_bench.sh [NUM_OPS...]          (default: 100000 1000000)
@@ -37,16 +37,17 @@ hta_version=$("$HTA_PYTHON" -c "import importlib.metadata as m; print(m.version(
 py_version=$("$HTA_PYTHON" -c "import sys, pandas; print(sys.version.split()[0], 'pandas', pandas.__version__)")
 
 # measure OUT_PREFIX CMD...: runs CMD once under /usr/bin/time, appends
-# "wall_s peak_kib" to OUT_PREFIX.times and its stdout to OUT_PREFIX.out.
+# "wall_s peak_kib user_s sys_s" to OUT_PREFIX.times and its stdout to OUT_PREFIX.out.
 measure() {
   local prefix=$1; shift
   local tf; tf=$(mktemp)
-  if ! /usr/bin/time -o "$tf" -f "%e %M" "$@" >"$prefix.out" 2>"$prefix.err"; then
+  if ! /usr/bin/time -o "$tf" -f "%e %M %U %S" "$@" >"$prefix.out" 2>"$prefix.err"; then
     echo "FAILED: $* (see $prefix.err)" >&2; tail -5 "$prefix.err" >&2; rm -f "$tf"; exit 1
   fi
   tail -1 "$tf" >>"$prefix.times"; rm -f "$tf"
 }
 best_wall() { awk 'NR == 1 || $1 < b {b = $1} END {printf "%.2f", b}' "$1"; }
+best_cpu() { awk 'NR == 1 || $3 + $4 < b {b = $3 + $4} END {printf "%.2f", b}' "$1"; }
 best_rss_mib() { awk 'NR == 1 || $2 < b {b = $2} END {printf "%.0f", b / 1024}' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0fx", a / b}'; }
 
@@ -74,9 +75,9 @@ for n in "${SIZES[@]}"; do
     measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-json-$n.json"
     measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json -o "$BENCH_DIR/report-sqlite-$n.json"
   done
-  hw=$(best_wall "$BENCH_DIR/hta-$n.times"); hm=$(best_rss_mib "$BENCH_DIR/hta-$n.times")
-  jw=$(best_wall "$BENCH_DIR/json-$n.times"); jm=$(best_rss_mib "$BENCH_DIR/json-$n.times")
-  sw=$(best_wall "$BENCH_DIR/sqlite-$n.times"); sm=$(best_rss_mib "$BENCH_DIR/sqlite-$n.times")
+  hw=$(best_wall "$BENCH_DIR/hta-$n.times"); hm=$(best_rss_mib "$BENCH_DIR/hta-$n.times"); hc=$(best_cpu "$BENCH_DIR/hta-$n.times")
+  jw=$(best_wall "$BENCH_DIR/json-$n.times"); jm=$(best_rss_mib "$BENCH_DIR/json-$n.times"); jc=$(best_cpu "$BENCH_DIR/json-$n.times")
+  sw=$(best_wall "$BENCH_DIR/sqlite-$n.times"); sm=$(best_rss_mib "$BENCH_DIR/sqlite-$n.times"); sc=$(best_cpu "$BENCH_DIR/sqlite-$n.times")
   cw=$(best_wall "$BENCH_DIR/convert-$n.times"); cm=$(best_rss_mib "$BENCH_DIR/convert-$n.times")
   # The same trace seen by both tools: GPU ops, GPU idle share, comm/compute overlap.
   hfig=$(grep '^figures' "$BENCH_DIR/hta-$n.out" | cut -d' ' -f2-)
@@ -93,10 +94,10 @@ EOF
 )
   mib=$(( $(stat -c %s "$trace") / 1048576 ))
   stages=$(grep -v '^figures' "$BENCH_DIR/hta-$n.out" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
-  rows+=("| $n | $mib MiB | $reps | $hw s, $hm MiB | $jw s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hm" "$jm") | $sw s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hm" "$sm") | $cw s, $cm MiB |")
-  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times")")
+  rows+=("| $n | $mib MiB | $reps | $hw s, $hc s, $hm MiB | $jw s, $jc s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hc" "$jc"), $(ratio "$hm" "$jm") | $sw s, $sc s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hc" "$sc"), $(ratio "$hm" "$sm") | $cw s, $cm MiB |")
+  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB, user s, sys s): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times")")
 done
-echo "| GPU ops | trace JSON | runs | HTA: wall, peak RSS | streamscope JSON: wall, peak RSS | HTA / streamscope JSON: wall, memory | streamscope SQLite: wall, peak RSS | HTA / streamscope SQLite: wall, memory | convert JSON to SQLite (once) |"
+echo "| GPU ops | trace JSON | runs | HTA: wall, CPU, peak RSS | streamscope JSON: wall, CPU, peak RSS | HTA / streamscope JSON: wall, CPU, memory | streamscope SQLite: wall, CPU, peak RSS | HTA / streamscope SQLite: wall, CPU, memory | convert JSON to SQLite (once): wall, peak RSS |"
 echo "|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
