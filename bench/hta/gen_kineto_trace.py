@@ -7,9 +7,9 @@ The layout follows what torch.profiler's export_chrome_trace (Kineto) writes
 for a single-process CUDA run, so the same file loads in Holistic Trace
 Analysis (HTA) and in `streamscope report`:
 
-- top level: schemaVersion, deviceProperties (one H200), distributedInfo
-  (rank 0 on a line of its own: HTA finds a file's rank with the regex
-  '"rank":\\s+(\\d+)' line by line), cupti/cuda versions, trace_id,
+- top level, in Kineto's order: schemaVersion, deviceProperties (one H200),
+  distributedInfo (HTA finds a file's rank with the regex '"rank":\\s+(\\d+)'
+  line by line, so the space after the colon matters), cupti/cuda versions, trace_id,
   displayTimeUnit, baseTimeNanoseconds (ts are microseconds after it, three
   decimals, as Kineto writes them), traceName;
 - ph "M" process_name/process_labels/process_sort_index/thread_name metadata
@@ -23,7 +23,12 @@ Analysis (HTA) and in `streamscope report`:
 - on the GPU (pid = device 0, tid = stream): kernel / gpu_memcpy / gpu_memset
   events with args device, context, stream, correlation, External id, and
   grid/block/registers/shared memory (kernels) or bytes/bandwidth (copies);
-- ac2g flow pairs (ph s at the call, ph f with bp e at the GPU op).
+- ac2g flow pairs (ph s at the call, ph f with bp e at the GPU op);
+- Kineto's "Trace" span (pid "Spans"), its "Iteration Start" marker and the
+  "Record Window End" instant (string pids, as Kineto writes them).
+Field names, order and number formats follow Kineto's ChromeTraceLogger
+(libkineto/src/output_json.cpp); events are one per line instead of Kineto's
+pretty-printed blocks (the same JSON).
 
 Workload model (deterministic for a seed): 4 streams — 7 (compute, also the
 small D2H/D2D copies and memsets), 13 (a second compute stream), 20 (H2D
@@ -137,9 +142,9 @@ def header(fh):
         '      "regsPerMultiprocessor": 65536, "sharedMemPerBlockOptin": 232448\n'
         '    }\n'
         '  ],\n'
-        '  "distributedInfo": {"backend": "nccl",\n'
-        '  "rank": 0,\n'
-        '  "world_size": 1, "pg_count": 1, "pg_config": [], "nccl_version": "2.26.2"},\n'
+        '  "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 1, "pg_count": 1, "pg_config": '
+        '[{"pg_name": "0", "pg_desc": "default_pg", "backend_config": "cuda:nccl", "pg_size": 1, "ranks": [0]}], '
+        '"nccl_version": "2.26.2"},\n'
         '  "cupti_version": 26,\n'
         '  "cuda_runtime_version": 12080,\n'
         '  "cuda_driver_version": 13000,\n'
@@ -390,6 +395,13 @@ def main():
         metadata(w)
         g = Generator(w, a.num_ops, a.steps, a.seed)
         g.run()
+        # Kineto's profiling span and iteration marker (string pids), then the window end.
+        w.event(f'{{"ph": "X", "cat": "Trace", "ts": 0.000, "dur": {us(g.t + 5.0)}, "pid": "Spans", '
+                f'"tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)", "args": {{"Op count": 0}}}}')
+        w.event('{"name": "process_sort_index", "ph": "M", "ts": 0.000, "pid": "Spans", "tid": 0, '
+                '"args": {"sort_index": 536870912}}')
+        w.event('{"name": "Iteration Start: PyTorch Profiler", "ph": "i", "s": "g", "pid": "Traces", '
+                '"tid": "Trace PyTorch Profiler", "ts": 0.000}')
         w.event(f'{{"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": {us(g.t + 10.0)}}}')
         w.flush()
         fh.write('\n  ],\n  "traceName": "' + a.output + '"\n}\n')
