@@ -17,7 +17,7 @@
 #     bench/hta/run_hta_bench.sh [NUM_OPS...]          (default: 100000 1000000)
 #
 # REPEAT (default 3) repetitions per size; sizes of at least LARGE_OPS
-# (default 1000000) get LARGE_REPEAT (default 2) instead, for all three
+# (default 1000000) get LARGE_REPEAT (default 1) instead, for all three
 # commands alike, because one HTA run at 1M ops takes minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +26,7 @@ HTA_PYTHON=${HTA_PYTHON:-python3}
 BENCH_DIR=${BENCH_DIR:-/tmp/streamscope-hta-bench}
 REPEAT=${REPEAT:-3}
 LARGE_OPS=${LARGE_OPS:-1000000}
-LARGE_REPEAT=${LARGE_REPEAT:-2}
+LARGE_REPEAT=${LARGE_REPEAT:-1}
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(100000 1000000)
 [ -x "$STREAMSCOPE" ] || { echo "missing $STREAMSCOPE: build the CLI first (cmake --build build --target streamscope)" >&2; exit 1; }
