@@ -214,6 +214,12 @@ struct DiagnoseFinding {
   std::vector<int64_t> tids;   // host threads involved
   std::map<std::string, double> figures;      // named numbers (ns, counts, ratios)
   std::map<std::string, std::string> labels;  // named texts (API names, NVTX ranges)
+  // What-if estimate (analysis/what_if.h): how much earlier the window's
+  // last GPU op would end with this cause removed. An estimate on the
+  // trace's dependency graph, never a measurement (only `compare` against
+  // a control run measures a saving). Unset when the cause has no what-if.
+  bool saving_estimated = false;
+  int64_t estimated_saving_ns = 0;
 };
 
 // Something a diagnosis could not check, and why (render/ words it).
@@ -234,6 +240,10 @@ struct DiagnoseResult {
   int64_t overlap_ns = 0;  // time at least two ops overlapped (any pair), all devices
   std::vector<DiagnoseFinding> findings;  // significant first, each group in step order
   std::vector<DiagnoseNote> notes;        // what could not be checked, and why
+  // Indices into `findings`, largest estimated saving first (findings
+  // without an estimate after, by measured impact). Filled by the ranking;
+  // empty means "not ranked" (then `findings` order is the ranking).
+  std::vector<int32_t> ranked;
   const DiagnoseFinding* primary() const {
     return !findings.empty() && findings.front().significant ? &findings.front() : nullptr;
   }
