@@ -12,11 +12,12 @@ done
 for f in libstreamscope_collector.so libstreamscope_noop_consumer.so; do
   strip --strip-unneeded -o "$ROOT/out/gpu/lib/$f" "$B/lib/$f"
 done
-# The CLI links Debian's shared Abseil, which the GPU machine lacks: carry
-# those libraries and start the CLI through a wrapper that finds them.
+# The CLI links Debian's shared Abseil, SQLite, protobuf and zlib, which the
+# GPU machine may lack: carry those libraries (in absl/) and start the CLI
+# through a wrapper that finds them.
 strip -o "$ROOT/out/gpu/bin/streamscope.real" "$B/bin/streamscope"
 mkdir -p "$ROOT/out/gpu/absl"
-for l in $(ldd "$B/bin/streamscope" | awk '/libabsl/ {print $3}'); do cp -L "$l" "$ROOT/out/gpu/absl/"; done
+for l in $(ldd "$B/bin/streamscope" | awk '/libabsl|libsqlite3|libprotobuf|libz\./ {print $3}'); do cp -L "$l" "$ROOT/out/gpu/absl/"; done
 cat >"$ROOT/out/gpu/bin/streamscope" <<'WRAP'
 #!/bin/sh
 d=$(dirname "$(readlink -f "$0")")
