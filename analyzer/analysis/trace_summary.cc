@@ -5,6 +5,8 @@
 
 namespace streamscope {
 
+bool IsExpectedRecordStat(const std::string& key) { return absl::EndsWith(key, "_before_recording"); }
+
 bool IsDroppedRecordStat(const std::string& key) {
   return absl::EndsWith(key, "_end_before_start") || absl::EndsWith(key, "_zero_timestamp") ||
          absl::EndsWith(key, "_unknown_kind") || absl::EndsWith(key, "_time_out_of_range") ||
@@ -54,6 +56,7 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
 
   for (const auto& [key, value] : model.import_stats) {
     if (value <= 0) continue;
+    if (IsExpectedRecordStat(key)) continue;
     if (IsDroppedRecordStat(key)) s.records_dropped += value;
     else s.records_inconsistent += value;
   }
@@ -72,9 +75,17 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
   if (s.records_inconsistent > 0) {
     std::string detail;
     for (const auto& [key, value] : model.import_stats) {
-      if (!IsDroppedRecordStat(key) && value > 0) absl::StrAppend(&detail, detail.empty() ? "" : ", ", key, "=", value);
+      if (!IsDroppedRecordStat(key) && !IsExpectedRecordStat(key) && value > 0) {
+        absl::StrAppend(&detail, detail.empty() ? "" : ", ", key, "=", value);
+      }
     }
     s.warnings.push_back(absl::StrCat(s.records_inconsistent, " inconsistent records were kept (", detail, ")"));
+  }
+  if (auto it = model.import_stats.find("op_stream_created_before_recording");
+      it != model.import_stats.end() && it->second > 0) {
+    s.notes.push_back(absl::StrCat(it->second, " ops ran on streams created before the recording started "
+                                   "(streamscope_record_start in a running process): their stream kind is "
+                                   "not recorded"));
   }
   if (s.collector_dropped > 0) {
     s.warnings.push_back(absl::StrCat("the collector lost ", s.collector_dropped,

@@ -48,6 +48,10 @@ struct TraceSummary {
 
 // True for import_stats keys that mean "record left out of the model".
 bool IsDroppedRecordStat(const std::string& key);
+// Import counters of records that are expected in this kind of trace (ops on
+// streams created before a mid-process recording started): neither dropped
+// nor inconsistent; the summary notes them.
+bool IsExpectedRecordStat(const std::string& key);
 
 TraceSummary SummarizeTrace(const TraceModel& model);
 

@@ -451,6 +451,12 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   int64_t last_raw = INT64_MIN + 1;
   int32_t last_index = -1;
   bool last_unknown = false;
+  // A recording started inside a running process (streamscope_record_start,
+  // injection 'api') never saw the streams created before it: their ops are
+  // expected, not inconsistent.
+  auto injection = model->metadata.find("injection");
+  const bool attached = injection != model->metadata.end() && injection->second == "api";
+  const char* unknown_stream_stat = attached ? "op_stream_created_before_recording" : "op_unknown_stream";
   absl::flat_hash_set<int64_t> undescribed_streams;
   absl::flat_hash_set<int32_t> missing_devices;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -465,7 +471,7 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
       last_index = model->StreamIndexFor(raw, ops.device_id[i]);
       last_raw = raw;
     }
-    if (last_unknown && raw != -1) ++model->import_stats["op_unknown_stream"];
+    if (last_unknown && raw != -1) ++model->import_stats[unknown_stream_stat];
     ops.stream[i] = last_index;
     if (!known_devices.contains(ops.device_id[i])) {
       ++model->import_stats["op_unknown_device"];
