@@ -46,8 +46,7 @@ std::string Utf8(std::string_view s) {
 }  // namespace
 
 PerfettoProtoSink::PerfettoProtoSink(OutputFile* out, int64_t ts_base_ns) : out_(out), base_(ts_base_ns) {
-  end_event_.set_type(pp::TrackEvent::TYPE_SLICE_END);
-  end_event_.ByteSizeLong();  // caches its size for SerializeWithCachedSizesToArray
+  end_event_.set_type(pp::TrackEvent::TYPE_SLICE_END);  // track and time come from the sequence
 }
 
 uint64_t PerfettoProtoSink::Intern(InternKind kind, std::string_view s) {
