@@ -115,11 +115,11 @@ void PerfettoProtoSink::WriteMessagePacket(const pp::TracePacket& packet) {
   ++packets_;
 }
 
-void PerfettoProtoSink::OpenSequence(uint64_t track, Sequence& seq, uint64_t ts) {
+void PerfettoProtoSink::OpenSequence(uint64_t track, Sequence& seq) {
   seq.id = next_sequence_++;
-  seq.last_ts = ts;
+  seq.last_ts = 0;
   pp::TracePacket p;
-  p.set_timestamp(ts);
+  p.set_timestamp(0);
   p.set_timestamp_clock_id(kBootTimeClock);  // not the clock it defines
   p.set_trusted_packet_sequence_id(seq.id);
   p.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
@@ -127,14 +127,18 @@ void PerfettoProtoSink::OpenSequence(uint64_t track, Sequence& seq, uint64_t ts)
   pp::TracePacketDefaults* defaults = p.mutable_trace_packet_defaults();
   defaults->set_timestamp_clock_id(kIncrementalClock);
   defaults->mutable_track_event_defaults()->set_track_uuid(track);
-  // Both clocks read `ts` now: the incremental clock counts from there in ns.
+  // Both clocks read 0 (the base) at the snapshot: the incremental clock
+  // counts nanoseconds from there. Always 0: sequences open in file order,
+  // not time order, and so no reader sees BOOTTIME go back from one
+  // snapshot to the next (trace_processor drops such a snapshot when it
+  // holds the same clocks as an earlier one).
   pp::ClockSnapshot* clocks = p.mutable_clock_snapshot();
   pp::ClockSnapshot::Clock* boot = clocks->add_clocks();
   boot->set_clock_id(kBootTimeClock);
-  boot->set_timestamp(ts);
+  boot->set_timestamp(0);
   pp::ClockSnapshot::Clock* incremental = clocks->add_clocks();
   incremental->set_clock_id(kIncrementalClock);
-  incremental->set_timestamp(ts);
+  incremental->set_timestamp(0);
   incremental->set_is_incremental(true);
   WriteMessagePacket(p);
 }
@@ -261,7 +265,7 @@ void PerfettoProtoSink::StartInstant(uint64_t track, int64_t ts_ns, uint64_t nam
 void PerfettoProtoSink::Commit() {
   Sequence& seq = SequenceOf(event_track_);
   uint64_t ts = Ts(event_ts_ns_);
-  if (seq.id == 0) OpenSequence(event_track_, seq, ts);
+  if (seq.id == 0) OpenSequence(event_track_, seq);
   WriteEventPacket(seq, ts, event_, has_pending_);
   if (event_is_slice_) seq.open_ends.push_back(event_end_ns_);
   event_is_slice_ = false;

@@ -7,9 +7,11 @@
 //     A track's first event opens its sequence with a packet that clears
 //     the incremental state (SEQ_INCREMENTAL_STATE_CLEARED) and sets its
 //     defaults (the track's uuid, a sequence-scoped incremental clock) and a
-//     ClockSnapshot of that clock against BOOTTIME. Every event packet after
-//     it says SEQ_NEEDS_INCREMENTAL_STATE, leaves out its track uuid and
-//     gives its timestamp as the delta from the sequence's previous packet;
+//     ClockSnapshot of that clock against BOOTTIME (both 0, the base, so
+//     BOOTTIME never goes back from one snapshot to the next). Every event
+//     packet after it says SEQ_NEEDS_INCREMENTAL_STATE, leaves out its track
+//     uuid and gives its timestamp as the delta from the sequence's previous
+//     packet;
 //   * interning: event names, categories, annotation names and repeated
 //     string values are sent once per sequence, in the interned_data of the
 //     packet that first uses them there, with iids numbered per sequence
@@ -107,8 +109,8 @@ class PerfettoProtoSink {
 
   uint64_t Intern(InternKind kind, std::string_view s);
   Sequence& SequenceOf(uint64_t track);
-  // Opens `seq` (first packet: cleared state, defaults, clock snapshot at ts).
-  void OpenSequence(uint64_t track, Sequence& seq, uint64_t ts);
+  // Opens `seq` (first packet: cleared state, defaults, clock snapshot).
+  void OpenSequence(uint64_t track, Sequence& seq);
   // The iid on the current event's sequence of file-wide id `id`; a new
   // entry goes into pending_, sent with the event.
   uint64_t Local(InternKind kind, uint64_t id);
