@@ -1,10 +1,14 @@
 // `export --perfetto-proto`: the written file is decoded back with the
-// classes generated from analyzer/export/perfetto_trace.proto and replayed
-// the way trace_processor does (per track, BEGIN pushes, END pops), then
-// checked against the model of a bundled real trace: every op exactly once
-// on its stream's track with its exact start and duration, the analysis
-// tracks, flows from each API call to its op, interning and incremental
-// state.
+// classes generated from analyzer/export/perfetto_trace.proto and read the
+// way trace_processor reads it: per packet sequence, incremental state
+// cleared by SEQ_INCREMENTAL_STATE_CLEARED, TracePacketDefaults (track,
+// clock), delta timestamps summed on the sequence's incremental clock from
+// its ClockSnapshot, interned names resolved in the sequence's own tables;
+// then per track, BEGIN pushes and END pops. Checked against the model of
+// bundled real traces and a synthetic one: every op exactly once on its
+// stream's track with its exact start and duration, the analysis tracks,
+// flows from each API call to its op, and Perfetto's incremental-state
+// rules (with a hand-made trace that breaks them, so the check can fail).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
