@@ -611,6 +611,8 @@ TEST(PerfettoProto, TwoTracesGetTheirOwnLabelledProcesses) {
   }
   EXPECT_GE(processes_seq, 2);  // host + device
   EXPECT_GE(processes_ovl, 2);
+  EXPECT_EQ(d.breaches.Total(), 0) << "each trace's tracks get sequences of their own";
+  EXPECT_EQ(d.unclosed + d.unmatched_ends, 0);
 }
 
 TEST(PerfettoProto, NamesThatAreNotUtf8AreRepairedAsInTheJson) {
