@@ -1,6 +1,7 @@
 #include "analyzer/export/perfetto_proto_sink.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "analyzer/export/text_escape.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -13,11 +14,8 @@ using google::protobuf::io::CodedOutputStream;
 
 namespace {
 
-constexpr uint32_t kSequenceId = 1;
 constexpr uint32_t kTracePacketTag = (1 << 3) | 2;  // Trace.packet, length-delimited
 constexpr uint32_t kTrackEventField = 11;            // TracePacket.track_event
-constexpr uint32_t kTrackDescriptorField = 60;       // TracePacket.track_descriptor
-enum InternKind { kName, kCategory, kKey, kValue };
 
 // Trace text (kernel names, NVTX messages) may hold bytes that are not UTF-8;
 // Perfetto's string fields must be UTF-8: invalid bytes become U+FFFD, as in
@@ -47,99 +45,156 @@ std::string Utf8(std::string_view s) {
 
 }  // namespace
 
-PerfettoProtoSink::PerfettoProtoSink(OutputFile* out, int64_t ts_base_ns) : out_(out), base_(ts_base_ns) {}
+PerfettoProtoSink::PerfettoProtoSink(OutputFile* out, int64_t ts_base_ns) : out_(out), base_(ts_base_ns) {
+  end_event_.set_type(pp::TrackEvent::TYPE_SLICE_END);  // track and time come from the sequence
+}
 
-uint64_t PerfettoProtoSink::Intern(absl::flat_hash_map<std::string, uint64_t>& table, std::string_view s,
-                                   int kind) {
-  auto it = table.find(absl::string_view(s.data(), s.size()));  // Debian's absl has its own string_view
-  if (it != table.end()) return it->second;
-  uint64_t iid = table.size() + 1;  // 0 means "not set"
-  table.emplace(std::string(s), iid);
+uint64_t PerfettoProtoSink::Intern(InternKind kind, std::string_view s) {
+  Table& t = tables_[kind];
+  auto it = t.iids.find(absl::string_view(s.data(), s.size()));  // Debian's absl has its own string_view
+  if (it != t.iids.end()) return it->second;
+  uint64_t iid = t.strings.size() + 1;  // 0 means "not set"
+  const std::string& kept = t.strings.emplace_back(s);
+  t.iids.emplace(absl::string_view(kept.data(), kept.size()), iid);
+  return iid;
+}
+
+uint64_t PerfettoProtoSink::EventName(std::string_view name) { return Intern(kName, name); }
+uint64_t PerfettoProtoSink::Category(std::string_view name) { return Intern(kCategory, name); }
+uint64_t PerfettoProtoSink::AnnotationName(std::string_view name) { return Intern(kKey, name); }
+uint64_t PerfettoProtoSink::StringValue(std::string_view value) { return Intern(kValue, value); }
+
+PerfettoProtoSink::Sequence& PerfettoProtoSink::SequenceOf(uint64_t track) {
+  if (track >= sequences_.size()) sequences_.resize(track + 1);
+  return sequences_[track];
+}
+
+uint64_t PerfettoProtoSink::Local(InternKind kind, uint64_t id) {
+  absl::flat_hash_map<uint64_t, uint64_t>& iids = sequences_[event_track_].iids[kind];
+  auto [it, added] = iids.emplace(id, iids.size() + 1);
+  if (!added) return it->second;
+  uint64_t iid = it->second;
+  std::string text = Utf8(tables_[kind].strings[id - 1]);
   has_pending_ = true;
   switch (kind) {
     case kName: {
       pp::EventName* e = pending_.add_event_names();
       e->set_iid(iid);
-      e->set_name(Utf8(s));
+      e->set_name(std::move(text));
       break;
     }
     case kCategory: {
       pp::EventCategory* e = pending_.add_event_categories();
       e->set_iid(iid);
-      e->set_name(Utf8(s));
+      e->set_name(std::move(text));
       break;
     }
     case kKey: {
       pp::DebugAnnotationName* e = pending_.add_debug_annotation_names();
       e->set_iid(iid);
-      e->set_name(Utf8(s));
+      e->set_name(std::move(text));
       break;
     }
     default: {
       pp::InternedString* e = pending_.add_debug_annotation_string_values();
       e->set_iid(iid);
-      e->set_str(Utf8(s));
+      e->set_str(std::move(text));
       break;
     }
   }
   return iid;
 }
 
-uint64_t PerfettoProtoSink::EventName(std::string_view name) { return Intern(names_, name, kName); }
-uint64_t PerfettoProtoSink::Category(std::string_view name) { return Intern(categories_, name, kCategory); }
-uint64_t PerfettoProtoSink::AnnotationName(std::string_view name) { return Intern(keys_, name, kKey); }
-uint64_t PerfettoProtoSink::StringValue(std::string_view value) { return Intern(values_, value, kValue); }
+void PerfettoProtoSink::WriteMessagePacket(const pp::TracePacket& packet) {
+  std::string bytes = packet.SerializeAsString();
+  uint8_t header[10];
+  uint8_t* p = CodedOutputStream::WriteVarint32ToArray(kTracePacketTag, header);
+  p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(bytes.size()), p);
+  out_->Write(std::string_view(reinterpret_cast<const char*>(header), static_cast<size_t>(p - header)));
+  out_->Write(bytes);
+  ++packets_;
+}
 
-void PerfettoProtoSink::WritePacket(bool has_ts, uint64_t ts, bool uses_interning,
-                                    const google::protobuf::MessageLite& payload, uint32_t payload_field) {
+void PerfettoProtoSink::OpenSequence(uint64_t track, Sequence& seq) {
+  seq.id = next_sequence_++;
+  seq.last_ts = 0;
+  pp::TracePacket p;
+  p.set_timestamp(0);
+  p.set_timestamp_clock_id(kBootTimeClock);  // not the clock it defines
+  p.set_trusted_packet_sequence_id(seq.id);
+  p.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+  p.set_first_packet_on_sequence(true);
+  pp::TracePacketDefaults* defaults = p.mutable_trace_packet_defaults();
+  defaults->set_timestamp_clock_id(kIncrementalClock);
+  defaults->mutable_track_event_defaults()->set_track_uuid(track);
+  // Both clocks read 0 (the base) at the snapshot: the incremental clock
+  // counts nanoseconds from there. Always 0: sequences open in file order,
+  // not time order, and so no reader sees BOOTTIME go back from one
+  // snapshot to the next (trace_processor drops such a snapshot when it
+  // holds the same clocks as an earlier one).
+  pp::ClockSnapshot* clocks = p.mutable_clock_snapshot();
+  pp::ClockSnapshot::Clock* boot = clocks->add_clocks();
+  boot->set_clock_id(kBootTimeClock);
+  boot->set_timestamp(0);
+  pp::ClockSnapshot::Clock* incremental = clocks->add_clocks();
+  incremental->set_clock_id(kIncrementalClock);
+  incremental->set_timestamp(0);
+  incremental->set_is_incremental(true);
+  WriteMessagePacket(p);
+}
+
+void PerfettoProtoSink::WriteEventPacket(Sequence& seq, uint64_t ts, const pp::TrackEvent& event, bool interned) {
   using WF = google::protobuf::internal::WireFormatLite;
-  uint32_t flags = 0;
-  if (packets_ == 0) {
-    flags = pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED;
-  } else if (uses_interning || has_pending_) {
-    flags = pp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE;
+  // A delta on the sequence's incremental clock, or (going back in time) an
+  // absolute BOOTTIME value that leaves the incremental clock where it was.
+  bool delta = ts >= seq.last_ts;
+  uint64_t stamp = delta ? ts - seq.last_ts : ts;
+  if (delta) seq.last_ts = ts;
+  size_t interned_size = interned ? pending_.ByteSizeLong() : 0;
+  size_t body = event.ByteSizeLong();
+  constexpr size_t kHeaderRoom = 6;  // Trace.packet tag + length varint
+  frame_.resize(kHeaderRoom + 48 + interned_size + body);
+  auto* start = reinterpret_cast<uint8_t*>(frame_.data()) + kHeaderRoom;
+  uint8_t* p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(8, WF::WIRETYPE_VARINT), start);  // timestamp
+  p = CodedOutputStream::WriteVarint64ToArray(stamp, p);
+  if (!delta) {
+    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(58, WF::WIRETYPE_VARINT), p);  // timestamp_clock_id
+    p = CodedOutputStream::WriteVarint32ToArray(kBootTimeClock, p);
   }
-  size_t interned = has_pending_ ? pending_.ByteSizeLong() : 0;
-  size_t body = payload.ByteSizeLong();
-  const uint32_t payload_tag = WF::MakeTag(payload_field, WF::WIRETYPE_LENGTH_DELIMITED);
-  size_t size = 0;
-  if (has_ts) size += 1 + CodedOutputStream::VarintSize64(ts);
-  size += 2;  // trusted_packet_sequence_id = 1
-  if (flags != 0) size += 2;
-  if (packets_ == 0) size += 3;  // first_packet_on_sequence = true (tag 87: 2 bytes)
-  if (has_pending_) size += 1 + CodedOutputStream::VarintSize64(interned) + interned;
-  size += CodedOutputStream::VarintSize32(payload_tag) + CodedOutputStream::VarintSize64(body) + body;
-
-  frame_.resize(size + 10);
-  auto* begin = reinterpret_cast<uint8_t*>(frame_.data());
-  uint8_t* p = CodedOutputStream::WriteVarint32ToArray(kTracePacketTag, begin);
-  p = CodedOutputStream::WriteVarint32ToArray(static_cast<uint32_t>(size), p);
-  if (has_ts) {
-    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(8, WF::WIRETYPE_VARINT), p);
-    p = CodedOutputStream::WriteVarint64ToArray(ts, p);
-  }
-  p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(10, WF::WIRETYPE_VARINT), p);
-  p = CodedOutputStream::WriteVarint32ToArray(kSequenceId, p);
-  if (flags != 0) {
-    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(13, WF::WIRETYPE_VARINT), p);
-    p = CodedOutputStream::WriteVarint32ToArray(flags, p);
-  }
-  if (packets_ == 0) {
-    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(87, WF::WIRETYPE_VARINT), p);
-    p = CodedOutputStream::WriteVarint32ToArray(1, p);
-  }
-  if (has_pending_) {
-    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(12, WF::WIRETYPE_LENGTH_DELIMITED), p);
-    p = CodedOutputStream::WriteVarint64ToArray(interned, p);
+  p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(10, WF::WIRETYPE_VARINT), p);  // trusted_packet_sequence_id
+  p = CodedOutputStream::WriteVarint32ToArray(seq.id, p);
+  p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(13, WF::WIRETYPE_VARINT), p);  // sequence_flags
+  p = CodedOutputStream::WriteVarint32ToArray(pp::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE, p);
+  if (interned) {
+    p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(12, WF::WIRETYPE_LENGTH_DELIMITED), p);  // interned_data
+    p = CodedOutputStream::WriteVarint64ToArray(interned_size, p);
     p = pending_.SerializeWithCachedSizesToArray(p);
     pending_.Clear();
     has_pending_ = false;
   }
-  p = CodedOutputStream::WriteVarint32ToArray(payload_tag, p);
+  p = CodedOutputStream::WriteVarint32ToArray(WF::MakeTag(kTrackEventField, WF::WIRETYPE_LENGTH_DELIMITED), p);
   p = CodedOutputStream::WriteVarint64ToArray(body, p);
-  p = payload.SerializeWithCachedSizesToArray(p);
-  out_->Write(std::string_view(frame_.data(), static_cast<size_t>(p - begin)));
+  p = event.SerializeWithCachedSizesToArray(p);
+  auto size = static_cast<uint32_t>(p - start);
+  uint8_t header[kHeaderRoom];
+  uint8_t* h = CodedOutputStream::WriteVarint32ToArray(kTracePacketTag, header);
+  h = CodedOutputStream::WriteVarint32ToArray(size, h);
+  auto header_size = static_cast<size_t>(h - header);
+  std::memcpy(start - header_size, header, header_size);
+  out_->Write(std::string_view(reinterpret_cast<const char*>(start - header_size), header_size + size));
   ++packets_;
+}
+
+void PerfettoProtoSink::WriteDescriptor() {
+  pp::TracePacket p;
+  p.set_trusted_packet_sequence_id(kDescriptorSequence);
+  if (!descriptors_started_) {
+    p.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+    p.set_first_packet_on_sequence(true);
+    descriptors_started_ = true;
+  }
+  *p.mutable_track_descriptor() = track_;
+  WriteMessagePacket(p);
 }
 
 uint64_t PerfettoProtoSink::ProcessTrack(int64_t pid, std::string_view name) {
@@ -148,7 +203,7 @@ uint64_t PerfettoProtoSink::ProcessTrack(int64_t pid, std::string_view name) {
   track_.set_uuid(uuid);
   track_.mutable_process()->set_pid(static_cast<int32_t>(pid));
   track_.mutable_process()->set_process_name(Utf8(name));
-  WritePacket(false, 0, false, track_, kTrackDescriptorField);
+  WriteDescriptor();
   return uuid;
 }
 
@@ -161,7 +216,7 @@ uint64_t PerfettoProtoSink::ThreadTrack(uint64_t process_uuid, int64_t pid, int6
   track_.mutable_thread()->set_pid(static_cast<int32_t>(pid));
   track_.mutable_thread()->set_tid(static_cast<int32_t>(tid));
   track_.mutable_thread()->set_thread_name(Utf8(name));
-  WritePacket(false, 0, false, track_, kTrackDescriptorField);
+  WriteDescriptor();
   return uuid;
 }
 
@@ -171,90 +226,100 @@ uint64_t PerfettoProtoSink::NamedTrack(uint64_t parent_uuid, std::string_view na
   track_.set_uuid(uuid);
   if (parent_uuid != 0) track_.set_parent_uuid(parent_uuid);
   track_.set_name(Utf8(name));
-  WritePacket(false, 0, false, track_, kTrackDescriptorField);
+  WriteDescriptor();
   return uuid;
 }
 
-pp::TrackEvent& PerfettoProtoSink::NewEvent(pp::TrackEvent::Type type, uint64_t track) {
-  event_.Clear();
-  event_.set_type(type);
-  event_.set_track_uuid(track);
-  return event_;
-}
-
-void PerfettoProtoSink::EndSlice(uint64_t track, int64_t end_ns) {
-  WritePacket(true, Ts(end_ns), false, NewEvent(pp::TrackEvent::TYPE_SLICE_END, track), kTrackEventField);
-}
-
 void PerfettoProtoSink::EndSlicesUntil(uint64_t track, int64_t ts_ns) {
-  if (track >= open_ends_.size()) open_ends_.resize(track + 1);
-  std::vector<int64_t>& open = open_ends_[track];
-  while (!open.empty() && open.back() <= ts_ns) {
-    int64_t end = open.back();
-    open.pop_back();
-    EndSlice(track, end);
+  Sequence& seq = SequenceOf(track);
+  while (!seq.open_ends.empty() && seq.open_ends.back() <= ts_ns) {
+    int64_t end = seq.open_ends.back();
+    seq.open_ends.pop_back();
+    WriteEventPacket(seq, Ts(end), end_event_, false);
   }
 }
 
-pp::TrackEvent* PerfettoProtoSink::StartSlice(uint64_t track, int64_t start_ns, int64_t end_ns, uint64_t name_iid,
-                                              uint64_t category_iid) {
-  EndSlicesUntil(track, start_ns);
-  pp::TrackEvent& e = NewEvent(pp::TrackEvent::TYPE_SLICE_BEGIN, track);
-  e.set_name_iid(name_iid);
-  e.add_category_iids(category_iid);
-  event_track_ = track;
-  event_ts_ns_ = start_ns;
-  event_end_ns_ = std::max(start_ns, end_ns);
-  event_is_slice_ = true;
-  return &e;
-}
-
-pp::TrackEvent* PerfettoProtoSink::StartInstant(uint64_t track, int64_t ts_ns, uint64_t name_iid,
-                                                uint64_t category_iid) {
-  pp::TrackEvent& e = NewEvent(pp::TrackEvent::TYPE_INSTANT, track);
-  e.set_name_iid(name_iid);
-  e.add_category_iids(category_iid);
+void PerfettoProtoSink::Start(pp::TrackEvent::Type type, uint64_t track, int64_t ts_ns, uint64_t name_iid,
+                              uint64_t category_iid) {
+  EndSlicesUntil(track, ts_ns);
   event_track_ = track;
   event_ts_ns_ = ts_ns;
+  event_.Clear();
+  event_.set_type(type);
+  event_.set_name_iid(Local(kName, name_iid));
+  event_.add_category_iids(Local(kCategory, category_iid));
+}
+
+void PerfettoProtoSink::StartSlice(uint64_t track, int64_t start_ns, int64_t end_ns, uint64_t name_iid,
+                                   uint64_t category_iid) {
+  Start(pp::TrackEvent::TYPE_SLICE_BEGIN, track, start_ns, name_iid, category_iid);
+  event_end_ns_ = std::max(start_ns, end_ns);
+  event_is_slice_ = true;
+}
+
+void PerfettoProtoSink::StartInstant(uint64_t track, int64_t ts_ns, uint64_t name_iid, uint64_t category_iid) {
+  Start(pp::TrackEvent::TYPE_INSTANT, track, ts_ns, name_iid, category_iid);
   event_is_slice_ = false;
-  return &e;
 }
 
 void PerfettoProtoSink::Commit() {
-  WritePacket(true, Ts(event_ts_ns_), true, event_, kTrackEventField);
-  if (event_is_slice_) open_ends_[event_track_].push_back(event_end_ns_);
+  Sequence& seq = SequenceOf(event_track_);
+  uint64_t ts = Ts(event_ts_ns_);
+  if (seq.id == 0) OpenSequence(event_track_, seq);
+  WriteEventPacket(seq, ts, event_, has_pending_);
+  if (event_is_slice_) seq.open_ends.push_back(event_end_ns_);
   event_is_slice_ = false;
 }
 
-void PerfettoProtoSink::Int(uint64_t key_iid, int64_t v) {
+void PerfettoProtoSink::Flow(uint64_t flow_id) { event_.add_flow_ids_old(flow_id); }
+
+void PerfettoProtoSink::Correlation(int64_t correlation_id) {
+  if (correlation_id >= 0) {
+    event_.set_correlation_id(static_cast<uint64_t>(correlation_id));
+  } else {
+    Int(AnnotationName("correlation_id"), correlation_id);
+  }
+}
+
+pp::DebugAnnotation* PerfettoProtoSink::Annotation(uint64_t key_iid) {
   pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
+  a->set_name_iid(Local(kKey, key_iid));
+  return a;
+}
+
+void PerfettoProtoSink::Int(uint64_t key_iid, int64_t v) {
+  pp::DebugAnnotation* a = Annotation(key_iid);
   a->set_int_value(v);
 }
 
 void PerfettoProtoSink::Bool(uint64_t key_iid, bool v) {
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
+  pp::DebugAnnotation* a = Annotation(key_iid);
   a->set_bool_value(v);
 }
 
 void PerfettoProtoSink::Str(uint64_t key_iid, std::string_view v) {
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
+  pp::DebugAnnotation* a = Annotation(key_iid);
   a->set_string_value(Utf8(v));
 }
 
 void PerfettoProtoSink::InternedStr(uint64_t key_iid, std::string_view v) {
-  uint64_t value = StringValue(v);
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
-  a->set_string_value_iid(value);
+  pp::DebugAnnotation* a = Annotation(key_iid);
+  a->set_string_value_iid(Local(kValue, StringValue(v)));
 }
 
-void PerfettoProtoSink::Ints(uint64_t key_iid, std::initializer_list<int64_t> v) {
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
-  for (int64_t x : v) a->add_array_values()->set_int_value(x);
+void PerfettoProtoSink::OpRef(uint64_t key_iid, const OpReference& ref) {
+  pp::DebugAnnotation* entry = Annotation(key_iid)->add_dict_entries();
+  entry->set_name_iid(Local(kKey, AnnotationName(ref.first)));
+  entry->set_int_value(ref.second);
+}
+
+void PerfettoProtoSink::OpRefs(uint64_t key_iid, const std::vector<OpReference>& refs) {
+  pp::DebugAnnotation* a = Annotation(key_iid);
+  for (const OpReference& ref : refs) {
+    pp::DebugAnnotation* entry = a->add_array_values()->add_dict_entries();
+    entry->set_name_iid(Local(kKey, AnnotationName(ref.first)));
+    entry->set_int_value(ref.second);
+  }
 }
 
 namespace {
@@ -284,8 +349,7 @@ void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v, bool
     InternedStr(key_iid, v.get_ref<const std::string&>());
     return;
   }
-  pp::DebugAnnotation* a = event_.add_debug_annotations();
-  a->set_name_iid(key_iid);
+  pp::DebugAnnotation* a = Annotation(key_iid);
   if (SetScalar(a, v)) return;
   bool scalars = v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) {
     return x.is_primitive() && !x.is_null();
@@ -298,7 +362,7 @@ void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v, bool
 }
 
 absl::Status PerfettoProtoSink::Finish() {
-  for (size_t track = 0; track < open_ends_.size(); ++track) {
+  for (size_t track = 0; track < sequences_.size(); ++track) {
     EndSlicesUntil(track, INT64_MAX);
   }
   return out_->Commit();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "analyzer/export/perfetto_proto_sink.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/track_layout.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -48,7 +50,59 @@ bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const Analys
   if (key == "cause") return !s.cause.empty();  // written once, from s.cause
   if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
   if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
+  // Gaps: the submitting call's thread, which the call's id already gives.
+  if (key == "host_tid") return s.args.contains("submitting_call_source_id");
+  if (key == "ops_total") {  // overlaps: the length of "ops" unless that list was cut short
+    auto ops = s.args.find("ops");
+    return v.is_number_integer() && ops != s.args.end() && ops->is_array() &&
+           v.get<int64_t>() == static_cast<int64_t>(ops->size());
+  }
   return false;
+}
+// The slice's cause, unless its name already says it ("gap: <cause>",
+// "<cause>: <detail>", "<cause>").
+bool CauseInName(const AnalysisSlice& s) {
+  std::string_view name = s.name, cause = s.cause;
+  if (name == cause) return true;
+  if (name.starts_with("gap: ") && name.substr(5) == cause) return true;
+  return name.size() > cause.size() + 1 && name.starts_with(cause) && name.substr(cause.size(), 2) == ": ";
+}
+
+// "memcpy#7" (an op's source table and row id, as the analyses write op
+// references) -> {"memcpy", 7}.
+std::optional<PerfettoProtoSink::OpReference> ParseOpRef(const nlohmann::json& v) {
+  if (!v.is_string()) return std::nullopt;
+  std::string_view text = v.get_ref<const std::string&>();
+  size_t hash = text.find('#');
+  if (hash == std::string_view::npos || hash + 1 == text.size() || text.size() - hash > 19) return std::nullopt;
+  std::string_view table = text.substr(0, hash);
+  bool known = false;
+  for (int c = 0; c < kNumOpCategories; ++c) known = known || table == OpTable(static_cast<OpCategory>(c));
+  if (!known) return std::nullopt;
+  int64_t id = 0;
+  for (char ch : text.substr(hash + 1)) {
+    if (ch < '0' || ch > '9') return std::nullopt;
+    id = id * 10 + (ch - '0');
+  }
+  return PerfettoProtoSink::OpReference{table, id};
+}
+
+// Writes an analysis arg that is an op reference or a list of them as
+// dicts; false if it is something else.
+bool WriteOpRefs(PerfettoProtoSink& out, std::string_view key, const nlohmann::json& v) {
+  if (auto ref = ParseOpRef(v)) {
+    out.OpRef(out.AnnotationName(key), *ref);
+    return true;
+  }
+  if (!v.is_array() || v.empty()) return false;
+  std::vector<PerfettoProtoSink::OpReference> refs;
+  for (const nlohmann::json& x : v) {
+    auto ref = ParseOpRef(x);
+    if (!ref) return false;
+    refs.push_back(*ref);
+  }
+  out.OpRefs(out.AnnotationName(key), refs);
+  return true;
 }
 
 class ProtoTraceExporter {
@@ -177,14 +231,16 @@ class ProtoTraceExporter {
       // Args the JSON has but the file already says are left out (size):
       // table (from the category), stream (the track), api_source_id and
       // queue_delay_ns (the flow leads to the call, with its id and times).
-      perfetto::protos::TrackEvent* ev = out_.StartSlice(track, s, e, name, category_iids[ci]);
+      out_.StartSlice(track, s, e, name, category_iids[ci]);
       out_.Int(k_.source_id, ops.source_id[i]);
-      out_.Int(k_.correlation_id, ops.correlation_id[i]);
+      out_.Correlation(ops.correlation_id[i]);
       if (c == OpCategory::kKernel) {
         if (shapes) {
           const KernelShape& ks = m_.kernel_shapes[i];
-          out_.Ints(k_.grid, {ks.grid[0], ks.grid[1], ks.grid[2]});
-          out_.Ints(k_.block, {ks.block[0], ks.block[1], ks.block[2]});
+          // "x,y,z" strings (an array of three ints takes 17 bytes); block
+          // shapes repeat (interned: 7 bytes), grids follow the data (inline).
+          out_.Str(k_.grid, absl::StrCat(ks.grid[0], ",", ks.grid[1], ",", ks.grid[2]));
+          out_.InternedStr(k_.block, absl::StrCat(ks.block[0], ",", ks.block[1], ",", ks.block[2]));
           out_.Int(k_.registers, ks.registers);
           out_.Int(k_.shared_bytes, ks.shared_bytes);
         }
@@ -203,7 +259,7 @@ class ProtoTraceExporter {
       if (lane > 0) out_.Bool(k_.overlaps, true);
       if (flow) {
         uint64_t id = FlowId(index_, i);
-        ev->add_flow_ids(id);
+        out_.Flow(id);
         api_flows_.emplace_back(api, id);
         ++stats_->flows;
       }
@@ -236,16 +292,17 @@ class ProtoTraceExporter {
       bool is_driver = api.domain[i] == ApiDomain::kDriver;
       uint64_t track = HostTrack(api.tid[i], 0);
       uint64_t name = RawNameIid(api.name[i]);
-      perfetto::protos::TrackEvent* ev = out_.StartSlice(track, s, e, name, is_driver ? driver : runtime);
+      out_.StartSlice(track, s, e, name, is_driver ? driver : runtime);
       out_.Int(k_.source_id, api.source_id[i]);
-      out_.Int(k_.correlation_id, api.correlation_id[i]);
-      out_.Int(k_.cbid, api.cbid[i]);
+      out_.Correlation(api.correlation_id[i]);
+      // cbid numbers the function the name says; kept only without a name.
+      if (api.name[i] == kNoString) out_.Int(k_.cbid, api.cbid[i]);
       // Only errors (the JSON writes 0 too); the domain is the category.
       if (api.return_value[i] != 0) out_.Int(k_.return_value, api.return_value[i]);
       if (e != api.end_ns[i]) out_.Int(k_.clipped, api.end_ns[i] - e);
       auto range = std::equal_range(api_flows_.begin(), api_flows_.end(), std::make_pair(i, uint64_t{0}),
                                     [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto it = range.first; it != range.second; ++it) ev->add_flow_ids(it->second);
+      for (auto it = range.first; it != range.second; ++it) out_.Flow(it->second);
       out_.Commit();
       ++stats_->events;
       ++stats_->api_calls;
@@ -319,9 +376,9 @@ class ProtoTraceExporter {
       for (const AnalysisSlice& s : t.slices) {
         uint64_t name = out_.EventName(s.name);
         out_.StartSlice(track, s.start_ns, s.end_ns, name, group);
-        if (!s.cause.empty()) out_.InternedStr(k_.cause, s.cause);
+        if (!s.cause.empty() && !CauseInName(s)) out_.InternedStr(k_.cause, s.cause);
         for (auto& [key, v] : s.args.items()) {
-          if (RepeatsTheSlice(key, v, s)) continue;
+          if (RepeatsTheSlice(key, v, s) || WriteOpRefs(out_, key, v)) continue;
           out_.Json(key, v, /*intern=*/kRepeatingArgs.contains(key));
         }
         out_.Commit();
@@ -334,7 +391,9 @@ class ProtoTraceExporter {
         out_.StartInstant(mtrack, mk.ts_ns, name, group);
         out_.Str(k_.explanation, mk.explanation);
         if (mk.end_ns > mk.ts_ns) out_.Int(k_.duration_ns, mk.end_ns - mk.ts_ns);
-        for (auto& [key, v] : mk.args.items()) out_.Json(key, v);
+        for (auto& [key, v] : mk.args.items()) {
+          if (!WriteOpRefs(out_, key, v)) out_.Json(key, v);
+        }
         out_.Commit();
         ++stats_->events;
         ++stats_->analysis_markers;
