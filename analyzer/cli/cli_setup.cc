@@ -152,7 +152,11 @@ std::string ParseErrorLine(const CLI::App& app, const std::string& command, cons
     }
   }
   if (extras || (required && !unexpected.empty())) {
+    if (unexpected.size() == 1 && unexpected.front() == "--") {
+      return absl::StrCat(prefix, "nothing after '--' ", HelpHint(command));
+    }
     for (const std::string& arg : unexpected) {
+      if (arg == "--") continue;
       if (arg.size() > 1 && arg[0] == '-' && !(arg[1] >= '0' && arg[1] <= '9')) {
         const std::string option = arg.substr(0, arg.find('='));
         std::string line = absl::StrCat(prefix, "unknown option '", option, "'");
@@ -185,7 +189,17 @@ std::string ParseErrorLine(const CLI::App& app, const std::string& command, cons
     return absl::StrCat(prefix, "no command given; commands: ", absl::StrJoin(SubcommandNames(app), ", "), " ",
                         HelpHint(command));
   }
-  if (required) return absl::StrCat(prefix, OneLine(e.what()), " ", HelpHint(command));
+  if (required) {
+    std::string what = OneLine(e.what());  // "traces is required", "--output is required"
+    if (absl::EndsWith(what, " is required")) what = "missing " + what.substr(0, what.size() - 12);
+    return absl::StrCat(prefix, what, " ", HelpHint(command));
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::string what = OneLine(e.what());  // "--top: 1 required INT:>=0 missing"
+    if (absl::StrContains(what, " required ") && absl::EndsWith(what, " missing")) {
+      return absl::StrCat(prefix, what.substr(0, what.find(':')), " needs a value");
+    }
+  }
   return absl::StrCat(prefix, OneLine(e.what()));
 }
 

@@ -120,7 +120,7 @@ bool Exists(const std::string& path) {
 // drift over both sides, then fills in the trace lists.
 int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
   if (a.runs.size() != 2) {
-    std::cerr << "streamscope: compare --run needs exactly two commands: --run 'CONTROL CMD' --run 'VARIANT CMD'\n";
+    std::cerr << "streamscope: compare: --run needs exactly two commands: --run 'CONTROL CMD' --run 'VARIANT CMD'\n";
     return kExitUsage;
   }
   std::string dir = a.output_dir;

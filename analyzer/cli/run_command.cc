@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -28,6 +29,7 @@
 #include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/suggest.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/model/trace_model.h"
 
@@ -238,6 +240,32 @@ int Run(const RunOptions& o) {
   return rc;
 }
 
+// --kinds is read by the collector inside the program; a misspelled kind is
+// caught here, before the program runs.
+CLI::Validator KindList() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        static const std::vector<std::string> kKinds = {
+            "default", "all",      "kernel",  "memcpy", "memset", "sync",   "runtime", "driver",
+            "nvtx",    "stream",   "context", "overhead", "graph", "memory", "submit"};
+        std::string item;
+        for (size_t i = 0; i <= value.size(); ++i) {
+          if (i < value.size() && value[i] != ',' && value[i] != ' ') {
+            item += value[i];
+            continue;
+          }
+          std::string name = !item.empty() && (item[0] == '+' || item[0] == '-') ? item.substr(1) : item;
+          item.clear();
+          if (name.empty() || std::find(kKinds.begin(), kKinds.end(), name) != kKinds.end()) continue;
+          std::string error = "unknown record kind '" + name + "'";
+          if (std::optional<std::string> near = ClosestMatch(name, kKinds)) error += " (did you mean '" + *near + "'?)";
+          return error;
+        }
+        return "";
+      },
+      "KINDS");
+}
+
 }  // namespace
 
 void RegisterRunCommand(CLI::App& app, int* exit_code) {
@@ -251,6 +279,7 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
                   "driver,nvtx,stream,context,overhead,graph,memory,submit ('memory': the memory accesses "
                   "the hazard check needs, off by default); '+x,-y' edits the default set")
+      ->check(KindList())
       ->default_str("default");
   cmd->add_option("--flush-ms", opts->flush_ms, "CUPTI flush period in ms (default 500)")
       ->check(CLI::Range(0, 60000).description("0..60000"));

@@ -100,7 +100,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
                              windows->size() > kFullTextWindows;
       int64_t done = 0;
       for (const Window& w : *windows) {
-        ProgressPhase("analyzing " + path, done++, static_cast<int64_t>(windows->size()));
+        ProgressPhase("analyzing " + path, done++, windows->size() > 1 ? static_cast<int64_t>(windows->size()) : 0);
         absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
         if (!analysis.ok()) return analysis.status();
         t.Add(*std::move(analysis), summarize);

@@ -89,6 +89,7 @@ class ErrorsAreOneLine(Scratch):
             (["report"], 2, "report: "),
             (["report", "--to", "5", OVL], 2, "report: "),
             (["workloads", "lst"], 2, "did you mean 'list'?"),
+            (["run", "--kinds", "+memroy", "--", "true"], 2, "unknown record kind 'memroy' (did you mean 'memory'?)"),
             (["diagnose", "--nvtx-instance", "0", "--nvtx", "x", OVL], 2, "must be 1 or more, got 0"),
             (["report", self.path("missing.sqlite")], 3, "missing.sqlite"),
             (["report", "--nvtx", "no-such-range", OVL], 7, "no-such-range"),
