@@ -81,7 +81,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   std::vector<Prepared> prepared(models.size());
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
-    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i), static_cast<int64_t>(models.size()));
+    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i), models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
     Prepared& p = prepared[i];
