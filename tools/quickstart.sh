@@ -13,7 +13,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
    && [ -x "$BIN/streamscope_workloads" ]; then
   OUT_DIR=${OUT_DIR:-streamscope-workloads}
   echo "streamscope: profiling the reference workloads into $OUT_DIR/"
-  exec "$BIN/streamscope" workloads run --all -o "$OUT_DIR"
+  exec "$BIN/streamscope" workloads run --all --output-dir "$OUT_DIR"
 fi
 echo "streamscope: no CUDA GPU on this machine: analyzing the bundled traces recorded"
 echo "streamscope: on an NVIDIA H200 (tests/data/*.sqlite) instead of profiling."

@@ -1,11 +1,13 @@
-// `streamscope compare [options] CONTROL... -- VARIANT...` and
-// `streamscope compare [options] --run 'CMD_A' --run 'CMD_B' [--repeat N] [-o DIR]`:
-// verifies an optimization against its control. Exit 0 when
-// VERIFIED, 10 (kExitVerdictFailed) otherwise. See analyzer/COMPARE.md.
+// `streamscope compare [options] CONTROL... -- VARIANT... [options]`,
+// `streamscope compare --control A... --variant B... [options]` and
+// `streamscope compare --run 'CMD_A' --run 'CMD_B' [--repeat N] [--output-dir DIR]`:
+// verifies an optimization against its control. Exit 0 when VERIFIED, 10
+// (kExitVerdictFailed) otherwise. See analyzer/COMPARE.md.
 //
 // The trace lists are split at the first "--" by hand (CLI11 cannot split
-// two positional lists): the subcommand is a prefix command, and what
-// follows its first positional argument is parsed again below.
+// two positional lists): the subcommand is a prefix command, and each side
+// of the "--" is parsed again below with the same options, so options go
+// anywhere ("--" separates the lists; it does not end the options).
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,12 +20,17 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <tuple>
 #include <string>
 #include <vector>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/command_status.h"
 #include "analyzer/commands/compare_runner.h"
+#include "analyzer/export/output_file.h"
 
 namespace streamscope {
 namespace {
@@ -39,9 +46,11 @@ struct CompareArgs {
   std::vector<std::string> runs;
   int repeat = 3;
   std::string output_dir;
+  std::string output;
   bool force = false;
   std::string collector;
-  std::vector<std::string> control;
+  std::vector<std::string> control, variant;                 // positional, either side of "--"
+  std::vector<std::string> named_control, named_variant;     // --control, --variant
 };
 
 void AddCompareFlags(CLI::App* app, CompareArgs* a) {
@@ -49,26 +58,29 @@ void AddCompareFlags(CLI::App* app, CompareArgs* a) {
                   "Window: the NVTX range NAME in every trace, or 'whole' for the whole GPU activity (default: "
                   "'measured' if every trace has it, else the whole GPU activity)");
   app->add_option("--nvtx-instance", a->nvtx_instance, "Only the K-th instance of the range (default: all, summed)")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
   app->add_option("--window", a->window, "Window: 'whole' = whole GPU activity (first GPU op to last)")
-      ->check(CLI::IsMember({"whole"}));
-  app->add_option("--format", a->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+      ->check(OneOf({"whole"}));
+  app->add_option("--format", a->format, "Output format")->check(OneOf({"text", "json"}));
+  app->add_option("--control", a->named_control, "Control traces (instead of CONTROL... before '--')");
+  app->add_option("--variant", a->named_variant, "Variant traces (instead of VARIANT... after '--')");
   app->add_option("--noise", a->noise_pct,
                   "Noise threshold in percent of the control's total (default 2; the run-to-run spread wins if larger)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   app->add_option("--goal", a->goal,
                   "'overlap' (default): overlap must be present; 'speedup': any gain counts (e.g. CUDA graphs)")
-      ->check(CLI::IsMember({"overlap", "speedup"}));
+      ->check(OneOf({"overlap", "speedup"}));
   app->add_option("--min-overlap", a->min_overlap_pct,
                   "Overlap counts as present from this percentage of the variant's GPU busy time (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0));
   app->add_option("--run", a->runs, "Record instead of reading traces: --run 'CONTROL CMD' --run 'VARIANT CMD'");
   app->add_option("--repeat", a->repeat, "With --run: runs per side, interleaved A B A B ... (default 3)")
-      ->check(CLI::Range(1, 1000));
-  app->add_option("-o,--output-dir", a->output_dir,
+      ->check(CLI::Range(1, 1000).description("1..1000"));
+  app->add_option("-o,--output", a->output, "Write the comparison to FILE instead of stdout");
+  app->add_option("--output-dir", a->output_dir,
                   "With --run: folder for the traces a-<i>.sqlite and b-<i>.sqlite (default: a new "
                   "streamscope-compare-XXXXXX folder here)");
-  app->add_flag("--force", a->force, "With --run: overwrite existing traces in the folder");
+  app->add_flag("--force", a->force, "Replace an existing -o FILE and, with --run, existing traces in the folder");
   app->add_option("--collector", a->collector, "With --run: path of libstreamscope_collector.so");
 }
 
@@ -108,7 +120,7 @@ bool Exists(const std::string& path) {
 // drift over both sides, then fills in the trace lists.
 int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
   if (a.runs.size() != 2) {
-    std::cerr << "streamscope: compare --run needs exactly two commands: --run 'CONTROL CMD' --run 'VARIANT CMD'\n";
+    std::cerr << "streamscope: compare: --run needs exactly two commands: --run 'CONTROL CMD' --run 'VARIANT CMD'\n";
     return kExitUsage;
   }
   std::string dir = a.output_dir;
@@ -157,32 +169,56 @@ int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
   return kExitOk;
 }
 
+// Parses one side of the "--" again, with every compare option and a
+// positional list for that side's traces. Returns an exit code, or -1 to go
+// on.
+int ParseSide(const CLI::App& cmd, std::vector<std::string> side, const char* positional, CompareArgs* args,
+              std::vector<std::string>* traces) {
+  if (side.empty()) return -1;
+  CLI::App again{"compare"};
+  AddCompareFlags(&again, args);
+  again.add_option(positional, *traces, "Traces");
+  std::reverse(side.begin(), side.end());  // CLI11 parses a reversed vector
+  try {
+    again.parse(side);
+  } catch (const CLI::ParseError& e) {
+    if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr || dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr) {
+      std::cout << cmd.help();
+      return kExitOk;
+    }
+    std::cerr << "streamscope: " << ParseErrorLine(again, "compare", e, again.remaining()) << "\n";
+    return kExitUsage;
+  }
+  return -1;
+}
+
+bool IsFolder(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 }  // namespace
 
 void RegisterCompareCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<CompareArgs>();
   CLI::App* cmd = app.add_subcommand(
       "compare",
-      "Verify an optimization: compare [options] CONTROL... -- VARIANT... (or --run 'A' --run 'B' --repeat N); "
-      "same work, validation, overlap present, total improved beyond noise");
+      "Verify an optimization: compare [options] CONTROL... -- VARIANT... (or --control A --variant B, or --run 'A' "
+      "--run 'B' --repeat N); same work, validation, overlap present, total improved beyond noise");
   AddCompareFlags(cmd, args.get());
+  SetExample(cmd, "streamscope compare tests/data/sequential.sqlite -- tests/data/overlapped.sqlite --nvtx measured");
   cmd->prefix_command();  // the trace lists are parsed in the callback
   cmd->callback([cmd, args, exit_code]() {
     std::vector<std::string> rest = cmd->remaining();
     auto sep = std::find(rest.begin(), rest.end(), "--");
+    const bool separated = sep != rest.end();
     std::vector<std::string> left(rest.begin(), sep);
-    std::vector<std::string> variant;
-    if (sep != rest.end()) variant.assign(sep + 1, rest.end());
-    if (!left.empty()) {
-      CLI::App again{"compare"};
-      AddCompareFlags(&again, args.get());
-      again.add_option("control", args->control, "Control traces");
-      std::reverse(left.begin(), left.end());  // CLI11 parses a reversed vector
-      try {
-        again.parse(left);
-      } catch (const CLI::ParseError& e) {
-        std::cerr << "streamscope: compare: " << e.what() << " (options go before '--')\n";
-        *exit_code = kExitUsage;
+    std::vector<std::string> right;
+    if (separated) right.assign(sep + 1, rest.end());
+    for (auto [side, positional, traces] : {std::tuple{&left, "control", &args->control},
+                                            std::tuple{&right, "variant", &args->variant}}) {
+      if (int rc = ParseSide(*cmd, *side, positional, args.get(), traces); rc >= 0) {
+        *exit_code = rc;
         return;
       }
     }
@@ -207,28 +243,55 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
     c.min_overlap_share = args->min_overlap_pct / 100.0;
     options.format = args->format == "json" ? CompareCommandOptions::Format::kJson
                                             : CompareCommandOptions::Format::kText;
+    if (!args->output.empty() && IsFolder(args->output)) {
+      std::cerr << "streamscope: compare: -o " << args->output
+                << " is a folder; -o names the output file (the folder for --run traces is --output-dir)\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    // Named lists add to the positional ones.
+    std::vector<std::string> control = args->control, variant = args->variant;
+    control.insert(control.end(), args->named_control.begin(), args->named_control.end());
+    variant.insert(variant.end(), args->named_variant.begin(), args->named_variant.end());
     if (!args->runs.empty()) {
-      if (!args->control.empty() || !variant.empty()) {
+      if (!control.empty() || !variant.empty()) {
         std::cerr << "streamscope: compare: give either trace files or --run commands, not both\n";
         *exit_code = kExitUsage;
         return;
       }
+    } else if (control.empty() || variant.empty()) {
+      std::cerr << "streamscope: compare: needs control and variant traces: streamscope compare CONTROL... -- "
+                   "VARIANT... (or --control A --variant B, or --run 'CONTROL CMD' --run 'VARIANT CMD')\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    // Refuse an existing output before the (long) runs and loads.
+    std::unique_ptr<OutputFile> file;
+    if (!args->output.empty()) {
+      absl::StatusOr<std::unique_ptr<OutputFile>> f = OutputFile::Create(args->output, args->force);
+      if (!f.ok()) {
+        *exit_code = ExitWith(Prefixed("compare: ", f.status()), std::cerr);
+        return;
+      }
+      file = *std::move(f);
+    }
+    if (!args->runs.empty()) {
       int rc = RecordRuns(*args, options);
       if (rc != kExitOk) {
         *exit_code = rc;
         return;
       }
     } else {
-      options.control = args->control;
+      options.control = control;
       options.variant = variant;
-      if (sep == rest.end() || options.control.empty() || options.variant.empty()) {
-        std::cerr << "streamscope: compare: usage: streamscope compare [options] CONTROL... -- VARIANT...  "
-                     "(or --run 'CONTROL CMD' --run 'VARIANT CMD' --repeat N)\n";
-        *exit_code = kExitUsage;
-        return;
-      }
     }
-    *exit_code = ExitWith(RunCompare(options, std::cout), std::cerr);
+    std::ostringstream buffer;
+    absl::Status status = RunCompare(options, file ? static_cast<std::ostream&>(buffer) : std::cout);
+    if (file && (status.ok() || CommandFailureOf(status) == CommandFailure::kVerdictFailed)) {
+      file->Write(buffer.str());
+      if (absl::Status s = file->Commit(); !s.ok()) status = Prefixed("compare: ", s);
+    }
+    *exit_code = ExitWith(status, std::cerr);
   });
 }
 

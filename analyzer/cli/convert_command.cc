@@ -1,12 +1,17 @@
-// `streamscope convert NSYS.sqlite -o TRACE.sqlite`: writes an Nsight
-// Systems export (or any trace the loader reads) as streamscope traces, one
-// per process. See analyzer/NSYS.md.
+// `streamscope convert NSYS.sqlite -o TRACE.sqlite [--force] [--progress]`:
+// writes an Nsight Systems export (or any trace the loader reads) as
+// streamscope traces, one per process; the "wrote" lines go to stderr.
+// See analyzer/NSYS.md.
 #include <cstdio>
+#include <iostream>
 #include <memory>
 #include <string>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/progress_meter.h"
+#include "analyzer/commands/progress.h"
 #include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/nsys_export_importer.h"
@@ -20,12 +25,15 @@ struct ConvertArgs {
   std::string input;
   std::string output;
   bool force = false;
+  bool progress = false;
 };
 
 int RunConvert(const ConvertArgs& args) {
+  ProgressPhase("loading " + args.input);
   auto models = LoadTraceFile(args.input);
+  ProgressIdle();
   if (!models.ok()) {
-    std::fprintf(stderr, "streamscope convert: %s\n", std::string(models.status().message()).c_str());
+    std::fprintf(stderr, "streamscope: convert: %s\n", std::string(models.status().message()).c_str());
     return ExitCodeFor(models.status());
   }
   // The import leaves kernel launch shapes out (no analysis needs them);
@@ -37,7 +45,7 @@ int RunConvert(const ConvertArgs& args) {
       if (status.ok()) status = AddNsysKernelShapes(**db, &m);
     }
     if (!status.ok()) {
-      std::fprintf(stderr, "streamscope convert: %s\n", std::string(status.message()).c_str());
+      std::fprintf(stderr, "streamscope: convert: %s\n", std::string(status.message()).c_str());
       return ExitCodeFor(status);
     }
   }
@@ -46,7 +54,7 @@ int RunConvert(const ConvertArgs& args) {
   // Every output is checked first, so that a refusal writes nothing.
   auto outputs = PlanConvertOutputs(pids, args.output, args.force);
   if (!outputs.ok()) {
-    std::fprintf(stderr, "streamscope convert: %s\n",
+    std::fprintf(stderr, "streamscope: convert: %s\n",
                  std::string(outputs.status().message()).c_str());
     return outputs.status().code() == absl::StatusCode::kInvalidArgument
                ? kExitUsage
@@ -58,12 +66,14 @@ int RunConvert(const ConvertArgs& args) {
     options.overwrite = args.force;
     options.source_path = args.input;
     if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";  // issue 18
+    ProgressPhase("writing " + (*outputs)[i], static_cast<int64_t>(i), static_cast<int64_t>(models->size()));
     absl::Status status = WriteStreamscopeTrace(m, (*outputs)[i], options);
+    ProgressIdle();
     if (!status.ok()) {
-      std::fprintf(stderr, "streamscope convert: %s\n", std::string(status.message()).c_str());
+      std::fprintf(stderr, "streamscope: convert: %s\n", std::string(status.message()).c_str());
       return ExitCodeFor(status);
     }
-    std::printf("%s: pid %lld, %zu GPU ops, %zu API calls, %zu NVTX ranges (from %s)\n",
+    std::fprintf(stderr, "wrote %s: pid %lld, %zu GPU ops, %zu API calls, %zu NVTX ranges (from %s)\n",
                 (*outputs)[i].c_str(), static_cast<long long>(m.pid), m.ops.size(), m.api.size(),
                 m.nvtx_ranges.size(), m.format.c_str());
   }
@@ -82,7 +92,13 @@ void RegisterConvertCommand(CLI::App& app, int* exit_code) {
                   "several processes)")
       ->required();
   cmd->add_flag("--force", args->force, "replace existing output files");
-  cmd->callback([args, exit_code] { *exit_code = RunConvert(*args); });
+  AddProgressFlag(cmd, &args->progress);
+  SetExample(cmd, "streamscope convert tests/data/nsys/small-rtx3060-nsys2025.sqlite -o converted.sqlite");
+  cmd->callback([args, exit_code] {
+    ProgressMeter meter(ProgressModeForStderr(args->progress), std::cerr,
+                        std::chrono::milliseconds(args->progress ? 0 : 2000));
+    *exit_code = RunConvert(*args);
+  });
 }
 
 }  // namespace streamscope

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
@@ -28,15 +29,18 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
   auto* window = cmd->add_option("--window", args->window,
                                  "Window: 'whole' (whole trace). Default: the NVTX range 'measured' if present, "
                                  "else the whole GPU activity")
-                     ->check(CLI::IsMember({"whole"}));
+                     ->check(OneOf({"whole"}));
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (each instance)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
-                       ->check(CLI::PositiveNumber);
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)");
-  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)");
+                       ->check(AtLeast(1))
+                       ->default_str("all");
+  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
+                   ->default_str("");
+  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
-  cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json"}));
+  SetExample(cmd, "streamscope diagnose tests/data/sequential.sqlite");
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);

@@ -1,12 +1,15 @@
 // `streamscope export TRACE... [--perfetto OUT.json] [--perfetto-proto OUT.pftrace] [--html OUT.html]
 //  [--nvtx NAME [--nvtx-instance K] | --from NS --to NS [--absolute]]
-//  [--max-ops N] [--no-analysis] [--force] [--title T]`.
+//  [--max-ops N] [--no-analysis] [--force] [--title T] [--progress]`.
+// Data goes to the named files; status lines ("wrote ...") to stderr.
 // See analyzer/EXPORT.md.
 #include <iostream>
 
 #include "absl/strings/str_join.h"
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/progress_meter.h"
 #include "analyzer/commands/export_runner.h"
 
 namespace streamscope {
@@ -17,7 +20,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     std::string perfetto, perfetto_proto, html, nvtx, title;
     int nvtx_instance = 0;
     int64_t from = 0, to = 0, max_ops = -2;
-    bool absolute = false, no_analysis = false, force = false;
+    bool absolute = false, no_analysis = false, force = false, progress = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -31,17 +34,22 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (span of all instances)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
-                       ->check(CLI::PositiveNumber);
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)");
-  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)");
+                       ->check(AtLeast(1))
+                       ->default_str("all");
+  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
+                   ->default_str("");
+  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
   cmd->add_option("--max-ops", args->max_ops,
                   "JSON: keep only the window's first N ops (default: all). HTML: draw at most N blocks, merging "
                   "short ops beyond (default 200000). -1: no limit for either")
-      ->check(CLI::Range(int64_t{-1}, INT64_MAX));
+      ->check(AtLeast(-1))
+      ->default_str("");
   cmd->add_flag("--no-analysis", args->no_analysis, "Skip the analyses (no analysis tracks or findings)");
   cmd->add_flag("--force", args->force, "Replace existing output files (never through a symlink)");
-  cmd->add_option("--title", args->title, "Title of the HTML report");
+  cmd->add_option("--title", args->title, "Title of the HTML report (default: the trace's path)");
+  AddProgressFlag(cmd, &args->progress);
+  SetExample(cmd, "streamscope export tests/data/overlapped.sqlite --html overlapped.html");
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to);
   from->needs(to);
@@ -77,7 +85,13 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
     options.overwrite = args->force;
     options.title = args->title;
     options.command_line = "streamscope export " + absl::StrJoin(args->traces, " ");
-    *exit_code = ExitWith(RunExport(options, std::cout), std::cerr);
+    absl::Status status;
+    {
+      ProgressMeter meter(ProgressModeForStderr(args->progress), std::cerr,
+                          std::chrono::milliseconds(args->progress ? 0 : 2000));
+      status = RunExport(options, std::cerr);
+    }
+    *exit_code = ExitWith(status, std::cerr);
   });
 }
 

@@ -1,12 +1,14 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
-//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]]`.
-// See analyzer/README.md.
+//  [--gap-threshold US] [--top N] [-o FILE | --format csv --output-dir DIR]
+//  [--force] [--progress]`. See analyzer/README.md.
 #include <cmath>
 #include <iostream>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/progress_meter.h"
 #include "analyzer/commands/report_runner.h"
 
 namespace streamscope {
@@ -24,37 +26,43 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     double gap_threshold_us = 10;
     int top = 10;
     std::string output;
+    std::string output_dir;
     bool force = false;
+    bool progress = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Overlap, idle gaps, gap causes, hidden syncs and launch statistics of one or more traces");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
-  auto* window = cmd->add_option("--window", args->window, "Window: 'whole' (default)")
-                     ->check(CLI::IsMember({"whole"}));
+  auto* window = cmd->add_option("--window", args->window, "Window: 'whole' (default)")->check(OneOf({"whole"}));
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (all instances)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
-                       ->check(CLI::PositiveNumber);
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)");
-  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)");
+                       ->check(AtLeast(1))
+                       ->default_str("all");
+  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
+                   ->default_str("");
+  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
-  cmd->add_option("--format", args->format, "Output format")->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json", "csv"}));
   cmd->add_flag("--save", args->save, "Write the analysis_* tables into each trace file");
   cmd->add_option("--gap-threshold", args->gap_threshold_us, "List idle gaps of at least this many microseconds")
-      ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top", args->top, "Worst offenders listed per finding")->check(CLI::NonNegativeNumber);
-  cmd->add_option("-o,--output", args->output,
-                  "Write the report to FILE instead of stdout; with --format csv, to the folder FILE, one "
-                  "<table>.csv per analysis table");
-  auto* force = cmd->add_flag("--force", args->force, "--format csv -o DIR: replace existing table files");
+      ->check(AtLeast(0));
+  cmd->add_option("--top", args->top, "Worst offenders listed per finding")->check(AtLeast(0));
+  auto* output = cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  auto* output_dir = cmd->add_option("--output-dir", args->output_dir,
+                                     "With --format csv: write one <table>.csv per analysis table into the "
+                                     "folder DIR (created when missing) instead of stdout");
+  cmd->add_flag("--force", args->force, "Replace an existing -o FILE, or table files in --output-dir");
+  AddProgressFlag(cmd, &args->progress);
+  SetExample(cmd, "streamscope report tests/data/overlapped.sqlite --nvtx measured --top 3");
+  output->excludes(output_dir);
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
   to->needs(from);
   from->excludes(window);
   absolute->needs(from);
-  force->needs("--output");
 
   cmd->callback([args, exit_code, from]() {
     ReportOptions options;
@@ -82,7 +90,34 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     options.top = args->top;
     options.output_path = args->output;
     options.force = args->force;
-    *exit_code = ExitWith(RunReport(options, std::cout, std::cerr), std::cerr);
+    if (!args->output_dir.empty()) {
+      if (options.format != ReportOptions::Format::kCsv) {
+        std::cerr << "streamscope: report: --output-dir is for --format csv (one file per table); "
+                     "-o FILE writes the report to a file\n";
+        *exit_code = kExitUsage;
+        return;
+      }
+      options.output_path = args->output_dir;
+      options.output_is_folder = true;
+    } else if (options.format == ReportOptions::Format::kCsv && !args->output.empty()) {
+      // Before --output-dir, `--format csv -o DIR` named the folder; kept for
+      // scripts, with a note.
+      std::cerr << "streamscope: note: report --format csv -o DIR is deprecated: use --output-dir DIR "
+                   "(-o names an output file in every command)\n";
+      options.output_is_folder = true;
+    }
+    if (args->force && options.output_path.empty()) {
+      std::cerr << "streamscope: report: --force needs -o FILE or --output-dir DIR\n";
+      *exit_code = kExitUsage;
+      return;
+    }
+    absl::Status status;
+    {
+      ProgressMeter meter(ProgressModeForStderr(args->progress), std::cerr,
+                          std::chrono::milliseconds(args->progress ? 0 : 2000));
+      status = RunReport(options, std::cout, std::cerr);
+    }
+    *exit_code = ExitWith(status, std::cerr);
   });
 }
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -25,8 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/suggest.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/model/trace_model.h"
 
@@ -129,13 +132,13 @@ void PrintSummary(const std::string& path) {
 
 int Run(const RunOptions& o) {
   if (o.command.empty()) {
-    std::fprintf(stderr, "streamscope run: no command given (usage: streamscope run [options] -- CMD ARGS...)\n");
+    std::fprintf(stderr, "streamscope: run: no command given (usage: streamscope run [options] -- CMD ARGS...)\n");
     return kExitUsage;
   }
   std::string collector = FindCollector(o);
   if (!IsFile(collector)) {
     std::fprintf(stderr,
-                 "streamscope run: collector library not found at %s (build it, or pass "
+                 "streamscope: run: collector library not found at %s (build it, or pass "
                  "--collector / set STREAMSCOPE_COLLECTOR)\n",
                  collector.c_str());
     return kExitFileNotFound;
@@ -143,7 +146,7 @@ int Run(const RunOptions& o) {
   char manifest[] = "/tmp/streamscope-run-XXXXXX";
   int mfd = mkstemp(manifest);
   if (mfd < 0) {
-    std::fprintf(stderr, "streamscope run: cannot create a manifest file in /tmp: %s\n",
+    std::fprintf(stderr, "streamscope: run: cannot create a manifest file in /tmp: %s\n",
                  std::strerror(errno));
     return kExitOutputError;
   }
@@ -157,7 +160,7 @@ int Run(const RunOptions& o) {
   if (o.buffer_kb >= 0) setenv("STREAMSCOPE_BUFFER_KB", std::to_string(o.buffer_kb).c_str(), 1);
   if (o.force) setenv("STREAMSCOPE_OVERWRITE", "1", 1);
   if (const char* old = getenv("CUDA_INJECTION64_PATH"); old && *old && collector != old) {
-    std::fprintf(stderr, "streamscope run: replacing CUDA_INJECTION64_PATH=%s\n", old);
+    std::fprintf(stderr, "streamscope: run: replacing CUDA_INJECTION64_PATH=%s\n", old);
   }
   if (o.mode == "preload") {
     std::string preload = collector;
@@ -185,7 +188,7 @@ int Run(const RunOptions& o) {
   std::fflush(nullptr);
   pid_t child = fork();
   if (child < 0) {
-    std::fprintf(stderr, "streamscope run: fork failed: %s\n", std::strerror(errno));
+    std::fprintf(stderr, "streamscope: run: fork failed: %s\n", std::strerror(errno));
     unlink(manifest);
     return kExitFailure;
   }
@@ -197,7 +200,7 @@ int Run(const RunOptions& o) {
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
     int err = errno;
-    std::fprintf(stderr, "streamscope run: cannot run '%s': %s\n", argv[0], std::strerror(err));
+    std::fprintf(stderr, "streamscope: run: cannot run '%s': %s\n", argv[0], std::strerror(err));
     _exit(err == ENOENT ? 127 : 126);
   }
   g_child = child;
@@ -237,6 +240,32 @@ int Run(const RunOptions& o) {
   return rc;
 }
 
+// --kinds is read by the collector inside the program; a misspelled kind is
+// caught here, before the program runs.
+CLI::Validator KindList() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        static const std::vector<std::string> kKinds = {
+            "default", "all",      "kernel",  "memcpy", "memset", "sync",   "runtime", "driver",
+            "nvtx",    "stream",   "context", "overhead", "graph", "memory", "submit"};
+        std::string item;
+        for (size_t i = 0; i <= value.size(); ++i) {
+          if (i < value.size() && value[i] != ',' && value[i] != ' ') {
+            item += value[i];
+            continue;
+          }
+          std::string name = !item.empty() && (item[0] == '+' || item[0] == '-') ? item.substr(1) : item;
+          item.clear();
+          if (name.empty() || std::find(kKinds.begin(), kKinds.end(), name) != kKinds.end()) continue;
+          std::string error = "unknown record kind '" + name + "'";
+          if (std::optional<std::string> near = ClosestMatch(name, kKinds)) error += " (did you mean '" + *near + "'?)";
+          return error;
+        }
+        return "";
+      },
+      "KINDS");
+}
+
 }  // namespace
 
 void RegisterRunCommand(CLI::App& app, int* exit_code) {
@@ -248,18 +277,22 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "percent sign (default streamscope-%p.sqlite in the current directory)");
   cmd->add_option("--kinds", opts->kinds,
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
-                  "driver,nvtx,stream,context,overhead,graph,memory,submit; '+x,-y' edits the default set");
+                  "driver,nvtx,stream,context,overhead,graph,memory,submit ('memory': the memory accesses "
+                  "the hazard check needs, off by default); '+x,-y' edits the default set")
+      ->check(KindList())
+      ->default_str("default");
   cmd->add_option("--flush-ms", opts->flush_ms, "CUPTI flush period in ms (default 500)")
-      ->check(CLI::Range(0, 60000));
+      ->check(CLI::Range(0, 60000).description("0..60000"));
   cmd->add_option("--buffer-kb", opts->buffer_kb, "Size of one CUPTI activity buffer in KiB (default 4096)")
-      ->check(CLI::Range(64, 262144));
+      ->check(CLI::Range(64, 262144).description("64..262144"));
   cmd->add_flag("--force", opts->force, "Overwrite existing trace files");
   cmd->add_option("--mode", opts->mode,
                   "How to inject: 'injection' (CUDA_INJECTION64_PATH, default) or 'preload' (LD_PRELOAD)")
-      ->check(CLI::IsMember({"injection", "preload"}));
+      ->check(OneOf({"injection", "preload"}));
   cmd->add_option("--collector", opts->collector, "Path of libstreamscope_collector.so");
   cmd->add_flag("--no-summary", opts->no_summary, "Do not summarize the traces afterwards");
   cmd->add_option("command", opts->command, "The command to run, after --")->required();
+  SetExample(cmd, "streamscope run -o trace.sqlite -- python3 train.py --steps 20");
   cmd->callback([opts, exit_code] { *exit_code = Run(*opts); });
 }
 

@@ -1,5 +1,5 @@
 // `streamscope workloads list` and `streamscope workloads run [NAMES...|--all]
-// [-o DIR] [--size small|large] [--force] [--no-report]`: the bundled
+// [--output-dir DIR] [--size small|large] [--force] [--no-report]`: the bundled
 // reference workloads (workloads/README.md). `run` records each variant with
 // this binary's own `run` subcommand into DIR/<variant>.sqlite, then prints
 // `report --nvtx measured` of each trace when the report subcommand exists.
@@ -21,6 +21,7 @@
 #include <system_error>
 #include <vector>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "workloads/harness/variant_catalog.h"
@@ -42,6 +43,7 @@ struct WorkloadsRunArgs {
   std::vector<std::string> names;
   bool all = false;
   std::string output_dir = "streamscope-workloads";
+  std::string old_output_dir;  // -o DIR, before --output-dir
   std::string size = "small";
   bool force = false;
   bool no_report = false;
@@ -69,7 +71,7 @@ int Spawn(const std::vector<std::string>& args) {
   pid_t pid = -1;
   const int err = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
   if (err != 0) {
-    std::fprintf(stderr, "streamscope workloads: cannot start %s: %s\n", argv[0],
+    std::fprintf(stderr, "streamscope: workloads: cannot start %s: %s\n", argv[0],
                  std::strerror(err));
     return -1;
   }
@@ -110,7 +112,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
   // Which variants.
   std::vector<const VariantInfo*> selected;
   if (args.all && !args.names.empty()) {
-    std::fprintf(stderr, "streamscope workloads run: give variant names or --all, not both\n");
+    std::fprintf(stderr, "streamscope: workloads run: give variant names or --all, not both\n");
     return kExitUsage;
   }
   if (args.all) {
@@ -120,7 +122,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     const VariantInfo* v = FindVariant(name);
     if (v == nullptr) {
       std::fprintf(stderr,
-                   "streamscope workloads run: unknown variant '%s' (streamscope workloads list "
+                   "streamscope: workloads run: unknown variant '%s' (streamscope workloads list "
                    "shows them)\n",
                    name.c_str());
       return kExitUsage;
@@ -128,14 +130,14 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     selected.push_back(v);
   }
   if (selected.empty()) {
-    std::fprintf(stderr, "streamscope workloads run: name the variants to run, or pass --all\n");
+    std::fprintf(stderr, "streamscope: workloads run: name the variants to run, or pass --all\n");
     return kExitUsage;
   }
 
   // Where the programs are.
   const std::string self = SelfPath();
   if (self.empty()) {
-    std::fprintf(stderr, "streamscope workloads: cannot read /proc/self/exe\n");
+    std::fprintf(stderr, "streamscope: workloads: cannot read /proc/self/exe\n");
     return kExitFailure;
   }
   const std::string bin_dir = self.substr(0, self.rfind('/'));
@@ -143,13 +145,13 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
       args.workloads_bin.empty() ? bin_dir + "/streamscope_workloads" : args.workloads_bin;
   if (!IsExecutableFile(workloads_bin)) {
     std::fprintf(stderr,
-                 "streamscope workloads: %s not found (it is built with the CUDA toolkit: "
+                 "streamscope: workloads: %s not found (it is built with the CUDA toolkit: "
                  "cmake --build BUILD --target streamscope_workloads), or pass --workloads-bin\n",
                  workloads_bin.c_str());
     return kExitFileNotFound;
   }
   if (!HasSubcommand(root, "run")) {
-    std::fprintf(stderr, "streamscope workloads: this streamscope has no 'run' subcommand\n");
+    std::fprintf(stderr, "streamscope: workloads: this streamscope has no 'run' subcommand\n");
     return kExitFailure;
   }
   const bool report = !args.no_report && HasSubcommand(root, "report");
@@ -157,7 +159,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
   // A GPU at all? The workloads program says why not.
   if (Spawn({workloads_bin, "--check-device"}) != 0) {
     std::fprintf(stderr,
-                 "streamscope workloads: no usable CUDA GPU on this machine (see above); nothing "
+                 "streamscope: workloads: no usable CUDA GPU on this machine (see above); nothing "
                  "was run. Recorded traces of every variant are in tests/data/ for the "
                  "analyzer.\n");
     return kExitFailure;
@@ -167,7 +169,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
   std::error_code ec;
   std::filesystem::create_directories(args.output_dir, ec);
   if (ec) {
-    std::fprintf(stderr, "streamscope workloads: cannot create %s: %s\n", args.output_dir.c_str(),
+    std::fprintf(stderr, "streamscope: workloads: cannot create %s: %s\n", args.output_dir.c_str(),
                  ec.message().c_str());
     return kExitOutputError;
   }
@@ -175,7 +177,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     const std::string trace = args.output_dir + "/" + std::string(v->name) + ".sqlite";
     if (!args.force && std::filesystem::exists(trace, ec)) {
       std::fprintf(stderr,
-                   "streamscope workloads: %s exists; pass --force to overwrite, or -o another "
+                   "streamscope: workloads: %s exists; pass --force to overwrite, or --output-dir another "
                    "folder\n",
                    trace.c_str());
       return kExitOutputError;
@@ -250,17 +252,28 @@ void RegisterWorkloadsCommand(CLI::App& app, int* exit_code) {
       "run", "Record variants under the collector into DIR/<variant>.sqlite and report each");
   run->add_option("names", args->names, "Variants to run (see 'workloads list')");
   run->add_flag("--all", args->all, "Run every variant");
-  run->add_option("-o,--output-dir", args->output_dir, "Folder for the traces")
-      ->capture_default_str();
+  auto* output_dir = run->add_option("--output-dir", args->output_dir, "Folder for the traces");
+  // -o names an output file in every command; this folder had it first.
+  run->add_option("-o", args->old_output_dir, "Deprecated: --output-dir")->group("")->excludes(output_dir);
   run->add_option("--size", args->size, "Parameter preset: small (tests) or large (benchmarks)")
-      ->check(CLI::IsMember({"small", "large"}))
-      ->capture_default_str();
+      ->check(OneOf({"small", "large"}));
   run->add_flag("--force", args->force, "Overwrite existing traces");
   run->add_flag("--no-report", args->no_report, "Record only; do not run 'report'");
   run->add_option("--workloads-bin", args->workloads_bin,
                   "Path of streamscope_workloads (default: next to this binary)");
+  SetExample(cmd, "streamscope workloads list");
+  SetExample(list, "streamscope workloads list");
+  SetExample(run, "streamscope workloads run overlapped sequential --output-dir traces");
   const CLI::App* root = &app;
-  run->callback([args, exit_code, root] { *exit_code = RunWorkloads(*args, *root); });
+  run->callback([args, exit_code, root] {
+    if (!args->old_output_dir.empty()) {
+      std::fprintf(stderr,
+                   "streamscope: note: workloads run -o DIR is deprecated: use --output-dir DIR (-o names an "
+                   "output file in every command)\n");
+      args->output_dir = args->old_output_dir;
+    }
+    *exit_code = RunWorkloads(*args, *root);
+  });
 }
 
 }  // namespace streamscope

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
 #include "analyzer/commands/command_status.h"
+#include "analyzer/commands/progress.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/output_file.h"
 #include "analyzer/export/perfetto_json_writer.h"
@@ -61,6 +62,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
 
   std::vector<TraceModel> models;
   for (const std::string& path : options.traces) {
+    ProgressPhase("loading " + path);
     absl::StatusOr<std::vector<TraceModel>> loaded = LoadTraceFile(path);
     if (!loaded.ok()) return Prefixed("export: ", loaded.status());
     for (TraceModel& m : *loaded) models.push_back(std::move(m));
@@ -79,6 +81,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   std::vector<Prepared> prepared(models.size());
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
+    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i), models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
     Prepared& p = prepared[i];
@@ -112,6 +115,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
           " of the window's ", all, " ops: it ends at +", FormatDuration(p.json_window.end_ns - p.html_window.start_ns),
           " instead of +", FormatDuration(p.html_window.length()));
       p.json_tracks.notes.push_back(note);
+      ProgressIdle();
       out << "note: " << (p.label.empty() ? "" : p.label + ": ") << note << "\n";
     }
   }
@@ -125,7 +129,9 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
                         prepared[i].label});
     }
     PerfettoExportStats stats;
+    ProgressPhase("writing " + options.perfetto_path);
     absl::Status s = WritePerfettoJson(inputs, PerfettoExportOptions{}, json_file.get(), &stats);
+    ProgressIdle();
     if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
@@ -143,7 +149,9 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
                         prepared[i].label});
     }
     PerfettoExportStats stats;
+    ProgressPhase("writing " + options.perfetto_proto_path);
     absl::Status s = WritePerfettoProto(inputs, PerfettoExportOptions{}, proto_file.get(), &stats);
+    ProgressIdle();
     if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
@@ -171,7 +179,9 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     }
     html_options.generated_by = options.command_line;
     HtmlReportStats stats;
+    ProgressPhase("writing " + options.html_path);
     absl::Status s = WriteHtmlReport(inputs, html_options, html_file.get(), &stats);
+    ProgressIdle();
     if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %.1f MB, %d stream rows, %d of %d ops drawn individually, %d aggregate blocks, %d overlap "

@@ -13,6 +13,7 @@
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
+#include "analyzer/commands/progress.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/phase_timer.h"
@@ -26,20 +27,30 @@
 namespace streamscope {
 namespace {
 
-// Writes `text` to `path`: never follows a symlink, never writes over one
-// of the input traces.
-absl::Status WriteOutputFile(const std::string& path, const std::string& text,
-                             const std::vector<std::string>& inputs) {
+// Whether `path` may receive the report: never one of the input traces,
+// an existing file only when `force`.
+absl::Status CheckOutputTarget(const std::string& path, const std::vector<std::string>& inputs, bool force) {
   struct stat out_st;
-  if (stat(path.c_str(), &out_st) == 0) {
-    for (const std::string& in : inputs) {
-      struct stat in_st;
-      if (stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-        return absl::AlreadyExistsError(absl::StrCat(path, ": is one of the input traces; refusing to overwrite it"));
-      }
+  if (stat(path.c_str(), &out_st) != 0) return absl::OkStatus();
+  for (const std::string& in : inputs) {
+    struct stat in_st;
+    if (stat(in.c_str(), &in_st) == 0 && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+      return absl::AlreadyExistsError(absl::StrCat(path, ": is one of the input traces; refusing to overwrite it"));
     }
   }
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (!force) return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
+  return absl::OkStatus();
+}
+
+// Writes `text` to `path`: never follows a symlink, never writes over one
+// of the input traces, replaces an existing file only when `force`.
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const std::vector<std::string>& inputs, bool force) {
+  if (absl::Status s = CheckOutputTarget(path, inputs, force); !s.ok()) return s;
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | (force ? O_TRUNC : O_EXCL) | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
+  }
   if (fd < 0) {
     return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write the report: ", std::strerror(errno)));
   }
@@ -64,11 +75,15 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text,
 
 absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("report needs at least one trace file");
+  if (!options.output_path.empty() && !options.output_is_folder) {  // refuse before the (long) load
+    if (absl::Status s = CheckOutputTarget(options.output_path, options.traces, options.force); !s.ok()) return s;
+  }
   const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
                                        options.gap_threshold_ns);
   std::vector<TraceAnalysis> traces;
   for (const std::string& path : options.traces) {
     MarkPhase("start");
+    ProgressPhase("loading " + path);
     auto models = LoadTraceFile(path);
     if (!models.ok()) return models.status();
     MarkPhase("load");
@@ -83,7 +98,9 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       // Text over many instances keeps only what its summary prints.
       const bool summarize = options.format == ReportOptions::Format::kText && !options.save &&
                              windows->size() > kFullTextWindows;
+      int64_t done = 0;
       for (const Window& w : *windows) {
+        ProgressPhase("analyzing " + path, done++, windows->size() > 1 ? static_cast<int64_t>(windows->size()) : 0);
         absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
         if (!analysis.ok()) return analysis.status();
         t.Add(*std::move(analysis), summarize);
@@ -91,6 +108,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       traces.push_back(std::move(t));
     }
   }
+  ProgressIdle();
   for (const TraceAnalysis& t : traces) {
     for (const std::string& w : t.summary.warnings) err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
   }
@@ -120,7 +138,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top}, render, sink);
       break;
     case ReportOptions::Format::kCsv:
-      if (!options.output_path.empty()) {  // a folder, one file per table (csv_writer.h)
+      if (options.output_is_folder) {  // a folder, one file per table (csv_writer.h)
         std::vector<std::vector<ResultTable>> tables;
         for (const TraceAnalysis& t : traces) tables.push_back(ReportTables(t));
         absl::Status s = WriteCsvFolder(options.output_path, tables, options.force);
@@ -132,7 +150,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       break;
   }
   if (!options.output_path.empty()) {
-    absl::Status s = WriteOutputFile(options.output_path, buffer.str(), options.traces);
+    absl::Status s = WriteOutputFile(options.output_path, buffer.str(), options.traces, options.force);
     if (!s.ok()) return s;
   }
   MarkPhase("render");

@@ -36,8 +36,9 @@ struct ReportOptions {
   bool save = false;                  // write analysis_* tables into each trace
   int64_t gap_threshold_ns = 10'000;  // idle gaps listed from this length
   int top = 10;                       // worst offenders listed per finding
-  std::string output_path;            // "" = `out`; with kCsv a folder, one file per table
-  bool force = false;                 // kCsv folder: replace existing table files
+  std::string output_path;            // "" = `out`; else a file, or with output_is_folder a folder
+  bool output_is_folder = false;      // kCsv only: output_path is a folder, one file per table
+  bool force = false;                 // replace an existing output file / table files
 };
 
 // Runs the report; writes the rendering to `out` (or output_path) and the

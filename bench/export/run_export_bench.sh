@@ -46,7 +46,7 @@ start=$(date +%s.%N)
 gen_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b-a}')
 trace_mb=$(awk -v b="$(stat -c %s "$work/trace.sqlite")" 'BEGIN {printf "%.0f", b/1e6}')
 
-run report "$ss" report "$work/trace.sqlite" -o "$work/report.txt"
+run report "$ss" report "$work/trace.sqlite" -o "$work/report.txt" --force
 run json_no_analysis "$ss" export "$work/trace.sqlite" --no-analysis --perfetto "$work/json_no_analysis.json"
 run json "$ss" export "$work/trace.sqlite" --perfetto "$work/json.json"
 run html "$ss" export "$work/trace.sqlite" --html "$work/html.html"

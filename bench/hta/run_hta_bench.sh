@@ -72,8 +72,8 @@ for n in "${SIZES[@]}"; do
   for i in $(seq "$reps"); do
     echo "size $n, repetition $i of $reps: HTA, streamscope JSON, streamscope SQLite" >&2
     measure "$BENCH_DIR/hta-$n" "$HTA_PYTHON" bench/hta/hta_breakdowns.py "$dir"
-    measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-json-$n.json"
-    measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json -o "$BENCH_DIR/report-sqlite-$n.json"
+    measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-json-$n.json" --force
+    measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json -o "$BENCH_DIR/report-sqlite-$n.json" --force
   done
   hw=$(best_wall "$BENCH_DIR/hta-$n.times"); hm=$(best_rss_mib "$BENCH_DIR/hta-$n.times"); hc=$(best_cpu "$BENCH_DIR/hta-$n.times")
   jw=$(best_wall "$BENCH_DIR/json-$n.times"); jm=$(best_rss_mib "$BENCH_DIR/json-$n.times"); jc=$(best_cpu "$BENCH_DIR/json-$n.times")

@@ -135,7 +135,7 @@ class Report:
         tmp = tempfile.TemporaryDirectory(prefix="streamscope-report-")
         table_dir = Path(tmp.name) / "tables"
         try:
-            _cli.run_cli(["report", *map(str, paths), "--format", "csv", "-o", str(table_dir), *args])
+            _cli.run_cli(["report", *map(str, paths), "--format", "csv", "--output-dir", str(table_dir), *args])
         except BaseException:
             tmp.cleanup()
             raise

@@ -56,7 +56,7 @@ def tables(trace_path: Union[PathLike, Sequence[PathLike]], window="whole", *, f
     out_dir = Path(out_dir)
     args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top)
     if format == "csv":
-        cmd = ["report", *map(str, paths), "--format", "csv", "-o", str(out_dir), *args]
+        cmd = ["report", *map(str, paths), "--format", "csv", "--output-dir", str(out_dir), *args]
         if force:
             cmd.append("--force")
         _cli.run_cli(cmd)
@@ -69,7 +69,7 @@ def tables(trace_path: Union[PathLike, Sequence[PathLike]], window="whole", *, f
                                "(or pip install 'streamscope[parquet]')") from None
     with tempfile.TemporaryDirectory(prefix="streamscope-tables-") as tmp:
         csv_dir = Path(tmp) / "csv"
-        _cli.run_cli(["report", *map(str, paths), "--format", "csv", "-o", str(csv_dir), *args])
+        _cli.run_cli(["report", *map(str, paths), "--format", "csv", "--output-dir", str(csv_dir), *args])
         csv_files = sorted(csv_dir.glob("analysis_*.csv"))
         if not force:
             clash = _existing(out_dir, [p.stem for p in csv_files], ".parquet")

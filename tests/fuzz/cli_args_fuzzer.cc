@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -69,18 +70,19 @@ std::vector<std::string> Arguments(const uint8_t* data, size_t size) {
 int RunCommandLine(std::vector<std::string> args) {
   CLI::App app{"streamscope"};
   app.require_subcommand(1);
+  SetUpRootApp(app);
   int exit_code = kExitOk;
   RegisterReportCommand(app, &exit_code);
   RegisterCompareCommand(app, &exit_code);
   RegisterDiagnoseCommand(app, &exit_code);
   RegisterExportCommand(app, &exit_code);
+  const std::vector<std::string> given = args;
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   std::ostringstream out, err;
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e, out, err);  // as main.cc: usage errors print help
-    return rc == 0 ? 0 : kExitUsage;
+    return HandleParseError(app, e, given, out, err);  // as main.cc
   }
   return exit_code;
 }

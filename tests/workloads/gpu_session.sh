@@ -39,7 +39,7 @@ cp "$STREAMSCOPE_BUILD_DIR"/workload-traces/*.sqlite "$OUT/traces/" 2>/dev/null
 
 timeout 300 "$here/../../tools/record_fixtures.sh" "$bin" "$OUT/fixtures" 2>&1 | tee "$OUT/fixtures.log"
 
-timeout 300 "$bin/streamscope" workloads run --all --force -o "$OUT/report-traces" 2>&1 | tee "$OUT/report.log"
+timeout 300 "$bin/streamscope" workloads run --all --force --output-dir "$OUT/report-traces" 2>&1 | tee "$OUT/report.log"
 
 grep -E "^streamscope_workloads: |^=== |^exit " "$OUT/plain.log" > "$OUT/summary.txt"
 grep -E "^=== |: (PASSED|FAILED)$|^FAIL" "$OUT/traced.log" >> "$OUT/summary.txt"

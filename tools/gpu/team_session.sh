@@ -34,7 +34,7 @@ F=$W/w/fixtures
   done
   echo "################ compare --run repeated"
   timeout 240 $bin/streamscope compare --run "$bin/streamscope_workloads --variant sequential" \
-    --run "$bin/streamscope_workloads --variant overlapped" --repeat 3 -o $W/cmp; echo "rc=$?"
+    --run "$bin/streamscope_workloads --variant overlapped" --repeat 3 --output-dir $W/cmp; echo "rc=$?"
   for v in overlapped sequential; do
     $bin/streamscope export $F/$v.sqlite --html $W/$v.html --perfetto $W/$v.json; echo "export $v rc=$?"
   done

@@ -49,6 +49,7 @@ TEST(ReportCsvFolder, EveryTableOfTheStreamFormBecomesAFileWithTheSameRows) {
   ASSERT_EQ(ExitWith(RunReport(options, stream, err), err), kExitOk) << err.str();
 
   options.output_path = TempTracePath("csv_dir");
+  options.output_is_folder = true;
   ASSERT_EQ(RunToFolder(options), kExitOk);
   // The stream form is "# trace:", "# table: NAME", the table, a blank line.
   std::istringstream lines(stream.str());
@@ -78,6 +79,7 @@ TEST(ReportCsvFolder, ExistingTablesAreKeptUnlessForced) {
   options.traces = {Overlapped()};
   options.format = ReportOptions::Format::kCsv;
   options.output_path = TempTracePath("csv_again");
+  options.output_is_folder = true;
   ASSERT_EQ(RunToFolder(options), kExitOk);
   std::ofstream(options.output_path + "/analysis_window.csv") << "mine\n";
   std::string err;

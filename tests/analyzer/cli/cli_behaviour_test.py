@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""The `streamscope` command line as a user meets it (issue 17): options
+anywhere in `compare`, one-line errors with their exit codes and a "did you
+mean", help with defaults and an example that runs, -o and --force alike in
+every command, the .nsys-rep hint, progress with --progress, and data on
+stdout, status on stderr.
+
+Usage: cli_behaviour_test.py STREAMSCOPE_BINARY (run from the repository root).
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BIN = None
+REPO = os.getcwd()
+DATA = os.path.join(REPO, "tests", "data")
+SEQ = os.path.join(DATA, "sequential.sqlite")
+OVL = os.path.join(DATA, "overlapped.sqlite")
+NSYS = os.path.join(DATA, "nsys", "small-rtx3060-nsys2025.sqlite")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def run(*args, cwd=None):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="streamscope-cli-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def assertOneError(self, result, code, *fragments):
+        self.assertEqual(result.returncode, code, result.stderr)
+        lines = result.stderr.splitlines()
+        self.assertEqual(len(lines), 1, result.stderr)
+        self.assertTrue(lines[0].startswith("streamscope: "), lines[0])
+        for f in fragments:
+            self.assertIn(f, lines[0])
+        self.assertEqual(result.stdout, "")
+
+
+class CompareTakesOptionsAnywhere(Scratch):
+    def test_options_after_the_separator_are_options(self):
+        before = run("compare", "--goal", "speedup", "--nvtx", "measured", SEQ, "--", OVL)
+        after = run("compare", SEQ, "--", OVL, "--goal", "speedup", "--nvtx", "measured")
+        self.assertEqual(after.returncode, 0, after.stderr)
+        self.assertIn("goal: speedup", after.stdout)
+        self.assertEqual(before.stdout, after.stdout)
+
+    def test_named_control_and_variant_give_the_same_comparison(self):
+        positional = run("compare", SEQ, "--", OVL, "--format", "json")
+        named = run("compare", "--variant", OVL, "--control", SEQ, "--format", "json")
+        self.assertEqual(named.returncode, 0, named.stderr)
+        self.assertEqual(positional.stdout, named.stdout)
+
+    def test_a_bad_option_after_the_separator_is_a_usage_error(self):
+        self.assertOneError(run("compare", SEQ, "--", OVL, "--goal", "speedupp"), 2, "did you mean 'speedup'?")
+        self.assertOneError(run("compare", SEQ, "--", OVL, "--noize", "3"), 2, "unknown option '--noize'",
+                            "did you mean '--noise'?")
+
+    def test_a_missing_side_is_a_usage_error(self):
+        self.assertOneError(run("compare", SEQ), 2, "compare: needs control and variant traces")
+
+    def test_a_failed_verdict_is_exit_10(self):
+        self.assertEqual(run("compare", OVL, "--", SEQ).returncode, 10)
+
+
+class ErrorsAreOneLine(Scratch):
+    def test_every_error_is_one_prefixed_line_with_its_exit_code(self):
+        cases = [
+            (["reprot", OVL], 2, "unknown command 'reprot' (did you mean 'report'?)"),
+            ([], 2, "no command given"),
+            (["report", "--fromm", "5", OVL], 2, "did you mean '--from'?"),
+            (["report", "--json", OVL], 2, "did you mean '--format json'?"),
+            (["report", "--top", "-1", OVL], 2, "--top: must be 0 or more, got -1"),
+            (["report", "--format", "jsn", OVL], 2, "did you mean 'json'?"),
+            (["report"], 2, "report: "),
+            (["report", "--to", "5", OVL], 2, "report: "),
+            (["workloads", "lst"], 2, "did you mean 'list'?"),
+            (["run", "--kinds", "+memroy", "--", "true"], 2, "unknown record kind 'memroy' (did you mean 'memory'?)"),
+            (["diagnose", "--nvtx-instance", "0", "--nvtx", "x", OVL], 2, "must be 1 or more, got 0"),
+            (["report", self.path("missing.sqlite")], 3, "missing.sqlite"),
+            (["report", "--nvtx", "no-such-range", OVL], 7, "no-such-range"),
+            (["export", OVL], 2, "nothing to write"),
+        ]
+        for args, code, fragment in cases:
+            with self.subTest(args=args):
+                self.assertOneError(run(*args), code, fragment)
+
+    def test_a_file_that_is_no_trace_is_exit_4(self):
+        with open(self.path("notes.txt"), "w") as f:
+            f.write("hello\n" * 100)
+        self.assertOneError(run("report", self.path("notes.txt")), 4)
+
+    def test_an_nsys_report_gets_the_export_command(self):
+        rep = self.path("profile.nsys-rep")
+        with open(rep, "wb") as f:
+            f.write(b"\x00nsys-rep-bytes" * 64)
+        expected = "nsys export --type sqlite -o %s %s" % (self.path("profile.sqlite"), rep)
+        for command in (["report", rep], ["export", rep, "--html", self.path("x.html")],
+                        ["convert", rep, "-o", self.path("t.sqlite")]):
+            with self.subTest(command=command[0]):
+                self.assertOneError(run(*command), 4, expected)
+
+
+class HelpListsDefaultsAndAnExample(Scratch):
+    COMMANDS = [["run"], ["report"], ["compare"], ["diagnose"], ["export"], ["convert"], ["workloads"],
+                ["workloads", "list"], ["workloads", "run"]]
+
+    def test_every_command_help_has_defaults_and_an_example(self):
+        for command in self.COMMANDS:
+            with self.subTest(command=command):
+                result = run(*command, "--help")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertIn("Example:\n  streamscope " + " ".join(command), result.stdout)
+        self.assertIn("Worst offenders listed per finding (default: 10)", run("report", "--help").stdout)
+        self.assertIn("memory", run("run", "--help").stdout)
+
+    def test_the_examples_run_on_the_bundled_traces(self):
+        os.symlink(os.path.join(REPO, "tests"), self.path("tests"))
+        for command in self.COMMANDS:
+            example = run(*command, "--help").stdout.split("Example:\n  ", 1)[1].splitlines()[0]
+            args = example.split()[1:]
+            if args[0] == "run" or args[:2] == ["workloads", "run"]:
+                continue  # records on a GPU (the doc test checks its options)
+            with self.subTest(example=example):
+                result = run(*args, cwd=self.dir)
+                self.assertEqual(result.returncode, 0, example + "\n" + result.stderr)
+
+
+class OutputFiles(Scratch):
+    def test_report_never_replaces_a_file_without_force(self):
+        out = self.path("report.txt")
+        with open(out, "w") as f:
+            f.write("mine\n")
+        self.assertOneError(run("report", OVL, "-o", out), 9, "exists; pass --force")
+        self.assertEqual(read(out), "mine\n")
+        result = run("report", OVL, "-o", out, "--force")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(read(out), run("report", OVL).stdout)
+
+    def test_compare_writes_its_output_file_like_report(self):
+        out = self.path("verdict.json")
+        result = run("compare", SEQ, "--", OVL, "--format", "json", "-o", out)
+        self.assertEqual((result.returncode, result.stdout), (0, ""), result.stderr)
+        self.assertEqual(read(out), run("compare", SEQ, "--", OVL, "--format", "json").stdout)
+        self.assertOneError(run("compare", SEQ, "--", OVL, "-o", out), 9, "exists")
+        self.assertOneError(run("compare", SEQ, "--", OVL, "-o", self.dir), 2, "--output-dir")
+
+    def test_csv_tables_go_to_output_dir(self):
+        tables = self.path("tables")
+        result = run("report", OVL, "--format", "csv", "--output-dir", tables)
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        self.assertIn("analysis_window.csv", os.listdir(tables))
+        self.assertOneError(run("report", OVL, "--format", "csv", "--output-dir", tables), 9, "--force")
+
+    def test_csv_with_o_dir_still_works_with_a_note(self):
+        result = run("report", OVL, "--format", "csv", "-o", self.path("old"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("deprecated: use --output-dir", result.stderr)
+        self.assertIn("analysis_window.csv", os.listdir(self.path("old")))
+
+
+class DataOnStdoutStatusOnStderr(Scratch):
+    def test_export_and_convert_print_status_on_stderr_only(self):
+        export = run("export", OVL, "--html", self.path("t.html"), "--perfetto", self.path("t.json"))
+        self.assertEqual((export.returncode, export.stdout), (0, ""), export.stderr)
+        self.assertIn("wrote " + self.path("t.html"), export.stderr)
+        convert = run("convert", NSYS, "-o", self.path("c.sqlite"))
+        self.assertEqual((convert.returncode, convert.stdout), (0, ""), convert.stderr)
+        self.assertIn("wrote " + self.path("c.sqlite"), convert.stderr)
+        self.assertOneError(run("convert", NSYS, "-o", self.path("c.sqlite")), 9, "--force")
+
+    def test_progress_goes_to_stderr_and_leaves_the_report_alone(self):
+        plain = run("report", OVL)
+        shown = run("report", OVL, "--progress")
+        self.assertEqual(shown.returncode, 0, shown.stderr)
+        self.assertEqual(plain.stdout, shown.stdout)
+        self.assertEqual(plain.stderr, "")
+        self.assertIn("streamscope: loading " + OVL, shown.stderr)
+        self.assertIn("streamscope: analyzing " + OVL, shown.stderr)
+        self.assertIn("streamscope: done in ", shown.stderr)
+        export = run("export", OVL, "--html", self.path("p.html"), "--progress")
+        self.assertIn("streamscope: writing " + self.path("p.html"), export.stderr)
+
+
+if __name__ == "__main__":
+    BIN = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
