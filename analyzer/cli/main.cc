@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterDiagnoseCommand(app, &exit_code);
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
   streamscope::RegisterExportCommand(app, &exit_code);
+  streamscope::RegisterFactsCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

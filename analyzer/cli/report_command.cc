@@ -1,6 +1,6 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
-//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]]`.
+//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]] [--jobs N]`.
 // See analyzer/README.md.
 #include <cmath>
 #include <iostream>
@@ -25,6 +25,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     int top = 10;
     std::string output;
     bool force = false;
+    int jobs = 1;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -48,6 +49,8 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
                   "Write the report to FILE instead of stdout; with --format csv, to the folder FILE, one "
                   "<table>.csv per analysis table");
   auto* force = cmd->add_flag("--force", args->force, "--format csv -o DIR: replace existing table files");
+  cmd->add_option("-j,--jobs", args->jobs, "Analyze this many traces at once (threads); the output is the same")
+      ->check(CLI::PositiveNumber);
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
@@ -82,6 +85,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     options.top = args->top;
     options.output_path = args->output;
     options.force = args->force;
+    options.jobs = args->jobs;
     *exit_code = ExitWith(RunReport(options, std::cout, std::cerr), std::cerr);
   });
 }

@@ -38,6 +38,7 @@ struct ReportOptions {
   int top = 10;                       // worst offenders listed per finding
   std::string output_path;            // "" = `out`; with kCsv a folder, one file per table
   bool force = false;                 // kCsv folder: replace existing table files
+  int jobs = 1;                       // traces loaded and analyzed at once (threads); same output
 };
 
 // Runs the report; writes the rendering to `out` (or output_path) and the

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Scale benchmark of the many-rank path on Dask (issue 19).
+
+    run_dask_bench.py [--ranks 16 64 256] [--ops 100000] [--workers 2]
+                      [--data /tmp/streamscope-dask-bench] [--out bench/results/dask.json]
+
+For each rank count: synthetic rank traces (tools/dev/gen_rank_traces.py:
+planted clock offsets up to 3 s and one straggler), a fresh LocalCluster of
+`workers` worker processes with one thread each, then
+streamscope.ranks.analyze(paths, client). Measured: wall time of the facts
+phase (tasks on the workers) and of the merge (merge-facts on the client),
+peak memory of each worker process and of the largest `streamscope facts`
+process it ran (getrusage RUSAGE_SELF / RUSAGE_CHILDREN on the worker),
+bytes moved between workers (the workers' transfer counters) and to the
+client (the compressed facts), the merge's peak memory, and whether the
+alignment error (against the planted offsets) stays within 10 us and the
+planted straggler is named. The CLI: $STREAMSCOPE_BIN or build/bin.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tools" / "dev"))
+import gen_rank_traces  # noqa: E402
+
+
+def worker_stats(dask_worker=None):
+    import resource as r
+    out = {"self_peak_mib": r.getrusage(r.RUSAGE_SELF).ru_maxrss / 1024,
+           "child_peak_mib": r.getrusage(r.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    for name in ("transfer_outgoing_bytes_total", "transfer_incoming_bytes_total"):
+        out[name] = getattr(dask_worker, name, None) if dask_worker is not None else None
+    if out["transfer_outgoing_bytes_total"] is None and dask_worker is not None:  # older distributed
+        out["transfer_outgoing_bytes_total"] = getattr(getattr(dask_worker, "state", None),
+                                                       "transfer_outgoing_bytes_total", None)
+    return out
+
+
+def run_one(ranks, ops, workers, data, cli):
+    from dask.distributed import Client, LocalCluster
+    import streamscope.ranks as sr
+    folder = Path(data) / f"r{ranks}"
+    t0 = time.perf_counter()
+    paths, truth = gen_rank_traces.generate(folder, ranks, ops, ranks_per_host=8, max_offset_s=3.0,
+                                            stragglers=[str(ranks // 3)], jobs=workers)
+    gen_s = time.perf_counter() - t0
+    trace_mib = sum(os.path.getsize(p) for p in paths) / 2**20
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        args = []
+        t0 = time.perf_counter()
+        futures = [client.submit(sr._facts_task, p, args, cli, pure=False) for p in paths]
+        facts = client.gather(futures)
+        facts_s = time.perf_counter() - t0
+        del futures
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t0 = time.perf_counter()
+        doc = sr.merge_facts(facts, cli=cli)
+        merge_s = time.perf_counter() - t0
+        merge_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        stats = client.run(worker_stats)
+    result = sr.CrossRank(doc, sum(len(f) for f in facts), [str(p) for p in paths])
+    r = result.ranks.set_index("rank")
+    err = max(abs(int(r.loc[t["rank"], "clock_offset_ns"]) - t["offset_to_rank0_ns"]) for t in truth["ranks"])
+    named = int(result.stragglers.iloc[0]["rank"]) if len(result.stragglers) else None
+    return {"ranks": ranks, "ops_per_rank": truth["ops_per_rank"], "trace_mib_total": round(trace_mib, 1),
+            "generate_s": round(gen_s, 1), "facts_s": round(facts_s, 2), "merge_s": round(merge_s, 2),
+            "wall_s": round(facts_s + merge_s, 2),
+            "workers": [{"self_peak_mib": round(s["self_peak_mib"], 1), "facts_cli_peak_mib": round(s["child_peak_mib"], 1),
+                         "bytes_to_other_workers": s["transfer_outgoing_bytes_total"]} for s in stats.values()],
+            "facts_bytes_to_client": result.facts_bytes,
+            "merge_cli_peak_mib": round(merge_peak / 1024, 1) if merge_peak > before else None,
+            "alignment_error_max_ns": err, "residual_max_ns": result.alignment["residual_max_ns"],
+            "method": result.alignment["method"], "planted_straggler": ranks // 3, "named_straggler": named,
+            "matched_collectives": result.json["matched_collectives"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ranks", type=int, nargs="+", default=[16, 64, 256])
+    ap.add_argument("--ops", type=int, default=100_000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--data", default="/tmp/streamscope-dask-bench")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "dask.json"))
+    ap.add_argument("--keep", action="store_true", help="keep the generated traces")
+    a = ap.parse_args()
+    cli = os.environ.get("STREAMSCOPE_BIN") or str(REPO / "build" / "bin" / "streamscope")
+    version = subprocess.run([cli, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    import dask
+    import distributed
+    runs = []
+    for n in a.ranks:
+        row = run_one(n, a.ops, a.workers, a.data, cli)
+        print(json.dumps(row), flush=True)
+        runs.append(row)
+        if not a.keep:
+            subprocess.run(["rm", "-rf", str(Path(a.data) / f"r{n}")], check=True)
+    doc = {"date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "machine": platform.node(),
+           "cpus": os.cpu_count(), "load_average": os.getloadavg(), "python": platform.python_version(),
+           "dask": dask.__version__, "distributed": distributed.__version__, "streamscope": version,
+           "command": " ".join(sys.argv), "runs": runs}
+    Path(a.out).write_text(json.dumps(doc, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
