@@ -11,8 +11,9 @@ streamscope.ranks.analyze(paths, client). Measured: wall time of the facts
 phase (tasks on the workers) and of the merge (merge-facts on the client),
 peak memory of each worker process and of the largest `streamscope facts`
 process it ran (getrusage RUSAGE_SELF / RUSAGE_CHILDREN on the worker),
-bytes moved between workers (the workers' transfer counters) and to the
-client (the compressed facts), the merge's peak memory, and whether the
+bytes the workers sent and received (their transfer counters: what they
+sent is the facts, to the client; what they received from other workers)
+and the compressed facts the client gathered, the merge's peak memory, and whether the
 alignment error (against the planted offsets) stays within 10 us and the
 planted straggler is named. The CLI: $STREAMSCOPE_BIN or build/bin.
 """
@@ -76,7 +77,8 @@ def run_one(ranks, ops, workers, data, cli):
             "generate_s": round(gen_s, 1), "facts_s": round(facts_s, 2), "merge_s": round(merge_s, 2),
             "wall_s": round(facts_s + merge_s, 2),
             "workers": [{"self_peak_mib": round(s["self_peak_mib"], 1), "facts_cli_peak_mib": round(s["child_peak_mib"], 1),
-                         "bytes_to_other_workers": s["transfer_outgoing_bytes_total"]} for s in stats.values()],
+                         "bytes_sent": s["transfer_outgoing_bytes_total"],
+                         "bytes_received": s["transfer_incoming_bytes_total"]} for s in stats.values()],
             "facts_bytes_to_client": result.facts_bytes,
             "merge_cli_peak_mib": round(merge_peak / 1024, 1) if merge_peak > before else None,
             "alignment_error_max_ns": err, "residual_max_ns": result.alignment["residual_max_ns"],
