@@ -38,11 +38,12 @@ def worker_stats(dask_worker=None):
     import resource as r
     out = {"self_peak_mib": r.getrusage(r.RUSAGE_SELF).ru_maxrss / 1024,
            "child_peak_mib": r.getrusage(r.RUSAGE_CHILDREN).ru_maxrss / 1024}
-    for name in ("transfer_outgoing_bytes_total", "transfer_incoming_bytes_total"):
-        out[name] = getattr(dask_worker, name, None) if dask_worker is not None else None
-    if out["transfer_outgoing_bytes_total"] is None and dask_worker is not None:  # older distributed
-        out["transfer_outgoing_bytes_total"] = getattr(getattr(dask_worker, "state", None),
-                                                       "transfer_outgoing_bytes_total", None)
+    # Sent: every byte the worker served (to the client or to a worker).
+    # Received from other workers: its incoming transfer log (every byte
+    # moved between workers is received by one).
+    out["sent"] = getattr(dask_worker, "transfer_outgoing_bytes_total", None)
+    log = getattr(dask_worker, "transfer_incoming_log", None)
+    out["received"] = sum(e["total"] for e in log) if log is not None else None
     return out
 
 
@@ -77,8 +78,8 @@ def run_one(ranks, ops, workers, data, cli):
             "generate_s": round(gen_s, 1), "facts_s": round(facts_s, 2), "merge_s": round(merge_s, 2),
             "wall_s": round(facts_s + merge_s, 2),
             "workers": [{"self_peak_mib": round(s["self_peak_mib"], 1), "facts_cli_peak_mib": round(s["child_peak_mib"], 1),
-                         "bytes_sent": s["transfer_outgoing_bytes_total"],
-                         "bytes_received": s["transfer_incoming_bytes_total"]} for s in stats.values()],
+                         "bytes_sent": s["sent"], "bytes_received_from_workers": s["received"]}
+                        for s in stats.values()],
             "facts_bytes_to_client": result.facts_bytes,
             "merge_cli_peak_mib": round(merge_peak / 1024, 1) if merge_peak > before else None,
             "alignment_error_max_ns": err, "residual_max_ns": result.alignment["residual_max_ns"],
