@@ -9,8 +9,8 @@ planted clock offsets up to 3 s and one straggler), a fresh LocalCluster of
 `workers` worker processes with one thread each, then
 streamscope.ranks.analyze(paths, client). Measured: wall time of the facts
 phase (tasks on the workers) and of the merge (merge-facts on the client),
-peak memory of each worker process and of the largest `streamscope facts`
-process it ran (getrusage RUSAGE_SELF / RUSAGE_CHILDREN on the worker),
+peak memory of each worker process (getrusage on the worker), of the
+largest `streamscope facts` process and of `merge-facts` (/usr/bin/time),
 bytes the workers sent and received (their transfer counters: what they
 sent is the facts, to the client; what they received from other workers)
 and the compressed facts the client gathered, the merge's peak memory, and whether the
@@ -36,8 +36,7 @@ import gen_rank_traces  # noqa: E402
 
 def worker_stats(dask_worker=None):
     import resource as r
-    out = {"self_peak_mib": r.getrusage(r.RUSAGE_SELF).ru_maxrss / 1024,
-           "child_peak_mib": r.getrusage(r.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    out = {"self_peak_mib": r.getrusage(r.RUSAGE_SELF).ru_maxrss / 1024}
     # Sent: every byte the worker served (to the client or to a worker).
     # Received from other workers: its incoming transfer log (every byte
     # moved between workers is received by one).
@@ -45,6 +44,28 @@ def worker_stats(dask_worker=None):
     log = getattr(dask_worker, "transfer_incoming_log", None)
     out["received"] = sum(e["total"] for e in log) if log is not None else None
     return out
+
+
+def facts_with_peak(path, cli):
+    """The analysis task (streamscope.ranks._facts_task) under /usr/bin/time,
+    which gives the CLI's own peak RSS: getrusage(RUSAGE_CHILDREN) on the
+    worker would count the forked Python worker's pages too."""
+    import subprocess as sp
+    import zlib
+    proc = sp.run(["/usr/bin/time", "-f", "%M", cli, "facts", path], stdout=sp.PIPE, stderr=sp.PIPE, check=True)
+    return zlib.compress(proc.stdout, 1), int(proc.stderr.decode().strip().splitlines()[-1])
+
+
+def merge_with_peak(facts, cli, tmp):
+    import zlib
+    files = []
+    for i, blob in enumerate(facts):
+        f = Path(tmp) / f"facts-{i:06d}.json"
+        f.write_bytes(zlib.decompress(blob))
+        files.append(str(f))
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", cli, "merge-facts", *files, "--format", "json"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+    return json.loads(proc.stdout)["ranks"], int(proc.stderr.decode().strip().splitlines()[-1])
 
 
 def run_one(ranks, ops, workers, data, cli):
@@ -58,17 +79,18 @@ def run_one(ranks, ops, workers, data, cli):
     trace_mib = sum(os.path.getsize(p) for p in paths) / 2**20
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        args = []
         t0 = time.perf_counter()
-        futures = [client.submit(sr._facts_task, p, args, cli, pure=False) for p in paths]
-        facts = client.gather(futures)
+        futures = [client.submit(facts_with_peak, str(p), cli, pure=False) for p in paths]
+        gathered = client.gather(futures)
         facts_s = time.perf_counter() - t0
         del futures
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        facts = [f for f, _ in gathered]
+        cli_peak_kib = max(k for _, k in gathered)
         t0 = time.perf_counter()
-        doc = sr.merge_facts(facts, cli=cli)
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            doc, merge_peak_kib = merge_with_peak(facts, cli, tmp)
         merge_s = time.perf_counter() - t0
-        merge_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         stats = client.run(worker_stats)
     result = sr.CrossRank(doc, sum(len(f) for f in facts), [str(p) for p in paths])
     r = result.ranks.set_index("rank")
@@ -77,11 +99,12 @@ def run_one(ranks, ops, workers, data, cli):
     return {"ranks": ranks, "ops_per_rank": truth["ops_per_rank"], "trace_mib_total": round(trace_mib, 1),
             "generate_s": round(gen_s, 1), "facts_s": round(facts_s, 2), "merge_s": round(merge_s, 2),
             "wall_s": round(facts_s + merge_s, 2),
-            "workers": [{"self_peak_mib": round(s["self_peak_mib"], 1), "facts_cli_peak_mib": round(s["child_peak_mib"], 1),
+            "workers": [{"worker_process_peak_mib": round(s["self_peak_mib"], 1),
                          "bytes_sent": s["sent"], "bytes_received_from_workers": s["received"]}
                         for s in stats.values()],
+            "facts_cli_peak_mib_max": round(cli_peak_kib / 1024, 1),
             "facts_bytes_to_client": result.facts_bytes,
-            "merge_cli_peak_mib": round(merge_peak / 1024, 1) if merge_peak > before else None,
+            "merge_cli_peak_mib": round(merge_peak_kib / 1024, 1),
             "alignment_error_max_ns": err, "residual_max_ns": result.alignment["residual_max_ns"],
             "method": result.alignment["method"], "planted_straggler": ranks // 3, "named_straggler": named,
             "matched_collectives": result.json["matched_collectives"]}
