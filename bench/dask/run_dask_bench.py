@@ -77,7 +77,7 @@ def run_one(ranks, ops, workers, data, cli):
                                             stragglers=[str(ranks // 3)], jobs=workers)
     gen_s = time.perf_counter() - t0
     trace_mib = sum(os.path.getsize(p) for p in paths) / 2**20
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as client:
         t0 = time.perf_counter()
         futures = [client.submit(facts_with_peak, str(p), cli, pure=False) for p in paths]

@@ -38,7 +38,7 @@ def one_straggler(tmp_path_factory):
 @pytest.fixture(scope="session")
 def client():
     from dask.distributed import Client, LocalCluster
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
             Client(cluster) as c:
         yield c
 
