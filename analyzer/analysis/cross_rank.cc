@@ -10,6 +10,8 @@
 namespace streamscope {
 namespace {
 
+constexpr int64_t kSuspectResidualNs = 100'000;
+
 // The lower median (deterministic for integers); 0 for an empty list.
 int64_t Median(std::vector<int64_t> values) {
   if (values.empty()) return 0;
@@ -104,6 +106,13 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   if (!all.empty()) {
     a.residual_max_ns = *std::max_element(all.begin(), all.end());
     a.residual_median_ns = Median(std::move(all));
+  }
+  // Collective ends agree within microseconds; far more means the k-th
+  // kernels were not the same collective (a rank's window cut one off).
+  if (a.method == "collectives" && a.residual_max_ns > kSuspectResidualNs) {
+    result.notes.push_back(absl::StrCat("after alignment some collectives' ends still differ by up to ",
+                                        a.residual_max_ns, " ns: the k-th kernels of a name may not be the same "
+                                        "collective on every rank (do the windows cover the same steps?)"));
   }
   return offset;
 }

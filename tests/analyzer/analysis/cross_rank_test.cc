@@ -81,6 +81,20 @@ TEST(CrossRank, TheResidualIsTheLargestDistanceOfAnAlignedEndFromTheConsensus) {
   EXPECT_EQ(r.alignment.residual_median_ns, 0);
 }
 
+TEST(CrossRank, EndsThatStillDisagreeAfterAlignmentAreSaidToBeMismatched) {
+  // Rank 1's window misses its first all-reduce: its k-th is rank 0's k+1-th,
+  // and the collectives are 1 ms apart, so no offset makes the ends agree.
+  std::vector<TraceModel> m;
+  m.push_back(Rank(0, "a", 0, {{100, 200}, {1100, 1200}, {1300, 3000000}}));
+  m.push_back(Rank(1, "b", 0, {{1100, 1200}, {1300, 3000000}}));
+  const std::vector<Window> whole = {Window{0, 4'000'000, "whole"}};
+  CrossRankResult r = AnalyzeCrossRank({{&m[0], whole}, {&m[1], whole}}, 10);
+  EXPECT_GT(r.alignment.residual_max_ns, 100'000);
+  bool said = false;
+  for (const std::string& note : r.notes) said |= note.find("may not be the same collective") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(CrossRank, DifferentHostsWithoutACollectiveAreNotComparedForWaiting) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "node1", 0, {}));
