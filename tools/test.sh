@@ -19,9 +19,10 @@ case $BUILD_DIR in /*) BUILD_ABS=$BUILD_DIR ;; *) BUILD_ABS=$ROOT/$BUILD_DIR ;; 
 VENV=$BUILD_DIR/pyvenv
 PY=$VENV/bin/python
 [ -x "$PY" ] || python3 -m venv "$VENV"
-# duckdb and polars: the tests load the tables with them as users would.
-"$PY" -c "import pytest, pyarrow, duckdb, polars, wheel, setuptools as s; assert int(s.__version__.split('.')[0]) >= 61" 2>/dev/null ||
-  "$PY" -m pip install -q pytest pyarrow duckdb polars wheel "setuptools>=61"
+# duckdb and polars: the tests load the tables with them as users would;
+# dask.distributed: the many-rank tests run on a LocalCluster.
+"$PY" -c "import pytest, pyarrow, duckdb, polars, wheel, distributed, setuptools as s; assert int(s.__version__.split('.')[0]) >= 61" 2>/dev/null ||
+  "$PY" -m pip install -q pytest pyarrow duckdb polars wheel "setuptools>=61" "dask[distributed]>=2023.1"
 # setuptools builds in python/build: a stale file there would ship in the wheel.
 rm -rf "$BUILD_DIR/wheels" python/build python/streamscope.egg-info
 "$PY" -m pip wheel -q --no-deps --no-build-isolation ./python -w "$BUILD_DIR/wheels"

@@ -15,6 +15,7 @@ void RegisterConvertCommand(CLI::App& app, int* exit_code);    // convert_comman
 void RegisterCompareCommand(CLI::App& app, int* exit_code);    // compare_command.cc
 void RegisterDiagnoseCommand(CLI::App& app, int* exit_code);   // diagnose_command.cc
 void RegisterExportCommand(CLI::App& app, int* exit_code);     // export_command.cc
+void RegisterFactsCommands(CLI::App& app, int* exit_code);     // facts_command.cc: facts, merge-facts
 
 }  // namespace streamscope
 

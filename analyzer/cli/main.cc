@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterExportCommand(app, &exit_code);
   streamscope::RegisterConvertCommand(app, &exit_code);
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
+  streamscope::RegisterFactsCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

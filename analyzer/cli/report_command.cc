@@ -1,7 +1,7 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
 //  [--gap-threshold US] [--top N] [-o FILE | --format csv --output-dir DIR]
-//  [--force] [--progress]`. See analyzer/README.md.
+//  [--force] [--progress] [--jobs N]`. See analyzer/README.md.
 #include <cmath>
 #include <iostream>
 
@@ -29,6 +29,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     std::string output_dir;
     bool force = false;
     bool progress = false;
+    int jobs = 1;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -57,6 +58,8 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   AddProgressFlag(cmd, &args->progress);
   SetExample(cmd, "streamscope report tests/data/overlapped.sqlite --nvtx measured --top 3");
   output->excludes(output_dir);
+  cmd->add_option("-j,--jobs", args->jobs, "Analyze this many traces at once (threads); the output is the same")
+      ->check(AtLeast(1));
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
@@ -111,6 +114,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
       *exit_code = kExitUsage;
       return;
     }
+    options.jobs = args->jobs;
     absl::Status status;
     {
       ProgressMeter meter(ProgressModeForStderr(args->progress), std::cerr,

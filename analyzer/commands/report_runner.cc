@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -71,42 +74,85 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text,
   return absl::OkStatus();
 }
 
+// Loads one file and analyzes each of its processes into `out`. Marks
+// phases only when `timed` (the phase timer is one per process, not per
+// thread).
+absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, const AnalysisPlan& plan, bool timed,
+                         std::vector<TraceAnalysis>& out) {
+  auto mark = [timed](const char* phase) {
+    if (timed) MarkPhase(phase);
+  };
+  mark("start");
+  if (timed) ProgressPhase("loading " + path);
+  auto models = LoadTraceFile(path);
+  if (!models.ok()) return models.status();
+  mark("load");
+  for (TraceModel& model : *models) {
+    TraceAnalysis t;
+    t.model = std::move(model);
+    t.summary = SummarizeTrace(t.model);
+    t.windows_are_steps = options.window.kind == WindowSpec::Kind::kNvtxRange && !options.window.nvtx_instance;
+    mark("summary");
+    auto windows = ResolveWindows(t.model, options.window);
+    if (!windows.ok()) return windows.status();
+    TraceHazards hazards = PrepareHazards(t.model);
+    // Text over many instances keeps only what its summary prints.
+    const bool summarize = options.format == ReportOptions::Format::kText && !options.save &&
+                           windows->size() > kFullTextWindows;
+    int64_t done = 0;
+    for (const Window& w : *windows) {
+      if (timed) {
+        ProgressPhase("analyzing " + path, done++, windows->size() > 1 ? static_cast<int64_t>(windows->size()) : 0);
+      }
+      absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
+      if (!analysis.ok()) return analysis.status();
+      t.Add(*std::move(analysis), summarize);
+    }
+    out.push_back(std::move(t));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("report needs at least one trace file");
+  if (options.jobs < 1) return UsageError("report: --jobs must be at least 1");
   if (!options.output_path.empty() && !options.output_is_folder) {  // refuse before the (long) load
     if (absl::Status s = CheckOutputTarget(options.output_path, options.traces, options.force); !s.ok()) return s;
   }
   const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
                                        options.gap_threshold_ns);
-  std::vector<TraceAnalysis> traces;
-  for (const std::string& path : options.traces) {
-    MarkPhase("start");
-    ProgressPhase("loading " + path);
-    auto models = LoadTraceFile(path);
-    if (!models.ok()) return models.status();
-    MarkPhase("load");
-    for (TraceModel& model : *models) {
-      TraceAnalysis t;
-      t.model = std::move(model);
-      t.summary = SummarizeTrace(t.model);
-      MarkPhase("summary");
-      auto windows = ResolveWindows(t.model, options.window);
-      if (!windows.ok()) return windows.status();
-      TraceHazards hazards = PrepareHazards(t.model);
-      // Text over many instances keeps only what its summary prints.
-      const bool summarize = options.format == ReportOptions::Format::kText && !options.save &&
-                             windows->size() > kFullTextWindows;
-      int64_t done = 0;
-      for (const Window& w : *windows) {
-        ProgressPhase("analyzing " + path, done++, windows->size() > 1 ? static_cast<int64_t>(windows->size()) : 0);
-        absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
-        if (!analysis.ok()) return analysis.status();
-        t.Add(*std::move(analysis), summarize);
-      }
-      traces.push_back(std::move(t));
+  // One slot per file, filled by `jobs` threads; read in argument order, so
+  // the result (and the first error reported) do not depend on --jobs.
+  const size_t files = options.traces.size();
+  std::vector<std::vector<TraceAnalysis>> per_file(files);
+  std::vector<absl::Status> status(files);
+  const size_t threads = std::min(files, static_cast<size_t>(options.jobs));
+  if (threads <= 1) {
+    for (size_t i = 0; i < files; ++i) {
+      status[i] = AnalyzeFile(options.traces[i], options, plan, true, per_file[i]);
+      if (!status[i].ok()) return status[i];
     }
+  } else {
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> pool;
+    for (size_t k = 0; k < threads; ++k) {
+      pool.emplace_back([&] {
+        for (size_t i = next++; i < files; i = next++) {
+          status[i] = AnalyzeFile(options.traces[i], options, plan, false, per_file[i]);
+        }
+      });
+    }
+    for (std::thread& t : pool) t.join();
+    for (const absl::Status& s : status) {
+      if (!s.ok()) return s;
+    }
+    MarkPhase("analyze");
+  }
+  std::vector<TraceAnalysis> traces;
+  for (std::vector<TraceAnalysis>& list : per_file) {
+    for (TraceAnalysis& t : list) traces.push_back(std::move(t));
   }
   ProgressIdle();
   for (const TraceAnalysis& t : traces) {

@@ -39,6 +39,7 @@ struct ReportOptions {
   std::string output_path;            // "" = `out`; else a file, or with output_is_folder a folder
   bool output_is_folder = false;      // kCsv only: output_path is a folder, one file per table
   bool force = false;                 // replace an existing output file / table files
+  int jobs = 1;                       // traces loaded and analyzed at once (threads); same output
 };
 
 // Runs the report; writes the rendering to `out` (or output_path) and the

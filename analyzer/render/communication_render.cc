@@ -85,7 +85,12 @@ nlohmann::json CrossRankToJson(const CrossRankResult& result) {
                      {"collectives", r.collectives},
                      {"waited_ns", r.waited_ns},
                      {"caused_wait_ns", r.caused_wait_ns},
-                     {"last_arrivals", r.last_arrivals}});
+                     {"last_arrivals", r.last_arrivals},
+                     {"host", r.host},
+                     {"wall_clock_offset_ns", r.wall_clock_offset_ns},
+                     {"clock_offset_ns", r.clock_offset_ns},
+                     {"alignment_residual_ns", r.alignment_residual_ns},
+                     {"straggler_steps", r.straggler_steps}});
   }
   nlohmann::json worst = nlohmann::json::array();
   for (const CollectiveSkew& s : result.worst) {
@@ -97,7 +102,23 @@ nlohmann::json CrossRankToJson(const CrossRankResult& result) {
                      {"last_start_ns", s.last_start_ns},
                      {"skew_ns", s.skew_ns}});
   }
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepStraggler& s : result.steps) {
+    steps.push_back({{"step", s.step},
+                     {"straggler_rank", s.straggler_rank},
+                     {"caused_wait_ns", s.caused_wait_ns},
+                     {"max_skew_ns", s.max_skew_ns},
+                     {"collectives", s.collectives}});
+  }
+  const ClockAlignment& a = result.alignment;
+  nlohmann::json alignment = {{"method", a.method},
+                              {"reference_rank", a.reference_rank},
+                              {"hosts", a.hosts},
+                              {"residual_median_ns", a.residual_median_ns},
+                              {"residual_max_ns", a.residual_max_ns}};
   return {{"ranks", ranks},
+          {"alignment", alignment},
+          {"steps", steps},
           {"comparable", result.comparable},
           {"matched_collectives", result.matched_collectives},
           {"unmatched_kernels", result.unmatched_kernels},
@@ -134,6 +155,29 @@ void RenderCrossRankText(const CrossRankResult& result, std::ostream& out) {
           << FormatDuration(s.skew_ns) << " after rank " << s.first_rank << " [" << s.first_start_ns << ", "
           << s.last_start_ns << "] ns\n";
     }
+  }
+  const ClockAlignment& a = result.alignment;
+  if (a.method != "shared_clock") {
+    out << "  Clocks of " << a.hosts << " hosts aligned to rank " << a.reference_rank << "'s ("
+        << (a.method == "collectives" ? "wall-clock start, refined from the collectives' ends"
+            : a.method == "wall_clock" ? "wall-clock start only"
+                                       : "no estimate")
+        << "); residual: median " << FormatDuration(a.residual_median_ns) << ", max "
+        << FormatDuration(a.residual_max_ns) << ".\n";
+  }
+  if (!result.steps.empty()) {
+    std::vector<const RankFigures*> stragglers;
+    for (const RankFigures& r : result.ranks) {
+      if (r.straggler_steps > 0) stragglers.push_back(&r);
+    }
+    std::stable_sort(stragglers.begin(), stragglers.end(), [](const RankFigures* x, const RankFigures* y) {
+      return x->straggler_steps > y->straggler_steps;
+    });
+    out << "  Stragglers over " << result.steps.size() << " step(s):";
+    for (size_t i = 0; i < stragglers.size() && i < 5; ++i) {
+      out << (i ? ", rank " : " rank ") << stragglers[i]->rank << " in " << stragglers[i]->straggler_steps;
+    }
+    out << ".\n";
   }
   for (const std::string& note : result.notes) out << "  Note: " << note << ".\n";
 }

@@ -58,7 +58,7 @@ std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
 CrossRankResult CrossRank(const std::vector<TraceAnalysis>& traces, int top) {
   std::vector<RankInput> inputs;
   for (const TraceAnalysis& t : traces) {
-    RankInput input{&t.model, t.window_list};
+    RankInput input{&t.model, t.window_list, t.windows_are_steps};
     inputs.push_back(std::move(input));
   }
   return AnalyzeCrossRank(inputs, top);

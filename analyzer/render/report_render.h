@@ -35,6 +35,7 @@ struct TraceAnalysis {
   TraceModel model;
   TraceSummary summary;
   std::vector<Window> window_list;             // every window analyzed
+  bool windows_are_steps = false;              // the instances of one NVTX range (cross-rank steps)
   std::map<int32_t, DeviceTotals> by_device;   // sums over every window
   // Every window's results; in a text summary of many instances only the
   // longest instance's, and `instances` has the figures of all.

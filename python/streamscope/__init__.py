@@ -27,14 +27,17 @@ _LAZY = {
     "Report": "report", "Diagnosis": "report", "report_traces": "report",
     "tables": "table_files",
     "plot_timeline": "plot",
-    "RankFacts": "ranks", "rank_facts": "ranks",
+    "RankFacts": "ranks", "rank_facts": "ranks", "CrossRank": "ranks", "merge_facts": "ranks",
 }
+_SUBMODULES = ("ranks",)  # `streamscope.ranks.analyze(...)` without importing it first
 
 __all__ = sorted(["CliNotFoundError", "CollectorError", "StreamscopeError", "find_cli", "find_collector",
-                  "record", "window_args", *_LAZY])
+                  "record", "window_args", *_LAZY, *_SUBMODULES])
 
 
 def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'streamscope' has no attribute {name!r}")
