@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/torch_gz_input.h"
+#include "analyzer/importers/torch_json_reader.h"
 #include "analyzer/importers/torch_json_number.h"
 #include "analyzer/model/saturating.h"
 #include "nlohmann/json.hpp"
@@ -225,13 +228,15 @@ class TorchSax {
     s.u = v;
     return OnScalar(s);
   }
-  bool number_float(number_float_t, const string_t& text) {
+  // Strings and keys as views: nlohmann passes std::string, the fast
+  // reader (torch_json_reader.h) views into its buffer.
+  bool number_float(number_float_t, std::string_view text) {
     Scalar s;
     s.kind = Scalar::Kind::kFloat;
     s.text = text;
     return OnScalar(s);
   }
-  bool string(string_t& v) {
+  bool string(std::string_view v) {
     Scalar s;
     s.kind = Scalar::Kind::kString;
     s.text = v;
@@ -242,7 +247,7 @@ class TorchSax {
   bool start_array(std::size_t) { return Open(false); }
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
-  bool key(string_t& k) {
+  bool key(std::string_view k) {
     switch (Top()) {
       case Frame::kTop:
         key_ = k == "traceEvents"          ? Key::kTraceEvents
@@ -852,23 +857,8 @@ void TorchSax::Finish() {
   }
 }
 
-absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, const GzInput* gz) {
-  TraceModel model;
-  TorchSax sax(&model);
-  bool ok = false;
-  try {
-    ok = Json::sax_parse(in, &sax, Json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
-  } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat(label, ": cannot read the torch.profiler trace: ", e.what()));
-  }
-  if (gz != nullptr && !gz->error().empty()) {
-    return absl::DataLossError(absl::StrCat(label, ": gzip data is damaged or truncated after ", gz->bytes_read(),
-                                            " bytes (zlib: ", gz->error(), ")"));
-  }
-  if (!ok) {
-    std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
-    return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
-  }
+// The checks after a complete parse, the same for both parsers.
+absl::StatusOr<TraceModel> Conclude(TraceModel& model, TorchSax& sax, const std::string& label) {
   if (sax.generator().starts_with("streamscope")) {
     return absl::InvalidArgumentError(absl::StrCat(
         label, ": a timeline written by ", sax.generator(),
@@ -892,6 +882,67 @@ absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, con
                      "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"));
   }
   model.path = label;
+  return std::move(model);
+}
+
+// nlohmann's SAX parser over a stream: the reference, used where the fast
+// reader finds the input malformed, so that every error reads as before.
+absl::StatusOr<TraceModel> ParseWithReference(std::istream& in, const std::string& label, const GzInput* gz) {
+  TraceModel model;
+  TorchSax sax(&model);
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(in, &sax, Json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(label, ": cannot read the torch.profiler trace: ", e.what()));
+  }
+  if (gz != nullptr && !gz->error().empty()) {
+    return absl::DataLossError(absl::StrCat(label, ": gzip data is damaged or truncated after ", gz->bytes_read(),
+                                            " bytes (zlib: ", gz->error(), ")"));
+  }
+  if (!ok) {
+    std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
+    return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
+  }
+  return Conclude(model, sax, label);
+}
+
+// The fast path (torch_json_reader.h). nullopt where the input is not
+// well-formed JSON or its gzip data is damaged: the caller reparses with
+// the reference parser, which words the error.
+std::optional<absl::StatusOr<TraceModel>> ParseFast(JsonByteSource& source, const std::string& label,
+                                                    const GzInput* gz) {
+  TraceModel model;
+  TorchSax sax(&model);
+  TorchJsonReader<TorchSax> reader(source, sax);
+  if (!reader.Parse()) return std::nullopt;
+  if (gz != nullptr && !gz->error().empty()) return std::nullopt;
+  return Conclude(model, sax, label);
+}
+
+class GzSource : public JsonByteSource {
+ public:
+  explicit GzSource(GzInput& in) : in_(in) {}
+  size_t Read(char* dst, size_t n) override { return in_.Read(dst, n); }
+
+ private:
+  GzInput& in_;
+};
+
+absl::StatusOr<TraceModel> ImportWithReference(const std::string& path) {
+  auto gz = GzInput::Open(path);
+  if (!gz.ok()) return gz.status();
+  std::istream in(gz->get());
+  // Skip a UTF-8 byte order mark, which the JSON parser would reject.
+  if (in.peek() == 0xEF) {
+    char bom[3] = {};
+    in.read(bom, 3);
+    if (std::string_view(bom, 3) != "\xEF\xBB\xBF") {
+      return absl::DataLossError(absl::StrCat(path, ": not a JSON trace (bad byte order mark)"));
+    }
+  }
+  auto model = ParseWithReference(in, path, gz->get());
+  if (model.ok() && (*gz)->compressed()) model->metadata["compressed"] = "gzip";
   return model;
 }
 
@@ -906,24 +957,24 @@ bool LooksLikeTorchTrace(const std::string& path) {
 }
 
 absl::StatusOr<TraceModel> ImportTorchTraceStream(std::istream& in, const std::string& label) {
-  return Parse(in, label, nullptr);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  JsonMemorySource source(text);
+  if (auto model = ParseFast(source, label, nullptr)) return *std::move(model);
+  std::istringstream again(text);
+  return ParseWithReference(again, label, nullptr);
 }
 
 absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) {
-  auto gz = GzInput::Open(path);
-  if (!gz.ok()) return gz.status();
-  std::istream in(gz->get());
-  // Skip a UTF-8 byte order mark, which the JSON parser would reject.
-  if (in.peek() == 0xEF) {
-    char bom[3] = {};
-    in.read(bom, 3);
-    if (std::string_view(bom, 3) != "\xEF\xBB\xBF") {
-      return absl::DataLossError(absl::StrCat(path, ": not a JSON trace (bad byte order mark)"));
+  {
+    auto gz = GzInput::Open(path);
+    if (!gz.ok()) return gz.status();
+    GzSource source(**gz);
+    if (auto model = ParseFast(source, path, gz->get())) {
+      if (model->ok() && (*gz)->compressed()) (*model)->metadata["compressed"] = "gzip";
+      return *std::move(model);
     }
   }
-  auto model = Parse(in, path, gz->get());
-  if (model.ok() && (*gz)->compressed()) model->metadata["compressed"] = "gzip";
-  return model;
+  return ImportWithReference(path);
 }
 
 }  // namespace streamscope
