@@ -91,7 +91,10 @@ class TorchJsonReader {
   static constexpr size_t kMinAvail = size_t{1} << 16;  // refill below this, between tokens
   static constexpr size_t kPad = 64;
 
-  static bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+  static bool IsWs(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= ' ' && ((uint64_t{1} << u) & ((uint64_t{1} << ' ') | (1u << '\n') | (1u << '\r') | (1u << '\t'))) != 0;
+  }
   static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
   bool Fail(const char* p, const char* what) {
@@ -133,6 +136,10 @@ class TorchJsonReader {
 
   // Skips whitespace; refills first when little is left. False at the end.
   bool SkipWs(const char*& p) {
+    if (static_cast<size_t>(end_ - p) >= kMinAvail) {
+      while (IsWs(*p)) ++p;  // stops at the zero byte after end_ at the latest
+      if (p < end_) return true;
+    }
     for (;;) {
       if (static_cast<size_t>(end_ - p) < kMinAvail && !eof_) p = Refill(p);
       while (p < end_ && IsWs(*p)) ++p;

@@ -92,35 +92,74 @@ enum class Key : uint8_t {
   kDevId, kDevName, kDevMemory, kDevMajor, kDevMinor, kDevSms,
 };
 
+// k == lit, with the literal's length known at compile time (an inlined
+// compare, not a memcmp call: keys are matched millions of times).
+template <size_t N>
+inline bool Is(std::string_view k, const char (&lit)[N]) {
+  return k.size() == N - 1 && __builtin_memcmp(k.data(), lit, N - 1) == 0;
+}
+
 Key EventKey(std::string_view k) {
-  if (k == "ph") return Key::kPh;
-  if (k == "cat") return Key::kCat;
-  if (k == "name") return Key::kName;
-  if (k == "pid") return Key::kPid;
-  if (k == "tid") return Key::kTid;
-  if (k == "ts") return Key::kTs;
-  if (k == "dur") return Key::kDur;
-  if (k == "id") return Key::kId;
-  if (k == "args") return Key::kArgs;
+  switch (k.size()) {
+    case 2:
+      if (Is(k, "ph")) return Key::kPh;
+      if (Is(k, "ts")) return Key::kTs;
+      if (Is(k, "id")) return Key::kId;
+      break;
+    case 3:
+      if (Is(k, "cat")) return Key::kCat;
+      if (Is(k, "pid")) return Key::kPid;
+      if (Is(k, "tid")) return Key::kTid;
+      if (Is(k, "dur")) return Key::kDur;
+      break;
+    case 4:
+      if (Is(k, "name")) return Key::kName;
+      if (Is(k, "args")) return Key::kArgs;
+      break;
+    default: break;
+  }
   return Key::kOther;
 }
 
 Key ArgKey(std::string_view k) {
-  if (k == "correlation") return Key::kCorrelation;
-  if (k == "device") return Key::kDevice;
-  if (k == "stream") return Key::kStream;
-  if (k == "bytes") return Key::kBytes;
-  if (k == "cbid") return Key::kCbid;
-  if (k == "grid") return Key::kGrid;
-  if (k == "block") return Key::kBlock;
-  if (k == "registers per thread") return Key::kRegisters;
-  if (k == "shared memory") return Key::kSharedMemory;
-  if (k == "inDevice") return Key::kInDevice;
-  if (k == "fromDevice") return Key::kFromDevice;
-  if (k == "toDevice") return Key::kToDevice;
-  if (k == "wait_on_cuda_event_id") return Key::kWaitEvent;
-  if (k == "name") return Key::kArgName;
-  if (k == "cuda_sync_kind") return Key::kSyncKind;
+  switch (k.size()) {
+    case 4:
+      if (Is(k, "cbid")) return Key::kCbid;
+      if (Is(k, "grid")) return Key::kGrid;
+      if (Is(k, "name")) return Key::kArgName;
+      break;
+    case 5:
+      if (Is(k, "bytes")) return Key::kBytes;
+      if (Is(k, "block")) return Key::kBlock;
+      break;
+    case 6:
+      if (Is(k, "device")) return Key::kDevice;
+      if (Is(k, "stream")) return Key::kStream;
+      break;
+    case 8:
+      if (Is(k, "inDevice")) return Key::kInDevice;
+      if (Is(k, "toDevice")) return Key::kToDevice;
+      break;
+    case 10:
+      if (Is(k, "fromDevice")) return Key::kFromDevice;
+      break;
+    case 11:
+      if (Is(k, "correlation")) return Key::kCorrelation;
+      break;
+    case 13:
+      if (Is(k, "shared memory")) return Key::kSharedMemory;
+      break;
+    case 14:
+      if (Is(k, "cuda_sync_kind")) return Key::kSyncKind;
+      break;
+    case 20:
+      if (Is(k, "registers per thread")) return Key::kRegisters;
+      break;
+    case 21:
+      if (Is(k, "wait_on_cuda_event_id")) return Key::kWaitEvent;
+      break;
+    default: break;
+  }
   return Key::kOther;
 }
 
@@ -348,7 +387,7 @@ class TorchSax {
     return true;
   }
 
-  void WrongType() { ++m_.import_stats["torch_field_wrong_type"]; }
+  [[gnu::noinline, gnu::cold]] void WrongType() { ++m_.import_stats["torch_field_wrong_type"]; }
 
   // An integer field; wrong types counted.
   std::optional<int64_t> AsInt(const Scalar& s) {
