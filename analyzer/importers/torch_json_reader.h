@@ -135,11 +135,14 @@ class TorchJsonReader {
   }
 
   // Skips whitespace; refills first when little is left. False at the end.
-  bool SkipWs(const char*& p) {
-    if (static_cast<size_t>(end_ - p) >= kMinAvail) {
+  [[gnu::always_inline]] bool SkipWs(const char*& p) {
+    if (static_cast<size_t>(end_ - p) >= kMinAvail) [[likely]] {
       while (IsWs(*p)) ++p;  // stops at the zero byte after end_ at the latest
-      if (p < end_) return true;
+      if (p < end_) [[likely]] return true;
     }
+    return SkipWsSlow(p);
+  }
+  [[gnu::noinline]] bool SkipWsSlow(const char*& p) {
     for (;;) {
       if (static_cast<size_t>(end_ - p) < kMinAvail && !eof_) p = Refill(p);
       while (p < end_ && IsWs(*p)) ++p;
@@ -391,6 +394,7 @@ bool TorchJsonReader<Handler>::ScanNumber(const char*& p) {
     int64_t exponent = 0;
     const char* digits = nullptr;
     size_t int_digits = 0;
+    uint64_t value = 0;
     do {  // break: stopped before the end of the data
       if (*q == '-') {
         negative = true;
@@ -401,7 +405,10 @@ bool TorchJsonReader<Handler>::ScanNumber(const char*& p) {
       if (*q == '0') {
         ++q;
       } else if (*q >= '1' && *q <= '9') {
-        while (q < end_ && IsDigit(*q)) ++q;
+        while (q < end_ && IsDigit(*q)) {
+          value = value * 10 + static_cast<uint64_t>(*q - '0');  // exact up to 19 digits
+          ++q;
+        }
       } else {
         return Fail(q, "bad number");
       }
@@ -442,11 +449,14 @@ bool TorchJsonReader<Handler>::ScanNumber(const char*& p) {
     const std::string_view text(p, static_cast<size_t>(q - p));
     if (!is_float) {
       if (int_digits <= 20) {
-        uint64_t v = 0;
+        uint64_t v = value;  // wrapped if 20 digits: redo with checks
         bool overflow = false;
-        for (size_t k = 0; k < int_digits; ++k) {
-          overflow |= __builtin_mul_overflow(v, uint64_t{10}, &v);
-          overflow |= __builtin_add_overflow(v, static_cast<uint64_t>(digits[k] - '0'), &v);
+        if (int_digits == 20) {
+          v = 0;
+          for (size_t k = 0; k < int_digits; ++k) {
+            overflow |= __builtin_mul_overflow(v, uint64_t{10}, &v);
+            overflow |= __builtin_add_overflow(v, static_cast<uint64_t>(digits[k] - '0'), &v);
+          }
         }
         if (!overflow && !negative) {
           p = q;

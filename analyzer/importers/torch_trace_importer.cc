@@ -391,6 +391,9 @@ class TorchSax {
 
   // An integer field; wrong types counted.
   std::optional<int64_t> AsInt(const Scalar& s) {
+    if (s.kind == Scalar::Kind::kUnsigned && s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) [[likely]] {
+      return static_cast<int64_t>(s.u);
+    }
     switch (s.kind) {
       case Scalar::Kind::kInt: return s.i;
       case Scalar::Kind::kUnsigned:
@@ -621,34 +624,40 @@ int32_t TorchSax::DeviceOf() const {
 }
 
 void TorchSax::FinishEvent() {
-  const std::string& ph = ev_.ph;
-  if (ph == "M") {
+  const std::string_view ph = ev_.ph;
+  if (Is(ph, "M")) {
     if (!ev_.pid.present || ev_.arg_name.empty()) return;
-    if (ev_.name == "process_name") process_names_[ev_.pid.value] = ev_.arg_name;
-    if (ev_.name == "thread_name" && ev_.tid.present) thread_names_[{ev_.pid.value, ev_.tid.value}] = ev_.arg_name;
+    if (Is(ev_.name, "process_name")) process_names_[ev_.pid.value] = ev_.arg_name;
+    if (Is(ev_.name, "thread_name") && ev_.tid.present) thread_names_[{ev_.pid.value, ev_.tid.value}] = ev_.arg_name;
     return;
   }
-  if (ph == "s" || ph == "f" || ph == "t") {
-    if (ev_.cat != "ac2g") return;
+  if (Is(ph, "s") || Is(ph, "f") || Is(ph, "t")) {
+    if (!Is(ev_.cat, "ac2g")) return;
     if (!ev_.id || !ev_.ts || !ev_.pid.present || !ev_.tid.present) return;
-    (ph == "s" ? flow_starts_ : flow_ends_).push_back({ev_.pid.value, ev_.tid.value, *ev_.ts, *ev_.id});
+    (Is(ph, "s") ? flow_starts_ : flow_ends_).push_back({ev_.pid.value, ev_.tid.value, *ev_.ts, *ev_.id});
     return;
   }
-  if (ph != "X") {
-    ++ignored_[ph.empty() ? std::string("(no ph)") : absl::StrCat("ph '", ph.substr(0, 8), "'")];
+  if (!Is(ph, "X")) {
+    ++ignored_[ph.empty() ? std::string("(no ph)") : absl::StrCat("ph '", std::string(ph.substr(0, 8)), "'")];
     return;
   }
-  const std::string cat = absl::AsciiStrToLower(ev_.cat);
+  // The category, lower-cased (Kineto writes it in lower case).
+  char lower[16];
+  std::string_view cat;
+  if (ev_.cat.size() <= sizeof(lower)) {
+    for (size_t k = 0; k < ev_.cat.size(); ++k) lower[k] = absl::ascii_tolower(static_cast<unsigned char>(ev_.cat[k]));
+    cat = std::string_view(lower, ev_.cat.size());
+  }
   enum class What { kKernel, kCopy, kMemset, kRuntime, kDriver, kCpuOp, kAnnotation, kSync, kOther };
   What what = What::kOther;
-  if (cat == "kernel") what = What::kKernel;
-  else if (cat == "gpu_memcpy" || cat == "memcpy") what = What::kCopy;
-  else if (cat == "gpu_memset" || cat == "memset") what = What::kMemset;
-  else if (cat == "cuda_runtime" || cat == "runtime") what = What::kRuntime;
-  else if (cat == "cuda_driver" || cat == "driver") what = What::kDriver;
-  else if (cat == "cpu_op" || cat == "operator") what = What::kCpuOp;
-  else if (cat == "user_annotation") what = What::kAnnotation;
-  else if (cat == "cuda_sync") what = What::kSync;
+  if (Is(cat, "kernel")) what = What::kKernel;
+  else if (Is(cat, "gpu_memcpy") || Is(cat, "memcpy")) what = What::kCopy;
+  else if (Is(cat, "gpu_memset") || Is(cat, "memset")) what = What::kMemset;
+  else if (Is(cat, "cuda_runtime") || Is(cat, "runtime")) what = What::kRuntime;
+  else if (Is(cat, "cuda_driver") || Is(cat, "driver")) what = What::kDriver;
+  else if (Is(cat, "cpu_op") || Is(cat, "operator")) what = What::kCpuOp;
+  else if (Is(cat, "user_annotation")) what = What::kAnnotation;
+  else if (Is(cat, "cuda_sync")) what = What::kSync;
   if (what == What::kOther) {
     ++ignored_[ev_.cat.empty() ? std::string("(no cat)") : ev_.cat.substr(0, 48)];
     return;
