@@ -835,17 +835,46 @@ void TorchSax::Finish() {
   std::vector<Flow>().swap(flow_ends_);
 
   // Copies and memsets carry no async flag: the submitting call's name does.
+  // The first call of a correlation id decides, a later runtime call
+  // overrides. Kineto's correlation ids are small and dense: a flat table
+  // by id then, a hash map for anything else.
   {
+    std::vector<int8_t> name_async;  // by StringId: -1 unknown, else "Async" in the name
+    auto is_async = [&](StringId name) {
+      if (name < 0) return m_.strings.Get(name).find("Async") != std::string_view::npos;
+      if (static_cast<size_t>(name) >= name_async.size()) name_async.resize(static_cast<size_t>(name) + 1, -1);
+      int8_t& known = name_async[static_cast<size_t>(name)];
+      if (known < 0) known = m_.strings.Get(name).find("Async") != std::string_view::npos ? 1 : 0;
+      return known == 1;
+    };
+    int64_t max_id = -1;
+    for (int64_t id : m_.api.correlation_id) max_id = std::max(max_id, id);
+    const bool dense = max_id < int64_t{4} * static_cast<int64_t>(m_.api.size() + m_.ops.size()) + 1024;
+    std::vector<int8_t> async_by_id;  // dense: -1 no call, else the flag
     absl::flat_hash_map<int64_t, bool> async_by_correlation;
+    if (dense) async_by_id.assign(static_cast<size_t>(max_id + 1), -1);
     for (size_t i = 0; i < m_.api.size(); ++i) {
-      if (m_.api.correlation_id[i] < 0) continue;
-      const bool async = m_.strings.Get(m_.api.name[i]).find("Async") != std::string_view::npos;
-      auto [it, inserted] = async_by_correlation.try_emplace(m_.api.correlation_id[i], async);
+      const int64_t id = m_.api.correlation_id[i];
+      if (id < 0) continue;
+      const bool async = is_async(m_.api.name[i]);
+      if (dense) {
+        int8_t& v = async_by_id[static_cast<size_t>(id)];
+        if (v < 0 || m_.api.domain[i] == ApiDomain::kRuntime) v = async ? 1 : 0;
+        continue;
+      }
+      auto [it, inserted] = async_by_correlation.try_emplace(id, async);
       if (!inserted && m_.api.domain[i] == ApiDomain::kRuntime) it->second = async;
     }
     for (size_t i = 0; i < m_.ops.size(); ++i) {
       if (m_.ops.category[i] == OpCategory::kKernel) continue;
-      auto it = async_by_correlation.find(m_.ops.correlation_id[i]);
+      const int64_t id = m_.ops.correlation_id[i];
+      if (dense) {
+        if (id >= 0 && id <= max_id && async_by_id[static_cast<size_t>(id)] >= 0) {
+          m_.ops.is_async[i] = static_cast<uint8_t>(async_by_id[static_cast<size_t>(id)]);
+        }
+        continue;
+      }
+      auto it = async_by_correlation.find(id);
       if (it != async_by_correlation.end()) m_.ops.is_async[i] = it->second ? 1 : 0;
     }
   }
