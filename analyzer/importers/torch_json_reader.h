@@ -40,6 +40,12 @@ class JsonByteSource {
   // Up to `n` bytes into `dst`; 0 at the end (or on an error the source
   // reports itself).
   virtual size_t Read(char* dst, size_t n) = 0;
+  // The whole document in memory (a mapped file), or empty: then the
+  // reader scans it in place instead of calling Read.
+  virtual std::string_view Whole() { return {}; }
+  // Mapped documents: the reader is done with everything before `upto`
+  // (its pages may be dropped, so that they do not stay resident).
+  virtual void Release(const char* upto) { (void)upto; }
 };
 
 // A document held in memory (tests, streams).
@@ -84,7 +90,7 @@ class TorchJsonReader {
   // After a failed Parse: what and at which byte (of the input).
   const char* error() const { return error_; }
   int64_t error_offset() const { return error_offset_; }
-  int64_t bytes_read() const { return consumed_ + (end_ - buf_.get()); }
+  int64_t bytes_read() const { return consumed_ + (end_ - base_); }
 
  private:
   static constexpr size_t kBlock = size_t{1} << 20;
@@ -99,13 +105,19 @@ class TorchJsonReader {
 
   bool Fail(const char* p, const char* what) {
     error_ = what;
-    error_offset_ = consumed_ + (p - buf_.get());
+    error_offset_ = consumed_ + (p - base_);
     return false;
   }
 
   // Moves [keep, end_) to the buffer's start, reads more after it; returns
   // where `keep` now is. Grows the buffer for tokens longer than a block.
   const char* Refill(const char* keep) {
+    if (mapped_end_ != nullptr) {  // in place: extend the window, drop what is behind
+      src_.Release(keep);
+      end_ = mapped_end_ - end_ > static_cast<ptrdiff_t>(kBlock) ? end_ + kBlock : mapped_end_;
+      eof_ = end_ == mapped_end_;
+      return keep;
+    }
     const size_t kept = static_cast<size_t>(end_ - keep);
     if (kept + kMinAvail > cap_ || buf_ == nullptr) {
       const size_t cap = std::max(cap_ * 2, kept + kBlock);
@@ -131,13 +143,14 @@ class TorchJsonReader {
     }
     end_ = w;
     std::memset(w, 0, kPad);
+    base_ = buf_.get();
     return buf_.get();
   }
 
   // Skips whitespace; refills first when little is left. False at the end.
   [[gnu::always_inline]] bool SkipWs(const char*& p) {
     if (static_cast<size_t>(end_ - p) >= kMinAvail) [[likely]] {
-      while (IsWs(*p)) ++p;  // stops at the zero byte after end_ at the latest
+      while (p < end_ && IsWs(*p)) ++p;
       if (p < end_) [[likely]] return true;
     }
     return SkipWsSlow(p);
@@ -160,6 +173,8 @@ class TorchJsonReader {
   Handler& h_;
   std::unique_ptr<char[]> buf_;
   size_t cap_ = 0;
+  const char* base_ = nullptr;        // input byte consumed_ (buf_, or the mapping)
+  const char* mapped_end_ = nullptr;  // a mapped document's end; null when buffered
   const char* end_ = nullptr;
   bool eof_ = false;
   int64_t consumed_ = 0;  // input bytes before buf_[0]
@@ -171,7 +186,14 @@ class TorchJsonReader {
 
 template <typename Handler>
 bool TorchJsonReader<Handler>::Parse() {
-  const char* p = Refill(nullptr);
+  const char* p;
+  if (const std::string_view whole = src_.Whole(); whole.data() != nullptr) {
+    base_ = p = end_ = whole.data();
+    mapped_end_ = whole.data() + whole.size();
+    p = Refill(p);
+  } else {
+    p = Refill(nullptr);
+  }
   // One UTF-8 byte order mark (nlohmann's lexer skips it too).
   if (end_ - p >= 1 && static_cast<unsigned char>(p[0]) == 0xEF) {
     if (end_ - p < 3 || std::memcmp(p, "\xEF\xBB\xBF", 3) != 0) return Fail(p, "bad byte order mark");

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/torch_gz_input.h"
 #include "analyzer/importers/torch_json_reader.h"
+#include "analyzer/importers/torch_mapped_input.h"
 #include "analyzer/importers/torch_json_number.h"
 #include "analyzer/model/saturating.h"
 #include "nlohmann/json.hpp"
@@ -1076,6 +1077,12 @@ absl::StatusOr<TraceModel> ImportTorchTraceStream(std::istream& in, const std::s
 }
 
 absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) {
+  // A plain file: scanned in place, mapped.
+  if (auto mapped = MappedInput::Open(path)) {
+    const int64_t size = static_cast<int64_t>(mapped->Whole().size());
+    if (auto model = ParseFast(*mapped, path, nullptr, size)) return *std::move(model);
+    return ImportWithReference(path);
+  }
   {
     auto gz = GzInput::Open(path);
     if (!gz.ok()) return gz.status();
