@@ -264,6 +264,14 @@ class TorchSax {
     return OnScalar(s);
   }
   bool number_unsigned(number_unsigned_t v) {
+    if (int_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *int_slot_ = static_cast<int64_t>(v);  // as AsInt
+      return Consumed();
+    }
+    if (nanos_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / 1000)) {
+      *nanos_slot_ = static_cast<int64_t>(v) * 1000;  // as AsNanos
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kUnsigned;
     s.u = v;
@@ -272,12 +280,20 @@ class TorchSax {
   // Strings and keys as views: nlohmann passes std::string, the fast
   // reader (torch_json_reader.h) views into its buffer.
   bool number_float(number_float_t, std::string_view text) {
+    if (nanos_slot_ != nullptr) {
+      *nanos_slot_ = MicrosTextToNanos(text);  // as AsNanos
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kFloat;
     s.text = text;
     return OnScalar(s);
   }
   bool string(std::string_view v) {
+    if (text_slot_ != nullptr) {
+      text_slot_->assign(v);  // as SetString
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kString;
     s.text = v;
@@ -289,6 +305,7 @@ class TorchSax {
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
   bool key(std::string_view k) {
+    ClearSlots();
     switch (Top()) {
       case Frame::kTop:
         key_ = k == "traceEvents"          ? Key::kTraceEvents
@@ -299,8 +316,35 @@ class TorchSax {
                                             : Key::kOther;
         top_key_ = k;
         break;
-      case Frame::kEvent: key_ = EventKey(k); break;
-      case Frame::kArgs: key_ = ArgKey(k); break;
+      case Frame::kEvent:
+        key_ = EventKey(k);
+        switch (key_) {
+          case Key::kPh: text_slot_ = &ev_.ph; break;
+          case Key::kCat: text_slot_ = &ev_.cat; break;
+          case Key::kName: text_slot_ = &ev_.name; break;
+          case Key::kTs: nanos_slot_ = &ev_.ts; break;
+          case Key::kDur: nanos_slot_ = &ev_.dur; break;
+          case Key::kId: int_slot_ = &ev_.id; break;
+          default: break;
+        }
+        break;
+      case Frame::kArgs:
+        key_ = ArgKey(k);
+        switch (key_) {
+          case Key::kCorrelation: int_slot_ = &ev_.correlation; break;
+          case Key::kDevice: int_slot_ = &ev_.device; break;
+          case Key::kInDevice: int_slot_ = &ev_.in_device; break;
+          case Key::kFromDevice: int_slot_ = &ev_.from_device; break;
+          case Key::kToDevice: int_slot_ = &ev_.to_device; break;
+          case Key::kStream: int_slot_ = &ev_.stream; break;
+          case Key::kBytes: int_slot_ = &ev_.bytes; break;
+          case Key::kCbid: int_slot_ = &ev_.cbid; break;
+          case Key::kRegisters: int_slot_ = &ev_.registers; break;
+          case Key::kSharedMemory: int_slot_ = &ev_.shared_memory; break;
+          case Key::kWaitEvent: int_slot_ = &ev_.wait_event; break;
+          default: break;
+        }
+        break;
       case Frame::kDevice: key_ = DeviceKey(k); break;
       case Frame::kDistributed:
         key_ = k == "rank" || k == "world_size" || k == "backend" ? Key::kDistributedField : Key::kOther;
@@ -351,7 +395,23 @@ class TorchSax {
  private:
   Frame Top() const { return frames_.empty() ? Frame::kSkip : frames_.back(); }
 
+  // The value of the key just read, in the common cases, straight into its
+  // field (the same conversion OnScalar would make): key() sets the slot,
+  // the next value takes it; anything else (containers, other types) goes
+  // the general way with the slots cleared.
+  void ClearSlots() {
+    int_slot_ = nullptr;
+    nanos_slot_ = nullptr;
+    text_slot_ = nullptr;
+  }
+  bool Consumed() {
+    ClearSlots();
+    key_ = Key::kOther;
+    return true;
+  }
+
   bool Open(bool object) {
+    ClearSlots();
     if (frames_.empty()) {
       frames_.push_back(object ? Frame::kTop : Frame::kEvents);  // a bare array is the event list
       if (!object) saw_events_ = true;
@@ -402,6 +462,7 @@ class TorchSax {
   }
 
   bool Close() {
+    ClearSlots();
     if (frames_.empty()) return true;
     Frame done = frames_.back();
     frames_.pop_back();
@@ -487,6 +548,7 @@ class TorchSax {
   }
 
   bool OnScalar(const Scalar& s) {
+    ClearSlots();
     switch (Top()) {
       case Frame::kTop:
         TopScalar(s);
@@ -621,6 +683,9 @@ class TorchSax {
   TraceModel& m_;
   std::vector<Frame> frames_;
   Key key_ = Key::kOther;
+  std::optional<int64_t>* int_slot_ = nullptr;    // AsInt fields
+  std::optional<int64_t>* nanos_slot_ = nullptr;  // ts, dur
+  std::string* text_slot_ = nullptr;              // ph, cat, name
   std::string top_key_;
   EventFields ev_;
   DeviceFields dev_;
