@@ -1,6 +1,8 @@
 // torch.profiler (Kineto) Chrome trace -> TraceModel. analyzer/TORCH.md
-// documents the mapping; the parser is nlohmann-json's SAX interface over a
-// (possibly gzip) stream, so memory stays that of the model.
+// documents the mapping. TorchSax takes SAX calls from the fast reader
+// (torch_json_reader.h: a mapped plain file or blocks of a gzip one) or,
+// for malformed input only, from nlohmann-json's parser, which words the
+// error; memory stays that of the model either way.
 #include "analyzer/importers/torch_trace_importer.h"
 
 #include <algorithm>
@@ -272,6 +274,10 @@ class TorchSax {
       *nanos_slot_ = static_cast<int64_t>(v) * 1000;  // as AsNanos
       return Consumed();
     }
+    if (ident_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *ident_slot_ = Ident{true, true, static_cast<int64_t>(v)};  // as AsIdent
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kUnsigned;
     s.u = v;
@@ -325,6 +331,8 @@ class TorchSax {
           case Key::kTs: nanos_slot_ = &ev_.ts; break;
           case Key::kDur: nanos_slot_ = &ev_.dur; break;
           case Key::kId: int_slot_ = &ev_.id; break;
+          case Key::kPid: ident_slot_ = &ev_.pid; break;
+          case Key::kTid: ident_slot_ = &ev_.tid; break;
           default: break;
         }
         break;
@@ -403,6 +411,7 @@ class TorchSax {
     int_slot_ = nullptr;
     nanos_slot_ = nullptr;
     text_slot_ = nullptr;
+    ident_slot_ = nullptr;
   }
   bool Consumed() {
     ClearSlots();
@@ -686,6 +695,7 @@ class TorchSax {
   std::optional<int64_t>* int_slot_ = nullptr;    // AsInt fields
   std::optional<int64_t>* nanos_slot_ = nullptr;  // ts, dur
   std::string* text_slot_ = nullptr;              // ph, cat, name
+  Ident* ident_slot_ = nullptr;                   // pid, tid
   std::string top_key_;
   EventFields ev_;
   DeviceFields dev_;
