@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -27,20 +28,26 @@ absl::StatusOr<std::unique_ptr<GzInput>> GzInput::Open(const std::string& path) 
 
 GzInput::~GzInput() { gzclose(file_); }
 
-GzInput::int_type GzInput::underflow() {
-  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-  if (!error_.empty()) return traits_type::eof();
-  int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
-  if (bytes_read_ == 0 && n > 0) compressed_ = gzdirect(file_) == 0;
-  if (n <= 0) {
+size_t GzInput::Read(char* dst, size_t n) {
+  if (!error_.empty() || n == 0) return 0;
+  int got = gzread(file_, dst, static_cast<unsigned>(std::min<size_t>(n, size_t{1} << 30)));
+  if (bytes_read_ == 0 && got > 0) compressed_ = gzdirect(file_) == 0;
+  if (got <= 0) {
     int code = Z_OK;
     const char* message = gzerror(file_, &code);
-    if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
+    if (got < 0 || (code != Z_OK && code != Z_STREAM_END)) {
       error_ = message != nullptr && *message != '\0' ? message : "read error";
     }
-    return traits_type::eof();
+    return 0;
   }
-  bytes_read_ += n;
+  bytes_read_ += got;
+  return static_cast<size_t>(got);
+}
+
+GzInput::int_type GzInput::underflow() {
+  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+  const size_t n = Read(buffer_.data(), buffer_.size());
+  if (n == 0) return traits_type::eof();
   setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
   return traits_type::to_int_type(*gptr());
 }

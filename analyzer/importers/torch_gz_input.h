@@ -32,6 +32,10 @@ class GzInput : public std::streambuf {
   bool compressed() const { return compressed_; }
   int64_t bytes_read() const { return bytes_read_; }  // uncompressed
 
+  // Up to `n` uncompressed bytes straight into `dst` (the block reader's
+  // path, no streambuf copy); 0 at the end or on an error (see error()).
+  size_t Read(char* dst, size_t n);
+
  protected:
   int_type underflow() override;
 

@@ -6,7 +6,51 @@
 
 namespace streamscope {
 
+namespace {
+
+constexpr uint64_t kPow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+                                 1000000000000ull, 10000000000000ull, 100000000000000ull,
+                                 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+                                 1000000000000000000ull};
+
+// The common "[-]123.456" with at most 18 digits, in integer arithmetic;
+// false (result untouched) for anything else, which the general path takes.
+bool ScaledDecimalFast(std::string_view text, int shift, std::optional<int64_t>& result) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  const bool negative = p < end && *p == '-';
+  if (negative) ++p;
+  uint64_t m = 0;
+  int digits = 0, fraction = 0;
+  const char* int_start = p;
+  for (; p < end && *p >= '0' && *p <= '9'; ++p, ++digits) m = m * 10 + static_cast<uint64_t>(*p - '0');
+  if (p == int_start || digits > 18) return false;
+  if (p < end && *p == '.') {
+    ++p;
+    const char* frac_start = p;
+    for (; p < end && *p >= '0' && *p <= '9' && digits < 19; ++p, ++digits) m = m * 10 + static_cast<uint64_t>(*p - '0');
+    fraction = static_cast<int>(p - frac_start);
+    if (fraction == 0 || digits > 18) return false;
+  }
+  if (p != end || shift < 0 || shift > 18) return false;
+  uint64_t magnitude;
+  if (shift >= fraction) {
+    if (__builtin_mul_overflow(m, kPow10[shift - fraction], &magnitude)) return false;
+  } else {
+    const int k = fraction - shift;
+    magnitude = m / kPow10[k];
+    if (m % kPow10[k] >= 5 * kPow10[k - 1]) ++magnitude;
+  }
+  if (magnitude > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return false;
+  result = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+}  // namespace
+
 std::optional<int64_t> ScaledDecimal(std::string_view text, int shift) {
+  if (std::optional<int64_t> fast; ScaledDecimalFast(text, shift, fast)) return fast;
   size_t i = 0;
   bool negative = false;
   if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';

@@ -20,8 +20,27 @@ namespace streamscope {
 // "1.5e3", 3 -> 1500000; "0.0005", 3 -> 1 (0.5 rounds up).
 std::optional<int64_t> ScaledDecimal(std::string_view text, int shift);
 
-// Microseconds (a JSON number's text) to nanoseconds.
-inline std::optional<int64_t> MicrosTextToNanos(std::string_view text) { return ScaledDecimal(text, 3); }
+// Microseconds (a JSON number's text) to nanoseconds. Inline for what
+// Kineto writes, "[-]DIGITS.DDD" (up to 15 integer digits): exact without
+// rounding; anything else through ScaledDecimal.
+inline std::optional<int64_t> MicrosTextToNanos(std::string_view text) {
+  const size_t n = text.size();
+  const char* p = text.data();
+  const bool negative = n > 0 && p[0] == '-';
+  const size_t first = negative ? 1 : 0;
+  if (n >= first + 5 && n <= first + 19 && p[n - 4] == '.') {
+    int64_t v = 0;
+    bool digits = true;
+    for (size_t i = first; i < n; ++i) {
+      if (i == n - 4) continue;
+      const unsigned d = static_cast<unsigned char>(p[i]) - '0';
+      digits &= d <= 9;
+      v = v * 10 + static_cast<int64_t>(d);
+    }
+    if (digits) return negative ? -v : v;
+  }
+  return ScaledDecimal(text, 3);
+}
 
 }  // namespace streamscope
 

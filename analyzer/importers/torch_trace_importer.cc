@@ -1,13 +1,18 @@
 // torch.profiler (Kineto) Chrome trace -> TraceModel. analyzer/TORCH.md
-// documents the mapping; the parser is nlohmann-json's SAX interface over a
-// (possibly gzip) stream, so memory stays that of the model.
+// documents the mapping. TorchSax takes SAX calls from the fast reader
+// (torch_json_reader.h: a mapped plain file or blocks of a gzip one) or,
+// for malformed input only, from nlohmann-json's parser, which words the
+// error; memory stays that of the model either way.
 #include "analyzer/importers/torch_trace_importer.h"
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -16,6 +21,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/torch_gz_input.h"
+#include "analyzer/importers/torch_json_reader.h"
+#include "analyzer/importers/torch_mapped_input.h"
 #include "analyzer/importers/torch_json_number.h"
 #include "analyzer/model/saturating.h"
 #include "nlohmann/json.hpp"
@@ -89,35 +96,74 @@ enum class Key : uint8_t {
   kDevId, kDevName, kDevMemory, kDevMajor, kDevMinor, kDevSms,
 };
 
+// k == lit, with the literal's length known at compile time (an inlined
+// compare, not a memcmp call: keys are matched millions of times).
+template <size_t N>
+inline bool Is(std::string_view k, const char (&lit)[N]) {
+  return k.size() == N - 1 && __builtin_memcmp(k.data(), lit, N - 1) == 0;
+}
+
 Key EventKey(std::string_view k) {
-  if (k == "ph") return Key::kPh;
-  if (k == "cat") return Key::kCat;
-  if (k == "name") return Key::kName;
-  if (k == "pid") return Key::kPid;
-  if (k == "tid") return Key::kTid;
-  if (k == "ts") return Key::kTs;
-  if (k == "dur") return Key::kDur;
-  if (k == "id") return Key::kId;
-  if (k == "args") return Key::kArgs;
+  switch (k.size()) {
+    case 2:
+      if (Is(k, "ph")) return Key::kPh;
+      if (Is(k, "ts")) return Key::kTs;
+      if (Is(k, "id")) return Key::kId;
+      break;
+    case 3:
+      if (Is(k, "cat")) return Key::kCat;
+      if (Is(k, "pid")) return Key::kPid;
+      if (Is(k, "tid")) return Key::kTid;
+      if (Is(k, "dur")) return Key::kDur;
+      break;
+    case 4:
+      if (Is(k, "name")) return Key::kName;
+      if (Is(k, "args")) return Key::kArgs;
+      break;
+    default: break;
+  }
   return Key::kOther;
 }
 
 Key ArgKey(std::string_view k) {
-  if (k == "correlation") return Key::kCorrelation;
-  if (k == "device") return Key::kDevice;
-  if (k == "stream") return Key::kStream;
-  if (k == "bytes") return Key::kBytes;
-  if (k == "cbid") return Key::kCbid;
-  if (k == "grid") return Key::kGrid;
-  if (k == "block") return Key::kBlock;
-  if (k == "registers per thread") return Key::kRegisters;
-  if (k == "shared memory") return Key::kSharedMemory;
-  if (k == "inDevice") return Key::kInDevice;
-  if (k == "fromDevice") return Key::kFromDevice;
-  if (k == "toDevice") return Key::kToDevice;
-  if (k == "wait_on_cuda_event_id") return Key::kWaitEvent;
-  if (k == "name") return Key::kArgName;
-  if (k == "cuda_sync_kind") return Key::kSyncKind;
+  switch (k.size()) {
+    case 4:
+      if (Is(k, "cbid")) return Key::kCbid;
+      if (Is(k, "grid")) return Key::kGrid;
+      if (Is(k, "name")) return Key::kArgName;
+      break;
+    case 5:
+      if (Is(k, "bytes")) return Key::kBytes;
+      if (Is(k, "block")) return Key::kBlock;
+      break;
+    case 6:
+      if (Is(k, "device")) return Key::kDevice;
+      if (Is(k, "stream")) return Key::kStream;
+      break;
+    case 8:
+      if (Is(k, "inDevice")) return Key::kInDevice;
+      if (Is(k, "toDevice")) return Key::kToDevice;
+      break;
+    case 10:
+      if (Is(k, "fromDevice")) return Key::kFromDevice;
+      break;
+    case 11:
+      if (Is(k, "correlation")) return Key::kCorrelation;
+      break;
+    case 13:
+      if (Is(k, "shared memory")) return Key::kSharedMemory;
+      break;
+    case 14:
+      if (Is(k, "cuda_sync_kind")) return Key::kSyncKind;
+      break;
+    case 20:
+      if (Is(k, "registers per thread")) return Key::kRegisters;
+      break;
+    case 21:
+      if (Is(k, "wait_on_cuda_event_id")) return Key::kWaitEvent;
+      break;
+    default: break;
+  }
   return Key::kOther;
 }
 
@@ -220,18 +266,40 @@ class TorchSax {
     return OnScalar(s);
   }
   bool number_unsigned(number_unsigned_t v) {
+    if (int_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *int_slot_ = static_cast<int64_t>(v);  // as AsInt
+      return Consumed();
+    }
+    if (nanos_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max() / 1000)) {
+      *nanos_slot_ = static_cast<int64_t>(v) * 1000;  // as AsNanos
+      return Consumed();
+    }
+    if (ident_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      *ident_slot_ = Ident{true, true, static_cast<int64_t>(v)};  // as AsIdent
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kUnsigned;
     s.u = v;
     return OnScalar(s);
   }
-  bool number_float(number_float_t, const string_t& text) {
+  // Strings and keys as views: nlohmann passes std::string, the fast
+  // reader (torch_json_reader.h) views into its buffer.
+  bool number_float(number_float_t, std::string_view text) {
+    if (nanos_slot_ != nullptr) {
+      *nanos_slot_ = MicrosTextToNanos(text);  // as AsNanos
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kFloat;
     s.text = text;
     return OnScalar(s);
   }
-  bool string(string_t& v) {
+  bool string(std::string_view v) {
+    if (text_slot_ != nullptr) {
+      text_slot_->assign(v);  // as SetString
+      return Consumed();
+    }
     Scalar s;
     s.kind = Scalar::Kind::kString;
     s.text = v;
@@ -242,7 +310,8 @@ class TorchSax {
   bool start_array(std::size_t) { return Open(false); }
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
-  bool key(string_t& k) {
+  bool key(std::string_view k) {
+    ClearSlots();
     switch (Top()) {
       case Frame::kTop:
         key_ = k == "traceEvents"          ? Key::kTraceEvents
@@ -253,8 +322,37 @@ class TorchSax {
                                             : Key::kOther;
         top_key_ = k;
         break;
-      case Frame::kEvent: key_ = EventKey(k); break;
-      case Frame::kArgs: key_ = ArgKey(k); break;
+      case Frame::kEvent:
+        key_ = EventKey(k);
+        switch (key_) {
+          case Key::kPh: text_slot_ = &ev_.ph; break;
+          case Key::kCat: text_slot_ = &ev_.cat; break;
+          case Key::kName: text_slot_ = &ev_.name; break;
+          case Key::kTs: nanos_slot_ = &ev_.ts; break;
+          case Key::kDur: nanos_slot_ = &ev_.dur; break;
+          case Key::kId: int_slot_ = &ev_.id; break;
+          case Key::kPid: ident_slot_ = &ev_.pid; break;
+          case Key::kTid: ident_slot_ = &ev_.tid; break;
+          default: break;
+        }
+        break;
+      case Frame::kArgs:
+        key_ = ArgKey(k);
+        switch (key_) {
+          case Key::kCorrelation: int_slot_ = &ev_.correlation; break;
+          case Key::kDevice: int_slot_ = &ev_.device; break;
+          case Key::kInDevice: int_slot_ = &ev_.in_device; break;
+          case Key::kFromDevice: int_slot_ = &ev_.from_device; break;
+          case Key::kToDevice: int_slot_ = &ev_.to_device; break;
+          case Key::kStream: int_slot_ = &ev_.stream; break;
+          case Key::kBytes: int_slot_ = &ev_.bytes; break;
+          case Key::kCbid: int_slot_ = &ev_.cbid; break;
+          case Key::kRegisters: int_slot_ = &ev_.registers; break;
+          case Key::kSharedMemory: int_slot_ = &ev_.shared_memory; break;
+          case Key::kWaitEvent: int_slot_ = &ev_.wait_event; break;
+          default: break;
+        }
+        break;
       case Frame::kDevice: key_ = DeviceKey(k); break;
       case Frame::kDistributed:
         key_ = k == "rank" || k == "world_size" || k == "backend" ? Key::kDistributedField : Key::kOther;
@@ -275,6 +373,28 @@ class TorchSax {
   bool saw_events() const { return saw_events_; }
   int64_t event_count() const { return event_index_; }
 
+  // Capacity for a trace of `json_bytes` (uncompressed): a Kineto GPU op,
+  // CUDA call, CPU op or flow event takes at least ~100-700 bytes of JSON,
+  // so these are upper bounds for typical traces; capacity never touched
+  // stays virtual (not resident), and growing past them still works. Saves
+  // the copies and page faults of doubling vectors of hundreds of MB.
+  void Reserve(int64_t json_bytes) {
+    const size_t ops = static_cast<size_t>(json_bytes / 700), calls = static_cast<size_t>(json_bytes / 700);
+    GpuOps& o = m_.ops;
+    o.start_ns.reserve(ops); o.end_ns.reserve(ops); o.category.reserve(ops); o.device_id.reserve(ops);
+    o.stream.reserve(ops); o.correlation_id.reserve(ops); o.name.reserve(ops); o.bytes.reserve(ops);
+    o.src_kind.reserve(ops); o.dst_kind.reserve(ops); o.is_async.reserve(ops); o.peer_device.reserve(ops);
+    o.graph_id.reserve(ops); o.source_id.reserve(ops);
+    m_.kernel_shapes.reserve(ops);
+    ApiCalls& a = m_.api;
+    a.start_ns.reserve(calls); a.end_ns.reserve(calls); a.tid.reserve(calls); a.name.reserve(calls);
+    a.domain.reserve(calls); a.cbid.reserve(calls); a.correlation_id.reserve(calls); a.return_value.reserve(calls);
+    a.source_id.reserve(calls);
+    m_.nvtx_ranges.reserve(static_cast<size_t>(json_bytes / 700));
+    flow_starts_.reserve(static_cast<size_t>(json_bytes / 700));
+    flow_ends_.reserve(static_cast<size_t>(json_bytes / 700));
+  }
+
   // After a successful parse: base time, correlations from flows, async
   // flags, range depths, devices, metadata and notes.
   void Finish();
@@ -283,7 +403,24 @@ class TorchSax {
  private:
   Frame Top() const { return frames_.empty() ? Frame::kSkip : frames_.back(); }
 
+  // The value of the key just read, in the common cases, straight into its
+  // field (the same conversion OnScalar would make): key() sets the slot,
+  // the next value takes it; anything else (containers, other types) goes
+  // the general way with the slots cleared.
+  void ClearSlots() {
+    int_slot_ = nullptr;
+    nanos_slot_ = nullptr;
+    text_slot_ = nullptr;
+    ident_slot_ = nullptr;
+  }
+  bool Consumed() {
+    ClearSlots();
+    key_ = Key::kOther;
+    return true;
+  }
+
   bool Open(bool object) {
+    ClearSlots();
     if (frames_.empty()) {
       frames_.push_back(object ? Frame::kTop : Frame::kEvents);  // a bare array is the event list
       if (!object) saw_events_ = true;
@@ -334,6 +471,7 @@ class TorchSax {
   }
 
   bool Close() {
+    ClearSlots();
     if (frames_.empty()) return true;
     Frame done = frames_.back();
     frames_.pop_back();
@@ -343,10 +481,13 @@ class TorchSax {
     return true;
   }
 
-  void WrongType() { ++m_.import_stats["torch_field_wrong_type"]; }
+  [[gnu::noinline, gnu::cold]] void WrongType() { ++m_.import_stats["torch_field_wrong_type"]; }
 
   // An integer field; wrong types counted.
   std::optional<int64_t> AsInt(const Scalar& s) {
+    if (s.kind == Scalar::Kind::kUnsigned && s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) [[likely]] {
+      return static_cast<int64_t>(s.u);
+    }
     switch (s.kind) {
       case Scalar::Kind::kInt: return s.i;
       case Scalar::Kind::kUnsigned:
@@ -416,6 +557,7 @@ class TorchSax {
   }
 
   bool OnScalar(const Scalar& s) {
+    ClearSlots();
     switch (Top()) {
       case Frame::kTop:
         TopScalar(s);
@@ -550,6 +692,10 @@ class TorchSax {
   TraceModel& m_;
   std::vector<Frame> frames_;
   Key key_ = Key::kOther;
+  std::optional<int64_t>* int_slot_ = nullptr;    // AsInt fields
+  std::optional<int64_t>* nanos_slot_ = nullptr;  // ts, dur
+  std::string* text_slot_ = nullptr;              // ph, cat, name
+  Ident* ident_slot_ = nullptr;                   // pid, tid
   std::string top_key_;
   EventFields ev_;
   DeviceFields dev_;
@@ -577,34 +723,40 @@ int32_t TorchSax::DeviceOf() const {
 }
 
 void TorchSax::FinishEvent() {
-  const std::string& ph = ev_.ph;
-  if (ph == "M") {
+  const std::string_view ph = ev_.ph;
+  if (Is(ph, "M")) {
     if (!ev_.pid.present || ev_.arg_name.empty()) return;
-    if (ev_.name == "process_name") process_names_[ev_.pid.value] = ev_.arg_name;
-    if (ev_.name == "thread_name" && ev_.tid.present) thread_names_[{ev_.pid.value, ev_.tid.value}] = ev_.arg_name;
+    if (Is(ev_.name, "process_name")) process_names_[ev_.pid.value] = ev_.arg_name;
+    if (Is(ev_.name, "thread_name") && ev_.tid.present) thread_names_[{ev_.pid.value, ev_.tid.value}] = ev_.arg_name;
     return;
   }
-  if (ph == "s" || ph == "f" || ph == "t") {
-    if (ev_.cat != "ac2g") return;
+  if (Is(ph, "s") || Is(ph, "f") || Is(ph, "t")) {
+    if (!Is(ev_.cat, "ac2g")) return;
     if (!ev_.id || !ev_.ts || !ev_.pid.present || !ev_.tid.present) return;
-    (ph == "s" ? flow_starts_ : flow_ends_).push_back({ev_.pid.value, ev_.tid.value, *ev_.ts, *ev_.id});
+    (Is(ph, "s") ? flow_starts_ : flow_ends_).push_back({ev_.pid.value, ev_.tid.value, *ev_.ts, *ev_.id});
     return;
   }
-  if (ph != "X") {
-    ++ignored_[ph.empty() ? std::string("(no ph)") : absl::StrCat("ph '", ph.substr(0, 8), "'")];
+  if (!Is(ph, "X")) {
+    ++ignored_[ph.empty() ? std::string("(no ph)") : absl::StrCat("ph '", std::string(ph.substr(0, 8)), "'")];
     return;
   }
-  const std::string cat = absl::AsciiStrToLower(ev_.cat);
+  // The category, lower-cased (Kineto writes it in lower case).
+  char lower[16];
+  std::string_view cat;
+  if (ev_.cat.size() <= sizeof(lower)) {
+    for (size_t k = 0; k < ev_.cat.size(); ++k) lower[k] = absl::ascii_tolower(static_cast<unsigned char>(ev_.cat[k]));
+    cat = std::string_view(lower, ev_.cat.size());
+  }
   enum class What { kKernel, kCopy, kMemset, kRuntime, kDriver, kCpuOp, kAnnotation, kSync, kOther };
   What what = What::kOther;
-  if (cat == "kernel") what = What::kKernel;
-  else if (cat == "gpu_memcpy" || cat == "memcpy") what = What::kCopy;
-  else if (cat == "gpu_memset" || cat == "memset") what = What::kMemset;
-  else if (cat == "cuda_runtime" || cat == "runtime") what = What::kRuntime;
-  else if (cat == "cuda_driver" || cat == "driver") what = What::kDriver;
-  else if (cat == "cpu_op" || cat == "operator") what = What::kCpuOp;
-  else if (cat == "user_annotation") what = What::kAnnotation;
-  else if (cat == "cuda_sync") what = What::kSync;
+  if (Is(cat, "kernel")) what = What::kKernel;
+  else if (Is(cat, "gpu_memcpy") || Is(cat, "memcpy")) what = What::kCopy;
+  else if (Is(cat, "gpu_memset") || Is(cat, "memset")) what = What::kMemset;
+  else if (Is(cat, "cuda_runtime") || Is(cat, "runtime")) what = What::kRuntime;
+  else if (Is(cat, "cuda_driver") || Is(cat, "driver")) what = What::kDriver;
+  else if (Is(cat, "cpu_op") || Is(cat, "operator")) what = What::kCpuOp;
+  else if (Is(cat, "user_annotation")) what = What::kAnnotation;
+  else if (Is(cat, "cuda_sync")) what = What::kSync;
   if (what == What::kOther) {
     ++ignored_[ev_.cat.empty() ? std::string("(no cat)") : ev_.cat.substr(0, 48)];
     return;
@@ -759,17 +911,46 @@ void TorchSax::Finish() {
   std::vector<Flow>().swap(flow_ends_);
 
   // Copies and memsets carry no async flag: the submitting call's name does.
+  // The first call of a correlation id decides, a later runtime call
+  // overrides. Kineto's correlation ids are small and dense: a flat table
+  // by id then, a hash map for anything else.
   {
+    std::vector<int8_t> name_async;  // by StringId: -1 unknown, else "Async" in the name
+    auto is_async = [&](StringId name) {
+      if (name < 0) return m_.strings.Get(name).find("Async") != std::string_view::npos;
+      if (static_cast<size_t>(name) >= name_async.size()) name_async.resize(static_cast<size_t>(name) + 1, -1);
+      int8_t& known = name_async[static_cast<size_t>(name)];
+      if (known < 0) known = m_.strings.Get(name).find("Async") != std::string_view::npos ? 1 : 0;
+      return known == 1;
+    };
+    int64_t max_id = -1;
+    for (int64_t id : m_.api.correlation_id) max_id = std::max(max_id, id);
+    const bool dense = max_id < int64_t{4} * static_cast<int64_t>(m_.api.size() + m_.ops.size()) + 1024;
+    std::vector<int8_t> async_by_id;  // dense: -1 no call, else the flag
     absl::flat_hash_map<int64_t, bool> async_by_correlation;
+    if (dense) async_by_id.assign(static_cast<size_t>(max_id + 1), -1);
     for (size_t i = 0; i < m_.api.size(); ++i) {
-      if (m_.api.correlation_id[i] < 0) continue;
-      const bool async = m_.strings.Get(m_.api.name[i]).find("Async") != std::string_view::npos;
-      auto [it, inserted] = async_by_correlation.try_emplace(m_.api.correlation_id[i], async);
+      const int64_t id = m_.api.correlation_id[i];
+      if (id < 0) continue;
+      const bool async = is_async(m_.api.name[i]);
+      if (dense) {
+        int8_t& v = async_by_id[static_cast<size_t>(id)];
+        if (v < 0 || m_.api.domain[i] == ApiDomain::kRuntime) v = async ? 1 : 0;
+        continue;
+      }
+      auto [it, inserted] = async_by_correlation.try_emplace(id, async);
       if (!inserted && m_.api.domain[i] == ApiDomain::kRuntime) it->second = async;
     }
     for (size_t i = 0; i < m_.ops.size(); ++i) {
       if (m_.ops.category[i] == OpCategory::kKernel) continue;
-      auto it = async_by_correlation.find(m_.ops.correlation_id[i]);
+      const int64_t id = m_.ops.correlation_id[i];
+      if (dense) {
+        if (id >= 0 && id <= max_id && async_by_id[static_cast<size_t>(id)] >= 0) {
+          m_.ops.is_async[i] = static_cast<uint8_t>(async_by_id[static_cast<size_t>(id)]);
+        }
+        continue;
+      }
+      auto it = async_by_correlation.find(id);
       if (it != async_by_correlation.end()) m_.ops.is_async[i] = it->second ? 1 : 0;
     }
   }
@@ -852,23 +1033,8 @@ void TorchSax::Finish() {
   }
 }
 
-absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, const GzInput* gz) {
-  TraceModel model;
-  TorchSax sax(&model);
-  bool ok = false;
-  try {
-    ok = Json::sax_parse(in, &sax, Json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
-  } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat(label, ": cannot read the torch.profiler trace: ", e.what()));
-  }
-  if (gz != nullptr && !gz->error().empty()) {
-    return absl::DataLossError(absl::StrCat(label, ": gzip data is damaged or truncated after ", gz->bytes_read(),
-                                            " bytes (zlib: ", gz->error(), ")"));
-  }
-  if (!ok) {
-    std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
-    return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
-  }
+// The checks after a complete parse, the same for both parsers.
+absl::StatusOr<TraceModel> Conclude(TraceModel& model, TorchSax& sax, const std::string& label) {
   if (sax.generator().starts_with("streamscope")) {
     return absl::InvalidArgumentError(absl::StrCat(
         label, ": a timeline written by ", sax.generator(),
@@ -892,6 +1058,78 @@ absl::StatusOr<TraceModel> Parse(std::istream& in, const std::string& label, con
                      "activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]"));
   }
   model.path = label;
+  return std::move(model);
+}
+
+// nlohmann's SAX parser over a stream: the reference, used where the fast
+// reader finds the input malformed, so that every error reads as before.
+absl::StatusOr<TraceModel> ParseWithReference(std::istream& in, const std::string& label, const GzInput* gz) {
+  TraceModel model;
+  TorchSax sax(&model);
+  bool ok = false;
+  try {
+    ok = Json::sax_parse(in, &sax, Json::input_format_t::json, /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const std::exception& e) {
+    return absl::DataLossError(absl::StrCat(label, ": cannot read the torch.profiler trace: ", e.what()));
+  }
+  if (gz != nullptr && !gz->error().empty()) {
+    return absl::DataLossError(absl::StrCat(label, ": gzip data is damaged or truncated after ", gz->bytes_read(),
+                                            " bytes (zlib: ", gz->error(), ")"));
+  }
+  if (!ok) {
+    std::string why = sax.error().empty() ? "malformed JSON" : sax.error();
+    return absl::DataLossError(absl::StrCat(label, ": not a complete JSON trace (truncated or damaged): ", why));
+  }
+  return Conclude(model, sax, label);
+}
+
+// The fast path (torch_json_reader.h). nullopt where the input is not
+// well-formed JSON or its gzip data is damaged: the caller reparses with
+// the reference parser, which words the error.
+std::optional<absl::StatusOr<TraceModel>> ParseFast(JsonByteSource& source, const std::string& label,
+                                                    const GzInput* gz, int64_t size_hint) {
+  TraceModel model;
+  TorchSax sax(&model);
+  if (size_hint > 0) sax.Reserve(size_hint);
+  TorchJsonReader<TorchSax> reader(source, sax);
+  if (!reader.Parse()) return std::nullopt;
+  if (gz != nullptr && !gz->error().empty()) return std::nullopt;
+  return Conclude(model, sax, label);
+}
+
+// The size of a file that is not gzip-compressed; 0 if it is, or unknown.
+int64_t PlainFileSize(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[2] = {};
+  if (!in.read(magic, 2) || (magic[0] == '\x1f' && magic[1] == '\x8b')) return 0;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  return size > 0 ? static_cast<int64_t>(size) : 0;
+}
+
+class GzSource : public JsonByteSource {
+ public:
+  explicit GzSource(GzInput& in) : in_(in) {}
+  size_t Read(char* dst, size_t n) override { return in_.Read(dst, n); }
+
+ private:
+  GzInput& in_;
+};
+
+absl::StatusOr<TraceModel> ImportWithReference(const std::string& path) {
+  auto gz = GzInput::Open(path);
+  if (!gz.ok()) return gz.status();
+  std::istream in(gz->get());
+  // Skip a UTF-8 byte order mark, which the JSON parser would reject.
+  if (in.peek() == 0xEF) {
+    char bom[3] = {};
+    in.read(bom, 3);
+    if (std::string_view(bom, 3) != "\xEF\xBB\xBF") {
+      return absl::DataLossError(absl::StrCat(path, ": not a JSON trace (bad byte order mark)"));
+    }
+  }
+  auto model = ParseWithReference(in, path, gz->get());
+  if (model.ok() && (*gz)->compressed()) model->metadata["compressed"] = "gzip";
   return model;
 }
 
@@ -906,24 +1144,32 @@ bool LooksLikeTorchTrace(const std::string& path) {
 }
 
 absl::StatusOr<TraceModel> ImportTorchTraceStream(std::istream& in, const std::string& label) {
-  return Parse(in, label, nullptr);
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  JsonMemorySource source(text);
+  if (auto model = ParseFast(source, label, nullptr, 0)) return *std::move(model);
+  std::istringstream again(text);
+  return ParseWithReference(again, label, nullptr);
 }
 
 absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) {
-  auto gz = GzInput::Open(path);
-  if (!gz.ok()) return gz.status();
-  std::istream in(gz->get());
-  // Skip a UTF-8 byte order mark, which the JSON parser would reject.
-  if (in.peek() == 0xEF) {
-    char bom[3] = {};
-    in.read(bom, 3);
-    if (std::string_view(bom, 3) != "\xEF\xBB\xBF") {
-      return absl::DataLossError(absl::StrCat(path, ": not a JSON trace (bad byte order mark)"));
+  // A plain file: scanned in place, mapped.
+  if (auto mapped = MappedInput::Open(path)) {
+    const int64_t size = static_cast<int64_t>(mapped->Whole().size());
+    if (auto model = ParseFast(*mapped, path, nullptr, size)) return *std::move(model);
+    return ImportWithReference(path);
+  }
+  {
+    auto gz = GzInput::Open(path);
+    if (!gz.ok()) return gz.status();
+    GzSource source(**gz);
+    // A plain file's size sizes the model; a gzip one's is unknown.
+    const int64_t size_hint = PlainFileSize(path);
+    if (auto model = ParseFast(source, path, gz->get(), size_hint)) {
+      if (model->ok() && (*gz)->compressed()) (*model)->metadata["compressed"] = "gzip";
+      return *std::move(model);
     }
   }
-  auto model = Parse(in, path, gz->get());
-  if (model.ok() && (*gz)->compressed()) model->metadata["compressed"] = "gzip";
-  return model;
+  return ImportWithReference(path);
 }
 
 }  // namespace streamscope

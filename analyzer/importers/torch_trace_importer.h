@@ -2,8 +2,11 @@
 // writes (`prof.export_chrome_trace(path)`, `tensorboard_trace_handler`),
 // plain or gzip-compressed. See analyzer/TORCH.md for what maps to what.
 //
-// The file is streamed through a SAX parser (no DOM: traces reach hundreds
-// of MB); times are converted from the numbers' text, exactly. Bad events
+// One pass, no DOM (traces reach GBs): a plain file is mapped and scanned in
+// place, a gzip one inflated block by block, by a purpose-built JSON reader
+// (torch_json_reader.h) that accepts exactly what nlohmann-json's strict
+// parser accepts; malformed input is reparsed with nlohmann so that every
+// error reads the same. Times are converted from the numbers' text, exactly. Bad events
 // are counted in model->import_stats and left out, never fatal; a file that
 // is not JSON, is truncated, or is JSON but no torch.profiler trace gets an
 // error. Thread-safe (no shared state).

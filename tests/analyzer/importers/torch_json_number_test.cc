@@ -51,5 +51,17 @@ TEST(TorchJsonNumber, ValuesBeyondInt64AndNonNumbersAreRejected) {
   EXPECT_EQ(MicrosTextToNanos("12abc"), std::nullopt);
 }
 
+TEST(TorchJsonNumber, TheInlineKinetoPathAgreesWithTheGeneralOne) {
+  // MicrosTextToNanos takes "[-]DIGITS.DDD" inline; everything must come
+  // out as ScaledDecimal(text, 3) says, whatever the text.
+  for (const char* t : {"1234.567", "-1234.567", "0.001", "-0.000", "000001.500", "999999999999999.999",
+                        "-999999999999999.999", "1.5", "1.5000", ".123", "-.123", "1.2.3", "1e.123", "+1.000",
+                        "12a.456", "1234567890123456.789", "9223372036854775.807", "--1.000", "1.00x"}) {
+    EXPECT_EQ(MicrosTextToNanos(t), ScaledDecimal(t, 3)) << t;
+  }
+  EXPECT_EQ(MicrosTextToNanos("-1234.567"), -1234567);
+  EXPECT_EQ(MicrosTextToNanos("999999999999999.999"), 999999999999999999);
+}
+
 }  // namespace
 }  // namespace streamscope

@@ -1,0 +1,44 @@
+#include "analyzer/importers/torch_mapped_input.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace streamscope {
+namespace {
+
+// Drop pages in steps of this much (fewer madvise calls).
+constexpr size_t kReleaseStep = size_t{8} << 20;
+
+}  // namespace
+
+std::unique_ptr<MappedInput> MappedInput::Open(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st;
+  unsigned char magic[2] = {0, 0};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2 || pread(fd, magic, 2, 0) != 2 ||
+      (magic[0] == 0x1f && magic[1] == 0x8b)) {
+    close(fd);
+    return nullptr;
+  }
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);  // the mapping keeps the file
+  if (data == MAP_FAILED) return nullptr;
+  madvise(data, size, MADV_SEQUENTIAL);
+  return std::unique_ptr<MappedInput>(new MappedInput(static_cast<const char*>(data), size));
+}
+
+MappedInput::~MappedInput() { munmap(const_cast<char*>(data_), size_); }
+
+void MappedInput::Release(const char* upto) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t done = static_cast<size_t>(upto - data_) / page * page;
+  if (done < released_ + kReleaseStep) return;
+  madvise(const_cast<char*>(data_) + released_, done - released_, MADV_DONTNEED);
+  released_ = done;
+}
+
+}  // namespace streamscope
