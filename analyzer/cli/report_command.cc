@@ -1,13 +1,16 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
-//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]]`.
+//  [--gap-threshold US] [--top N] [-o FILE | --format csv -o DIR [--force]]
+//  [--section NAME]... [--summary]`.
 // See analyzer/README.md.
 #include <cmath>
 #include <iostream>
 
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/render/report_render.h"
 
 namespace streamscope {
 
@@ -25,6 +28,8 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     int top = 10;
     std::string output;
     bool force = false;
+    std::vector<std::string> sections;
+    bool summary = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -48,6 +53,12 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
                   "Write the report to FILE instead of stdout; with --format csv, to the folder FILE, one "
                   "<table>.csv per analysis table");
   auto* force = cmd->add_flag("--force", args->force, "--format csv -o DIR: replace existing table files");
+  auto* section = cmd->add_option("--section", args->sections,
+                                  "Print only this section of the text report (repeatable): " +
+                                      absl::StrJoin(ReportSectionNames(), ", "))
+                      ->allow_extra_args(false)
+                      ->check(CLI::IsMember(ReportSectionNames()));
+  cmd->add_flag("--summary", args->summary, "Print only the summary (the report's first lines)")->excludes(section);
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
@@ -82,6 +93,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     options.top = args->top;
     options.output_path = args->output;
     options.force = args->force;
+    options.sections = args->summary ? std::vector<std::string>{"summary"} : args->sections;
     *exit_code = ExitWith(RunReport(options, std::cout, std::cerr), std::cerr);
   });
 }

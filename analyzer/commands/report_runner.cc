@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
@@ -64,6 +66,16 @@ absl::Status WriteOutputFile(const std::string& path, const std::string& text,
 
 absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("report needs at least one trace file");
+  const std::vector<std::string>& known = ReportSectionNames();
+  for (const std::string& name : options.sections) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return UsageError(absl::StrCat("report: no section named '", name, "' (sections: ", absl::StrJoin(known, ", "),
+                                     ")"));
+    }
+  }
+  if (!options.sections.empty() && options.format != ReportOptions::Format::kText) {
+    return UsageError("report: --section and --summary pick sections of the text report (--format text)");
+  }
   const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
                                        options.gap_threshold_ns);
   std::vector<TraceAnalysis> traces;
@@ -115,7 +127,9 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   std::ostringstream buffer;
   std::ostream& sink = options.output_path.empty() ? out : buffer;
   switch (options.format) {
-    case ReportOptions::Format::kText: RenderReportText(traces, render, sink); break;
+    case ReportOptions::Format::kText:
+      RenderReportText(traces, render, sink, ReportTextOptions{options.sections, options.window});
+      break;
     case ReportOptions::Format::kJson:
       RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top}, render, sink);
       break;

@@ -10,7 +10,7 @@
 //     "window_spec": {...}, "gap_threshold_ns", "top",
 //     "traces": [ { "path", "format", "pid", "summary": {...},
 //                   "windows": [ { "index", "label", "start_ns", "end_ns",
-//                                  "length_ns", "overlap": {...},
+//                                  "length_ns", "summary": {...}, "overlap": {...},
 //                                  "idle_gaps": {...}, "gap_causes": {...},
 //                                  "hidden_sync": {...},
 //                                  "launch_stats": {...} } ] } ],
@@ -38,6 +38,9 @@ struct ReportOptions {
   int top = 10;                       // worst offenders listed per finding
   std::string output_path;            // "" = `out`; with kCsv a folder, one file per table
   bool force = false;                 // kCsv folder: replace existing table files
+  // kText: the sections to print, by name (ReportSectionNames() in
+  // render/report_render.h: "summary", "overlap", ...); empty: all.
+  std::vector<std::string> sections;
 };
 
 // Runs the report; writes the rendering to `out` (or output_path) and the
