@@ -240,7 +240,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       separate();
       if (traces.size() > 1) out << "Trace " << ShortenMiddle(t.model.path) << " (pid " << t.model.pid << ")\n";
       RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window,
-                                        static_cast<int>(t.window_list.size())),
+                                        static_cast<int>(t.window_list.size()), !t.instances.empty()),
                         t.model, out);
     }
     if (shown("trace")) {
@@ -249,10 +249,10 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     }
     auto render_window = [&](const WindowResults& w) {
       if (!any_window_section) return;
-      out << "\nWindow " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
+      separate();
+      out << "Window " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
           << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
           << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
-      first_block = false;
       if (shown("overlap")) RenderOverlapText(w.overlap, t.model, render, out);
       if (shown("idle-gaps")) RenderIdleGapsText(w.idle, t.model, render, out);
       if (shown("communication")) RenderCommunicationText(w.communication, t.model, render, out);
@@ -274,12 +274,16 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       RenderInstancesText(t.instances, render.top, out);
       first_block = false;
     }
-    if (any_window_section) out << "\nThe longest instance in full:\n";
+    if (any_window_section) {
+      separate();
+      out << "The longest instance in full:\n";
+    }
     for (const WindowResults& w : t.windows) render_window(w);
   }
   if (traces.size() > 1 && shown("combined")) {
     std::vector<DeviceTotals> totals = Combine(traces);
-    out << "\nCombined over " << traces.size() << " processes:\n";
+    separate();
+    out << "Combined over " << traces.size() << " processes:\n";
     for (const DeviceTotals& x : totals) {
       out << "  pid " << x.pid << " device " << x.device_id << ": busy " << FormatDuration(x.busy_ns) << " of "
           << FormatDuration(x.window_ns) << " (" << FormatShare(x.busy_ns, x.window_ns) << "), copies hidden "

@@ -16,7 +16,7 @@ constexpr int kMaxDeviceLines = 3;
 
 std::string Chosen(const ReportSummary& s) {
   std::string why = s.chosen_by == "default" ? "the default window" : absl::StrCat("picked with ", s.chosen_by);
-  if (s.window_count > 1) absl::StrAppend(&why, "; 1 of ", s.window_count, " windows");
+  if (s.window_count > 1) absl::StrAppend(&why, s.longest ? "; the longest of " : "; the first of ", s.window_count, " windows");
   return why;
 }
 
@@ -44,8 +44,9 @@ std::string WindowChosenBy(const WindowSpec& spec) {
 }
 
 ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, const WindowSpec& spec,
-                              int window_count) {
+                              int window_count, bool longest) {
   ReportSummary s;
+  s.longest = longest;
   s.window = r.window;
   s.chosen_by = WindowChosenBy(spec);
   s.window_count = window_count;

@@ -59,7 +59,8 @@ struct SummaryFinding {
 struct ReportSummary {
   Window window;
   std::string chosen_by;  // why this window: "default", "--nvtx", "--from/--to"
-  int window_count = 1;   // windows the spec selected (the summary is of the first kept)
+  int window_count = 1;   // windows the spec selected
+  bool longest = false;   // of several: the summary is of the longest (else of the first)
   int64_t trace_start_ns = 0;  // the whole-trace window's start (offsets count from it)
   std::vector<SummaryDevice> devices;
   int64_t busy_ns = 0, idle_ns = 0, device_window_ns = 0;  // summed over devices
@@ -80,7 +81,7 @@ std::string WindowChosenBy(const WindowSpec& spec);
 // The summary of one window's results (overlap, idle gaps and diagnose must
 // have run for the figures to be non-zero).
 ReportSummary SummarizeWindow(const WindowResults& results, const TraceModel& model, const WindowSpec& spec,
-                              int window_count = 1);
+                              int window_count = 1, bool longest = false);
 
 // At most kSummaryMaxLines lines within kSummaryColumns columns; `path`
 // names the trace in the first line.
