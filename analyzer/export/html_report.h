@@ -51,7 +51,7 @@ struct HtmlTimelineInput {
   const AnalysisTracks* analysis = nullptr;  // may be null
   // The window the page opens on (the analyses' window: the report's
   // default or the one asked for), inside `window`; empty: all of `window`.
-  Window view;
+  Window view{};
 };
 
 struct HtmlReportOptions {
