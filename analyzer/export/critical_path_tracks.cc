@@ -10,7 +10,11 @@ namespace {
 std::string SegmentName(const TraceModel& model, const PathSegment& s) {
   std::string name(PathSegmentKindName(s.kind));
   if (s.op >= 0 && !IsHostSegment(s.kind)) return absl::StrCat(name, ": ", OpLabel(model, s.op));
-  if (s.api >= 0) return absl::StrCat(name, ": ", std::string(model.strings.Get(model.api.name[s.api])));
+  if (s.api >= 0) {
+    // Host work lies between two calls: name the call it led to.
+    return absl::StrCat(name, s.kind == PathSegmentKind::kHostWork ? " before " : ": ",
+                        std::string(model.strings.Get(model.api.name[s.api])));
+  }
   if (s.tid >= 0) return absl::StrCat(name, " on thread ", s.tid);
   return name;
 }
