@@ -99,7 +99,8 @@ nlohmann::json WindowSpecJson(const WindowSpec& spec) {
 }
 
 nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model,
-                          const RenderOptions& render, const WindowSpec& spec, int window_count) {
+                          const RenderOptions& render, const WindowSpec& spec, int window_count,
+                          int64_t trace_start_ns) {
   nlohmann::json j = {{"index", index},
                       {"label", w.window.label},
                       {"start_ns", w.window.start_ns},
@@ -108,7 +109,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
                       {"overlap", OverlapToJson(w.overlap, model, render)},
                       {"idle_gaps", IdleGapsToJson(w.idle, model, render)},
                       {"communication", CommunicationToJson(w.communication, model, render)}};
-  j["summary"] = SummaryToJson(SummarizeWindow(w, model, spec, window_count));
+  j["summary"] = SummaryToJson(SummarizeWindow(w, model, spec, window_count, false, trace_start_ns));
   j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
   j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
@@ -198,7 +199,7 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
     for (size_t i = 0; i < t.windows.size(); ++i) {
       out << (i == 0 ? "[\n        " : ",\n        ");
       WriteJsonAt(out, WindowJson(t.windows[i], i, t.model, render, options.window,
-                                  static_cast<int>(t.window_list.size())),
+                                  static_cast<int>(t.window_list.size()), t.summary.whole.start_ns),
                   4);
     }
     if (!t.windows.empty()) out << "\n      ]";
@@ -240,7 +241,8 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       separate();
       if (traces.size() > 1) out << "Trace " << ShortenMiddle(t.model.path) << " (pid " << t.model.pid << ")\n";
       RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window,
-                                        static_cast<int>(t.window_list.size()), !t.instances.empty()),
+                                        static_cast<int>(t.window_list.size()), !t.instances.empty(),
+                                        t.summary.whole.start_ns),
                         t.model, out);
     }
     if (shown("trace")) {

@@ -44,13 +44,13 @@ std::string WindowChosenBy(const WindowSpec& spec) {
 }
 
 ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, const WindowSpec& spec,
-                              int window_count, bool longest) {
+                              int window_count, bool longest, std::optional<int64_t> trace_start_ns) {
   ReportSummary s;
   s.longest = longest;
   s.window = r.window;
   s.chosen_by = WindowChosenBy(spec);
   s.window_count = window_count;
-  s.trace_start_ns = WholeTraceWindow(model).start_ns;
+  s.trace_start_ns = trace_start_ns ? *trace_start_ns : WholeTraceWindow(model).start_ns;
   for (const DeviceGaps& g : r.idle.devices) {
     SummaryDevice d;
     d.device_id = g.device_id;

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -79,9 +80,12 @@ std::string SummarySavingText(const SummaryFinding& finding);
 std::string WindowChosenBy(const WindowSpec& spec);
 
 // The summary of one window's results (overlap, idle gaps and diagnose must
-// have run for the figures to be non-zero).
+// have run for the figures to be non-zero). `trace_start_ns`: the
+// whole-trace window's start when the caller has it (else it is found, a
+// scan of the trace: pass it when summarizing many windows).
 ReportSummary SummarizeWindow(const WindowResults& results, const TraceModel& model, const WindowSpec& spec,
-                              int window_count = 1, bool longest = false);
+                              int window_count = 1, bool longest = false,
+                              std::optional<int64_t> trace_start_ns = std::nullopt);
 
 // At most kSummaryMaxLines lines within kSummaryColumns columns; `path`
 // names the trace in the first line.
