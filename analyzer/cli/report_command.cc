@@ -1,15 +1,18 @@
 // `streamscope report TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
 //  | --from NS --to NS [--absolute]] [--format text|json|csv] [--save]
 //  [--gap-threshold US] [--top N] [-o FILE | --format csv --output-dir DIR]
-//  [--force] [--progress] [--jobs N]`. See analyzer/README.md.
+//  [--force] [--progress] [--jobs N] [--section NAME]... [--summary]`.
+// See analyzer/README.md.
 #include <cmath>
 #include <iostream>
 
 #include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/cli/progress_meter.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/render/report_render.h"
 
 namespace streamscope {
 
@@ -30,6 +33,8 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     bool force = false;
     bool progress = false;
     int jobs = 1;
+    std::vector<std::string> sections;
+    bool summary = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -60,6 +65,12 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   output->excludes(output_dir);
   cmd->add_option("-j,--jobs", args->jobs, "Analyze this many traces at once (threads); the output is the same")
       ->check(AtLeast(1));
+  auto* section = cmd->add_option("--section", args->sections,
+                                  "Print only this section of the text report (repeatable): " +
+                                      absl::StrJoin(ReportSectionNames(), ", "))
+                      ->allow_extra_args(false)
+                      ->check(OneOf(ReportSectionNames()));
+  cmd->add_flag("--summary", args->summary, "Print only the summary (the report's first lines)")->excludes(section);
   instance->needs(nvtx);
   nvtx->excludes(from)->excludes(to)->excludes(window);
   from->needs(to);
@@ -115,6 +126,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
       return;
     }
     options.jobs = args->jobs;
+    options.sections = args->summary ? std::vector<std::string>{"summary"} : args->sections;
     absl::Status status;
     {
       ProgressMeter meter(ProgressModeForStderr(args->progress), std::cerr,

@@ -75,6 +75,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
 
   struct Prepared {
     Window json_window, html_window;  // drawn
+    Window view;                      // the analyses' window, which the page opens on
     AnalysisTracks json_tracks, html_tracks;
     std::string label;
   };
@@ -88,13 +89,28 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     Window analysis_window = *w;
     bool whole = options.window.kind == WindowSpec::Kind::kWholeTrace;
-    p.html_window = whole ? ExtendToHostItems(m, *w) : *w;
+    p.view = *w;
+    // The default window: draw the whole trace (and its host annotations)
+    // around it, so that zooming out shows what lies outside it.
+    if (whole) {
+      Window all = WholeTraceWindow(m);
+      if (all.length() > 0) {
+        all.start_ns = std::min(all.start_ns, w->start_ns);
+        all.end_ns = std::max(all.end_ns, w->end_ns);
+        all.label = w->label;
+      } else {
+        all = *w;
+      }
+      p.html_window = ExtendToHostItems(m, all);
+    } else {
+      p.html_window = *w;
+    }
     p.json_window = CapWindowToOps(m, p.html_window, options.json_max_ops);
     Window json_analysis_window = analysis_window;
     json_analysis_window.end_ns = std::min(analysis_window.end_ns, p.json_window.end_ns);
     if (options.analyses) {
       if (!options.html_path.empty()) {
-        absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_window);
+        absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_window, 200'000, &options.window);
         if (!tracks.ok()) return Prefixed("export: ", tracks.status());
         p.html_tracks = *std::move(tracks);
       }
@@ -168,7 +184,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     std::vector<HtmlTimelineInput> inputs;
     for (size_t i = 0; i < models.size(); ++i) {
       inputs.push_back({prepared[i].label, &models[i], prepared[i].html_window,
-                        options.analyses ? &prepared[i].html_tracks : nullptr});
+                        options.analyses ? &prepared[i].html_tracks : nullptr, prepared[i].view});
     }
     HtmlReportOptions html_options;
     html_options.max_ops = options.html_max_ops;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
@@ -121,6 +123,16 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   if (!options.output_path.empty() && !options.output_is_folder) {  // refuse before the (long) load
     if (absl::Status s = CheckOutputTarget(options.output_path, options.traces, options.force); !s.ok()) return s;
   }
+  const std::vector<std::string>& known = ReportSectionNames();
+  for (const std::string& name : options.sections) {
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return UsageError(absl::StrCat("report: no section named '", name, "' (sections: ", absl::StrJoin(known, ", "),
+                                     ")"));
+    }
+  }
+  if (!options.sections.empty() && options.format != ReportOptions::Format::kText) {
+    return UsageError("report: --section and --summary pick sections of the text report (--format text)");
+  }
   const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
                                        options.gap_threshold_ns);
   // One slot per file, filled by `jobs` threads; read in argument order, so
@@ -179,7 +191,9 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   std::ostringstream buffer;
   std::ostream& sink = options.output_path.empty() ? out : buffer;
   switch (options.format) {
-    case ReportOptions::Format::kText: RenderReportText(traces, render, sink); break;
+    case ReportOptions::Format::kText:
+      RenderReportText(traces, render, sink, ReportTextOptions{options.sections, options.window});
+      break;
     case ReportOptions::Format::kJson:
       RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top}, render, sink);
       break;

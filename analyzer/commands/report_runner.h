@@ -10,7 +10,7 @@
 //     "window_spec": {...}, "gap_threshold_ns", "top",
 //     "traces": [ { "path", "format", "pid", "summary": {...},
 //                   "windows": [ { "index", "label", "start_ns", "end_ns",
-//                                  "length_ns", "overlap": {...},
+//                                  "length_ns", "summary": {...}, "overlap": {...},
 //                                  "idle_gaps": {...}, "gap_causes": {...},
 //                                  "hidden_sync": {...},
 //                                  "launch_stats": {...} } ] } ],
@@ -40,6 +40,9 @@ struct ReportOptions {
   bool output_is_folder = false;      // kCsv only: output_path is a folder, one file per table
   bool force = false;                 // replace an existing output file / table files
   int jobs = 1;                       // traces loaded and analyzed at once (threads); same output
+  // kText: the sections to print, by name (ReportSectionNames() in
+  // render/report_render.h: "summary", "overlap", ...); empty: all.
+  std::vector<std::string> sections;
 };
 
 // Runs the report; writes the rendering to `out` (or output_path) and the

@@ -5,6 +5,7 @@
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
 
+#include "analyzer/analysis/critical_path.h"
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
 #include "analyzer/analysis/idle_gaps.h"
@@ -43,6 +44,12 @@ void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync,
 // (launch call slower than the kernel, or launch gaps longer than the GPU
 // work) and the idle time a CUDA graph could remove.
 void AddLaunchStatsFindings(const TraceModel& model, const LaunchStatsResult& launch, AnalysisTracks* out);
+
+// The window's critical path as one host-level "critical path" track
+// (group "critical-path"): a slice per segment, named by its kind and the
+// op or call it walks (args: segment, on, op, call). Finding: its length
+// and its host and GPU shares.
+void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out);
 
 }  // namespace streamscope
 

@@ -52,9 +52,21 @@ struct Finding {
   std::string text;
 };
 
+// One finding of the diagnosis, ranked (largest estimated saving first).
+struct DiagnosisItem {
+  std::string cause;    // "pageable_copies"
+  std::string saving;   // "saves about 4.30 ms (estimate); costs 4.30 ms measured"
+  std::string summary;  // what was found, with figures
+  std::string remedy;   // the change to make
+};
+
 struct AnalysisTracks {
   std::vector<AnalysisTrack> tracks;
   std::vector<Finding> findings;
+  // The report's summary of the window (summary_render.h), as text lines,
+  // and its diagnosis; empty unless asked for (AnalyzeForTimeline).
+  std::vector<std::string> summary_lines;
+  std::vector<DiagnosisItem> diagnosis;
   std::vector<std::string> notes;        // what could not be shown, limits applied
   std::vector<int64_t> gap_lengths_ns;   // device idle gaps, for a histogram
   std::vector<std::string> analyses;     // names of the analyses that contributed

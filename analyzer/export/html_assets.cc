@@ -51,6 +51,11 @@ svg text.head { font-weight: 600; } svg text.dev { font-weight: 600; fill: #334;
 .nvtx { fill: #76b7b2; stroke: #5a9a95; fill-opacity: 0.8; }
 .hs { fill: #b3261e; stroke: #b3261e; fill-opacity: 0.25; }
 .hs-line { stroke: #b3261e; stroke-width: 2px; vector-effect: non-scaling-stroke; }
+.cp { fill: #6a3d9a; stroke: #6a3d9a; } .cp.seg-host_work, .cp.seg-api_call, .cp.seg-sync_return { fill: #cab2d6; stroke: #9a7fb0; }
+.cp.seg-launch, .cp.seg-gpu_wait { fill: #fdbf6f; stroke: #e59a3a; }
+pre.report-summary { background: #f4f6f9; border: 1px solid #dde; padding: 6px 10px; margin: 4px 0 8px; overflow-x: auto; }
+ol.diagnosis { padding-left: 22px; margin: 4px 0 8px; } ol.diagnosis li { margin: 4px 0; }
+ol.diagnosis li.primary { color: #7a1a14; } .remedy { color: #1d2329; }
 .legend { display: flex; flex-wrap: wrap; gap: 10px; margin: 6px 0; }
 .legend span { display: inline-flex; align-items: center; gap: 4px; }
 .legend i { display: inline-block; width: 12px; height: 10px; }
@@ -75,7 +80,10 @@ std::string_view HtmlReportScript() {
     var W = parseFloat(svg.getAttribute('data-width'));      // µs
     var H = parseFloat(svg.getAttribute('data-height'));
     var minW = Math.max(W * 1e-7, 0.001);
-    var x0 = 0, w = W;
+    // The page opens on the analysed window; reset returns there, "all" shows everything drawn.
+    var V0 = parseFloat(svg.getAttribute('data-view-start')) || 0;
+    var VW = parseFloat(svg.getAttribute('data-view-width')) || W;
+    var x0 = V0, w = VW;
     var NS = 'http://www.w3.org/2000/svg';
 
     function fmt(us) {
@@ -146,10 +154,12 @@ std::string_view HtmlReportScript() {
     function endDrag() { drag = null; main.classList.remove('dragging'); }
     main.addEventListener('pointerup', endDrag);
     main.addEventListener('pointercancel', endDrag);
-    main.addEventListener('dblclick', function () { x0 = 0; w = W; apply(); });
+    function home() { x0 = V0; w = VW; apply(); }
+    main.addEventListener('dblclick', home);
     document.getElementById('zoom-in').addEventListener('click', function () { zoomAt(0.5, 0.5); });
     document.getElementById('zoom-out').addEventListener('click', function () { zoomAt(0.5, 2); });
-    document.getElementById('zoom-reset').addEventListener('click', function () { x0 = 0; w = W; apply(); });
+    document.getElementById('zoom-reset').addEventListener('click', home);
+    document.getElementById('zoom-all').addEventListener('click', function () { x0 = 0; w = W; apply(); });
     window.addEventListener('resize', drawAxis);
     apply();
     body.setAttribute('data-render-ok', '1');

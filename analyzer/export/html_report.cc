@@ -18,7 +18,7 @@ namespace streamscope {
 namespace {
 
 constexpr double kHeadH = 20, kDevH = 18, kStreamH = 16, kOverlapH = 12, kGapH = 14, kSyncH = 12,
-                 kNvtxLaneH = 10;
+                 kNvtxLaneH = 10, kPathH = 12;
 constexpr int kMaxNvtxLanes = 4;
 constexpr size_t kMaxTitleName = 160;
 
@@ -227,14 +227,18 @@ class TimelineDrawer {
 
   void DrawAnalysisTrack(const AnalysisTrack& t) {
     if (t.slices.empty() && t.markers.empty()) return;
-    if (t.group == "overlap" || t.group == "gaps") {
+    if (t.group == "overlap" || t.group == "gaps" || t.group == "critical-path") {
       bool gaps = t.group == "gaps";
-      double h = gaps ? kGapH : kOverlapH;
+      bool path = t.group == "critical-path";
+      double h = gaps ? kGapH : (path ? kPathH : kOverlapH);
       double y = y_;
-      AddRow(h, t.name, gaps ? "gaps" : "overlap", t.name);
+      AddRow(h, t.name, gaps ? "gaps" : (path ? "path" : "overlap"),
+             path ? "critical path: what decided the window's end (hover a segment)" : t.name);
       std::string pair = t.name.rfind("overlap ", 0) == 0 ? t.name.substr(8) : t.name;
       if (gaps) {
         g_.append("<g class=\"gap-row\">\n");
+      } else if (path) {
+        g_.append("<g class=\"cp-row\">\n");
       } else {
         absl::StrAppend(&g_, "<g class=\"overlap-row\" data-pair=\"", Esc(pair), "\">\n");
       }
@@ -252,6 +256,12 @@ class TimelineDrawer {
           double hh = s.depth > 0 ? h / 2 - 1 : (h - 2);
           Rect(cls, s.start_ns, s.end_ns, yy, hh, title);
           if (s.depth == 0) ++stats_->gap_slices;
+        } else if (path) {
+          std::string segment = s.args.contains("segment") && s.args["segment"].is_string()
+                                    ? s.args["segment"].get<std::string>()
+                                    : std::string("merged");
+          Rect(absl::StrCat("cp seg-", Esc(segment)), s.start_ns, s.end_ns, y + 1, h - 2, title);
+          ++stats_->critical_path_slices;
         } else {
           Rect("ovl", s.start_ns, s.end_ns, y + 1, h - 2, title);
           ++stats_->overlap_slices;
@@ -417,9 +427,41 @@ void AppendLegend(std::string* out) {
     absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cause-", std::string(cause),
                     "\" width=\"12\" height=\"10\"/></svg>gap: ", std::string(cause), "</span>");
   }
+  absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cp\" width=\"12\" height=\"10\"/></svg>critical path</span>");
   absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch nvtx\" width=\"12\" height=\"10\"/></svg>NVTX</span>");
   absl::StrAppend(out, "<span><svg width=\"4\" height=\"10\"><line class=\"hs-line\" x1=\"2\" x2=\"2\" y1=\"0\" y2=\"10\"/></svg>hidden sync</span>");
   absl::StrAppend(out, "</div>\n");
+}
+
+// The report's summary lines and the ranked diagnosis of each timeline,
+// above everything else: what a reader needs first.
+void AppendReportSummary(std::span<const HtmlTimelineInput> timelines, std::string* out) {
+  bool any = false;
+  for (const HtmlTimelineInput& t : timelines) any |= t.analysis != nullptr && !t.analysis->summary_lines.empty();
+  if (!any) return;
+  absl::StrAppend(out, "<h2>Summary and diagnosis</h2>\n");
+  bool first = true;
+  for (const HtmlTimelineInput& t : timelines) {
+    if (t.analysis == nullptr || t.analysis->summary_lines.empty()) continue;
+    if (!t.label.empty()) absl::StrAppend(out, "<h3>", Esc(t.label), "</h3>");
+    absl::StrAppend(out, "<pre class=\"report-summary\"", first ? " id=\"report-summary\"" : "", ">");
+    for (const std::string& line : t.analysis->summary_lines) absl::StrAppend(out, Esc(line), "\n");
+    absl::StrAppend(out, "</pre>\n");
+    if (t.analysis->diagnosis.empty()) {
+      absl::StrAppend(out, "<p class=\"diagnosis-none\">Diagnosis: no significant finding in this window.</p>\n");
+    } else {
+      absl::StrAppend(out, "<ol class=\"diagnosis\"", first ? " id=\"diagnosis\"" : "", ">");
+      for (size_t i = 0; i < t.analysis->diagnosis.size(); ++i) {
+        const DiagnosisItem& d = t.analysis->diagnosis[i];
+        absl::StrAppend(out, "<li class=\"finding", i == 0 ? " primary" : "", "\" data-cause=\"", Esc(d.cause),
+                        "\"><b>", Esc(d.cause), "</b>", i == 0 ? " (primary)" : "", ": ", Esc(d.saving),
+                        "<br><span class=\"finding-summary\">", Esc(d.summary),
+                        "</span><br><span class=\"remedy\"><b>Fix:</b> ", Esc(d.remedy), "</span></li>\n");
+      }
+      absl::StrAppend(out, "</ol>\n");
+    }
+    first = false;
+  }
 }
 
 std::vector<int64_t> QueueDelays(const TraceModel& m, const Window& w) {
@@ -490,7 +532,8 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
                   Esc(options.title), "</title>\n<meta name=\"generator\" content=\"streamscope export\">\n<style>",
                   std::string(HtmlReportCss()), "</style></head>\n<body data-render-ok=\"0\">\n<h1>",
                   Esc(options.title), "</h1>\n");
-  absl::StrAppend(&html, "<h2>Summary</h2><div class=\"summaries\" id=\"summary\">\n");
+  AppendReportSummary(timelines, &html);
+  absl::StrAppend(&html, "<h2>Trace</h2><div class=\"summaries\" id=\"summary\">\n");
   for (size_t i = 0; i < timelines.size(); ++i) AppendSummary(timelines[i], blocks[i], &html);
   absl::StrAppend(&html, "</div>\n");
   if (!stats->notes.empty()) {
@@ -513,7 +556,9 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   }
   absl::StrAppend(&html, "</div>\n<h2>Timeline</h2>\n");
   absl::StrAppend(&html, "<div class=\"controls\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
-                         "<button id=\"zoom-out\" title=\"zoom out\">−</button><button id=\"zoom-reset\">reset</button>"
+                         "<button id=\"zoom-out\" title=\"zoom out\">−</button>"
+                         "<button id=\"zoom-reset\" title=\"back to the analysed window\">reset</button>"
+                         "<button id=\"zoom-all\" title=\"everything drawn\">all</button>"
                          "<span>wheel: zoom · drag: pan · double-click: reset · hover: details</span>"
                          "<span id=\"view-range\"></span></div>\n");
   if (timelines.size() > 1) {
@@ -523,6 +568,25 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   std::string H = absl::StrFormat("%.1f", height);
   std::string W;
   AppendMicros(max_len, &W);
+  // The opening view: the analysed windows (their union, on the shared axis).
+  int64_t view_start = max_len, view_end = 0;
+  for (const HtmlTimelineInput& t : timelines) {
+    if (t.view.length() <= 0) {
+      view_start = 0;
+      view_end = max_len;
+      continue;
+    }
+    view_start = std::min(view_start, std::clamp<int64_t>(t.view.start_ns - t.window.start_ns, 0, max_len));
+    view_end = std::max(view_end, std::clamp<int64_t>(t.view.end_ns - t.window.start_ns, 0, max_len));
+  }
+  if (view_end <= view_start) {
+    view_start = 0;
+    view_end = max_len;
+  }
+  const Window first_view = timelines.front().view.length() > 0 ? timelines.front().view : timelines.front().window;
+  std::string VS, VW;
+  AppendMicros(view_start, &VS);
+  AppendMicros(view_end - view_start, &VW);
   absl::StrAppend(&html, "<div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg id=\"tl-axis-pad\" width=\"100%\" height=\"22\"></svg>"
                          "<svg id=\"tl-labels\" width=\"100%\" height=\"", H, "\">\n");
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -537,7 +601,9 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   }
   absl::StrAppend(&html, "</svg></div>\n<div class=\"tl-main\" id=\"tl-main\"><svg id=\"tl-axis\" height=\"22\"></svg>\n");
   absl::StrAppend(&html, "<svg id=\"tl-svg\" width=\"100%\" height=\"", H, "\" viewBox=\"0 0 ", W, " ", H,
-                  "\" preserveAspectRatio=\"none\" data-width=\"", W, "\" data-height=\"", H, "\">\n<g class=\"bg\">");
+                  "\" preserveAspectRatio=\"none\" data-width=\"", W, "\" data-height=\"", H,
+                  "\" data-view-start=\"", VS, "\" data-view-width=\"", VW, "\" data-view-start-ns=\"",
+                  first_view.start_ns, "\" data-view-end-ns=\"", first_view.end_ns, "\">\n<g class=\"bg\">");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     absl::StrAppend(&html, "<rect class=\"row-bg ", r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"),

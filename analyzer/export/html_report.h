@@ -3,8 +3,11 @@
 // the analyses, an SVG timeline of the chosen window (a row per stream with
 // kernels and copies coloured by category; rows for overlap intervals, idle
 // gaps by cause, hidden-sync markers and NVTX ranges; hover titles with op
-// details; wheel zoom, drag pan, double-click reset) and histograms of
-// launch queue delay and idle gap length.
+// details; wheel zoom, drag pan, double-click or "reset" back to the
+// opening view, "all" for the whole drawn window) and histograms of launch
+// queue delay and idle gap length. Above them, the report's summary and
+// diagnosis of the window (when the analyses ran with a summary).
+// The page opens on each timeline's `view` (the analyses' window).
 //
 // Several timelines (e.g. `compare`: control above variant) share one time
 // axis that starts at each timeline's window start. Huge windows are
@@ -12,6 +15,13 @@
 //
 // DOM contract (the browser test and users' scripts rely on it):
 //   <body data-render-ok="1"> once the script ran without error;
+//   <pre id="report-summary"> the report's summary lines; <ol id="diagnosis">
+//   with <li class="finding"> (the first also "primary"), each with
+//   <span class="remedy">;
+//   <svg id="tl-svg" data-view-start=US data-view-width=US> the opening view,
+//   µs from the drawn window's start, and data-view-start-ns/-end-ns, the
+//   first timeline's opening window in trace-clock ns; its viewBox is the
+//   current view;
 //   <svg id="tl-svg"> holds <g class="stream-row" data-timeline=T
 //   data-device=D data-stream=ID data-lane=L> with <rect class="op CATEGORY">
 //   (aggregates: class "op agg CATEGORY"), <g class="overlap-row"
@@ -39,6 +49,9 @@ struct HtmlTimelineInput {
   const TraceModel* model = nullptr;
   Window window;
   const AnalysisTracks* analysis = nullptr;  // may be null
+  // The window the page opens on (the analyses' window: the report's
+  // default or the one asked for), inside `window`; empty: all of `window`.
+  Window view{};
 };
 
 struct HtmlReportOptions {
@@ -57,6 +70,7 @@ struct HtmlReportStats {
   int64_t aggregate_blocks = 0, ops_in_aggregates = 0;
   int64_t merge_resolution_ns = 0;  // 0 = every op drawn individually
   int64_t stream_rows = 0, overlap_slices = 0, gap_slices = 0, markers = 0, nvtx_ranges = 0;
+  int64_t critical_path_slices = 0;
   int64_t bytes = 0;
   std::vector<std::string> notes;  // what was reduced (also in the report)
 };

@@ -6,6 +6,7 @@
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/run_plan.h"
+#include "analyzer/render/summary_render.h"
 
 namespace streamscope {
 
@@ -39,14 +40,23 @@ Window ExtendToHostItems(const TraceModel& model, const Window& window) {
   return w;
 }
 
-absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window, int64_t max_gaps) {
-  absl::StatusOr<WindowResults> results = RunPlan(model, window, TimelinePlan(max_gaps));
+absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window, int64_t max_gaps,
+                                                  const WindowSpec* summary_of) {
+  absl::StatusOr<WindowResults> results = RunPlan(model, window, TimelinePlan(max_gaps, summary_of != nullptr));
   if (!results.ok()) return results.status();
   AnalysisTracks tracks;
+  if (summary_of != nullptr) {
+    ReportSummary summary = SummarizeWindow(*results, model, *summary_of);
+    tracks.summary_lines = SummaryTextLines(summary, model);
+    for (const SummaryFinding& f : summary.top) {
+      tracks.diagnosis.push_back({std::string(DiagnoseCauseName(f.cause)), SummarySavingText(f), f.summary, f.change});
+    }
+  }
   AddOverlapTracks(model, results->overlap, &tracks);
   AddGapCauseTracks(model, results->gap_causes, &tracks);
   AddHiddenSyncMarkers(model, results->hidden_sync, &tracks);
   AddLaunchStatsFindings(model, results->launch_stats, &tracks);
+  AddCriticalPathTrack(model, results->critical_path, &tracks);
   return tracks;
 }
 

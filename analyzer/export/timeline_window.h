@@ -22,12 +22,15 @@ absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const Window
 Window ExtendToHostItems(const TraceModel& model, const Window& window);
 
 // Runs the timeline's analysis plan (TimelinePlan: overlap, gap causes of
-// every gap up to max_gaps, hidden sync, launch statistics) through the
-// pipeline on the window and turns the results into tracks, findings and
-// plot samples. Also what `compare` can use to draw control above variant
-// (html_report.h).
+// every gap up to max_gaps, hidden sync, launch statistics, critical path)
+// through the pipeline on the window and turns the results into tracks,
+// findings and plot samples. With `summary_of` (the spec the window was
+// resolved from), also the report's summary and diagnosis of the window
+// (summary_lines, diagnosis), as `report` words them. Also what `compare`
+// can use to draw control above variant (html_report.h).
 absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window,
-                                  int64_t max_gaps = 200'000);
+                                                  int64_t max_gaps = 200'000,
+                                                  const WindowSpec* summary_of = nullptr);
 
 }  // namespace streamscope
 

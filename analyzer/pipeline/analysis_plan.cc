@@ -36,9 +36,11 @@ AnalysisPlan ComparePlan() {
   return plan;
 }
 
-AnalysisPlan TimelinePlan(int64_t max_gaps) {
+AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary) {
   AnalysisPlan plan;
   plan.overlap = plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
+  plan.critical_path = true;
+  plan.idle_gaps = plan.diagnose = summary;
   plan.overlap_options.max_ops_per_interval = 8;
   plan.gap_causes_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
   return plan;

@@ -34,6 +34,8 @@ struct AnalysisPlan {
   // Which PyTorch operator or annotation launched each GPU op (traces
   // with CPU-op or annotation ranges: torch.profiler imports).
   bool op_attribution = false;
+  // The window's critical path (critical_path.h): the export's timeline track.
+  bool critical_path = false;
 
   OverlapOptions overlap_options;
   IdleGapsOptions idle_gaps_options;
@@ -62,9 +64,11 @@ AnalysisPlan DiagnosePlan(const DiagnoseOptions& options);
 // statistics, hazard counts).
 AnalysisPlan ComparePlan();
 
-// `export`: what the timeline's analysis tracks draw, with up to `max_gaps`
-// gaps listed.
-AnalysisPlan TimelinePlan(int64_t max_gaps);
+// `export`: what the timeline's analysis tracks draw (overlap, gap causes
+// with up to `max_gaps` gaps listed, hidden sync, launch statistics, the
+// critical path); with `summary`, also idle gaps and the diagnosis, for the
+// HTML page's summary and diagnosis.
+AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary = false);
 
 }  // namespace streamscope
 

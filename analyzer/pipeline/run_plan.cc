@@ -63,6 +63,10 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.op_attribution = AnalyzeOpAttribution(model, window);
     MarkPhase("op_attribution");
   }
+  if (plan.critical_path) {
+    w.critical_path = FindCriticalPath(model, window);
+    MarkPhase("critical_path");
+  }
   if (own.joinable()) {
     own.join();
     MarkPhase("overlap+gaps");

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyzer/analysis/communication.h"
+#include "analyzer/analysis/critical_path.h"
 #include "analyzer/analysis/diagnose.h"
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hazards.h"
@@ -36,6 +37,7 @@ struct WindowResults {
   std::map<std::string, int64_t> order_stats;  // the happens-before order's counters
   TimingAuditResult timing_audit;
   OpAttributionResult op_attribution;
+  CriticalPath critical_path;
 };
 
 }  // namespace streamscope

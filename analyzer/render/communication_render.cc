@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 
@@ -51,7 +52,7 @@ void RenderCommunicationText(const CommunicationResult& result, const TraceModel
     out << "\n";
     for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
       const CommKernelStat& s = d.by_name[i];
-      out << "    " << s.count << " x " << model.strings.Get(s.name) << ": " << FormatDuration(s.total_ns) << "\n";
+      out << "    " << s.count << " x " << ShortenMiddle(model.strings.Get(s.name)) << ": " << FormatDuration(s.total_ns) << "\n";
     }
   }
 }

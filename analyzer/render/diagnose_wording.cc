@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -21,9 +22,7 @@ std::string Count(int64_t n, std::string_view one, std::string_view many) {
 std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
 
 // At most 60 characters of a kernel name.
-std::string Shortened(std::string_view name) {
-  return name.size() > 60 ? std::string(name.substr(0, 57)) + "..." : std::string(name);
-}
+std::string Shortened(std::string_view name) { return ShortenMiddle(name, 60); }
 
 // "H2D 16.00 MiB copies", "'name' kernels", "4.00 KiB memsets".
 std::string OpGroupLabel(const TraceModel& m, int32_t op) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -47,7 +48,7 @@ nlohmann::json OpJson(const TraceModel& model, int32_t op) {
 std::string OpText(const TraceModel& model, int32_t op) {
   const GpuOps& ops = model.ops;
   std::string s = absl::StrCat(OpTable(ops.category[op]), " ", ops.source_id[op]);
-  if (ops.name[op] >= 0) s += " '" + std::string(model.strings.Get(ops.name[op])) + "'";
+  if (ops.name[op] >= 0) s += " '" + ShortenMiddle(model.strings.Get(ops.name[op])) + "'";
   absl::StrAppend(&s, " (stream ", StreamId(model, ops.stream[op]), ")");
   return s;
 }
@@ -71,7 +72,7 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
     case GapCause::kHostBlockedInCall:
       return "blocked in " + std::string(model.strings.Get(detail));
     case GapCause::kHostNvtxRange:
-      return "inside NVTX range '" + std::string(model.strings.Get(detail)) + "'";
+      return "inside NVTX range '" + ShortenMiddle(model.strings.Get(detail)) + "'";
     case GapCause::kHostUnannotated: return "doing unannotated host work";
     case GapCause::kSubmissionLatency: return "submission latency";
     case GapCause::kDependencyEventWait: return "waiting on an event (stream_wait_event)";

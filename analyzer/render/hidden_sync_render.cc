@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -53,7 +54,7 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
 std::string OpText(const TraceModel& m, int32_t op) {
   const GpuOps& ops = m.ops;
   std::string s = absl::StrCat(OpTable(ops.category[op]), " ", ops.source_id[op]);
-  if (ops.name[op] >= 0) s += " '" + Str(m.strings.Get(ops.name[op])) + "'";
+  if (ops.name[op] >= 0) s += " '" + ShortenMiddle(m.strings.Get(ops.name[op])) + "'";
   s += " (";
   if (ValidStream(m, ops.stream[op])) s += Str(StreamKindName(m.streams[ops.stream[op]].kind)) + " ";
   absl::StrAppend(&s, "stream ", StreamId(m, ops.stream[op]), ")");

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -159,7 +160,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
   }
   for (const KernelLaunchStats& k : r.kernels) {
     if (!k.launch_bound()) continue;
-    out << "  Launch-bound: '" << NameOf(m, k.name) << "' (" << k.count << " launches):";
+    out << "  Launch-bound: '" << ShortenMiddle(NameOf(m, k.name)) << "' (" << k.count << " launches):";
     if (k.api_slower_than_gpu) {
       out << " mean GPU time " << FormatDuration(static_cast<int64_t>(k.gpu_ns.mean))
           << " < mean launch call " << FormatDuration(static_cast<int64_t>(k.api_ns.mean)) << ";";
@@ -178,7 +179,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       out << "    ... " << (r.kernels.size() - Limit(r)) << " more.\n";
       break;
     }
-    out << "    '" << NameOf(m, k.name) << "'" << (k.from_graph ? " [graph]" : "") << " x"
+    out << "    '" << ShortenMiddle(NameOf(m, k.name)) << "'" << (k.from_graph ? " [graph]" : "") << " x"
         << k.count << ": GPU " << FormatDuration(k.gpu_ns.median) << " / " << FormatDuration(k.gpu_ns.p90)
         << " / " << FormatDuration(k.gpu_ns.max);
     if (k.api_ns.count > 0) {
@@ -208,7 +209,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
         << StreamId(m, m.ops.stream[gap.next_op]) << " between kernel "
         << m.ops.source_id[gap.prev_op] << " (ended at +"
         << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ") and kernel "
-        << m.ops.source_id[gap.next_op] << " '" << NameOf(m, m.ops.name[gap.next_op])
+        << m.ops.source_id[gap.next_op] << " '" << ShortenMiddle(NameOf(m, m.ops.name[gap.next_op]))
         << "', whose launch (api " << m.api.source_id[gap.api] << ", thread "
         << m.api.tid[gap.api] << ") began at +"
         << FormatDuration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";

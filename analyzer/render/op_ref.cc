@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 
@@ -17,10 +18,7 @@ int64_t StreamSourceId(const TraceModel& model, int32_t stream) {
   return stream >= 0 && static_cast<size_t>(stream) < model.streams.size() ? model.streams[stream].id : -1;
 }
 
-std::string ShortName(std::string_view name, size_t max_chars) {
-  if (name.size() <= max_chars) return std::string(name);
-  return std::string(name.substr(0, max_chars - 3)) + "...";
-}
+std::string ShortName(std::string_view name, size_t max_chars) { return ShortenMiddle(name, max_chars); }
 
 std::string OpLabel(const TraceModel& model, int32_t op) {
   const GpuOps& g = model.ops;

@@ -25,7 +25,8 @@ std::string OpLabel(const TraceModel& model, int32_t op);
 //  "bytes" (copies, memsets)}.
 nlohmann::json OpRefJson(const TraceModel& model, int32_t op);
 
-// Shortened kernel names for text (mangled C++ names can be kilobytes).
+// Shortened kernel names for text (mangled C++ names can be kilobytes),
+// in the middle (text_layout.h ShortenMiddle).
 std::string ShortName(std::string_view name, size_t max_chars = 60);
 
 }  // namespace streamscope

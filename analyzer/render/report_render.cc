@@ -1,6 +1,7 @@
 #include "analyzer/render/report_render.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/base/units.h"
@@ -14,6 +15,8 @@
 #include "analyzer/render/idle_gaps_render.h"
 #include "analyzer/render/launch_stats_render.h"
 #include "analyzer/render/overlap_render.h"
+#include "analyzer/render/summary_render.h"
+#include "analyzer/render/text_layout.h"
 #include "analyzer/render/op_attribution_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
@@ -96,7 +99,8 @@ nlohmann::json WindowSpecJson(const WindowSpec& spec) {
 }
 
 nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model,
-                          const RenderOptions& render) {
+                          const RenderOptions& render, const WindowSpec& spec, int window_count,
+                          int64_t trace_start_ns) {
   nlohmann::json j = {{"index", index},
                       {"label", w.window.label},
                       {"start_ns", w.window.start_ns},
@@ -105,6 +109,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
                       {"overlap", OverlapToJson(w.overlap, model, render)},
                       {"idle_gaps", IdleGapsToJson(w.idle, model, render)},
                       {"communication", CommunicationToJson(w.communication, model, render)}};
+  j["summary"] = SummaryToJson(SummarizeWindow(w, model, spec, window_count, false, trace_start_ns));
   j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
   j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
@@ -193,7 +198,9 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
     if (t.windows.empty()) out << "[]";
     for (size_t i = 0; i < t.windows.size(); ++i) {
       out << (i == 0 ? "[\n        " : ",\n        ");
-      WriteJsonAt(out, WindowJson(t.windows[i], i, t.model, render), 4);
+      WriteJsonAt(out, WindowJson(t.windows[i], i, t.model, render, options.window,
+                                  static_cast<int>(t.window_list.size()), t.summary.whole.start_ns),
+                  4);
     }
     if (!t.windows.empty()) out << "\n      ]";
     out << "\n    }";
@@ -204,25 +211,60 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
   out << "\n}\n";
 }
 
-void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out) {
+const std::vector<std::string>& ReportSectionNames() {
+  static const std::vector<std::string> names = {
+      "summary",     "trace",        "instances", "overlap", "idle-gaps", "communication", "gap-causes",
+      "hidden-sync", "launch-stats", "diagnose",  "hazards", "timing-audit", "launchers",   "combined"};
+  return names;
+}
+
+void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& final_out,
+                      const ReportTextOptions& text) {
+  auto shown = [&](std::string_view name) {
+    return text.sections.empty() ||
+           std::find(text.sections.begin(), text.sections.end(), name) != text.sections.end();
+  };
+  bool any_window_section = false;
+  for (std::string_view name : {"overlap", "idle-gaps", "communication", "gap-causes", "hidden-sync", "launch-stats",
+                                "diagnose", "hazards", "timing-audit", "launchers"}) {
+    any_window_section |= shown(name);
+  }
+  std::ostringstream out;
+  bool first_block = true;
+  auto separate = [&] {
+    if (!first_block) out << "\n";
+    first_block = false;
+  };
   for (size_t ti = 0; ti < traces.size(); ++ti) {
     const TraceAnalysis& t = traces[ti];
-    if (ti > 0) out << "\n";
-    RenderTraceSummaryText(t.summary, t.model, out);
+    if (shown("summary") && !t.windows.empty()) {
+      separate();
+      if (traces.size() > 1) out << "Trace " << ShortenMiddle(t.model.path) << " (pid " << t.model.pid << ")\n";
+      RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window,
+                                        static_cast<int>(t.window_list.size()), !t.instances.empty(),
+                                        t.summary.whole.start_ns),
+                        t.model, out);
+    }
+    if (shown("trace")) {
+      separate();
+      RenderTraceSummaryText(t.summary, t.model, out);
+    }
     auto render_window = [&](const WindowResults& w) {
-      out << "\nWindow " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
+      if (!any_window_section) return;
+      separate();
+      out << "Window " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
           << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
           << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
-      RenderOverlapText(w.overlap, t.model, render, out);
-      RenderIdleGapsText(w.idle, t.model, render, out);
-      RenderCommunicationText(w.communication, t.model, render, out);
-      RenderGapCausesText(w.gap_causes, t.model, out);
-      RenderHiddenSyncText(w.hidden_sync, t.model, out);
-      RenderLaunchStatsText(w.launch_stats, t.model, out);
-      RenderDiagnoseText(w.diagnose, t.model, out);
-      RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
-      RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
-      RenderOpAttributionText(w.op_attribution, t.model, render, out);
+      if (shown("overlap")) RenderOverlapText(w.overlap, t.model, render, out);
+      if (shown("idle-gaps")) RenderIdleGapsText(w.idle, t.model, render, out);
+      if (shown("communication")) RenderCommunicationText(w.communication, t.model, render, out);
+      if (shown("gap-causes")) RenderGapCausesText(w.gap_causes, t.model, out);
+      if (shown("hidden-sync")) RenderHiddenSyncText(w.hidden_sync, t.model, out);
+      if (shown("launch-stats")) RenderLaunchStatsText(w.launch_stats, t.model, out);
+      if (shown("diagnose")) RenderDiagnoseText(w.diagnose, t.model, out);
+      if (shown("hazards")) RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
+      if (shown("timing-audit")) RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
+      if (shown("launchers")) RenderOpAttributionText(w.op_attribution, t.model, render, out);
     };
     if (t.instances.empty()) {
       for (const WindowResults& w : t.windows) render_window(w);
@@ -230,13 +272,20 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     }
     // Many instances of an NVTX range: their spread and the longest ones,
     // then the longest in full.
-    RenderInstancesText(t.instances, render.top, out);
-    out << "\nThe longest instance in full:\n";
+    if (shown("instances")) {
+      RenderInstancesText(t.instances, render.top, out);
+      first_block = false;
+    }
+    if (any_window_section) {
+      separate();
+      out << "The longest instance in full:\n";
+    }
     for (const WindowResults& w : t.windows) render_window(w);
   }
-  if (traces.size() > 1) {
+  if (traces.size() > 1 && shown("combined")) {
     std::vector<DeviceTotals> totals = Combine(traces);
-    out << "\nCombined over " << traces.size() << " processes:\n";
+    separate();
+    out << "Combined over " << traces.size() << " processes:\n";
     for (const DeviceTotals& x : totals) {
       out << "  pid " << x.pid << " device " << x.device_id << ": busy " << FormatDuration(x.busy_ns) << " of "
           << FormatDuration(x.window_ns) << " (" << FormatShare(x.busy_ns, x.window_ns) << "), copies hidden "
@@ -254,6 +303,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     for (const RankFigures& r : ranks.ranks) any_comm |= r.comm_ns > 0;
     if (any_comm) RenderCrossRankText(ranks, out);
   }
+  final_out << WrapLines(out.str(), kReportTextColumns);
 }
 
 // All tables of one trace: the trace-level ones, then each per-window table

@@ -54,11 +54,26 @@ struct ReportJsonHeader {
   int top = 0;
 };
 
+// The sections of a text report, in the order they print: "summary",
+// "trace", "instances", "overlap", "idle-gaps", "communication",
+// "gap-causes", "hidden-sync", "launch-stats", "diagnose", "hazards",
+// "timing-audit", "launchers", "combined" (analyzer/README.md says what each holds).
+const std::vector<std::string>& ReportSectionNames();
+
+struct ReportTextOptions {
+  std::vector<std::string> sections;  // names from ReportSectionNames(); empty: all
+  WindowSpec window;                  // what the user asked for (the summary says why its window)
+};
+
 // The document is written piece by piece, one window at a time, in the
 // layout of one dump(2) of the whole (keys in sorted order).
 void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJsonHeader& header,
                       const RenderOptions& render, std::ostream& out);
-void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out);
+// Each trace opens with its summary (summary_render.h), then the chosen
+// sections; lines longer than kReportTextColumns are wrapped
+// (text_layout.h).
+void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out,
+                      const ReportTextOptions& text = {});
 // All tables of one trace: the trace-level ones, then each per-window table
 // with a leading window_index column, rows of all windows together.
 std::vector<ResultTable> ReportTables(const TraceAnalysis& t);

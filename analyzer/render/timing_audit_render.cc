@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -162,7 +163,7 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
       << r.nvtx_incomplete_count << " ended on the host before that work completed.\n";
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
     if (t.incomplete == 0) continue;
-    out << "  - '" << m.strings.Get(t.name) << "': " << t.incomplete << " of " << t.with_gpu_work
+    out << "  - '" << ShortenMiddle(m.strings.Get(t.name)) << "': " << t.incomplete << " of " << t.with_gpu_work
         << " ranges with GPU work ended before it did (worst by " << FormatDuration(t.max_overrun_ns)
         << "): a host timer around it measures submission, not GPU time.\n";
   }
@@ -170,7 +171,7 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     if (top >= 0 && shown >= static_cast<size_t>(top)) break;
     const NvtxRange& range = m.nvtx_ranges[a.range];
-    out << "    '" << m.strings.Get(range.name) << "' on thread " << range.tid << ": " << a.ops_after_end << " of "
+    out << "    '" << ShortenMiddle(m.strings.Get(range.name)) << "' on thread " << range.tid << ": " << a.ops_after_end << " of "
         << a.ops << " ops ended after it, the last " << FormatDuration(a.overrun_ns) << " late: "
         << (a.last_op >= 0 ? OpLabel(m, a.last_op) : std::string("?")) << "\n";
     ++shown;

@@ -1,0 +1,57 @@
+// AddCriticalPathTrack (analysis_adapters.h).
+#include "absl/strings/str_cat.h"
+#include "analyzer/base/units.h"
+#include "analyzer/export/analysis_adapters.h"
+#include "analyzer/render/op_ref.h"
+
+namespace streamscope {
+namespace {
+
+std::string SegmentName(const TraceModel& model, const PathSegment& s) {
+  std::string name(PathSegmentKindName(s.kind));
+  if (s.op >= 0 && !IsHostSegment(s.kind)) return absl::StrCat(name, ": ", OpLabel(model, s.op));
+  if (s.api >= 0) {
+    // Host work lies between two calls: name the call it led to.
+    return absl::StrCat(name, s.kind == PathSegmentKind::kHostWork ? " before " : ": ",
+                        std::string(model.strings.Get(model.api.name[s.api])));
+  }
+  if (s.tid >= 0) return absl::StrCat(name, " on thread ", s.tid);
+  return name;
+}
+
+}  // namespace
+
+void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out) {
+  out->analyses.push_back("critical_path");
+  if (path.segments.empty()) return;
+  AnalysisTrack t;
+  t.device_id = -1;
+  t.name = "critical path";
+  t.group = "critical-path";
+  for (const PathSegment& s : path.segments) {
+    if (s.end_ns <= s.start_ns) continue;
+    AnalysisSlice slice;
+    slice.start_ns = s.start_ns;
+    slice.end_ns = s.end_ns;
+    slice.kind = "critical-path";
+    slice.name = SegmentName(model, s);
+    slice.args["segment"] = std::string(PathSegmentKindName(s.kind));
+    slice.args["on"] = IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
+                                             : absl::StrCat("stream ", StreamSourceId(model, s.stream));
+    if (s.op >= 0) slice.args["op"] = OpRefJson(model, s.op);
+    if (s.api >= 0) {
+      slice.args["call"] = absl::StrCat(std::string(model.strings.Get(model.api.name[s.api])), " (api ",
+                                        model.api.source_id[s.api], ")");
+    }
+    t.slices.push_back(std::move(slice));
+  }
+  const int64_t length = path.end_ns - path.start_ns;
+  out->findings.push_back(
+      {"info", absl::StrCat("Critical path: ", FormatDuration(length), " in ", t.slices.size(), " segments: GPU ",
+                            FormatDuration(path.gpu_ns), " (", FormatShare(path.gpu_ns, length), "), host ",
+                            FormatDuration(path.host_ns), " (", FormatShare(path.host_ns, length),
+                            "); shortening anything off this path does not end the window sooner")});
+  out->tracks.push_back(std::move(t));
+}
+
+}  // namespace streamscope

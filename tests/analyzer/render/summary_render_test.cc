@@ -1,0 +1,178 @@
+// The summary every report opens with (analyzer/render/summary_render.h):
+// findings by the ranking's order, overlap against min(copy, compute), the
+// line budget; and, end to end, on the recorded pageable trace.
+#include "analyzer/render/summary_render.h"
+
+#include <sstream>
+
+#include "absl/strings/str_join.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/report_runner.h"
+#include "analyzer/render/text_layout.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/analyzer/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+DiagnoseFinding Finding(DiagnoseCause cause, int64_t impact_ns, bool estimated, int64_t saving_ns) {
+  DiagnoseFinding f;
+  f.cause = cause;
+  f.impact_ns = impact_ns;
+  f.significant = true;
+  f.saving_estimated = estimated;
+  f.estimated_saving_ns = saving_ns;
+  return f;
+}
+
+class SummaryRender : public ::testing::Test {
+ protected:
+  SummaryRender() {
+    testing::ModelBuilder b;
+    b.Stream(13, StreamKind::kNonBlocking);
+    b.Kernel("k", 13, 1'000, 2'000);
+    model_ = b.Build();
+    results_.window = {1'000, 11'000, "whole trace"};
+    DeviceGaps g;
+    g.window_ns = 10'000;
+    g.busy_ns = 4'000;
+    g.idle_ns = 6'000;
+    results_.idle.devices.push_back(g);
+    DeviceOverlap o;
+    o.copy_ns = 3'000;
+    o.exposed_copy_ns = 2'000;  // 1 us of copy ran beside a kernel
+    o.category_ns[static_cast<int>(OpCategory::kKernel)] = 2'000;
+    results_.overlap.devices.push_back(o);
+    results_.diagnose.gpu_span_ns = 10'000;
+  }
+  TraceModel model_;
+  WindowResults results_;
+};
+
+TEST_F(SummaryRender, OverlapPossibleIsTheSmallerOfCopyAndComputeTime) {
+  ReportSummary s = SummarizeWindow(results_, model_, WindowSpec{});
+  EXPECT_EQ(s.overlap_ns, 1'000);
+  EXPECT_EQ(s.overlap_possible_ns, 2'000);
+  EXPECT_EQ(s.busy_ns, 4'000);
+  EXPECT_EQ(s.idle_ns, 6'000);
+  EXPECT_EQ(s.chosen_by, "default");
+}
+
+TEST_F(SummaryRender, FindingsFollowTheRankingNotTheCheckOrder) {
+  results_.diagnose.findings = {Finding(DiagnoseCause::kPageableCopies, 5'000, true, 1'000),
+                                Finding(DiagnoseCause::kSyncBetween, 2'000, true, 3'000),
+                                Finding(DiagnoseCause::kCpuStarvation, 1'000, false, 0)};
+  results_.diagnose.ranked = {1, 0, 2};
+  ReportSummary s = SummarizeWindow(results_, model_, WindowSpec{});
+  ASSERT_EQ(s.top.size(), 3u);
+  EXPECT_EQ(s.top[0].cause, DiagnoseCause::kSyncBetween);
+  EXPECT_EQ(s.top[0].estimated_saving_ns, 3'000);
+  EXPECT_EQ(s.top[1].cause, DiagnoseCause::kPageableCopies);
+  EXPECT_FALSE(s.top[2].saving_estimated);
+  nlohmann::json j = SummaryToJson(s);
+  EXPECT_EQ(j["top_findings"][0]["cause"], "sync_between");
+  EXPECT_EQ(j["top_findings"][0]["finding_index"], 1);
+  EXPECT_TRUE(j["top_findings"][2]["estimated_saving_ns"].is_null());
+  EXPECT_EQ(j["overlap_possible_ns"], 2'000);
+}
+
+TEST_F(SummaryRender, WithoutARankingTheFindingsOrderAndMeasuredCostAreUsed) {
+  results_.diagnose.findings = {Finding(DiagnoseCause::kPageableCopies, 5'000, false, 0),
+                                Finding(DiagnoseCause::kSyncBetween, 2'000, false, 0)};
+  results_.diagnose.findings[1].significant = false;  // minor: left out
+  ReportSummary s = SummarizeWindow(results_, model_, WindowSpec{});
+  ASSERT_EQ(s.top.size(), 1u);
+  EXPECT_EQ(s.top[0].cause, DiagnoseCause::kPageableCopies);
+  std::string text = absl::StrJoin(SummaryTextLines(s, model_), "\n");
+  EXPECT_NE(text.find("pageable_copies: costs 5.00 us measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("cudaMallocHost"), std::string::npos) << text;
+}
+
+TEST_F(SummaryRender, TheTextKeepsItsLineBudgetWithLongRemedies) {
+  for (DiagnoseCause c : {DiagnoseCause::kContention, DiagnoseCause::kEventWait, DiagnoseCause::kPageableCopies,
+                          DiagnoseCause::kSmallWork}) {
+    results_.diagnose.findings.push_back(Finding(c, 1'000, true, 500));
+  }
+  std::vector<std::string> lines = SummaryTextLines(SummarizeWindow(results_, model_, WindowSpec{}), model_);
+  EXPECT_LE(lines.size(), kSummaryMaxLines);
+  for (const std::string& l : lines) EXPECT_LE(TextColumns(l), kSummaryColumns) << l;
+}
+
+std::string Report(ReportOptions options) {
+  std::ostringstream out, err;
+  EXPECT_EQ(ExitWith(RunReport(options, out, err), err), kExitOk) << err.str();
+  return out.str();
+}
+
+TEST(SummaryReport, ThePageableTraceOpensWithPinnedMemoryAsTheChange) {
+  ReportOptions options;
+  options.traces = {"tests/data/pageable.sqlite"};
+  options.sections = {"summary"};
+  std::vector<std::string> lines = Lines(Report(options));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_LE(lines.size(), kSummaryMaxLines);
+  EXPECT_EQ(lines[0].rfind("Summary of window ", 0), 0u) << lines[0];
+  std::string all;
+  for (const std::string& l : lines) {
+    EXPECT_LE(TextColumns(l), kSummaryColumns) << l;
+    all += l + "\n";
+  }
+  EXPECT_NE(all.find("GPU 0: busy "), std::string::npos) << all;
+  EXPECT_NE(all.find("possible"), std::string::npos) << all;
+  EXPECT_NE(all.find("1. pageable_copies"), std::string::npos) << all;
+  EXPECT_NE(all.find("cudaMallocHost"), std::string::npos) << all;
+}
+
+TEST(SummaryReport, TheFullReportStartsWithTheSummaryAndHasNoLineOver120Columns) {
+  for (const char* trace : {"tests/data/pageable.sqlite", "tests/data/overlapped.sqlite",
+                            "tests/data/tiny_sync.sqlite", "tests/data/legacy_default.sqlite"}) {
+    ReportOptions options;
+    options.traces = {trace};
+    std::vector<std::string> lines = Lines(Report(options));
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines[0].rfind("Summary of window ", 0), 0u) << trace;
+    for (const std::string& l : lines) EXPECT_LE(TextColumns(l), kReportTextColumns) << trace << ": " << l;
+  }
+}
+
+TEST(SummaryReport, SectionsPrintOnlyWhatWasAskedFor) {
+  ReportOptions options;
+  options.traces = {"tests/data/pageable.sqlite"};
+  options.sections = {"diagnose"};
+  std::string text = Report(options);
+  EXPECT_EQ(text.find("Summary of window"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Overlap on device"), std::string::npos) << text;
+  EXPECT_NE(text.find("Diagnosis ("), std::string::npos) << text;
+}
+
+TEST(SummaryReport, AnUnknownSectionIsAUsageError) {
+  ReportOptions options;
+  options.traces = {"tests/data/pageable.sqlite"};
+  options.sections = {"nonsense"};
+  std::ostringstream out, err;
+  EXPECT_EQ(ExitWith(RunReport(options, out, err), err), kExitUsage);
+  EXPECT_NE(err.str().find("idle-gaps"), std::string::npos) << err.str();
+}
+
+TEST(SummaryReport, JsonWindowsCarryTheSummary) {
+  ReportOptions options;
+  options.traces = {"tests/data/pageable.sqlite"};
+  options.format = ReportOptions::Format::kJson;
+  nlohmann::json j = nlohmann::json::parse(Report(options));
+  const nlohmann::json& s = j["traces"][0]["windows"][0]["summary"];
+  ASSERT_TRUE(s.is_object()) << j.dump(1).substr(0, 2000);
+  EXPECT_EQ(s["window"]["chosen_by"], "default");
+  EXPECT_EQ(s["top_findings"][0]["cause"], "pageable_copies");
+  EXPECT_LE(s["overlap_ns"].get<int64_t>(), s["overlap_possible_ns"].get<int64_t>());
+}
+
+}  // namespace
+}  // namespace streamscope
