@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/importers/trace_loader.h"
@@ -76,6 +77,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       TraceAnalysis t;
       t.model = std::move(model);
       t.summary = SummarizeTrace(t.model);
+      if (options.window.kind == WindowSpec::Kind::kDefault) t.default_window = DefaultSteadyState(t.model);
       MarkPhase("summary");
       auto windows = ResolveWindows(t.model, options.window);
       if (!windows.ok()) return windows.status();

@@ -26,7 +26,12 @@ struct AnalysisPlan {
   bool hidden_sync = false;
   bool launch_stats = false;
   // Reuses the analyses above that ran; computes the ones it needs itself.
+  // Its findings are ranked by what-if savings on the window's dependency
+  // graph (diagnose_ranking.h).
   bool diagnose = false;
+  // The window's critical path through host threads and GPU streams
+  // (critical_path.h), on the same dependency graph as the ranking.
+  bool critical_path = false;
   // Need the trace's TraceHazards (PrepareHazards, once per trace).
   bool ownership = false;
   bool hazards = false;

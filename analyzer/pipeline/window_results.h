@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyzer/analysis/communication.h"
+#include "analyzer/analysis/critical_path.h"
 #include "analyzer/analysis/diagnose.h"
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hazards.h"
@@ -31,6 +32,7 @@ struct WindowResults {
   HiddenSyncResult hidden_sync;
   LaunchStatsResult launch_stats;
   DiagnoseResult diagnose;
+  CriticalPath critical_path;
   OwnershipResult ownership;
   HazardsResult hazards;
   std::map<std::string, int64_t> order_stats;  // the happens-before order's counters

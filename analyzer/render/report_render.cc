@@ -5,6 +5,7 @@
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/communication_render.h"
+#include "analyzer/render/critical_path_render.h"
 #include "analyzer/render/csv_writer.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
@@ -15,6 +16,7 @@
 #include "analyzer/render/launch_stats_render.h"
 #include "analyzer/render/overlap_render.h"
 #include "analyzer/render/op_attribution_render.h"
+#include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
@@ -83,6 +85,8 @@ DeviceTotals Sum(const std::vector<DeviceTotals>& all) {
 
 nlohmann::json WindowSpecJson(const WindowSpec& spec) {
   switch (spec.kind) {
+    case WindowSpec::Kind::kDefault:
+      return {{"kind", "default"}};
     case WindowSpec::Kind::kWholeTrace:
       return {{"kind", "whole"}};
     case WindowSpec::Kind::kNvtxRange:
@@ -109,6 +113,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
   j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
   j["diagnose"] = DiagnoseToJson(w.diagnose, model);
+  j["critical_path"] = CriticalPathToJson(w.critical_path, model, render.top);
   j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
   j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
   j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
@@ -183,7 +188,13 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
   if (traces.empty()) out << "[]";
   for (size_t ti = 0; ti < traces.size(); ++ti) {
     const TraceAnalysis& t = traces[ti];
-    out << (ti == 0 ? "[\n    {\n      \"format\": " : ",\n    {\n      \"format\": ");
+    out << (ti == 0 ? "[\n    {" : ",\n    {");
+    if (t.default_window) {
+      out << "\n      \"default_window\": ";
+      WriteJsonAt(out, SteadyStateToJson(*t.default_window, t.model), 3);
+      out << ",";
+    }
+    out << "\n      \"format\": ";
     WriteJsonAt(out, t.model.format, 3);
     out << ",\n      \"path\": ";
     WriteJsonAt(out, t.model.path, 3);
@@ -209,6 +220,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     const TraceAnalysis& t = traces[ti];
     if (ti > 0) out << "\n";
     RenderTraceSummaryText(t.summary, t.model, out);
+    if (t.default_window) RenderDefaultWindowText(*t.default_window, t.model, out, "  ");
     auto render_window = [&](const WindowResults& w) {
       out << "\nWindow " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
           << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
@@ -220,6 +232,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       RenderHiddenSyncText(w.hidden_sync, t.model, out);
       RenderLaunchStatsText(w.launch_stats, t.model, out);
       RenderDiagnoseText(w.diagnose, t.model, out);
+      RenderCriticalPathText(w.critical_path, t.model, render.top, out);
       RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
       RenderOpAttributionText(w.op_attribution, t.model, render, out);
@@ -296,6 +309,7 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
     merge(index, GapCausesToTables(w.gap_causes, t.model));
     merge(index, HiddenSyncToTables(w.hidden_sync, t.model));
     merge(index, LaunchStatsToTables(w.launch_stats, t.model));
+    merge(index, CriticalPathToTables(w.critical_path, t.model));
     merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
     merge(index, TimingAuditToTables(w.timing_audit, t.model));
     merge(index, OpAttributionToTables(w.op_attribution, t.model));
