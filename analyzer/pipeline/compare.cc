@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -96,6 +98,13 @@ const MetricComparison* CompareResult::Find(std::string_view name) const {
 }
 
 namespace {
+
+bool HasNvtxRange(const TraceModel& m, const std::string& name) {
+  for (const NvtxRange& r : m.nvtx_ranges) {
+    if (m.strings.Get(r.name) == name) return true;
+  }
+  return false;
+}
 
 // Index of the run whose value is closest to the median.
 int MedianRun(const std::vector<CompareRun>& runs, int64_t median) {
@@ -272,21 +281,31 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
   if (options.window_rule == CompareOptions::WindowRule::kDefault) {
     // The default window of every command, under one rule for every run:
-    // the steady state's NVTX range when every trace's steady state is
-    // that range, else the whole GPU activity (a kernel-sequence steady
-    // state can cut two runs at different ops).
+    // the steady state's NVTX range when every run's steady state is that
+    // same range. Otherwise the NVTX range 'measured' when every trace has
+    // it, else the whole GPU activity: kernel-sequence steady states cut
+    // runs of the same work at different ops (launch_graph's holds its
+    // graph instantiation, pageable's a memset the control's lacks), so
+    // compare does not use them.
     std::string name;
-    use_nvtx = true;
+    bool common = true;
     for (int side = 0; side < 2; ++side) {
       for (const TraceModel* m : side == 0 ? control : variant) {
         const SteadyState& s = DefaultSteadyState(*m);
         std::string n = s.method == SteadyStateMethod::kNvtxRange ? std::string(m->strings.Get(s.nvtx_name)) : "";
-        if (n.empty() || (!name.empty() && n != name)) use_nvtx = false;
+        if (n.empty() || (!name.empty() && n != name)) common = false;
         if (name.empty()) name = n;
       }
     }
-    if (use_nvtx) r.options.nvtx_name = name;
-    r.steady_state_rule = true;
+    if (common) {
+      r.options.nvtx_name = name;
+      r.steady_state_rule = true;
+      use_nvtx = true;
+    } else {
+      use_nvtx = true;
+      for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+      for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+    }
   }
   r.windows_from_nvtx = use_nvtx;
   for (int side = 0; side < 2; ++side) {

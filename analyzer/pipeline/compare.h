@@ -5,9 +5,10 @@
 //
 // Window rule (the same for every run): --nvtx NAME (every trace must have
 // it), --window whole (whole GPU activity: first GPU op start to last GPU op
-// end), or by default the default window of every command: the steady
-// state's NVTX range when every trace's steady state is that same range
-// (steady_state.h), else whole GPU activity. With several instances of the range in a trace,
+// end), or by default the steady state's NVTX range when every trace's
+// steady state is that same range (steady_state.h), else the NVTX range
+// "measured" when every trace has it, else whole GPU activity (a
+// kernel-sequence steady state cuts runs of the same work at different ops). With several instances of the range in a trace,
 // all are used and their figures summed (or only the K-th with
 // nvtx_instance).
 //
@@ -148,9 +149,10 @@ struct RunWorkDifference {
 struct CompareResult {
   CompareOptions options;
   bool windows_from_nvtx = false;  // the rule (options.window_rule) chose the NVTX range
-  // The default rule: every run's steady state (steady_state.h) when all
-  // are the same NVTX range (options.nvtx_name, windows_from_nvtx), else
-  // the whole GPU activity.
+  // The default rule used every run's steady state (steady_state.h): all
+  // are the same NVTX range (options.nvtx_name, windows_from_nvtx).
+  // Otherwise the default is the range 'measured' when every trace has it,
+  // else the whole GPU activity.
   bool steady_state_rule = false;
   std::vector<CompareRun> control, variant;
   std::string reference_path;  // the first control run: the work every run must match

@@ -55,7 +55,7 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
   nlohmann::json kinds = nlohmann::json::array();
   for (const KindTotal& t : ByKind(p)) {
     kinds.push_back({{"kind", std::string(PathSegmentKindName(t.kind))},
-                     {"on", IsHostSegment(t.kind) ? "host" : "gpu"},
+                     {"side", IsHostSegment(t.kind) ? "host" : "gpu"},
                      {"ns", t.ns},
                      {"share", length > 0 ? static_cast<double>(t.ns) / static_cast<double>(length) : 0.0},
                      {"segments", t.segments}});
@@ -120,7 +120,7 @@ void RenderCriticalPathText(const CriticalPath& p, const TraceModel& m, int top,
 
 std::vector<ResultTable> CriticalPathToTables(const CriticalPath& p, const TraceModel& m) {
   ResultTable t{"analysis_critical_path",
-                {"segment_index", "kind", "edge", "on", "tid", "stream_id", "start_ns", "end_ns", "length_ns",
+                {"segment_index", "kind", "edge", "side", "tid", "stream_id", "start_ns", "end_ns", "length_ns",
                  "op_table", "op_id", "api_id", "api_name"}};
   for (size_t i = 0; i < p.segments.size(); ++i) {
     const PathSegment& s = p.segments[i];

@@ -4,11 +4,11 @@
 //   { "analysis": "critical_path",
 //     "window": {label, start_ns, end_ns, length_ns},
 //     "start_ns", "end_ns", "length_ns", "host_ns", "gpu_ns", "segment_count",
-//     "by_kind": [{kind, on: "host"|"gpu", ns, share, segments}],   // every kind with time, largest first
+//     "by_kind": [{kind, side: "host"|"gpu", ns, share, segments}],   // every kind with time, largest first
 //     "longest": [{kind, edge, start_ns, end_ns, length_ns, tid, stream_id,
 //                  op: op object or null, api: {id, name} or null}] }  // the `top` longest
 // Table analysis_critical_path (every segment, in time order): window,
-//   segment_index, kind, edge, on, tid, stream_id, start_ns, end_ns,
+//   segment_index, kind, edge, side, tid, stream_id, start_ns, end_ns,
 //   length_ns, op_table, op_id, api_id, api_name.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_CRITICAL_PATH_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_CRITICAL_PATH_RENDER_H_

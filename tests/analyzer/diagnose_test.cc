@@ -359,7 +359,7 @@ TEST(Diagnose, JsonAndTextNameThePrimaryCauseWithEvidence) {
   EXPECT_EQ(j["findings"][0]["evidence"]["ops"][0]["table"], "memcpy");
   std::ostringstream text;
   RenderDiagnoseText(r, m, text);
-  EXPECT_NE(text.str().find("1. [dependencies] same_stream: 400 us"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("1. [dependencies] same_stream: measured cost 400 us"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("<- primary cause"), std::string::npos);
   EXPECT_NE(text.str().find("remedy: split the work"), std::string::npos);
 }
