@@ -340,9 +340,9 @@ class Diagnoser {
 
   // 2. Memory type ------------------------------------------------------------
   void MemoryType() {
-    struct Side { int64_t count = 0, bytes = 0, ns = 0; };
-    std::array<Side, kNumOpCategories> pageable{}, pinned{};
-    std::vector<int32_t> pageable_ops;
+    struct Side { int64_t count = 0, bytes = 0, ns = 0; std::vector<int64_t> durations; std::set<int32_t> devices; };
+    std::array<Side, kNumOpCategories> pageable{};
+    std::vector<int32_t> pageable_ops, pinned_ops;
     for (int32_t op : ops_) {
       OpCategory c = m_.ops.category[op];
       if (!IsCopy(c)) continue;
@@ -353,11 +353,11 @@ class Diagnoser {
         pageable[ci].count += 1;
         pageable[ci].bytes += m_.ops.bytes[op];
         pageable[ci].ns += dur;
+        pageable[ci].durations.push_back(dur);
+        pageable[ci].devices.insert(m_.ops.device_id[op]);
         pageable_ops.push_back(op);
       } else if (s == MemoryKind::kPinned || d == MemoryKind::kPinned) {
-        pinned[ci].count += 1;
-        pinned[ci].bytes += m_.ops.bytes[op];
-        pinned[ci].ns += dur;
+        pinned_ops.push_back(op);
       }
     }
     if (pageable_ops.empty()) return;
@@ -374,58 +374,96 @@ class Diagnoser {
       part.count = p.count;
       part.bytes = p.bytes;
       part.ns = p.ns;
-      double ref = 0;
-      if (pinned[ci].count > 0 && pinned[ci].bytes > 0) {
-        ref = static_cast<double>(pinned[ci].ns) / static_cast<double>(pinned[ci].bytes);
+      const double avg_bytes = static_cast<double>(p.bytes) / static_cast<double>(p.count);
+      part.avg_bytes = static_cast<int64_t>(avg_bytes);
+      part.median_ns = Median(p.durations);
+      part.latency_bound = avg_bytes < static_cast<double>(o_.latency_bound_copy_bytes);
+      // The reference: the same device's pinned copies of this direction
+      // and of similar size in this trace.
+      int64_t ref_bytes = 0, ref_ns = 0;
+      std::vector<int64_t> ref_durations;
+      for (int32_t op : pinned_ops) {
+        if (static_cast<int>(m_.ops.category[op]) != ci || !p.devices.contains(m_.ops.device_id[op])) continue;
+        double b = static_cast<double>(m_.ops.bytes[op]);
+        if (b * o_.similar_size_factor < avg_bytes || b > avg_bytes * o_.similar_size_factor) continue;
+        int64_t dur = SaturatingSub(m_.ops.end_ns[op], m_.ops.start_ns[op]);
+        ref_bytes += m_.ops.bytes[op];
+        ref_ns += dur;
+        ref_durations.push_back(dur);
+      }
+      double ref = 0;  // ns per byte
+      if (!ref_durations.empty() && ref_bytes > 0) {
+        ref = static_cast<double>(ref_ns) / static_cast<double>(ref_bytes);
+        part.pinned_median_ns = Median(ref_durations);
         part.reference = PageableCopiesFacts::Reference::kThisTrace;
-      } else if (o_.reference != nullptr && o_.reference->pinned_ns_per_byte[ci] > 0) {
+      } else if (!part.latency_bound && o_.reference != nullptr && o_.reference->pinned_ns_per_byte[ci] > 0) {
         ref = o_.reference->pinned_ns_per_byte[ci];
         part.reference = PageableCopiesFacts::Reference::kReferenceTrace;
         part.reference_source = o_.reference->source;
-      } else if ((ci == kH2D || ci == kD2H) && o_.expected_host_copy_gbps > 0) {
-        ref = 1.0 / o_.expected_host_copy_gbps;  // 1 GB/s = 1 byte/ns
-        part.reference = PageableCopiesFacts::Reference::kNominal;
-        part.nominal_gbps = o_.expected_host_copy_gbps;
       }
       f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);
       f.figures[cat + "_pageable_bytes"] = static_cast<double>(p.bytes);
       f.figures[cat + "_pageable_ns"] = static_cast<double>(p.ns);
-      if (ref > 0 && p.bytes > 0) {
+      f.figures[cat + "_median_ns"] = static_cast<double>(part.median_ns);
+      f.figures[cat + "_latency_bound"] = part.latency_bound ? 1 : 0;
+      if (part.latency_bound && part.pinned_median_ns > 0) {
+        // Per copy: the time beyond a pinned copy of similar size.
+        int64_t extra = 0;
+        for (int64_t d : p.durations) extra += std::max<int64_t>(0, d - part.pinned_median_ns);
+        excess += extra;
+        part.slowdown = static_cast<double>(part.median_ns) / static_cast<double>(part.pinned_median_ns);
+        part.op_ns = part.median_ns;
+        part.pinned_op_ns = part.pinned_median_ns;
+        part.extra_ns = extra;
+        f.figures[cat + "_pinned_median_ns"] = static_cast<double>(part.pinned_median_ns);
+        f.figures[cat + "_extra_ns"] = static_cast<double>(extra);
+      } else if (!part.latency_bound && ref > 0 && p.bytes > 0) {
         double rate = static_cast<double>(p.ns) / static_cast<double>(p.bytes);
         double slow = rate / ref;
         int64_t expected = static_cast<int64_t>(ref * static_cast<double>(p.bytes));
         int64_t extra = std::max<int64_t>(0, p.ns - expected);
         excess += extra;
-        double avg_bytes = static_cast<double>(p.bytes) / static_cast<double>(p.count);
         part.slowdown = slow;
         part.op_ns = static_cast<int64_t>(rate * avg_bytes);
         part.pinned_op_ns = static_cast<int64_t>(ref * avg_bytes);
-        part.avg_bytes = static_cast<int64_t>(avg_bytes);
         part.extra_ns = extra;
         f.figures[cat + "_slowdown"] = slow;
         f.figures[cat + "_extra_ns"] = static_cast<double>(extra);
       } else {
-        part.reference = PageableCopiesFacts::Reference::kNone;  // nothing to compare with
+        part.reference = PageableCopiesFacts::Reference::kNone;  // nothing to compare with: unknown
       }
       facts.directions.push_back(std::move(part));
     }
     int64_t held = 0, held_calls = 0;
+    std::set<std::string> held_names;
     for (const ImplicitSyncFinding& c : hidden_->implicit_calls) {
       if (c.kind != ImplicitSyncKind::kPageableAsyncMemcpy || !c.observed) continue;
       held_calls += 1;
       held += m_.api.end_ns[c.api] - m_.api.start_ns[c.api];
+      held_names.insert(std::string(BaseApiName(CallName(c.api))));
       CiteCall(f, c.api);
+    }
+    // The GPU idle while the submitting thread was held in those calls: a
+    // measured cost that needs no reference rate (CPU starvation leaves it
+    // to this step).
+    int64_t held_idle = 0;
+    for (const GapCauseTotal& t : gaps_->totals) {
+      if (t.cause == GapCause::kHostBlockedInCall && t.detail >= 0 &&
+          held_names.contains(std::string(BaseApiName(m_.strings.Get(t.detail))))) {
+        held_idle += t.ns;
+      }
     }
     for (int32_t op : pageable_ops) {
       Cite(f, op);
       if (f.calls.size() < static_cast<size_t>(o_.max_evidence)) CiteCall(f, Api(op));
     }
-    f.impact_ns = excess;
+    f.impact_ns = excess + held_idle;
     facts.host_held_calls = held_calls;
     facts.host_held_ns = held;
     f.facts = std::move(facts);
     f.figures["host_held_calls"] = static_cast<double>(held_calls);
     f.figures["host_held_ns"] = static_cast<double>(held);
+    f.figures["host_held_idle_ns"] = static_cast<double>(held_idle);
     findings_.push_back(std::move(f));
   }
 
@@ -731,8 +769,7 @@ class Diagnoser {
       idle += k.idle_before_ns;
       Cite(f, k.first_op);
       if (facts.groups.size() < 3) {
-        facts.groups.push_back({k.name, k.count, static_cast<int64_t>(k.gpu_ns.mean),
-                                static_cast<int64_t>(k.api_ns.mean)});
+        facts.groups.push_back({k.name, k.count, k.gpu_ns.median, k.api_ns.median});
       }
     }
     if (facts.groups.empty()) return;

@@ -8,10 +8,12 @@
 //                    no_concurrent_kernels (concurrent_kernels == 0 with
 //                    kernels on several streams);
 //   2 memory_type    pageable_copies (a copy's source or destination is
-//                    pageable host memory), with its per-byte slowdown against
-//                    pinned copies of the same direction in this trace, else
-//                    the reference's (a control trace), else
-//                    expected_host_copy_gbps;
+//                    pageable host memory), compared with the same device's
+//                    pinned copies of the same direction and similar size in
+//                    this trace, else the reference's (a control trace), else
+//                    with nothing (the rate is unknown: never a constant);
+//                    copies below latency_bound_copy_bytes are judged by
+//                    their time per copy, larger ones per byte;
 //   3 dependencies   same_stream (a category pair that could overlap —
 //                    compute|H2D, compute|D2H, H2D|D2H — barely did, and one
 //                    stream holds >= same_stream_share of both categories'
@@ -98,9 +100,13 @@ std::string OpKey(const TraceModel& model, int32_t op);
 struct DiagnoseOptions {
   double min_impact_share = 0.01;  // of the GPU span
   int64_t min_impact_ns = 1'000;
-  // Nominal pinned host<->device bandwidth when neither the trace nor the
-  // reference has pinned copies of that direction (PCIe 4.0 x16, practical).
-  double expected_host_copy_gbps = 25.0;
+  // Copies smaller than this on average are latency-bound: judged by their
+  // time per copy, never per byte (below ~64 KiB a host copy does not reach
+  // half its link's peak rate).
+  int64_t latency_bound_copy_bytes = 64 << 10;
+  // Pinned copies of "similar size": within this factor of the pageable
+  // copies' average size.
+  double similar_size_factor = 4.0;
   double same_stream_share = 0.9;      // of both categories' time on one stream
   double same_stream_max_hidden = 0.1; // pair counts as "not overlapped" below this hidden share
   int64_t dependency_tolerance_ns = 5'000;
@@ -127,14 +133,19 @@ struct NoConcurrentKernelsFacts {
 };
 struct PageableCopiesFacts {
   // Where the pinned rate that pageable copies are compared with came from.
-  enum class Reference : uint8_t { kNone, kThisTrace, kReferenceTrace, kNominal };
+  // kNone: no pinned copy of similar size on the device, here or in the
+  // reference trace: the reference rate is unknown (never a constant).
+  enum class Reference : uint8_t { kNone, kThisTrace, kReferenceTrace };
   struct Direction {
     OpCategory category = OpCategory::kHtoD;
     int64_t count = 0, bytes = 0, ns = 0;
     Reference reference = Reference::kNone;
     std::string reference_source;  // kReferenceTrace: its path
-    double nominal_gbps = 0;       // kNominal
-    double slowdown = 0;           // per byte, pageable / pinned
+    // Latency-bound (average size < latency_bound_copy_bytes): judged per
+    // copy (median_ns vs pinned_median_ns), not per byte.
+    bool latency_bound = false;
+    int64_t median_ns = 0, pinned_median_ns = 0;  // per copy; pinned: similar size, 0 = none
+    double slowdown = 0;           // bandwidth-bound: per byte, pageable / pinned
     int64_t op_ns = 0, pinned_op_ns = 0, avg_bytes = 0;  // one average copy, pageable vs pinned
     int64_t extra_ns = 0;
   };
@@ -194,7 +205,7 @@ struct ContentionFacts {
 struct SmallWorkFacts {
   struct Group {
     StringId name = kNoString;
-    int64_t count = 0, gpu_mean_ns = 0, launch_mean_ns = 0;
+    int64_t count = 0, gpu_median_ns = 0, launch_median_ns = 0;
   };
   std::vector<Group> groups;  // the first (at most 3) launch-bound groups
   int64_t idle_ns = 0;
@@ -244,8 +255,25 @@ struct DiagnoseResult {
   // without an estimate after, by measured impact). Filled by the ranking;
   // empty means "not ranked" (then `findings` order is the ranking).
   std::vector<int32_t> ranked;
+  // Once ranked (diagnose_ranking.h): the index of the primary cause in
+  // `findings`, -1 for none.
+  int32_t primary_index = -1;
+  // Once ranked: how many of `ranked` lead (a significant saving, or a
+  // significant finding without an estimate); the rest are lesser.
+  int32_t leading_count = 0;
+  // Unranked: the first finding when significant. Ranked: the largest
+  // estimated saving (diagnose_ranking.h says how findings without an
+  // estimate take part).
   const DiagnoseFinding* primary() const {
+    if (!ranked.empty()) return primary_index >= 0 ? &findings[primary_index] : nullptr;
     return !findings.empty() && findings.front().significant ? &findings.front() : nullptr;
+  }
+  // The findings in ranking order (the check order when not ranked).
+  std::vector<int32_t> RankOrder() const {
+    if (!ranked.empty()) return ranked;
+    std::vector<int32_t> order;
+    for (size_t i = 0; i < findings.size(); ++i) order.push_back(static_cast<int32_t>(i));
+    return order;
   }
 };
 

@@ -191,7 +191,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     }
     k.queue_ns = Summarize(buffer);
     if (!k.from_graph && k.api_ns.count >= options.min_launches_for_launch_bound) {
-      k.api_slower_than_gpu = k.api_ns.count > 0 && k.gpu_ns.mean < k.api_ns.mean;
+      k.api_slower_than_gpu = k.api_ns.count > 0 && k.gpu_ns.median < k.api_ns.median;
       k.launch_gaps_exceed_gpu = k.graph_removable_ns > k.gpu_ns.total;
       if (k.launch_bound()) result.launch_bound_kernels += k.count;
     }
@@ -201,6 +201,11 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
               return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
             });
   std::sort(worst.begin(), worst.end(), larger);
+  for (const FirstLaunchOutlier& f : DefaultSteadyState(model).first_launches) {
+    if (f.op >= 0 && model.ops.start_ns[f.op] >= window.start_ns && model.ops.start_ns[f.op] < window.end_ns) {
+      result.first_launches.push_back(f);
+    }
+  }
   std::sort(result.streams.begin(), result.streams.end(),
             [](const StreamLaunchGaps& a, const StreamLaunchGaps& b) {
               return std::tie(b.graph_removable_ns, a.stream) <

@@ -15,8 +15,9 @@
 //
 // Launch-bound (individually launched groups with at least
 // min_launches_for_launch_bound recorded launch calls), either rule:
-//   api_slower_than_gpu: mean GPU duration < mean launch-call duration (the
-//     host cannot issue them as fast as the GPU runs them);
+//   api_slower_than_gpu: median GPU duration < median launch-call duration
+//     (the host cannot issue them as fast as the GPU runs them; medians, so
+//     that one slow first launch, e.g. lazy module loading, does not decide);
 //   launch_gaps_exceed_gpu: the graph-removable idle time before the group's
 //     kernels (below) is longer than their total GPU time. Idle time in which
 //     the host had not begun the launch yet is CPU starvation (gap_causes.h),
@@ -33,6 +34,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -99,6 +101,9 @@ struct LaunchStatsResult {
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
   int64_t graph_kernel_gap_ns = 0;  // idle between consecutive graph kernels on a stream
   int64_t launch_bound_kernels = 0; // kernels in launch-bound groups
+  // First launches in the window much slower than their kernel's other
+  // launches (module loading; steady_state.h), named apart.
+  std::vector<FirstLaunchOutlier> first_launches;
 };
 
 LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window,

@@ -121,7 +121,8 @@ bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::ve
     out.gpu_share = share;
     out.window.start_ns = spans.front().start;
     out.window.end_ns = std::max(last_end, ops_end);
-    out.window.label = absl::StrCat("steady state: NVTX '", std::string(m.strings.Get(c.name)), "' x", c.instances.size());
+    out.window.label = absl::StrCat("steady state: ", c.instances.size(), " instances of NVTX range '",
+                                    std::string(m.strings.Get(c.name)), "'");
     return true;
   }
   return false;
@@ -176,7 +177,27 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
   if (best_len == 0) return false;
   int64_t repeats = best_len / best_p;
   int32_t first = kernels[best_a], last = kernels[best_a + repeats * best_p - 1];
-  IntervalList span = {{submit[first], SaturatingAdd(submit[last], 1)}};
+  // The repeats hold the other ops submitted between their kernels too
+  // (the copies of a chunked loop): from the first op submitted after the
+  // kernel before the stretch (from the first op when there is none) to the
+  // last op submitted before the kernel after it (to the last op).
+  // At most one repeat's time (the median) before the stretch and after
+  // it, so that start-up and tear-down stay out.
+  std::vector<int64_t> periods_ns;
+  for (int64_t r = 0; r + 1 < repeats; ++r) {
+    periods_ns.push_back(submit[kernels[best_a + (r + 1) * best_p]] - submit[kernels[best_a + r * best_p]]);
+  }
+  const int64_t period_ns = std::max<int64_t>(0, Median(periods_ns));
+  const int64_t after = best_a + repeats * best_p;
+  int64_t lo = best_a > 0 ? std::min(SaturatingAdd(submit[kernels[best_a - 1]], 1), submit[first]) : kMinTime;
+  lo = std::max(lo, SaturatingSub(submit[first], period_ns));
+  int64_t hi = after < n ? std::max(submit[kernels[after]], SaturatingAdd(submit[last], 1)) : kMaxTime;
+  hi = std::min(hi, std::max(SaturatingAdd(submit[last], period_ns), SaturatingAdd(submit[last], 1)));
+  int64_t start = submit[first];
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (submit[i] >= lo && submit[i] < start) start = submit[i];
+  }
+  IntervalList span = {{start, hi}};
   auto [time, ops_end] = SubmittedInside(m, submit, span);
   double share = total > 0 ? static_cast<double>(time) / static_cast<double>(total) : 0;
   if (share < o.min_gpu_share) return false;
@@ -186,10 +207,10 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
   out.first_kernel = first;
   out.last_kernel = last;
   out.gpu_share = share;
-  out.window.start_ns = submit[first];
+  out.window.start_ns = start;
   out.window.end_ns = std::max(ops_end, SaturatingAdd(submit[last], 1));
-  out.window.label =
-      absl::StrCat("steady state: ", repeats, " repeats of ", best_p, best_p == 1 ? " kernel" : " kernels");
+  out.window.label = absl::StrCat("steady state: ", repeats, " repeats of a sequence of ", best_p,
+                                  best_p == 1 ? " kernel" : " kernels");
   return true;
 }
 
@@ -269,13 +290,18 @@ SteadyState FindSteadyState(const TraceModel& m, const SteadyStateOptions& o) {
   }
   out.startup = {whole.start_ns, first_op};
   std::vector<int64_t> submit = SubmitTimes(m);
-  if (ByNvtxRange(m, o, submit, total, out)) return out;
-  if (ByKernelSequence(m, o, submit, total, out)) return out;
+  if (ByNvtxRange(m, o, submit, total, out) || ByKernelSequence(m, o, submit, total, out)) {
+    // From its first GPU op: host time before it (the first instance's
+    // set-up, a first launch that loads the module) is not GPU idle time.
+    auto it = std::lower_bound(m.ops.start_ns.begin(), m.ops.start_ns.end(), out.window.start_ns);
+    if (it != m.ops.start_ns.end() && *it < out.window.end_ns) out.window.start_ns = *it;
+    return out;
+  }
   out.method = SteadyStateMethod::kGpuSpan;
   out.gpu_share = 1;
   out.window.start_ns = first_op;
   out.window.end_ns = std::max(first_op, last_end);
-  out.window.label = "GPU activity";
+  out.window.label = "GPU activity (no steady state found)";
   return out;
 }
 

@@ -20,10 +20,16 @@
 //                      name[i + period]; kept with >= min_instances repeats
 //                      and >= min_gpu_share of the GPU op time submitted
 //                      inside it (the longest stretch, then the shortest
-//                      period). Window: the first kernel's submission (its
-//                      call's start) to the end of the last op submitted in
-//                      the stretch.
+//                      period). Window: the repeats with the other ops
+//                      submitted between their kernels (copies of a chunked
+//                      loop): from the first op submitted after the kernel
+//                      before the stretch to the end of the last op
+//                      submitted before the kernel after it, each at most
+//                      one repeat's time (the median) from the stretch.
 //   3 gpu_span         first GPU op start to last GPU op end;
+// The window of 1 and 2 starts at its first GPU op: host time before it
+// (the first instance's set-up, a first launch that loads the module) is
+// not GPU idle time.
 //   4 none             no GPU op: the whole-trace window.
 // Start-up: from the trace's start (first op or API call) to the first GPU
 // op. First launches: per kernel name, the launch whose call started first,

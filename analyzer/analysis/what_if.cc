@@ -646,6 +646,38 @@ WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& gra
   return Estimate(graph, context, context.Candidates(), options.min_cost_ns);
 }
 
+WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
+                                const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
+  WhatIfEstimate together;
+  if (causes.empty()) return together;
+  together.cause = causes.front();
+  WhatIfContext context(model, graph, options);
+  ReplayEdits all, one;
+  for (const WhatIfCause& cause : causes) {
+    WhatIfEstimate est;
+    context.Make(cause, one, est);
+    together.measured_cost_ns = SaturatingAdd(together.measured_cost_ns, est.measured_cost_ns);
+    together.estimable = together.estimable && est.estimable;
+    together.op_count += est.op_count;
+    together.call_count += est.call_count;
+    together.unestimated_ops += est.unestimated_ops;
+    if (!one.lag.empty()) {
+      if (all.lag.empty()) all.lag = one.lag;
+      for (size_t i = 0; i < one.lag.size(); ++i) all.lag[i] = std::min(all.lag[i], one.lag[i]);
+    }
+    if (!one.removed.empty()) {
+      if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
+      for (size_t i = 0; i < one.removed.size(); ++i) all.removed[i] |= one.removed[i];
+    }
+    all.added.insert(all.added.end(), one.added.begin(), one.added.end());
+  }
+  if (together.estimable) {
+    ReplayResult r = Replay(graph, all);
+    together.estimated_saving_ns = SaturatingSub(graph.recorded_end_ns(), r.end_ns);
+  }
+  return together;
+}
+
 WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const std::vector<WhatIfCause>& causes,
                              const WhatIfOptions& options) {
   return EstimateSavings(model, BuildDependencyGraph(model, window, options.graph), causes, options);

@@ -162,6 +162,13 @@ WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& gra
 WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph,
                              const WhatIfOptions& options = {});
 
+// Removes every cause of `causes` together, in one replay: the saving of
+// removing them all (e.g. every call by which the host waits for the GPU
+// each iteration: dropping one of two waits on the same work saves
+// nothing). Costs and evidence add up; estimable when every cause is.
+WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
+                                const std::vector<WhatIfCause>& causes, const WhatIfOptions& options = {});
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/analysis/steady_state.h"
 
 namespace streamscope {
 
@@ -26,6 +27,11 @@ Window WholeTraceWindow(const TraceModel& model) {
 absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, const WindowSpec& spec) {
   Window whole = WholeTraceWindow(model);
   switch (spec.kind) {
+    case WindowSpec::Kind::kDefault: {
+      const SteadyState& s = DefaultSteadyState(model);
+      if (s.method == SteadyStateMethod::kNone) return std::vector<Window>{whole};
+      return std::vector<Window>{s.window};
+    }
     case WindowSpec::Kind::kWholeTrace:
       return std::vector<Window>{whole};
     case WindowSpec::Kind::kExplicit: {

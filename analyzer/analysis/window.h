@@ -22,10 +22,13 @@ struct Window {
   int64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };
 
-// What the user asked for on the command line.
+// What the user asked for on the command line. kDefault (nothing asked):
+// the default window of every command (DESIGN.md "Analyses"), the run's
+// steady state when one is found, else the span of GPU activity
+// (steady_state.h); `--window whole` asks for kWholeTrace.
 struct WindowSpec {
-  enum class Kind { kWholeTrace, kNvtxRange, kExplicit };
-  Kind kind = Kind::kWholeTrace;
+  enum class Kind { kDefault, kWholeTrace, kNvtxRange, kExplicit };
+  Kind kind = Kind::kDefault;
   std::string nvtx_name;              // kNvtxRange
   std::optional<int> nvtx_instance;   // 1-based; nullopt = all instances
   int64_t start_ns = 0, end_ns = 0;   // kExplicit (trace clock)
@@ -38,8 +41,9 @@ struct WindowSpec {
 // trace holds neither).
 Window WholeTraceWindow(const TraceModel& model);
 
-// The windows a spec selects in one trace. Whole trace = from the first to
-// the last GPU op or API call. OUT_OF_RANGE if an NVTX range name or
+// The windows a spec selects in one trace. Default = DefaultWindow()
+// (steady_state.h; the whole trace when it holds no GPU op). Whole trace =
+// from the first to the last GPU op or API call. OUT_OF_RANGE if an NVTX range name or
 // instance does not exist (the message lists the range names that do).
 absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, const WindowSpec& spec);
 

@@ -27,8 +27,8 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
                   "evidence and a remedy");
   cmd->add_option("traces", args->traces, "Trace files")->required();
   auto* window = cmd->add_option("--window", args->window,
-                                 "Window: 'whole' (whole trace). Default: the NVTX range 'measured' if present, "
-                                 "else the whole GPU activity")
+                                 "Window: 'whole' (whole trace). Default: the steady state (repeated NVTX range or "
+                                 "kernel sequence), else the span of GPU activity")
                      ->check(OneOf({"whole"}));
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (each instance)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,

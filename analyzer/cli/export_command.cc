@@ -17,7 +17,7 @@ namespace streamscope {
 void RegisterExportCommand(CLI::App& app, int* exit_code) {
   struct Args {
     std::vector<std::string> traces;
-    std::string perfetto, perfetto_proto, html, nvtx, title;
+    std::string perfetto, perfetto_proto, html, nvtx, title, window;
     int nvtx_instance = 0;
     int64_t from = 0, to = 0, max_ops = -2;
     bool absolute = false, no_analysis = false, force = false, progress = false;
@@ -31,6 +31,10 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
                   "Write Perfetto's native protobuf trace (ui.perfetto.dev, trace_processor) to FILE: the same "
                   "tracks as --perfetto, several times smaller and faster");
   cmd->add_option("--html", args->html, "Write a self-contained HTML report to FILE");
+  auto* window = cmd->add_option("--window", args->window,
+                                 "Window: 'whole' (the whole trace). Default: the steady state, else the span of GPU "
+                                 "activity")
+                     ->check(CLI::IsMember({"whole"}));
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (span of all instances)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
@@ -51,7 +55,8 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   AddProgressFlag(cmd, &args->progress);
   SetExample(cmd, "streamscope export tests/data/overlapped.sqlite --html overlapped.html");
   instance->needs(nvtx);
-  nvtx->excludes(from)->excludes(to);
+  nvtx->excludes(from)->excludes(to)->excludes(window);
+  from->excludes(window);
   from->needs(to);
   to->needs(from);
   absolute->needs(from);
@@ -59,6 +64,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   cmd->callback([args, exit_code]() {
     ExportOptions options;
     options.traces = args->traces;
+    if (args->window == "whole") options.window.kind = WindowSpec::Kind::kWholeTrace;
     if (!args->nvtx.empty()) {
       options.window.kind = WindowSpec::Kind::kNvtxRange;
       options.window.nvtx_name = args->nvtx;

@@ -40,7 +40,10 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "report", "Overlap, idle gaps, gap causes, hidden syncs and launch statistics of one or more traces");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
-  auto* window = cmd->add_option("--window", args->window, "Window: 'whole' (default)")->check(OneOf({"whole"}));
+  auto* window = cmd->add_option("--window", args->window,
+                                 "Window: 'whole' (the whole trace). Default: the steady state, else the span "
+                                 "of GPU activity")
+                     ->check(OneOf({"whole"}));
   auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (all instances)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
@@ -78,9 +81,10 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   from->excludes(window);
   absolute->needs(from);
 
-  cmd->callback([args, exit_code, from]() {
+  cmd->callback([args, exit_code, from, window]() {
     ReportOptions options;
     options.traces = args->traces;
+    if (window->count() > 0) options.window.kind = WindowSpec::Kind::kWholeTrace;
     if (!args->nvtx.empty()) {
       options.window.kind = WindowSpec::Kind::kNvtxRange;
       options.window.nvtx_name = args->nvtx;

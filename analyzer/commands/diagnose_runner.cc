@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/importers/trace_loader.h"
@@ -10,6 +11,7 @@
 #include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/instances_render.h"
+#include "analyzer/render/steady_state_render.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -23,37 +25,16 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
     auto models = LoadTraceFile(path);
     if (!models.ok()) return models.status();
     for (const TraceModel& model : *models) {
-      std::vector<Window> windows;
-      if (options.window_given) {
-        auto w = ResolveWindows(model, options.window);
-        if (!w.ok()) return w.status();
-        windows = *w;
-      } else {
-        bool has_measured = false;
-        for (const NvtxRange& r : model.nvtx_ranges) has_measured |= model.strings.Get(r.name) == "measured";
-        if (has_measured) {
-          WindowSpec spec;
-          spec.kind = WindowSpec::Kind::kNvtxRange;
-          spec.nvtx_name = "measured";
-          auto w = ResolveWindows(model, spec);
-          if (!w.ok()) return w.status();
-          windows = *w;
-        } else if (model.ops.size() > 0) {
-          Window w;
-          w.start_ns = model.ops.start_ns.front();
-          w.end_ns = w.start_ns + 1;
-          for (int64_t e : model.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-          w.label = "whole GPU activity";
-          windows.push_back(w);
-        } else {
-          windows.push_back(WholeTraceWindow(model));
-        }
-      }
+      // Not given: the default window of every command (window.h, kDefault).
+      auto resolved = ResolveWindows(model, options.window);
+      if (!resolved.ok()) return resolved.status();
+      std::vector<Window> windows = *std::move(resolved);
       TraceSummary summary = SummarizeTrace(model);
       nlohmann::json wj = nlohmann::json::array();
       if (options.format == DiagnoseCommandOptions::Format::kText) {
         if (!first) out << "\n";
         RenderDiagnoseTraceHeader(model, summary, out);
+        if (options.window.kind == WindowSpec::Kind::kDefault) RenderDefaultWindowText(DefaultSteadyState(model), model, out);
         for (const std::string& w : summary.warnings) err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
       first = false;
@@ -76,7 +57,11 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       }
       if (summarize) causes.Render(model, out);
       if (options.format == DiagnoseCommandOptions::Format::kJson) {
-        traces.push_back(DiagnoseTraceJson(model, summary, std::move(wj)));
+        nlohmann::json tj = DiagnoseTraceJson(model, summary, std::move(wj));
+        if (options.window.kind == WindowSpec::Kind::kDefault) {
+          tj["default_window"] = SteadyStateToJson(DefaultSteadyState(model), model);
+        }
+        traces.push_back(std::move(tj));
       }
     }
   }

@@ -1,5 +1,6 @@
 // `streamscope diagnose`: loads traces, resolves the windows (by default the
-// NVTX range "measured", else the whole GPU activity), runs the diagnosis
+// default window of every command: the steady state, else the span of GPU
+// activity; analysis/steady_state.h), runs the diagnosis
 // through the analysis pipeline and renders it as text or JSON.
 #ifndef STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
 #define STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
@@ -17,8 +18,8 @@ namespace streamscope {
 struct DiagnoseCommandOptions {
   enum class Format { kText, kJson };
   std::vector<std::string> traces;
-  // Unset: the NVTX range "measured" when the trace has it, else the whole
-  // GPU activity (first GPU op start to last GPU op end).
+  // Kept for the CLI; the window is `window` either way (kDefault when
+  // nothing was given).
   bool window_given = false;
   WindowSpec window;
   Format format = Format::kText;

@@ -88,7 +88,8 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     Window analysis_window = *w;
-    bool whole = options.window.kind == WindowSpec::Kind::kWholeTrace;
+    bool whole = options.window.kind == WindowSpec::Kind::kWholeTrace ||
+                 options.window.kind == WindowSpec::Kind::kDefault;
     p.view = *w;
     // The default window: draw the whole trace (and its host annotations)
     // around it, so that zooming out shows what lies outside it.

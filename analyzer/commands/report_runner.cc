@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/commands/progress.h"
@@ -93,6 +94,7 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     TraceAnalysis t;
     t.model = std::move(model);
     t.summary = SummarizeTrace(t.model);
+    if (options.window.kind == WindowSpec::Kind::kDefault) t.default_window = DefaultSteadyState(t.model);
     t.windows_are_steps = options.window.kind == WindowSpec::Kind::kNvtxRange && !options.window.nvtx_instance;
     mark("summary");
     auto windows = ResolveWindows(t.model, options.window);

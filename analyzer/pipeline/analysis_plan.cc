@@ -8,7 +8,7 @@ namespace streamscope {
 AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns) {
   AnalysisPlan plan;
   plan.overlap = plan.idle_gaps = plan.communication = true;
-  plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = true;
+  plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = plan.critical_path = true;
   plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
   if (tables) {
     plan.overlap_options.max_ops_per_interval = -1;

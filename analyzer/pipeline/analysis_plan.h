@@ -26,7 +26,13 @@ struct AnalysisPlan {
   bool hidden_sync = false;
   bool launch_stats = false;
   // Reuses the analyses above that ran; computes the ones it needs itself.
+  // Its findings are ranked by what-if savings on the window's dependency
+  // graph (diagnose_ranking.h).
   bool diagnose = false;
+  // The window's critical path through host threads and GPU streams
+  // (critical_path.h), on the same dependency graph as the ranking: a
+  // report section and the export's timeline track.
+  bool critical_path = false;
   // Need the trace's TraceHazards (PrepareHazards, once per trace).
   bool ownership = false;
   bool hazards = false;
@@ -34,8 +40,6 @@ struct AnalysisPlan {
   // Which PyTorch operator or annotation launched each GPU op (traces
   // with CPU-op or annotation ranges: torch.profiler imports).
   bool op_attribution = false;
-  // The window's critical path (critical_path.h): the export's timeline track.
-  bool critical_path = false;
 
   OverlapOptions overlap_options;
   IdleGapsOptions idle_gaps_options;

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/hazards.h"
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
@@ -276,14 +280,37 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   r.options.diagnose.reference = nullptr;
   bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
   if (options.window_rule == CompareOptions::WindowRule::kDefault) {
-    use_nvtx = true;
-    for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
-    for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+    // The default window of every command, under one rule for every run:
+    // the steady state's NVTX range when every run's steady state is that
+    // same range. Otherwise the NVTX range 'measured' when every trace has
+    // it, else the whole GPU activity: kernel-sequence steady states cut
+    // runs of the same work at different ops (launch_graph's holds its
+    // graph instantiation, pageable's a memset the control's lacks), so
+    // compare does not use them.
+    std::string name;
+    bool common = true;
+    for (int side = 0; side < 2; ++side) {
+      for (const TraceModel* m : side == 0 ? control : variant) {
+        const SteadyState& s = DefaultSteadyState(*m);
+        std::string n = s.method == SteadyStateMethod::kNvtxRange ? std::string(m->strings.Get(s.nvtx_name)) : "";
+        if (n.empty() || (!name.empty() && n != name)) common = false;
+        if (name.empty()) name = n;
+      }
+    }
+    if (common) {
+      r.options.nvtx_name = name;
+      r.steady_state_rule = true;
+      use_nvtx = true;
+    } else {
+      use_nvtx = true;
+      for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+      for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
+    }
   }
   r.windows_from_nvtx = use_nvtx;
   for (int side = 0; side < 2; ++side) {
     for (const TraceModel* m : side == 0 ? control : variant) {
-      auto windows = CompareWindows(*m, options, use_nvtx);
+      auto windows = CompareWindows(*m, r.options, use_nvtx);
       if (!windows.ok()) return windows.status();
       absl::StatusOr<CompareRun> run = MeasureRun(*m, *windows);
       if (!run.ok()) return run.status();
@@ -365,6 +392,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
       DiagnoseOptions d = options.diagnose;
       d.reference = &*r.reference;
       r.diagnose = AnalyzeDiagnose(*run.model, run.windows.front(), d);
+      RankDiagnoseFindings(*run.model, BuildDependencyGraph(*run.model, run.windows.front()), d, &*r.diagnose);
       if (run.windows.size() > 1) {
         r.diagnose->notes.push_back(
             {DiagnoseNote::Kind::kFirstOfWindows, static_cast<int64_t>(run.windows.size())});

@@ -5,8 +5,10 @@
 //
 // Window rule (the same for every run): --nvtx NAME (every trace must have
 // it), --window whole (whole GPU activity: first GPU op start to last GPU op
-// end), or by default the NVTX range "measured" when every trace has it,
-// else whole GPU activity. With several instances of the range in a trace,
+// end), or by default the steady state's NVTX range when every trace's
+// steady state is that same range (steady_state.h), else the NVTX range
+// "measured" when every trace has it, else whole GPU activity (a
+// kernel-sequence steady state cuts runs of the same work at different ops). With several instances of the range in a trace,
 // all are used and their figures summed (or only the K-th with
 // nvtx_instance).
 //
@@ -72,7 +74,7 @@ std::string_view CompareGoalName(CompareGoal g);  // "overlap", "speedup"
 struct CompareOptions {
   enum class WindowRule { kDefault, kNvtx, kWholeGpu };
   WindowRule window_rule = WindowRule::kDefault;
-  std::string nvtx_name = "measured";  // kNvtx (and the default rule's range)
+  std::string nvtx_name = "measured";  // kNvtx (the default rule sets the steady state's range)
   std::optional<int> nvtx_instance;    // 1-based; nullopt = all instances, summed
   double noise_pct = 2.0;
   CompareGoal goal = CompareGoal::kOverlap;
@@ -147,6 +149,11 @@ struct RunWorkDifference {
 struct CompareResult {
   CompareOptions options;
   bool windows_from_nvtx = false;  // the rule (options.window_rule) chose the NVTX range
+  // The default rule used every run's steady state (steady_state.h): all
+  // are the same NVTX range (options.nvtx_name, windows_from_nvtx).
+  // Otherwise the default is the range 'measured' when every trace has it,
+  // else the whole GPU activity.
+  bool steady_state_rule = false;
   std::vector<CompareRun> control, variant;
   std::string reference_path;  // the first control run: the work every run must match
   bool work_same = true;

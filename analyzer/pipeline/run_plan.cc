@@ -7,6 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/contention.h"
+#include "analyzer/analysis/critical_path.h"
+#include "analyzer/analysis/dependency_graph.h"
+#include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/op_attribution.h"
 #include "analyzer/pipeline/phase_timer.h"
 
@@ -63,10 +66,6 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.op_attribution = AnalyzeOpAttribution(model, window);
     MarkPhase("op_attribution");
   }
-  if (plan.critical_path) {
-    w.critical_path = FindCriticalPath(model, window);
-    MarkPhase("critical_path");
-  }
   if (own.joinable()) {
     own.join();
     MarkPhase("overlap+gaps");
@@ -84,6 +83,13 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     if (contention_thread_used) inputs.contention = &contention;
     w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options, inputs);
     if (plan.overlap) MarkPhase("diagnose");
+  }
+  // The ranking and the critical path share one dependency graph.
+  if (plan.diagnose || plan.critical_path) {
+    DependencyGraph graph = BuildDependencyGraph(model, window);
+    if (plan.diagnose) RankDiagnoseFindings(model, graph, plan.diagnose_options, &w.diagnose);
+    if (plan.critical_path) w.critical_path = FindCriticalPath(model, graph);
+    if (plan.overlap) MarkPhase("what_if+critical_path");
   }
   if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
     if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);

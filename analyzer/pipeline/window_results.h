@@ -32,12 +32,12 @@ struct WindowResults {
   HiddenSyncResult hidden_sync;
   LaunchStatsResult launch_stats;
   DiagnoseResult diagnose;
+  CriticalPath critical_path;
   OwnershipResult ownership;
   HazardsResult hazards;
   std::map<std::string, int64_t> order_stats;  // the happens-before order's counters
   TimingAuditResult timing_audit;
   OpAttributionResult op_attribution;
-  CriticalPath critical_path;
 };
 
 }  // namespace streamscope

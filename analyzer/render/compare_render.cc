@@ -27,6 +27,10 @@ std::string CompareWindowRuleText(const CompareResult& r) {
   std::string instances = o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance)
                                           : std::string("all instances, summed");
   if (o.window_rule == CompareOptions::WindowRule::kDefault) {
+    if (r.steady_state_rule) {
+      return absl::StrCat("the steady state: NVTX range '", o.nvtx_name, "' (", instances,
+                          "; every trace's steady state)");
+    }
     return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
                                : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
                                               o.nvtx_name, "')");

@@ -33,8 +33,10 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   nlohmann::json steps = nlohmann::json::array();
   for (int s = 0; s < kNumDiagnoseSteps; ++s) steps.push_back(std::string(DiagnoseStepName(static_cast<DiagnoseStep>(s))));
   nlohmann::json findings = nlohmann::json::array();
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    const DiagnoseFinding& f = r.findings[i];
+  const std::vector<int32_t> order = r.RankOrder();
+  const DiagnoseFinding* primary_finding = r.primary();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const DiagnoseFinding& f = r.findings[order[i]];
     nlohmann::json ops = nlohmann::json::array(), calls = nlohmann::json::array();
     for (int32_t op : f.ops) ops.push_back(OpRefJson(m, op));
     for (int32_t api : f.calls) calls.push_back(CallJson(m, api));
@@ -44,9 +46,18 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
     findings.push_back({{"rank", i + 1},
                         {"step", std::string(DiagnoseStepName(StepOf(f.cause)))},
                         {"cause", std::string(DiagnoseCauseName(f.cause))},
-                        {"primary", i == 0 && f.significant},
+                        {"check_order", order[i] + 1},
+                        {"primary", &f == primary_finding},
                         {"significant", f.significant},
                         {"impact_ns", f.impact_ns},
+                        {"measured_cost_ns", f.impact_ns},
+                        {"saving_estimated", f.saving_estimated},
+                        {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns)
+                                                                   : nlohmann::json(nullptr)},
+                        {"estimated_saving_share_of_gpu_span",
+                         f.saving_estimated && r.gpu_span_ns > 0
+                             ? nlohmann::json(static_cast<double>(f.estimated_saving_ns) / static_cast<double>(r.gpu_span_ns))
+                             : nlohmann::json(nullptr)},
                         {"impact_share_of_gpu_span",
                          r.gpu_span_ns > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.gpu_span_ns) : 0.0},
                         {"impact_share_of_window",
@@ -70,6 +81,8 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
           {"busy_ns", r.busy_ns},
           {"overlap_ns", r.overlap_ns},
           {"steps", steps},
+          {"ranked_by", r.ranked.empty() ? "check_order" : "estimated_saving"},
+          {"saving_note", DiagnoseSavingNote()},
           {"primary", primary},
           {"findings", findings},
           {"notes", notes}};
@@ -81,22 +94,29 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
       << FormatDuration(r.busy_ns) << ", ops overlapped " << FormatDuration(r.overlap_ns)
       << "). Checked in order: hardware, memory type, dependencies, hidden sync, CPU starvation, contention, "
          "small work.\n";
+  if (!r.findings.empty()) {
+    out << indent << "  " << (r.ranked.empty() ? "Findings in check order. " : "Ranked by estimated saving. ")
+        << DiagnoseSavingNote() << "\n";
+  }
   if (r.findings.empty()) {
     out << indent << "  No cause found: nothing in this window explains missing overlap or a lost gain.\n";
   } else if (r.primary() == nullptr) {
     out << indent << "  No significant cause (every finding cost less than 1% of the GPU span).\n";
   }
   bool minor_header = false;
-  for (size_t i = 0; i < r.findings.size(); ++i) {
-    const DiagnoseFinding& f = r.findings[i];
-    if (!f.significant && !minor_header) {
-      out << indent << "  Minor findings:\n";
+  const std::vector<int32_t> order = r.RankOrder();
+  const DiagnoseFinding* primary = r.primary();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const DiagnoseFinding& f = r.findings[order[i]];
+    const bool lesser = r.ranked.empty() ? !f.significant : static_cast<int32_t>(i) >= r.leading_count;
+    if (lesser && !minor_header) {
+      out << indent << (r.ranked.empty() ? "  Minor findings:\n"
+                                         : "  Minor findings (cost or estimated saving below 1% of the GPU span):\n");
       minor_header = true;
     }
     out << indent << "  " << (i + 1) << ". [" << DiagnoseStepName(StepOf(f.cause)) << "] "
-        << DiagnoseCauseName(f.cause) << ": " << FormatDuration(f.impact_ns) << " ("
-        << FormatShare(f.impact_ns, r.gpu_span_ns) << " of the GPU span)"
-        << (i == 0 && f.significant ? "  <- primary cause" : "") << "\n";
+        << DiagnoseCauseName(f.cause) << ": " << DiagnoseCostAndSaving(f, r.gpu_span_ns)
+        << (&f == primary ? "  <- primary cause" : "") << "\n";
     out << indent << "     " << DiagnoseSummary(f, m) << "\n";
     if (!f.ops.empty()) {
       out << indent << "     ops:";

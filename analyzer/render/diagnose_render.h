@@ -7,8 +7,11 @@
 //     "gpu_span_ns", "busy_ns", "overlap_ns",   // span: first op start to last op end
 //     "steps": ["hardware", "memory_type", "dependencies", "hidden_sync",
 //               "cpu_starvation", "contention", "small_work"],   // order checked
+//     "ranked_by": "estimated_saving" | "check_order", "saving_note": text,
 //     "primary": {step, cause} or null,
-//     "findings": [{rank, step, cause, primary, significant, impact_ns,
+//     "findings": [{rank, check_order, step, cause, primary, significant, impact_ns,
+//                   measured_cost_ns, saving_estimated, estimated_saving_ns (or null),
+//                   estimated_saving_share_of_gpu_span (or null),
 //                   impact_share_of_gpu_span, impact_share_of_window, summary, remedy,
 //                   evidence: {ops: [op objects], calls: [{id, name, tid,
 //                              start_ns, end_ns}], tids: [..]},
@@ -39,8 +42,10 @@ namespace streamscope {
 inline constexpr int kDiagnoseJsonSchemaVersion = 1;
 
 nlohmann::json DiagnoseToJson(const DiagnoseResult& result, const TraceModel& model);
-// "Diagnosis (...):" then the findings, primary first, with evidence and
-// remedies; `indent` prefixes every line.
+// "Diagnosis (...):" then the findings in ranking order (primary first),
+// each with its measured cost and estimated saving, evidence and remedy;
+// `indent` prefixes every line. Findings come in ranking order in JSON too
+// (check_order gives the step order).
 void RenderDiagnoseText(const DiagnoseResult& result, const TraceModel& model, std::ostream& out,
                         const std::string& indent = "");
 

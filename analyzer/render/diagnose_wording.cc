@@ -44,11 +44,10 @@ std::string Calls(const std::vector<CallCount>& calls) {
 std::string ReferenceText(const PageableCopiesFacts::Direction& d) {
   std::string cat(OpCategoryName(d.category));
   switch (d.reference) {
-    case PageableCopiesFacts::Reference::kThisTrace: return absl::StrCat("pinned ", cat, " copies in this trace");
+    case PageableCopiesFacts::Reference::kThisTrace:
+      return absl::StrCat("pinned ", cat, " copies of similar size in this trace");
     case PageableCopiesFacts::Reference::kReferenceTrace:
       return absl::StrCat("pinned ", cat, " copies in ", d.reference_source);
-    case PageableCopiesFacts::Reference::kNominal:
-      return absl::StrFormat("the nominal pinned bandwidth of %.0f GB/s", d.nominal_gbps);
     case PageableCopiesFacts::Reference::kNone: break;
   }
   return "";
@@ -78,10 +77,24 @@ std::string Summary(const PageableCopiesFacts& x, int64_t, const TraceModel&) {
     std::string cat(OpCategoryName(d.category));
     std::string part = absl::StrCat(Count(d.count, cat + " copy", cat + " copies"), " (", FormatBytes(d.bytes), ", ",
                                     FormatDuration(d.ns), ") used pageable host memory");
-    if (d.reference != PageableCopiesFacts::Reference::kNone) {
+    if (d.latency_bound) {
+      // Too small for the link's bandwidth to matter: judged per copy.
+      absl::StrAppend(&part, ": at ", FormatBytes(d.avg_bytes), " on average they are latency-bound, judged per copy (",
+                      FormatDuration(d.median_ns), " median)");
+      if (d.reference != PageableCopiesFacts::Reference::kNone) {
+        absl::StrAppend(&part, " against ", ReferenceText(d), " (", FormatDuration(d.pinned_median_ns), " median, ",
+                        FormatDuration(d.extra_ns), " extra)");
+      } else {
+        absl::StrAppend(&part, "; no pinned ", cat, " copy of similar size in this trace: the reference is unknown");
+      }
+    } else if (d.reference != PageableCopiesFacts::Reference::kNone) {
       absl::StrAppend(&part, ": ", Ratio(d.slowdown), " slower per byte than ", ReferenceText(d), " (",
                       FormatDuration(d.op_ns), " vs ", FormatDuration(d.pinned_op_ns), " per ",
                       FormatBytes(d.avg_bytes), ", ", FormatDuration(d.extra_ns), " extra)");
+    } else {
+      absl::StrAppend(&part, "; no pinned ", cat,
+                      " copy of similar size in this trace: the pinned rate is unknown (a pinned control run and "
+                      "`streamscope compare` measure it)");
     }
     parts.push_back(std::move(part));
   }
@@ -171,8 +184,8 @@ std::string Summary(const SmallWorkFacts& x, int64_t, const TraceModel& m) {
   std::vector<std::string> parts;
   for (const SmallWorkFacts::Group& g : x.groups) {
     parts.push_back(absl::StrCat("'", Shortened(m.strings.Get(g.name)), "' x", g.count, ": ",
-                                 FormatDuration(g.gpu_mean_ns), " on the GPU, launch call ",
-                                 FormatDuration(g.launch_mean_ns), " on average"));
+                                 FormatDuration(g.gpu_median_ns), " on the GPU, launch call ",
+                                 FormatDuration(g.launch_median_ns), " (medians)"));
   }
   return absl::StrCat("kernels too small for their launch cost: ", absl::StrJoin(parts, "; "), "; the GPU idled ",
                       FormatDuration(x.idle_ns), " between them waiting for launches");
@@ -232,6 +245,14 @@ std::string DiagnoseSummary(const DiagnoseFinding& f, const TraceModel& model) {
           return "";
         } else if constexpr (std::is_same_v<T, CpuStarvationFacts>) {
           return Summary(x, f.impact_ns, model, f.tids);
+        } else if constexpr (std::is_same_v<T, PageableCopiesFacts>) {
+          std::string s = Summary(x, f.impact_ns, model);
+          auto idle = f.figures.find("host_held_idle_ns");
+          if (x.host_held_calls > 0 && idle != f.figures.end() && idle->second > 0) {
+            absl::StrAppend(&s, "; the GPU idled ", FormatDuration(static_cast<int64_t>(idle->second)),
+                            " while the thread was held in them");
+          }
+          return s;
         } else {
           return Summary(x, f.impact_ns, model);
         }
@@ -286,6 +307,20 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
              "the kernels so that each launch does more work";
   }
   return "";
+}
+
+std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns) {
+  std::string s = absl::StrCat("measured cost ", FormatDuration(f.impact_ns), " (", FormatShare(f.impact_ns, gpu_span_ns),
+                               " of the GPU span)");
+  if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
+  if (f.estimated_saving_ns <= 0) return absl::StrCat(s, "; estimated saving none (the window would not end sooner)");
+  return absl::StrCat(s, "; estimated saving ", FormatDuration(f.estimated_saving_ns), " (",
+                      FormatShare(f.estimated_saving_ns, gpu_span_ns), ")");
+}
+
+std::string DiagnoseSavingNote() {
+  return "Estimated saving: how much earlier the window's last GPU op would end without the cause, replayed on the "
+         "trace's dependency graph; an estimate only: `streamscope compare` against a control run measures a saving.";
 }
 
 std::string DiagnoseNoteText(const DiagnoseNote& note) {

@@ -17,6 +17,11 @@ namespace streamscope {
 std::string DiagnoseSummary(const DiagnoseFinding& finding, const TraceModel& model);
 // What to change.
 std::string DiagnoseRemedy(const DiagnoseFinding& finding);
+// "measured cost 2.85 ms (46% of the GPU span); estimated saving 1.20 ms
+// (19%)" — or "...; no saving estimate for this cause".
+std::string DiagnoseCostAndSaving(const DiagnoseFinding& finding, int64_t gpu_span_ns);
+// The line that says what an estimated saving is, and what proves one.
+std::string DiagnoseSavingNote();
 // "device 1: copy engine count not recorded; hardware limits not checked".
 std::string DiagnoseNoteText(const DiagnoseNote& note);
 // The finding's labels (named texts) with the worded ones added: for

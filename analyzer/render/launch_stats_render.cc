@@ -81,6 +81,15 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
   j["graph_kernels"] = r.graph_kernel_count;
   j["no_api_kernels"] = r.no_api_count;
   j["launch_bound_kernels"] = r.launch_bound_kernels;
+  nlohmann::json first = nlohmann::json::array();
+  for (const FirstLaunchOutlier& f : r.first_launches) {
+    first.push_back({{"name", NameOf(m, f.kernel)},
+                     {"api_id", f.api >= 0 ? nlohmann::json(m.api.source_id[f.api]) : nlohmann::json(nullptr)},
+                     {"call_ns", f.call_ns},
+                     {"median_ns", f.median_ns},
+                     {"excess_ns", f.excess_ns()}});
+  }
+  j["first_launch_outliers"] = first;
   j["graph_removable_ns"] = r.graph_removable_ns;
   j["graph_removable_gaps"] = r.graph_removable_gaps;
   j["graph_removable_share_of_window"] = Share(r.graph_removable_ns, r.window.length());
@@ -158,12 +167,17 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
     out << "  Kernels launched from graphs idled the GPU " << FormatDuration(r.graph_kernel_gap_ns)
         << " between consecutive graph kernels.\n";
   }
+  for (const FirstLaunchOutlier& f : r.first_launches) {
+    out << "  First-launch outlier (module loading, not counted as launch cost): '" << NameOf(m, f.kernel)
+        << "' launch call took " << FormatDuration(f.call_ns) << " vs a median of " << FormatDuration(f.median_ns)
+        << " (" << FormatDuration(f.excess_ns()) << " more).\n";
+  }
   for (const KernelLaunchStats& k : r.kernels) {
     if (!k.launch_bound()) continue;
     out << "  Launch-bound: '" << ShortenMiddle(NameOf(m, k.name)) << "' (" << k.count << " launches):";
     if (k.api_slower_than_gpu) {
-      out << " mean GPU time " << FormatDuration(static_cast<int64_t>(k.gpu_ns.mean))
-          << " < mean launch call " << FormatDuration(static_cast<int64_t>(k.api_ns.mean)) << ";";
+      out << " median GPU time " << FormatDuration(k.gpu_ns.median) << " < median launch call "
+          << FormatDuration(k.api_ns.median) << ";";
     }
     if (k.launch_gaps_exceed_gpu) {
       out << " GPU idle between launches already under way " << FormatDuration(k.graph_removable_ns)

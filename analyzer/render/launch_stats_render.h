@@ -8,6 +8,7 @@
 //     "kernels", "graph_kernels", "no_api_kernels", "launch_bound_kernels",
 //     "graph_removable_ns", "graph_removable_gaps", "graph_removable_share_of_window",
 //     "graph_kernel_gap_ns",
+//     "first_launch_outliers": [{name, api_id, call_ns, median_ns, excess_ns}],
 //     "by_name": [{name, from_graph, count, no_api_count,
 //                  api_ns, queue_ns, gpu_ns,   // {count, min, median, p90, p99, max, mean, total}
 //                  idle_before_ns, idle_before_count, graph_removable_ns,

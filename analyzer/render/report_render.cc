@@ -6,6 +6,7 @@
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/communication_render.h"
+#include "analyzer/render/critical_path_render.h"
 #include "analyzer/render/csv_writer.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
@@ -18,6 +19,7 @@
 #include "analyzer/render/summary_render.h"
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/op_attribution_render.h"
+#include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
@@ -86,6 +88,8 @@ DeviceTotals Sum(const std::vector<DeviceTotals>& all) {
 
 nlohmann::json WindowSpecJson(const WindowSpec& spec) {
   switch (spec.kind) {
+    case WindowSpec::Kind::kDefault:
+      return {{"kind", "default"}};
     case WindowSpec::Kind::kWholeTrace:
       return {{"kind", "whole"}};
     case WindowSpec::Kind::kNvtxRange:
@@ -114,6 +118,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
   j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
   j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
   j["diagnose"] = DiagnoseToJson(w.diagnose, model);
+  j["critical_path"] = CriticalPathToJson(w.critical_path, model, render.top);
   j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
   j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
   j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
@@ -188,7 +193,13 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
   if (traces.empty()) out << "[]";
   for (size_t ti = 0; ti < traces.size(); ++ti) {
     const TraceAnalysis& t = traces[ti];
-    out << (ti == 0 ? "[\n    {\n      \"format\": " : ",\n    {\n      \"format\": ");
+    out << (ti == 0 ? "[\n    {" : ",\n    {");
+    if (t.default_window) {
+      out << "\n      \"default_window\": ";
+      WriteJsonAt(out, SteadyStateToJson(*t.default_window, t.model), 3);
+      out << ",";
+    }
+    out << "\n      \"format\": ";
     WriteJsonAt(out, t.model.format, 3);
     out << ",\n      \"path\": ";
     WriteJsonAt(out, t.model.path, 3);
@@ -214,7 +225,7 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
 const std::vector<std::string>& ReportSectionNames() {
   static const std::vector<std::string> names = {
       "summary",     "trace",        "instances", "overlap", "idle-gaps", "communication", "gap-causes",
-      "hidden-sync", "launch-stats", "diagnose",  "hazards", "timing-audit", "launchers",   "combined"};
+      "hidden-sync", "launch-stats", "diagnose",  "critical-path", "hazards", "timing-audit", "launchers", "combined"};
   return names;
 }
 
@@ -248,6 +259,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     if (shown("trace")) {
       separate();
       RenderTraceSummaryText(t.summary, t.model, out);
+      if (t.default_window) RenderDefaultWindowText(*t.default_window, t.model, out, "  ");
     }
     auto render_window = [&](const WindowResults& w) {
       if (!any_window_section) return;
@@ -262,6 +274,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
       if (shown("hidden-sync")) RenderHiddenSyncText(w.hidden_sync, t.model, out);
       if (shown("launch-stats")) RenderLaunchStatsText(w.launch_stats, t.model, out);
       if (shown("diagnose")) RenderDiagnoseText(w.diagnose, t.model, out);
+      if (shown("critical-path")) RenderCriticalPathText(w.critical_path, t.model, render.top, out);
       if (shown("hazards")) RenderHazardsText(w.hazards, w.ownership, t.model, render.top, out);
       if (shown("timing-audit")) RenderTimingAuditText(w.timing_audit, t.model, render.top, out);
       if (shown("launchers")) RenderOpAttributionText(w.op_attribution, t.model, render, out);
@@ -346,6 +359,7 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
     merge(index, GapCausesToTables(w.gap_causes, t.model));
     merge(index, HiddenSyncToTables(w.hidden_sync, t.model));
     merge(index, LaunchStatsToTables(w.launch_stats, t.model));
+    merge(index, CriticalPathToTables(w.critical_path, t.model));
     merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
     merge(index, TimingAuditToTables(w.timing_audit, t.model));
     merge(index, OpAttributionToTables(w.op_attribution, t.model));

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/base/result_table.h"
@@ -34,6 +36,9 @@ struct DeviceTotals {
 struct TraceAnalysis {
   TraceModel model;
   TraceSummary summary;
+  // Set when the default window was analyzed: the steady state (or GPU
+  // span) it is, and what lies apart from it (start-up, first launches).
+  std::optional<SteadyState> default_window;
   std::vector<Window> window_list;             // every window analyzed
   bool windows_are_steps = false;              // the instances of one NVTX range (cross-rank steps)
   std::map<int32_t, DeviceTotals> by_device;   // sums over every window

@@ -36,7 +36,8 @@ std::string SummarySavingText(const SummaryFinding& f) {
 
 std::string WindowChosenBy(const WindowSpec& spec) {
   switch (spec.kind) {
-    case WindowSpec::Kind::kWholeTrace: return "default";
+    case WindowSpec::Kind::kDefault: return "default";
+    case WindowSpec::Kind::kWholeTrace: return "--window whole";
     case WindowSpec::Kind::kNvtxRange: return "--nvtx";
     case WindowSpec::Kind::kExplicit: return "--from/--to";
   }

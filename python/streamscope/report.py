@@ -50,7 +50,8 @@ TABLE_ATTRIBUTES = {
 }
 
 FINDING_COLUMNS = ["window_index", "window_label", "rank", "step", "cause", "primary", "significant",
-                   "impact_ns", "impact_share_of_gpu_span", "impact_share_of_window", "summary", "remedy",
+                   "impact_ns", "saving_estimated", "estimated_saving_ns", "impact_share_of_gpu_span",
+                   "impact_share_of_window", "summary", "remedy",
                    "evidence_ops", "figures"]
 
 
@@ -89,6 +90,8 @@ def findings_frame(windows: Sequence[Dict[str, Any]], trace_index: Optional[int]
                 "window_index": index, "window_label": label, "rank": f.get("rank"),
                 "step": f.get("step"), "cause": f.get("cause"), "primary": bool(f.get("primary")),
                 "significant": bool(f.get("significant")), "impact_ns": f.get("impact_ns"),
+                "saving_estimated": bool(f.get("saving_estimated")),
+                "estimated_saving_ns": f.get("estimated_saving_ns"),
                 "impact_share_of_gpu_span": f.get("impact_share_of_gpu_span"),
                 "impact_share_of_window": f.get("impact_share_of_window"),
                 "summary": f.get("summary"), "remedy": f.get("remedy"),
@@ -98,7 +101,7 @@ def findings_frame(windows: Sequence[Dict[str, Any]], trace_index: Optional[int]
     frame = pd.DataFrame(rows, columns=FINDING_COLUMNS)
     if trace_index is not None:
         frame.insert(0, "trace_index", trace_index)
-    for c in ("window_index", "rank", "impact_ns"):
+    for c in ("window_index", "rank", "impact_ns", "estimated_saving_ns"):
         frame[c] = frame[c].astype("Int64")
     return frame
 

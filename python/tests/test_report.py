@@ -103,7 +103,7 @@ def test_findings_name_the_cause_with_its_saving(cli, data):
     assert primary["remedy"].str.len().gt(0).all()
 
 
-def test_diagnose_defaults_to_the_measured_range(cli, data):
+def test_diagnose_defaults_to_the_default_window(cli, data):
     d = streamscope.open(data / "pageable.sqlite").diagnose()
     j = cli_json(cli, "diagnose", data / "pageable.sqlite")
     assert d.findings["cause"].tolist() == [f["cause"] for f in j["traces"][0]["windows"][0]["findings"]]

@@ -24,7 +24,9 @@ TraceModel WithRanges() {
 
 TEST(Window, WholeTraceSpansFirstToLastOpOrApiCall) {
   TraceModel m = WithRanges();
-  auto w = ResolveWindows(m, WindowSpec{});
+  WindowSpec whole;
+  whole.kind = WindowSpec::Kind::kWholeTrace;
+  auto w = ResolveWindows(m, whole);
   ASSERT_TRUE(w.ok());
   ASSERT_EQ(w->size(), 1u);
   EXPECT_EQ((*w)[0].start_ns, 50);

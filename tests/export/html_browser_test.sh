@@ -46,7 +46,12 @@ check() {
     shift 2
   done
   local html="$art/$name.html"
-  "$streamscope" export "$trace" --html "$html" --force "$@" > "$art/$name.export.log"
+  # Without a window option, the whole trace: the checks count every
+  # stream's ops and markers (the default window is the steady state, which
+  # leaves set-up streams out).
+  local whole=(--window whole)
+  case " $* " in *" --nvtx "*|*" --from "*) whole=() ;; esac
+  "$streamscope" export "$trace" "${whole[@]}" --html "$html" --force "$@" > "$art/$name.export.log"
   timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=10000 --dump-dom "file://$html" \
     > "$art/$name.dom.html" 2> "$art/$name.console.log" || true
   if ! python3 "$here/check_report_dom.py" "$art/$name.dom.html" --streams "$streams" \

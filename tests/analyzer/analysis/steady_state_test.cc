@@ -46,9 +46,9 @@ TEST(SteadyState, RepeatedNvtxRangeAfterLongStartupIsTheSteadyState) {
   EXPECT_EQ(m.strings.Get(s.nvtx_name), "step") << "outermost of the repeated ranges";
   EXPECT_EQ(s.nvtx_instances.size(), 10u);
   EXPECT_EQ(s.nvtx_depth, 1);
-  EXPECT_EQ(s.window.start_ns, 100 * kMs);
+  EXPECT_EQ(s.window.start_ns, 100 * kMs + 100 * kUs) << "from the steady state's first GPU op";
   EXPECT_EQ(s.window.end_ns, 110 * kMs);
-  EXPECT_EQ(s.window.label, "steady state: NVTX 'step' x10");
+  EXPECT_EQ(s.window.label, "steady state: 10 instances of NVTX range 'step'");
   EXPECT_NEAR(s.gpu_share, 6.0 / 6.1, 1e-9);  // the warm-up kernel is outside
   // Start-up: from the first call to the first GPU op.
   EXPECT_EQ(s.startup.start, 1 * kMs);
@@ -67,7 +67,7 @@ TEST(SteadyState, KernelsOutlastingTheirRangeExtendTheWindow) {
   TraceModel m = b.Build();
   SteadyState s = FindSteadyState(m);
   ASSERT_EQ(s.method, SteadyStateMethod::kNvtxRange);
-  EXPECT_EQ(s.window.start_ns, 0);
+  EXPECT_EQ(s.window.start_ns, 50 * kUs);
   EXPECT_EQ(s.window.end_ns, 3 * kMs + 900 * kUs);
 }
 
@@ -85,7 +85,7 @@ TEST(SteadyState, RangeCoveringLittleGpuWorkIsNotTheSteadyState) {
   EXPECT_EQ(s.method, SteadyStateMethod::kGpuSpan);
   EXPECT_EQ(s.window.start_ns, 20 * kUs);
   EXPECT_EQ(s.window.end_ns, 9 * kMs);
-  EXPECT_EQ(s.window.label, "GPU activity");
+  EXPECT_EQ(s.window.label, "GPU activity (no steady state found)");
 }
 
 // Without NVTX: 100 ms of start-up with two one-off kernels, then 10
@@ -113,10 +113,32 @@ TEST(SteadyState, RepeatingKernelSequenceWithoutNvtxIsFound) {
   EXPECT_EQ(m.strings.Get(m.ops.name[s.first_kernel]), "a");
   EXPECT_EQ(m.ops.start_ns[s.first_kernel], 100 * kMs + 5 * kUs);
   EXPECT_EQ(m.strings.Get(m.ops.name[s.last_kernel]), "c");
-  EXPECT_EQ(s.window.start_ns, 100 * kMs);                 // the first launch call
+  EXPECT_EQ(s.window.start_ns, 100 * kMs + 5 * kUs);      // the first kernel of the stretch
   EXPECT_EQ(s.window.end_ns, 100 * kMs + 2995 * kUs);      // the last kernel's end
-  EXPECT_EQ(s.window.label, "steady state: 10 repeats of 3 kernels");
+  EXPECT_EQ(s.window.label, "steady state: 10 repeats of a sequence of 3 kernels");
   EXPECT_EQ(s.startup.end, 95 * kMs);
+}
+
+// A chunked loop: each chunk an H2D copy, a kernel and a D2H copy on one
+// stream. The repeats hold the copies too: the window runs from the first
+// chunk's H2D to the last chunk's D2H.
+TEST(SteadyState, KernelSequenceWindowHoldsTheCopiesOfEachRepeat) {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  for (int64_t j = 0; j < 5; ++j) {
+    int64_t t = j * 1000 * kUs;
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kStream, t + 5 * kUs, t + 105 * kUs,
+           ApiTimes{t, t + 10 * kUs, 1}, "cudaMemcpyAsync", true, 1 << 20);
+    b.Kernel("k", kStream, t + 110 * kUs, t + 400 * kUs, ApiTimes{t + 10 * kUs, t + 20 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 405 * kUs, t + 505 * kUs,
+           ApiTimes{t + 20 * kUs, t + 30 * kUs, 1}, "cudaMemcpyAsync", true, 1 << 20);
+  }
+  TraceModel m = b.Build();
+  SteadyState s = FindSteadyState(m);
+  ASSERT_EQ(s.method, SteadyStateMethod::kKernelSequence);
+  EXPECT_EQ(s.window.start_ns, 5 * kUs) << "the first chunk's H2D copy";
+  EXPECT_EQ(s.window.end_ns, 4505 * kUs) << "the last chunk's D2H copy";
+  EXPECT_NEAR(s.gpu_share, 1.0, 1e-9);
 }
 
 TEST(SteadyState, PartialLastRepeatIsLeftOut) {

@@ -329,6 +329,7 @@ int Export(const std::vector<std::string>& traces, const std::string& proto, con
            std::string* out_text = nullptr, std::string* err_text = nullptr) {
   ExportOptions options;
   options.traces = traces;
+  options.window.kind = WindowSpec::Kind::kWholeTrace;  // every op of the trace
   options.perfetto_proto_path = proto;
   options.perfetto_path = json;
   std::ostringstream out, err;

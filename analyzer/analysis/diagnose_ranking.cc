@@ -1,0 +1,134 @@
+#include "analyzer/analysis/diagnose_ranking.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace streamscope {
+namespace {
+
+// Whether the what-if cause `c` removes what finding `f` blames.
+bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c) {
+  switch (f.cause) {
+    case DiagnoseCause::kPageableCopies:
+      return c.kind == WhatIfKind::kPageableCopy ||
+             (c.kind == WhatIfKind::kSync && c.blocking == BlockingKind::kPageableCopy);
+    case DiagnoseCause::kSameStream: {
+      if (c.kind != WhatIfKind::kSameStream) return false;
+      const auto* facts = std::get_if<SameStreamFacts>(&f.facts);
+      if (facts == nullptr || c.stream < 0 || static_cast<size_t>(c.stream) >= m.streams.size()) return false;
+      for (const SameStreamFacts::Device& d : facts->devices) {
+        if (d.stream_id == m.streams[c.stream].id) return true;
+      }
+      return false;
+    }
+    case DiagnoseCause::kSyncBetween: return c.kind == WhatIfKind::kSync && IsExplicitSync(c.blocking);
+    case DiagnoseCause::kImplicitSyncCall:
+      return c.kind == WhatIfKind::kSync && (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
+    case DiagnoseCause::kLegacyDefaultStream: return c.kind == WhatIfKind::kLegacyStream;
+    case DiagnoseCause::kCpuStarvation: return c.kind == WhatIfKind::kHostWork;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+WhatIfOptions RankingWhatIfOptions() {
+  WhatIfOptions o;
+  o.max_causes_per_kind = 4;
+  o.max_listed = 0;
+  return o;
+}
+
+void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
+                          DiagnoseResult* result) {
+  std::vector<DiagnoseFinding>& findings = result->findings;
+  for (DiagnoseFinding& f : findings) {
+    f.saving_estimated = false;
+    f.estimated_saving_ns = 0;
+    for (const WhatIfEstimate& e : what_if.estimates) {
+      if (!e.estimable || !Covers(model, f, e.cause)) continue;
+      f.estimated_saving_ns = f.saving_estimated ? std::max(f.estimated_saving_ns, e.estimated_saving_ns)
+                                                 : e.estimated_saving_ns;
+      f.saving_estimated = true;
+    }
+  }
+  const int64_t threshold = std::max<int64_t>(
+      options.min_impact_ns, static_cast<int64_t>(options.min_impact_share * static_cast<double>(result->gpu_span_ns)));
+  // Leading: significant, with a significant estimated saving or without a
+  // what-if (then its measured cost stands in: the best figure there is).
+  auto tier = [&](const DiagnoseFinding& f) {
+    if (f.significant && f.saving_estimated && f.estimated_saving_ns >= threshold) return 0;
+    if (f.significant && !f.saving_estimated) return 0;
+    return 2;
+  };
+  auto key = [](const DiagnoseFinding& f) { return f.saving_estimated ? f.estimated_saving_ns : f.impact_ns; };
+  std::vector<int32_t> order(findings.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const DiagnoseFinding& x = findings[a];
+    const DiagnoseFinding& y = findings[b];
+    int tx = tier(x), ty = tier(y);
+    if (tx != ty) return tx < ty;
+    if (tx == 0) return key(x) > key(y);
+    if (x.significant != y.significant) return x.significant;
+    int64_t sx = x.saving_estimated ? x.estimated_saving_ns : -1, sy = y.saving_estimated ? y.estimated_saving_ns : -1;
+    if (sx != sy) return sx > sy;
+    return x.impact_ns > y.impact_ns;
+  });
+  result->leading_count = static_cast<int32_t>(
+      std::count_if(order.begin(), order.end(), [&](int32_t i) { return tier(findings[i]) < 2; }));
+  result->ranked = std::move(order);
+  result->primary_index = !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2
+                              ? result->ranked.front()
+                              : -1;
+}
+
+void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
+                          DiagnoseResult* result) {
+  bool any = false;
+  for (const DiagnoseFinding& f : result->findings) {
+    any |= f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
+           f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
+           f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation;
+  }
+  WhatIfResult what_if;
+  if (any) what_if = EstimateSavings(model, graph, RankingWhatIfOptions());
+  // sync_between: every way the host waits for its work each iteration,
+  // dropped together: the explicit syncs and the pageable *Async copies
+  // that held the host until their copy ran (a sync after such a copy waits
+  // for nothing more, so dropping it alone saves nothing).
+  std::vector<WhatIfCause> waits;
+  bool explicit_sync = false;
+  for (size_t c = 0; c < graph.call_count(); ++c) {
+    BlockingKind b = graph.CallBlocking(c);
+    if (!IsExplicitSync(b) && b != BlockingKind::kPageableCopy) continue;
+    explicit_sync |= IsExplicitSync(b);
+    WhatIfCause cause{WhatIfKind::kSync, model.api.name[graph.ModelCall(c)], b, graph.CallSyncStream(c)};
+    if (std::find(waits.begin(), waits.end(), cause) == waits.end()) waits.push_back(cause);
+  }
+  if (explicit_sync) {
+    // Listed under an explicit sync cause, so that sync_between covers it.
+    std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
+    what_if.estimates.push_back(EstimateTogether(model, graph, waits, RankingWhatIfOptions()));
+  }
+  // pageable_copies: the *Async copies that held the host no longer hold
+  // it, each copy keeping its measured time: a lower bound that needs no
+  // pinned rate (the pageable_copy what-if needs one).
+  std::vector<WhatIfCause> holds;
+  for (const WhatIfCause& c : waits) {
+    if (c.blocking == BlockingKind::kPageableCopy) holds.push_back(c);
+  }
+  if (any && holds.empty()) {
+    for (size_t c = 0; c < graph.call_count(); ++c) {
+      if (graph.CallBlocking(c) != BlockingKind::kPageableCopy) continue;
+      WhatIfCause cause{WhatIfKind::kSync, model.api.name[graph.ModelCall(c)], BlockingKind::kPageableCopy,
+                        graph.CallSyncStream(c)};
+      if (std::find(holds.begin(), holds.end(), cause) == holds.end()) holds.push_back(cause);
+    }
+  }
+  if (!holds.empty()) what_if.estimates.push_back(EstimateTogether(model, graph, holds, RankingWhatIfOptions()));
+  RankDiagnoseFindings(model, what_if, options, result);
+}
+
+}  // namespace streamscope
