@@ -85,7 +85,19 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
   if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
   r.end_ns = std::max(graph_end, g.fixed_end_ns());
   if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
+  r.start_ns = r.end_ns;
+  for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, r.t[DependencyGraph::OpStart(k)]);
   return r;
+}
+
+int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed) {
+  int64_t recorded_start = graph.recorded_end_ns();
+  for (size_t k = 0; k < graph.op_count(); ++k) {
+    recorded_start = std::min(recorded_start, graph.Recorded(DependencyGraph::OpStart(k)));
+  }
+  const int64_t recorded_span = SaturatingSub(graph.recorded_end_ns(), recorded_start);
+  const int64_t replayed_span = SaturatingSub(replayed.end_ns, replayed.start_ns);
+  return SaturatingSub(recorded_span, replayed_span);
 }
 
 namespace {
@@ -609,7 +621,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
     if (min_cost && est.measured_cost_ns < *min_cost) continue;
     if (est.estimable) {
       ReplayResult r = Replay(graph, edits);
-      est.estimated_saving_ns = SaturatingSub(result.recorded_end_ns, r.end_ns);
+      est.estimated_saving_ns = SpanSaving(graph, r);
     }
     result.estimates.push_back(std::move(est));
   }
@@ -673,7 +685,7 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
   }
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
-    together.estimated_saving_ns = SaturatingSub(graph.recorded_end_ns(), r.end_ns);
+    together.estimated_saving_ns = SpanSaving(graph, r);
   }
   return together;
 }

@@ -9,9 +9,12 @@
 // started before the window keep their recorded ends). With nothing changed
 // the replay gives back every recorded time.
 //
-// What-ifs, each one change and one replay; saving = recorded end - replayed
-// end (an estimate: only a measured comparison against a control run,
-// `compare`, proves a saving):
+// What-ifs, each one change and one replay; saving = recorded GPU span -
+// replayed GPU span, a span running from the window's first op start to its
+// last op end (so host work before the first GPU op, i.e. start-up, is never
+// a saving: removing it moves the whole span, not its length). An estimate:
+// only a measured comparison against a control run, `compare`, proves a
+// saving:
 //   host_work     the host time between consecutive calls of a submitting
 //                 thread, inside the window, spent in the innermost NVTX
 //                 range `name` (kNoString: outside any range), is removed
@@ -82,10 +85,14 @@ struct ReplayResult {
   // edge index; edges().size() + k for added edge k), -1 for a source.
   std::vector<int32_t> binding;
   int64_t end_ns = 0;      // latest end of the window's ops
+  int64_t start_ns = 0;    // earliest start of the window's ops (end_ns without ops)
   int32_t end_op = -1;     // graph op that ends last (-1: one from before the window)
 };
 
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
+
+// The saving of a replay: recorded GPU span minus replayed GPU span.
+int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed);
 
 enum class WhatIfKind : uint8_t {
   kHostWork = 0, kSync = 1, kPageableCopy = 2, kSameStream = 3, kFirstLaunch = 4, kLegacyStream = 5,

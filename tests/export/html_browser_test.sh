@@ -51,6 +51,8 @@ check() {
   # leaves set-up streams out).
   local whole=(--window whole)
   case " $* " in *" --nvtx "*|*" --from "*) whole=() ;; esac
+  # The checks of the opening view and the summary use the default window.
+  case " ${marks[*]:-} " in *" --view-ns "*|*" --primary-text "*) whole=() ;; esac
   "$streamscope" export "$trace" "${whole[@]}" --html "$html" --force "$@" > "$art/$name.export.log"
   timeout 120 "$browser" "${flags[@]}" --virtual-time-budget=10000 --dump-dom "file://$html" \
     > "$art/$name.dom.html" 2> "$art/$name.console.log" || true

@@ -46,7 +46,9 @@ TEST(WhatIf, HostSleepBetweenLaunchesIsSavedByRemovingIt) {
   const WhatIfEstimate* sleep = Find(r, WhatIfKind::kHostWork, "sleep", &m);
   ASSERT_NE(sleep, nullptr);
   EXPECT_EQ(sleep->measured_cost_ns, 10000 * kUs);
-  EXPECT_EQ(sleep->estimated_saving_ns, 8920 * kUs);
+  // The first step's sleep comes before the first GPU op (start-up): it
+  // moves the GPU span, not its length, so only the 4 later sleeps save.
+  EXPECT_EQ(sleep->estimated_saving_ns, 6920 * kUs);
   EXPECT_EQ(sleep->call_count, 5);  // the first launch of every step
   ASSERT_FALSE(r.estimates.empty());
   EXPECT_EQ(&r.estimates.front(), sleep) << "the largest saving comes first";
@@ -193,7 +195,7 @@ TEST(WhatIf, SplittingIndependentCopyAndComputeOverlapsThem) {
   EXPECT_EQ(split->op_count, 4);
 }
 
-TEST(WhatIf, FirstLaunchOutlierRemovedSavesItsExcess) {
+TEST(WhatIf, FirstLaunchOutlierBeforeTheFirstGpuOpIsNotASaving) {
   TraceModel m = testing::FirstLaunchTrace();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
   EXPECT_EQ(r.recorded_end_ns, 6105 * kUs);
@@ -201,13 +203,15 @@ TEST(WhatIf, FirstLaunchOutlierRemovedSavesItsExcess) {
   const WhatIfEstimate* first = Find(r, WhatIfKind::kFirstLaunch);
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->measured_cost_ns, 4990 * kUs);
-  EXPECT_EQ(first->estimated_saving_ns, 4990 * kUs);
+  // The slow first launch delays the first GPU op: start-up, reported
+  // apart (steady_state.h), never a saving of the GPU span.
+  EXPECT_EQ(first->estimated_saving_ns, 0);
   EXPECT_EQ(first->call_count, 1);
   const WhatIfEstimate* host = Find(r, WhatIfKind::kHostWork);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->measured_cost_ns, 960 * kUs);
   EXPECT_EQ(host->estimated_saving_ns, 510 * kUs);
-  EXPECT_EQ(&r.estimates.front(), first);
+  EXPECT_EQ(&r.estimates.front(), host);
 }
 
 TEST(WhatIf, DroppingTheLegacyStreamRulesLetsTheStreamsOverlap) {
