@@ -8,6 +8,8 @@ extern const std::string_view kEmbeddedSchemaSql;
 namespace streamscope::schema {
 namespace {
 constexpr std::string_view kFinalizeMarker = "-- streamscope:finalize";
+// Version 2 renamed copy kinds and view columns only (see the schema's history).
+constexpr int kOldestReadableVersion = 1;
 
 constexpr std::string_view kRequiredTables[] = {
     "metadata", "string",   "device",   "context",         "stream",
@@ -18,6 +20,8 @@ constexpr std::string_view kRequiredTables[] = {
 }  // namespace
 
 int Version() { return schema_internal::kEmbeddedSchemaVersion; }
+
+int OldestReadableVersion() { return kOldestReadableVersion; }
 
 std::string_view FullSql() { return schema_internal::kEmbeddedSchemaSql; }
 

@@ -12,6 +12,11 @@ namespace streamscope::schema {
 // Version written to PRAGMA user_version and metadata('schema_version').
 int Version();
 
+// The oldest version readers still accept (the tables of every version from
+// this one to Version() hold the same columns; streamscope_schema.sql's
+// history says what changed).
+int OldestReadableVersion();
+
 // The whole DDL file.
 std::string_view FullSql();
 

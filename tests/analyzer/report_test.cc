@@ -349,7 +349,7 @@ TEST(Report, OlderAndNewerSchemaVersionsHaveTheirOwnExitCode) {
   EXPECT_EQ(o.code, kExitSchemaVersion);
   ExpectOneLineAbout(o, older, "older");
   std::string newer = Overlapped();
-  ASSERT_TRUE(ExecSql(newer, "UPDATE metadata SET value = '2' WHERE key = 'schema_version'; PRAGMA user_version = 2;").ok());
+  ASSERT_TRUE(ExecSql(newer, "UPDATE metadata SET value = '99' WHERE key = 'schema_version'; PRAGMA user_version = 99;").ok());
   Outcome n = RunIt(For(newer));
   EXPECT_EQ(n.code, kExitSchemaVersion);
   ExpectOneLineAbout(n, newer, "newer");
