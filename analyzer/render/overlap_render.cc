@@ -37,7 +37,8 @@ std::vector<size_t> LongestIntervals(const DeviceOverlap& d, int pair, int top) 
 }
 
 std::string StreamLabel(const TraceModel& model, int32_t stream) {
-  return absl::StrCat("stream ", StreamSourceId(model, stream));
+  std::optional<int64_t> id = StreamSourceIdOrNull(model, stream);
+  return id ? absl::StrCat("stream ", *id) : std::string("no stream");
 }
 
 }  // namespace
