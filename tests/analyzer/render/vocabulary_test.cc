@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/commands/compare_runner.h"
 #include "analyzer/commands/diagnose_runner.h"
 #include "analyzer/commands/export_runner.h"
 #include "analyzer/commands/report_runner.h"
@@ -135,6 +136,25 @@ TEST(Vocabulary, ReportsDiagnosesAndPagesUseOneFormForEveryBundledTrace) {
           {"html", Html(t)}}) {
       std::vector<std::string> hits = OldFormsIn(text);
       EXPECT_TRUE(hits.empty()) << t << " " << what << ":\n  " << (hits.empty() ? "" : hits[0]);
+    }
+  }
+}
+
+TEST(Vocabulary, ComparisonsUseOneForm) {
+  for (const auto& [control, variant] :
+       {std::pair<std::string, std::string>{"tests/data/sequential.sqlite", "tests/data/overlapped.sqlite"},
+        {"tests/data/sequential.sqlite", "tests/data/racy.sqlite"},
+        {"tests/data/launch_individual.sqlite", "tests/data/launch_graph.sqlite"}}) {
+    for (auto format : {CompareCommandOptions::Format::kText, CompareCommandOptions::Format::kJson}) {
+      CompareCommandOptions o;
+      o.control = {control};
+      o.variant = {variant};
+      o.format = format;
+      std::ostringstream out;
+      (void)RunCompare(o, out);  // a verdict other than VERIFIED is not an error here
+      ASSERT_FALSE(out.str().empty()) << control << " vs " << variant;
+      std::vector<std::string> hits = OldFormsIn(out.str());
+      EXPECT_TRUE(hits.empty()) << control << " vs " << variant << ":\n  " << (hits.empty() ? "" : hits[0]);
     }
   }
 }
