@@ -30,7 +30,10 @@
 --      report's (compute, H2D, D2H, D2D, P2P, memset, other_copy), its
 --      columns are op_table (was table_name), copy_kind, name (the kernel's
 --      name; was detail), src_kind and dst_kind; gpu_op_with_api's thread
---      column is tid (was api_tid). A version-1 file keeps its own views.
+--      column is tid (was api_tid). A version-1 file keeps its own names
+--      and views until `streamscope report --save` upgrades it in place
+--      (schema::UpgradeSql: enum_copy_kind rows, the two views, both
+--      version stamps; no table changes).
 
 PRAGMA user_version = 2;
 

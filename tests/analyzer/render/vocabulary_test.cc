@@ -341,6 +341,41 @@ TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
                             << " is left to prove that old traces load";
 }
 
+TEST(SchemaVersion, SavingIntoAnOldTraceUpgradesItsNamesAndViews) {
+  std::string copy = testing::TempTracePath("vocabulary_upgrade");
+  fs::copy_file("tests/data/overlapped.sqlite", copy, fs::copy_options::overwrite_existing);
+  std::string h2d_before, ops_before;
+  {
+    Db db(copy);
+    ASSERT_EQ(db.One("PRAGMA user_version"), "1");
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), "0");  // version 1 said HtoD
+    h2d_before = db.One("SELECT count(*) FROM gpu_op WHERE category = 'HtoD'");
+    ops_before = db.One("SELECT count(*) FROM gpu_op");
+  }
+  ASSERT_NE(h2d_before, "0");
+  ReportOptions o;
+  o.traces = {copy};
+  o.save = true;
+  std::ostringstream out, err;
+  ASSERT_TRUE(RunReport(o, out, err).ok()) << err.str();
+  {
+    Db db(copy);
+    EXPECT_EQ(db.One("PRAGMA user_version"), std::to_string(schema::Version()));
+    EXPECT_EQ(db.One("SELECT value FROM metadata WHERE key = 'schema_version'"), std::to_string(schema::Version()));
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), h2d_before);
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op"), ops_before);
+    EXPECT_EQ(db.One("SELECT name FROM enum_copy_kind WHERE value = 2"), "D2H");
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op_with_api WHERE category = 'H2D' AND api_id IS NOT NULL"), h2d_before);
+  }
+  auto models = LoadTraceFile(copy);
+  ASSERT_TRUE(models.ok()) << models.status();
+  // A second save finds nothing to upgrade and changes nothing else.
+  std::ostringstream out2, err2;
+  ASSERT_TRUE(RunReport(o, out2, err2).ok()) << err2.str();
+  EXPECT_EQ(Db(copy).One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), h2d_before);
+  fs::remove(copy);
+}
+
 TEST(SchemaVersion, AConvertedTraceHasTheNewVersionAndItsViewsSayH2D) {
   auto models = LoadTraceFile("tests/data/nsys/vecadd-um-a100.sqlite");
   ASSERT_TRUE(models.ok()) << models.status();
