@@ -8,6 +8,8 @@ extern const std::string_view kEmbeddedSchemaSql;
 namespace streamscope::schema {
 namespace {
 constexpr std::string_view kFinalizeMarker = "-- streamscope:finalize";
+// Version 2 renamed copy kinds and view columns only (see the schema's history).
+constexpr int kOldestReadableVersion = 1;
 
 constexpr std::string_view kRequiredTables[] = {
     "metadata", "string",   "device",   "context",         "stream",
@@ -18,6 +20,31 @@ constexpr std::string_view kRequiredTables[] = {
 }  // namespace
 
 int Version() { return schema_internal::kEmbeddedSchemaVersion; }
+
+int OldestReadableVersion() { return kOldestReadableVersion; }
+
+namespace {
+// The statement of CreateSql() that starts with `head`, through its ';'
+// (DDL statements here hold no ';' inside), or "" if there is none.
+std::string Statement(std::string_view head) {
+  std::string_view sql = CreateSql();
+  size_t at = sql.find(head);
+  if (at == std::string_view::npos) return "";
+  size_t end = sql.find(';', at);
+  return std::string(sql.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at + 1));
+}
+}  // namespace
+
+std::string UpgradeSql(int from_version) {
+  if (from_version < kOldestReadableVersion || from_version >= Version()) return "";
+  // 1 -> 2: copy-kind names and the two views (streamscope_schema.sql's history).
+  std::string v = std::to_string(Version());
+  return "DELETE FROM enum_copy_kind;\n" + Statement("INSERT INTO enum_copy_kind VALUES") + "\n" +
+         "DROP VIEW IF EXISTS gpu_op_with_api;\nDROP VIEW IF EXISTS gpu_op;\n" +
+         Statement("CREATE VIEW gpu_op AS") + "\n" + Statement("CREATE VIEW gpu_op_with_api AS") + "\n" +
+         "UPDATE metadata SET value = '" + v + "' WHERE key = 'schema_version';\n" +
+         "PRAGMA user_version = " + v + ";\n";
+}
 
 std::string_view FullSql() { return schema_internal::kEmbeddedSchemaSql; }
 

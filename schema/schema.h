@@ -5,12 +5,24 @@
 #ifndef STREAMSCOPE_SCHEMA_SCHEMA_H_
 #define STREAMSCOPE_SCHEMA_SCHEMA_H_
 
+#include <string>
 #include <string_view>
 
 namespace streamscope::schema {
 
 // Version written to PRAGMA user_version and metadata('schema_version').
 int Version();
+
+// The oldest version readers still accept (the tables of every version from
+// this one to Version() hold the same columns; streamscope_schema.sql's
+// history says what changed).
+int OldestReadableVersion();
+
+// Statements that bring a trace of `from_version` (>= OldestReadableVersion())
+// to Version() in place: the tables keep their rows; enumeration names and
+// views are replaced and both version stamps set. Empty when there is
+// nothing to do. Run inside a transaction.
+std::string UpgradeSql(int from_version);
 
 // The whole DDL file.
 std::string_view FullSql();

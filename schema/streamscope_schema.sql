@@ -17,11 +17,25 @@
 --   * A column that does not apply to a row holds NULL, never a magic value.
 --
 -- Versioning: PRAGMA user_version and metadata('schema_version') both hold
--- the schema version. Readers reject other versions with a clear message.
+-- the schema version. Readers accept this version and the older ones listed
+-- below, and reject others with a clear message.
 -- The line below is parsed by the build; keep it exactly in this form.
--- schema_version: 1
+-- schema_version: 2
+--
+-- History (the tables and their columns are the same in every version; the
+-- analyzer reads all of them):
+--   1  first release.
+--   2  one vocabulary with the reports: enum_copy_kind names H2D, D2H, D2D,
+--      P2P, ... (were HtoD, DtoH, ...); the gpu_op view's category is the
+--      report's (compute, H2D, D2H, D2D, P2P, memset, other_copy), its
+--      columns are op_table (was table_name), copy_kind, name (the kernel's
+--      name; was detail), src_kind and dst_kind; gpu_op_with_api's thread
+--      column is tid (was api_tid). A version-1 file keeps its own names
+--      and views until `streamscope report --save` upgrades it in place
+--      (schema::UpgradeSql: enum_copy_kind rows, the two views, both
+--      version stamps; no table changes).
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 
 -- Key/value facts about the capture. Keys (all values TEXT):
 --   schema_version, collector_version, trace_format ('streamscope' or
@@ -50,15 +64,17 @@ CREATE TABLE string (
 
 -- Enumerations -------------------------------------------------------------
 
--- CUpti_ActivityMemcpyKind: 1 HtoD, 2 DtoH, 3 HtoA, 4 AtoH, 5 AtoA, 6 AtoD,
--- 7 DtoA, 8 DtoD, 9 HtoH, 10 PtoP; then unified-memory page migrations
--- (prefetches, page faults) as Nsight Systems numbers them: 11 to the
--- device, 12 to the host, 13 between devices (converted exports only).
+-- CUpti_ActivityMemcpyKind (CUPTI's HtoD, DtoH, ... named as the reports
+-- name them: H = host, D = device, A = CUDA array, P = peer device):
+-- 1 H2D, 2 D2H, 3 H2A, 4 A2H, 5 A2A, 6 A2D, 7 D2A, 8 D2D, 9 H2H, 10 P2P;
+-- then unified-memory page migrations (prefetches, page faults) as Nsight
+-- Systems numbers them: 11 to the device, 12 to the host, 13 between
+-- devices (converted exports only).
 CREATE TABLE enum_copy_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
 INSERT INTO enum_copy_kind VALUES
-  (0,'unknown'),(1,'HtoD'),(2,'DtoH'),(3,'HtoA'),(4,'AtoH'),(5,'AtoA'),
-  (6,'AtoD'),(7,'DtoA'),(8,'DtoD'),(9,'HtoH'),(10,'PtoP'),
-  (11,'uvm_HtoD'),(12,'uvm_DtoH'),(13,'uvm_DtoD');
+  (0,'unknown'),(1,'H2D'),(2,'D2H'),(3,'H2A'),(4,'A2H'),(5,'A2A'),
+  (6,'A2D'),(7,'D2A'),(8,'D2D'),(9,'H2H'),(10,'P2P'),
+  (11,'uvm_H2D'),(12,'uvm_D2H'),(13,'uvm_D2D');
 
 -- CUpti_ActivityMemoryKind.
 CREATE TABLE enum_memory_kind (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -416,31 +432,47 @@ CREATE VIEW nvtx_mark_named AS
   FROM nvtx_mark m JOIN string s ON s.id = m.name_id
   LEFT JOIN string d ON d.id = m.domain_id;
 
--- Every GPU operation as one relation. category: 'kernel', 'HtoD', 'DtoH',
--- 'DtoD', 'PtoP', 'memset' or another copy kind's name; detail is the kernel
--- name or the copy's memory kinds.
+-- Every GPU operation as one relation, in the reports' vocabulary:
+--   op_table, op_id: the row the op is (kernel, memcpy or memset table);
+--     reports cite it as "kernel 12", "copy 8", "memset 1" (analyzer/README.md).
+--   category: 'compute' (kernels), 'H2D', 'D2H', 'D2D', 'P2P', 'memset' or
+--     'other_copy' (host-to-host, arrays, unknown), as in the reports'
+--     overlap tables; unified-memory migrations count as H2D, D2H or D2D.
+--   copy_kind: enum_copy_kind's name (copies only; NULL otherwise).
+--   name: the kernel's name (NULL for copies and memsets).
+--   bytes: copies and memsets (NULL for kernels).
+--   src_kind, dst_kind: memory kinds (enum_memory_kind's name) of a copy's
+--     source and destination; dst_kind of a memset is its memory's kind.
 CREATE VIEW gpu_op AS
-  SELECT 'kernel' AS table_name, k.id AS op_id, 'kernel' AS category,
-         k.start_ns, k.end_ns, k.device_id, k.context_id, k.stream_id,
-         k.correlation_id, NULL AS bytes, s.value AS detail
+  SELECT 'kernel' AS op_table, k.id AS op_id, 'compute' AS category,
+         NULL AS copy_kind, k.start_ns, k.end_ns, k.device_id, k.context_id,
+         k.stream_id, k.correlation_id, s.value AS name, NULL AS bytes,
+         NULL AS src_kind, NULL AS dst_kind, k.graph_id, k.graph_node_id
   FROM kernel k JOIN string s ON s.id = k.name_id
   UNION ALL
-  SELECT 'memcpy', m.id, ck.name, m.start_ns, m.end_ns, m.device_id,
-         m.context_id, m.stream_id, m.correlation_id, m.bytes,
-         sk.name || '->' || dk.name
-  FROM memcpy m JOIN enum_copy_kind ck ON ck.value = m.copy_kind
-  JOIN enum_memory_kind sk ON sk.value = m.src_kind
-  JOIN enum_memory_kind dk ON dk.value = m.dst_kind
+  SELECT 'memcpy', m.id,
+         CASE m.copy_kind WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' WHEN 8 THEN 'D2D'
+                          WHEN 10 THEN 'P2P' WHEN 11 THEN 'H2D' WHEN 12 THEN 'D2H'
+                          WHEN 13 THEN 'D2D' ELSE 'other_copy' END,
+         COALESCE(ck.name, 'unknown'), m.start_ns, m.end_ns, m.device_id,
+         m.context_id, m.stream_id, m.correlation_id, NULL, m.bytes,
+         sk.name, dk.name, m.graph_id, m.graph_node_id
+  FROM memcpy m LEFT JOIN enum_copy_kind ck ON ck.value = m.copy_kind
+  LEFT JOIN enum_memory_kind sk ON sk.value = m.src_kind
+  LEFT JOIN enum_memory_kind dk ON dk.value = m.dst_kind
   UNION ALL
-  SELECT 'memset', ms.id, 'memset', ms.start_ns, ms.end_ns, ms.device_id,
-         ms.context_id, ms.stream_id, ms.correlation_id, ms.bytes, NULL
-  FROM memset ms;
+  SELECT 'memset', ms.id, 'memset', NULL, ms.start_ns, ms.end_ns, ms.device_id,
+         ms.context_id, ms.stream_id, ms.correlation_id, NULL, ms.bytes,
+         NULL, mk.name, ms.graph_id, ms.graph_node_id
+  FROM memset ms LEFT JOIN enum_memory_kind mk ON mk.value = ms.memory_kind;
 
 -- Every GPU op joined to the API call that submitted it (LEFT JOIN: an op
 -- whose call was not recorded, e.g. runtime API capture disabled, keeps
 -- NULL api columns). Runtime calls are preferred over driver calls.
+-- api_id is the call's api_call.id (reports cite it as "call 33"), tid its
+-- host thread.
 CREATE VIEW gpu_op_with_api AS
-  SELECT o.*, a.id AS api_id, a.name AS api_name, a.tid AS api_tid,
+  SELECT o.*, a.id AS api_id, a.name AS api_name, a.tid AS tid,
          a.start_ns AS api_start_ns, a.end_ns AS api_end_ns,
          o.start_ns - a.end_ns AS queue_delay_ns
   FROM gpu_op o LEFT JOIN api_call_named a

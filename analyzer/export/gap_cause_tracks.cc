@@ -10,11 +10,6 @@
 namespace streamscope {
 namespace {
 
-std::string OpRef(const TraceModel& model, int32_t op) {
-  if (op < 0) return "";
-  return absl::StrCat(std::string(OpTable(model.ops.category[op])), "#", model.ops.source_id[op]);
-}
-
 bool ByStartThenDepth(const AnalysisSlice& a, const AnalysisSlice& b) {
   if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
   return a.depth < b.depth;
@@ -40,8 +35,8 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
     s.name = absl::StrCat("gap: ", s.cause);
     s.kind = "gap";
     s.args["length_ns"] = g.length();
-    if (g.prev_op >= 0) s.args["op_before"] = OpRef(model, g.prev_op);
-    if (g.next_op >= 0) s.args["op_after"] = OpRef(model, g.next_op);
+    if (g.prev_op >= 0) s.args["prev_op"] = OpRef(model, g.prev_op);
+    if (g.next_op >= 0) s.args["next_op"] = OpRef(model, g.next_op);
     if (g.api >= 0) {
       s.args["submitting_call"] = std::string(model.strings.Get(model.api.name[g.api]));
       s.args["submitting_call_source_id"] = model.api.source_id[g.api];
@@ -119,8 +114,8 @@ void AddIdleGapTracks(const TraceModel& model, const IdleGapsResult& gaps, Analy
       s.kind = "gap";
       s.cause = "unclassified";
       s.args["length_ns"] = g.length();
-      if (g.op_before >= 0) s.args["op_before"] = OpRef(model, g.op_before);
-      if (g.op_after >= 0) s.args["op_after"] = OpRef(model, g.op_after);
+      if (g.op_before >= 0) s.args["prev_op"] = OpRef(model, g.op_before);
+      if (g.op_after >= 0) s.args["next_op"] = OpRef(model, g.op_after);
       t.slices.push_back(std::move(s));
       out->gap_lengths_ns.push_back(g.length());
     }

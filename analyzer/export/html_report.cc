@@ -109,8 +109,7 @@ class TimelineDrawer {
     absl::StrAppend(&t, "\n", StreamLabel(m_, ops.stream[i]), ", device ", ops.device_id[i]);
     absl::StrAppend(&t, "\nstart +", FormatDuration(ops.start_ns[i] - w_.start_ns), ", duration ",
                     FormatDuration(ops.end_ns[i] - ops.start_ns[i]));
-    absl::StrAppend(&t, "\n", std::string(OpTable(c)), "#", ops.source_id[i], ", correlation ",
-                    ops.correlation_id[i]);
+    absl::StrAppend(&t, "\n", OpRef(m_, i), ", correlation ", ops.correlation_id[i]);
     if (c == OpCategory::kKernel) {
       if (m_.kernel_shapes.size() == ops.size()) {
         const KernelShape& k = m_.kernel_shapes[i];
@@ -129,8 +128,8 @@ class TimelineDrawer {
     if (ops.graph_id[i] >= 0) absl::StrAppend(&t, "\ngraph ", ops.graph_id[i]);
     int32_t api = m_.ApiForOp(i);
     if (api >= 0) {
-      absl::StrAppend(&t, "\nsubmitted by ", std::string(m_.strings.Get(m_.api.name[api])), " on thread ",
-                      m_.api.tid[api], ", queue delay ", FormatDuration(ops.start_ns[i] - m_.api.end_ns[api]));
+      absl::StrAppend(&t, "\nsubmitted by ", CallRef(m_, api), ", queue delay ",
+                      FormatDuration(ops.start_ns[i] - m_.api.end_ns[api]));
     }
     return t;
   }

@@ -30,7 +30,7 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
       nlohmann::json ops = nlohmann::json::array();
       for (uint32_t k = 0; k < iv.ops_kept && iv.ops_offset + k < dev.interval_ops.size(); ++k) {
         int32_t op = dev.interval_ops[iv.ops_offset + k];
-        ops.push_back(absl::StrCat(std::string(OpTable(model.ops.category[op])), "#", model.ops.source_id[op]));
+        ops.push_back(OpRef(model, op));
       }
       s.args["ops"] = std::move(ops);
       t.slices.push_back(std::move(s));

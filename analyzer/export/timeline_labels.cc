@@ -30,6 +30,7 @@ std::string StreamLabel(const TraceModel& model, int32_t stream_index) {
     return "stream ?";
   }
   const Stream& s = model.streams[stream_index];
+  if (s.id < 0) return "no stream";  // importers give stream-less ops (migrations) stream id -1
   return absl::StrCat("stream ", s.id, " (", std::string(StreamKindLabel(s.kind)), ")");
 }
 

@@ -278,10 +278,11 @@ absl::Status CheckVersion(SqliteDb& db, TraceModel* model) {
         "are unset); this build of streamscope reads schema version ", schema::Version()));
   }
   const int want = schema::Version();
-  if (*version < want) {
+  if (*version < schema::OldestReadableVersion()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        path, ": trace schema version ", *version, " is older than the version this build of "
-        "streamscope reads (", want, "); re-record the trace with this version"));
+        path, ": trace schema version ", *version, " is older than the versions this build of "
+        "streamscope reads (", schema::OldestReadableVersion(), " to ", want,
+        "); re-record the trace with this version"));
   }
   if (*version > want) {
     return absl::FailedPreconditionError(absl::StrCat(

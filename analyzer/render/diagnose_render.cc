@@ -23,8 +23,7 @@ nlohmann::json CallJson(const TraceModel& m, int32_t api) {
 }
 
 std::string CallLabel(const TraceModel& m, int32_t api) {
-  return absl::StrCat(std::string(m.strings.Get(m.api.name[api])), "#", m.api.source_id[api], " (tid ",
-                      m.api.tid[api], ", ", FormatDuration(m.api.end_ns[api] - m.api.start_ns[api]), ")");
+  return absl::StrCat(CallRef(m, api), " for ", FormatDuration(m.api.end_ns[api] - m.api.start_ns[api]));
 }
 
 }  // namespace

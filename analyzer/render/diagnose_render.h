@@ -39,7 +39,8 @@
 
 namespace streamscope {
 
-inline constexpr int kDiagnoseJsonSchemaVersion = 1;
+// 2: op refs name a migration in "name" (was "detail"), null for none.
+inline constexpr int kDiagnoseJsonSchemaVersion = 2;
 
 nlohmann::json DiagnoseToJson(const DiagnoseResult& result, const TraceModel& model);
 // "Diagnosis (...):" then the findings in ranking order (primary first),

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -18,39 +19,20 @@ double Share(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-const char* OpTable(OpCategory c) {
-  return c == OpCategory::kKernel ? "kernel" : c == OpCategory::kMemset ? "memset" : "memcpy";
-}
-
-int64_t StreamId(const TraceModel& model, int32_t stream) {
-  return stream >= 0 && static_cast<size_t>(stream) < model.streams.size()
-             ? model.streams[stream].id
-             : -1;
-}
-
 nlohmann::json OpJson(const TraceModel& model, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = model.ops;
   nlohmann::json j;
-  j["table"] = OpTable(ops.category[op]);
+  j["table"] = std::string(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = std::string(OpCategoryName(ops.category[op]));
   j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(model.strings.Get(ops.name[op])))
                                 : nlohmann::json(nullptr);
-  j["stream_id"] = StreamId(model, ops.stream[op]);
+  j["stream_id"] = StreamIdJson(model, ops.stream[op]);
   j["device_id"] = ops.device_id[op];
   j["start_ns"] = ops.start_ns[op];
   j["end_ns"] = ops.end_ns[op];
   return j;
-}
-
-// "kernel 17 'k_small' (stream 13)"
-std::string OpText(const TraceModel& model, int32_t op) {
-  const GpuOps& ops = model.ops;
-  std::string s = absl::StrCat(OpTable(ops.category[op]), " ", ops.source_id[op]);
-  if (ops.name[op] >= 0) s += " '" + ShortenMiddle(model.strings.Get(ops.name[op])) + "'";
-  absl::StrAppend(&s, " (stream ", StreamId(model, ops.stream[op]), ")");
-  return s;
 }
 
 nlohmann::json Detail(const TraceModel& model, StringId id) {
@@ -84,17 +66,6 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
     case GapCause::kWindowEnd: return "after the last op";
   }
   return "unknown";
-}
-
-std::string PartsText(const TraceModel& model, const GapFinding& g) {
-  std::string s;
-  for (const GapPart& p : g.parts) {
-    if (!s.empty()) s += ";";
-    s += GapCauseName(p.cause);
-    if (p.detail >= 0) s += ":" + std::string(model.strings.Get(p.detail));
-    absl::StrAppend(&s, "=", p.length());
-  }
-  return s;
 }
 
 }  // namespace
@@ -138,7 +109,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
     j["totals"].push_back({{"device_id", t.device_id},
                            {"cause", std::string(GapCauseName(t.cause))},
                            {"detail", Detail(model, t.detail)},
-                           {"tid", t.tid},
+                           {"tid", t.tid >= 0 ? nlohmann::json(t.tid) : nlohmann::json(nullptr)},
                            {"ns", t.ns},
                            {"share_of_idle", Share(t.ns, idle)},
                            {"gaps", t.gaps}});
@@ -233,11 +204,10 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
   for (const GapFinding& g : r.worst_gaps) {
     out << "    " << rank++ << ". GPU " << g.device_id << ", " << FormatDuration(g.length()) << " at +"
         << FormatDuration(g.start_ns - r.window.start_ns) << " (" << g.start_ns << " ns)";
-    if (g.prev_op >= 0) out << ", after " << OpText(model, g.prev_op);
-    if (g.next_op >= 0) out << ", before " << OpText(model, g.next_op);
+    if (g.prev_op >= 0) out << ", after " << OpNamedRef(model, g.prev_op);
+    if (g.next_op >= 0) out << ", before " << OpNamedRef(model, g.next_op);
     if (g.api >= 0) {
-      out << " submitted by " << model.strings.Get(model.api.name[g.api]) << " (api "
-          << model.api.source_id[g.api] << ") on thread " << g.tid << " at +"
+      out << " submitted by " << CallRef(model, g.api) << " at +"
           << FormatDuration(model.api.start_ns[g.api] - r.window.start_ns);
     }
     out << ":";
@@ -278,15 +248,20 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
         {r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
          int64_t{IsCpuStarvation(t.cause) ? 1 : 0},
          t.detail >= 0 ? ResultValue(std::string(model.strings.Get(t.detail))) : ResultValue(),
-         t.tid, t.ns, Share(t.ns, idle), t.gaps});
+         t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, Share(t.ns, idle), t.gaps});
   }
   ResultTable worst;
   worst.name = "analysis_gap_worst";
   worst.columns = {"window",        "rank",        "device_id",     "start_ns",
                    "end_ns",        "length_ns",   "primary_cause", "prev_op_table",
                    "prev_op_id",    "next_op_table", "next_op_id",  "next_stream_id",
-                   "api_id",        "api_name",    "tid",           "api_start_ns",
-                   "parts"};
+                   "api_id",        "api_name",    "tid",           "api_start_ns"};
+  // What the submitting thread did during each worst gap, one row per part
+  // (rank joins analysis_gap_worst).
+  ResultTable parts;
+  parts.name = "analysis_gap_worst_part";
+  parts.columns = {"window", "rank", "part_index", "cause", "detail", "start_ns", "end_ns",
+                   "length_ns", "api_id", "nvtx_range_id"};
   int64_t rank = 1;
   for (const GapFinding& g : r.worst_gaps) {
     auto op_table = [&](int32_t op) {
@@ -300,14 +275,23 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
         {r.window.label, rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
          std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
          op_table(g.next_op), op_id(g.next_op),
-         g.next_op >= 0 ? ResultValue(StreamId(model, model.ops.stream[g.next_op])) : ResultValue(),
+         g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
          has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
          has_api ? ResultValue(std::string(model.strings.Get(model.api.name[g.api])))
                  : ResultValue(),
          has_api ? ResultValue(g.tid) : ResultValue(),
-         has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue(), PartsText(model, g)});
+         has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
+    int64_t part_index = 0;
+    for (const GapPart& p : g.parts) {
+      parts.rows.push_back(
+          {r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)),
+           p.detail >= 0 ? ResultValue(std::string(model.strings.Get(p.detail))) : ResultValue(),
+           p.start_ns, p.end_ns, p.length(),
+           p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
+           p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue()});
+    }
   }
-  return {std::move(causes), std::move(worst)};
+  return {std::move(causes), std::move(worst), std::move(parts)};
 }
 
 }  // namespace streamscope

@@ -21,11 +21,14 @@
 //
 // Tables:
 //   analysis_gap_causes: window, device_id, cause, cpu_starvation (0/1),
-//     detail, tid, ns, share_of_idle, gaps — one row per GapCauseTotal.
+//     detail, tid (NULL for causes not tied to a thread), ns, share_of_idle,
+//     gaps — one row per GapCauseTotal.
 //   analysis_gap_worst: window, rank, device_id, start_ns, end_ns, length_ns,
 //     primary_cause, prev_op_table, prev_op_id, next_op_table, next_op_id,
-//     next_stream_id, api_id, api_name, tid, api_start_ns, parts
-//     ("cause[:detail]=ns;..." in time order).
+//     next_stream_id, api_id, api_name, tid, api_start_ns.
+//   analysis_gap_worst_part: window, rank (joins analysis_gap_worst),
+//     part_index, cause, detail (call or NVTX range name), start_ns, end_ns,
+//     length_ns, api_id, nvtx_range_id — one row per part, in time order.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_GAP_CAUSES_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_GAP_CAUSES_RENDER_H_
 

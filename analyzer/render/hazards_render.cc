@@ -58,7 +58,7 @@ size_t Cap(size_t n, int top) { return top < 0 ? n : std::min(n, static_cast<siz
 std::string AllocationLabel(const TraceModel& m, int64_t a) {
   if (!ValidAllocation(m, a)) return "memory outside recorded allocations";
   const Allocation& x = m.allocations[a];
-  return absl::StrCat("allocation#", x.source_id, " ", x.kind, " ", FormatBytes(static_cast<int64_t>(x.bytes)),
+  return absl::StrCat("allocation ", x.source_id, " ", x.kind, " ", FormatBytes(static_cast<int64_t>(x.bytes)),
                       " at ", Hex(x.address));
 }
 
@@ -122,8 +122,8 @@ nlohmann::json HazardsToJson(const HazardsResult& r, const TraceModel& m,
     const HazardGroup& g = r.groups[i];
     groups.push_back({{"class", ClassName(g.certain)},
                       {"allocation", AllocationJson(m, g.allocation)},
-                      {"stream_a", StreamSourceId(m, g.stream_a)},
-                      {"stream_b", StreamSourceId(m, g.stream_b)},
+                      {"stream_a", StreamIdJson(m, g.stream_a)},
+                      {"stream_b", StreamIdJson(m, g.stream_b)},
                       {"count", g.count},
                       {"observed_concurrent", g.observed_concurrent},
                       {"example", HazardJson(m, g.example)}});
@@ -191,7 +191,7 @@ std::vector<ResultTable> HazardsToTables(const HazardsResult& r, const Ownership
                                 ValidAllocation(m, a.allocation) ? ResultValue(m.allocations[a.allocation].kind)
                                                                  : ResultValue(),
                                 std::string(OpTable(m.ops.category[x.op])), m.ops.source_id[x.op],
-                                StreamSourceId(m, m.ops.stream[x.op]), std::string(AccessName(x.access)),
+                                StreamIdCell(m, m.ops.stream[x.op]), std::string(AccessName(x.access)),
                                 static_cast<int64_t>(x.lo), static_cast<int64_t>(x.hi - x.lo), m.ops.start_ns[x.op],
                                 m.ops.end_ns[x.op]});
     }
@@ -206,10 +206,10 @@ std::vector<ResultTable> HazardsToTables(const HazardsResult& r, const Ownership
       hazards.rows.push_back({std::string(ClassName(h.certain)), alloc_id(h.allocation), static_cast<int64_t>(h.lo),
                               static_cast<int64_t>(h.hi), static_cast<int64_t>(h.hi - h.lo),
                               std::string(OpTable(m.ops.category[h.op_a])), m.ops.source_id[h.op_a],
-                              StreamSourceId(m, m.ops.stream[h.op_a]), std::string(AccessName(h.access_a)),
+                              StreamIdCell(m, m.ops.stream[h.op_a]), std::string(AccessName(h.access_a)),
                               m.ops.start_ns[h.op_a], m.ops.end_ns[h.op_a],
                               std::string(OpTable(m.ops.category[h.op_b])), m.ops.source_id[h.op_b],
-                              StreamSourceId(m, m.ops.stream[h.op_b]), std::string(AccessName(h.access_b)),
+                              StreamIdCell(m, m.ops.stream[h.op_b]), std::string(AccessName(h.access_b)),
                               m.ops.start_ns[h.op_b], m.ops.end_ns[h.op_b], int64_t{h.observed_concurrent ? 1 : 0}});
     }
   }

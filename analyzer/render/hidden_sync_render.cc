@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -18,14 +19,9 @@ double Share(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-const char* OpTable(OpCategory c) {
-  return c == OpCategory::kKernel ? "kernel" : c == OpCategory::kMemset ? "memset" : "memcpy";
-}
-
 bool ValidStream(const TraceModel& m, int32_t s) {
   return s >= 0 && static_cast<size_t>(s) < m.streams.size();
 }
-int64_t StreamId(const TraceModel& m, int32_t s) { return ValidStream(m, s) ? m.streams[s].id : -1; }
 
 std::string Str(std::string_view v) { return std::string(v); }
 
@@ -33,12 +29,12 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = m.ops;
   nlohmann::json j;
-  j["table"] = OpTable(ops.category[op]);
+  j["table"] = Str(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = Str(OpCategoryName(ops.category[op]));
   j["name"] = ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op])))
                                 : nlohmann::json(nullptr);
-  j["stream_id"] = StreamId(m, ops.stream[op]);
+  j["stream_id"] = StreamIdJson(m, ops.stream[op]);
   j["stream_kind"] = Str(StreamKindName(ValidStream(m, ops.stream[op])
                                             ? m.streams[ops.stream[op]].kind
                                             : StreamKind::kUnknown));
@@ -51,15 +47,8 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
   return j;
 }
 
-std::string OpText(const TraceModel& m, int32_t op) {
-  const GpuOps& ops = m.ops;
-  std::string s = absl::StrCat(OpTable(ops.category[op]), " ", ops.source_id[op]);
-  if (ops.name[op] >= 0) s += " '" + ShortenMiddle(m.strings.Get(ops.name[op])) + "'";
-  s += " (";
-  if (ValidStream(m, ops.stream[op])) s += Str(StreamKindName(m.streams[ops.stream[op]].kind)) + " ";
-  absl::StrAppend(&s, "stream ", StreamId(m, ops.stream[op]), ")");
-  return s;
-}
+// "kernel 3 'k' (stream 7, legacy_default)": the stream kind says why ops wait.
+std::string OpText(const TraceModel& m, int32_t op) { return OpNamedRef(m, op, /*with_stream_kind=*/true); }
 
 nlohmann::json ApiJson(const TraceModel& m, int32_t api) {
   if (api < 0) return nullptr;
@@ -170,8 +159,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
          {"sync_id", f.sync >= 0 ? nlohmann::json(m.syncs[f.sync].source_id) : nlohmann::json(nullptr)},
          {"api", ApiJson(m, f.api)},
          {"tid", f.tid},
-         {"stream_id", StreamId(m, f.stream)},
-         {"device_id", f.device_id},
+         {"stream_id", StreamIdJson(m, f.stream)},
+         {"device_id", f.device_id >= 0 ? nlohmann::json(f.device_id) : nlohmann::json(nullptr)},
          {"start_ns", f.start_ns},
          {"end_ns", f.end_ns},
          {"host_ns", f.length()},
@@ -222,8 +211,7 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
            return std::make_pair(f.observed, CallNs(m, f));
          })) {
       const ImplicitSyncFinding& f = r.implicit_calls[i];
-      out << "    " << m.strings.Get(m.api.name[f.api]) << " (api " << m.api.source_id[f.api]
-          << ") on thread " << m.api.tid[f.api] << " at " << at(m.api.start_ns[f.api])
+      out << "    " << CallRef(m, f.api) << " at " << at(m.api.start_ns[f.api])
           << " took " << FormatDuration(CallNs(m, f));
       if (f.kind == ImplicitSyncKind::kPageableAsyncMemcpy) {
         out << ", copying " << OpText(m, f.own_op) << " "
@@ -257,12 +245,16 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
         << Percent(Share(t.gpu_idle_ns, t.host_ns)) << ").\n";
   }
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
-    out << "    " << SyncKindName(f.kind);
-    if (f.api >= 0) out << " (" << m.strings.Get(m.api.name[f.api]) << ", api " << m.api.source_id[f.api] << ")";
-    if (f.sync >= 0) out << " (sync " << m.syncs[f.sync].source_id << ")";
-    out << " on thread " << f.tid << " at " << at(f.start_ns) << ": " << FormatDuration(f.length())
-        << " blocked";
-    if (f.stream >= 0) out << " on stream " << StreamId(m, f.stream);
+    out << "    ";
+    if (f.sync >= 0) out << "sync " << m.syncs[f.sync].source_id << " ";
+    out << SyncKindName(f.kind);
+    if (f.api >= 0) {
+      out << " by " << CallRef(m, f.api);
+    } else {
+      out << " on thread " << f.tid;
+    }
+    out << " at " << at(f.start_ns) << ": " << FormatDuration(f.length()) << " blocked";
+    if (std::optional<int64_t> sid = StreamSourceIdOrNull(m, f.stream)) out << " on stream " << *sid;
     out << ", GPU " << (f.device_id >= 0 ? std::to_string(f.device_id) : std::string("(all)"))
         << " idle " << FormatDuration(f.gpu_idle_ns) << ".\n";
   }
@@ -303,10 +295,10 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
   for (const SerializationFinding& f : r.serialization) {
     ser.rows.push_back({r.window.label, Str(SerializationDirectionName(f.direction)),
                         int64_t{m.ops.device_id[f.delayed_op]}, op_table(f.delayed_op),
-                        op_id(f.delayed_op), StreamId(m, m.ops.stream[f.delayed_op]),
+                        op_id(f.delayed_op), StreamIdCell(m, m.ops.stream[f.delayed_op]),
                         m.ops.start_ns[f.delayed_op], f.ready_ns, f.delay_ns,
                         op_table(f.waited_op), op_id(f.waited_op),
-                        StreamId(m, m.ops.stream[f.waited_op]), m.ops.end_ns[f.waited_op]});
+                        StreamIdCell(m, m.ops.stream[f.waited_op]), m.ops.end_ns[f.waited_op]});
   }
 
   ResultTable calls;

@@ -25,8 +25,8 @@ std::vector<const Gap*> Worst(const std::vector<Gap>& gaps, int top) {
 
 nlohmann::json GapJson(const TraceModel& model, const Gap& g) {
   return {{"start_ns", g.start_ns}, {"end_ns", g.end_ns}, {"length_ns", g.length()},
-          {"op_before", g.op_before >= 0 ? OpRefJson(model, g.op_before) : nlohmann::json()},
-          {"op_after", g.op_after >= 0 ? OpRefJson(model, g.op_after) : nlohmann::json()}};
+          {"prev_op", g.op_before >= 0 ? OpRefJson(model, g.op_before) : nlohmann::json()},
+          {"next_op", g.op_after >= 0 ? OpRefJson(model, g.op_after) : nlohmann::json()}};
 }
 
 std::string GapText(const TraceModel& model, const Gap& g, int64_t w0) {
@@ -54,7 +54,8 @@ nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& mo
   for (const StreamGaps& s : result.streams) {
     nlohmann::json worst = nlohmann::json::array();
     for (const Gap* g : Worst(s.gaps, options.top)) worst.push_back(GapJson(model, *g));
-    streams.push_back({{"stream_id", StreamSourceId(model, s.stream)},
+    std::optional<int64_t> sid = StreamSourceIdOrNull(model, s.stream);
+    streams.push_back({{"stream_id", sid ? nlohmann::json(*sid) : nlohmann::json(nullptr)},
                        {"device_id", s.device_id},
                        {"stream_kind", StreamKindName(model.streams[s.stream].kind)},
                        {"op_count", s.op_count}, {"busy_ns", s.busy_ns}, {"idle_ns", s.idle_ns},
@@ -91,7 +92,8 @@ void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model,
         out << "    Streams:\n";
         header = true;
       }
-      out << "      stream " << StreamSourceId(model, s.stream) << " ("
+      std::optional<int64_t> sid = StreamSourceIdOrNull(model, s.stream);
+      out << "      " << (sid ? absl::StrCat("stream ", *sid) : std::string("no stream")) << " ("
           << StreamKindName(model.streams[s.stream].kind) << "): " << s.op_count
           << (s.op_count == 1 ? " op, busy " : " ops, busy ")
           << FormatDuration(s.busy_ns) << " (" << FormatShare(s.busy_ns, result.window.length()) << ")";
@@ -113,8 +115,8 @@ std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const Tr
                   {"device_id", "stream_id", "stream_kind", "op_count", "busy_ns", "idle_ns", "gap_count",
                    "between_ops_ns", "listed_gap_count", "listed_gap_ns", "longest_gap_ns"}, {}};
   ResultTable gaps{"analysis_idle_gap",
-                   {"device_id", "stream_id", "start_ns", "end_ns", "length_ns", "op_before_table",
-                    "op_before_id", "op_after_table", "op_after_id"}, {}};
+                   {"device_id", "stream_id", "start_ns", "end_ns", "length_ns", "prev_op_table",
+                    "prev_op_id", "next_op_table", "next_op_id"}, {}};
   auto op_cols = [&](int32_t op, std::vector<ResultValue>* row) {
     if (op < 0) {
       row->resize(row->size() + 2);  // two NULLs (in place: no moved-from temporaries)
@@ -143,7 +145,8 @@ std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const Tr
   }
   for (const StreamGaps& s : result.streams) {
     int64_t id = s.device_id;
-    int64_t sid = StreamSourceId(model, s.stream);
+    std::optional<int64_t> source_id = StreamSourceIdOrNull(model, s.stream);
+    ResultValue sid = source_id ? ResultValue(*source_id) : ResultValue();
     str.rows.push_back({id, sid, std::string(StreamKindName(model.streams[s.stream].kind)), s.op_count,
                         s.busy_ns, s.idle_ns, s.gap_count, s.between_ops_ns, s.listed_count, s.listed_ns,
                         s.longest.length()});

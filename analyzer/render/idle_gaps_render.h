@@ -7,9 +7,10 @@
 //     idle_ns, gap_count, between_ops_ns, listed_gap_count, listed_gap_ns,
 //     longest_gap_ns)
 //   analysis_idle_gap(device_id, stream_id, start_ns, end_ns, length_ns,
-//     op_before_table, op_before_id, op_after_table, op_after_id)
-//     every gap >= threshold; stream_id NULL for device gaps; op_before NULL
-//     for a gap that starts at the window start, op_after NULL at its end.
+//     prev_op_table, prev_op_id, next_op_table, next_op_id)
+//     every gap >= threshold; stream_id NULL for device gaps (and for ops
+//     without a stream); prev_op NULL for a gap that starts at the window
+//     start, next_op NULL at its end.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_IDLE_GAPS_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_IDLE_GAPS_RENDER_H_
 

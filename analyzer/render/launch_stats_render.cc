@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -183,7 +184,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       out << " GPU idle between launches already under way " << FormatDuration(k.graph_removable_ns)
           << " > their GPU time " << FormatDuration(k.gpu_ns.total) << ";";
     }
-    if (k.first_op >= 0) out << " first: kernel " << m.ops.source_id[k.first_op] << ".";
+    if (k.first_op >= 0) out << " first: " << OpRef(m, k.first_op) << ".";
     out << "\n";
   }
   out << "  Per kernel name (by GPU time; median / p90 / max):\n";
@@ -200,7 +201,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       out << "; launch call " << FormatDuration(k.api_ns.median) << " / " << FormatDuration(k.api_ns.p90)
           << " / " << FormatDuration(k.api_ns.max) << "; queue " << FormatDuration(k.queue_ns.median) << " / "
           << FormatDuration(k.queue_ns.p90) << " / " << FormatDuration(k.queue_ns.max);
-      if (k.max_queue_op >= 0) out << " (kernel " << m.ops.source_id[k.max_queue_op] << ")";
+      if (k.max_queue_op >= 0) out << " (longest: " << OpRef(m, k.max_queue_op) << ")";
     }
     if (k.no_api_count > 0) out << "; " << k.no_api_count << " without launch call";
     out << ".\n";
@@ -220,12 +221,9 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
     if (g == 0) out << "  Largest graph-removable gaps:\n";
     const RemovableGap& gap = r.worst_gaps[g];
     out << "    " << FormatDuration(gap.idle_ns) << " idle on stream "
-        << StreamId(m, m.ops.stream[gap.next_op]) << " between kernel "
-        << m.ops.source_id[gap.prev_op] << " (ended at +"
-        << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ") and kernel "
-        << m.ops.source_id[gap.next_op] << " '" << ShortenMiddle(NameOf(m, m.ops.name[gap.next_op]))
-        << "', whose launch (api " << m.api.source_id[gap.api] << ", thread "
-        << m.api.tid[gap.api] << ") began at +"
+        << StreamId(m, m.ops.stream[gap.next_op]) << " between " << OpRef(m, gap.prev_op)
+        << ", ended at +" << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ", and "
+        << OpNamedRef(m, gap.next_op) << ", whose launch " << CallRef(m, gap.api) << " began at +"
         << FormatDuration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";
   }
 }

@@ -37,7 +37,8 @@ std::vector<size_t> LongestIntervals(const DeviceOverlap& d, int pair, int top) 
 }
 
 std::string StreamLabel(const TraceModel& model, int32_t stream) {
-  return absl::StrCat("stream ", StreamSourceId(model, stream));
+  std::optional<int64_t> id = StreamSourceIdOrNull(model, stream);
+  return id ? absl::StrCat("stream ", *id) : std::string("no stream");
 }
 
 }  // namespace
@@ -79,8 +80,8 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
       nlohmann::json sp = nlohmann::json::array();
       for (size_t i = 0; i < p.by_stream_pair.size() && i < static_cast<size_t>(options.top); ++i) {
         const StreamPairTime& s = p.by_stream_pair[i];
-        sp.push_back({{"stream_a", StreamSourceId(model, s.stream_a)},
-                      {"stream_b", StreamSourceId(model, s.stream_b)},
+        sp.push_back({{"stream_a", StreamIdJson(model, s.stream_a)},
+                      {"stream_b", StreamIdJson(model, s.stream_b)},
                       {"overlapped_ns", s.overlapped_ns}});
       }
       nlohmann::json longest = nlohmann::json::array();
@@ -217,7 +218,7 @@ std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const Trac
       pairs.rows.push_back({dev, name, std::string(OpCategoryName(k.a)), std::string(OpCategoryName(k.b)),
                             p.overlapped_ns, p.possible_ns, p.hidden_share, p.interval_count});
       for (const StreamPairTime& s : p.by_stream_pair) {
-        streams.rows.push_back({dev, name, StreamSourceId(model, s.stream_a), StreamSourceId(model, s.stream_b),
+        streams.rows.push_back({dev, name, StreamIdCell(model, s.stream_a), StreamIdCell(model, s.stream_b),
                                 s.overlapped_ns});
       }
     }

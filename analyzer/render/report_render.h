@@ -22,7 +22,8 @@
 
 namespace streamscope {
 
-inline constexpr int kReportJsonSchemaVersion = 1;
+// 2: one vocabulary (idle gaps prev_op/next_op, op refs name, null for none).
+inline constexpr int kReportJsonSchemaVersion = 2;
 
 // Per (trace, device) sums over the windows, for the combined summary.
 struct DeviceTotals {

@@ -17,7 +17,7 @@ nlohmann::json OpOrNull(const TraceModel& m, int32_t op) {
 
 nlohmann::json EventJson(const TraceModel& m, const EventTime& e) {
   return {{"event_handle", e.record >= 0 ? nlohmann::json(m.event_ops[e.record].event_handle) : nlohmann::json(nullptr)},
-          {"stream_id", StreamSourceId(m, e.stream)},
+          {"stream_id", StreamIdJson(m, e.stream)},
           {"record_call_ns", e.record >= 0 ? nlohmann::json(e.record_call_ns) : nlohmann::json(nullptr)},
           {"determined", e.determined},
           {"gpu_ns", e.determined ? nlohmann::json(e.gpu_ns) : nlohmann::json(nullptr)},
@@ -188,8 +188,8 @@ std::vector<ResultTable> TimingAuditToTables(const TimingAuditResult& r, const T
                      "running_until_ns", "misses_work"},
                     {}};
   for (const ElapsedAudit& a : r.elapsed) {
-    reads.rows.push_back({a.read_ns, a.elapsed_ms, int64_t{a.determined ? 1 : 0}, StreamSourceId(m, a.start.stream),
-                          opt(a.start.determined, a.start.gpu_ns), StreamSourceId(m, a.stop.stream),
+    reads.rows.push_back({a.read_ns, a.elapsed_ms, int64_t{a.determined ? 1 : 0}, StreamIdCell(m, a.start.stream),
+                          opt(a.start.determined, a.start.gpu_ns), StreamIdCell(m, a.stop.stream),
                           opt(a.stop.determined, a.stop.gpu_ns), opt(a.determined, a.measured_ns), a.inside_busy_ns,
                           a.inside_events_stream_ns, a.inside_other_streams_ns, a.scope_ops,
                           a.scope_other_stream_ops, a.scope_busy_ns, a.scope_outside_ns, a.scope_ops_outside,

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/sqlite/sqlite_db.h"
+#include "schema/schema.h"
 
 namespace streamscope {
 namespace {
@@ -94,6 +95,17 @@ absl::Status WriteTable(Db& db, const ResultTable& t) {
   return status;
 }
 
+// A streamscope trace (metadata says its schema version) older than this
+// build's: upgraded in place by schema::UpgradeSql. Other files (Nsight
+// Systems exports) are left as they are.
+absl::Status UpgradeOlderTrace(Db& db) {
+  if (!db.db().HasTable("metadata")) return absl::OkStatus();
+  auto version = db.db().QueryInt64("SELECT CAST(value AS INTEGER) FROM metadata WHERE key = 'schema_version'");
+  if (!version.ok() || !version->has_value()) return absl::OkStatus();
+  if (**version < schema::OldestReadableVersion() || **version >= schema::Version()) return absl::OkStatus();
+  return db.Exec(schema::UpgradeSql(static_cast<int>(**version)));
+}
+
 }  // namespace
 
 absl::Status SaveAnalysisTables(const std::string& path, const std::vector<ResultTable>& tables) {
@@ -117,6 +129,10 @@ absl::Status SaveAnalysisTables(const std::string& path, const std::vector<Resul
     (void)db.db().Exec("ROLLBACK");
     return s;
   };
+  // A streamscope trace of an older schema version gets this version's copy
+  // kind names and views, so that its views speak the saved tables'
+  // vocabulary (the tables themselves are the same).
+  if (absl::Status s = UpgradeOlderTrace(db); !s.ok()) return fail(s);
   // Earlier results: every analysis_* table (underscore escaped in LIKE).
   std::vector<std::string> old;
   absl::Status listed = db.db().ForEachRow(

@@ -21,6 +21,8 @@ namespace streamscope {
 // identifiers (INVALID_ARGUMENT otherwise, nothing written). The file must
 // exist and is never created; a symlink is refused. PERMISSION_DENIED if it
 // cannot be opened or written; the trace is left unchanged on any error.
+// A streamscope trace of an older schema version is upgraded to this one in
+// the same transaction (schema::UpgradeSql: copy-kind names, views, version).
 absl::Status SaveAnalysisTables(const std::string& path, const std::vector<ResultTable>& tables);
 
 }  // namespace streamscope

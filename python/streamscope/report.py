@@ -35,6 +35,7 @@ TABLE_ATTRIBUTES = {
     "idle_gaps": "analysis_idle_gap",
     "gap_causes": "analysis_gap_causes",
     "worst_gaps": "analysis_gap_worst",
+    "worst_gap_parts": "analysis_gap_worst_part",
     "hidden_syncs": "analysis_hidden_sync",
     "hidden_sync_serialization": "analysis_hidden_sync_serialization",
     "hidden_sync_calls": "analysis_hidden_sync_calls",
@@ -189,9 +190,10 @@ class Report:
     @property
     def gaps(self) -> pd.DataFrame:
         """Device idle gaps at least the gap threshold long (idle_gaps rows
-        whose stream_id is NA), with the cause analysis' primary_cause and
-        parts ('cause[:detail]=ns;...') for the worst gaps it explains (NA
-        for the others; gap_causes holds the totals over every gap)."""
+        whose stream_id is NA), with the cause analysis' primary_cause for
+        the worst gaps it explains (NA for the others; worst_gap_parts holds
+        what each of those gaps was made of, gap_causes the totals over every
+        gap)."""
         gaps = self.idle_gaps
         device = gaps[gaps["stream_id"].isna()].drop(columns=["stream_id"])
         keys = [c for c in ("trace_index", "window_index", "device_id", "start_ns", "end_ns") if c in gaps.columns]
@@ -199,9 +201,8 @@ class Report:
         if worst.empty or "primary_cause" not in worst.columns:
             out = device.copy()
             out["primary_cause"] = pd.array([pd.NA] * len(out), dtype="string")
-            out["parts"] = pd.array([pd.NA] * len(out), dtype="string")
             return out.reset_index(drop=True)
-        causes = worst[keys + ["primary_cause", "parts"]].drop_duplicates(keys)
+        causes = worst[keys + ["primary_cause"]].drop_duplicates(keys)
         return device.merge(causes, on=keys, how="left").reset_index(drop=True)
 
     @cached_property

@@ -37,7 +37,15 @@ REQUIRED_TABLES = ("metadata", "string", "device", "stream", "kernel", "memcpy",
 # The analyzer's op categories (analyzer/README.md "Overlap"): the same
 # names as the report's tables, so ops and results join on them.
 _CATEGORY_OF_COPY_KIND = ("CASE m.copy_kind WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' WHEN 8 THEN 'D2D' "
-                          "WHEN 10 THEN 'P2P' ELSE 'other_copy' END")
+                          "WHEN 10 THEN 'P2P' WHEN 11 THEN 'H2D' WHEN 12 THEN 'D2H' WHEN 13 THEN 'D2D' "
+                          "ELSE 'other_copy' END")
+# Copy kinds by value, as schema version 2 names them (version 1 traces call
+# them HtoD, DtoH, ... in their enum_copy_kind table: the values are the same).
+_COPY_KIND_NAME = ("CASE m.copy_kind WHEN 0 THEN 'unknown' WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' "
+                   "WHEN 3 THEN 'H2A' WHEN 4 THEN 'A2H' WHEN 5 THEN 'A2A' WHEN 6 THEN 'A2D' "
+                   "WHEN 7 THEN 'D2A' WHEN 8 THEN 'D2D' WHEN 9 THEN 'H2H' WHEN 10 THEN 'P2P' "
+                   "WHEN 11 THEN 'uvm_H2D' WHEN 12 THEN 'uvm_D2H' WHEN 13 THEN 'uvm_D2D' "
+                   "ELSE 'unknown' END")
 
 _OPS_SQL = f"""
 SELECT 'kernel' AS op_table, k.id AS op_id, 'compute' AS category, 'kernel' AS kind,
@@ -47,11 +55,11 @@ SELECT 'kernel' AS op_table, k.id AS op_id, 'compute' AS category, 'kernel' AS k
        k.graph_id, k.graph_node_id
 FROM kernel k JOIN string s ON s.id = k.name_id
 UNION ALL
-SELECT 'memcpy', m.id, {_CATEGORY_OF_COPY_KIND}, COALESCE(ck.name, 'unknown'),
+SELECT 'memcpy', m.id, {_CATEGORY_OF_COPY_KIND}, {_COPY_KIND_NAME},
        m.start_ns, m.end_ns, m.end_ns - m.start_ns,
        m.device_id, m.context_id, m.stream_id, m.correlation_id,
        NULL, m.bytes, sk.name, dk.name, m.graph_id, m.graph_node_id
-FROM memcpy m LEFT JOIN enum_copy_kind ck ON ck.value = m.copy_kind
+FROM memcpy m
 LEFT JOIN enum_memory_kind sk ON sk.value = m.src_kind
 LEFT JOIN enum_memory_kind dk ON dk.value = m.dst_kind
 UNION ALL
@@ -255,7 +263,7 @@ class Trace:
         op_table ('kernel'/'memcpy'/'memset') and op_id (the row in that
         table, as the report's op references), category (the analyzer's:
         compute, H2D, D2H, D2D, P2P, memset, other_copy), kind (the schema's
-        copy kind: HtoD, DtoH, ...; 'kernel', 'memset'), start_ns, end_ns,
+        copy kind: H2D, D2H, ...; 'kernel', 'memset'), start_ns, end_ns,
         duration_ns, device_id, context_id, stream_id, correlation_id (joins
         api_calls), name (kernels), bytes (copies, memsets), src_kind and
         dst_kind (memory kinds: pageable, pinned, device, ...), graph_id,

@@ -23,7 +23,7 @@ def test_ops_hold_every_kernel_copy_and_memset_in_start_order(data):
     assert ops["start_ns"].is_monotonic_increasing
     assert (ops["duration_ns"] == ops["end_ns"] - ops["start_ns"]).all()
     assert set(ops["category"]) == {"compute", "H2D", "D2H", "memset"}
-    assert (ops.loc[ops["category"] == "H2D", "kind"] == "HtoD").all()
+    assert (ops.loc[ops["category"] == "H2D", "kind"] == "H2D").all()
     first_kernel = ops[ops["op_table"] == "kernel"].sort_values("op_id").iloc[0]
     name = count(path, "SELECT s.value FROM kernel k JOIN string s ON s.id = k.name_id ORDER BY k.id LIMIT 1")
     assert first_kernel["name"] == name

@@ -1,5 +1,6 @@
 #include "analyzer/analysis/gap_causes.h"
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -232,7 +233,7 @@ TEST(GapCauses, EmptyTraceAndEmptyWindowGiveNoGaps) {
   EXPECT_EQ(r.idle_ns, 0);
   std::ostringstream text;
   RenderGapCausesText(r, m, text);  // must not crash
-  EXPECT_EQ(GapCausesToTables(r, m).size(), 2u);
+  EXPECT_EQ(GapCausesToTables(r, m).size(), 3u);
 }
 
 // Whatever the causes, they partition the idle time, and the idle time is
@@ -309,15 +310,39 @@ TEST(GapCauses, JsonAndTablesNameOpsThreadsAndCauses) {
   EXPECT_EQ(g["parts"][1]["detail"], "host_prepare");
   EXPECT_EQ(g["parts"][1]["nvtx_range_id"], 1);
   std::vector<ResultTable> tables = GapCausesToTables(r, m);
-  ASSERT_EQ(tables.size(), 2u);
+  ASSERT_EQ(tables.size(), 3u);
   EXPECT_EQ(tables[0].name, "analysis_gap_causes");
   EXPECT_EQ(tables[1].name, "analysis_gap_worst");
+  EXPECT_EQ(tables[2].name, "analysis_gap_worst_part");
   for (const ResultTable& t : tables) {
     for (const auto& row : t.rows) EXPECT_EQ(row.size(), t.columns.size());
   }
-  EXPECT_EQ(std::get<std::string>(tables[1].rows[0][16]),
-            "host_unannotated=5000;host_nvtx_range:host_prepare=70000;host_unannotated=10000;"
-            "submission_latency=5000");
+  EXPECT_EQ(std::find(tables[1].columns.begin(), tables[1].columns.end(), "parts"), tables[1].columns.end());
+}
+
+TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
+  ModelBuilder b = StarvedPipeline();
+  b.Nvtx("host_prepare", 7, us(20), us(90), 0);
+  TraceModel m = b.Build();
+  std::vector<ResultTable> tables = GapCausesToTables(AnalyzeGapCauses(m, W(0, us(115))), m);
+  const ResultTable& parts = tables[2];
+  ASSERT_EQ(parts.columns, (std::vector<std::string>{"window", "rank", "part_index", "cause", "detail", "start_ns",
+                                                      "end_ns", "length_ns", "api_id", "nvtx_range_id"}));
+  // The first worst gap: unannotated 5 us, range 'host_prepare' 70 us,
+  // unannotated 10 us, submission latency 5 us.
+  std::vector<std::string> causes;
+  std::vector<int64_t> lengths;
+  for (const auto& row : parts.rows) {
+    if (std::get<int64_t>(row[1]) != 1) continue;
+    causes.push_back(std::get<std::string>(row[3]));
+    lengths.push_back(std::get<int64_t>(row[7]));
+  }
+  EXPECT_EQ(causes, (std::vector<std::string>{"host_unannotated", "host_nvtx_range", "host_unannotated",
+                                              "submission_latency"}));
+  EXPECT_EQ(lengths, (std::vector<int64_t>{us(5), us(70), us(10), us(5)}));
+  EXPECT_EQ(std::get<std::string>(parts.rows[1][4]), "host_prepare");
+  EXPECT_EQ(std::get<int64_t>(parts.rows[1][9]), 1);  // the NVTX range's row id
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(parts.rows[0][4]));  // no detail: NULL
 }
 
 }  // namespace

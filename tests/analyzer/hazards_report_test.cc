@@ -127,7 +127,7 @@ TEST(HazardsReport, TextSaysWhatIsUnorderedAndWhatTheEventsMissed) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("Ownership and hazards:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1 possible hazards"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("allocation#5 device"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("allocation 5 device"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Timing audit:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("still running at the stop event"), std::string::npos) << r.out;
 }

@@ -61,9 +61,9 @@ TEST(HiddenSync, LegacyStreamOpDelaysBlockingStream) {
 
   std::ostringstream text;
   RenderHiddenSyncText(r, m, text);
-  EXPECT_NE(text.str().find("kernel 2 'user' (blocking stream 13) was ready at +12.0 us but "
+  EXPECT_NE(text.str().find("kernel 2 'user' (stream 13, blocking) was ready at +12.0 us but "
                             "started at +101 us, right after kernel 1 'legacy' "
-                            "(legacy_default stream 7) ended: 89.0 us delay."),
+                            "(stream 7, legacy_default) ended: 89.0 us delay."),
             std::string::npos)
       << text.str();
 }

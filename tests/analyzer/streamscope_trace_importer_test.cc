@@ -109,7 +109,9 @@ TEST(StreamscopeTraceImporter, AnOlderSchemaVersionIsRejectedNamingBothVersions)
   EXPECT_EQ(models.status().code(), absl::StatusCode::kFailedPrecondition);
   std::string msg(models.status().message());
   EXPECT_NE(msg.find("version 0 is older"), std::string::npos) << msg;
-  EXPECT_NE(msg.find(absl::StrCat("(", schema::Version(), ")")), std::string::npos) << msg;
+  EXPECT_NE(msg.find(absl::StrCat("(", schema::OldestReadableVersion(), " to ", schema::Version(), ")")),
+            std::string::npos)
+      << msg;
 }
 
 TEST(StreamscopeTraceImporter, ANewerSchemaVersionIsRejectedNamingBothVersions) {

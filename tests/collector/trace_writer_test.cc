@@ -152,11 +152,14 @@ TEST_F(TraceWriterTest, OpsRoundTripAndJoinTheirApiCalls) {
   EXPECT_EQ(db.Int("SELECT grid_x * block_x FROM kernel"), 128);
   EXPECT_EQ(db.Int("SELECT count(*) FROM gpu_op"), 3);
   // The runtime call is preferred over the driver call with the same id.
-  EXPECT_EQ(db.Text("SELECT api_name FROM gpu_op_with_api WHERE category='kernel'"),
+  EXPECT_EQ(db.Text("SELECT api_name FROM gpu_op_with_api WHERE category='compute'"),
             "cudaLaunchKernel");
-  EXPECT_EQ(db.Int("SELECT queue_delay_ns FROM gpu_op_with_api WHERE category='kernel'"), 7);
-  EXPECT_EQ(db.Text("SELECT detail FROM gpu_op WHERE category='HtoD'"), "pinned->device");
-  EXPECT_EQ(db.Int("SELECT bytes FROM gpu_op WHERE category='HtoD'"), 4096);
+  EXPECT_EQ(db.Int("SELECT queue_delay_ns FROM gpu_op_with_api WHERE category='compute'"), 7);
+  // The views speak the reports' vocabulary (schema version 2).
+  EXPECT_EQ(db.Text("SELECT name FROM gpu_op WHERE op_table='kernel'"), "_Z4stepv");
+  EXPECT_EQ(db.Text("SELECT src_kind || '->' || dst_kind FROM gpu_op WHERE category='H2D'"), "pinned->device");
+  EXPECT_EQ(db.Text("SELECT copy_kind FROM gpu_op WHERE category='H2D'"), "H2D");
+  EXPECT_EQ(db.Int("SELECT bytes FROM gpu_op WHERE category='H2D'"), 4096);
   EXPECT_EQ(db.Text("SELECT coalesce(api_name,'<null>') FROM gpu_op_with_api WHERE category='memset'"),
             "<null>");
   EXPECT_EQ(db.Int("SELECT count(*) FROM api_call WHERE domain=2"), 1);

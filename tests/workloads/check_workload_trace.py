@@ -36,7 +36,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SKIPPED = 0, 1, 2, 77
 # mapped into the CPU clock by CUPTI and may jitter by a few hundred ns.
 TOLERANCE_NS = 1000
 MIB = 1 << 20
-COPY_KINDS = {1: "HtoD", 2: "DtoH", 8: "DtoD", 10: "PtoP"}
+COPY_KINDS = {1: "H2D", 2: "D2H", 8: "D2D", 10: "P2P"}
 PAGEABLE, PINNED = 1, 2
 LEGACY_STREAM_KIND = 1
 
@@ -53,7 +53,7 @@ class TraceError(Exception):
 
 @dataclasses.dataclass
 class Op:
-    category: str  # 'kernel', 'HtoD', 'DtoH', 'DtoD', 'memset', ...
+    category: str  # 'kernel', 'H2D', 'D2H', 'D2D', 'memset', ...
     start: int
     end: int
     stream: int
@@ -328,37 +328,37 @@ def expected_work(variant, trace):
         kernels = {"ChunkTransform": n}
         if variant == "legacy_default":
             kernels["LegacyStreamTick"] = n
-        return kernels, {"HtoD": (n, chunk), "DtoH": (n, chunk)}
+        return kernels, {"H2D": (n, chunk), "D2H": (n, chunk)}
     if variant in ("launch_individual", "launch_graph"):
         return ({"TinyStep": trace.param("kernels") * trace.param("iterations")},
-                {"HtoD": (0, None), "DtoH": (1, 128)})
+                {"H2D": (0, None), "D2H": (1, 128)})
     if variant == "concurrent_kernels":
         streams, iterations = trace.param("streams"), trace.param("iterations")
         return ({"SpinCompute": streams * iterations},
-                {"HtoD": (0, None),
-                 "DtoH": (streams, iterations * trace.param("blocks") * 128 * 4)})
+                {"H2D": (0, None),
+                 "D2H": (streams, iterations * trace.param("blocks") * 128 * 4)})
     if variant == "persistent_kernel":
         return ({"PersistentWorker": 1},
-                {"HtoD": (0, None), "DtoH": (1, trace.param("items") * 128 * 4)})
+                {"H2D": (0, None), "D2H": (1, trace.param("items") * 128 * 4)})
     if variant == "peer_overlap":
         chunks, words = trace.param("chunks"), trace.param("blocks") * 128
         # Two GPUs: peer copies; one GPU: the same copies are device-to-device.
-        peer = "PtoP" if len(trace.devices_used()) >= 2 else "DtoD"
-        return ({"SpinCompute": 2 * chunks}, {"HtoD": (0, None), peer: (2 * chunks, words * 4)})
+        peer = "P2P" if len(trace.devices_used()) >= 2 else "D2D"
+        return ({"SpinCompute": 2 * chunks}, {"H2D": (0, None), peer: (2 * chunks, words * 4)})
     if variant == "library_gemm":
         # cuBLAS picks its kernels (names and how many per SGEMM vary by
         # version): check_library_gemm counts them.
-        return (None, {"HtoD": (0, None), "DtoH": (1, 128)})
+        return (None, {"H2D": (0, None), "D2H": (1, 128)})
     if variant == "long_startup":
         n = trace.param("iterations")
-        return ({"SpinCompute": n}, {"HtoD": (0, None), "DtoH": (1, n * 2 * 128 * 4)})
+        return ({"SpinCompute": n}, {"H2D": (0, None), "D2H": (1, n * 2 * 128 * 4)})
     if variant == "tiny_sync":
         n = trace.param("iterations")
         return ({"TinyStep": trace.param("kernels") * n},
-                {"HtoD": (0, None), "DtoH": (n + 1, None)})
+                {"H2D": (0, None), "D2H": (n + 1, None)})
     if variant == "slow_first_launch":
         n = trace.param("kernels")
-        return ({"SpinCompute": n}, {"HtoD": (0, None), "DtoH": (1, n * 2 * 128 * 4)})
+        return ({"SpinCompute": n}, {"H2D": (0, None), "D2H": (1, n * 2 * 128 * 4)})
     raise TraceError(f"unknown variant {variant}")
 
 
@@ -405,7 +405,7 @@ def check_sequential(trace, report):
 
 
 def check_pinned(trace, report):
-    h2d, d2h = trace.copies("HtoD"), trace.copies("DtoH")
+    h2d, d2h = trace.copies("H2D"), trace.copies("D2H")
     report.check(all(o.src_kind == PINNED for o in h2d) and all(o.dst_kind == PINNED for o in d2h),
                  "host side of every copy is pinned memory")
 
@@ -414,17 +414,17 @@ def check_overlapped(trace, report):
     check_pinned(trace, report)
     streams = {o.stream for o in trace.ops}
     report.check(len(streams) >= 2, f"work spread over {len(streams)} streams")
-    check_overlap_present(trace, report, "HtoD", "kernel", "HtoD||kernel")
-    check_overlap_present(trace, report, "kernel", "DtoH", "kernel||DtoH")
+    check_overlap_present(trace, report, "H2D", "kernel", "H2D||kernel")
+    check_overlap_present(trace, report, "kernel", "D2H", "kernel||D2H")
     engines = trace.copy_engines()
     if engines is not None and engines < 2:
-        report.info(f"device has {engines} copy engine(s): HtoD||DtoH not possible, not checked")
+        report.info(f"device has {engines} copy engine(s): H2D||D2H not possible, not checked")
     else:
-        check_overlap_present(trace, report, "HtoD", "DtoH", "HtoD||DtoH")
+        check_overlap_present(trace, report, "H2D", "D2H", "H2D||D2H")
 
 
 def check_pageable(trace, report):
-    h2d, d2h = trace.copies("HtoD"), trace.copies("DtoH")
+    h2d, d2h = trace.copies("H2D"), trace.copies("D2H")
     report.check(all(o.src_kind == PAGEABLE for o in h2d) and all(o.dst_kind == PAGEABLE for o in d2h),
                  "host side of every copy is pageable memory")
     copy_ns = api_ns = 0
@@ -547,9 +547,9 @@ def compare_launch(individual, graph, report):
 
 
 def check_pipeline(variant, trace, report):
-    h2d = sorted(trace.copies("HtoD"), key=lambda o: o.start)
+    h2d = sorted(trace.copies("H2D"), key=lambda o: o.start)
     kern = sorted(trace.kernels("ChunkTransform"), key=lambda o: o.start)
-    d2h = sorted(trace.copies("DtoH"), key=lambda o: o.start)
+    d2h = sorted(trace.copies("D2H"), key=lambda o: o.start)
     stage_streams = [{o.stream for o in ops} for ops in (h2d, kern, d2h)]
     report.check(all(len(s) == 1 for s in stage_streams) and
                  len(set().union(*stage_streams)) == 3,
@@ -579,8 +579,8 @@ def check_pipeline(variant, trace, report):
                      f"{waits} cudaStreamWaitEvent calls == {2 * total + 2 * reuse}")
         report.check(refills == 0, f"no H2D refills an input slot before the kernel reading it "
                                    f"ended ({refills} early)")
-        check_overlap_present(trace, report, "HtoD", "kernel", "HtoD||kernel")
-        check_overlap_present(trace, report, "kernel", "DtoH", "kernel||DtoH")
+        check_overlap_present(trace, report, "H2D", "kernel", "H2D||kernel")
+        check_overlap_present(trace, report, "kernel", "D2H", "kernel||D2H")
     report.check(records == 3 * total, f"{records} cudaEventRecord calls == {3 * total}")
 
 
@@ -612,7 +612,7 @@ def check_persistent(trace, report):
 
 
 def check_misleading_timing(trace, report):
-    h2d = sorted(trace.copies("HtoD"), key=lambda o: o.start)
+    h2d = sorted(trace.copies("H2D"), key=lambda o: o.start)
     if not report.check(bool(h2d), "copies present"):
         return
     timed = h2d[0].stream
@@ -623,7 +623,7 @@ def check_misleading_timing(trace, report):
     others = [o for o in trace.ops if o.stream != timed]
     report.check(len(others) == 3 * (trace.param("chunks") - 1) * iterations,
                  f"{len(others)} ops on other streams, outside the events' reach")
-    first_stop = min((o.end for o in trace.copies("DtoH") if o.stream == timed), default=None)
+    first_stop = min((o.end for o in trace.copies("D2H") if o.stream == timed), default=None)
     later = [o for o in others if first_stop is not None and o.end > first_stop]
     report.check(bool(later), f"{len(later)} ops on other streams still ran after the timed "
                               f"chunk's last op ended")
@@ -646,10 +646,10 @@ def check_peer_overlap(trace, report):
     if len(devices) < 2:
         report.info(f"ran on one GPU (devices {devices}): the peer copies are device-to-device; "
                     "the two-GPU property is checked on a two-GPU machine only")
-        check_overlap_present(trace, report, "DtoD", "kernel", "DtoD||kernel")
+        check_overlap_present(trace, report, "D2D", "kernel", "D2D||kernel")
         return
     report.check(len(devices) == 2, f"GPU ops on two devices ({devices})")
-    copies = trace.copies("PtoP")
+    copies = trace.copies("P2P")
     pairs = sorted({(o.src_device, o.dst_device) for o in copies})
     report.check(set(pairs) == {(devices[0], devices[1]), (devices[1], devices[0])},
                  f"peer copies in both directions with source and destination devices ({pairs})")
@@ -716,9 +716,9 @@ def check_tiny_sync(trace, report):
     n = trace.param("iterations")
     syncs = trace.api_calls("cudaStreamSynchronize")
     report.check(len(syncs) >= n, f"{len(syncs)} cudaStreamSynchronize calls (>= {n})")
-    small = [o for o in trace.copies("DtoH") if o.bytes == 8]
+    small = [o for o in trace.copies("D2H") if o.bytes == 8]
     report.check(len(small) == n and all(o.dst_kind == PAGEABLE for o in small),
-                 f"{len(small)} 8-byte DtoH copies to pageable memory (== {n})")
+                 f"{len(small)} 8-byte D2H copies to pageable memory (== {n})")
     graphs = {o.graph_id for o in trace.kernels("TinyStep")}
     report.check(None not in graphs and len(graphs) >= 1, f"TinyStep kernels come from a graph")
 
@@ -742,7 +742,7 @@ def check_slow_first_launch(trace, report):
 
 PROPERTIES = {
     "sequential": ("one stream, no two GPU ops overlap", check_sequential),
-    "overlapped": ("pinned; HtoD||kernel, kernel||DtoH, HtoD||DtoH across streams", check_overlapped),
+    "overlapped": ("pinned; H2D||kernel, kernel||D2H, H2D||D2H across streams", check_overlapped),
     "pageable": ("pageable copies whose API calls hold the host", check_pageable),
     "legacy_default": ("ticks on the legacy stream; nothing overlaps it or anything else",
                        check_legacy_default),
@@ -767,7 +767,7 @@ PROPERTIES = {
                      check_library_gemm),
     "long_startup": ("start-up before the first GPU op longer than the steady state of steps",
                      check_long_startup),
-    "tiny_sync": ("a graph, an 8-byte pageable DtoH and a sync per iteration", check_tiny_sync),
+    "tiny_sync": ("a graph, an 8-byte pageable D2H and a sync per iteration", check_tiny_sync),
     "slow_first_launch": ("first launch >= 5x the median; GPU busy >= 90% after it",
                           check_slow_first_launch),
 }

@@ -180,13 +180,13 @@ class CheckerTest(unittest.TestCase):
         path, t, _ = self.chunk_trace("overlapped")
         t.close()
         out = self.assertVerdict("overlapped", path, 0)
-        self.assertIn("HtoD||kernel overlap across streams present", out)
+        self.assertIn("H2D||kernel overlap across streams present", out)
 
     def test_overlapped_without_overlap_fails(self):
         path, t, _ = self.chunk_trace("overlapped", serialize=True)
         t.close()
         out = self.assertVerdict("overlapped", path, 1)
-        self.assertIn("FAIL HtoD||kernel", out)
+        self.assertIn("FAIL H2D||kernel", out)
 
     def test_missing_validation_mark_fails(self):
         path, t, _ = self.chunk_trace("overlapped", validation=None)

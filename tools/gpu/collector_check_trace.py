@@ -38,7 +38,7 @@ def meta(db, key):
 
 
 def common(db, capture_end="normal_exit"):
-    check(one(db, "PRAGMA user_version") == 1, "schema version 1")
+    check(one(db, "PRAGMA user_version") == 2, "schema version 2")
     check(meta(db, "capture_end") == capture_end, f"capture_end is {capture_end}",
           meta(db, "capture_end"))
     for key in ("collector_version", "start_wall_time_ns", "start_trace_ns", "host", "pid",
@@ -86,7 +86,7 @@ def known_ops(db, capture_end="normal_exit"):
     check(sets == [(256 << 10, 0, 3), (256 << 10, 1, 3)], "memsets", sets)
     syncs = collections.Counter(k for (k,) in rows(db, "SELECT kind FROM sync"))
     check(dict(syncs) == {1: 1, 2: 1, 3: 2, 4: 1}, "syncs: event, wait, 2 stream, context", dict(syncs))
-    unjoined = rows(db, "SELECT category, detail FROM gpu_op_with_api WHERE api_name IS NULL")
+    unjoined = rows(db, "SELECT category, name FROM gpu_op_with_api WHERE api_name IS NULL")
     check(not unjoined, "every GPU op joined to its API call", unjoined)
     apis = collections.Counter(r for r in rows(db, "SELECT category, api_name FROM gpu_op_with_api"))
     print("     op -> API:", dict(apis))

@@ -53,7 +53,7 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "same work as sequential on N non-blocking streams, pinned: H2D||kernel, kernel||D2H and "
      "H2D||D2H overlap occur",
      kChunkParams | kParamStreams, false,
-     "overlap:HtoD|kernel;overlap:kernel|DtoH;overlap:HtoD|DtoH"},
+     "overlap:H2D|kernel;overlap:kernel|D2H;overlap:H2D|D2H"},
     {"pageable",
      "same as overlapped but pageable host memory: copies are pageable, hold the host thread and "
      "run slower",
@@ -82,7 +82,7 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "H2D, kernel and D2H stages on 3 streams chained by cudaEventRecord/cudaStreamWaitEvent over "
      "ring buffers: every wait is needed, stages overlap",
      kChunkParams | kParamSlots, false,
-     "event_waits_real;overlap:HtoD|kernel;overlap:kernel|DtoH;zero_hazards"},
+     "event_waits_real;overlap:H2D|kernel;overlap:kernel|D2H;zero_hazards"},
     {"concurrent_kernels",
      "independent small-grid kernels on several non-blocking streams: kernel||kernel overlap "
      "across streams",
@@ -104,7 +104,7 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
     {"peer_overlap",
      "one process drives two GPUs: kernels on each device while the previous kernel's output is "
      "sent to the other device with peer copies; P2P||kernel on both devices (one GPU: D2D)",
-     kParamChunks | kParamKernelIters | kParamBlocks, false, "overlap:kernel|PtoP;two_devices"},
+     kParamChunks | kParamKernelIters | kParamBlocks, false, "overlap:kernel|P2P;two_devices"},
     {"library_gemm",
      "cuBLAS SGEMMs and a kernel launched with cuLaunchKernelEx (driver API, as Triton does) after "
      "host work in NVTX range host_prepare every step: every kernel has a submitter; the GPU "

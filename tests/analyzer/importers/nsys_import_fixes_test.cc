@@ -158,7 +158,7 @@ TEST(NsysMigrations, AConvertedTraceKeepsThemAsMigrationCopyKinds) {
   CreateExport(path, ExportLayout{});
   AddKernel(path, 1000, 2000);
   AddCopy(path, 1500, 2500, "11", 4096, /*stream=*/0);
-  AddCopy(path, 2600, 2700, "1", 64);  // a plain copy stays HtoD
+  AddCopy(path, 2600, 2700, "1", 64);  // a plain copy stays H2D
   const TraceModel m = LoadOne(path);
   const std::string out = dir.Path("converted.sqlite");
   TraceWriteOptions options;
@@ -167,7 +167,7 @@ TEST(NsysMigrations, AConvertedTraceKeepsThemAsMigrationCopyKinds) {
   EXPECT_EQ(SqlInt(out, "SELECT count(*) FROM memcpy WHERE copy_kind = 1"), 1);
   EXPECT_EQ(SqlInt(out,
                    "SELECT count(*) FROM memcpy m JOIN enum_copy_kind k ON k.value = "
-                   "m.copy_kind WHERE k.name = 'uvm_HtoD'"),
+                   "m.copy_kind WHERE k.name = 'uvm_H2D'"),
             1);
   TraceModel back = LoadOne(out);
   ASSERT_EQ(back.ops.size(), 3u);

@@ -31,7 +31,7 @@ std::string Read(const std::string& path) {
 
 std::vector<ResultTable> Tables(int64_t base) {
   ResultTable window{"analysis_window", {"window_index", "label"}, {{int64_t{0}, std::string("whole, trace")}}};
-  ResultTable gaps{"analysis_idle_gap", {"window_index", "start_ns", "op_before_id"}};
+  ResultTable gaps{"analysis_idle_gap", {"window_index", "start_ns", "prev_op_id"}};
   gaps.rows.push_back({int64_t{0}, base, ResultValue{}});
   // Rows made on demand come after the materialized ones.
   gaps.sources.push_back({{int64_t{0}}, [base](const RowSink& sink) {
@@ -45,14 +45,14 @@ TEST(CsvFolder, WritesOneFilePerTableWithAHeaderRow) {
   std::string dir = NewDir() + "/tables";  // created when missing
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, false).ok());
   EXPECT_EQ(Read(dir + "/analysis_window.csv"), "window_index,label\n0,\"whole, trace\"\n");
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,op_before_id\n0,100,\n0,105,7\n");
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
 }
 
 TEST(CsvFolder, SeveralTracesShareAFileBehindATraceIndex) {
   std::string dir = NewDir();
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100), Tables(200)}, false).ok());
   EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"),
-            "trace_index,window_index,start_ns,op_before_id\n0,0,100,\n0,0,105,7\n1,0,200,\n1,0,205,7\n");
+            "trace_index,window_index,start_ns,prev_op_id\n0,0,100,\n0,0,105,7\n1,0,200,\n1,0,205,7\n");
 }
 
 TEST(CsvFolder, ExistingFilesAreReplacedOnlyWhenForced) {
@@ -65,7 +65,7 @@ TEST(CsvFolder, ExistingFilesAreReplacedOnlyWhenForced) {
   EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "mine\n");
   EXPECT_NE(access((dir + "/analysis_window.csv").c_str(), F_OK), 0);
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, true).ok());
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,op_before_id\n0,100,\n0,105,7\n");
+  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
 }
 
 TEST(CsvFolder, ASymlinkIsNeverFollowedEvenWhenForced) {

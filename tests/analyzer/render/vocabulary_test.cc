@@ -1,0 +1,397 @@
+// One vocabulary everywhere (issue 17): every bundled trace's report (text,
+// JSON, CSV), diagnosis, HTML page and saved analysis tables cite ops and
+// calls in the one form of analyzer/render/op_ref.h, name copies H2D/D2H,
+// use NULL (not -1) for "none" and hold no packed strings; the trace's SQL
+// views use the same category names; older traces still load.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/commands/compare_runner.h"
+#include "analyzer/commands/diagnose_runner.h"
+#include "analyzer/commands/export_runner.h"
+#include "analyzer/commands/report_runner.h"
+#include "analyzer/convert/converted_trace_writer.h"
+#include "analyzer/importers/trace_loader.h"
+#include "gtest/gtest.h"
+#include "schema/schema.h"
+#include "tests/analyzer/synthetic_trace.h"
+
+namespace streamscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> BundledTraces() {
+  std::vector<std::string> out;
+  for (const char* dir : {"tests/data", "tests/data/nsys"}) {
+    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+      if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct OldForm {
+  const char* pattern;
+  const char* instead;
+};
+// Forms that output used before one vocabulary, and what replaced them.
+const OldForm kOldForms[] = {
+    {R"(\b(kernel|memcpy|memset|allocation)#[0-9])", "cite ops as 'copy 8 (stream 16)'"},
+    {R"(\bmemcpy [0-9])", "cite copies as 'copy N'"},
+    {R"(\(api [0-9]|, api [0-9])", "cite calls as 'call N name (thread T)'"},
+    {R"(\(tid [0-9])", "cite calls as 'call N name (thread T)'"},
+    {R"(\(sync [0-9]+\))", "cite syncs as 'sync N kind'"},
+    {R"(\b(HtoD|DtoH|DtoD|PtoP)\b)", "copies are H2D, D2H, D2D, P2P"},
+    {R"(\b(stream|thread|device|GPU) -1\b)", "none is said in words, not -1"},
+    {R"re("(op_before|op_after|api_tid|table_name)")re", "columns and keys have one name"},
+};
+
+// Every line of `text` matching an old form, as "form: line".
+std::vector<std::string> OldFormsIn(const std::string& text) {
+  static const std::vector<std::regex> res = [] {
+    std::vector<std::regex> v;
+    for (const OldForm& f : kOldForms) v.emplace_back(f.pattern);
+    return v;
+  }();
+  std::vector<std::string> hits;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    // Lines can be long (one JSON object); check the cheap way first.
+    for (size_t i = 0; i < res.size(); ++i) {
+      if (std::regex_search(line, res[i])) {
+        hits.push_back(std::string(kOldForms[i].instead) + ": " + line.substr(0, 300));
+        if (hits.size() > 5) return hits;
+      }
+    }
+  }
+  return hits;
+}
+
+std::string Report(const std::string& trace, ReportOptions::Format format) {
+  ReportOptions o;
+  o.traces = {trace};
+  o.format = format;
+  std::ostringstream out, err;
+  absl::Status s = RunReport(o, out, err);
+  EXPECT_TRUE(s.ok()) << trace << ": " << s;
+  return out.str();
+}
+
+std::string Diagnose(const std::string& trace, DiagnoseCommandOptions::Format format) {
+  DiagnoseCommandOptions o;
+  o.traces = {trace};
+  o.format = format;
+  std::ostringstream out, err;
+  absl::Status s = RunDiagnose(o, out, err);
+  EXPECT_TRUE(s.ok()) << trace << ": " << s;
+  return out.str();
+}
+
+std::string Html(const std::string& trace) {
+  ExportOptions o;
+  o.traces = {trace};
+  o.html_path = testing::TempTracePath("vocabulary") + ".html";
+  o.overwrite = true;
+  std::ostringstream out;
+  absl::Status s = RunExport(o, out);
+  EXPECT_TRUE(s.ok()) << trace << ": " << s;
+  std::ifstream in(o.html_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  fs::remove(o.html_path);
+  return text.str();
+}
+
+// A column that names a thing by id: none must be NULL, never -1.
+bool IsIdColumn(const std::string& c) {
+  return c == "tid" || c == "stream_a" || c == "stream_b" || (c.size() > 3 && c.ends_with("_id"));
+}
+
+// "host_nvtx_range:host_prepare=2813724;submission_latency=5000"
+bool IsPackedList(const std::string& v) {
+  static const std::regex packed(R"(^[a-z_]+(:[^=;]*)?=-?[0-9]+;)");
+  return v.find(';') != std::string::npos && std::regex_search(v, packed);
+}
+
+TEST(Vocabulary, ReportsDiagnosesAndPagesUseOneFormForEveryBundledTrace) {
+  std::vector<std::string> traces = BundledTraces();
+  ASSERT_GE(traces.size(), 15u);
+  for (const std::string& t : traces) {
+    for (const auto& [what, text] :
+         {std::pair<std::string, std::string>{"report text", Report(t, ReportOptions::Format::kText)},
+          {"report json", Report(t, ReportOptions::Format::kJson)},
+          {"diagnose text", Diagnose(t, DiagnoseCommandOptions::Format::kText)},
+          {"diagnose json", Diagnose(t, DiagnoseCommandOptions::Format::kJson)},
+          {"html", Html(t)}}) {
+      std::vector<std::string> hits = OldFormsIn(text);
+      EXPECT_TRUE(hits.empty()) << t << " " << what << ":\n  " << (hits.empty() ? "" : hits[0]);
+    }
+  }
+}
+
+TEST(Vocabulary, ComparisonsUseOneForm) {
+  for (const auto& [control, variant] :
+       {std::pair<std::string, std::string>{"tests/data/sequential.sqlite", "tests/data/overlapped.sqlite"},
+        {"tests/data/sequential.sqlite", "tests/data/racy.sqlite"},
+        {"tests/data/launch_individual.sqlite", "tests/data/launch_graph.sqlite"}}) {
+    for (auto format : {CompareCommandOptions::Format::kText, CompareCommandOptions::Format::kJson}) {
+      CompareCommandOptions o;
+      o.control = {control};
+      o.variant = {variant};
+      o.format = format;
+      std::ostringstream out;
+      (void)RunCompare(o, out);  // a verdict other than VERIFIED is not an error here
+      ASSERT_FALSE(out.str().empty()) << control << " vs " << variant;
+      std::vector<std::string> hits = OldFormsIn(out.str());
+      EXPECT_TRUE(hits.empty()) << control << " vs " << variant << ":\n  " << (hits.empty() ? "" : hits[0]);
+    }
+  }
+}
+
+TEST(Vocabulary, ReportJsonSaysNullForNone) {
+  for (const std::string& t : BundledTraces()) {
+    std::string json = Report(t, ReportOptions::Format::kJson);
+    static const std::regex minus_one(R"re("(tid|stream_id|device_id|api_id|id|stream_a|stream_b)":-1\b)re");
+    std::smatch m;
+    EXPECT_FALSE(std::regex_search(json, m, minus_one)) << t << ": " << m.str();
+  }
+}
+
+TEST(Vocabulary, CsvTablesHaveOneColumnNameNoSentinelsAndNoPackedStrings) {
+  for (const std::string& t : BundledTraces()) {
+    std::istringstream in(Report(t, ReportOptions::Format::kCsv));
+    std::string line, table;
+    std::vector<std::string> header;
+    while (std::getline(in, line)) {
+      if (line.rfind("# table: ", 0) == 0) {
+        table = line.substr(9);
+        header.clear();
+        continue;
+      }
+      if (line.empty() || line[0] == '#') continue;
+      std::vector<std::string> cells;
+      std::stringstream row(line);
+      for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+      if (header.empty()) {
+        header = cells;
+        for (const std::string& c : header) {
+          EXPECT_FALSE(c.starts_with("op_before") || c.starts_with("op_after") || c == "parts")
+              << t << " " << table << "." << c;
+        }
+        continue;
+      }
+      for (size_t i = 0; i < cells.size() && i < header.size(); ++i) {
+        if (IsIdColumn(header[i])) {
+          EXPECT_NE(cells[i], "-1") << t << " " << table << "." << header[i];
+        }
+        EXPECT_FALSE(IsPackedList(cells[i])) << t << " " << table << "." << header[i] << " = " << cells[i];
+      }
+    }
+  }
+}
+
+// sqlite3 helpers over one open database.
+struct Db {
+  explicit Db(const std::string& path) { sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr); }
+  ~Db() { sqlite3_close(db); }
+  std::vector<std::vector<std::string>> Rows(const std::string& sql) const {
+    std::vector<std::vector<std::string>> rows;
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db);
+    while (st != nullptr && sqlite3_step(st) == SQLITE_ROW) {
+      std::vector<std::string> row;
+      for (int i = 0; i < sqlite3_column_count(st); ++i) {
+        const unsigned char* v = sqlite3_column_text(st, i);
+        row.push_back(v == nullptr ? "<null>" : reinterpret_cast<const char*>(v));
+      }
+      rows.push_back(std::move(row));
+    }
+    sqlite3_finalize(st);
+    return rows;
+  }
+  std::string One(const std::string& sql) const {
+    auto rows = Rows(sql);
+    return rows.empty() || rows[0].empty() ? "<none>" : rows[0][0];
+  }
+  std::vector<std::string> Columns(const std::string& table) const {
+    std::vector<std::string> out;
+    for (const auto& r : Rows("SELECT name FROM pragma_table_info('" + table + "')")) out.push_back(r[0]);
+    return out;
+  }
+  sqlite3* db = nullptr;
+};
+
+TEST(Vocabulary, SavedTablesHaveOneColumnNameNoSentinelsAndNoPackedStrings) {
+  for (const std::string& t : {std::string("tests/data/pageable.sqlite"), std::string("tests/data/cpu_starved.sqlite"),
+                               std::string("tests/data/nsys/vecadd-um-a100.sqlite")}) {
+    std::string copy = testing::TempTracePath("vocabulary_save");
+    fs::copy_file(t, copy, fs::copy_options::overwrite_existing);
+    ReportOptions o;
+    o.traces = {copy};
+    o.save = true;
+    std::ostringstream out, err;
+    ASSERT_TRUE(RunReport(o, out, err).ok()) << err.str();
+    Db db(copy);
+    auto tables = db.Rows("SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'analysis_%' ORDER BY name");
+    ASSERT_GE(tables.size(), 20u) << t;
+    bool has_parts = false;
+    for (const auto& row : tables) {
+      const std::string& table = row[0];
+      has_parts |= table == "analysis_gap_worst_part";
+      for (const std::string& c : db.Columns(table)) {
+        EXPECT_FALSE(c.starts_with("op_before") || c.starts_with("op_after") || c == "parts") << table << "." << c;
+        if (IsIdColumn(c)) {
+          EXPECT_EQ(db.One("SELECT count(*) FROM \"" + table + "\" WHERE \"" + c + "\" = -1"), "0")
+              << t << " " << table << "." << c;
+        }
+        for (const auto& v : db.Rows("SELECT DISTINCT \"" + c + "\" FROM \"" + table + "\" WHERE typeof(\"" + c +
+                                     "\") = 'text' AND \"" + c + "\" LIKE '%;%' LIMIT 20")) {
+          EXPECT_FALSE(IsPackedList(v[0])) << table << "." << c << " = " << v[0];
+        }
+      }
+    }
+    EXPECT_TRUE(has_parts) << t;
+    fs::remove(copy);
+  }
+}
+
+TEST(Vocabulary, SavedGapPartsJoinTheirWorstGap) {
+  std::string copy = testing::TempTracePath("vocabulary_parts");
+  fs::copy_file("tests/data/cpu_starved.sqlite", copy, fs::copy_options::overwrite_existing);
+  ReportOptions o;
+  o.traces = {copy};
+  o.save = true;
+  std::ostringstream out, err;
+  ASSERT_TRUE(RunReport(o, out, err).ok()) << err.str();
+  Db db(copy);
+  // Every part lies inside its gap, and the parts of a gap add up to at most its length.
+  EXPECT_NE(db.One("SELECT count(*) FROM analysis_gap_worst_part"), "0");
+  EXPECT_EQ(db.One("SELECT count(*) FROM analysis_gap_worst_part p JOIN analysis_gap_worst g "
+                   "USING (window_index, rank) WHERE p.start_ns < g.start_ns OR p.end_ns > g.end_ns"),
+            "0");
+  EXPECT_EQ(db.One("SELECT count(*) FROM (SELECT g.length_ns, sum(p.length_ns) AS parts FROM analysis_gap_worst g "
+                   "JOIN analysis_gap_worst_part p USING (window_index, rank) GROUP BY window_index, rank) "
+                   "WHERE parts > length_ns"),
+            "0");
+  fs::remove(copy);
+}
+
+std::string NewTrace() {
+  testing::SyntheticTrace t;
+  t.Device(0).Stream(1).Stream(2);
+  t.Kernel(1, 100, 300, "saxpy");
+  t.Copy(OpCategory::kHtoD, 2, 200, 400);
+  t.Copy(OpCategory::kHtoD, 2, 500, 600);
+  t.Copy(OpCategory::kDtoH, 1, 700, 800);
+  std::string path = testing::TempTracePath("vocabulary_views");
+  EXPECT_TRUE(t.WriteFile(path).ok());
+  return path;
+}
+
+TEST(Vocabulary, SqlViewsUseTheReportsCategoryNames) {
+  std::string path = NewTrace();
+  Db db(path);
+  EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), "2");
+  EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'D2H'"), "1");
+  EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op_with_api WHERE category = 'H2D'"), "2");
+  EXPECT_EQ(db.One("SELECT name FROM gpu_op WHERE category = 'compute'"), "saxpy");
+  EXPECT_EQ(db.One("SELECT op_table || ' ' || op_id FROM gpu_op WHERE category = 'compute'"), "kernel 1");
+  EXPECT_EQ(db.One("SELECT copy_kind FROM gpu_op WHERE category = 'D2H'"), "D2H");
+  EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE op_table = 'kernel' AND copy_kind IS NULL AND bytes IS NULL"),
+            "1");
+  EXPECT_EQ(db.One("SELECT name FROM enum_copy_kind WHERE value = 1"), "H2D");
+  std::vector<std::string> columns = db.Columns("gpu_op");
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "detail"), 0);
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "table_name"), 0);
+  columns = db.Columns("gpu_op_with_api");
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "tid"), 1);
+  EXPECT_EQ(std::count(columns.begin(), columns.end(), "api_tid"), 0);
+}
+
+TEST(SchemaVersion, ANewTraceHasTheNewVersion) {
+  EXPECT_EQ(schema::Version(), 2);
+  Db db(NewTrace());
+  EXPECT_EQ(db.One("PRAGMA user_version"), "2");
+}
+
+TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
+  int old_version = 0;
+  for (const std::string& t : BundledTraces()) {
+    auto models = LoadTraceFile(t);
+    ASSERT_TRUE(models.ok()) << t << ": " << models.status();
+    ASSERT_FALSE(models->empty()) << t;
+    if (t.find("/nsys/") != std::string::npos) continue;  // Nsight Systems exports have no version of ours
+    std::string v = Db(t).One("PRAGMA user_version");
+    EXPECT_TRUE(v == "1" || v == "2") << t << " version " << v;
+    if (v == std::to_string(schema::OldestReadableVersion())) ++old_version;
+    EXPECT_GT((*models)[0].ops.size(), 0u) << t;
+  }
+  EXPECT_GT(old_version, 0) << "no bundled trace of version " << schema::OldestReadableVersion()
+                            << " is left to prove that old traces load";
+}
+
+TEST(SchemaVersion, SavingIntoAnOldTraceUpgradesItsNamesAndViews) {
+  std::string copy = testing::TempTracePath("vocabulary_upgrade");
+  fs::copy_file("tests/data/overlapped.sqlite", copy, fs::copy_options::overwrite_existing);
+  std::string h2d_before, ops_before;
+  {
+    Db db(copy);
+    ASSERT_EQ(db.One("PRAGMA user_version"), "1");
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), "0");  // version 1 said HtoD
+    h2d_before = db.One("SELECT count(*) FROM gpu_op WHERE category = 'HtoD'");
+    ops_before = db.One("SELECT count(*) FROM gpu_op");
+  }
+  ASSERT_NE(h2d_before, "0");
+  ReportOptions o;
+  o.traces = {copy};
+  o.save = true;
+  std::ostringstream out, err;
+  ASSERT_TRUE(RunReport(o, out, err).ok()) << err.str();
+  {
+    Db db(copy);
+    EXPECT_EQ(db.One("PRAGMA user_version"), std::to_string(schema::Version()));
+    EXPECT_EQ(db.One("SELECT value FROM metadata WHERE key = 'schema_version'"), std::to_string(schema::Version()));
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), h2d_before);
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op"), ops_before);
+    EXPECT_EQ(db.One("SELECT name FROM enum_copy_kind WHERE value = 2"), "D2H");
+    EXPECT_EQ(db.One("SELECT count(*) FROM gpu_op_with_api WHERE category = 'H2D' AND api_id IS NOT NULL"), h2d_before);
+  }
+  auto models = LoadTraceFile(copy);
+  ASSERT_TRUE(models.ok()) << models.status();
+  // A second save finds nothing to upgrade and changes nothing else.
+  std::ostringstream out2, err2;
+  ASSERT_TRUE(RunReport(o, out2, err2).ok()) << err2.str();
+  EXPECT_EQ(Db(copy).One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), h2d_before);
+  fs::remove(copy);
+}
+
+TEST(SchemaVersion, AConvertedTraceHasTheNewVersionAndItsViewsSayH2D) {
+  auto models = LoadTraceFile("tests/data/nsys/vecadd-um-a100.sqlite");
+  ASSERT_TRUE(models.ok()) << models.status();
+  std::string out = testing::TempTracePath("vocabulary_converted");
+  TraceWriteOptions w;
+  w.overwrite = true;
+  ASSERT_TRUE(WriteStreamscopeTrace((*models)[0], out, w).ok());
+  Db db(out);
+  EXPECT_EQ(db.One("PRAGMA user_version"), std::to_string(schema::Version()));
+  EXPECT_EQ(db.One("SELECT value FROM metadata WHERE key = 'schema_version'"), std::to_string(schema::Version()));
+  EXPECT_NE(db.One("SELECT count(*) FROM gpu_op WHERE category = 'H2D'"), "0");
+  auto reloaded = LoadTraceFile(out);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  EXPECT_EQ((*reloaded)[0].ops.size(), (*models)[0].ops.size());
+  fs::remove(out);
+}
+
+}  // namespace
+}  // namespace streamscope
