@@ -36,12 +36,13 @@ void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, Ana
     slice.kind = "critical-path";
     slice.name = SegmentName(model, s);
     slice.args["segment"] = std::string(PathSegmentKindName(s.kind));
+    const std::optional<int64_t> stream = StreamSourceIdOrNull(model, s.stream);
     slice.args["on"] = IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
-                                             : absl::StrCat("stream ", StreamSourceId(model, s.stream));
+                       : stream              ? absl::StrCat("stream ", *stream)
+                                             : std::string("no stream");
     if (s.op >= 0) slice.args["op"] = OpRefJson(model, s.op);
     if (s.api >= 0) {
-      slice.args["call"] = absl::StrCat(std::string(model.strings.Get(model.api.name[s.api])), " (api ",
-                                        model.api.source_id[s.api], ")");
+      slice.args["call"] = CallRef(model, s.api);
     }
     t.slices.push_back(std::move(slice));
   }

@@ -68,22 +68,30 @@ bool CauseInName(const AnalysisSlice& s) {
   return name.size() > cause.size() + 1 && name.starts_with(cause) && name.substr(cause.size(), 2) == ": ";
 }
 
-// "memcpy#7" (an op's source table and row id, as the analyses write op
-// references) -> {"memcpy", 7}.
+// "copy 7 (stream 13)", "kernel 2", "copy 9 (no stream)" (an op citation,
+// render/op_ref.h: kind, the row id in its source table, the stream) ->
+// {"memcpy", 7}: the stream is the slice's own track.
 std::optional<PerfettoProtoSink::OpReference> ParseOpRef(const nlohmann::json& v) {
   if (!v.is_string()) return std::nullopt;
   std::string_view text = v.get_ref<const std::string&>();
-  size_t hash = text.find('#');
-  if (hash == std::string_view::npos || hash + 1 == text.size() || text.size() - hash > 19) return std::nullopt;
-  std::string_view table = text.substr(0, hash);
-  bool known = false;
-  for (int c = 0; c < kNumOpCategories; ++c) known = known || table == OpTable(static_cast<OpCategory>(c));
-  if (!known) return std::nullopt;
-  int64_t id = 0;
-  for (char ch : text.substr(hash + 1)) {
-    if (ch < '0' || ch > '9') return std::nullopt;
-    id = id * 10 + (ch - '0');
+  size_t space = text.find(' ');
+  if (space == std::string_view::npos || space + 1 == text.size()) return std::nullopt;
+  std::string_view kind = text.substr(0, space);
+  std::string_view table;
+  for (int c = 0; c < kNumOpCategories; ++c) {
+    if (kind == OpKind(static_cast<OpCategory>(c))) table = OpTable(static_cast<OpCategory>(c));
   }
+  if (table.empty()) return std::nullopt;
+  std::string_view rest = text.substr(space + 1);
+  size_t digits = rest.find_first_not_of("0123456789");
+  std::string_view number = rest.substr(0, digits);
+  if (number.empty() || number.size() > 18) return std::nullopt;
+  if (digits != std::string_view::npos) {
+    std::string_view tail = rest.substr(digits);
+    if (!(tail.starts_with(" (stream ") || tail == " (no stream)") || !tail.ends_with(")")) return std::nullopt;
+  }
+  int64_t id = 0;
+  for (char ch : number) id = id * 10 + (ch - '0');
   return PerfettoProtoSink::OpReference{table, id};
 }
 

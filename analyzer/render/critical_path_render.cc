@@ -45,7 +45,8 @@ std::string Where(const PathSegment& s, const TraceModel& m) {
     return absl::StrCat("thread ", s.tid, call);
   }
   if (s.op >= 0) return OpLabel(m, s.op);
-  return absl::StrCat("stream ", StreamSourceId(m, s.stream));
+  std::optional<int64_t> stream = StreamSourceIdOrNull(m, s.stream);
+  return stream ? absl::StrCat("stream ", *stream) : std::string("no stream");
 }
 
 }  // namespace
@@ -68,8 +69,8 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
                        {"start_ns", s.start_ns},
                        {"end_ns", s.end_ns},
                        {"length_ns", s.length()},
-                       {"tid", s.tid},
-                       {"stream_id", StreamSourceId(m, s.stream)},
+                       {"tid", s.tid >= 0 ? nlohmann::json(s.tid) : nlohmann::json(nullptr)},
+                       {"stream_id", StreamIdJson(m, s.stream)},
                        {"op", s.op >= 0 ? OpRefJson(m, s.op) : nlohmann::json(nullptr)},
                        {"api", s.api >= 0 ? nlohmann::json{{"id", m.api.source_id[s.api]},
                                                            {"name", std::string(m.strings.Get(m.api.name[s.api]))}}
@@ -127,7 +128,7 @@ std::vector<ResultTable> CriticalPathToTables(const CriticalPath& p, const Trace
     bool host = IsHostSegment(s.kind);
     t.rows.push_back({static_cast<int64_t>(i), std::string(PathSegmentKindName(s.kind)),
                       std::string(DepEdgeKindName(s.edge)), std::string(host ? "host" : "gpu"),
-                      host ? ResultValue(s.tid) : ResultValue(), host ? ResultValue() : ResultValue(StreamSourceId(m, s.stream)),
+                      host ? ResultValue(s.tid) : ResultValue(), host ? ResultValue() : StreamIdCell(m, s.stream),
                       s.start_ns, s.end_ns, s.length(),
                       s.op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[s.op]))) : ResultValue(),
                       s.op >= 0 ? ResultValue(m.ops.source_id[s.op]) : ResultValue(),

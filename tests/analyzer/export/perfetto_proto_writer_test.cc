@@ -15,6 +15,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -318,12 +319,18 @@ std::map<std::pair<std::string, int64_t>, std::vector<const Slice*>> OpSlices(co
   return by_op;
 }
 
-bool IsOpRef(const nlohmann::json& v) {
-  if (!v.is_string()) return false;
+// An op citation ("copy 7 (stream 13)") as the decoder gives it back:
+// "memcpy#7" (table and row id; the stream is the slice's track). "" if not one.
+std::string OpRefKey(const nlohmann::json& v) {
+  static const std::regex ref(R"(^(kernel|copy|memset) ([0-9]+)( \((stream [0-9-]+|no stream)\))?$)");
+  std::smatch m;
+  if (!v.is_string()) return "";
   const std::string& s = v.get_ref<const std::string&>();
-  return (s.starts_with("kernel#") || s.starts_with("memcpy#") || s.starts_with("memset#")) &&
-         s.find_first_not_of("0123456789", 7) == std::string::npos && s.size() > 7;
+  if (!std::regex_match(s, m, ref)) return "";
+  const std::string table = m[1] == "copy" ? "memcpy" : std::string(m[1]);
+  return table + "#" + std::string(m[2]);
 }
+bool IsOpRef(const nlohmann::json& v) { return !OpRefKey(v).empty(); }
 
 int Export(const std::vector<std::string>& traces, const std::string& proto, const std::string& json = "",
            std::string* out_text = nullptr, std::string* err_text = nullptr) {
@@ -433,10 +440,12 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
       // Op references ("memcpy#7", lists of them) come back the same.
       for (auto& [key, v] : t.slices[i].args.items()) {
         if (IsOpRef(v)) {
-          EXPECT_EQ(on_track[i]->args.at(key).s, v.get<std::string>()) << key;
+          EXPECT_EQ(on_track[i]->args.at(key).s, OpRefKey(v)) << key;
           ++op_refs;
         } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), IsOpRef)) {
-          EXPECT_EQ(on_track[i]->args.at(key).list, v.get<std::vector<std::string>>()) << key;
+          std::vector<std::string> keys;
+          for (const nlohmann::json& x : v) keys.push_back(OpRefKey(x));
+          EXPECT_EQ(on_track[i]->args.at(key).list, keys) << key;
           ++op_refs;
         }
       }
