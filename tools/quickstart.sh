@@ -24,5 +24,8 @@ for variant in sequential overlapped pageable legacy_default implicit_sync cpu_s
   [ -f "$trace" ] || continue
   echo
   echo "=================== $variant ($trace) ==================="
-  "$BIN/streamscope" report --nvtx measured "$trace" || echo "streamscope: report failed for $trace (exit $?)"
+  "$BIN/streamscope" report --summary "$trace" || echo "streamscope: report failed for $trace (exit $?)"
 done
+echo
+echo "streamscope: that was the summary of each trace; the full report of one:"
+echo "  $BIN/streamscope report tests/data/overlapped.sqlite        (--section NAME picks parts; --help lists them)"
