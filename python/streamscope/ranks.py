@@ -63,7 +63,7 @@ def _int(v) -> Optional[int]:
         return None
 
 
-def rank_facts(trace, window="whole", *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
+def rank_facts(trace, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                step_range: Optional[str] = None) -> RankFacts:
     """One rank's facts for the window. `trace`: a Trace or a path.
     `step_range`: the NVTX range that marks a training step (its
@@ -214,7 +214,7 @@ def _run(cli: str, args: List[str]) -> bytes:
     return subprocess.run([cli, *args], check=True, stdout=subprocess.PIPE).stdout
 
 
-def analyze(paths, client=None, *, window="whole", nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
+def analyze(paths, client=None, *, window=None, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
             absolute: bool = False, top: int = 10, cli: Optional[str] = None) -> CrossRank:
     """Cross-rank analysis of many rank traces.
 

@@ -133,7 +133,7 @@ class Report:
         self._frames: Dict[str, pd.DataFrame] = {}
 
     @classmethod
-    def run(cls, paths: Sequence[Path], window="whole", nvtx=None, nvtx_instance=None, absolute=False,
+    def run(cls, paths: Sequence[Path], window=None, nvtx=None, nvtx_instance=None, absolute=False,
             gap_threshold_us=None, top=None, keep=None) -> "Report":
         args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top)
         tmp = tempfile.TemporaryDirectory(prefix="streamscope-report-")
@@ -227,7 +227,7 @@ class Report:
         return pd.concat(frames, ignore_index=True)
 
 
-def report_traces(paths, window="whole", *, nvtx=None, nvtx_instance=None, absolute=False, gap_threshold_us=None,
+def report_traces(paths, window=None, *, nvtx=None, nvtx_instance=None, absolute=False, gap_threshold_us=None,
            top=None) -> Report:
     """`streamscope report PATH...` over the processes (ranks) of one run
     (not named `report`: that is this module's name in the package):

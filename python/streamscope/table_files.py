@@ -34,7 +34,7 @@ def _existing(out_dir: Path, names: Sequence[str], suffix: str) -> List[Path]:
     return [out_dir / f"{n}{suffix}" for n in names if (out_dir / f"{n}{suffix}").exists()]
 
 
-def tables(trace_path: Union[PathLike, Sequence[PathLike]], window="whole", *, format: str = "csv",  # noqa: A002
+def tables(trace_path: Union[PathLike, Sequence[PathLike]], window=None, *, format: str = "csv",  # noqa: A002
            out_dir: Optional[PathLike] = None, force: bool = False, nvtx: Optional[str] = None,
            nvtx_instance: Optional[int] = None, absolute: bool = False,
            gap_threshold_us: Optional[float] = None, top: Optional[int] = None) -> Dict[str, Path]:

@@ -314,7 +314,7 @@ class Trace:
 
     # Analyses (C++ analyzer through the CLI) ---------------------------------
 
-    def report(self, window="whole", *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
+    def report(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                absolute: bool = False, gap_threshold_us: Optional[float] = None,
                top: Optional[int] = None):
         """Every analysis of `streamscope report` as DataFrames: see
@@ -329,13 +329,13 @@ class Trace:
                  absolute: bool = False):
         """`streamscope diagnose`: why overlap is missing, as a Diagnosis
         (findings DataFrame, one row per finding with its impact and remedy).
-        window=None is diagnose's default: the NVTX range 'measured' if the
-        trace has one, else the whole trace."""
+        window=None is the commands' default window (the steady state, else
+        the span of GPU activity)."""
         from .report import Diagnosis
         return Diagnosis.run([self.path], window=window, nvtx=nvtx, nvtx_instance=nvtx_instance,
                              absolute=absolute)
 
-    def tables(self, window="whole", *, format: str = "csv", out_dir: Optional[PathLike] = None,  # noqa: A002
+    def tables(self, window=None, *, format: str = "csv", out_dir: Optional[PathLike] = None,  # noqa: A002
                force: bool = False, **window_kwargs) -> Dict[str, Path]:
         """Writes every analysis table to out_dir (CSV or Parquet); see
         streamscope.tables."""
@@ -347,7 +347,7 @@ class Trace:
         from .plot import plot_timeline
         return plot_timeline(self, window=window, ax=ax, **kwargs)
 
-    def rank_facts(self, window="whole", **kwargs):
+    def rank_facts(self, window=None, **kwargs):
         """This rank's compact facts for a cross-rank merge: see
         streamscope.ranks.rank_facts."""
         from .ranks import rank_facts

@@ -9,9 +9,9 @@ Python                                     CLI (`streamscope report`/`diagnose`)
 ``window=(start_ns, end_ns)``              ``--from START --to END`` (ns from the
                                            trace start)
 ``window=(start_ns, end_ns), absolute=1``  ``... --absolute`` (trace-clock ns)
-``window=None``                            nothing: the command's default (report:
-                                           whole trace; diagnose: NVTX range
-                                           'measured' if present, else whole)
+``window=None`` (the default)              nothing: the commands' one default window
+                                           (the steady state, else the span of
+                                           GPU activity)
 =========================================  ======================================
 """
 from __future__ import annotations
