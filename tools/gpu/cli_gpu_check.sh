@@ -22,7 +22,7 @@ check() { if eval "$1"; then echo "ok: $2"; else echo "FAILED: $2"; fail=1; fi; 
   echo "=== run"
   "$bin/streamscope" run -o "$W/t.sqlite" -- "$bin/streamscope_workloads" --variant overlapped >"$W/run.out" 2>"$W/run.err"
   rc=$?; cat "$W/run.err"
-  check "[ $rc = 0 ] && grep -q 'trace of pid' '$W/run.err' && ! grep -q '^streamscope' '$W/run.out'" "run"
+  check "[ $rc = 0 ] && grep -q 'trace of pid' '$W/run.err' && ! grep -q '^streamscope: ' '$W/run.out'" "run"
   echo "=== run --kinds typo"
   "$bin/streamscope" run --kinds +memroy -- /bin/true 2>"$W/kinds.err"; rc=$?; cat "$W/kinds.err"
   check "[ $rc = 2 ] && grep -q \"did you mean 'memory'\" '$W/kinds.err'" "run --kinds typo"
