@@ -53,6 +53,17 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
       f.saving_estimated = true;
     }
   }
+  // Host delays removed, the GPU still runs its work: a starvation saving
+  // never exceeds the window's GPU idle time (span - busy). The replay can
+  // overshoot it when removed host work also released stream-ordered copies.
+  if (result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns) {
+    const int64_t idle = result->gpu_span_ns - result->busy_ns;
+    for (DiagnoseFinding& f : findings) {
+      if (f.cause == DiagnoseCause::kCpuStarvation && f.saving_estimated) {
+        f.estimated_saving_ns = std::min(f.estimated_saving_ns, idle);
+      }
+    }
+  }
   const int64_t threshold = std::max<int64_t>(
       options.min_impact_ns, static_cast<int64_t>(options.min_impact_share * static_cast<double>(result->gpu_span_ns)));
   // Leading: significant, with a significant estimated saving or without a
@@ -128,6 +139,20 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
     }
   }
   if (!holds.empty()) what_if.estimates.push_back(EstimateTogether(model, graph, holds, RankingWhatIfOptions()));
+  // cpu_starvation: the host work of every NVTX range (and of unannotated
+  // code) removed together: a data loader's work is often split over the
+  // step's range and code outside any range, and removing one name alone
+  // leaves the GPU waiting for the other.
+  std::vector<WhatIfCause> host_work;
+  for (const WhatIfEstimate& e : what_if.estimates) {
+    if (e.cause.kind == WhatIfKind::kHostWork && e.estimable &&
+        std::find(host_work.begin(), host_work.end(), e.cause) == host_work.end()) {
+      host_work.push_back(e.cause);
+    }
+  }
+  if (host_work.size() > 1) {
+    what_if.estimates.push_back(EstimateTogether(model, graph, host_work, RankingWhatIfOptions()));
+  }
   RankDiagnoseFindings(model, what_if, options, result);
 }
 
