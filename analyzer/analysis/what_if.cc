@@ -674,8 +674,17 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
     together.call_count += est.call_count;
     together.unestimated_ops += est.unestimated_ops;
     if (!one.lag.empty()) {
-      if (all.lag.empty()) all.lag = one.lag;
-      for (size_t i = 0; i < one.lag.size(); ++i) all.lag[i] = std::min(all.lag[i], one.lag[i]);
+      // Each cause's edits start from the recorded lags; causes that shorten
+      // the same edge (host work of two NVTX names in one gap) add up.
+      const std::vector<DepEdge>& edges = graph.edges();
+      if (all.lag.empty()) {
+        all.lag.resize(edges.size());
+        for (size_t i = 0; i < edges.size(); ++i) all.lag[i] = edges[i].lag_ns;
+      }
+      for (size_t i = 0; i < one.lag.size() && i < edges.size(); ++i) {
+        const int64_t cut = SaturatingSub(edges[i].lag_ns, one.lag[i]);
+        if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
+      }
     }
     if (!one.removed.empty()) {
       if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
