@@ -5,7 +5,7 @@
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-PKGS=(build-essential cmake ninja-build pkg-config git python3 sqlite3
+PKGS=(build-essential cmake ninja-build pkg-config git python3 python3-venv sqlite3
       libsqlite3-dev zlib1g-dev libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev
       libcli11-dev libprotobuf-dev protobuf-compiler chromium dpkg-dev file)
 missing=()
