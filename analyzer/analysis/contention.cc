@@ -117,6 +117,7 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     }
     int64_t over = MedianInPlace(over_durations(g));
     if (alone <= 0 || static_cast<double>(over) < o.contention_min_ratio * static_cast<double>(alone) ||
+        static_cast<double>(over) > o.contention_max_ratio * static_cast<double>(alone) ||
         over - alone < o.min_impact_ns) {
       continue;
     }

@@ -113,6 +113,11 @@ struct DiagnoseOptions {
   double overlapped_fraction = 0.5;    // op counts as overlapped when others ran this share of it
   double alone_fraction = 0.05;        // ... as alone when others ran at most this share
   double contention_min_ratio = 1.25;  // overlapped median / alone median
+  // Above this, the ops "alone" did other work under the same name (a small
+  // warm-up launch of the same kernel), not the same work uncontended:
+  // sharing SMs, DRAM or a copy engine with a few other ops does not slow an
+  // op down by an order of magnitude.
+  double contention_max_ratio = 8.0;
   int max_evidence = 8;                // ops and calls cited per finding
   const DiagnoseReference* reference = nullptr;  // not owned; may be null
 };

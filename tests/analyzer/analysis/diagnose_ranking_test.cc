@@ -103,6 +103,16 @@ TEST(DiagnoseRanking, HostWorkSplitOverNamesIsRemovedTogether) {
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kCpuStarvation) << Ranking(r);
 }
 
+TEST(DiagnoseRanking, AWarmUpLaunchIsNotTheAloneReferenceOfContention) {
+  // overlapped.sqlite: a tiny warm-up launch of ChunkTransform (0.7 us)
+  // falls inside the default window beside the real ones (~100 us, all
+  // overlapping copies): 141x is other work under the same name, not
+  // contention, and must not become the primary cause.
+  TraceModel m = LoadFixture("overlapped");
+  DiagnoseResult r = DiagnoseThroughPipeline(m, DefaultSteadyState(m).window);
+  EXPECT_EQ(Find(r, DiagnoseCause::kContention), nullptr) << Ranking(r);
+}
+
 TEST(DiagnoseRanking, FindingsKeepTheCheckOrderAndTheRankingIsAPermutation) {
   TraceModel m = testing::ThreeCausesTrace();
   DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
