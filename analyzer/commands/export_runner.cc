@@ -138,7 +138,8 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   }
   double analyze_s = Seconds(t0) - load_s;
 
-  if (json_file) {
+  // One timeline (Perfetto JSON or protobuf: the same inputs and counts).
+  auto write_timeline = [&](const std::string& path, OutputFile* file, auto writer, bool print_notes) -> absl::Status {
     auto t = std::chrono::steady_clock::now();
     std::vector<PerfettoTraceInput> inputs;
     for (size_t i = 0; i < models.size(); ++i) {
@@ -146,38 +147,30 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
                         prepared[i].label});
     }
     PerfettoExportStats stats;
-    ProgressPhase("writing " + options.perfetto_path);
-    absl::Status s = WritePerfettoJson(inputs, PerfettoExportOptions{}, json_file.get(), &stats);
+    ProgressPhase("writing " + path);
+    absl::Status s = writer(inputs, PerfettoExportOptions{}, file, &stats);
     ProgressIdle();
     if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
         "%d markers) in %.2f s\n",
-        options.perfetto_path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls, stats.nvtx_ranges,
-        stats.flows, stats.analysis_slices, stats.analysis_markers, Seconds(t));
-    for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+        path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls, stats.nvtx_ranges, stats.flows,
+        stats.analysis_slices, stats.analysis_markers, Seconds(t));
+    if (print_notes) {
+      for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+    }
+    return absl::OkStatus();
+  };
+  if (json_file) {
+    absl::Status s = write_timeline(options.perfetto_path, json_file.get(), WritePerfettoJson, true);
+    if (!s.ok()) return s;
   }
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
   if (proto_file) {
-    auto t = std::chrono::steady_clock::now();
-    std::vector<PerfettoTraceInput> inputs;
-    for (size_t i = 0; i < models.size(); ++i) {
-      inputs.push_back({&models[i], prepared[i].json_window, options.analyses ? &prepared[i].json_tracks : nullptr,
-                        prepared[i].label});
-    }
-    PerfettoExportStats stats;
-    ProgressPhase("writing " + options.perfetto_proto_path);
-    absl::Status s = WritePerfettoProto(inputs, PerfettoExportOptions{}, proto_file.get(), &stats);
-    ProgressIdle();
-    if (!s.ok()) return Prefixed("export: ", s);
-    out << absl::StrFormat(
-        "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
-        "%d markers) in %.2f s\n",
-        options.perfetto_proto_path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls,
-        stats.nvtx_ranges, stats.flows, stats.analysis_slices, stats.analysis_markers, Seconds(t));
-    if (json_file == nullptr) {
-      for (const std::string& n : stats.notes) out << "note: " << n << "\n";
-    }
+    // The JSON, when written too, printed the same notes.
+    absl::Status s = write_timeline(options.perfetto_proto_path, proto_file.get(), WritePerfettoProto,
+                                    json_file == nullptr);
+    if (!s.ok()) return s;
   }
 #endif
   if (html_file) {

@@ -16,20 +16,16 @@ namespace streamscope::testing {
 inline constexpr int64_t kUs = 1'000;
 inline constexpr int64_t kStream = 13;
 
-// A 2 ms host sleep (NVTX "sleep") before three 100 us kernels, five steps.
-// cudaMalloc [0, 1000); step s starts at T = 1000 + 2030 s: sleep [T, T+2000),
-// launches at T+2000, T+2010, T+2020; K1 [T+2005, T+2105), K2 and K3 follow
-// on the stream. Recorded end: T4 + 2305 = 11425 us. Without the sleep the
-// calls run back to back and the 15 kernels too, from 1005: end 2505 us,
-// saving 8920 us; measured cost 5 x 2000 = 10000 us. Critical path: host
-// work 10000, API calls 1000 + 4 x 30, launch 5, kernels 300 (= 11425).
-inline TraceModel HostSleepTrace() {
+// Five steps of 2 ms host work, then three 100 us kernels; the first
+// `annotated_us` of each step's host work in NVTX range `range`, the rest
+// unannotated (see HostSleepTrace and SplitHostWorkTrace below).
+inline TraceModel StepHostWorkTrace(const char* range, int64_t annotated_us) {
   ModelBuilder b;
   b.Stream(kStream, StreamKind::kNonBlocking);
   b.Api("cudaMalloc", 1, 0, 1000 * kUs);
   for (int64_t s = 0; s < 5; ++s) {
     int64_t t = (1000 + 2030 * s) * kUs;
-    b.Nvtx("sleep", 1, t, t + 2000 * kUs);
+    b.Nvtx(range, 1, t, t + annotated_us * kUs);
     for (int64_t k = 0; k < 3; ++k) {
       int64_t call = t + (2000 + 10 * k) * kUs;
       int64_t start = t + (2005 + 100 * k) * kUs;
@@ -39,6 +35,17 @@ inline TraceModel HostSleepTrace() {
   return b.Build();
 }
 
+// A 2 ms host sleep (NVTX "sleep") before three 100 us kernels, five steps.
+// cudaMalloc [0, 1000); step s starts at T = 1000 + 2030 s: sleep [T, T+2000),
+// launches at T+2000, T+2010, T+2020; K1 [T+2005, T+2105), K2 and K3 follow
+// on the stream. Recorded end: T4 + 2305 = 11425 us. Without the sleep the
+// calls run back to back and the 15 kernels too, from 1005: end 2505 us;
+// the first step's sleep comes before the first GPU op (start-up), so the
+// saving of the GPU span is 4 x 1730 = 6920 us; measured cost 5 x 2000 =
+// 10000 us. Critical path: host work 10000, API calls 1000 + 4 x 30,
+// launch 5, kernels 300 (= 11425).
+inline TraceModel HostSleepTrace() { return StepHostWorkTrace("sleep", 2000); }
+
 // HostSleepTrace with each step's 2 ms of host work split: the first 1 ms
 // in NVTX range "load", the second 1 ms unannotated (as a data loader's
 // work often is). The first step's host work comes before the first GPU op
@@ -46,21 +53,7 @@ inline TraceModel HostSleepTrace() {
 // shortens each of the 4 later gaps by 1000 us: 4000 us each. Removing both
 // runs everything back to back: 6920 us, the window's whole GPU idle time
 // between the steps (4 x 1730 us).
-inline TraceModel SplitHostWorkTrace() {
-  ModelBuilder b;
-  b.Stream(kStream, StreamKind::kNonBlocking);
-  b.Api("cudaMalloc", 1, 0, 1000 * kUs);
-  for (int64_t s = 0; s < 5; ++s) {
-    int64_t t = (1000 + 2030 * s) * kUs;
-    b.Nvtx("load", 1, t, t + 1000 * kUs);
-    for (int64_t k = 0; k < 3; ++k) {
-      int64_t call = t + (2000 + 10 * k) * kUs;
-      int64_t start = t + (2005 + 100 * k) * kUs;
-      b.Kernel("step_kernel", kStream, start, start + 100 * kUs, ApiTimes{call, call + 10 * kUs, 1});
-    }
-  }
-  return b.Build();
-}
+inline TraceModel SplitHostWorkTrace() { return StepHostWorkTrace("load", 1000); }
 
 // A launch then cudaStreamSynchronize every step, 20 us of unannotated host
 // work after the sync. Step s launches at T = 1000 + 530 s: K [T+5, T+505),
