@@ -25,11 +25,8 @@ class CuptiBufferItem : public WorkItem {
     uint32_t first_unknown = 0;
     while (api_->ActivityGetNextRecord(buffer_, valid_, &record) == CUPTI_SUCCESS) {
       switch (DecodeActivityRecord(record, out)) {
-        case DecodeResult::kDecoded:
-          break;
-        case DecodeResult::kIgnored:
-          ++ignored;
-          break;
+        case DecodeResult::kDecoded: break;
+        case DecodeResult::kIgnored: ++ignored; break;
         case DecodeResult::kUnknownKind:
           if (unknown++ == 0) first_unknown = ActivityKindOf(record);
           break;
@@ -106,8 +103,7 @@ std::atomic<ActivityBuffers*> ActivityBuffers::current_{nullptr};
 std::mutex ActivityBuffers::registry_mu_;
 std::vector<ActivityBuffers*>* ActivityBuffers::registry_ = nullptr;
 
-ActivityBuffers::ActivityBuffers(CuptiApi* api, TraceWriter* writer, size_t buffer_bytes,
-                                 size_t max_buffers)
+ActivityBuffers::ActivityBuffers(CuptiApi* api, TraceWriter* writer, size_t buffer_bytes, size_t max_buffers)
     : api_(api), writer_(writer), pool_(std::make_shared<BufferPool>(buffer_bytes, max_buffers)) {}
 
 ActivityBuffers::~ActivityBuffers() {
@@ -128,11 +124,9 @@ void ActivityBuffers::Request(uint8_t** buffer, size_t* size, size_t* max_record
   *size = pool_->bytes();
 }
 
-void ActivityBuffers::Complete(CUcontext context, uint32_t stream_id, uint8_t* buffer,
-                               size_t valid) {
+void ActivityBuffers::Complete(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t valid) {
   size_t dropped = 0;
-  if (api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS &&
-      dropped > 0) {
+  if (api_->ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
     writer_->AddStat(Stat::kRecordsDroppedCupti, static_cast<int64_t>(dropped));
   }
   if (buffer == nullptr) return;
@@ -155,8 +149,7 @@ void ActivityBuffers::SetCurrent(ActivityBuffers* buffers) {
   current_.store(buffers);
 }
 
-void CUPTIAPI ActivityBuffers::RequestTrampoline(uint8_t** buffer, size_t* size,
-                                                 size_t* max_records) {
+void CUPTIAPI ActivityBuffers::RequestTrampoline(uint8_t** buffer, size_t* size, size_t* max_records) {
   ActivityBuffers* b = current_.load();
   if (b == nullptr) {
     *buffer = nullptr;
@@ -167,8 +160,8 @@ void CUPTIAPI ActivityBuffers::RequestTrampoline(uint8_t** buffer, size_t* size,
   b->Request(buffer, size, max_records);
 }
 
-void CUPTIAPI ActivityBuffers::CompleteTrampoline(CUcontext context, uint32_t stream_id,
-                                                  uint8_t* buffer, size_t, size_t valid) {
+void CUPTIAPI ActivityBuffers::CompleteTrampoline(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t,
+                                                  size_t valid) {
   ActivityBuffers* owner = current_.load();
   if (buffer != nullptr && (owner == nullptr || !owner->pool_->Owns(buffer))) {
     // Lent by an earlier session (few buffers, few sessions: a short scan).

@@ -71,8 +71,8 @@ class ActivityBuffers {
   // returns a buffer to the instance that lent it.
   static void SetCurrent(ActivityBuffers* buffers);
   static void CUPTIAPI RequestTrampoline(uint8_t** buffer, size_t* size, size_t* max_records);
-  static void CUPTIAPI CompleteTrampoline(CUcontext context, uint32_t stream_id, uint8_t* buffer,
-                                          size_t size, size_t valid);
+  static void CUPTIAPI CompleteTrampoline(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t size,
+                                          size_t valid);
 
  private:
   CuptiApi* api_;

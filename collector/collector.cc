@@ -15,7 +15,6 @@
 //
 // Every failure prints one "streamscope: ..." line and leaves the
 // application running untraced.
-#include "collector/status.h"
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
@@ -25,10 +24,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "collector/status.h"
 
 #include <atomic>
-#include <climits>
 #include <cerrno>
+#include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +37,6 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <chrono>
 
 #include "collector/collector_config.h"
 #include "collector/cupti_layer.h"
@@ -160,8 +160,8 @@ std::string ApplicationCupti() {
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* data) -> int {
         const char* name = info->dlpi_name;
-        if (name != nullptr && (std::strstr(name, "libcupti.so") != nullptr ||
-                                std::strstr(name, "libtorch_cuda.so") != nullptr)) {
+        if (name != nullptr &&
+            (std::strstr(name, "libcupti.so") != nullptr || std::strstr(name, "libtorch_cuda.so") != nullptr)) {
           *static_cast<std::string*>(data) = name;
           return 1;
         }
@@ -261,8 +261,7 @@ void OnSignal(int sig) {
 }
 
 void StopThreadMain() {
-  while (sem_wait(&g_stop_sem) != 0) {
-  }
+  while (sem_wait(&g_stop_sem) != 0) {}
   int sig = g_stop_signal.load();
   (void)StopCollector(StrCat("signal:", sig), true);
   g_stop_done = true;
@@ -369,8 +368,7 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
     (void)w.Finish(StrCat("collector_error:", tracer.status().message()), 0);
     AppendManifest(c->config.manifest, path);
     delete c;  // the writer is finished; CUPTI never saw it
-    return Status(tracer.status().code(),
-                  StrCat(tracer.status().message(), "; the application runs untraced"));
+    return Status(tracer.status().code(), StrCat(tracer.status().message(), "; the application runs untraced"));
   }
   c->tracer = std::move(*tracer);
   auto meta = [&](std::string key, std::string value) { w.SetMetadata(std::move(key), std::move(value)); };
@@ -392,8 +390,8 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
   meta("injection", mode);
   // Which rank of a distributed job this process is (torchrun, MPI, Slurm):
   // lets the analyzer line up the traces of one run.
-  for (const char* var : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
-                          "PMI_RANK", "SLURM_PROCID"}) {
+  for (const char* var :
+       {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* value = std::getenv(var); value != nullptr) meta(StrCat("env:", var), value);
   }
   meta("capture_end", "running");
@@ -408,9 +406,10 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
   if (!app_cupti.empty() && std::strcmp(mode, "api") != 0) {
     // CUPTI takes one client per process and we are it: say who records
     // what before a profiler of the program's own (torch.profiler) finds out.
-    Warn(StrCat("recording this process's GPU activity; CUPTI allows one client, so a profiler the "
-                "program starts itself (torch.profiler, which loads ",
-                app_cupti.substr(app_cupti.rfind('/') + 1), ") records CPU events only"));
+    Warn(
+        StrCat("recording this process's GPU activity; CUPTI allows one client, so a profiler the "
+               "program starts itself (torch.profiler, which loads ",
+               app_cupti.substr(app_cupti.rfind('/') + 1), ") records CPU events only"));
   }
   return OkStatus();
 }
@@ -425,8 +424,7 @@ void StartCollector(const char* mode) {
   }
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
-  StatusOr<std::string> path =
-      ExpandOutputTemplate(config->output_template, getpid(), host, GetEnv);
+  StatusOr<std::string> path = ExpandOutputTemplate(config->output_template, getpid(), host, GetEnv);
   if (!path.ok()) {
     Warn(StrCat("not recording: ", path.status().message()));
     return;
@@ -444,10 +442,8 @@ int RecordStart(const char* output_path, const char* options) {
     Warn(StrCat("streamscope_record_start: not recording: ", why));
     return 1;
   };
-  if (Collector* c = g_collector.load();
-      c != nullptr && c->owner_pid == getpid() && !c->stopped.load()) {
-    return fail(StrCat("already recording into ", c->writer->path(),
-                       " (streamscope_record_stop ends that first)"));
+  if (Collector* c = g_collector.load(); c != nullptr && c->owner_pid == getpid() && !c->stopped.load()) {
+    return fail(StrCat("already recording into ", c->writer->path(), " (streamscope_record_stop ends that first)"));
   }
   if (output_path == nullptr || *output_path == '\0') return fail("no output path given");
   StatusOr<CollectorConfig> config = ConfigFromOptions(options == nullptr ? "" : options);
@@ -511,8 +507,7 @@ __attribute__((constructor)) void OnLoad() {
     char real[PATH_MAX];
     const char* resolved = realpath(cuda, real) ? real : cuda;
     if (*g_self_path != resolved) {
-      Warn(StrCat("CUDA_INJECTION64_PATH names another tool (", cuda,
-                        "); this process is not recorded"));
+      Warn(StrCat("CUDA_INJECTION64_PATH names another tool (", cuda, "); this process is not recorded"));
     }
   }
   const char* nvtx = std::getenv("NVTX_INJECTION64_PATH");
@@ -531,11 +526,10 @@ STREAMSCOPE_EXPORT int InitializeInjection(void) {
     std::string self = streamscope::collector::SelfPath();
     if (!self.empty()) setenv("NVTX_INJECTION64_PATH", self.c_str(), 1);
   }
-  streamscope::collector::StartCollector(
-      std::getenv("LD_PRELOAD") != nullptr &&
-              std::strstr(std::getenv("LD_PRELOAD"), "streamscope") != nullptr
-          ? "ld_preload"
-          : "cuda_injection");
+  streamscope::collector::StartCollector(std::getenv("LD_PRELOAD") != nullptr &&
+                                                 std::strstr(std::getenv("LD_PRELOAD"), "streamscope") != nullptr
+                                             ? "ld_preload"
+                                             : "cuda_injection");
   return 1;
 }
 

@@ -1,21 +1,28 @@
 #include "collector/collector_config.h"
 
-#include "collector/status.h"
 #include <array>
 #include <cctype>
-#include <map>
 #include <cstdio>
+#include <map>
 #include <utility>
-
+#include "collector/status.h"
 
 namespace streamscope::collector {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
-    {"kernel", kKindKernel},   {"memcpy", kKindMemcpy},   {"memset", kKindMemset},
-    {"sync", kKindSync},       {"runtime", kKindRuntime}, {"driver", kKindDriver},
-    {"nvtx", kKindNvtx},       {"stream", kKindStream},   {"context", kKindContext},
-    {"overhead", kKindOverhead}, {"graph", kKindGraph}, {"memory", kKindMemory},
+    {"kernel", kKindKernel},
+    {"memcpy", kKindMemcpy},
+    {"memset", kKindMemset},
+    {"sync", kKindSync},
+    {"runtime", kKindRuntime},
+    {"driver", kKindDriver},
+    {"nvtx", kKindNvtx},
+    {"stream", kKindStream},
+    {"context", kKindContext},
+    {"overhead", kKindOverhead},
+    {"graph", kKindGraph},
+    {"memory", kKindMemory},
     {"submit", kKindSubmit},
 }};
 
@@ -27,19 +34,17 @@ StatusOr<uint32_t> KindByName(std::string_view name) {
   }
   std::vector<std::string_view> names;
   for (const auto& [n, bit] : kKindNames) names.push_back(n);
-  return InvalidArgumentError(StrCat("unknown record kind '", name,
-                                                 "' (known: default, all, ",
-                                                 StrJoin(names, ", "), ")"));
+  return InvalidArgumentError(
+      StrCat("unknown record kind '", name, "' (known: default, all, ", StrJoin(names, ", "), ")"));
 }
 
-StatusOr<uint32_t> ParseUint(const EnvLookup& env, std::string_view var,
-                                   uint32_t fallback, uint32_t min, uint32_t max) {
+StatusOr<uint32_t> ParseUint(const EnvLookup& env, std::string_view var, uint32_t fallback, uint32_t min,
+                             uint32_t max) {
   std::optional<std::string> v = env(var);
   if (!v.has_value() || v->empty()) return fallback;
   uint32_t out = 0;
   if (!ParseInt(std::string_view(*v), &out) || out < min || out > max) {
-    return InvalidArgumentError(StrCat(var, "='", *v, "' is not an integer in [",
-                                                   min, ", ", max, "]"));
+    return InvalidArgumentError(StrCat(var, "='", *v, "' is not an integer in [", min, ", ", max, "]"));
   }
   return out;
 }
@@ -77,8 +82,7 @@ std::string JsonString(std::string_view s) {
 }  // namespace
 
 StatusOr<uint32_t> ParseKinds(std::string_view spec) {
-  std::vector<std::string_view> items =
-      SplitNonEmpty(spec, ", ");
+  std::vector<std::string_view> items = SplitNonEmpty(spec, ", ");
   if (items.empty()) return InvalidArgumentError("empty record kind list");
   bool all_edits = true;
   for (std::string_view item : items) {
@@ -109,13 +113,10 @@ std::string KindsToString(uint32_t kinds) {
 }
 
 std::string CollectorConfig::ToJson() const {
-  return StrCat("{\"output\":", JsonString(output_template),
-                      ",\"overwrite\":", overwrite ? "true" : "false",
-                      ",\"flush_ms\":", flush_ms, ",\"buffer_kb\":", buffer_kb,
-                      ",\"max_buffer_mb\":", max_buffer_mb,
-                      ",\"device_buffer_kb\":", device_buffer_kb,
-                      ",\"kinds\":", JsonString(KindsToString(kinds)),
-                      ",\"clock\":", JsonString(clock), "}");
+  return StrCat("{\"output\":", JsonString(output_template), ",\"overwrite\":", overwrite ? "true" : "false",
+                ",\"flush_ms\":", flush_ms, ",\"buffer_kb\":", buffer_kb, ",\"max_buffer_mb\":", max_buffer_mb,
+                ",\"device_buffer_kb\":", device_buffer_kb, ",\"kinds\":", JsonString(KindsToString(kinds)),
+                ",\"clock\":", JsonString(clock), "}");
 }
 
 StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env) {
@@ -144,8 +145,7 @@ StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env) {
   }
   if (auto v = env("STREAMSCOPE_CLOCK"); v.has_value() && !v->empty()) {
     if (*v != "monotonic-raw" && *v != "cupti-default") {
-      return InvalidArgumentError(StrCat(
-          "STREAMSCOPE_CLOCK='", *v, "' is not 'monotonic-raw' or 'cupti-default'"));
+      return InvalidArgumentError(StrCat("STREAMSCOPE_CLOCK='", *v, "' is not 'monotonic-raw' or 'cupti-default'"));
     }
     c.clock = *v;
   }
@@ -159,7 +159,7 @@ namespace streamscope::collector {
 
 StatusOr<CollectorConfig> ConfigFromOptions(std::string_view options) {
   static constexpr std::string_view kKeys[] = {
-      "STREAMSCOPE_KINDS",         "STREAMSCOPE_FLUSH_MS", "STREAMSCOPE_BUFFER_KB",
+      "STREAMSCOPE_KINDS",         "STREAMSCOPE_FLUSH_MS",         "STREAMSCOPE_BUFFER_KB",
       "STREAMSCOPE_MAX_BUFFER_MB", "STREAMSCOPE_DEVICE_BUFFER_KB", "STREAMSCOPE_CLOCK",
       "STREAMSCOPE_OVERWRITE",     "STREAMSCOPE_VERBOSE"};
   std::map<std::string, std::string, std::less<>> values;
@@ -183,8 +183,8 @@ StatusOr<CollectorConfig> ConfigFromOptions(std::string_view options) {
     if (!known) {
       std::vector<std::string_view> names;
       for (std::string_view k : kKeys) names.push_back(k.substr(12));
-      return InvalidArgumentError(StrCat("unknown option '", trim(item.substr(0, eq)),
-                                         "' (known: ", StrJoin(names, ", "), ")"));
+      return InvalidArgumentError(
+          StrCat("unknown option '", trim(item.substr(0, eq)), "' (known: ", StrJoin(names, ", "), ")"));
     }
     values[key] = std::string(trim(item.substr(eq + 1)));
   }

@@ -4,10 +4,10 @@
 #ifndef STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
 #define STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
 
-#include "collector/status.h"
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include "collector/status.h"
 
 #include "collector/output_path.h"
 
@@ -37,10 +37,8 @@ enum RecordKind : uint32_t {
 // --run, workloads run) turn it on themselves.
 // `submit` gives every op launched through the driver (cuBLAS, cuDNN, Triton)
 // its submitting call; a runtime call does not record its nested driver call.
-inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset |
-                                          kKindSync | kKindRuntime | kKindNvtx |
-                                          kKindStream | kKindContext | kKindOverhead |
-                                          kKindSubmit;
+inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset | kKindSync | kKindRuntime |
+                                          kKindNvtx | kKindStream | kKindContext | kKindOverhead | kKindSubmit;
 inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph | kKindMemory;
 
 // Parses a kinds list: "default", "all", or a comma list of names (kernel,
@@ -54,15 +52,15 @@ std::string KindsToString(uint32_t kinds);
 
 struct CollectorConfig {
   std::string output_template = "streamscope-%p.sqlite";  // STREAMSCOPE_OUTPUT
-  bool overwrite = false;             // STREAMSCOPE_OVERWRITE=1
-  uint32_t flush_ms = 500;            // STREAMSCOPE_FLUSH_MS (CUPTI flush period; 0 = CUPTI's own)
-  uint32_t buffer_kb = 4096;          // STREAMSCOPE_BUFFER_KB (one CUPTI buffer)
-  uint32_t max_buffer_mb = 512;       // STREAMSCOPE_MAX_BUFFER_MB (all buffers in flight)
-  uint32_t device_buffer_kb = 0;      // STREAMSCOPE_DEVICE_BUFFER_KB (0 = CUPTI default)
-  uint32_t kinds = kDefaultKinds;     // STREAMSCOPE_KINDS
-  std::string clock = "monotonic-raw";  // STREAMSCOPE_CLOCK: monotonic-raw | cupti-default
-  std::string manifest;               // STREAMSCOPE_MANIFEST: append "pid\tpath\n" per trace
-  bool verbose = false;               // STREAMSCOPE_VERBOSE=1
+  bool overwrite = false;                                 // STREAMSCOPE_OVERWRITE=1
+  uint32_t flush_ms = 500;                                // STREAMSCOPE_FLUSH_MS (CUPTI flush period; 0 = CUPTI's own)
+  uint32_t buffer_kb = 4096;                              // STREAMSCOPE_BUFFER_KB (one CUPTI buffer)
+  uint32_t max_buffer_mb = 512;                           // STREAMSCOPE_MAX_BUFFER_MB (all buffers in flight)
+  uint32_t device_buffer_kb = 0;                          // STREAMSCOPE_DEVICE_BUFFER_KB (0 = CUPTI default)
+  uint32_t kinds = kDefaultKinds;                         // STREAMSCOPE_KINDS
+  std::string clock = "monotonic-raw";                    // STREAMSCOPE_CLOCK: monotonic-raw | cupti-default
+  std::string manifest;                                   // STREAMSCOPE_MANIFEST: append "pid\tpath\n" per trace
+  bool verbose = false;                                   // STREAMSCOPE_VERBOSE=1
 
   // The options as a JSON object (metadata.capture_options).
   std::string ToJson() const;

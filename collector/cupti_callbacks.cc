@@ -26,9 +26,9 @@ constexpr CUpti_CallbackId kDriverStreamCreate[] = {
     CUPTI_DRIVER_TRACE_CBID_cuStreamCreate,
     CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority,
 };
-constexpr CUpti_CallbackId kNvtxRangeStart[] = {
-    CUPTI_CBID_NVTX_nvtxRangeStartA, CUPTI_CBID_NVTX_nvtxRangeStartW,
-    CUPTI_CBID_NVTX_nvtxRangeStartEx, CUPTI_CBID_NVTX_nvtxDomainRangeStartEx};
+constexpr CUpti_CallbackId kNvtxRangeStart[] = {CUPTI_CBID_NVTX_nvtxRangeStartA, CUPTI_CBID_NVTX_nvtxRangeStartW,
+                                                CUPTI_CBID_NVTX_nvtxRangeStartEx,
+                                                CUPTI_CBID_NVTX_nvtxDomainRangeStartEx};
 
 template <size_t N>
 bool IsOneOf(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
@@ -59,20 +59,15 @@ Status CuptiCallbacks::Subscribe() {
   enable(CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
   bool stream_tracking = true;
-  for (CUpti_CallbackId id : kRuntimeStreamCreate)
-    stream_tracking &= enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  for (CUpti_CallbackId id : kDriverStreamCreate)
-    stream_tracking &= enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
+  for (CUpti_CallbackId id : kRuntimeStreamCreate) stream_tracking &= enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (CUpti_CallbackId id : kDriverStreamCreate) stream_tracking &= enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
   writer_->SetStreamCreationTracked(stream_tracking);
   if (memory_) {
     int failed = 0;
-    for (uint32_t id : MemoryTracker::RuntimeCallbackIds())
-      failed += !enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
-    for (uint32_t id : MemoryTracker::DriverCallbackIds())
-      failed += !enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
+    for (uint32_t id : MemoryTracker::RuntimeCallbackIds()) failed += !enable(CUPTI_CB_DOMAIN_RUNTIME_API, id);
+    for (uint32_t id : MemoryTracker::DriverCallbackIds()) failed += !enable(CUPTI_CB_DOMAIN_DRIVER_API, id);
     if (failed > 0) {
-      std::fprintf(stderr, "streamscope: %d memory-tracking callbacks could not be enabled\n",
-                   failed);
+      std::fprintf(stderr, "streamscope: %d memory-tracking callbacks could not be enabled\n", failed);
     }
   }
   if (options_.nvtx) {
@@ -90,21 +85,16 @@ void CuptiCallbacks::Unsubscribe() {
   }
 }
 
-void CUPTIAPI CuptiCallbacks::Trampoline(void* self, CUpti_CallbackDomain domain,
-                                         CUpti_CallbackId cbid, const void* data) {
+void CUPTIAPI CuptiCallbacks::Trampoline(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                         const void* data) {
   static_cast<CuptiCallbacks*>(self)->OnCallback(domain, cbid, data);
 }
 
-void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                const void* data) {
+void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (!active_.load()) return;
   switch (domain) {
-    case CUPTI_CB_DOMAIN_RESOURCE:
-      OnResource(cbid, data);
-      return;
-    case CUPTI_CB_DOMAIN_NVTX:
-      OnNvtxStartEnd(static_cast<const CUpti_NvtxData*>(data));
-      return;
+    case CUPTI_CB_DOMAIN_RESOURCE: OnResource(cbid, data); return;
+    case CUPTI_CB_DOMAIN_NVTX: OnNvtxStartEnd(static_cast<const CUpti_NvtxData*>(data)); return;
     case CUPTI_CB_DOMAIN_RUNTIME_API: {
       const auto* cd = static_cast<const CUpti_CallbackData*>(data);
       if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
@@ -124,8 +114,7 @@ void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
         memory_->OnDriverCallback(cbid, data);
       }
       return;
-    default:
-      return;
+    default: return;
   }
 }
 
@@ -166,8 +155,7 @@ void CuptiCallbacks::OnStreamCreated(const CUpti_CallbackData* cd) {
   if (cd->callbackSite != CUPTI_API_EXIT || cd->functionParams == nullptr) return;
   // Every stream-creating call returns its status as an int-sized enum where
   // 0 is success, and takes the out-pointer to the new stream first.
-  if (cd->functionReturnValue != nullptr && *static_cast<const int*>(cd->functionReturnValue) != 0)
-    return;
+  if (cd->functionReturnValue != nullptr && *static_cast<const int*>(cd->functionReturnValue) != 0) return;
   CUstream* out = *static_cast<CUstream* const*>(cd->functionParams);
   if (out == nullptr || *out == nullptr) return;
   uint32_t id = 0;
@@ -204,16 +192,15 @@ void CuptiCallbacks::StartMemoryTracking() {
   CuptiApi* api = api_;
   hooks.stream_id = [api](void* context, void* stream, bool per_thread) -> std::optional<uint32_t> {
     uint32_t id = 0;
-    if (api->GetStreamIdEx(static_cast<CUcontext>(context), static_cast<CUstream>(stream),
-                           per_thread ? 1 : 0, &id) != CUPTI_SUCCESS) {
+    if (api->GetStreamIdEx(static_cast<CUcontext>(context), static_cast<CUstream>(stream), per_thread ? 1 : 0, &id) !=
+        CUPTI_SUCCESS) {
       return std::nullopt;
     }
     return id;
   };
   hooks.device_id = [api](void* context) -> std::optional<uint32_t> {
     uint32_t device = 0;
-    if (context == nullptr ||
-        api->GetDeviceId(static_cast<CUcontext>(context), &device) != CUPTI_SUCCESS) {
+    if (context == nullptr || api->GetDeviceId(static_cast<CUcontext>(context), &device) != CUPTI_SUCCESS) {
       return std::nullopt;
     }
     return device;

@@ -30,10 +30,10 @@ class TraceWriter;
 class CuptiCallbacks {
  public:
   struct Options {
-    bool nvtx = false;    // learn start/end NVTX ranges
-    bool memory = false;  // record kind `memory`
-    uint64_t (*now)() = nullptr;            // trace clock
-    std::function<void()> flush_activity;   // forced flush of CUPTI's buffers
+    bool nvtx = false;                     // learn start/end NVTX ranges
+    bool memory = false;                   // record kind `memory`
+    uint64_t (*now)() = nullptr;           // trace clock
+    std::function<void()> flush_activity;  // forced flush of CUPTI's buffers
   };
   // `api` and `writer` must outlive the object.
   CuptiCallbacks(CuptiApi* api, TraceWriter* writer, Options options);
@@ -54,8 +54,7 @@ class CuptiCallbacks {
   bool nvtx_callbacks() const { return nvtx_callbacks_; }
 
  private:
-  static void CUPTIAPI Trampoline(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-                                  const void* data);
+  static void CUPTIAPI Trampoline(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnResource(CUpti_CallbackId cbid, const void* data);
   void OnStreamCreated(const CUpti_CallbackData* cd);

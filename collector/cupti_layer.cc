@@ -112,8 +112,7 @@ struct CuptiTracer::State {
   }
 };
 
-StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config,
-                                                          TraceWriter* writer) {
+StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config, TraceWriter* writer) {
   StatusOr<CuptiApi*> api = SystemCupti();
   if (!api.ok()) return api.status();
   // The real CUPTI may call into the session's objects until the process
@@ -121,14 +120,13 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig&
   return StartWith(config, writer, *api, /*owns_state=*/false);
 }
 
-StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config,
-                                                          TraceWriter* writer, CuptiApi* api) {
+StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config, TraceWriter* writer,
+                                                          CuptiApi* api) {
   return StartWith(config, writer, api, /*owns_state=*/true);
 }
 
-StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorConfig& config,
-                                                              TraceWriter* writer, CuptiApi* api,
-                                                              bool owns_state) {
+StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorConfig& config, TraceWriter* writer,
+                                                              CuptiApi* api, bool owns_state) {
   if (g_session_running.exchange(true)) {
     return AlreadyExistsError("a recording session is already running in this process");
   }
@@ -144,23 +142,20 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   s->api = api;
   s->writer = writer;
   size_t buffer_bytes = static_cast<size_t>(config.buffer_kb) * 1024;
-  size_t max_buffers =
-      std::max<size_t>(2, static_cast<size_t>(config.max_buffer_mb) * 1024 * 1024 / buffer_bytes);
+  size_t max_buffers = std::max<size_t>(2, static_cast<size_t>(config.max_buffer_mb) * 1024 * 1024 / buffer_bytes);
   s->buffers = std::make_unique<ActivityBuffers>(api, writer, buffer_bytes, max_buffers);
 
   tracer->clock_domain_ = "cupti-default";
   if (config.clock == "monotonic-raw") {
     // Once per process: a later session keeps the clock of the first.
-    Status st = g_monotonic_clock.load()
-                    ? OkStatus()
-                    : CuptiStatus(*api, api->ActivityRegisterTimestampCallback(MonotonicRawNs),
-                                  "cuptiActivityRegisterTimestampCallback");
+    Status st = g_monotonic_clock.load() ? OkStatus()
+                                         : CuptiStatus(*api, api->ActivityRegisterTimestampCallback(MonotonicRawNs),
+                                                       "cuptiActivityRegisterTimestampCallback");
     if (st.ok()) {
       tracer->clock_domain_ = "monotonic-raw";
       g_monotonic_clock = true;
     } else {
-      std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n",
-                   std::string(st.message()).c_str());
+      std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n", std::string(st.message()).c_str());
     }
   }
   // Thread ids as the OS knows them (gettid), matching /proc and debuggers.
@@ -184,18 +179,16 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   if (config.device_buffer_kb > 0) {
     size_t bytes = static_cast<size_t>(config.device_buffer_kb) * 1024;
     size_t size = sizeof(bytes);
-    if (Status st = CuptiStatus(
-            *api, api->ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes),
-            "device buffer size");
+    if (Status st = CuptiStatus(*api, api->ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes),
+                                "device buffer size");
         !st.ok()) {
       std::fprintf(stderr, "streamscope: %s\n", std::string(st.message()).c_str());
     }
   }
   ActivityBuffers::SetCurrent(s->buffers.get());
-  if (Status st = CuptiStatus(*api,
-                              api->ActivityRegisterCallbacks(ActivityBuffers::RequestTrampoline,
-                                                             ActivityBuffers::CompleteTrampoline),
-                              "cuptiActivityRegisterCallbacks");
+  if (Status st = CuptiStatus(
+          *api, api->ActivityRegisterCallbacks(ActivityBuffers::RequestTrampoline, ActivityBuffers::CompleteTrampoline),
+          "cuptiActivityRegisterCallbacks");
       !st.ok() && !g_buffer_callbacks_registered.load()) {
     return fail(st);  // (a later session keeps the trampolines registered before)
   }
@@ -205,8 +198,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   std::vector<std::string> enabled_names;
   for (const KindMap& k : kKindMap) {
     if (!(config.kinds & k.our_kind)) continue;
-    Status st = CuptiStatus(*api, api->ActivityEnable(k.cupti_kind),
-                            StrCat("enabling ", k.name, " records"));
+    Status st = CuptiStatus(*api, api->ActivityEnable(k.cupti_kind), StrCat("enabling ", k.name, " records"));
     if (st.ok()) {
       s->enabled.push_back(k.cupti_kind);
       enabled_names.push_back(k.name);
@@ -218,8 +210,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
       writer->AddStat(Stat::kSubmitApisRefused, 1);
       continue;
     }
-    std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name,
-                 std::string(st.message()).c_str());
+    std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name, std::string(st.message()).c_str());
   }
   if ((config.kinds & kKindSubmit) && !(config.kinds & kKindDriver)) {
     // The driver calls that submit GPU work, one by one (the whole DRIVER
@@ -249,10 +240,9 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   if (s->callbacks->memory_tracking()) enabled_names.push_back("memory");
   tracer->enabled_kinds_ = StrJoin(enabled_names, ",");
   if (config.flush_ms > 0) {
-    s->flusher = std::make_unique<PeriodicFlusher>(std::chrono::milliseconds(config.flush_ms),
-                                                   [s] { s->PeriodicFlush(); });
-    if (Status st = CuptiStatus(*api, api->ActivityFlushPeriod(config.flush_ms),
-                                "cuptiActivityFlushPeriod");
+    s->flusher =
+        std::make_unique<PeriodicFlusher>(std::chrono::milliseconds(config.flush_ms), [s] { s->PeriodicFlush(); });
+    if (Status st = CuptiStatus(*api, api->ActivityFlushPeriod(config.flush_ms), "cuptiActivityFlushPeriod");
         !st.ok()) {
       std::fprintf(stderr, "streamscope: no periodic flush (a killed process loses more): %s\n",
                    std::string(st.message()).c_str());

@@ -29,12 +29,11 @@ class CuptiTracer {
   // Starts tracing into `writer` (which must outlive the tracer) with the
   // process's CUPTI. On error nothing stays enabled and the status says what
   // and why; another session still running is kAlreadyExists.
-  static StatusOr<std::unique_ptr<CuptiTracer>> Start(const CollectorConfig& config,
-                                                      TraceWriter* writer);
+  static StatusOr<std::unique_ptr<CuptiTracer>> Start(const CollectorConfig& config, TraceWriter* writer);
   // The same with `api` instead (tests: a fake CUPTI that must outlive the
   // tracer; its state is freed with the tracer).
-  static StatusOr<std::unique_ptr<CuptiTracer>> Start(const CollectorConfig& config,
-                                                      TraceWriter* writer, CuptiApi* api);
+  static StatusOr<std::unique_ptr<CuptiTracer>> Start(const CollectorConfig& config, TraceWriter* writer,
+                                                      CuptiApi* api);
   ~CuptiTracer();  // Stop()
   CuptiTracer(const CuptiTracer&) = delete;
   CuptiTracer& operator=(const CuptiTracer&) = delete;
@@ -68,9 +67,8 @@ class CuptiTracer {
  private:
   struct State;
   CuptiTracer() = default;
-  static StatusOr<std::unique_ptr<CuptiTracer>> StartWith(const CollectorConfig& config,
-                                                          TraceWriter* writer, CuptiApi* api,
-                                                          bool owns_state);
+  static StatusOr<std::unique_ptr<CuptiTracer>> StartWith(const CollectorConfig& config, TraceWriter* writer,
+                                                          CuptiApi* api, bool owns_state);
   State* state_ = nullptr;
   bool owns_state_ = false;
   std::string clock_domain_;

@@ -18,13 +18,25 @@
 namespace streamscope::collector {
 namespace {
 
-#define STREAMSCOPE_CUPTI_REQUIRED(X)                                                    \
-  X(cuptiGetVersion) X(cuptiGetResultString) X(cuptiSubscribe) X(cuptiUnsubscribe)       \
-  X(cuptiEnableCallback) X(cuptiActivityEnable) X(cuptiActivityDisable)                  \
-  X(cuptiActivityRegisterCallbacks) X(cuptiActivityFlushAll) X(cuptiActivityFlushPeriod) \
-  X(cuptiActivityGetNextRecord) X(cuptiActivityGetNumDroppedRecords)                     \
-  X(cuptiActivitySetAttribute) X(cuptiActivityRegisterTimestampCallback)                 \
-  X(cuptiGetTimestamp) X(cuptiGetStreamIdEx) X(cuptiGetDeviceId) X(cuptiGetCallbackName) \
+#define STREAMSCOPE_CUPTI_REQUIRED(X)       \
+  X(cuptiGetVersion)                        \
+  X(cuptiGetResultString)                   \
+  X(cuptiSubscribe)                         \
+  X(cuptiUnsubscribe)                       \
+  X(cuptiEnableCallback)                    \
+  X(cuptiActivityEnable)                    \
+  X(cuptiActivityDisable)                   \
+  X(cuptiActivityRegisterCallbacks)         \
+  X(cuptiActivityFlushAll)                  \
+  X(cuptiActivityFlushPeriod)               \
+  X(cuptiActivityGetNextRecord)             \
+  X(cuptiActivityGetNumDroppedRecords)      \
+  X(cuptiActivitySetAttribute)              \
+  X(cuptiActivityRegisterTimestampCallback) \
+  X(cuptiGetTimestamp)                      \
+  X(cuptiGetStreamIdEx)                     \
+  X(cuptiGetDeviceId)                       \
+  X(cuptiGetCallbackName)                   \
   X(cuptiSetThreadIdType)
 // Newer than the rest: a CUPTI without it still records, without per-call
 // driver records.
@@ -41,9 +53,7 @@ class DlopenedCupti final : public CuptiApi {
 #undef STREAMSCOPE_CUPTI_FN
 
   CUptiResult GetVersion(uint32_t* v) override { return cuptiGetVersion(v); }
-  CUptiResult GetResultString(CUptiResult r, const char** t) override {
-    return cuptiGetResultString(r, t);
-  }
+  CUptiResult GetResultString(CUptiResult r, const char** t) override { return cuptiGetResultString(r, t); }
   CUptiResult GetCallbackName(CUpti_CallbackDomain d, uint32_t cbid, const char** n) override {
     return cuptiGetCallbackName(d, cbid, n);
   }
@@ -52,9 +62,7 @@ class DlopenedCupti final : public CuptiApi {
     return cuptiGetStreamIdEx(c, s, pt, id);
   }
   CUptiResult GetDeviceId(CUcontext c, uint32_t* d) override { return cuptiGetDeviceId(c, d); }
-  CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType t) override {
-    return cuptiSetThreadIdType(t);
-  }
+  CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType t) override { return cuptiSetThreadIdType(t); }
   CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc f, void* u) override {
     return cuptiSubscribe(s, f, u);
   }
@@ -125,8 +133,8 @@ StatusOr<DlopenedCupti*> LoadCupti() {
       // Named explicitly: use that one or none.
       try_open(env, 0);
       if (api->handle == nullptr) {
-        status = NotFoundError(StrCat("CUPTI library not found: STREAMSCOPE_CUPTI_LIB=", env,
-                                      " cannot be loaded (", dlerror() ? "dlopen failed" : "?", ")"));
+        status = NotFoundError(StrCat("CUPTI library not found: STREAMSCOPE_CUPTI_LIB=", env, " cannot be loaded (",
+                                      dlerror() ? "dlopen failed" : "?", ")"));
         return;
       }
     }
@@ -145,17 +153,15 @@ StatusOr<DlopenedCupti*> LoadCupti() {
       return;
     }
     std::vector<std::string> missing;
-#define STREAMSCOPE_CUPTI_SYM(name) \
-  api->name = reinterpret_cast<decltype(api->name)>(dlsym(api->handle, #name));
-#define STREAMSCOPE_CUPTI_NEED(name) \
-  STREAMSCOPE_CUPTI_SYM(name) if (api->name == nullptr) missing.push_back(#name);
+#define STREAMSCOPE_CUPTI_SYM(name) api->name = reinterpret_cast<decltype(api->name)>(dlsym(api->handle, #name));
+#define STREAMSCOPE_CUPTI_NEED(name) STREAMSCOPE_CUPTI_SYM(name) if (api->name == nullptr) missing.push_back(#name);
     STREAMSCOPE_CUPTI_REQUIRED(STREAMSCOPE_CUPTI_NEED)
     STREAMSCOPE_CUPTI_OPTIONAL(STREAMSCOPE_CUPTI_SYM)
 #undef STREAMSCOPE_CUPTI_NEED
 #undef STREAMSCOPE_CUPTI_SYM
     if (!missing.empty()) {
-      status = FailedPreconditionError(
-          StrCat("CUPTI at ", api->path, " lacks ", StrJoin(missing, ", "), " (too old?)"));
+      status =
+          FailedPreconditionError(StrCat("CUPTI at ", api->path, " lacks ", StrJoin(missing, ", "), " (too old?)"));
     }
   });
   if (!status.ok()) return status;

@@ -1,12 +1,11 @@
 #include "collector/device_probe.h"
 
-#include "collector/status.h"
 #include <cuda.h>
 #include <dlfcn.h>
+#include "collector/status.h"
 
 #include <cstdio>
 #include <mutex>
-
 
 namespace streamscope::collector {
 namespace {
@@ -34,10 +33,8 @@ DriverApi ResolveDriver() {
     a.cuDeviceGetUuid = reinterpret_cast<decltype(a.cuDeviceGetUuid)>(dlsym(h, "cuDeviceGetUuid"));
   }
   a.cuDeviceTotalMem = reinterpret_cast<decltype(a.cuDeviceTotalMem)>(dlsym(h, "cuDeviceTotalMem_v2"));
-  a.cuDeviceGetAttribute =
-      reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
-  a.cuDriverGetVersion =
-      reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
+  a.cuDeviceGetAttribute = reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
+  a.cuDriverGetVersion = reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
   a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
   a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
   return a;
@@ -57,10 +54,8 @@ DriverApi Driver() {
 
 std::string FormatGpuUuid(const unsigned char b[16]) {
   char buf[48];
-  std::snprintf(buf, sizeof(buf),
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                b[14], b[15]);
+  std::snprintf(buf, sizeof(buf), "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return buf;
 }
 

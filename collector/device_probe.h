@@ -7,8 +7,8 @@
 #ifndef STREAMSCOPE_COLLECTOR_DEVICE_PROBE_H_
 #define STREAMSCOPE_COLLECTOR_DEVICE_PROBE_H_
 
-#include "collector/status.h"
 #include <string>
+#include "collector/status.h"
 
 #include "collector/trace_records.h"
 

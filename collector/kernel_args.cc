@@ -11,8 +11,8 @@ const void* const kParamBufferSize = reinterpret_cast<const void*>(0x02);
 constexpr int kMaxExtraItems = 64;  // a malformed list cannot make us scan forever
 }  // namespace
 
-bool ReadArgWord(const ParamLayout& layout, size_t index, size_t word, void* const* kernel_params,
-                 void* const* extra, uint64_t* value) {
+bool ReadArgWord(const ParamLayout& layout, size_t index, size_t word, void* const* kernel_params, void* const* extra,
+                 uint64_t* value) {
   if (index >= layout.size()) return false;
   const ParamSlot& slot = layout[index];
   size_t at = word * sizeof(uint64_t);

@@ -39,15 +39,14 @@ inline constexpr size_t kMaxWordsPerArg = 64;
 // Reads the `word`-th 8-byte word of argument `index` of a launch: from
 // kernel_params[index], else from the packed `extra` buffer at its offset.
 // False if the argument has no such aligned word or cannot be read.
-bool ReadArgWord(const ParamLayout& layout, size_t index, size_t word, void* const* kernel_params,
-                 void* const* extra, uint64_t* value);
+bool ReadArgWord(const ParamLayout& layout, size_t index, size_t word, void* const* kernel_params, void* const* extra,
+                 uint64_t* value);
 
 // Calls emit(record) for each pointer in an argument inside a live
 // allocation.
 template <typename Emit>
-void AttributeKernelArgs(const ParamLayout& layout, void* const* kernel_params,
-                         void* const* extra, const AllocationMap& live, uint32_t correlation_id,
-                         Emit&& emit) {
+void AttributeKernelArgs(const ParamLayout& layout, void* const* kernel_params, void* const* extra,
+                         const AllocationMap& live, uint32_t correlation_id, Emit&& emit) {
   constexpr size_t kMaxSeen = 32;
   uint64_t seen[kMaxSeen];
   size_t nseen = 0;

@@ -78,42 +78,47 @@ enum class Op : uint8_t {
   kDriverCopy2D,    // CUDA_MEMCPY2D
   kCopyToSymbol,
   kCopyFromSymbol,
-  kSet,             // runtime {dst; int value; size_t bytes; ...}
+  kSet,  // runtime {dst; int value; size_t bytes; ...}
   kSet2D,
   kSet3D,
-  kDriverSet,       // cuMemsetD{8,16,32}: N elements
+  kDriverSet,  // cuMemsetD{8,16,32}: N elements
   kDriverSet2D,
-  kEventRecord,     // {event; stream; ...}
-  kStreamWait,      // {stream; event; flags}
-  kEventSync,       // {event}
-  kEventQuery,      // {event}
-  kElapsed,         // {float* ms; start; end}
-  kRuntimeLaunch,   // marks the enclosing runtime call only
-  kLaunch,          // cuLaunchKernel
-  kLaunchEx,        // cuLaunchKernelEx
+  kEventRecord,    // {event; stream; ...}
+  kStreamWait,     // {stream; event; flags}
+  kEventSync,      // {event}
+  kEventQuery,     // {event}
+  kElapsed,        // {float* ms; start; end}
+  kRuntimeLaunch,  // marks the enclosing runtime call only
+  kLaunch,         // cuLaunchKernel
+  kLaunchEx,       // cuLaunchKernelEx
   kLaunchCooperative,
 };
 
 struct CbInfo {
   Op op = Op::kNone;
   AllocationKind kind = AllocationKind::kDevice;
-  uint8_t elem = 1;       // driver memset element size
+  uint8_t elem = 1;         // driver memset element size
   bool per_thread = false;  // a _ptsz/_ptds entry point: NULL stream = per-thread stream
 };
 
 bool NeedsTime(Op op) {
   switch (op) {
-    case Op::kAllocPtrSize: case Op::kAllocPitch: case Op::kAllocAsync: case Op::kAllocFromPool:
-    case Op::kHostRegister: case Op::kFree: case Op::kFreeAsync: case Op::kEventRecord:
-    case Op::kStreamWait: case Op::kEventSync: case Op::kEventQuery: case Op::kElapsed:
-      return true;
-    default:
-      return false;
+    case Op::kAllocPtrSize:
+    case Op::kAllocPitch:
+    case Op::kAllocAsync:
+    case Op::kAllocFromPool:
+    case Op::kHostRegister:
+    case Op::kFree:
+    case Op::kFreeAsync:
+    case Op::kEventRecord:
+    case Op::kStreamWait:
+    case Op::kEventSync:
+    case Op::kEventQuery:
+    case Op::kElapsed: return true;
+    default: return false;
   }
 }
-bool IsDriverLaunch(Op op) {
-  return op == Op::kLaunch || op == Op::kLaunchEx || op == Op::kLaunchCooperative;
-}
+bool IsDriverLaunch(Op op) { return op == Op::kLaunch || op == Op::kLaunchEx || op == Op::kLaunchCooperative; }
 
 struct Entry {
   uint32_t cbid;
@@ -362,8 +367,7 @@ void MemoryTracker::OnDriverCallback(uint32_t cbid, const void* data) {
     return;
   }
   if (!Succeeded(cd)) return;
-  Call call{cd, info, outer != 0 ? outer : cd->correlationId,
-            cd->correlationData ? *cd->correlationData : 0};
+  Call call{cd, info, outer != 0 ? outer : cd->correlationId, cd->correlationData ? *cd->correlationData : 0};
   if (IsDriverLaunch(info.op) && outer != 0) counters_.launches_in_runtime.fetch_add(1, std::memory_order_relaxed);
   Handle(false, cbid, call);
 }
@@ -383,16 +387,14 @@ std::optional<uint32_t> MemoryTracker::StreamId(const Call& call, void* stream) 
   return hooks_.stream_id(call.cd->context, stream, per_thread);
 }
 
-void MemoryTracker::Alloc(const Call& call, AllocationKind kind, uint64_t address, uint64_t bytes,
-                          void* stream) {
+void MemoryTracker::Alloc(const Call& call, AllocationKind kind, uint64_t address, uint64_t bytes, void* stream) {
   if (address == 0 || bytes == 0) return;
   AllocationRecord r;
   r.id = next_allocation_id_.fetch_add(1, std::memory_order_relaxed);
   r.kind = kind;
   r.address = address;
   r.bytes = bytes;
-  if (kind != AllocationKind::kPinnedHost && kind != AllocationKind::kRegisteredHost &&
-      hooks_.device_id) {
+  if (kind != AllocationKind::kPinnedHost && kind != AllocationKind::kRegisteredHost && hooks_.device_id) {
     r.device_id = hooks_.device_id(call.cd->context);
   }
   if (kind == AllocationKind::kAsync || kind == AllocationKind::kPool) r.stream_id = StreamId(call, stream);
@@ -428,8 +430,8 @@ void MemoryTracker::Touch(const Call& call, uint64_t address, uint64_t bytes, Ac
   sink_->Add(std::move(r));
 }
 
-void MemoryTracker::Event(const Call& call, EventOpKind op, const void* event, void* stream,
-                          const void* other, std::optional<double> ms) {
+void MemoryTracker::Event(const Call& call, EventOpKind op, const void* event, void* stream, const void* other,
+                          std::optional<double> ms) {
   EventOpRecord r;
   r.op = op;
   r.event_handle = U(event);
@@ -442,8 +444,7 @@ void MemoryTracker::Event(const Call& call, EventOpKind op, const void* event, v
   sink_->Add(std::move(r));
 }
 
-void MemoryTracker::Launch(const Call& call, const void* function, void* const* params,
-                           void* const* extra) {
+void MemoryTracker::Launch(const Call& call, const void* function, void* const* params, void* const* extra) {
   counters_.launches.fetch_add(1, std::memory_order_relaxed);
   if (function == nullptr || (params == nullptr && extra == nullptr)) return;
   const ParamLayout* layout = layouts_.Get(function);
@@ -460,8 +461,7 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
   if (p == nullptr) return;
   switch (call.info.op) {
     case Op::kNone:
-    case Op::kRuntimeLaunch:
-      return;
+    case Op::kRuntimeLaunch: return;
     case Op::kAllocPtrSize: {
       const auto* a = static_cast<const cudaMalloc_v3020_params*>(p);
       if (a->devPtr != nullptr) Alloc(call, call.info.kind, U(*a->devPtr), a->size, nullptr);
@@ -488,9 +488,7 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
       Alloc(call, call.info.kind, U(a->ptr), a->size, nullptr);
       return;
     }
-    case Op::kFree:
-      Free(call, U(static_cast<const cudaFree_v3020_params*>(p)->devPtr), nullptr);
-      return;
+    case Op::kFree: Free(call, U(static_cast<const cudaFree_v3020_params*>(p)->devPtr), nullptr); return;
     case Op::kFreeAsync: {
       const auto* a = static_cast<const cudaFreeAsync_v11020_params*>(p);
       Free(call, U(a->devPtr), a->hStream);
@@ -547,11 +545,11 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
       uint64_t src = base(m->srcMemoryType, m->srcHost, m->srcDevice);
       uint64_t dst = base(m->dstMemoryType, m->dstHost, m->dstDevice);
       if (src != 0)
-        Touch(call, src + m->srcY * m->srcPitch + m->srcXInBytes,
-              Span2D(m->srcPitch, m->WidthInBytes, m->Height), Access::kRead);
+        Touch(call, src + m->srcY * m->srcPitch + m->srcXInBytes, Span2D(m->srcPitch, m->WidthInBytes, m->Height),
+              Access::kRead);
       if (dst != 0)
-        Touch(call, dst + m->dstY * m->dstPitch + m->dstXInBytes,
-              Span2D(m->dstPitch, m->WidthInBytes, m->Height), Access::kWrite);
+        Touch(call, dst + m->dstY * m->dstPitch + m->dstXInBytes, Span2D(m->dstPitch, m->WidthInBytes, m->Height),
+              Access::kWrite);
       return;
     }
     case Op::kCopyToSymbol: {
@@ -582,8 +580,7 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
       const cudaPitchedPtr& ptr = a->pitchedDevPtr;
       const cudaExtent& e = a->extent;
       if (e.depth == 0) return;
-      Touch(call, U(ptr.ptr), Span2D(ptr.pitch, e.width, (e.depth - 1) * ptr.ysize + e.height),
-            Access::kWrite);
+      Touch(call, U(ptr.ptr), Span2D(ptr.pitch, e.width, (e.depth - 1) * ptr.ysize + e.height), Access::kWrite);
       return;
     }
     case Op::kDriverSet: {
@@ -594,8 +591,7 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
     }
     case Op::kDriverSet2D: {
       const auto* a = static_cast<const cuMemsetD2D32_v2_params*>(p);
-      Touch(call, a->dstDevice, Span2D(a->dstPitch, a->Width * call.info.elem, a->Height),
-            Access::kWrite);
+      Touch(call, a->dstDevice, Span2D(a->dstPitch, a->Width * call.info.elem, a->Height), Access::kWrite);
       return;
     }
     case Op::kEventRecord: {
@@ -609,8 +605,7 @@ void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
       return;
     }
     case Op::kEventSync:
-      Event(call, EventOpKind::kSynchronize, static_cast<const cudaEventSynchronize_v3020_params*>(p)->event,
-            nullptr);
+      Event(call, EventOpKind::kSynchronize, static_cast<const cudaEventSynchronize_v3020_params*>(p)->event, nullptr);
       return;
     case Op::kEventQuery:
       Event(call, EventOpKind::kQuery, static_cast<const cudaEventQuery_v3020_params*>(p)->event, nullptr);

@@ -60,10 +60,10 @@ class MemoryTracker {
 
   // Counters, copied into collector_stat at the end.
   struct Counters {
-    std::atomic<int64_t> launches{0};               // kernel launches inspected
-    std::atomic<int64_t> launches_in_runtime{0};    // ... inside a runtime launch call
+    std::atomic<int64_t> launches{0};             // kernel launches inspected
+    std::atomic<int64_t> launches_in_runtime{0};  // ... inside a runtime launch call
     std::atomic<int64_t> launches_without_layout{0};
-    std::atomic<int64_t> untracked_frees{0};        // frees of pointers never seen allocated
+    std::atomic<int64_t> untracked_frees{0};  // frees of pointers never seen allocated
   };
 
   MemoryTracker(Hooks hooks, RecordSink* sink);
@@ -83,12 +83,11 @@ class MemoryTracker {
  private:
   struct Call;
   void Handle(bool runtime, uint32_t cbid, const Call& call);
-  void Alloc(const Call& call, AllocationKind kind, uint64_t address, uint64_t bytes,
-             void* stream);
+  void Alloc(const Call& call, AllocationKind kind, uint64_t address, uint64_t bytes, void* stream);
   void Free(const Call& call, uint64_t address, void* stream);
   void Touch(const Call& call, uint64_t address, uint64_t bytes, Access access);
-  void Event(const Call& call, EventOpKind op, const void* event, void* stream,
-             const void* other = nullptr, std::optional<double> ms = std::nullopt);
+  void Event(const Call& call, EventOpKind op, const void* event, void* stream, const void* other = nullptr,
+             std::optional<double> ms = std::nullopt);
   void Launch(const Call& call, const void* function, void* const* params, void* const* extra);
   std::optional<uint32_t> StreamId(const Call& call, void* stream);
 

@@ -37,16 +37,12 @@ void NvtxPairer::AddData(const MarkerDataRecord& data) {
   data_[data.id] = data;
 }
 
-void NvtxPairer::Complete(NvtxRange range, std::vector<NvtxRange>* ranges) {
-  ranges->push_back(std::move(range));
-}
+void NvtxPairer::Complete(NvtxRange range, std::vector<NvtxRange>* ranges) { ranges->push_back(std::move(range)); }
 
 void NvtxPairer::Add(const MarkerRecord& m, std::vector<NvtxRange>* ranges, bool* is_mark) {
   *is_mark = false;
   switch (m.phase) {
-    case MarkerRecord::Phase::kInstant:
-      *is_mark = true;
-      return;
+    case MarkerRecord::Phase::kInstant: *is_mark = true; return;
     case MarkerRecord::Phase::kStart: {
       NvtxRange r;
       r.tid = m.tid;
@@ -113,8 +109,7 @@ std::vector<NvtxRange> NvtxPairer::TakeOpen() {
     open.range.is_push_pop = open.range.depth.has_value();
     out.push_back(std::move(open.range));
   }
-  std::sort(out.begin(), out.end(),
-            [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
+  std::sort(out.begin(), out.end(), [](const NvtxRange& a, const NvtxRange& b) { return a.start_ns < b.start_ns; });
   open_.clear();
   stacks_.clear();
   return out;

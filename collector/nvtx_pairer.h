@@ -66,10 +66,10 @@ class NvtxPairer {
   };
   void Complete(NvtxRange range, std::vector<NvtxRange>* ranges);
 
-  std::unordered_map<uint32_t, Open> open_;                   // by marker id
+  std::unordered_map<uint32_t, Open> open_;                     // by marker id
   std::unordered_map<uint32_t, std::vector<uint32_t>> stacks_;  // tid -> open ids
   std::unordered_map<uint32_t, OrphanEnd> orphan_ends_;
-  std::unordered_map<uint32_t, MarkerDataRecord> data_;       // id -> color/category
+  std::unordered_map<uint32_t, MarkerDataRecord> data_;  // id -> color/category
   bool IsStartEnd(const MarkerRecord& start);
   std::unordered_set<uint32_t> start_end_ids_;
   std::unordered_map<uint32_t, std::vector<NvtxStartEndRecord>> start_end_calls_;  // by tid

@@ -1,19 +1,17 @@
 #include "collector/output_path.h"
 
-#include "collector/status.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "collector/status.h"
 
 #include <cerrno>
 #include <cstring>
 
-
 namespace streamscope::collector {
 
-StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid,
-                                                 std::string_view host,
-                                                 const EnvLookup& env) {
+StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid, std::string_view host,
+                                           const EnvLookup& env) {
   if (tmpl.empty()) return InvalidArgumentError("empty output path");
   std::string out;
   for (size_t i = 0; i < tmpl.size(); ++i) {
@@ -23,44 +21,33 @@ StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid,
       continue;
     }
     if (i + 1 >= tmpl.size()) {
-      return InvalidArgumentError(
-          StrCat("output path '", tmpl, "' ends with a lone '%'"));
+      return InvalidArgumentError(StrCat("output path '", tmpl, "' ends with a lone '%'"));
     }
     char e = tmpl[++i];
     switch (e) {
-      case '%':
-        out.push_back('%');
-        break;
-      case 'p':
-        out += StrCat(pid);
-        break;
-      case 'h':
-        out += StrCat(host);
-        break;
+      case '%': out.push_back('%'); break;
+      case 'p': out += StrCat(pid); break;
+      case 'h': out += StrCat(host); break;
       case 'q': {
         if (i + 1 >= tmpl.size() || tmpl[i + 1] != '{') {
-          return InvalidArgumentError(
-              StrCat("output path '", tmpl, "': %q must be followed by {VAR}"));
+          return InvalidArgumentError(StrCat("output path '", tmpl, "': %q must be followed by {VAR}"));
         }
         size_t close = tmpl.find('}', i + 2);
         if (close == std::string_view::npos || close == i + 2) {
-          return InvalidArgumentError(
-              StrCat("output path '", tmpl, "': unterminated or empty %q{VAR}"));
+          return InvalidArgumentError(StrCat("output path '", tmpl, "': unterminated or empty %q{VAR}"));
         }
         std::string_view var = tmpl.substr(i + 2, close - i - 2);
         std::optional<std::string> value = env(var);
         if (!value.has_value()) {
-          return InvalidArgumentError(StrCat(
-              "output path '", tmpl, "': environment variable ", var, " is not set"));
+          return InvalidArgumentError(StrCat("output path '", tmpl, "': environment variable ", var, " is not set"));
         }
         out += *value;
         i = close;
         break;
       }
       default:
-        return InvalidArgumentError(StrCat(
-            "output path '", tmpl, "': unknown escape '%", std::string(1, e),
-            "' (use %p, %h, %q{VAR} or %%)"));
+        return InvalidArgumentError(
+            StrCat("output path '", tmpl, "': unknown escape '%", std::string(1, e), "' (use %p, %h, %q{VAR} or %%)"));
     }
   }
   return out;
@@ -71,13 +58,11 @@ Status CreateTraceFile(const std::string& path, bool overwrite) {
     struct stat st;
     if (lstat(path.c_str(), &st) == 0) {
       if (!S_ISREG(st.st_mode)) {
-        return PermissionDeniedError(StrCat(
-            "cannot write trace '", path, "': exists and is not a regular file (",
-            S_ISLNK(st.st_mode) ? "a symlink" : "special file", "); not replaced"));
+        return PermissionDeniedError(StrCat("cannot write trace '", path, "': exists and is not a regular file (",
+                                            S_ISLNK(st.st_mode) ? "a symlink" : "special file", "); not replaced"));
       }
       if (unlink(path.c_str()) != 0) {
-        return PermissionDeniedError(StrCat(
-            "cannot replace trace '", path, "': ", std::strerror(errno)));
+        return PermissionDeniedError(StrCat("cannot replace trace '", path, "': ", std::strerror(errno)));
       }
       for (const char* suffix : {"-wal", "-shm", "-journal"}) {
         std::string companion = path + suffix;
@@ -91,11 +76,10 @@ Status CreateTraceFile(const std::string& path, bool overwrite) {
   if (fd < 0) {
     int err = errno;
     if (err == EEXIST) {
-      return AlreadyExistsError(StrCat(
-          "trace '", path, "' already exists (not overwritten; set STREAMSCOPE_OVERWRITE=1 or use --force)"));
+      return AlreadyExistsError(
+          StrCat("trace '", path, "' already exists (not overwritten; set STREAMSCOPE_OVERWRITE=1 or use --force)"));
     }
-    return PermissionDeniedError(
-        StrCat("cannot create trace '", path, "': ", std::strerror(err)));
+    return PermissionDeniedError(StrCat("cannot create trace '", path, "': ", std::strerror(err)));
   }
   close(fd);
   return OkStatus();

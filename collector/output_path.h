@@ -8,20 +8,18 @@
 #ifndef STREAMSCOPE_COLLECTOR_OUTPUT_PATH_H_
 #define STREAMSCOPE_COLLECTOR_OUTPUT_PATH_H_
 
-#include "collector/status.h"
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-
+#include "collector/status.h"
 
 namespace streamscope::collector {
 
 using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 
-StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid,
-                                                 std::string_view host,
-                                                 const EnvLookup& env);
+StatusOr<std::string> ExpandOutputTemplate(std::string_view tmpl, long pid, std::string_view host,
+                                           const EnvLookup& env);
 
 // Creates an empty file at `path` for the trace without following a symlink
 // in the last component and without clobbering: an existing file is an

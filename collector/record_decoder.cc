@@ -19,9 +19,7 @@ std::optional<uint32_t> Valid32(uint32_t v) {
   return v;
 }
 
-std::string_view View(const char* s) {
-  return s == nullptr ? std::string_view() : std::string_view(s);
-}
+std::string_view View(const char* s) { return s == nullptr ? std::string_view() : std::string_view(s); }
 
 // CUPTI reports 0 for ops outside graphs.
 GraphIds Graph(uint32_t graph_id, uint64_t node_id) {
@@ -150,8 +148,7 @@ MarkerRecord DecodeMarker(const CUpti_ActivityMarker2& m) {
   }
   r.ts_ns = m.timestamp;
   r.id = m.id;
-  if (m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
-      m.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
+  if (m.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD || m.objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS) {
     r.tid = m.objectId.pt.threadId;
   }
   r.name = View(m.name);
@@ -175,20 +172,11 @@ OverheadRecord DecodeOverhead(const CUpti_ActivityOverhead3& o) {
   r.object_kind = static_cast<uint32_t>(o.objectKind);
   switch (o.objectKind) {
     case CUPTI_ACTIVITY_OBJECT_PROCESS:
-    case CUPTI_ACTIVITY_OBJECT_THREAD:
-      r.object_id = o.objectId.pt.threadId;
-      break;
-    case CUPTI_ACTIVITY_OBJECT_DEVICE:
-      r.object_id = o.objectId.dcs.deviceId;
-      break;
-    case CUPTI_ACTIVITY_OBJECT_CONTEXT:
-      r.object_id = o.objectId.dcs.contextId;
-      break;
-    case CUPTI_ACTIVITY_OBJECT_STREAM:
-      r.object_id = o.objectId.dcs.streamId;
-      break;
-    default:
-      break;
+    case CUPTI_ACTIVITY_OBJECT_THREAD: r.object_id = o.objectId.pt.threadId; break;
+    case CUPTI_ACTIVITY_OBJECT_DEVICE: r.object_id = o.objectId.dcs.deviceId; break;
+    case CUPTI_ACTIVITY_OBJECT_CONTEXT: r.object_id = o.objectId.dcs.contextId; break;
+    case CUPTI_ACTIVITY_OBJECT_STREAM: r.object_id = o.objectId.dcs.streamId; break;
+    default: break;
   }
   r.start_ns = o.start;
   r.end_ns = o.end;
@@ -197,9 +185,7 @@ OverheadRecord DecodeOverhead(const CUpti_ActivityOverhead3& o) {
 
 }  // namespace
 
-uint32_t ActivityKindOf(const void* record) {
-  return static_cast<uint32_t>(Load<CUpti_Activity>(record).kind);
-}
+uint32_t ActivityKindOf(const void* record) { return static_cast<uint32_t>(Load<CUpti_Activity>(record).kind); }
 
 DecodeResult DecodeActivityRecord(const void* record, RecordBatch* out) {
   switch (Load<CUpti_Activity>(record).kind) {
@@ -278,8 +264,7 @@ DecodeResult DecodeActivityRecord(const void* record, RecordBatch* out) {
       // The device table is filled from the driver API (device_probe.h),
       // which also knows concurrent-kernel support and copy-engine count.
       return DecodeResult::kIgnored;
-    default:
-      return DecodeResult::kUnknownKind;
+    default: return DecodeResult::kUnknownKind;
   }
 }
 

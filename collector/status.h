@@ -63,9 +63,9 @@ class [[nodiscard]] StatusOr {
     if (std::get<Status>(v_).ok()) v_ = Status(StatusCode::kInternal, "OK status without value");
   }
   StatusOr(T value) : v_(std::move(value)) {}  // NOLINT
-  template <typename U, typename = std::enable_if_t<std::is_convertible_v<U&&, T> &&
-                                                    !std::is_same_v<std::decay_t<U>, Status> &&
-                                                    !std::is_same_v<std::decay_t<U>, T>>>
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U&&, T> && !std::is_same_v<std::decay_t<U>, Status> &&
+                                        !std::is_same_v<std::decay_t<U>, T>>>
   StatusOr(U&& value) : v_(T(std::forward<U>(value))) {}  // NOLINT
   bool ok() const { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status() : std::get<Status>(v_); }

@@ -122,11 +122,9 @@ struct DeviceRecord {
   uint32_t id = 0;
   std::string name;  // owned: produced outside any CUPTI buffer
   std::string uuid;  // 'GPU-xxxxxxxx-xxxx-...'
-  std::optional<int64_t> compute_major, compute_minor, sm_count,
-      async_engine_count, concurrent_kernels, global_memory_bytes,
-      global_memory_bandwidth_kbps, global_memory_clock_khz,
-      max_threads_per_block, max_shared_memory_per_block, pci_bus_id,
-      pci_device_id;
+  std::optional<int64_t> compute_major, compute_minor, sm_count, async_engine_count, concurrent_kernels,
+      global_memory_bytes, global_memory_bandwidth_kbps, global_memory_clock_khz, max_threads_per_block,
+      max_shared_memory_per_block, pci_bus_id, pci_device_id;
 };
 
 struct OverheadRecord {
@@ -159,12 +157,16 @@ struct NvtxStartEndRecord {
 // calls); stream ids are CUPTI stream ids; times are in the trace clock.
 
 enum class AllocationKind : uint8_t {
-  kDevice, kPinnedHost, kRegisteredHost, kManaged, kPool, kAsync,
+  kDevice,
+  kPinnedHost,
+  kRegisteredHost,
+  kManaged,
+  kPool,
+  kAsync,
 };
 // Values of allocation.kind.
 inline std::string_view AllocationKindName(AllocationKind kind) {
-  constexpr std::string_view kNames[] = {"device", "pinned_host", "registered_host",
-                                         "managed", "pool", "async"};
+  constexpr std::string_view kNames[] = {"device", "pinned_host", "registered_host", "managed", "pool", "async"};
   return kNames[static_cast<int>(kind)];
 }
 
@@ -220,11 +222,9 @@ struct EventOpRecord {
 };
 
 using TraceRecord =
-    std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord,
-                 ApiRecord, SyncRecord, MarkerRecord, MarkerDataRecord,
-                 StreamRecord, ContextRecord, DeviceRecord, OverheadRecord,
-                 StreamCreatedRecord, NvtxStartEndRecord, AllocationRecord,
-                 FreeRecord, MemoryAccessRecord, EventOpRecord>;
+    std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord, ApiRecord, SyncRecord, MarkerRecord,
+                 MarkerDataRecord, StreamRecord, ContextRecord, DeviceRecord, OverheadRecord, StreamCreatedRecord,
+                 NvtxStartEndRecord, AllocationRecord, FreeRecord, MemoryAccessRecord, EventOpRecord>;
 
 using RecordBatch = std::vector<TraceRecord>;
 

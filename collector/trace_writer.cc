@@ -1,10 +1,10 @@
 #include "collector/trace_writer.h"
 
-#include "collector/status.h"
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "collector/status.h"
 
 #include <chrono>
 #include <cstdio>
@@ -21,14 +21,29 @@ namespace streamscope::collector {
 namespace {
 
 constexpr std::string_view kStatNames[] = {
-    "records_written",        "records_dropped_cupti", "records_dropped_writer",
-    "records_invalid",        "records_ignored",       "buffers_completed",
-    "buffers_request_denied", "writer_batches",        "commits",
-    "flushes",                "nvtx_unmatched_ends",   "nvtx_start_end_calls",
-    "nvtx_start_end_matched", "memory_launches",       "memory_launches_in_runtime",
-    "memory_launches_without_layout", "memory_untracked_frees", "memory_frees_unmatched",
-    "memory_layouts_function", "memory_layouts_kernel", "memory_layout_error",
-    "records_dropped_zero_timestamp", "submit_apis_refused",
+    "records_written",
+    "records_dropped_cupti",
+    "records_dropped_writer",
+    "records_invalid",
+    "records_ignored",
+    "buffers_completed",
+    "buffers_request_denied",
+    "writer_batches",
+    "commits",
+    "flushes",
+    "nvtx_unmatched_ends",
+    "nvtx_start_end_calls",
+    "nvtx_start_end_matched",
+    "memory_launches",
+    "memory_launches_in_runtime",
+    "memory_launches_without_layout",
+    "memory_untracked_frees",
+    "memory_frees_unmatched",
+    "memory_layouts_function",
+    "memory_layouts_kernel",
+    "memory_layout_error",
+    "records_dropped_zero_timestamp",
+    "submit_apis_refused",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -201,9 +216,8 @@ struct TraceWriter::Db {
   bool in_txn = false;
   std::chrono::steady_clock::time_point txn_start;
   BulkInsert bulk_kernel, bulk_api, bulk_memcpy;
-  Stmt ins_string, ins_memset, ins_graph, ins_sync,
-      ins_range, ins_mark, ins_stream, ins_context, ins_device, ins_overhead, ins_thread,
-      ins_meta, ins_stat, ins_alloc, upd_free, ins_access, ins_event;
+  Stmt ins_string, ins_memset, ins_graph, ins_sync, ins_range, ins_mark, ins_stream, ins_context, ins_device,
+      ins_overhead, ins_thread, ins_meta, ins_stat, ins_alloc, upd_free, ins_access, ins_event;
   // Frees that arrived before their allocation row (allocated and freed on
   // different threads, whose batches are flushed independently).
   std::unordered_map<uint64_t, FreeRecord> pending_frees;
@@ -211,7 +225,7 @@ struct TraceWriter::Db {
   int64_t next_string_id = 1;
   std::unordered_map<uint64_t, int64_t> api_names;  // (domain << 32 | cbid) -> string id
   std::unordered_set<uint32_t> threads;
-  std::unordered_map<uint32_t, uint32_t> context_device;  // context -> device
+  std::unordered_map<uint32_t, uint32_t> context_device;   // context -> device
   std::unordered_map<uint32_t, uint32_t> created_streams;  // stream -> tid
   NvtxPairer nvtx;
   RecordBatch scratch;
@@ -292,7 +306,9 @@ struct TraceWriter::Db {
   }
   // Applies a free to its allocation row; false if the row is not there yet.
   StatusOr<bool> ApplyFree(const FreeRecord& r) {
-    upd_free.Int(1, static_cast<int64_t>(r.free_ns)).Int(2, r.correlation_id).Opt(3, r.stream_id)
+    upd_free.Int(1, static_cast<int64_t>(r.free_ns))
+        .Int(2, r.correlation_id)
+        .Opt(3, r.stream_id)
         .Int(4, static_cast<int64_t>(r.id));
     if (auto st = upd_free.Step(); !st.ok()) return st;
     return sqlite3_changes(db) > 0;
@@ -329,20 +345,19 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
   d.writer = w.get();
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW;
   if (sqlite3_open_v2(w->options_.path.c_str(), &d.db, flags, nullptr) != SQLITE_OK) {
-    return PermissionDeniedError(StrCat(
-        "cannot open trace '", w->options_.path, "': ", d.db ? sqlite3_errmsg(d.db) : "?"));
+    return PermissionDeniedError(
+        StrCat("cannot open trace '", w->options_.path, "': ", d.db ? sqlite3_errmsg(d.db) : "?"));
   }
   // WAL: readers never see a torn database, and a killed process leaves a
   // valid one. synchronous=OFF is safe against process death (only an OS
   // crash could lose the last commits).
-  for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=OFF",
-                             "PRAGMA cache_size=-65536", "PRAGMA temp_store=MEMORY"}) {
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=OFF", "PRAGMA cache_size=-65536", "PRAGMA temp_store=MEMORY"}) {
     if (auto st = d.Exec(pragma); !st.ok()) return st;
   }
   std::string create = StrCat("BEGIN;\n", std::string(schema::CreateSql()), "\nCOMMIT;");
   if (auto st = d.Exec(create.c_str()); !st.ok()) {
-    return InternalError(StrCat("creating schema in '", w->options_.path, "': ",
-                                            st.message()));
+    return InternalError(StrCat("creating schema in '", w->options_.path, "': ", st.message()));
   }
   struct {
     Stmt* stmt;
@@ -365,22 +380,19 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
       {&d.ins_stream,
        "INSERT OR REPLACE INTO stream(id,context_id,device_id,kind,priority,cupti_flag) "
        "VALUES(?,?,?,?,?,?)"},
-      {&d.ins_context,
-       "INSERT OR REPLACE INTO context(id,device_id,null_stream_id) VALUES(?,?,?)"},
+      {&d.ins_context, "INSERT OR REPLACE INTO context(id,device_id,null_stream_id) VALUES(?,?,?)"},
       {&d.ins_device,
        "INSERT OR REPLACE INTO device(id,name,uuid,compute_major,compute_minor,sm_count,"
        "async_engine_count,concurrent_kernels,global_memory_bytes,global_memory_bandwidth_kbps,"
        "global_memory_clock_khz,max_threads_per_block,max_shared_memory_per_block,pci_bus_id,"
        "pci_device_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
-      {&d.ins_overhead,
-       "INSERT INTO cupti_overhead(kind,object_kind,object_id,start_ns,end_ns) VALUES(?,?,?,?,?)"},
+      {&d.ins_overhead, "INSERT INTO cupti_overhead(kind,object_kind,object_id,start_ns,end_ns) VALUES(?,?,?,?,?)"},
       {&d.ins_thread, "INSERT OR IGNORE INTO thread(tid,name) VALUES(?,?)"},
       {&d.ins_meta, "INSERT OR REPLACE INTO metadata(key,value) VALUES(?,?)"},
       {&d.ins_alloc,
        "INSERT OR REPLACE INTO allocation(id,kind,address,bytes,device_id,stream_id,alloc_ns,"
        "alloc_correlation_id) VALUES(?,?,?,?,?,?,?,?)"},
-      {&d.upd_free,
-       "UPDATE allocation SET free_ns=?, free_correlation_id=?, free_stream_id=? WHERE id=?"},
+      {&d.upd_free, "UPDATE allocation SET free_ns=?, free_correlation_id=?, free_stream_id=? WHERE id=?"},
       {&d.ins_access,
        "INSERT INTO memory_access(correlation_id,address,bytes,access,allocation_id,arg_index) "
        "VALUES(?,?,?,?,?,?)"},
@@ -392,17 +404,17 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
   for (auto& s : statements) {
     if (auto st = s.stmt->Prepare(d.db, s.sql); !st.ok()) return st;
   }
-  if (Status st = d.bulk_kernel.Prepare(
-          d.db, "kernel",
-          "start_ns,end_ns,device_id,context_id,stream_id,correlation_id,name_id,grid_x,grid_y,"
-          "grid_z,block_x,block_y,block_z,static_shared_bytes,dynamic_shared_bytes,"
-          "registers_per_thread,launch_type,graph_id,graph_node_id",
-          19);
+  if (Status st =
+          d.bulk_kernel.Prepare(d.db, "kernel",
+                                "start_ns,end_ns,device_id,context_id,stream_id,correlation_id,name_id,grid_x,grid_y,"
+                                "grid_z,block_x,block_y,block_z,static_shared_bytes,dynamic_shared_bytes,"
+                                "registers_per_thread,launch_type,graph_id,graph_node_id",
+                                19);
       !st.ok()) {
     return st;
   }
-  if (Status st = d.bulk_api.Prepare(
-          d.db, "api_call", "domain,cbid,name_id,tid,start_ns,end_ns,correlation_id,return_value", 8);
+  if (Status st = d.bulk_api.Prepare(d.db, "api_call",
+                                     "domain,cbid,name_id,tid,start_ns,end_ns,correlation_id,return_value", 8);
       !st.ok()) {
     return st;
   }
@@ -513,8 +525,7 @@ void TraceWriter::Run() {
           error_ = st;
           ReportFailure(st);
         }
-        cv_.wait_for(lock, std::chrono::milliseconds(options_.commit_ms),
-                     [&] { return !queue_.empty(); });
+        cv_.wait_for(lock, std::chrono::milliseconds(options_.commit_ms), [&] { return !queue_.empty(); });
         if (queue_.empty()) continue;
       }
       task = std::move(queue_.front());
@@ -555,8 +566,8 @@ void TraceWriter::Run() {
 void TraceWriter::ReportFailure(const Status& st) const {
   // The one line the application's user sees about it (the collector does
   // not repeat it at exit).
-  std::fprintf(stderr, "streamscope: writing trace '%s' failed, later records are dropped: %s\n",
-               options_.path.c_str(), std::string(st.message()).c_str());
+  std::fprintf(stderr, "streamscope: writing trace '%s' failed, later records are dropped: %s\n", options_.path.c_str(),
+               std::string(st.message()).c_str());
 }
 
 Status TraceWriter::CommitWithStats() {
@@ -574,15 +585,10 @@ Status TraceWriter::Process(Task& task) {
   Db& d = *db_;
   if (auto st = d.Begin(); !st.ok()) return st;
   switch (task.type) {
-    case Task::Type::kMetadata:
-      d.ins_meta.Text(1, task.key).Text(2, task.value);
-      return d.ins_meta.Step();
-    case Task::Type::kBarrier:
-      return CommitWithStats();
-    case Task::Type::kWork:
-      return ProcessWork(task);
-    case Task::Type::kFinish:
-      return ProcessFinish(task);
+    case Task::Type::kMetadata: d.ins_meta.Text(1, task.key).Text(2, task.value); return d.ins_meta.Step();
+    case Task::Type::kBarrier: return CommitWithStats();
+    case Task::Type::kWork: return ProcessWork(task);
+    case Task::Type::kFinish: return ProcessFinish(task);
   }
   return OkStatus();
 }
@@ -598,8 +604,7 @@ Status TraceWriter::ProcessWork(Task& task) {
   }
   AddStat(Stat::kRecordsWritten, std::exchange(d.rows_written, 0));
   d.scratch.clear();
-  if (std::chrono::steady_clock::now() - d.txn_start >=
-      std::chrono::milliseconds(options_.commit_ms)) {
+  if (std::chrono::steady_clock::now() - d.txn_start >= std::chrono::milliseconds(options_.commit_ms)) {
     return CommitWithStats();
   }
   return OkStatus();
@@ -616,8 +621,7 @@ Status TraceWriter::ProcessFinish(Task& task) {
   if (Status st = d.DrainBulk(); !st.ok()) return st;
   stats_[static_cast<int>(Stat::kNvtxUnmatchedEnds)] = d.nvtx.unmatched_ends();
   stats_[static_cast<int>(Stat::kNvtxStartEndMatched)] = d.nvtx.start_end_matched();
-  stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] =
-      static_cast<int64_t>(d.pending_frees.size());
+  stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] = static_cast<int64_t>(d.pending_frees.size());
   if (auto st = d.FinalizeStreamsAndTimes(); !st.ok()) return st;
   if (auto st = d.ClassifyStreams(stream_creation_tracked_); !st.ok()) return st;
   d.ins_meta.Text(1, "capture_end").Text(2, task.key);
@@ -636,10 +640,9 @@ Status TraceWriter::ProcessFinish(Task& task) {
 
 Status TraceWriter::Db::FinalizeStreamsAndTimes() {
   // Stream kinds that need the whole trace.
-  if (auto st = Exec(
-          "UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
-          "stream.context_id) WHERE device_id IS NULL;"
-          "UPDATE stream SET kind = 1 WHERE id IN (SELECT null_stream_id FROM context);");
+  if (auto st = Exec("UPDATE stream SET device_id = (SELECT device_id FROM context c WHERE c.id = "
+                     "stream.context_id) WHERE device_id IS NULL;"
+                     "UPDATE stream SET kind = 1 WHERE id IN (SELECT null_stream_id FROM context);");
       !st.ok()) {
     return st;
   }
@@ -660,14 +663,12 @@ Status TraceWriter::Db::FinalizeStreamsAndTimes() {
 }
 
 Status TraceWriter::Db::ClassifyStreams(bool stream_creation_tracked) {
-  if (auto st = Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)");
-      !st.ok()) {
+  if (auto st = Exec("CREATE TEMP TABLE created_stream(id INTEGER PRIMARY KEY, tid INTEGER)"); !st.ok()) {
     return st;
   }
   {
     Stmt ins;
-    if (auto st = ins.Prepare(db, "INSERT OR IGNORE INTO created_stream VALUES(?,?)"); !st.ok())
-      return st;
+    if (auto st = ins.Prepare(db, "INSERT OR IGNORE INTO created_stream VALUES(?,?)"); !st.ok()) return st;
     for (auto [id, tid] : created_streams) {
       if (auto st = ins.Int(1, id).Int(2, tid).Step(); !st.ok()) return st;
     }
@@ -722,9 +723,16 @@ Status TraceWriter::Db::InsertRanges() {
     auto domain = InternOptional(r.domain);
     if (!domain.ok()) return domain.status();
     if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
-    ins_range.Int(1, r.tid).Opt(2, r.end_tid).Int(3, *name).Opt(4, *domain)
-        .Int(5, static_cast<int64_t>(r.start_ns)).Opt(6, r.end_ns).Int(7, r.is_push_pop ? 1 : 0)
-        .Opt(8, r.depth).Opt(9, r.color).Opt(10, r.category);
+    ins_range.Int(1, r.tid)
+        .Opt(2, r.end_tid)
+        .Int(3, *name)
+        .Opt(4, *domain)
+        .Int(5, static_cast<int64_t>(r.start_ns))
+        .Opt(6, r.end_ns)
+        .Int(7, r.is_push_pop ? 1 : 0)
+        .Opt(8, r.depth)
+        .Opt(9, r.color)
+        .Opt(10, r.category);
     if (auto st = ins_range.Step(); !st.ok()) return st;
   }
   rows_written += static_cast<int64_t>(ranges.size());
@@ -737,37 +745,47 @@ Status TraceWriter::Db::Insert(const KernelRecord& r) {
   auto name = Intern(r.name.empty() ? std::string_view("<unnamed>") : r.name);
   if (!name.ok()) return name.status();
   ++rows_written;
-  return bulk_kernel.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id),
-                          V(r.stream_id), V(r.correlation_id), V(*name), V(r.grid[0]),
-                          V(r.grid[1]), V(r.grid[2]), V(r.block[0]), V(r.block[1]),
-                          V(r.block[2]), V(r.static_shared_bytes), V(r.dynamic_shared_bytes),
-                          V(r.registers_per_thread), V(r.launch_type), V(r.graph.graph_id),
-                          V(r.graph.graph_node_id)});
+  return bulk_kernel.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
+                          V(r.correlation_id), V(*name), V(r.grid[0]), V(r.grid[1]), V(r.grid[2]), V(r.block[0]),
+                          V(r.block[1]), V(r.block[2]), V(r.static_shared_bytes), V(r.dynamic_shared_bytes),
+                          V(r.registers_per_thread), V(r.launch_type), V(r.graph.graph_id), V(r.graph.graph_node_id)});
 }
 
 Status TraceWriter::Db::Insert(const MemcpyRecord& r) {
   if (Untimed(r.start_ns, r.end_ns)) return OkStatus();
   ++rows_written;
-  return bulk_memcpy.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id),
-                          V(r.stream_id), V(r.correlation_id), V(static_cast<int64_t>(r.bytes)),
-                          V(r.copy_kind), V(r.src_kind), V(r.dst_kind), V(r.is_async ? 1 : 0),
-                          V(r.src_device_id), V(r.dst_device_id), V(r.src_context_id),
-                          V(r.dst_context_id), V(r.graph.graph_id), V(r.graph.graph_node_id)});
+  return bulk_memcpy.Add({V(r.start_ns), V(r.end_ns), V(r.device_id), V(r.context_id), V(r.stream_id),
+                          V(r.correlation_id), V(static_cast<int64_t>(r.bytes)), V(r.copy_kind), V(r.src_kind),
+                          V(r.dst_kind), V(r.is_async ? 1 : 0), V(r.src_device_id), V(r.dst_device_id),
+                          V(r.src_context_id), V(r.dst_context_id), V(r.graph.graph_id), V(r.graph.graph_node_id)});
 }
 
 Status TraceWriter::Db::Insert(const MemsetRecord& r) {
   if (Untimed(r.start_ns, r.end_ns)) return OkStatus();
-  ins_memset.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id).Int(4, r.context_id)
-      .Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, static_cast<int64_t>(r.bytes))
-      .Int(8, r.value).Int(9, r.memory_kind).Int(10, r.is_async ? 1 : 0)
-      .Opt(11, r.graph.graph_id).Opt(12, r.graph.graph_node_id);
+  ins_memset.Int(1, r.start_ns)
+      .Int(2, r.end_ns)
+      .Int(3, r.device_id)
+      .Int(4, r.context_id)
+      .Int(5, r.stream_id)
+      .Int(6, r.correlation_id)
+      .Int(7, static_cast<int64_t>(r.bytes))
+      .Int(8, r.value)
+      .Int(9, r.memory_kind)
+      .Int(10, r.is_async ? 1 : 0)
+      .Opt(11, r.graph.graph_id)
+      .Opt(12, r.graph.graph_node_id);
   ++rows_written;
   return ins_memset.Step();
 }
 
 Status TraceWriter::Db::Insert(const GraphExecRecord& r) {
-  ins_graph.Int(1, r.start_ns).Int(2, r.end_ns).Int(3, r.device_id).Int(4, r.context_id)
-      .Int(5, r.stream_id).Int(6, r.correlation_id).Int(7, r.graph_id);
+  ins_graph.Int(1, r.start_ns)
+      .Int(2, r.end_ns)
+      .Int(3, r.device_id)
+      .Int(4, r.context_id)
+      .Int(5, r.stream_id)
+      .Int(6, r.correlation_id)
+      .Int(7, r.graph_id);
   ++rows_written;
   return ins_graph.Step();
 }
@@ -791,13 +809,19 @@ Status TraceWriter::Db::Insert(const ApiRecord& r) {
   }
   if (auto st = SeeThread(r.tid, writer->options_); !st.ok()) return st;
   ++rows_written;
-  return bulk_api.Add({V(static_cast<int>(r.domain)), V(r.cbid), V(name_id), V(r.tid),
-                       V(r.start_ns), V(r.end_ns), V(r.correlation_id), V(r.return_value)});
+  return bulk_api.Add({V(static_cast<int>(r.domain)), V(r.cbid), V(name_id), V(r.tid), V(r.start_ns), V(r.end_ns),
+                       V(r.correlation_id), V(r.return_value)});
 }
 
 Status TraceWriter::Db::Insert(const SyncRecord& r) {
-  ins_sync.Int(1, r.kind).Int(2, r.start_ns).Int(3, r.end_ns).Opt(4, r.context_id)
-      .Opt(5, r.stream_id).Opt(6, r.event_id).Int(7, r.correlation_id).Int(8, r.return_value);
+  ins_sync.Int(1, r.kind)
+      .Int(2, r.start_ns)
+      .Int(3, r.end_ns)
+      .Opt(4, r.context_id)
+      .Opt(5, r.stream_id)
+      .Opt(6, r.event_id)
+      .Int(7, r.correlation_id)
+      .Int(8, r.return_value);
   ++rows_written;
   return ins_sync.Step();
 }
@@ -825,8 +849,12 @@ Status TraceWriter::Db::Insert(const StreamRecord& r) {
   int kind = r.cupti_flag == 3 ? 1 : r.cupti_flag == 2 ? 4 : r.cupti_flag == 1 ? 3 : 0;
   std::optional<uint32_t> device;
   if (auto it = context_device.find(r.context_id); it != context_device.end()) device = it->second;
-  ins_stream.Int(1, r.stream_id).Int(2, r.context_id).Opt(3, device).Int(4, kind)
-      .Int(5, static_cast<int32_t>(r.priority)).Int(6, r.cupti_flag);
+  ins_stream.Int(1, r.stream_id)
+      .Int(2, r.context_id)
+      .Opt(3, device)
+      .Int(4, kind)
+      .Int(5, static_cast<int32_t>(r.priority))
+      .Int(6, r.cupti_flag);
   ++rows_written;
   return ins_stream.Step();
 }
@@ -845,18 +873,24 @@ Status TraceWriter::Db::Insert(const DeviceRecord& r) {
   } else {
     ins_device.Text(3, r.uuid);
   }
-  ins_device.Opt(4, r.compute_major).Opt(5, r.compute_minor).Opt(6, r.sm_count)
-      .Opt(7, r.async_engine_count).Opt(8, r.concurrent_kernels).Opt(9, r.global_memory_bytes)
-      .Opt(10, r.global_memory_bandwidth_kbps).Opt(11, r.global_memory_clock_khz)
-      .Opt(12, r.max_threads_per_block).Opt(13, r.max_shared_memory_per_block)
-      .Opt(14, r.pci_bus_id).Opt(15, r.pci_device_id);
+  ins_device.Opt(4, r.compute_major)
+      .Opt(5, r.compute_minor)
+      .Opt(6, r.sm_count)
+      .Opt(7, r.async_engine_count)
+      .Opt(8, r.concurrent_kernels)
+      .Opt(9, r.global_memory_bytes)
+      .Opt(10, r.global_memory_bandwidth_kbps)
+      .Opt(11, r.global_memory_clock_khz)
+      .Opt(12, r.max_threads_per_block)
+      .Opt(13, r.max_shared_memory_per_block)
+      .Opt(14, r.pci_bus_id)
+      .Opt(15, r.pci_device_id);
   ++rows_written;
   return ins_device.Step();
 }
 
 Status TraceWriter::Db::Insert(const OverheadRecord& r) {
-  ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id).Int(4, r.start_ns)
-      .Int(5, r.end_ns);
+  ins_overhead.Int(1, r.kind).Int(2, r.object_kind).Opt(3, r.object_id).Int(4, r.start_ns).Int(5, r.end_ns);
   ++rows_written;
   return ins_overhead.Step();
 }
@@ -868,9 +902,13 @@ Status TraceWriter::Db::Insert(const NvtxStartEndRecord& r) {
 }
 
 Status TraceWriter::Db::Insert(const AllocationRecord& r) {
-  ins_alloc.Int(1, static_cast<int64_t>(r.id)).Text(2, AllocationKindName(r.kind))
-      .Int(3, static_cast<int64_t>(r.address)).Int(4, static_cast<int64_t>(r.bytes))
-      .Opt(5, r.device_id).Opt(6, r.stream_id).Int(7, static_cast<int64_t>(r.alloc_ns))
+  ins_alloc.Int(1, static_cast<int64_t>(r.id))
+      .Text(2, AllocationKindName(r.kind))
+      .Int(3, static_cast<int64_t>(r.address))
+      .Int(4, static_cast<int64_t>(r.bytes))
+      .Opt(5, r.device_id)
+      .Opt(6, r.stream_id)
+      .Int(7, static_cast<int64_t>(r.alloc_ns))
       .Int(8, r.correlation_id);
   if (auto st = ins_alloc.Step(); !st.ok()) return st;
   ++rows_written;
@@ -890,17 +928,24 @@ Status TraceWriter::Db::Insert(const FreeRecord& r) {
 }
 
 Status TraceWriter::Db::Insert(const MemoryAccessRecord& r) {
-  ins_access.Int(1, r.correlation_id).Int(2, static_cast<int64_t>(r.address))
-      .Int(3, static_cast<int64_t>(r.bytes)).Text(4, AccessName(r.access))
-      .Opt(5, r.allocation_id).Opt(6, r.arg_index);
+  ins_access.Int(1, r.correlation_id)
+      .Int(2, static_cast<int64_t>(r.address))
+      .Int(3, static_cast<int64_t>(r.bytes))
+      .Text(4, AccessName(r.access))
+      .Opt(5, r.allocation_id)
+      .Opt(6, r.arg_index);
   ++rows_written;
   return ins_access.Step();
 }
 
 Status TraceWriter::Db::Insert(const EventOpRecord& r) {
-  ins_event.Text(1, EventOpName(r.op)).Int(2, static_cast<int64_t>(r.event_handle))
-      .Opt(3, r.other_event).Opt(4, r.stream_id).Int(5, r.tid)
-      .Int(6, static_cast<int64_t>(r.ts_ns)).Int(7, r.correlation_id);
+  ins_event.Text(1, EventOpName(r.op))
+      .Int(2, static_cast<int64_t>(r.event_handle))
+      .Opt(3, r.other_event)
+      .Opt(4, r.stream_id)
+      .Int(5, r.tid)
+      .Int(6, static_cast<int64_t>(r.ts_ns))
+      .Int(7, r.correlation_id);
   if (r.elapsed_ms.has_value()) {
     ins_event.Real(8, *r.elapsed_ms);
   } else {

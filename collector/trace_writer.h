@@ -12,7 +12,6 @@
 #ifndef STREAMSCOPE_COLLECTOR_TRACE_WRITER_H_
 #define STREAMSCOPE_COLLECTOR_TRACE_WRITER_H_
 
-#include "collector/status.h"
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -23,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include "collector/status.h"
 
 #include "collector/trace_records.h"
 
@@ -43,18 +43,18 @@ enum class Stat : int {
   kCommits,
   kFlushes,
   kNvtxUnmatchedEnds,
-  kNvtxStartEndCalls,    // nvtxRangeStart* calls seen by the NVTX callbacks
-  kNvtxStartEndMatched,  // ... whose START marker was found
-  kMemoryLaunches,              // kernel launches whose arguments were inspected
-  kMemoryLaunchesInRuntime,     // ... driver launches inside a runtime launch call
-  kMemoryLaunchesWithoutLayout, // ... without a parameter layout (no arguments attributed)
-  kMemoryUntrackedFrees,        // frees of pointers not allocated during capture
-  kMemoryFreesUnmatched,        // free records whose allocation row never arrived
-  kMemoryLayoutsFunction,       // parameter layouts read with cuFuncGetParamInfo
-  kMemoryLayoutsKernel,         // ... with cuKernelGetParamInfo (runtime launches)
-  kMemoryLayoutError,           // first CUresult of a layout that could not be read (0: none)
-  kRecordsDroppedZeroTimestamp, // GPU ops CUPTI handed over incomplete (start or end 0)
-  kSubmitApisRefused,           // record kind `submit`: driver ids / kinds CUPTI refused
+  kNvtxStartEndCalls,            // nvtxRangeStart* calls seen by the NVTX callbacks
+  kNvtxStartEndMatched,          // ... whose START marker was found
+  kMemoryLaunches,               // kernel launches whose arguments were inspected
+  kMemoryLaunchesInRuntime,      // ... driver launches inside a runtime launch call
+  kMemoryLaunchesWithoutLayout,  // ... without a parameter layout (no arguments attributed)
+  kMemoryUntrackedFrees,         // frees of pointers not allocated during capture
+  kMemoryFreesUnmatched,         // free records whose allocation row never arrived
+  kMemoryLayoutsFunction,        // parameter layouts read with cuFuncGetParamInfo
+  kMemoryLayoutsKernel,          // ... with cuKernelGetParamInfo (runtime launches)
+  kMemoryLayoutError,            // first CUresult of a layout that could not be read (0: none)
+  kRecordsDroppedZeroTimestamp,  // GPU ops CUPTI handed over incomplete (start or end 0)
+  kSubmitApisRefused,            // record kind `submit`: driver ids / kinds CUPTI refused
   kCount,
 };
 std::string_view StatName(Stat stat);
@@ -116,12 +116,8 @@ class TraceWriter {
   // per-thread default stream.
   void SetStreamCreationTracked(bool tracked) { stream_creation_tracked_ = tracked; }
 
-  void AddStat(Stat stat, int64_t delta) {
-    stats_[static_cast<int>(stat)].fetch_add(delta, std::memory_order_relaxed);
-  }
-  int64_t GetStat(Stat stat) const {
-    return stats_[static_cast<int>(stat)].load(std::memory_order_relaxed);
-  }
+  void AddStat(Stat stat, int64_t delta) { stats_[static_cast<int>(stat)].fetch_add(delta, std::memory_order_relaxed); }
+  int64_t GetStat(Stat stat) const { return stats_[static_cast<int>(stat)].load(std::memory_order_relaxed); }
 
   // Blocks until everything queued before the call is written and committed.
   void Flush();
@@ -145,7 +141,7 @@ class TraceWriter {
   Status Process(Task& task);
   Status ProcessWork(Task& task);
   Status ProcessFinish(Task& task);
-  Status CommitWithStats();  // writer thread only
+  Status CommitWithStats();                    // writer thread only
   void ReportFailure(const Status& st) const;  // once, on the first error
 
   WriterOptions options_;
@@ -154,8 +150,8 @@ class TraceWriter {
   std::atomic<bool> stream_creation_tracked_{false};
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;        // writer waits for work
-  std::condition_variable done_cv_;   // Flush/Finish wait for progress
+  std::condition_variable cv_;       // writer waits for work
+  std::condition_variable done_cv_;  // Flush/Finish wait for progress
   std::deque<std::unique_ptr<Task>> queue_;
   size_t queued_batch_bytes_ = 0;
   uint64_t barriers_queued_ = 0;

@@ -92,12 +92,11 @@ struct EnumValue {
 };
 
 inline constexpr EnumValue kCopyKinds[] = {
-    {copy_kind::kUnknown, "unknown"}, {copy_kind::kHtoD, "H2D"}, {copy_kind::kDtoH, "D2H"},
-    {copy_kind::kHtoA, "H2A"},       {copy_kind::kAtoH, "A2H"}, {copy_kind::kAtoA, "A2A"},
-    {copy_kind::kAtoD, "A2D"},       {copy_kind::kDtoA, "D2A"}, {copy_kind::kDtoD, "D2D"},
-    {copy_kind::kHtoH, "H2H"},       {copy_kind::kPtoP, "P2P"},
-    {copy_kind::kUvmHtoD, "uvm_H2D"}, {copy_kind::kUvmDtoH, "uvm_D2H"},
-    {copy_kind::kUvmDtoD, "uvm_D2D"},
+    {copy_kind::kUnknown, "unknown"}, {copy_kind::kHtoD, "H2D"},        {copy_kind::kDtoH, "D2H"},
+    {copy_kind::kHtoA, "H2A"},        {copy_kind::kAtoH, "A2H"},        {copy_kind::kAtoA, "A2A"},
+    {copy_kind::kAtoD, "A2D"},        {copy_kind::kDtoA, "D2A"},        {copy_kind::kDtoD, "D2D"},
+    {copy_kind::kHtoH, "H2H"},        {copy_kind::kPtoP, "P2P"},        {copy_kind::kUvmHtoD, "uvm_H2D"},
+    {copy_kind::kUvmDtoH, "uvm_D2H"}, {copy_kind::kUvmDtoD, "uvm_D2D"},
 };
 inline constexpr EnumValue kMemoryKinds[] = {
     {memory_kind::kUnknown, "unknown"},

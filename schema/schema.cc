@@ -12,10 +12,9 @@ constexpr std::string_view kFinalizeMarker = "-- streamscope:finalize";
 constexpr int kOldestReadableVersion = 1;
 
 constexpr std::string_view kRequiredTables[] = {
-    "metadata", "string",   "device",   "context",         "stream",
-    "thread",   "kernel",   "memcpy",   "memset",          "graph_execution",
-    "api_call", "sync",     "nvtx_range", "nvtx_mark",     "allocation",
-    "memory_access", "event_op", "collector_stat", "cupti_overhead",
+    "metadata",   "string",        "device",          "context",        "stream",         "thread",     "kernel",
+    "memcpy",     "memset",        "graph_execution", "api_call",       "sync",           "nvtx_range", "nvtx_mark",
+    "allocation", "memory_access", "event_op",        "collector_stat", "cupti_overhead",
 };
 }  // namespace
 
@@ -40,10 +39,9 @@ std::string UpgradeSql(int from_version) {
   // 1 -> 2: copy-kind names and the two views (streamscope_schema.sql's history).
   std::string v = std::to_string(Version());
   return "DELETE FROM enum_copy_kind;\n" + Statement("INSERT INTO enum_copy_kind VALUES") + "\n" +
-         "DROP VIEW IF EXISTS gpu_op_with_api;\nDROP VIEW IF EXISTS gpu_op;\n" +
-         Statement("CREATE VIEW gpu_op AS") + "\n" + Statement("CREATE VIEW gpu_op_with_api AS") + "\n" +
-         "UPDATE metadata SET value = '" + v + "' WHERE key = 'schema_version';\n" +
-         "PRAGMA user_version = " + v + ";\n";
+         "DROP VIEW IF EXISTS gpu_op_with_api;\nDROP VIEW IF EXISTS gpu_op;\n" + Statement("CREATE VIEW gpu_op AS") +
+         "\n" + Statement("CREATE VIEW gpu_op_with_api AS") + "\n" + "UPDATE metadata SET value = '" + v +
+         "' WHERE key = 'schema_version';\n" + "PRAGMA user_version = " + v + ";\n";
 }
 
 std::string_view FullSql() { return schema_internal::kEmbeddedSchemaSql; }

@@ -18,8 +18,7 @@ void BusyTimeIndex::Union::BuildPrefix() {
 }
 
 int64_t BusyTimeIndex::Union::Before(int64_t t) const {
-  size_t i = std::lower_bound(busy.begin(), busy.end(), t,
-                              [](const Interval& x, int64_t v) { return x.start < v; }) -
+  size_t i = std::lower_bound(busy.begin(), busy.end(), t, [](const Interval& x, int64_t v) { return x.start < v; }) -
              busy.begin();
   int64_t b = prefix[i];
   if (i > 0 && busy[i - 1].end > t) b -= busy[i - 1].end - t;
@@ -39,8 +38,7 @@ BusyTimeIndex::BusyTimeIndex(const TraceModel& model) {
   devices_ = OpDeviceIds(model);
   per_device_.resize(devices_.size());
   auto slot = [&](int32_t device) {
-    return static_cast<size_t>(std::lower_bound(devices_.begin(), devices_.end(), device) -
-                               devices_.begin());
+    return static_cast<size_t>(std::lower_bound(devices_.begin(), devices_.end(), device) - devices_.begin());
   };
   if (std::is_sorted(ops.start_ns.begin(), ops.start_ns.end())) {
     // Finalized models: merge in one pass, no copy of every interval.

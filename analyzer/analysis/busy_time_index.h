@@ -31,13 +31,11 @@ class BusyTimeIndex {
  private:
   struct Union {
     IntervalList busy;
-    std::vector<int64_t> prefix;  // prefix[i] = busy time of busy[0..i)
-    void Build(IntervalList list);  // normalizes `list`
-    void BuildPrefix();             // for an already normalized `busy`
+    std::vector<int64_t> prefix;      // prefix[i] = busy time of busy[0..i)
+    void Build(IntervalList list);    // normalizes `list`
+    void BuildPrefix();               // for an already normalized `busy`
     int64_t Before(int64_t t) const;  // busy time before t
-    int64_t Idle(int64_t s, int64_t e) const {
-      return e > s ? (e - s) - (Before(e) - Before(s)) : 0;
-    }
+    int64_t Idle(int64_t s, int64_t e) const { return e > s ? (e - s) - (Before(e) - Before(s)) : 0; }
   };
   std::vector<int32_t> devices_;
   std::vector<Union> per_device_;

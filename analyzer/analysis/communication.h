@@ -38,7 +38,7 @@ struct DeviceCommunication {
   int64_t comm_kernels = 0, compute_kernels = 0, p2p_copies = 0;
   int64_t comm_ns = 0, compute_ns = 0, overlapped_ns = 0, exposed_comm_ns = 0;
   int64_t p2p_ns = 0, p2p_overlapped_ns = 0;
-  double hidden_share = 0;  // overlapped / min(comm, compute); 0 when either is 0
+  double hidden_share = 0;              // overlapped / min(comm, compute); 0 when either is 0
   std::vector<CommKernelStat> by_name;  // longest total first
 };
 

@@ -21,8 +21,7 @@ using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
 using diagnose_support::SharedTime;
 
-std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w,
-                                                 const DiagnoseOptions& o) {
+std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w, const DiagnoseOptions& o) {
   const std::vector<int32_t> ops = OpsStartingIn(m, w);
   auto clipped = [&](int32_t op) { return ClippedLength({m.ops.start_ns[op], m.ops.end_ns[op]}, w.interval()); };
   // Flat passes over compact per-group arrays instead of a vector per group:
@@ -94,7 +93,11 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     return std::span<int64_t>(durations.data() + begin[g] + count[g].over, static_cast<size_t>(count[g].alone));
   };
   std::vector<int64_t> alone_of_slowed(count.size(), -1);  // group -> alone median; -1: not slowed
-  struct Slowed { ContentionFacts::Group facts; int64_t excess; size_t group; };
+  struct Slowed {
+    ContentionFacts::Group facts;
+    int64_t excess;
+    size_t group;
+  };
   std::vector<Slowed> slowed;
   IntervalList excess;
   DiagnoseFinding f;
@@ -123,8 +126,9 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     }
     alone_of_slowed[g] = alone;
     double ratio = static_cast<double>(over) / static_cast<double>(alone);
-    ContentionFacts::Group group{grouper.Example(gid), reference_source, over, alone, ratio,
-                                 static_cast<int64_t>(count[g].over), static_cast<bool>(pageable[g])};
+    ContentionFacts::Group group{
+        grouper.Example(gid),          reference_source, over, alone, ratio, static_cast<int64_t>(count[g].over),
+        static_cast<bool>(pageable[g])};
     slowed.push_back({std::move(group), 0, g});
     f.figures[key + ":overlapped_median_ns"] = static_cast<double>(over);
     f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);

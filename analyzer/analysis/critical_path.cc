@@ -49,7 +49,7 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
     switch (e.kind) {
       case DepEdgeKind::kOpDuration: {
         OpCategory c = model.ops.category[op];
-        s.kind = c == OpCategory::kKernel ? PathSegmentKind::kKernel
+        s.kind = c == OpCategory::kKernel   ? PathSegmentKind::kKernel
                  : c == OpCategory::kMemset ? PathSegmentKind::kMemset
                                             : PathSegmentKind::kCopy;
         break;

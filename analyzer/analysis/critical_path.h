@@ -33,7 +33,13 @@
 namespace streamscope {
 
 enum class PathSegmentKind : uint8_t {
-  kKernel = 0, kCopy = 1, kMemset = 2, kLaunch = 3, kGpuWait = 4, kApiCall = 5, kSyncReturn = 6,
+  kKernel = 0,
+  kCopy = 1,
+  kMemset = 2,
+  kLaunch = 3,
+  kGpuWait = 4,
+  kApiCall = 5,
+  kSyncReturn = 6,
   kHostWork = 7,
 };
 inline constexpr int kNumPathSegmentKinds = 8;
@@ -47,8 +53,8 @@ bool IsHostSegment(PathSegmentKind k);
 struct PathSegment {
   PathSegmentKind kind = PathSegmentKind::kKernel;
   DepEdgeKind edge = DepEdgeKind::kOpDuration;  // the edge walked
-  int64_t tid = -1;      // host segments: the thread
-  int32_t stream = -1;   // GPU segments: the stream (index into model.streams)
+  int64_t tid = -1;                             // host segments: the thread
+  int32_t stream = -1;                          // GPU segments: the stream (index into model.streams)
   int64_t start_ns = 0, end_ns = 0;
   int32_t op = -1;   // op index (GPU segments; sync_return: the waited op)
   int32_t api = -1;  // api index (host segments; launch: the submitting call)

@@ -60,8 +60,9 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
       a.method = "wall_clock";
     } else {
       a.method = "none";
-      result.notes.push_back("some traces record no wall-clock start (metadata start_wall_time_ns, start_trace_ns): "
-                             "their clocks have no first estimate");
+      result.notes.push_back(
+          "some traces record no wall-clock start (metadata start_wall_time_ns, start_trace_ns): "
+          "their clocks have no first estimate");
     }
     for (size_t r = 0; r < n; ++r) result.ranks[r].wall_clock_offset_ns = offset[r];
     if (!matches.empty()) {
@@ -111,7 +112,8 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   // kernels were not the same collective (a rank's window cut one off).
   if (a.method == "collectives" && a.residual_max_ns > kSuspectResidualNs) {
     result.notes.push_back(absl::StrCat("after alignment some collectives' ends still differ by up to ",
-                                        a.residual_max_ns, " ns: the k-th kernels of a name may not be the same "
+                                        a.residual_max_ns,
+                                        " ns: the k-th kernels of a name may not be the same "
                                         "collective on every rank (do the windows cover the same steps?)"));
   }
   return offset;
@@ -144,7 +146,8 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
     ++unnumbered;
   }
   if (unnumbered > 0) {
-    result.notes.push_back(absl::StrCat(unnumbered, " trace(s) carry no rank (metadata env:RANK); they are "
+    result.notes.push_back(absl::StrCat(unnumbered,
+                                        " trace(s) carry no rank (metadata env:RANK); they are "
                                         "numbered in argument order after the others"));
   }
   if (duplicate) {
@@ -241,8 +244,8 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
         }
       }
       if (latest > earliest) ++result.ranks[last].last_arrivals;
-      skews.push_back({*m.name, m.ordinal, result.ranks[first].rank, result.ranks[last].rank, earliest, latest,
-                       latest - earliest});
+      skews.push_back(
+          {*m.name, m.ordinal, result.ranks[first].rank, result.ranks[last].rank, earliest, latest, latest - earliest});
     }
   }
   for (auto& [index, acc] : per_step) {

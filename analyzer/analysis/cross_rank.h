@@ -54,7 +54,7 @@ namespace streamscope {
 
 struct RankInput {
   const TraceModel* model = nullptr;
-  std::vector<Window> windows;  // the windows analyzed in this trace
+  std::vector<Window> windows;     // the windows analyzed in this trace
   bool windows_are_steps = false;  // the instances of one NVTX range
 };
 
@@ -80,7 +80,7 @@ struct CollectiveSkew {
   int64_t ordinal = 0;  // k-th collective of this name (0-based)
   int64_t first_rank = 0, last_rank = 0;
   int64_t first_start_ns = 0, last_start_ns = 0;  // arrival times, reference rank's clock
-  int64_t skew_ns = 0;  // last - first arrival
+  int64_t skew_ns = 0;                            // last - first arrival
 };
 
 struct ClockAlignment {
@@ -102,8 +102,8 @@ struct StepStraggler {
 };
 
 struct CrossRankResult {
-  std::vector<RankFigures> ranks;  // ascending rank
-  bool comparable = true;          // arrival times comparable (shared or aligned clocks)
+  std::vector<RankFigures> ranks;     // ascending rank
+  bool comparable = true;             // arrival times comparable (shared or aligned clocks)
   int64_t matched_collectives = 0;    // collectives found on every rank
   int64_t unmatched_kernels = 0;      // communication kernels without a counterpart on every rank
   std::vector<CollectiveSkew> worst;  // largest skew first, at most `top`

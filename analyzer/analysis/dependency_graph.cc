@@ -162,7 +162,14 @@ struct EventFacts {
 };
 
 enum class NameClass : int8_t {
-  kUnset = -1, kNone = 0, kStreamSync, kEventSync, kDeviceSync, kSyncCopy, kAsyncCopy, kDrain,
+  kUnset = -1,
+  kNone = 0,
+  kStreamSync,
+  kEventSync,
+  kDeviceSync,
+  kSyncCopy,
+  kAsyncCopy,
+  kDrain,
 };
 
 NameClass ClassifyName(std::string_view raw) {
@@ -182,15 +189,41 @@ NameClass ClassifyName(std::string_view raw) {
     if (!is_async) return NameClass::kSyncCopy;
     return n.find("set") == std::string_view::npos ? NameClass::kAsyncCopy : NameClass::kNone;
   }
-  static constexpr std::string_view kDrainNames[] = {
-      "cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray",
-      "cudaFreeArray", "cudaMallocManaged", "cudaMallocMipmappedArray", "cudaFreeMipmappedArray",
-      "cuMemAlloc", "cuMemFree", "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
-      "cuArray3DCreate", "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister",
-      "cudaHostUnregister", "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister",
-      "cuMemHostUnregister", "cudaDeviceSetLimit", "cudaDeviceSetCacheConfig",
-      "cudaDeviceSetSharedMemConfig", "cudaThreadSetLimit", "cudaThreadSetCacheConfig", "cuCtxSetLimit",
-      "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"};
+  static constexpr std::string_view kDrainNames[] = {"cudaMalloc",
+                                                     "cudaFree",
+                                                     "cudaMallocPitch",
+                                                     "cudaMalloc3D",
+                                                     "cudaMallocArray",
+                                                     "cudaMalloc3DArray",
+                                                     "cudaFreeArray",
+                                                     "cudaMallocManaged",
+                                                     "cudaMallocMipmappedArray",
+                                                     "cudaFreeMipmappedArray",
+                                                     "cuMemAlloc",
+                                                     "cuMemFree",
+                                                     "cuMemAllocPitch",
+                                                     "cuMemAllocManaged",
+                                                     "cuArrayCreate",
+                                                     "cuArrayDestroy",
+                                                     "cuArray3DCreate",
+                                                     "cudaMallocHost",
+                                                     "cudaFreeHost",
+                                                     "cudaHostAlloc",
+                                                     "cudaHostRegister",
+                                                     "cudaHostUnregister",
+                                                     "cuMemAllocHost",
+                                                     "cuMemFreeHost",
+                                                     "cuMemHostAlloc",
+                                                     "cuMemHostRegister",
+                                                     "cuMemHostUnregister",
+                                                     "cudaDeviceSetLimit",
+                                                     "cudaDeviceSetCacheConfig",
+                                                     "cudaDeviceSetSharedMemConfig",
+                                                     "cudaThreadSetLimit",
+                                                     "cudaThreadSetCacheConfig",
+                                                     "cuCtxSetLimit",
+                                                     "cuCtxSetCacheConfig",
+                                                     "cuCtxSetSharedMemConfig"};
   if (std::find(std::begin(kDrainNames), std::end(kDrainNames), n) != std::end(kDrainNames)) return NameClass::kDrain;
   return NameClass::kNone;
 }
@@ -199,10 +232,10 @@ bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == 
 
 struct Pending {
   int32_t to;
-  int32_t from;      // event or DepEdge::kOutside
-  int64_t from_ns;   // source's recorded time
-  int64_t natural;   // the lag this edge would need if it bound; submit: the
-                     // nested call's offset (natural = offset + launch latency)
+  int32_t from;     // event or DepEdge::kOutside
+  int64_t from_ns;  // source's recorded time
+  int64_t natural;  // the lag this edge would need if it bound; submit: the
+                    // nested call's offset (natural = offset + launch latency)
   DepEdgeKind kind;
 };
 
@@ -221,7 +254,10 @@ int32_t DependencyGraph::GraphCall(int32_t model_api) const {
 class DependencyGraphBuilder {
  public:
   DependencyGraphBuilder(const TraceModel& m, const Window& w, const DependencyGraphOptions& o, DependencyGraph& g)
-      : m_(m), w_(w), o_(o), g_(g),
+      : m_(m),
+        w_(w),
+        o_(o),
+        g_(g),
         outer_(m.Derived<OuterCalls>()),
         submit_(m.Derived<SubmitOrder>()),
         events_(m.Derived<EventFacts>()),
@@ -312,7 +348,7 @@ class DependencyGraphBuilder {
 
   void OpEdges() {
     const GpuOps& ops = m_.ops;
-    absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;  // (stream, partner) -> op
+    absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;         // (stream, partner) -> op
     absl::flat_hash_map<int64_t, std::vector<size_t>> graph_launches;  // correlation id -> graph ops
     for (size_t k = 0; k < g_.ops_.size(); ++k) {
       const int32_t i = g_.ops_[k];
@@ -324,8 +360,8 @@ class DependencyGraphBuilder {
         int32_t o = outer_.outer[a];
         int64_t offset = m_.api.start_ns[a] - m_.api.start_ns[o];
         int32_t c = g_.GraphCall(o);
-        pending_.push_back({start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset,
-                            DepEdgeKind::kSubmit});
+        pending_.push_back(
+            {start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset, DepEdgeKind::kSubmit});
       }
       const int32_t s = ops.stream[i];
       if (ValidStream(m_, s)) {
@@ -350,13 +386,13 @@ class DependencyGraphBuilder {
       std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
       for (size_t k : members) {
         int64_t start = g_.recorded_ns_[DependencyGraph::OpStart(k)];
-        auto it = std::upper_bound(by_end.begin(), by_end.end(), start,
-                                   [&](int64_t t, size_t x) { return t < end_of(x); });
+        auto it =
+            std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, size_t x) { return t < end_of(x); });
         if (it == by_end.begin()) continue;
         size_t from = *(it - 1);
         if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
-        pending_.push_back({DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0,
-                            DepEdgeKind::kGraph});
+        pending_.push_back(
+            {DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph});
       }
     }
   }
@@ -492,8 +528,8 @@ class DependencyGraphBuilder {
       int64_t waited_end = kMinTime;
       for (int32_t op : w) waited_end = std::max(waited_end, OpEndOf(m_, op));
       const int64_t tail = end - std::max(start, waited_end);
-      pending_.push_back({g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail,
-                          DepEdgeKind::kCallDuration});
+      pending_.push_back(
+          {g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail, DepEdgeKind::kCallDuration});
       for (int32_t op : w) {
         pending_.push_back({g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait});
       }
@@ -560,7 +596,8 @@ class DependencyGraphBuilder {
       }
     }
     for (int k = 0; k < kNumDepEdgeKinds; ++k) {
-      if (per_kind[k] > 0) g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
+      if (per_kind[k] > 0)
+        g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
     }
     std::vector<Pending>().swap(pending_);
     std::vector<uint32_t>().swap(by_target_);

@@ -67,8 +67,15 @@
 namespace streamscope {
 
 enum class DepEdgeKind : uint8_t {
-  kOpDuration = 0, kCallDuration = 1, kHostGap = 2, kSubmit = 3, kStreamOrder = 4,
-  kEventWait = 5, kLegacyStream = 6, kGraph = 7, kSyncWait = 8,
+  kOpDuration = 0,
+  kCallDuration = 1,
+  kHostGap = 2,
+  kSubmit = 3,
+  kStreamOrder = 4,
+  kEventWait = 5,
+  kLegacyStream = 6,
+  kGraph = 7,
+  kSyncWait = 8,
 };
 inline constexpr int kNumDepEdgeKinds = 9;
 // "op_duration", "call_duration", "host_gap", "submit", "stream_order",
@@ -106,8 +113,8 @@ struct DepEdge {
   static constexpr int32_t kOutside = -1;
   int32_t from = kOutside;  // event index, or kOutside: a node outside the window
   DepEdgeKind kind = DepEdgeKind::kOpDuration;
-  int64_t from_ns = 0;      // kOutside: the source's recorded time
-  int64_t lag_ns = 0;       // target >= source + lag
+  int64_t from_ns = 0;  // kOutside: the source's recorded time
+  int64_t lag_ns = 0;   // target >= source + lag
 };
 
 class DependencyGraph {
@@ -117,8 +124,8 @@ class DependencyGraph {
   // Items: graph ops 0..op_count()-1, graph calls 0..call_count()-1.
   size_t op_count() const { return ops_.size(); }
   size_t call_count() const { return calls_.size(); }
-  int32_t ModelOp(size_t k) const { return ops_[k]; }        // model op index
-  int32_t ModelCall(size_t c) const { return calls_[c]; }    // model api index
+  int32_t ModelOp(size_t k) const { return ops_[k]; }      // model op index
+  int32_t ModelCall(size_t c) const { return calls_[c]; }  // model api index
   // Graph op / call of a model index, or -1 when it is not in the graph.
   int32_t GraphOp(int32_t model_op) const;
   int32_t GraphCall(int32_t model_api) const;
@@ -201,7 +208,7 @@ DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& wind
 // once per trace.
 struct OuterCalls {
   explicit OuterCalls(const TraceModel& m);
-  std::vector<int32_t> outer;          // per api call
+  std::vector<int32_t> outer;           // per api call
   std::vector<int32_t> prev_on_thread;  // per outermost call: the previous outermost call, or -1
 };
 

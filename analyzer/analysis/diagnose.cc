@@ -91,9 +91,7 @@ constexpr int kH2D = static_cast<int>(OpCategory::kHtoD);
 constexpr int kD2H = static_cast<int>(OpCategory::kDtoH);
 constexpr int kCompute = static_cast<int>(OpCategory::kKernel);
 
-bool IsExplicitSyncName(std::string_view n) {
-  return n.find("Synchronize") != std::string_view::npos;
-}
+bool IsExplicitSyncName(std::string_view n) { return n.find("Synchronize") != std::string_view::npos; }
 
 // Whole-trace facts of the dependency steps, built once per trace
 // (TraceModel::Derived) and shared by all windows.
@@ -101,7 +99,10 @@ bool IsExplicitSyncName(std::string_view n) {
 // Stream waits (cudaStreamWaitEvent records and event-op waits) per stream,
 // by time, with the call that made each.
 struct EventWaitFacts {
-  struct Wait { int64_t t; int32_t api; };
+  struct Wait {
+    int64_t t;
+    int32_t api;
+  };
   explicit EventWaitFacts(const TraceModel& m) : by_stream(m.streams.size()) {
     auto api_of = [&](int64_t correlation_id) {
       if (correlation_id < 0) return -1;
@@ -109,7 +110,8 @@ struct EventWaitFacts {
       return it != m.api_by_correlation.end() ? it->second : -1;
     };
     for (const SyncRecord& s : m.syncs) {
-      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= by_stream.size()) continue;
+      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= by_stream.size())
+        continue;
       by_stream[s.stream].push_back({s.start_ns, api_of(s.correlation_id)});
       any = true;
     }
@@ -127,7 +129,12 @@ struct EventWaitFacts {
 // Host-blocking explicit syncs: sync records (stream waits excluded) and the
 // outermost sync calls that no record describes, each list by start.
 struct SyncSpanFacts {
-  struct Span { int64_t start, end; int32_t api; int64_t tid; std::string name; };
+  struct Span {
+    int64_t start, end;
+    int32_t api;
+    int64_t tid;
+    std::string name;
+  };
   explicit SyncSpanFacts(const TraceModel& m) {
     auto call_name = [&](int32_t api) { return m.strings.Get(m.api.name[api]); };
     absl::flat_hash_set<int64_t> sync_corr;
@@ -142,7 +149,7 @@ struct SyncSpanFacts {
       records.push_back({s.start_ns, s.end_ns, api, api >= 0 ? m.api.tid[api] : -1,
                          api >= 0 ? std::string(BaseApiName(call_name(api))) : std::string(SyncKindName(s.kind))});
     }
-    absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of its last sync call
+    absl::flat_hash_map<int64_t, int64_t> covered;           // tid -> end of its last sync call
     std::vector<int8_t> is_sync_name(m.strings.size(), -1);  // per name id, decided once
     for (size_t i = 0; i < m.api.size(); ++i) {
       StringId name_id = m.api.name[i];
@@ -157,8 +164,8 @@ struct SyncSpanFacts {
       if (m.api.start_ns[i] < cov->second) continue;  // nested driver call: same wait
       cov->second = m.api.end_ns[i];
       if (m.api.correlation_id[i] >= 0 && sync_corr.contains(m.api.correlation_id[i])) continue;
-      calls.push_back({m.api.start_ns[i], m.api.end_ns[i], static_cast<int32_t>(i), m.api.tid[i],
-                       std::string(BaseApiName(name))});
+      calls.push_back(
+          {m.api.start_ns[i], m.api.end_ns[i], static_cast<int32_t>(i), m.api.tid[i], std::string(BaseApiName(name))});
     }
   }
   std::vector<Span> records, calls;
@@ -240,8 +247,7 @@ class Diagnoser {
     int64_t threshold = std::max<int64_t>(
         o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(result_.gpu_span_ns)));
     for (DiagnoseFinding& f : findings_) f.significant = f.impact_ns >= threshold;
-    std::stable_partition(findings_.begin(), findings_.end(),
-                          [](const DiagnoseFinding& f) { return f.significant; });
+    std::stable_partition(findings_.begin(), findings_.end(), [](const DiagnoseFinding& f) { return f.significant; });
     result_.findings = std::move(findings_);
     return std::move(result_);
   }
@@ -249,9 +255,7 @@ class Diagnoser {
  private:
   int32_t Api(int32_t op) const { return m_.ApiForOp(static_cast<size_t>(op)); }
   std::string_view CallName(int32_t api) const { return m_.strings.Get(m_.api.name[api]); }
-  int64_t Clipped(int32_t op) const {
-    return ClippedLength({m_.ops.start_ns[op], m_.ops.end_ns[op]}, w_.interval());
-  }
+  int64_t Clipped(int32_t op) const { return ClippedLength({m_.ops.start_ns[op], m_.ops.end_ns[op]}, w_.interval()); }
   void Cite(DiagnoseFinding& f, int32_t op) const { CiteOp(f, op, o_.max_evidence); }
   void CiteCall(DiagnoseFinding& f, int32_t api) const {
     if (api < 0) return;
@@ -340,7 +344,11 @@ class Diagnoser {
 
   // 2. Memory type ------------------------------------------------------------
   void MemoryType() {
-    struct Side { int64_t count = 0, bytes = 0, ns = 0; std::vector<int64_t> durations; std::set<int32_t> devices; };
+    struct Side {
+      int64_t count = 0, bytes = 0, ns = 0;
+      std::vector<int64_t> durations;
+      std::set<int32_t> devices;
+    };
     std::array<Side, kNumOpCategories> pageable{};
     std::vector<int32_t> pageable_ops, pinned_ops;
     for (int32_t op : ops_) {
@@ -519,15 +527,13 @@ class Diagnoser {
         on_stream += 1;
         if (cats.contains(static_cast<int>(m_.ops.category[op]))) Cite(f, op);
       }
-      part.stream_id = best_stream < 0 || static_cast<size_t>(best_stream) >= m_.streams.size()
-                           ? -1
-                           : m_.streams[best_stream].id;
+      part.stream_id =
+          best_stream < 0 || static_cast<size_t>(best_stream) >= m_.streams.size() ? -1 : m_.streams[best_stream].id;
       part.stream_ops = on_stream;
       part.hideable_ns = best;
       facts.devices.push_back(std::move(part));
       f.impact_ns += best;
-      f.figures[absl::StrCat("device_", d.device_id, "_stream_id")] =
-          static_cast<double>(m_.streams[best_stream].id);
+      f.figures[absl::StrCat("device_", d.device_id, "_stream_id")] = static_cast<double>(m_.streams[best_stream].id);
     }
     if (facts.devices.empty()) return;
     f.facts = std::move(facts);
@@ -655,10 +661,10 @@ class Diagnoser {
     f.impact_ns = UnionInWindow(std::move(delays));
     int64_t to_legacy = hidden_->serialization_count[0], from_legacy = hidden_->serialization_count[1];
     f.facts = LegacyStreamFacts{to_legacy, from_legacy, f.impact_ns};
-    f.figures = {{"blocking_waited_for_legacy", static_cast<double>(to_legacy)},
-                 {"legacy_waited_for_blocking", static_cast<double>(from_legacy)},
-                 {"delay_ns", static_cast<double>(hidden_->serialization_delay_ns[0] +
-                                                  hidden_->serialization_delay_ns[1])}};
+    f.figures = {
+        {"blocking_waited_for_legacy", static_cast<double>(to_legacy)},
+        {"legacy_waited_for_blocking", static_cast<double>(from_legacy)},
+        {"delay_ns", static_cast<double>(hidden_->serialization_delay_ns[0] + hidden_->serialization_delay_ns[1])}};
     findings_.push_back(std::move(f));
   }
 
@@ -730,7 +736,7 @@ class Diagnoser {
     }
     if (total <= 0) return;
     std::vector<std::pair<std::pair<int, std::string>, std::pair<int64_t, int64_t>>> sorted(by_detail.begin(),
-                                                                                             by_detail.end());
+                                                                                            by_detail.end());
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
     DiagnoseFinding f;
@@ -835,9 +841,8 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
       }
     }
   }
-  for (auto& [key, gid] : grouper.KeysInOrder([&](int32_t g) {
-         return static_cast<size_t>(g) < alone.size() && !alone[g].empty();
-       })) {
+  for (auto& [key, gid] :
+       grouper.KeysInOrder([&](int32_t g) { return static_cast<size_t>(g) < alone.size() && !alone[g].empty(); })) {
     ref.alone_median_ns[std::move(key)] = Median(std::move(alone[gid]));
   }
   for (int c = 0; c < kNumOpCategories; ++c) {

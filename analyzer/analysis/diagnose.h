@@ -64,8 +64,13 @@
 namespace streamscope {
 
 enum class DiagnoseStep : uint8_t {
-  kHardware = 0, kMemoryType = 1, kDependencies = 2, kHiddenSync = 3, kCpuStarvation = 4,
-  kContention = 5, kSmallWork = 6,
+  kHardware = 0,
+  kMemoryType = 1,
+  kDependencies = 2,
+  kHiddenSync = 3,
+  kCpuStarvation = 4,
+  kContention = 5,
+  kSmallWork = 6,
 };
 inline constexpr int kNumDiagnoseSteps = 7;
 // "hardware", "memory_type", "dependencies", "hidden_sync", "cpu_starvation",
@@ -73,9 +78,17 @@ inline constexpr int kNumDiagnoseSteps = 7;
 std::string_view DiagnoseStepName(DiagnoseStep s);
 
 enum class DiagnoseCause : uint8_t {
-  kCopyEngines = 0, kNoConcurrentKernels = 1, kPageableCopies = 2, kSameStream = 3,
-  kEventWait = 4, kSyncBetween = 5, kLegacyDefaultStream = 6, kImplicitSyncCall = 7,
-  kCpuStarvation = 8, kContention = 9, kSmallWork = 10,
+  kCopyEngines = 0,
+  kNoConcurrentKernels = 1,
+  kPageableCopies = 2,
+  kSameStream = 3,
+  kEventWait = 4,
+  kSyncBetween = 5,
+  kLegacyDefaultStream = 6,
+  kImplicitSyncCall = 7,
+  kCpuStarvation = 8,
+  kContention = 9,
+  kSmallWork = 10,
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
@@ -107,8 +120,8 @@ struct DiagnoseOptions {
   // Pinned copies of "similar size": within this factor of the pageable
   // copies' average size.
   double similar_size_factor = 4.0;
-  double same_stream_share = 0.9;      // of both categories' time on one stream
-  double same_stream_max_hidden = 0.1; // pair counts as "not overlapped" below this hidden share
+  double same_stream_share = 0.9;       // of both categories' time on one stream
+  double same_stream_max_hidden = 0.1;  // pair counts as "not overlapped" below this hidden share
   int64_t dependency_tolerance_ns = 5'000;
   double overlapped_fraction = 0.5;    // op counts as overlapped when others ran this share of it
   double alone_fraction = 0.05;        // ... as alone when others ran at most this share
@@ -118,7 +131,7 @@ struct DiagnoseOptions {
   // sharing SMs, DRAM or a copy engine with a few other ops does not slow an
   // op down by an order of magnitude.
   double contention_max_ratio = 8.0;
-  int max_evidence = 8;                // ops and calls cited per finding
+  int max_evidence = 8;                          // ops and calls cited per finding
   const DiagnoseReference* reference = nullptr;  // not owned; may be null
 };
 
@@ -126,8 +139,8 @@ struct DiagnoseOptions {
 // finding's summary and remedy from it (DiagnoseSummary, DiagnoseRemedy).
 struct CopyEnginesFacts {
   int32_t device_id = 0;
-  std::string device_name;  // "" when not recorded
-  int engines = 0;          // 0: copies cannot overlap kernels; 1: H2D and D2H cannot overlap
+  std::string device_name;              // "" when not recorded
+  int engines = 0;                      // 0: copies cannot overlap kernels; 1: H2D and D2H cannot overlap
   int64_t copy_ns = 0, compute_ns = 0;  // engines == 0
   int64_t h2d_ns = 0, d2h_ns = 0;       // engines == 1
 };
@@ -149,8 +162,8 @@ struct PageableCopiesFacts {
     // Latency-bound (average size < latency_bound_copy_bytes): judged per
     // copy (median_ns vs pinned_median_ns), not per byte.
     bool latency_bound = false;
-    int64_t median_ns = 0, pinned_median_ns = 0;  // per copy; pinned: similar size, 0 = none
-    double slowdown = 0;           // bandwidth-bound: per byte, pageable / pinned
+    int64_t median_ns = 0, pinned_median_ns = 0;         // per copy; pinned: similar size, 0 = none
+    double slowdown = 0;                                 // bandwidth-bound: per byte, pageable / pinned
     int64_t op_ns = 0, pinned_op_ns = 0, avg_bytes = 0;  // one average copy, pageable vs pinned
     int64_t extra_ns = 0;
   };
@@ -197,8 +210,8 @@ struct CpuStarvationFacts {
 };
 struct ContentionFacts {
   struct Group {
-    int32_t example_op = -1;       // an op of the group (names it)
-    std::string reference_source;  // "" = alone times from this trace
+    int32_t example_op = -1;                  // an op of the group (names it)
+    std::string reference_source;             // "" = alone times from this trace
     int64_t overlapped_ns = 0, alone_ns = 0;  // medians
     double ratio = 0;
     int64_t overlapped_ops = 0;
@@ -215,19 +228,18 @@ struct SmallWorkFacts {
   std::vector<Group> groups;  // the first (at most 3) launch-bound groups
   int64_t idle_ns = 0;
 };
-using DiagnoseFacts =
-    std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
-                 EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
-                 ContentionFacts, SmallWorkFacts>;
+using DiagnoseFacts = std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts,
+                                   SameStreamFacts, EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts,
+                                   ImplicitSyncFacts, CpuStarvationFacts, ContentionFacts, SmallWorkFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;
   int64_t impact_ns = 0;
   bool significant = false;
-  DiagnoseFacts facts;         // the cause's own figures, worded by render/
-  std::vector<int32_t> ops;    // op indices cited (at most max_evidence)
-  std::vector<int32_t> calls;  // api indices cited (at most max_evidence)
-  std::vector<int64_t> tids;   // host threads involved
+  DiagnoseFacts facts;                        // the cause's own figures, worded by render/
+  std::vector<int32_t> ops;                   // op indices cited (at most max_evidence)
+  std::vector<int32_t> calls;                 // api indices cited (at most max_evidence)
+  std::vector<int64_t> tids;                  // host threads involved
   std::map<std::string, double> figures;      // named numbers (ns, counts, ratios)
   std::map<std::string, std::string> labels;  // named texts (API names, NVTX ranges)
   // What-if estimate (analysis/what_if.h): how much earlier the window's
@@ -241,9 +253,9 @@ struct DiagnoseFinding {
 // Something a diagnosis could not check, and why (render/ words it).
 struct DiagnoseNote {
   enum class Kind : uint8_t {
-    kNoOpsInWindow,         // no GPU op starts inside the window
-    kCopyEnginesUnknown,    // `value`: the device whose copy engine count is not recorded
-    kFirstOfWindows,        // compare diagnosed the first of `value` windows
+    kNoOpsInWindow,       // no GPU op starts inside the window
+    kCopyEnginesUnknown,  // `value`: the device whose copy engine count is not recorded
+    kFirstOfWindows,      // compare diagnosed the first of `value` windows
   };
   Kind kind = Kind::kNoOpsInWindow;
   int64_t value = 0;
@@ -251,9 +263,9 @@ struct DiagnoseNote {
 
 struct DiagnoseResult {
   Window window;
-  int64_t gpu_span_ns = 0; // first op start to last op end, inside the window
-  int64_t busy_ns = 0;     // all devices
-  int64_t overlap_ns = 0;  // time at least two ops overlapped (any pair), all devices
+  int64_t gpu_span_ns = 0;                // first op start to last op end, inside the window
+  int64_t busy_ns = 0;                    // all devices
+  int64_t overlap_ns = 0;                 // time at least two ops overlapped (any pair), all devices
   std::vector<DiagnoseFinding> findings;  // significant first, each group in step order
   std::vector<DiagnoseNote> notes;        // what could not be checked, and why
   // Indices into `findings`, largest estimated saving first (findings
@@ -294,8 +306,8 @@ struct DiagnoseInputs {
   const std::optional<DiagnoseFinding>* contention = nullptr;
 };
 
-DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window,
-                               const DiagnoseOptions& options, const DiagnoseInputs& inputs = {});
+DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window, const DiagnoseOptions& options,
+                               const DiagnoseInputs& inputs = {});
 
 // Reference facts (alone durations, pinned copy rates) of a trace's windows.
 DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vector<Window>& windows,

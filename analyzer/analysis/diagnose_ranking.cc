@@ -24,7 +24,8 @@ bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c)
     }
     case DiagnoseCause::kSyncBetween: return c.kind == WhatIfKind::kSync && IsExplicitSync(c.blocking);
     case DiagnoseCause::kImplicitSyncCall:
-      return c.kind == WhatIfKind::kSync && (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
+      return c.kind == WhatIfKind::kSync &&
+             (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
     case DiagnoseCause::kLegacyDefaultStream: return c.kind == WhatIfKind::kLegacyStream;
     case DiagnoseCause::kCpuStarvation: return c.kind == WhatIfKind::kHostWork;
     default: return false;
@@ -48,8 +49,8 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
     f.estimated_saving_ns = 0;
     for (const WhatIfEstimate& e : what_if.estimates) {
       if (!e.estimable || !Covers(model, f, e.cause)) continue;
-      f.estimated_saving_ns = f.saving_estimated ? std::max(f.estimated_saving_ns, e.estimated_saving_ns)
-                                                 : e.estimated_saving_ns;
+      f.estimated_saving_ns =
+          f.saving_estimated ? std::max(f.estimated_saving_ns, e.estimated_saving_ns) : e.estimated_saving_ns;
       f.saving_estimated = true;
     }
   }
@@ -87,12 +88,11 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
     if (sx != sy) return sx > sy;
     return x.impact_ns > y.impact_ns;
   });
-  result->leading_count = static_cast<int32_t>(
-      std::count_if(order.begin(), order.end(), [&](int32_t i) { return tier(findings[i]) < 2; }));
+  result->leading_count =
+      static_cast<int32_t>(std::count_if(order.begin(), order.end(), [&](int32_t i) { return tier(findings[i]) < 2; }));
   result->ranked = std::move(order);
-  result->primary_index = !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2
-                              ? result->ranked.front()
-                              : -1;
+  result->primary_index =
+      !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2 ? result->ranked.front() : -1;
 }
 
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,

@@ -52,8 +52,7 @@ std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std:
     advance();
     constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
     while (next < ops.size() || !running.empty()) {
-      int64_t t = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf,
-                           running.empty() ? kInf : running.top());
+      int64_t t = std::min(next < ops.size() ? clipped_start(ops[next]) : kInf, running.empty() ? kInf : running.top());
       while (!running.empty() && running.top() == t) running.pop();
       while (next < ops.size() && clipped_start(ops[next]) == t) {
         running.push(clipped_end(ops[next]));
@@ -96,10 +95,10 @@ std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std:
         step *= 2;
       }
       hi = std::min(hi, multi.size());
-      size_t end_index = static_cast<size_t>(
-          std::lower_bound(multi.begin() + static_cast<std::ptrdiff_t>(lo),
-                           multi.begin() + static_cast<std::ptrdiff_t>(hi), e, starts_before) -
-          multi.begin());
+      size_t end_index =
+          static_cast<size_t>(std::lower_bound(multi.begin() + static_cast<std::ptrdiff_t>(lo),
+                                               multi.begin() + static_cast<std::ptrdiff_t>(hi), e, starts_before) -
+                              multi.begin());
       shared[k] = before_at(end_index, e) - before_at(start_index, s);
     }
   }

@@ -78,7 +78,7 @@ class OpGrouper {
 
  private:
   const TraceModel& m_;
-  std::vector<int32_t> by_name_;  // name id -> group; last slot: no name
+  std::vector<int32_t> by_name_;                    // name id -> group; last slot: no name
   absl::flat_hash_map<uint64_t, int32_t> by_size_;  // (category << 56) | bytes -> group
   absl::flat_hash_map<std::pair<int, int64_t>, int32_t> by_odd_size_;
   std::vector<int32_t> example_;  // first op of each group

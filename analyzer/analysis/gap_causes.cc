@@ -34,8 +34,7 @@ std::string_view GapCauseName(GapCause c) {
 }
 
 bool IsCpuStarvation(GapCause c) {
-  return c == GapCause::kHostBlockedInCall || c == GapCause::kHostNvtxRange ||
-         c == GapCause::kHostUnannotated;
+  return c == GapCause::kHostBlockedInCall || c == GapCause::kHostNvtxRange || c == GapCause::kHostUnannotated;
 }
 
 namespace {
@@ -55,11 +54,12 @@ struct ThreadActivity {
   // span: traces hold millions). Call k's span is [max(its start, call
   // k-1's end), its end): disjoint, and the ends ascend.
   std::vector<int32_t> calls;
-  std::vector<HostSpan> nvtx;   // innermost-range segmentation
+  std::vector<HostSpan> nvtx;  // innermost-range segmentation
   std::vector<int64_t> host_callback_starts;
 };
 
-// Drops the suffixes CUDA adds for per-thread default streams so "cudaLaunchHostFunc_ptsz" matches "cudaLaunchHostFunc".
+// Drops the suffixes CUDA adds for per-thread default streams so "cudaLaunchHostFunc_ptsz" matches
+// "cudaLaunchHostFunc".
 std::string_view StripPtsz(std::string_view n) {
   for (std::string_view suffix : {"_ptsz", "_ptds"}) {
     if (n.size() > suffix.size() && n.substr(n.size() - suffix.size()) == suffix) {
@@ -71,15 +71,18 @@ std::string_view StripPtsz(std::string_view n) {
 
 bool IsHostCallbackName(std::string_view n) {
   n = StripPtsz(n);
-  return n == "cudaLaunchHostFunc" || n == "cudaStreamAddCallback" ||
-         n == "cuLaunchHostFunc" || n == "cuStreamAddCallback";
+  return n == "cudaLaunchHostFunc" || n == "cudaStreamAddCallback" || n == "cuLaunchHostFunc" ||
+         n == "cuStreamAddCallback";
 }
 
 // Innermost NVTX range over time for one thread's ranges (indices sorted by
 // start): the active range with the latest start (then deepest) wins.
-std::vector<HostSpan> InnermostSegments(const TraceModel& model,
-                                        const std::vector<int32_t>& ranges) {
-  struct Event { int64_t t; int32_t range; bool is_start; };
+std::vector<HostSpan> InnermostSegments(const TraceModel& model, const std::vector<int32_t>& ranges) {
+  struct Event {
+    int64_t t;
+    int32_t range;
+    bool is_start;
+  };
   std::vector<Event> events;
   events.reserve(ranges.size() * 2);
   for (int32_t r : ranges) {
@@ -89,15 +92,13 @@ std::vector<HostSpan> InnermostSegments(const TraceModel& model,
     events.push_back({nr.start_ns, r, true});
     if (end != kMaxTime) events.push_back({end, r, false});
   }
-  std::sort(events.begin(), events.end(),
-            [](const Event& a, const Event& b) { return a.t < b.t; });
+  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
   auto innermost_less = [&](int32_t a, int32_t b) {
     const NvtxRange& ra = model.nvtx_ranges[a];
     const NvtxRange& rb = model.nvtx_ranges[b];
     return std::tie(ra.start_ns, ra.depth, a) < std::tie(rb.start_ns, rb.depth, b);
   };
-  std::priority_queue<int32_t, std::vector<int32_t>, decltype(innermost_less)> active(
-      innermost_less);
+  std::priority_queue<int32_t, std::vector<int32_t>, decltype(innermost_less)> active(innermost_less);
   auto end_of = [&](int32_t r) { return model.nvtx_ranges[r].end_ns.value_or(kMaxTime); };
   std::vector<HostSpan> out;
   auto emit = [&](int64_t s, int64_t e, int32_t r) {
@@ -162,8 +163,7 @@ absl::flat_hash_map<int64_t, ThreadActivity> BuildThreadActivity(const TraceMode
 
 // First span whose end is after t (spans disjoint and sorted, so ends are too).
 size_t FirstEndingAfter(const std::vector<HostSpan>& spans, int64_t t) {
-  return std::upper_bound(spans.begin(), spans.end(), t,
-                          [](int64_t v, const HostSpan& s) { return v < s.end; }) -
+  return std::upper_bound(spans.begin(), spans.end(), t, [](int64_t v, const HostSpan& s) { return v < s.end; }) -
          spans.begin();
 }
 
@@ -188,8 +188,7 @@ struct TotalKey {
 // activity per thread, stream waits per stream, op ends per device. Built
 // once per trace (TraceModel::Derived), shared by all windows.
 struct GapCausesFacts {
-  explicit GapCausesFacts(const TraceModel& model)
-      : devices(OpDeviceIds(model)), threads(BuildThreadActivity(model)) {
+  explicit GapCausesFacts(const TraceModel& model) : devices(OpDeviceIds(model)), threads(BuildThreadActivity(model)) {
     auto valid_stream = [&](int32_t s) { return s >= 0 && static_cast<size_t>(s) < model.streams.size(); };
     waits_by_stream.resize(model.streams.size());
     for (const SyncRecord& s : model.syncs) {
@@ -266,17 +265,14 @@ class GapClassifier {
     }
     std::array<int64_t, kNumGapCauses> by_cause{};
     for (const GapPart& p : gap.parts) by_cause[static_cast<int>(p.cause)] += p.length();
-    gap.primary = static_cast<GapCause>(
-        std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
+    gap.primary = static_cast<GapCause>(std::max_element(by_cause.begin(), by_cause.end()) - by_cause.begin());
   }
 
  private:
-  bool ValidStream(int32_t s) const {
-    return s >= 0 && static_cast<size_t>(s) < model_.streams.size();
-  }
+  bool ValidStream(int32_t s) const { return s >= 0 && static_cast<size_t>(s) < model_.streams.size(); }
 
-  void AddPart(GapFinding& gap, GapCause cause, int64_t s, int64_t e, StringId detail = kNoString,
-               int32_t api = -1, int32_t nvtx = -1) {
+  void AddPart(GapFinding& gap, GapCause cause, int64_t s, int64_t e, StringId detail = kNoString, int32_t api = -1,
+               int32_t nvtx = -1) {
     if (e <= s) return;
     if (!gap.parts.empty()) {
       GapPart& last = gap.parts.back();
@@ -300,9 +296,9 @@ class GapClassifier {
     const std::vector<int32_t>& calls = t.calls;
     int64_t cursor = s;
     // First call ending after s.
-    size_t c = std::upper_bound(calls.begin(), calls.end(), s,
-                                [&](int64_t v, int32_t k) { return v < api.end_ns[k]; }) -
-               calls.begin();
+    size_t c =
+        std::upper_bound(calls.begin(), calls.end(), s, [&](int64_t v, int32_t k) { return v < api.end_ns[k]; }) -
+        calls.begin();
     for (; c < calls.size(); ++c) {
       const int32_t index = calls[c];
       const int64_t call_start = std::max(api.start_ns[index], c > 0 ? api.end_ns[calls[c - 1]] : kMinTime);
@@ -322,8 +318,7 @@ class GapClassifier {
       const HostSpan& seg = t.nvtx[n];
       if (seg.start > cursor) AddPart(gap, GapCause::kHostUnannotated, cursor, seg.start);
       int64_t ss = std::max(seg.start, cursor), se = std::min(seg.end, e);
-      AddPart(gap, GapCause::kHostNvtxRange, ss, se, model_.nvtx_ranges[seg.index].name, -1,
-              seg.index);
+      AddPart(gap, GapCause::kHostNvtxRange, ss, se, model_.nvtx_ranges[seg.index].name, -1, seg.index);
       cursor = std::max(cursor, se);
     }
     if (cursor < e) AddPart(gap, GapCause::kHostUnannotated, cursor, e);
@@ -443,8 +438,7 @@ void BusyEndsBefore(const TraceModel& model, const GapCausesFacts& facts, size_t
 
 }  // namespace
 
-GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
-                                 const GapCausesOptions& options) {
+GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, const GapCausesOptions& options) {
   GapCausesResult result;
   result.window = window;
   result.options = options;
@@ -467,8 +461,7 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
   WorstGaps worst(options.max_listed_gaps);
   GapFinding gap;  // reused: no allocation per gap once parts has grown
 
-  auto handle_gap = [&](size_t slot, int64_t g0, int64_t g1, int32_t prev, int32_t next,
-                        int32_t pred) {
+  auto handle_gap = [&](size_t slot, int64_t g0, int64_t g1, int32_t prev, int32_t next, int32_t pred) {
     int64_t s = std::max(g0, window.start_ns), e = std::min(g1, window.end_ns);
     if (e <= s) return;
     gap.device_id = devices[slot];
@@ -550,17 +543,14 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
   for (const auto& [key, value] : totals) {
     result.totals.push_back({key.device, key.cause, key.detail, key.tid, value.first, value.second});
   }
-  std::sort(result.totals.begin(), result.totals.end(),
-            [](const GapCauseTotal& a, const GapCauseTotal& b) {
-              return std::tie(b.ns, a.device_id, a.cause, a.detail, a.tid) <
-                     std::tie(a.ns, b.device_id, b.cause, b.detail, b.tid);
-            });
+  std::sort(result.totals.begin(), result.totals.end(), [](const GapCauseTotal& a, const GapCauseTotal& b) {
+    return std::tie(b.ns, a.device_id, a.cause, a.detail, a.tid) <
+           std::tie(a.ns, b.device_id, b.cause, b.detail, b.tid);
+  });
   for (auto& [key, t] : threads) result.threads.push_back(t);
-  std::sort(result.threads.begin(), result.threads.end(),
-            [](const ThreadStarvation& a, const ThreadStarvation& b) {
-              return std::tie(b.starved_ns, a.device_id, a.tid) <
-                     std::tie(a.starved_ns, b.device_id, b.tid);
-            });
+  std::sort(result.threads.begin(), result.threads.end(), [](const ThreadStarvation& a, const ThreadStarvation& b) {
+    return std::tie(b.starved_ns, a.device_id, a.tid) < std::tie(a.starved_ns, b.device_id, b.tid);
+  });
   result.worst_gaps = worst.Take();
   return result;
 }

@@ -82,13 +82,13 @@ struct GapPart {
 
 struct GapFinding {
   int32_t device_id = 0;
-  int64_t start_ns = 0, end_ns = 0;  // clipped to the window
-  int32_t prev_op = -1;              // op whose end began the gap (op index), -1 at window start
-  int32_t next_op = -1;              // X (op index), -1 at window end
-  int32_t api = -1;                  // A (api index), -1 if unknown
-  int64_t tid = -1;                  // T, -1 if unknown
+  int64_t start_ns = 0, end_ns = 0;               // clipped to the window
+  int32_t prev_op = -1;                           // op whose end began the gap (op index), -1 at window start
+  int32_t next_op = -1;                           // X (op index), -1 at window end
+  int32_t api = -1;                               // A (api index), -1 if unknown
+  int64_t tid = -1;                               // T, -1 if unknown
   GapCause primary = GapCause::kHostUnannotated;  // the part with most time
-  std::vector<GapPart> parts;        // in time order, cover [start_ns, end_ns)
+  std::vector<GapPart> parts;                     // in time order, cover [start_ns, end_ns)
   int64_t length() const { return end_ns - start_ns; }
 };
 
@@ -97,9 +97,9 @@ struct GapCauseTotal {
   int32_t device_id = 0;
   GapCause cause = GapCause::kHostUnannotated;
   StringId detail = kNoString;
-  int64_t tid = -1;   // T of the gaps (-1: none known)
+  int64_t tid = -1;  // T of the gaps (-1: none known)
   int64_t ns = 0;
-  int64_t gaps = 0;   // gaps with a part of this key
+  int64_t gaps = 0;  // gaps with a part of this key
 };
 
 struct DeviceGapSummary {
@@ -121,16 +121,15 @@ struct ThreadStarvation {
 struct GapCausesResult {
   Window window;
   GapCausesOptions options;
-  std::vector<DeviceGapSummary> devices;  // by device id
-  std::vector<GapCauseTotal> totals;      // by ns, largest first
-  std::vector<ThreadStarvation> threads;  // by starved_ns, largest first
-  std::vector<GapFinding> worst_gaps;     // longest first, at most max_listed_gaps
-  int64_t idle_ns = 0;                    // all devices
+  std::vector<DeviceGapSummary> devices;          // by device id
+  std::vector<GapCauseTotal> totals;              // by ns, largest first
+  std::vector<ThreadStarvation> threads;          // by starved_ns, largest first
+  std::vector<GapFinding> worst_gaps;             // longest first, at most max_listed_gaps
+  int64_t idle_ns = 0;                            // all devices
   std::array<int64_t, kNumGapCauses> cause_ns{};  // all devices
 };
 
-GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window,
-                                 const GapCausesOptions& options = {});
+GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, const GapCausesOptions& options = {});
 
 }  // namespace streamscope
 

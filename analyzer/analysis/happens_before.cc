@@ -16,7 +16,6 @@ namespace {
 // analysis' classes, hidden_sync.h's implicit syncs).
 enum class CallClass : int8_t { kUnset = -1, kNone = 0, kDeviceSync, kOtherSync, kOwnOps, kDrain };
 
-
 CallClass ClassifyCall(std::string_view raw) {
   std::string_view n = BaseApiName(raw);
   auto is_any = [&](std::initializer_list<std::string_view> names) {
@@ -31,24 +30,47 @@ CallClass ClassifyCall(std::string_view raw) {
       n.starts_with("cuMemset")) {
     return is_async ? CallClass::kNone : CallClass::kOwnOps;
   }
-  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray",
-              "cudaMalloc3DArray", "cudaFreeArray", "cudaMallocManaged", "cudaMallocMipmappedArray",
-              "cudaFreeMipmappedArray", "cuMemAlloc", "cuMemFree", "cuMemAllocPitch",
-              "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy", "cuArray3DCreate",
-              "cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister",
-              "cudaHostUnregister", "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc",
-              "cuMemHostRegister", "cuMemHostUnregister", "cudaDeviceSetLimit",
-              "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaThreadSetLimit",
-              "cudaThreadSetCacheConfig", "cuCtxSetLimit", "cuCtxSetCacheConfig",
+  if (is_any({"cudaMalloc",
+              "cudaFree",
+              "cudaMallocPitch",
+              "cudaMalloc3D",
+              "cudaMallocArray",
+              "cudaMalloc3DArray",
+              "cudaFreeArray",
+              "cudaMallocManaged",
+              "cudaMallocMipmappedArray",
+              "cudaFreeMipmappedArray",
+              "cuMemAlloc",
+              "cuMemFree",
+              "cuMemAllocPitch",
+              "cuMemAllocManaged",
+              "cuArrayCreate",
+              "cuArrayDestroy",
+              "cuArray3DCreate",
+              "cudaMallocHost",
+              "cudaFreeHost",
+              "cudaHostAlloc",
+              "cudaHostRegister",
+              "cudaHostUnregister",
+              "cuMemAllocHost",
+              "cuMemFreeHost",
+              "cuMemHostAlloc",
+              "cuMemHostRegister",
+              "cuMemHostUnregister",
+              "cudaDeviceSetLimit",
+              "cudaDeviceSetCacheConfig",
+              "cudaDeviceSetSharedMemConfig",
+              "cudaThreadSetLimit",
+              "cudaThreadSetCacheConfig",
+              "cuCtxSetLimit",
+              "cuCtxSetCacheConfig",
               "cuCtxSetSharedMemConfig"})) {
     return CallClass::kDrain;
   }
   return CallClass::kNone;
 }
 
-bool IsBlocking(StreamKind k) {
-  return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault;
-}
+bool IsBlocking(StreamKind k) { return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault; }
 
 }  // namespace
 
@@ -57,8 +79,7 @@ bool IsBlocking(StreamKind k) {
 // host (what every later submission is ordered after).
 class HappensBeforeBuilder {
  public:
-  HappensBeforeBuilder(const TraceModel& m, HappensBefore& hb)
-      : m_(m), hb_(hb), s_(m.streams.size()) {}
+  HappensBeforeBuilder(const TraceModel& m, HappensBefore& hb) : m_(m), hb_(hb), s_(m.streams.size()) {}
 
   void Run() {
     const size_t n = m_.ops.size();
@@ -151,8 +172,7 @@ class HappensBeforeBuilder {
         bool pair = (ka == StreamKind::kLegacyDefault && IsBlocking(kb)) ||
                     (IsBlocking(ka) && kb == StreamKind::kLegacyDefault);
         int64_t ca = m_.streams[a].context_id, cb = m_.streams[b].context_id;
-        bool same_context = ca == 0 || cb == 0 ? m_.streams[a].device_id == m_.streams[b].device_id
-                                               : ca == cb;
+        bool same_context = ca == 0 || cb == 0 ? m_.streams[a].device_id == m_.streams[b].device_id : ca == cb;
         if (pair && same_context) partners_[a].push_back(static_cast<uint32_t>(b));
       }
     }
@@ -168,7 +188,7 @@ class HappensBeforeBuilder {
       hb_.submit_ns_[i] = t;
       commands_.push_back({t, 1, ops.correlation_id[i], ops.start_ns[i], Kind::kOp, static_cast<int32_t>(i)});
     }
-    absl::flat_hash_set<int64_t> sync_corrs;  // calls already described by a record
+    absl::flat_hash_set<int64_t> sync_corrs;         // calls already described by a record
     absl::flat_hash_map<int64_t, int64_t> sync_end;  // correlation -> sync record end
     for (const SyncRecord& r : m_.syncs) {
       if (r.correlation_id >= 0) {
@@ -204,19 +224,18 @@ class HappensBeforeBuilder {
           break;
         case EventOp::Op::kSynchronize:
           if (e.correlation_id >= 0) event_sync_corrs.insert(e.correlation_id);
-          AddWait(HostWait::Target::kEvent, -1, e.event_handle, e.correlation_id, "edge_event_sync",
-                  e.ts_ns, call_end(e.correlation_id, e.ts_ns));
+          AddWait(HostWait::Target::kEvent, -1, e.event_handle, e.correlation_id, "edge_event_sync", e.ts_ns,
+                  call_end(e.correlation_id, e.ts_ns));
           break;
         case EventOp::Op::kQuery: {
           // Only a query that reported completion tells the host anything
           // (the collector records only those; a recorded call that failed
           // is skipped).
-          auto it = e.correlation_id >= 0 ? m_.api_by_correlation.find(e.correlation_id)
-                                          : m_.api_by_correlation.end();
+          auto it = e.correlation_id >= 0 ? m_.api_by_correlation.find(e.correlation_id) : m_.api_by_correlation.end();
           bool known = it != m_.api_by_correlation.end();
           if (!known || m_.api.return_value[it->second] == 0) {
-            AddWait(HostWait::Target::kEvent, -1, e.event_handle, e.correlation_id, "edge_event_query",
-                    e.ts_ns, known ? m_.api.end_ns[it->second] : e.ts_ns);
+            AddWait(HostWait::Target::kEvent, -1, e.event_handle, e.correlation_id, "edge_event_query", e.ts_ns,
+                    known ? m_.api.end_ns[it->second] : e.ts_ns);
           }
           break;
         }
@@ -227,8 +246,7 @@ class HappensBeforeBuilder {
       switch (r.kind) {
         case SyncKind::kStreamSynchronize:
           if (ValidStream(r.stream)) {
-            AddWait(HostWait::Target::kStream, r.stream, 0, r.correlation_id, "edge_stream_sync",
-                    r.start_ns, r.end_ns);
+            AddWait(HostWait::Target::kStream, r.stream, 0, r.correlation_id, "edge_stream_sync", r.start_ns, r.end_ns);
           } else {
             ++hb_.stats_["stream_sync_without_stream"];
           }
@@ -265,21 +283,20 @@ class HappensBeforeBuilder {
             AddWait(HostWait::Target::kOwnOps, -1, 0, corr, "edge_sync_call", start, end);
           }
           break;
-        case CallClass::kDrain:
-          AddWait(HostWait::Target::kAll, -1, 0, corr, "edge_sync_call", start, end);
-          break;
+        case CallClass::kDrain: AddWait(HostWait::Target::kAll, -1, 0, corr, "edge_sync_call", start, end); break;
         default: break;
       }
     }
     if (!own_corrs_.empty()) {
       for (size_t i = 0; i < ops.size(); ++i) {
-        if (own_corrs_.contains(ops.correlation_id[i])) own_ops_[ops.correlation_id[i]].push_back(static_cast<int32_t>(i));
+        if (own_corrs_.contains(ops.correlation_id[i]))
+          own_ops_[ops.correlation_id[i]].push_back(static_cast<int32_t>(i));
       }
     }
   }
 
-  void AddWait(HostWait::Target target, int32_t stream, int64_t event, int64_t corr, const char* stat,
-               int64_t start, int64_t end) {
+  void AddWait(HostWait::Target target, int32_t stream, int64_t event, int64_t corr, const char* stat, int64_t start,
+               int64_t end) {
     int32_t index = static_cast<int32_t>(waits_.size());
     HostWait w;
     w.target = target;

@@ -102,10 +102,10 @@ class HappensBefore {
   std::vector<uint32_t> position_, rank_;
   std::vector<int32_t> op_stream_, by_rank_;
   std::vector<int64_t> submit_ns_;
-  std::vector<std::vector<int32_t>> stream_ops_;   // per stream, ops by position
-  std::vector<std::vector<JoinPoint>> joins_;      // per stream, by first_position
-  std::vector<uint32_t> vc_pool_;                  // S entries per join point / record
-  std::vector<uint32_t> record_offset_;            // per event op; UINT32_MAX = none
+  std::vector<std::vector<int32_t>> stream_ops_;  // per stream, ops by position
+  std::vector<std::vector<JoinPoint>> joins_;     // per stream, by first_position
+  std::vector<uint32_t> vc_pool_;                 // S entries per join point / record
+  std::vector<uint32_t> record_offset_;           // per event op; UINT32_MAX = none
   std::map<std::string, int64_t> stats_;
 };
 

@@ -16,8 +16,7 @@ bool IsCertain(Access a, Access b) { return a != Access::kUnknown && b != Access
 
 // Kernel name, or a negative code for the op's category.
 int64_t OpKind(const TraceModel& m, int32_t op) {
-  return m.ops.category[op] == OpCategory::kKernel ? m.ops.name[op]
-                                                   : -2 - static_cast<int64_t>(m.ops.category[op]);
+  return m.ops.category[op] == OpCategory::kKernel ? m.ops.name[op] : -2 - static_cast<int64_t>(m.ops.category[op]);
 }
 
 int64_t LaterStart(const TraceModel& m, const Hazard& h) {
@@ -60,9 +59,8 @@ std::vector<Hazard> FindHazards(const TraceModel& m, const HappensBefore& order,
       for (auto& [sa, list] : per_stream) {
         if (sa == sy) continue;
         uint32_t cover = order.Cover(y.op, sa);
-        auto from = std::lower_bound(list.begin(), list.end(), cover, [&](size_t k, uint32_t c) {
-          return order.Position(acc[k].op) < c;
-        });
+        auto from = std::lower_bound(list.begin(), list.end(), cover,
+                                     [&](size_t k, uint32_t c) { return order.Position(acc[k].op) < c; });
         // Most recent first. Ordering an access of stream sa before y also
         // orders every earlier access of sa, so the most recent conflicting
         // one is the hazard to report; a certain one is still looked for
@@ -100,8 +98,8 @@ std::vector<Hazard> FindHazards(const TraceModel& m, const HappensBefore& order,
             h.certain = certain;
             h.lo = lo;
             h.hi = hi;
-            h.observed_concurrent = m.ops.start_ns[x.op] < m.ops.end_ns[y.op] &&
-                                    m.ops.start_ns[y.op] < m.ops.end_ns[x.op];
+            h.observed_concurrent =
+                m.ops.start_ns[x.op] < m.ops.end_ns[y.op] && m.ops.start_ns[y.op] < m.ops.end_ns[x.op];
             out.push_back(h);
           } else {
             Hazard& h = out[slot->second];
@@ -145,8 +143,8 @@ HazardsResult SummarizeHazards(const TraceModel& m, const std::vector<Hazard>& a
     (h.certain ? r.certain_count : r.possible_count) += 1;
     if (h.observed_concurrent) (h.certain ? r.certain_observed : r.possible_observed) += 1;
     (h.certain ? r.certain : r.possible).push_back(h);
-    GroupKey key{!h.certain, h.allocation, m.ops.stream[h.op_a], m.ops.stream[h.op_b], OpKind(m, h.op_a),
-                 OpKind(m, h.op_b)};
+    GroupKey key{!h.certain,           h.allocation,      m.ops.stream[h.op_a],
+                 m.ops.stream[h.op_b], OpKind(m, h.op_a), OpKind(m, h.op_b)};
     HazardGroup& g = groups[key];
     if (g.count == 0 || (h.observed_concurrent && !g.example.observed_concurrent)) g.example = h;
     g.allocation = h.allocation;

@@ -88,18 +88,16 @@ struct HazardsResult {
 };
 
 // Every hazard of the trace, in order of the later op's start.
-std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order,
-                                const HazardOptions& options, HazardScanStats* stats = nullptr);
-// The same from accesses already resolved (ResolveAccesses).
-std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order,
-                                ResolvedAccesses resolved, const HazardOptions& options,
+std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order, const HazardOptions& options,
                                 HazardScanStats* stats = nullptr);
+// The same from accesses already resolved (ResolveAccesses).
+std::vector<Hazard> FindHazards(const TraceModel& model, const HappensBefore& order, ResolvedAccesses resolved,
+                                const HazardOptions& options, HazardScanStats* stats = nullptr);
 
 // The hazards of `all` (from FindHazards: in order of the later op's start,
 // which this relies on) that belong to the window.
-HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard>& all,
-                               const Window& window, const HazardOptions& options,
-                               const HazardScanStats& stats = {});
+HazardsResult SummarizeHazards(const TraceModel& model, const std::vector<Hazard>& all, const Window& window,
+                               const HazardOptions& options, const HazardScanStats& stats = {});
 
 // What every window of one trace shares: the order and all hazards, built
 // once (a report over many NVTX instances does not rebuild them). The order
@@ -114,8 +112,7 @@ struct TraceHazards {
 TraceHazards PrepareHazards(const TraceModel& model, const HazardOptions& options = {});
 
 // Both steps, building the order itself.
-HazardsResult AnalyzeHazards(const TraceModel& model, const Window& window,
-                             const HazardOptions& options = {});
+HazardsResult AnalyzeHazards(const TraceModel& model, const Window& window, const HazardOptions& options = {});
 
 }  // namespace streamscope
 

@@ -43,10 +43,16 @@ constexpr int kMaxScan = 64;
 
 // What a call's name says about it; computed once per distinct name.
 enum class NameClass : int8_t {
-  kUnset = -1, kOther = 0, kExplicitSync, kAsyncMemcpy, kSyncMemcpy, kSyncMemset, kAllocFree,
-  kPinnedAllocFree, kDeviceConfig,
+  kUnset = -1,
+  kOther = 0,
+  kExplicitSync,
+  kAsyncMemcpy,
+  kSyncMemcpy,
+  kSyncMemset,
+  kAllocFree,
+  kPinnedAllocFree,
+  kDeviceConfig,
 };
-
 
 NameClass Classify(std::string_view raw) {
   std::string_view n = BaseApiName(raw);
@@ -61,21 +67,18 @@ NameClass Classify(std::string_view raw) {
   if (n.starts_with("cudaMemset") || n.starts_with("cuMemset")) {
     return is_async ? NameClass::kOther : NameClass::kSyncMemset;
   }
-  if (is_any({"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister",
-              "cudaHostUnregister", "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc",
-              "cuMemHostRegister", "cuMemHostUnregister"})) {
+  if (is_any({"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+              "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemHostUnregister"})) {
     return NameClass::kPinnedAllocFree;
   }
-  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray",
-              "cudaMalloc3DArray", "cudaFreeArray", "cudaMallocManaged",
-              "cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "cuMemAlloc", "cuMemFree",
-              "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
+  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray",
+              "cudaFreeArray", "cudaMallocManaged", "cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "cuMemAlloc",
+              "cuMemFree", "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
               "cuArray3DCreate"})) {
     return NameClass::kAllocFree;
   }
-  if (is_any({"cudaDeviceSetLimit", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig",
-              "cudaThreadSetLimit", "cudaThreadSetCacheConfig", "cuCtxSetLimit",
-              "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"})) {
+  if (is_any({"cudaDeviceSetLimit", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaThreadSetLimit",
+              "cudaThreadSetCacheConfig", "cuCtxSetLimit", "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"})) {
     return NameClass::kDeviceConfig;
   }
   return NameClass::kOther;
@@ -92,10 +95,7 @@ SyncKind SyncKindForName(std::string_view raw) {
   return SyncKind::kUnknown;
 }
 
-bool IsBlockingKind(StreamKind k) {
-  return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault;
-}
-
+bool IsBlockingKind(StreamKind k) { return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault; }
 
 // Whole-trace facts of the three checks, built once per trace
 // (TraceModel::Derived) and shared by all windows.
@@ -141,7 +141,7 @@ struct ImplicitSyncFacts {
     for (size_t k = 0; k < classes.size(); ++k) classes[k] = Classify(m.strings.Get(static_cast<StringId>(k)));
     top.assign(api.size(), 0);
     absl::flat_hash_map<int64_t, int64_t> covered;  // tid -> end of the current outer call
-    int64_t* cover = nullptr;  // calls of one thread come in runs: one lookup per run
+    int64_t* cover = nullptr;                       // calls of one thread come in runs: one lookup per run
     int64_t cover_tid = 0;
     for (size_t i = 0; i < api.size(); ++i) {
       if (cover == nullptr || api.tid[i] != cover_tid) {
@@ -241,9 +241,8 @@ class HiddenSyncAnalyzer {
 
  private:
   StreamKind KindOf(int32_t stream) const {
-    return stream >= 0 && static_cast<size_t>(stream) < m_.streams.size()
-               ? m_.streams[stream].kind
-               : StreamKind::kUnknown;
+    return stream >= 0 && static_cast<size_t>(stream) < m_.streams.size() ? m_.streams[stream].kind
+                                                                          : StreamKind::kUnknown;
   }
 
   // (a) ---------------------------------------------------------------------
@@ -276,8 +275,7 @@ class HiddenSyncAnalyzer {
       int64_t ready = std::max(m_.api.end_ns[api], prev_end);
       int64_t start = ops.start_ns[i];
       if (start - ready <= o_.serialization_tolerance_ns) continue;
-      auto it = std::upper_bound(others->begin(), others->end(),
-                                 OpEnd{start, std::numeric_limits<int32_t>::max()});
+      auto it = std::upper_bound(others->begin(), others->end(), OpEnd{start, std::numeric_limits<int32_t>::max()});
       for (int scanned = 0; it != others->begin() && scanned < kMaxScan; ++scanned) {
         --it;
         if (it->end < start - o_.serialization_tolerance_ns || it->end <= ready) break;
@@ -331,8 +329,8 @@ class HiddenSyncAnalyzer {
         case NameClass::kPinnedAllocFree: f.kind = ImplicitSyncKind::kPinnedAllocFree; break;
         case NameClass::kDeviceConfig: f.kind = ImplicitSyncKind::kDeviceConfig; break;
         case NameClass::kAsyncMemcpy:
-          listed = f.own_op >= 0 && (ops.src_kind[f.own_op] == MemoryKind::kPageable ||
-                                     ops.dst_kind[f.own_op] == MemoryKind::kPageable);
+          listed = f.own_op >= 0 &&
+                   (ops.src_kind[f.own_op] == MemoryKind::kPageable || ops.dst_kind[f.own_op] == MemoryKind::kPageable);
           f.kind = ImplicitSyncKind::kPageableAsyncMemcpy;
           break;
         default: listed = false; break;
@@ -351,8 +349,8 @@ class HiddenSyncAnalyzer {
       } else {
         // Any other call: flagged only when its timing shows a drain.
         int64_t med = facts.median[facts.NameSlot(api.name[i])];
-        bool long_call = dur > o_.long_call_ns ||
-                         (med != kNoMedian && static_cast<double>(dur) > o_.long_call_median_factor * med);
+        bool long_call =
+            dur > o_.long_call_ns || (med != kNoMedian && static_cast<double>(dur) > o_.long_call_median_factor * med);
         if (!long_call) continue;
         Drain(a, start, end, f);
         if (f.waited_for_op < 0 || ops.end_ns[f.waited_for_op] < end - o_.drain_tolerance_ns) {
@@ -383,10 +381,8 @@ class HiddenSyncAnalyzer {
     // Sorted on first use only: most traces have few calls to check, and
     // sorting every op's end is the costliest step.
     const std::vector<OpEnd>& ends = m_.Derived<OpEndsInOrder>().ends;
-    auto lo = std::upper_bound(ends.begin(), ends.end(),
-                               OpEnd{s, std::numeric_limits<int32_t>::max()});
-    auto hi = std::upper_bound(ends.begin(), ends.end(),
-                               OpEnd{e, std::numeric_limits<int32_t>::max()});
+    auto lo = std::upper_bound(ends.begin(), ends.end(), OpEnd{s, std::numeric_limits<int32_t>::max()});
+    auto hi = std::upper_bound(ends.begin(), ends.end(), OpEnd{e, std::numeric_limits<int32_t>::max()});
     f.drained_ops = hi - lo;
     int64_t corr = m_.api.correlation_id[api];
     auto own = [&](int32_t op) { return corr >= 0 && m_.ops.correlation_id[op] == corr; };
@@ -412,15 +408,15 @@ class HiddenSyncAnalyzer {
       f.start_ns = std::max(f.start_ns, w_.start_ns);
       f.end_ns = std::min(f.end_ns, w_.end_ns);
       if (f.end_ns <= f.start_ns) return;
-      f.gpu_idle_ns = f.device_id >= 0 ? busy.Idle(f.device_id, f.start_ns, f.end_ns)
-                                       : busy.IdleAll(f.start_ns, f.end_ns);
+      f.gpu_idle_ns =
+          f.device_id >= 0 ? busy.Idle(f.device_id, f.start_ns, f.end_ns) : busy.IdleAll(f.start_ns, f.end_ns);
       found.push_back(f);
     };
     // Records and calls that can reach into the window: those starting at
     // most the longest one's duration before it.
     auto reach_from = [&](int64_t longest) {
       return w_.start_ns > std::numeric_limits<int64_t>::min() + longest ? w_.start_ns - longest
-                                                                        : std::numeric_limits<int64_t>::min();
+                                                                         : std::numeric_limits<int64_t>::min();
     };
     const int64_t sync_from = reach_from(facts.max_sync_ns);
     auto sync_first = std::lower_bound(m_.syncs.begin(), m_.syncs.end(), sync_from,
@@ -433,9 +429,7 @@ class HiddenSyncAnalyzer {
       ExplicitSyncFinding f;
       f.kind = rec.kind;
       f.sync = static_cast<int32_t>(s);
-      f.stream = rec.stream >= 0 && static_cast<size_t>(rec.stream) < m_.streams.size()
-                     ? rec.stream
-                     : -1;
+      f.stream = rec.stream >= 0 && static_cast<size_t>(rec.stream) < m_.streams.size() ? rec.stream : -1;
       f.device_id = f.stream >= 0 ? m_.streams[f.stream].device_id : -1;
       if (rec.correlation_id >= 0) {
         auto it = m_.api_by_correlation.find(rec.correlation_id);
@@ -497,8 +491,7 @@ class HiddenSyncAnalyzer {
 
 }  // namespace
 
-HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window,
-                                   const HiddenSyncOptions& options) {
+HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window, const HiddenSyncOptions& options) {
   return HiddenSyncAnalyzer(model, window, options).Run();
 }
 

@@ -81,8 +81,13 @@ struct SerializationFinding {
 };
 
 enum class ImplicitSyncKind : uint8_t {
-  kSyncMemcpy = 0, kPageableAsyncMemcpy = 1, kSyncMemset = 2, kAllocFree = 3,
-  kPinnedAllocFree = 4, kDeviceConfig = 5, kTiming = 6,
+  kSyncMemcpy = 0,
+  kPageableAsyncMemcpy = 1,
+  kSyncMemset = 2,
+  kAllocFree = 3,
+  kPinnedAllocFree = 4,
+  kDeviceConfig = 5,
+  kTiming = 6,
 };
 inline constexpr int kNumImplicitSyncKinds = 7;
 // "sync_memcpy", "pageable_async_memcpy", "sync_memset", "alloc_free",
@@ -109,11 +114,11 @@ struct ImplicitSyncTotal {
 
 struct ExplicitSyncFinding {
   SyncKind kind = SyncKind::kUnknown;
-  int32_t sync = -1;       // index into model.syncs, -1 if only the API call was recorded
-  int32_t api = -1;        // api index, -1 if unknown
+  int32_t sync = -1;  // index into model.syncs, -1 if only the API call was recorded
+  int32_t api = -1;   // api index, -1 if unknown
   int64_t tid = -1;
-  int32_t stream = -1;     // stream index, -1 if unknown
-  int32_t device_id = -1;  // -1: all devices
+  int32_t stream = -1;               // stream index, -1 if unknown
+  int32_t device_id = -1;            // -1: all devices
   int64_t start_ns = 0, end_ns = 0;  // clipped to the window
   int64_t gpu_idle_ns = 0;
   int64_t length() const { return end_ns - start_ns; }

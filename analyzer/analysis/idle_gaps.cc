@@ -54,8 +54,7 @@ struct Timeline {
 
 }  // namespace
 
-IdleGapsResult AnalyzeIdleGaps(const TraceModel& model, const Window& window,
-                               const IdleGapsOptions& options) {
+IdleGapsResult AnalyzeIdleGaps(const TraceModel& model, const Window& window, const IdleGapsOptions& options) {
   IdleGapsResult result;
   result.window = window;
   result.threshold_ns = options.list_threshold_ns;

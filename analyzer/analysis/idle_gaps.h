@@ -30,12 +30,12 @@ struct Gap {
 struct DeviceGaps {
   int32_t device_id = 0;
   int64_t window_ns = 0;
-  int64_t busy_ns = 0;   // union of the device's ops in the window
-  int64_t idle_ns = 0;   // window_ns - busy_ns, the sum of all gaps
-  int64_t op_count = 0;  // ops with time in the window
-  int64_t gap_count = 0;                     // all gaps, including the edges
-  int64_t listed_count = 0, listed_ns = 0;   // gaps >= threshold
-  std::vector<Gap> gaps;                     // gaps >= threshold, by start
+  int64_t busy_ns = 0;                      // union of the device's ops in the window
+  int64_t idle_ns = 0;                      // window_ns - busy_ns, the sum of all gaps
+  int64_t op_count = 0;                     // ops with time in the window
+  int64_t gap_count = 0;                    // all gaps, including the edges
+  int64_t listed_count = 0, listed_ns = 0;  // gaps >= threshold
+  std::vector<Gap> gaps;                    // gaps >= threshold, by start
 };
 
 // A stream's gaps are those between its own ops (from its first to its last
@@ -46,8 +46,8 @@ struct StreamGaps {
   int64_t busy_ns = 0, idle_ns = 0, op_count = 0;
   int64_t gap_count = 0, between_ops_ns = 0;  // all gaps between its ops
   int64_t listed_count = 0, listed_ns = 0;
-  Gap longest;                                 // longest gap between its ops
-  std::vector<Gap> gaps;                       // >= threshold, by start
+  Gap longest;            // longest gap between its ops
+  std::vector<Gap> gaps;  // >= threshold, by start
 };
 
 struct IdleGapsResult {
@@ -57,8 +57,7 @@ struct IdleGapsResult {
   std::vector<StreamGaps> streams;  // streams with ops in the window, by device then source id
 };
 
-IdleGapsResult AnalyzeIdleGaps(const TraceModel& model, const Window& window,
-                               const IdleGapsOptions& options);
+IdleGapsResult AnalyzeIdleGaps(const TraceModel& model, const Window& window, const IdleGapsOptions& options);
 
 }  // namespace streamscope
 

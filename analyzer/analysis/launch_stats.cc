@@ -31,16 +31,15 @@ Distribution Summarize(std::vector<int64_t>& v) {
   size_t pct[] = {50, 90, 99};
   for (int k = 0; k < 3; ++k) {
     size_t r = rank(pct[k]);
-    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
-                     v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
+    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from), v.begin() + static_cast<std::ptrdiff_t>(r),
+                     v.end());
     *out[k] = v[r];
     from = r;
   }
   return d;
 }
 
-LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window,
-                                     const LaunchStatsOptions& options) {
+LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window, const LaunchStatsOptions& options) {
   LaunchStatsResult result;
   result.window = window;
   result.options = options;
@@ -53,11 +52,10 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   // Group id per (name, from_graph): dense vectors indexed by name id, the
   // last slot for kernels without a name.
   const size_t names = model.strings.size() + 1;
-  std::vector<int32_t> group_of[2] = {std::vector<int32_t>(names, -1),
-                                      std::vector<int32_t>(names, -1)};
+  std::vector<int32_t> group_of[2] = {std::vector<int32_t>(names, -1), std::vector<int32_t>(names, -1)};
   std::vector<int32_t> kernel_group;  // per kernel in window, parallel to `kernels_in_window`
   std::vector<int32_t> kernels_in_window;
-  std::vector<int32_t> kernel_api;    // launch call (api index) or -1, parallel too
+  std::vector<int32_t> kernel_api;  // launch call (api index) or -1, parallel too
   std::vector<int64_t> stream_slot(model.streams.size(), -1);
 
   // Bounded min-heap of the largest removable gaps (ties: the earlier one).
@@ -114,8 +112,7 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     StreamLaunchGaps& sg = result.streams[stream_slot[stream]];
     sg.kernels += 1;
     if (prev < 0) continue;
-    int64_t idle =
-        busy.Idle(ops.device_id[i], std::max(ops.end_ns[prev], window.start_ns), ops.start_ns[i]);
+    int64_t idle = busy.Idle(ops.device_id[i], std::max(ops.end_ns[prev], window.start_ns), ops.start_ns[i]);
     bool prev_graph = ops.graph_id[prev] >= 0;
     if (graph && prev_graph) {
       result.graph_kernel_gap_ns += idle;
@@ -196,21 +193,18 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       if (k.launch_bound()) result.launch_bound_kernels += k.count;
     }
   }
-  std::sort(result.kernels.begin(), result.kernels.end(),
-            [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
-              return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
-            });
+  std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
+    return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
+  });
   std::sort(worst.begin(), worst.end(), larger);
   for (const FirstLaunchOutlier& f : DefaultSteadyState(model).first_launches) {
     if (f.op >= 0 && model.ops.start_ns[f.op] >= window.start_ns && model.ops.start_ns[f.op] < window.end_ns) {
       result.first_launches.push_back(f);
     }
   }
-  std::sort(result.streams.begin(), result.streams.end(),
-            [](const StreamLaunchGaps& a, const StreamLaunchGaps& b) {
-              return std::tie(b.graph_removable_ns, a.stream) <
-                     std::tie(a.graph_removable_ns, b.stream);
-            });
+  std::sort(result.streams.begin(), result.streams.end(), [](const StreamLaunchGaps& a, const StreamLaunchGaps& b) {
+    return std::tie(b.graph_removable_ns, a.stream) < std::tie(a.graph_removable_ns, b.stream);
+  });
   return result;
 }
 

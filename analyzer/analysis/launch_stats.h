@@ -61,11 +61,11 @@ struct KernelLaunchStats {
   StringId name = kNoString;
   bool from_graph = false;
   int64_t count = 0;
-  int64_t no_api_count = 0;     // kernels with no recorded launch call ("unknown submitter")
-  Distribution api_ns;          // launch call duration
-  Distribution queue_ns;        // start - launch call end
-  Distribution gpu_ns;          // end - start
-  int64_t idle_before_ns = 0;   // device idle before each kernel, from its previous kernel on the stream
+  int64_t no_api_count = 0;       // kernels with no recorded launch call ("unknown submitter")
+  Distribution api_ns;            // launch call duration
+  Distribution queue_ns;          // start - launch call end
+  Distribution gpu_ns;            // end - start
+  int64_t idle_before_ns = 0;     // device idle before each kernel, from its previous kernel on the stream
   int64_t idle_before_count = 0;  // kernels that had a previous kernel on their stream
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
   bool api_slower_than_gpu = false;
@@ -99,8 +99,8 @@ struct LaunchStatsResult {
   std::vector<RemovableGap> worst_gaps;    // largest idle first, at most max_listed
   int64_t kernel_count = 0, graph_kernel_count = 0, no_api_count = 0;
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
-  int64_t graph_kernel_gap_ns = 0;  // idle between consecutive graph kernels on a stream
-  int64_t launch_bound_kernels = 0; // kernels in launch-bound groups
+  int64_t graph_kernel_gap_ns = 0;   // idle between consecutive graph kernels on a stream
+  int64_t launch_bound_kernels = 0;  // kernels in launch-bound groups
   // First launches in the window much slower than their kernel's other
   // launches (module loading; steady_state.h), named apart.
   std::vector<FirstLaunchOutlier> first_launches;

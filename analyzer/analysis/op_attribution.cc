@@ -55,9 +55,12 @@ class Totals {
     t.gpu_ns = SaturatingAdd(t.gpu_ns, ns);
     ++t.op_count;
     OpCategory c = model.ops.category[op];
-    if (c == OpCategory::kKernel) ++t.kernel_count;
-    else if (c == OpCategory::kMemset) ++t.memset_count;
-    else ++t.copy_count;
+    if (c == OpCategory::kKernel)
+      ++t.kernel_count;
+    else if (c == OpCategory::kMemset)
+      ++t.memset_count;
+    else
+      ++t.copy_count;
     if (range >= 0 && !seen_[range]) {
       seen_[range] = 1;
       ++t.instance_count;
@@ -114,7 +117,8 @@ OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& 
     l.op = static_cast<int32_t>(i);
     l.api = model.ApiForOp(i);
     ++r.op_count;
-    r.gpu_ns = SaturatingAdd(r.gpu_ns, std::max<int64_t>(0, std::min(end, window.end_ns) - std::max(start, window.start_ns)));
+    r.gpu_ns =
+        SaturatingAdd(r.gpu_ns, std::max<int64_t>(0, std::min(end, window.end_ns) - std::max(start, window.start_ns)));
     if (l.api < 0) ++r.without_call;
     r.ops.push_back(l);
     {
@@ -159,8 +163,8 @@ OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& 
 
   Totals by_operator(ranges.size()), by_top(ranges.size()), by_annotation(ranges.size());
   for (const OpLaunchers& l : r.ops) {
-    const int64_t ns = std::max<int64_t>(
-        0, std::min(ops.end_ns[l.op], window.end_ns) - std::max(ops.start_ns[l.op], window.start_ns));
+    const int64_t ns =
+        std::max<int64_t>(0, std::min(ops.end_ns[l.op], window.end_ns) - std::max(ops.start_ns[l.op], window.start_ns));
     if (l.innermost_op >= 0) ++r.in_cpu_op;
     if (l.annotation >= 0) ++r.in_annotation;
     if (r.has_cpu_ops) {

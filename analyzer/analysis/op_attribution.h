@@ -30,8 +30,8 @@ namespace streamscope {
 
 // One GPU op's launchers. Indices into TraceModel::nvtx_ranges; -1 = none.
 struct OpLaunchers {
-  int32_t op = -1;           // index into TraceModel::ops
-  int32_t api = -1;          // the submitting call; -1 if unknown
+  int32_t op = -1;   // index into TraceModel::ops
+  int32_t api = -1;  // the submitting call; -1 if unknown
   int32_t innermost_op = -1;
   int32_t outermost_op = -1;
   int32_t annotation = -1;
@@ -43,7 +43,7 @@ struct LauncherTotal {
   int64_t gpu_ns = 0;         // sum of the ops' durations in the window
   int64_t op_count = 0;       // GPU ops
   int64_t kernel_count = 0, copy_count = 0, memset_count = 0;
-  int64_t instance_count = 0; // distinct ranges of this name that launched ops
+  int64_t instance_count = 0;  // distinct ranges of this name that launched ops
 };
 
 struct OpAttributionResult {
@@ -51,8 +51,8 @@ struct OpAttributionResult {
   bool has_cpu_ops = false;      // the trace has torch.cpu_op ranges
   bool has_annotations = false;  // the trace has other ranges
   // The rest is filled only when the trace has ranges.
-  int64_t op_count = 0, gpu_ns = 0;       // GPU ops in the window
-  int64_t without_call = 0;               // ops whose submitting call is unknown
+  int64_t op_count = 0, gpu_ns = 0;          // GPU ops in the window
+  int64_t without_call = 0;                  // ops whose submitting call is unknown
   int64_t in_cpu_op = 0, in_annotation = 0;  // ops attributed to some range
   // Every op in the window, in op order.
   std::vector<OpLaunchers> ops;

@@ -57,8 +57,8 @@ class StreamPairAccumulator {
     if (n_ <= kDenseLimit) {
       dense_[(static_cast<size_t>(pair) * n_ + sa) * n_ + sb] += ns;
     } else {
-      sparse_[(static_cast<uint64_t>(pair) << 48) | (static_cast<uint64_t>(sa) << 24) |
-              static_cast<uint64_t>(sb)] += ns;
+      sparse_[(static_cast<uint64_t>(pair) << 48) | (static_cast<uint64_t>(sa) << 24) | static_cast<uint64_t>(sb)] +=
+          ns;
     }
   }
   template <typename Fn>  // fn(pair, sa, sb, ns) for every non-zero entry
@@ -71,8 +71,7 @@ class StreamPairAccumulator {
       }
     } else {
       for (const auto& [key, ns] : sparse_) {
-        fn(static_cast<int>(key >> 48), static_cast<int>((key >> 24) & 0xffffff),
-           static_cast<int>(key & 0xffffff), ns);
+        fn(static_cast<int>(key >> 48), static_cast<int>((key >> 24) & 0xffffff), static_cast<int>(key & 0xffffff), ns);
       }
     }
   }
@@ -130,7 +129,10 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     int c = static_cast<int>(g.category[op]);
     int ls = g.stream[op] >= 0 ? local_of[g.stream[op]] : -1;
     count[c] += delta;
-    if (count[c] > 0) mask |= 1 << c; else mask &= ~(1 << c);
+    if (count[c] > 0)
+      mask |= 1 << c;
+    else
+      mask &= ~(1 << c);
     if (ls < 0) return;
     size_t k = static_cast<size_t>(c) * num_streams + ls;
     per_cat_stream[k] += delta;
@@ -160,15 +162,12 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
   const size_t keep_n = keep_all ? 0 : static_cast<size_t>(options.max_intervals_per_pair);
   std::array<std::vector<Kept>, kNumOverlapPairs> kept;
   uint32_t open_mask = 0;
-  const uint64_t cap = options.max_ops_per_interval < 0
-                           ? UINT64_MAX
-                           : static_cast<uint64_t>(options.max_ops_per_interval);
+  const uint64_t cap =
+      options.max_ops_per_interval < 0 ? UINT64_MAX : static_cast<uint64_t>(options.max_ops_per_interval);
   std::array<int64_t, kNumOverlapPairs> pair_ns{};
   std::array<int64_t, kNumOverlapPairs> pair_intervals{};
 
-  auto pair_has = [&](int p, int c) {
-    return (table.masks[p] >> c) & 1;
-  };
+  auto pair_has = [&](int p, int c) { return (table.masks[p] >> c) & 1; };
   // Adds op to open interval of pair p. Ops are appended contiguously per
   // interval only while it is the last interval written to interval_ops, so
   // each interval keeps its own small buffer until it closes.
@@ -302,11 +301,10 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
       out->intervals.push_back(k.iv);
     }
   }
-  std::sort(out->intervals.begin(), out->intervals.end(),
-            [](const OverlapInterval& a, const OverlapInterval& b) {
-              if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-              return a.pair < b.pair;
-            });
+  std::sort(out->intervals.begin(), out->intervals.end(), [](const OverlapInterval& a, const OverlapInterval& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.pair < b.pair;
+  });
 
   std::array<std::vector<StreamPairTime>, kNumOverlapPairs> by_pair;
   stream_pairs.ForEach([&](int p, int sa, int sb, int64_t ns) {
@@ -365,8 +363,7 @@ const PairOverlap* OverlapResult::Find(int32_t device_id, int pair) const {
   return nullptr;
 }
 
-OverlapResult AnalyzeOverlap(const TraceModel& model, const Window& window,
-                             const OverlapOptions& options) {
+OverlapResult AnalyzeOverlap(const TraceModel& model, const Window& window, const OverlapOptions& options) {
   OverlapResult result;
   result.window = window;
   const std::vector<int32_t>& devices = model.op_devices;

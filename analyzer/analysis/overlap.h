@@ -96,8 +96,7 @@ struct OverlapResult {
   const PairOverlap* Find(int32_t device_id, int pair) const;
 };
 
-OverlapResult AnalyzeOverlap(const TraceModel& model, const Window& window,
-                             const OverlapOptions& options);
+OverlapResult AnalyzeOverlap(const TraceModel& model, const Window& window, const OverlapOptions& options);
 
 }  // namespace streamscope
 

@@ -72,40 +72,40 @@ OwnershipResult AnalyzeOwnership(const TraceModel& m, const ResolvedAccesses& re
   std::vector<std::pair<size_t, size_t>> runs;  // [first, last) in the window, by allocation
   for (size_t group = 0; group < all.size();) {
     const int64_t allocation = all[group].allocation;
-    size_t group_end = static_cast<size_t>(
-        std::upper_bound(all.begin() + static_cast<std::ptrdiff_t>(group), all.end(), allocation,
-                         [](int64_t v, const ResolvedAccess& a) { return v < a.allocation; }) -
-        all.begin());
+    size_t group_end =
+        static_cast<size_t>(std::upper_bound(all.begin() + static_cast<std::ptrdiff_t>(group), all.end(), allocation,
+                                             [](int64_t v, const ResolvedAccess& a) { return v < a.allocation; }) -
+                            all.begin());
     auto by_start = [&](const ResolvedAccess& a, int64_t t) { return op_start(a) < t; };
     auto lo = std::lower_bound(all.begin() + static_cast<std::ptrdiff_t>(group),
                                all.begin() + static_cast<std::ptrdiff_t>(group_end), w.start_ns, by_start);
-    auto hi = std::lower_bound(lo, all.begin() + static_cast<std::ptrdiff_t>(group_end),
-                               std::max(w.start_ns, w.end_ns), by_start);
+    auto hi = std::lower_bound(lo, all.begin() + static_cast<std::ptrdiff_t>(group_end), std::max(w.start_ns, w.end_ns),
+                               by_start);
     if (lo != hi) runs.push_back({static_cast<size_t>(lo - all.begin()), static_cast<size_t>(hi - all.begin())});
     group = group_end;
   }
   for (const auto& [first, last] : runs) {
-   for (size_t k = first; k < last; ++k) {
-    const ResolvedAccess& a = all[k];
-    if (current == nullptr || current->allocation != a.allocation) {
-      result.allocations.push_back({});
-      current = &result.allocations.back();
-      current->allocation = a.allocation;
+    for (size_t k = first; k < last; ++k) {
+      const ResolvedAccess& a = all[k];
+      if (current == nullptr || current->allocation != a.allocation) {
+        result.allocations.push_back({});
+        current = &result.allocations.back();
+        current->allocation = a.allocation;
+      }
+      ++result.accesses_in_window;
+      ++current->access_count;
+      switch (a.access) {
+        case MemoryAccess::Access::kRead: ++current->reads; break;
+        case MemoryAccess::Access::kWrite: ++current->writes; break;
+        case MemoryAccess::Access::kUnknown: ++current->unknown; break;
+      }
+      int32_t s = m.ops.stream[a.op];
+      auto pos = std::lower_bound(current->streams.begin(), current->streams.end(), s);
+      if (pos == current->streams.end() || *pos != s) current->streams.insert(pos, s);
+      if (o.max_accesses_listed < 0 || current->accesses.size() < static_cast<size_t>(o.max_accesses_listed)) {
+        current->accesses.push_back(a);
+      }
     }
-    ++result.accesses_in_window;
-    ++current->access_count;
-    switch (a.access) {
-      case MemoryAccess::Access::kRead: ++current->reads; break;
-      case MemoryAccess::Access::kWrite: ++current->writes; break;
-      case MemoryAccess::Access::kUnknown: ++current->unknown; break;
-    }
-    int32_t s = m.ops.stream[a.op];
-    auto pos = std::lower_bound(current->streams.begin(), current->streams.end(), s);
-    if (pos == current->streams.end() || *pos != s) current->streams.insert(pos, s);
-    if (o.max_accesses_listed < 0 || current->accesses.size() < static_cast<size_t>(o.max_accesses_listed)) {
-      current->accesses.push_back(a);
-    }
-   }
   }
   return result;
 }

@@ -28,8 +28,8 @@ std::string_view AccessName(MemoryAccess::Access a);
 
 // One memory_access row joined to one op.
 struct ResolvedAccess {
-  int32_t op = -1;          // index into model.ops
-  int32_t row = -1;         // index into model.memory_accesses
+  int32_t op = -1;   // index into model.ops
+  int32_t row = -1;  // index into model.memory_accesses
   MemoryAccess::Access access = MemoryAccess::Access::kUnknown;
   uint64_t lo = 0, hi = 0;  // [lo, hi)
   int64_t allocation = -1;  // index into model.allocations; -1 = none
@@ -52,24 +52,23 @@ struct AllocationOwnership {
   std::vector<ResolvedAccess> accesses;  // in the window, by op start (capped)
   int64_t access_count = 0;              // in the window, all
   int64_t reads = 0, writes = 0, unknown = 0;
-  std::vector<int32_t> streams;          // stream indices that touched it, ascending
+  std::vector<int32_t> streams;  // stream indices that touched it, ascending
   bool shared() const { return streams.size() > 1; }
 };
 
 struct OwnershipResult {
   Window window;
-  bool has_data = false;  // the trace holds memory_access rows
+  bool has_data = false;                         // the trace holds memory_access rows
   std::vector<AllocationOwnership> allocations;  // touched in the window, by allocation index
   int64_t access_rows = 0, accesses_without_op = 0, accesses_empty = 0;
   int64_t accesses_in_window = 0;
 };
 
 // Accesses whose op starts inside the window.
-OwnershipResult AnalyzeOwnership(const TraceModel& model, const Window& window,
-                                 const OwnershipOptions& options = {});
+OwnershipResult AnalyzeOwnership(const TraceModel& model, const Window& window, const OwnershipOptions& options = {});
 // The same from accesses resolved once (ResolveAccesses) for many windows.
-OwnershipResult AnalyzeOwnership(const TraceModel& model, const ResolvedAccesses& resolved,
-                                 const Window& window, const OwnershipOptions& options = {});
+OwnershipResult AnalyzeOwnership(const TraceModel& model, const ResolvedAccesses& resolved, const Window& window,
+                                 const OwnershipOptions& options = {});
 
 }  // namespace streamscope
 

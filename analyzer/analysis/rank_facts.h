@@ -46,7 +46,7 @@ struct CommKernelFact {
 struct RankFacts {
   std::string path, format;
   int64_t pid = 0;
-  std::optional<int64_t> rank;  // metadata env:RANK
+  std::optional<int64_t> rank;     // metadata env:RANK
   std::string host, clock_domain;  // "" when not recorded
   std::optional<int64_t> start_wall_time_ns, start_trace_ns;
   // The windows are the instances of one NVTX range (training steps): the

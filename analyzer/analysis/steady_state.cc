@@ -27,7 +27,9 @@ namespace {
 constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
 
-int64_t Duration(const TraceModel& m, size_t i) { return std::max<int64_t>(0, SaturatingSub(m.ops.end_ns[i], m.ops.start_ns[i])); }
+int64_t Duration(const TraceModel& m, size_t i) {
+  return std::max<int64_t>(0, SaturatingSub(m.ops.end_ns[i], m.ops.start_ns[i]));
+}
 
 int64_t Median(std::vector<int64_t> v) {
   if (v.empty()) return 0;
@@ -75,8 +77,8 @@ std::vector<int32_t> NestingDepths(const TraceModel& m) {
   return depth;
 }
 
-bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::vector<int64_t>& submit,
-                 int64_t total, SteadyState& out) {
+bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::vector<int64_t>& submit, int64_t total,
+                 SteadyState& out) {
   struct Candidate {
     StringId name;
     std::vector<int32_t> instances;
@@ -166,8 +168,7 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
     for (int64_t i = 0; i + p < n; ++i) {
       run = names[i] == names[i + p] ? run + 1 : 0;
       int64_t len = run + p;  // the stretch [i - run + 1, i + p]
-      if (run > 0 && len / p >= min_repeats &&
-          (len > best_len || (len == best_len && p < best_p))) {
+      if (run > 0 && len / p >= min_repeats && (len > best_len || (len == best_len && p < best_p))) {
         best_len = len;
         best_p = p;
         best_a = i - run + 1;
@@ -242,7 +243,8 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
   }
   std::vector<FirstLaunchOutlier> out;
   for (auto& [kernel, launches] : by_kernel) {
-    std::stable_sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) { return a.start < b.start; });
+    std::stable_sort(launches.begin(), launches.end(),
+                     [](const Launch& a, const Launch& b) { return a.start < b.start; });
     const Launch& first = launches.front();
     int64_t call_ns = SaturatingSub(m.api.end_ns[first.api], m.api.start_ns[first.api]);
     int64_t median = -1;
@@ -312,8 +314,6 @@ struct DefaultSteadyStateFact {
 };
 }  // namespace
 
-const SteadyState& DefaultSteadyState(const TraceModel& model) {
-  return model.Derived<DefaultSteadyStateFact>().value;
-}
+const SteadyState& DefaultSteadyState(const TraceModel& model) { return model.Derived<DefaultSteadyStateFact>().value; }
 
 }  // namespace streamscope

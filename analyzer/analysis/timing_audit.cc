@@ -70,15 +70,13 @@ class TimingAuditor {
   }
 
  private:
-
   // ---- event pairs -------------------------------------------------------
   void Elapsed() {
     const ElapsedFacts& facts = m_.Derived<ElapsedFacts>();
     auto last_record = [&](int64_t handle, int64_t before) -> int32_t {
       auto it = facts.records.find(handle);
       if (it == facts.records.end()) return -1;
-      auto pos = std::upper_bound(it->second.begin(), it->second.end(),
-                                  std::make_pair(before, INT32_MAX));
+      auto pos = std::upper_bound(it->second.begin(), it->second.end(), std::make_pair(before, INT32_MAX));
       return pos == it->second.begin() ? -1 : (pos - 1)->second;
     };
     auto by_time = [&](int32_t read, int64_t t) { return m_.event_ops[read].ts_ns < t; };
@@ -164,8 +162,14 @@ class TimingAuditor {
       if (m_.ops.stream[op] != events_stream) a.scope_other_stream_ops += 1;
       busy.push_back({s, e});
       bool out = false;
-      if (s < t0) { outside.push_back({s, std::min(e, t0)}); out = true; }
-      if (e > t1) { outside.push_back({std::max(s, t1), e}); out = true; }
+      if (s < t0) {
+        outside.push_back({s, std::min(e, t0)});
+        out = true;
+      }
+      if (e > t1) {
+        outside.push_back({std::max(s, t1), e});
+        out = true;
+      }
       if (out && e > s) a.scope_ops_outside += 1;
       a.scope_last_end_ns = std::max(a.scope_last_end_ns, e);
     }
@@ -234,13 +238,11 @@ class TimingAuditor {
       incomplete.push_back(a);
     }
     for (auto& [name, t] : totals) r_.nvtx_totals.push_back(t);
-    std::stable_sort(r_.nvtx_totals.begin(), r_.nvtx_totals.end(),
-                     [](const NvtxTimingTotal& a, const NvtxTimingTotal& b) {
-                       return a.total_overrun_ns > b.total_overrun_ns;
-                     });
-    std::stable_sort(incomplete.begin(), incomplete.end(), [](const NvtxTimingAudit& a, const NvtxTimingAudit& b) {
-      return a.overrun_ns > b.overrun_ns;
-    });
+    std::stable_sort(
+        r_.nvtx_totals.begin(), r_.nvtx_totals.end(),
+        [](const NvtxTimingTotal& a, const NvtxTimingTotal& b) { return a.total_overrun_ns > b.total_overrun_ns; });
+    std::stable_sort(incomplete.begin(), incomplete.end(),
+                     [](const NvtxTimingAudit& a, const NvtxTimingAudit& b) { return a.overrun_ns > b.overrun_ns; });
     incomplete.resize(std::min(incomplete.size(), static_cast<size_t>(std::max(o_.max_listed, 0))));
     r_.nvtx_incomplete = std::move(incomplete);
   }

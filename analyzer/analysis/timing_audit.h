@@ -53,9 +53,9 @@ struct EventTime {
   int32_t stream = -1;
   int64_t record_call_ns = 0;
   bool determined = false;
-  int64_t gpu_ns = 0;      // estimate
-  int32_t after_op = -1;   // the op whose end set the estimate; -1 = the record call
-  int64_t upper_ns = -1;   // start of the next op on the stream after the record; -1 = none
+  int64_t gpu_ns = 0;     // estimate
+  int32_t after_op = -1;  // the op whose end set the estimate; -1 = the record call
+  int64_t upper_ns = -1;  // start of the next op on the stream after the record; -1 = none
 };
 
 struct ElapsedAudit {
@@ -68,10 +68,10 @@ struct ElapsedAudit {
   int64_t inside_busy_ns = 0, inside_events_stream_ns = 0, inside_other_streams_ns = 0;
   int64_t scope_ops = 0, scope_other_stream_ops = 0, scope_busy_ns = 0;
   int64_t scope_outside_ns = 0, scope_ops_outside = 0;
-  int64_t scope_last_end_ns = 0;       // latest end of a scope op (0 if none)
-  int64_t running_at_stop = 0;         // ops on other streams running at the stop event
-  std::vector<int32_t> running_ops;    // some of them (max_listed_ops)
-  int64_t running_until_ns = 0;        // the last of them ended (0 if none)
+  int64_t scope_last_end_ns = 0;     // latest end of a scope op (0 if none)
+  int64_t running_at_stop = 0;       // ops on other streams running at the stop event
+  std::vector<int32_t> running_ops;  // some of them (max_listed_ops)
+  int64_t running_until_ns = 0;      // the last of them ended (0 if none)
   bool misses_work = false;
 };
 
@@ -92,7 +92,7 @@ struct NvtxTimingTotal {
 
 struct TimingAuditResult {
   Window window;
-  bool has_event_data = false;  // the trace holds event_op rows
+  bool has_event_data = false;        // the trace holds event_op rows
   std::vector<ElapsedAudit> elapsed;  // in read order, at most max_listed
   int64_t elapsed_count = 0, elapsed_undetermined = 0, elapsed_missing_work = 0;
   std::vector<NvtxTimingAudit> nvtx_incomplete;  // largest overrun first, at most max_listed
@@ -102,8 +102,8 @@ struct TimingAuditResult {
 
 // `order` may be null when the trace has no cudaEventElapsedTime read (then
 // only NVTX ranges are audited; reads, if any, are undetermined).
-TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore* order,
-                                     const Window& window, const TimingAuditOptions& options = {});
+TimingAuditResult AnalyzeTimingAudit(const TraceModel& model, const HappensBefore* order, const Window& window,
+                                     const TimingAuditOptions& options = {});
 
 }  // namespace streamscope
 

@@ -24,9 +24,7 @@ struct StreamPredecessors {
 struct OpEnd {
   int64_t end;
   int32_t op;
-  friend bool operator<(const OpEnd& a, const OpEnd& b) {
-    return a.end != b.end ? a.end < b.end : a.op < b.op;
-  }
+  friend bool operator<(const OpEnd& a, const OpEnd& b) { return a.end != b.end ? a.end < b.end : a.op < b.op; }
 };
 
 // Every op's end, in (end, op) order.

@@ -57,8 +57,10 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
   for (const auto& [key, value] : model.import_stats) {
     if (value <= 0) continue;
     if (IsExpectedRecordStat(key)) continue;
-    if (IsDroppedRecordStat(key)) s.records_dropped += value;
-    else s.records_inconsistent += value;
+    if (IsDroppedRecordStat(key))
+      s.records_dropped += value;
+    else
+      s.records_inconsistent += value;
   }
   for (const auto& [key, value] : model.collector_stats) {
     if (absl::StartsWith(key, "records_dropped") && value > 0) s.collector_dropped += value;
@@ -69,8 +71,10 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
     for (const auto& [key, value] : model.import_stats) {
       if (IsDroppedRecordStat(key) && value > 0) absl::StrAppend(&detail, detail.empty() ? "" : ", ", key, "=", value);
     }
-    s.warnings.push_back(absl::StrCat(s.records_dropped, " records could not be placed on the timeline "
-                                      "and were left out of every analysis (", detail, ")"));
+    s.warnings.push_back(absl::StrCat(s.records_dropped,
+                                      " records could not be placed on the timeline "
+                                      "and were left out of every analysis (",
+                                      detail, ")"));
   }
   if (s.records_inconsistent > 0) {
     std::string detail;
@@ -83,17 +87,19 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
   }
   if (auto it = model.import_stats.find("op_stream_created_before_recording");
       it != model.import_stats.end() && it->second > 0) {
-    s.notes.push_back(absl::StrCat(it->second, " ops ran on streams created before the recording started "
+    s.notes.push_back(absl::StrCat(it->second,
+                                   " ops ran on streams created before the recording started "
                                    "(streamscope_record_start in a running process): their stream kind is "
                                    "not recorded"));
   }
   if (s.collector_dropped > 0) {
-    s.warnings.push_back(absl::StrCat("the collector lost ", s.collector_dropped,
-                                      " records during capture: figures may miss work"));
+    s.warnings.push_back(
+        absl::StrCat("the collector lost ", s.collector_dropped, " records during capture: figures may miss work"));
   }
   if (s.capture_end == "running") {
-    s.warnings.push_back("capture did not finish (capture_end='running'): the process was probably "
-                         "killed; the end of the trace may be missing");
+    s.warnings.push_back(
+        "capture did not finish (capture_end='running'): the process was probably "
+        "killed; the end of the trace may be missing");
   } else if (s.capture_abnormal) {
     s.warnings.push_back(absl::StrCat("capture ended abnormally: ", s.capture_end));
   }

@@ -20,18 +20,18 @@ namespace streamscope {
 // The reference workloads' NVTX marks in domain "streamscope":
 // "workload=<variant>", "param:<k>=<v>", "validation=passed|failed: ...".
 struct WorkloadInfo {
-  std::string variant;                                   // "" if no workload mark
+  std::string variant;                                      // "" if no workload mark
   std::vector<std::pair<std::string, std::string>> params;  // in mark order
-  std::string validation;  // "passed", "failed: <why>", "" if never recorded
+  std::string validation;                                   // "passed", "failed: <why>", "" if never recorded
   bool validation_failed() const { return validation.rfind("failed", 0) == 0; }
 };
 
 struct TraceSummary {
   std::string path, format;
   int64_t pid = 0;
-  std::string capture_end;      // metadata capture_end ("" if absent)
+  std::string capture_end;        // metadata capture_end ("" if absent)
   bool capture_abnormal = false;  // anything but normal_exit
-  Window whole;                 // first to last GPU op / API call
+  Window whole;                   // first to last GPU op / API call
   WorkloadInfo workload;
   bool has_workload = false;
   std::array<int64_t, kNumOpCategories> op_count{};

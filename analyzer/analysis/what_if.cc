@@ -300,8 +300,9 @@ class WhatIfContext {
     if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
     // Deterministic order: kind, then cost (largest first), then the key.
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-      return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id, a.first.blocking) <
-             std::make_tuple(b.first.kind, -b.second, b.first.name, b.first.stream, b.first.device_id, b.first.blocking);
+      return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id,
+                             a.first.blocking) < std::make_tuple(b.first.kind, -b.second, b.first.name, b.first.stream,
+                                                                 b.first.device_id, b.first.blocking);
     });
     std::vector<WhatIfCause> out;
     std::array<int, kNumWhatIfKinds> per_kind{};
@@ -592,7 +593,7 @@ class WhatIfContext {
   const TraceModel& m_;
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
-  std::vector<uint32_t> pos_;         // per event: position in g_.order()
+  std::vector<uint32_t> pos_;  // per event: position in g_.order()
   std::vector<HostGap> gaps_;
   absl::flat_hash_map<size_t, std::vector<int32_t>> ops_by_call_;  // graph call -> model ops
   std::vector<FirstLaunchOutlier> first_launches_;
@@ -611,8 +612,8 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.replayed_end_ns = base.end_ns;
   int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
   if (span > 0) {
-    result.replay_error = std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) /
-                          static_cast<double>(span);
+    result.replay_error =
+        std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) / static_cast<double>(span);
   }
   ReplayEdits edits;
   for (const WhatIfCause& cause : causes) {
@@ -625,10 +626,11 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
     }
     result.estimates.push_back(std::move(est));
   }
-  std::stable_sort(result.estimates.begin(), result.estimates.end(), [](const WhatIfEstimate& a, const WhatIfEstimate& b) {
-    return std::make_tuple(!a.estimable, -a.estimated_saving_ns, -a.measured_cost_ns, a.cause.kind) <
-           std::make_tuple(!b.estimable, -b.estimated_saving_ns, -b.measured_cost_ns, b.cause.kind);
-  });
+  std::stable_sort(result.estimates.begin(), result.estimates.end(),
+                   [](const WhatIfEstimate& a, const WhatIfEstimate& b) {
+                     return std::make_tuple(!a.estimable, -a.estimated_saving_ns, -a.measured_cost_ns, a.cause.kind) <
+                            std::make_tuple(!b.estimable, -b.estimated_saving_ns, -b.measured_cost_ns, b.cause.kind);
+                   });
   return result;
 }
 

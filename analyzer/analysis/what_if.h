@@ -70,8 +70,8 @@ namespace streamscope {
 
 // Changes to one replay; empty vectors change nothing.
 struct ReplayEdits {
-  std::vector<int64_t> lag;       // per edge (graph.edges()), replacing its lag
-  std::vector<uint8_t> removed;   // per edge: 1 = ignored
+  std::vector<int64_t> lag;      // per edge (graph.edges()), replacing its lag
+  std::vector<uint8_t> removed;  // per edge: 1 = ignored
   struct Added {
     int32_t to, from;  // events (from may be DepEdge::kOutside)
     int64_t from_ns, lag;
@@ -84,9 +84,9 @@ struct ReplayResult {
   // Per event (with keep_binding): the in-edge that set its time (global
   // edge index; edges().size() + k for added edge k), -1 for a source.
   std::vector<int32_t> binding;
-  int64_t end_ns = 0;      // latest end of the window's ops
-  int64_t start_ns = 0;    // earliest start of the window's ops (end_ns without ops)
-  int32_t end_op = -1;     // graph op that ends last (-1: one from before the window)
+  int64_t end_ns = 0;    // latest end of the window's ops
+  int64_t start_ns = 0;  // earliest start of the window's ops (end_ns without ops)
+  int32_t end_op = -1;   // graph op that ends last (-1: one from before the window)
 };
 
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
@@ -95,7 +95,12 @@ ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {},
 int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed);
 
 enum class WhatIfKind : uint8_t {
-  kHostWork = 0, kSync = 1, kPageableCopy = 2, kSameStream = 3, kFirstLaunch = 4, kLegacyStream = 5,
+  kHostWork = 0,
+  kSync = 1,
+  kPageableCopy = 2,
+  kSameStream = 3,
+  kFirstLaunch = 4,
+  kLegacyStream = 5,
 };
 inline constexpr int kNumWhatIfKinds = 6;
 // "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
@@ -104,11 +109,11 @@ std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {
   WhatIfKind kind = WhatIfKind::kHostWork;
-  StringId name = kNoString;  // host_work: NVTX range (kNoString: unannotated); sync: API name
+  StringId name = kNoString;                    // host_work: NVTX range (kNoString: unannotated); sync: API name
   BlockingKind blocking = BlockingKind::kNone;  // sync: what kind of call
-  int32_t stream = -1;        // sync: sync stream (-1 any); same_stream: the stream
-                              // legacy_stream: no parameter
-  int32_t device_id = -1;     // pageable_copy: device (-1 all)
+  int32_t stream = -1;                          // sync: sync stream (-1 any); same_stream: the stream
+                                                // legacy_stream: no parameter
+  int32_t device_id = -1;                       // pageable_copy: device (-1 all)
   friend bool operator==(const WhatIfCause&, const WhatIfCause&) = default;
 };
 
@@ -124,7 +129,7 @@ struct WhatIfOptions {
   // time of an NVTX range, call time of a sync, hideable time of a stream):
   // a trace with thousands of NVTX range names costs 16 replays, not thousands.
   int max_causes_per_kind = 16;
-  int max_listed = 8;       // ops and calls kept per estimate
+  int max_listed = 8;  // ops and calls kept per estimate
 };
 
 struct WhatIfEstimate {
@@ -142,8 +147,8 @@ struct WhatIfEstimate {
 
 struct WhatIfResult {
   Window window;
-  int64_t recorded_end_ns = 0;   // the window's last GPU op end
-  int64_t replayed_end_ns = 0;   // replayed with nothing removed
+  int64_t recorded_end_ns = 0;  // the window's last GPU op end
+  int64_t replayed_end_ns = 0;  // replayed with nothing removed
   // |replayed - recorded| / (recorded end - window start); 0 for an empty window.
   double replay_error = 0;
   int64_t launch_latency_ns = 0;
@@ -166,8 +171,7 @@ WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, cons
 // costly part (about 5 events and edges per op).
 WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph,
                              const std::vector<WhatIfCause>& causes, const WhatIfOptions& options = {});
-WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph,
-                             const WhatIfOptions& options = {});
+WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph, const WhatIfOptions& options = {});
 
 // Removes every cause of `causes` together, in one replay: the saving of
 // removing them all (e.g. every call by which the host waits for the GPU

@@ -32,14 +32,12 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
       if (s.method == SteadyStateMethod::kNone) return std::vector<Window>{whole};
       return std::vector<Window>{s.window};
     }
-    case WindowSpec::Kind::kWholeTrace:
-      return std::vector<Window>{whole};
+    case WindowSpec::Kind::kWholeTrace: return std::vector<Window>{whole};
     case WindowSpec::Kind::kExplicit: {
       Window w;
       int64_t base = spec.relative_to_trace_start ? whole.start_ns : 0;
-      w.label = spec.relative_to_trace_start
-                    ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
-                    : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
+      w.label = spec.relative_to_trace_start ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
+                                             : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
       // Offsets near the int64 limits would overflow: such a window is outside any trace.
       if (__builtin_add_overflow(base, spec.start_ns, &w.start_ns) ||
           __builtin_add_overflow(base, spec.end_ns, &w.end_ns)) {
@@ -52,9 +50,8 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
         return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is longer than 2^63 ns"));
       }
       if (w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns) {
-        return absl::OutOfRangeError(absl::StrCat(
-            model.path, ": the window ", w.label, " lies outside the trace [", whole.start_ns,
-            ", ", whole.end_ns, ") ns"));
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " lies outside the trace [",
+                                                  whole.start_ns, ", ", whole.end_ns, ") ns"));
       }
       return std::vector<Window>{w};
     }
@@ -67,15 +64,14 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
         std::set<std::string> names;
         for (const NvtxRange& r : model.nvtx_ranges) names.insert(std::string(model.strings.Get(r.name)));
         std::string known = names.empty() ? "the trace has no NVTX ranges"
-                                           : absl::StrCat("ranges in this trace: ",
-                                                          absl::StrJoin(names, ", "));
+                                          : absl::StrCat("ranges in this trace: ", absl::StrJoin(names, ", "));
         if (names.size() > 20) {
           std::vector<std::string> first(names.begin(), std::next(names.begin(), 20));
-          known = absl::StrCat("ranges in this trace: ", absl::StrJoin(first, ", "), ", ... (",
-                               names.size(), " names)");
+          known =
+              absl::StrCat("ranges in this trace: ", absl::StrJoin(first, ", "), ", ... (", names.size(), " names)");
         }
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": no NVTX range named '",
-                                                  spec.nvtx_name, "' (", known, ")"));
+        return absl::OutOfRangeError(
+            absl::StrCat(model.path, ": no NVTX range named '", spec.nvtx_name, "' (", known, ")"));
       }
       auto make = [&](const NvtxRange& r, size_t k) {
         Window w;
@@ -88,10 +84,9 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
       if (spec.nvtx_instance) {
         int k = *spec.nvtx_instance;
         if (k < 1 || static_cast<size_t>(k) > matches.size()) {
-          return absl::OutOfRangeError(absl::StrCat(
-              model.path, ": NVTX range '", spec.nvtx_name, "' has ", matches.size(),
-              matches.size() == 1 ? " instance" : " instances", "; instance ", k,
-              " does not exist"));
+          return absl::OutOfRangeError(absl::StrCat(model.path, ": NVTX range '", spec.nvtx_name, "' has ",
+                                                    matches.size(), matches.size() == 1 ? " instance" : " instances",
+                                                    "; instance ", k, " does not exist"));
         }
         out.push_back(make(*matches[k - 1], k));
       } else {

@@ -16,8 +16,8 @@ namespace streamscope {
 
 struct Window {
   int64_t start_ns = 0;
-  int64_t end_ns = 0;     // exclusive
-  std::string label;      // "whole trace", "NVTX 'measured' #1", "explicit"
+  int64_t end_ns = 0;  // exclusive
+  std::string label;   // "whole trace", "NVTX 'measured' #1", "explicit"
   Interval interval() const { return {start_ns, end_ns}; }
   int64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };
@@ -29,9 +29,9 @@ struct Window {
 struct WindowSpec {
   enum class Kind { kDefault, kWholeTrace, kNvtxRange, kExplicit };
   Kind kind = Kind::kDefault;
-  std::string nvtx_name;              // kNvtxRange
-  std::optional<int> nvtx_instance;   // 1-based; nullopt = all instances
-  int64_t start_ns = 0, end_ns = 0;   // kExplicit (trace clock)
+  std::string nvtx_name;             // kNvtxRange
+  std::optional<int> nvtx_instance;  // 1-based; nullopt = all instances
+  int64_t start_ns = 0, end_ns = 0;  // kExplicit (trace clock)
   // kExplicit: start_ns/end_ns are offsets from the whole-trace window's
   // start (the first GPU op or API call) instead of absolute trace times.
   bool relative_to_trace_start = false;

@@ -21,8 +21,8 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analyzer/cli/cli_setup.h"
@@ -49,8 +49,8 @@ struct CompareArgs {
   std::string output;
   bool force = false;
   std::string collector;
-  std::vector<std::string> control, variant;                 // positional, either side of "--"
-  std::vector<std::string> named_control, named_variant;     // --control, --variant
+  std::vector<std::string> control, variant;              // positional, either side of "--"
+  std::vector<std::string> named_control, named_variant;  // --control, --variant
 };
 
 void AddCompareFlags(CLI::App* app, CompareArgs* a) {
@@ -106,8 +106,7 @@ int RunChild(const std::vector<std::string>& argv) {
     _exit(127);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
@@ -150,8 +149,8 @@ int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
       if (a.force) argv.push_back("--force");
       if (!a.collector.empty()) argv.insert(argv.end(), {"--collector", a.collector});
       argv.insert(argv.end(), {"--", "/bin/sh", "-c", a.runs[side]});
-      std::cerr << "streamscope: compare: run " << (side == 0 ? "control" : "variant") << " " << i << "/"
-                << a.repeat << ": " << a.runs[side] << "\n";
+      std::cerr << "streamscope: compare: run " << (side == 0 ? "control" : "variant") << " " << i << "/" << a.repeat
+                << ": " << a.runs[side] << "\n";
       int rc = RunChild(argv);
       if (!Exists(path)) {
         std::cerr << "streamscope: compare: no trace written at " << path << " (exit status " << rc
@@ -182,7 +181,8 @@ int ParseSide(const CLI::App& cmd, std::vector<std::string> side, const char* po
   try {
     again.parse(side);
   } catch (const CLI::ParseError& e) {
-    if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr || dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr) {
+    if (dynamic_cast<const CLI::CallForHelp*>(&e) != nullptr ||
+        dynamic_cast<const CLI::CallForAllHelp*>(&e) != nullptr) {
       std::cout << cmd.help();
       return kExitOk;
     }
@@ -215,8 +215,8 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
     std::vector<std::string> left(rest.begin(), sep);
     std::vector<std::string> right;
     if (separated) right.assign(sep + 1, rest.end());
-    for (auto [side, positional, traces] : {std::tuple{&left, "control", &args->control},
-                                            std::tuple{&right, "variant", &args->variant}}) {
+    for (auto [side, positional, traces] :
+         {std::tuple{&left, "control", &args->control}, std::tuple{&right, "variant", &args->variant}}) {
       if (int rc = ParseSide(*cmd, *side, positional, args.get(), traces); rc >= 0) {
         *exit_code = rc;
         return;
@@ -241,8 +241,8 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
     c.noise_pct = args->noise_pct;
     c.goal = args->goal == "speedup" ? CompareGoal::kSpeedup : CompareGoal::kOverlap;
     c.min_overlap_share = args->min_overlap_pct / 100.0;
-    options.format = args->format == "json" ? CompareCommandOptions::Format::kJson
-                                            : CompareCommandOptions::Format::kText;
+    options.format =
+        args->format == "json" ? CompareCommandOptions::Format::kJson : CompareCommandOptions::Format::kText;
     if (!args->output.empty() && IsFolder(args->output)) {
       std::cerr << "streamscope: compare: -o " << args->output
                 << " is a folder; -o names the output file (the folder for --run traces is --output-dir)\n";

@@ -12,11 +12,11 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress_meter.h"
 #include "analyzer/commands/progress.h"
-#include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/converted_trace_writer.h"
+#include "analyzer/convert/output_plan.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 namespace {
@@ -54,11 +54,8 @@ int RunConvert(const ConvertArgs& args) {
   // Every output is checked first, so that a refusal writes nothing.
   auto outputs = PlanConvertOutputs(pids, args.output, args.force);
   if (!outputs.ok()) {
-    std::fprintf(stderr, "streamscope: convert: %s\n",
-                 std::string(outputs.status().message()).c_str());
-    return outputs.status().code() == absl::StatusCode::kInvalidArgument
-               ? kExitUsage
-               : ExitCodeFor(outputs.status());
+    std::fprintf(stderr, "streamscope: convert: %s\n", std::string(outputs.status().message()).c_str());
+    return outputs.status().code() == absl::StatusCode::kInvalidArgument ? kExitUsage : ExitCodeFor(outputs.status());
   }
   for (size_t i = 0; i < models->size(); ++i) {
     const TraceModel& m = (*models)[i];
@@ -74,8 +71,8 @@ int RunConvert(const ConvertArgs& args) {
       return ExitCodeFor(status);
     }
     std::fprintf(stderr, "wrote %s: pid %lld, %zu GPU ops, %zu API calls, %zu NVTX ranges (from %s)\n",
-                (*outputs)[i].c_str(), static_cast<long long>(m.pid), m.ops.size(), m.api.size(),
-                m.nvtx_ranges.size(), m.format.c_str());
+                 (*outputs)[i].c_str(), static_cast<long long>(m.pid), m.ops.size(), m.api.size(), m.nvtx_ranges.size(),
+                 m.format.c_str());
   }
   return kExitOk;
 }
@@ -84,8 +81,8 @@ int RunConvert(const ConvertArgs& args) {
 
 void RegisterConvertCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<ConvertArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "convert", "Write an Nsight Systems SQLite export as streamscope trace(s), one per process");
+  CLI::App* cmd =
+      app.add_subcommand("convert", "Write an Nsight Systems SQLite export as streamscope trace(s), one per process");
   cmd->add_option("input", args->input, "nsys export (nsys export --type sqlite)")->required();
   cmd->add_option("-o,--output", args->output,
                   "output trace; '%p' becomes the process id (required when the export holds "

@@ -23,8 +23,9 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
-      "diagnose", "Explain missing overlap (or overlap without gain): causes checked in a fixed order, each with "
-                  "evidence and a remedy");
+      "diagnose",
+      "Explain missing overlap (or overlap without gain): causes checked in a fixed order, each with "
+      "evidence and a remedy");
   cmd->add_option("traces", args->traces, "Trace files")->required();
   auto* window = cmd->add_option("--window", args->window,
                                  "Window: 'whole' (whole trace). Default: the steady state (repeated NVTX range or "
@@ -35,8 +36,8 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
                        ->check(AtLeast(1))
                        ->default_str("all");
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
-                   ->default_str("");
+  auto* from =
+      cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")->default_str("");
   auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
   cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json"}));
@@ -71,8 +72,8 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
       options.window_given = true;
       options.window.kind = WindowSpec::Kind::kWholeTrace;
     }
-    options.format = args->format == "json" ? DiagnoseCommandOptions::Format::kJson
-                                            : DiagnoseCommandOptions::Format::kText;
+    options.format =
+        args->format == "json" ? DiagnoseCommandOptions::Format::kJson : DiagnoseCommandOptions::Format::kText;
     *exit_code = ExitWith(RunDiagnose(options, std::cout, std::cerr), std::cerr);
   });
 }

@@ -26,7 +26,8 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "export", "Write a timeline for ui.perfetto.dev / chrome://tracing (JSON) and a self-contained HTML report");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
-  cmd->add_option("--perfetto", args->perfetto, "Write Chrome trace-event JSON (Perfetto UI, chrome://tracing) to FILE");
+  cmd->add_option("--perfetto", args->perfetto,
+                  "Write Chrome trace-event JSON (Perfetto UI, chrome://tracing) to FILE");
   cmd->add_option("--perfetto-proto", args->perfetto_proto,
                   "Write Perfetto's native protobuf trace (ui.perfetto.dev, trace_processor) to FILE: the same "
                   "tracks as --perfetto, several times smaller and faster");
@@ -40,8 +41,8 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
                        ->check(AtLeast(1))
                        ->default_str("all");
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
-                   ->default_str("");
+  auto* from =
+      cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")->default_str("");
   auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
   cmd->add_option("--max-ops", args->max_ops,

@@ -21,13 +21,14 @@ void RegisterFactsCommands(CLI::App& app, int* exit_code) {
   };
   auto args = std::make_shared<FactsArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "facts", "One rank's compact facts (per-window busy/idle/overlap, communication kernels, clock facts) as JSON, "
-               "for merge-facts");
+      "facts",
+      "One rank's compact facts (per-window busy/idle/overlap, communication kernels, clock facts) as JSON, "
+      "for merge-facts");
   cmd->add_option("traces", args->traces, "Trace files")->required();
-  auto* window = cmd->add_option("--window", args->window, "Window: 'whole' (default)")
-                     ->check(CLI::IsMember({"whole"}));
-  auto* nvtx = cmd->add_option("--nvtx", args->nvtx,
-                               "Window: the NVTX range with this name (all instances: the steps)");
+  auto* window =
+      cmd->add_option("--window", args->window, "Window: 'whole' (default)")->check(CLI::IsMember({"whole"}));
+  auto* nvtx =
+      cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (all instances: the steps)");
   auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
                        ->check(CLI::PositiveNumber);

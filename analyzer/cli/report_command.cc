@@ -6,10 +6,10 @@
 #include <cmath>
 #include <iostream>
 
+#include "absl/strings/str_join.h"
 #include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
-#include "absl/strings/str_join.h"
 #include "analyzer/cli/progress_meter.h"
 #include "analyzer/commands/report_runner.h"
 #include "analyzer/render/report_render.h"
@@ -49,8 +49,8 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
                        ->check(AtLeast(1))
                        ->default_str("all");
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")
-                   ->default_str("");
+  auto* from =
+      cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")->default_str("");
   auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
   auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
   cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json", "csv"}));

@@ -103,13 +103,14 @@ void PrintSummary(const std::string& path) {
       auto it = m.metadata.find(key);
       return it == m.metadata.end() ? std::string("?") : it->second;
     };
-    std::fprintf(stderr, "  pid %lld, capture %s: %zu GPU ops, %zu API calls\n",
-                 static_cast<long long>(m.pid), meta("capture_end").c_str(), m.ops.size(),
-                 m.api.size());
+    std::fprintf(stderr, "  pid %lld, capture %s: %zu GPU ops, %zu API calls\n", static_cast<long long>(m.pid),
+                 meta("capture_end").c_str(), m.ops.size(), m.api.size());
     for (const Device& d : m.devices) {
-      std::fprintf(stderr, "  device %d %s (%d SMs, %d copy engines, concurrent kernels %s)\n",
-                   d.id, d.name.c_str(), d.sm_count, d.async_engine_count,
-                   d.concurrent_kernels == 1 ? "yes" : d.concurrent_kernels == 0 ? "no" : "?");
+      std::fprintf(stderr, "  device %d %s (%d SMs, %d copy engines, concurrent kernels %s)\n", d.id, d.name.c_str(),
+                   d.sm_count, d.async_engine_count,
+                   d.concurrent_kernels == 1   ? "yes"
+                   : d.concurrent_kernels == 0 ? "no"
+                                               : "?");
     }
     std::vector<int64_t> count(m.streams.size(), 0), busy(m.streams.size(), 0), kernels(m.streams.size(), 0);
     for (size_t i = 0; i < m.ops.size(); ++i) {
@@ -123,9 +124,8 @@ void PrintSummary(const std::string& path) {
       if (count[s] == 0) continue;
       std::fprintf(stderr, "    device %d stream %lld (%s): %lld ops (%lld kernels), busy %.3f ms\n",
                    m.streams[s].device_id, static_cast<long long>(m.streams[s].id),
-                   std::string(StreamKindName(m.streams[s].kind)).c_str(),
-                   static_cast<long long>(count[s]), static_cast<long long>(kernels[s]),
-                   static_cast<double>(busy[s]) / 1e6);
+                   std::string(StreamKindName(m.streams[s].kind)).c_str(), static_cast<long long>(count[s]),
+                   static_cast<long long>(kernels[s]), static_cast<double>(busy[s]) / 1e6);
     }
   }
 }
@@ -146,8 +146,7 @@ int Run(const RunOptions& o) {
   char manifest[] = "/tmp/streamscope-run-XXXXXX";
   int mfd = mkstemp(manifest);
   if (mfd < 0) {
-    std::fprintf(stderr, "streamscope: run: cannot create a manifest file in /tmp: %s\n",
-                 std::strerror(errno));
+    std::fprintf(stderr, "streamscope: run: cannot create a manifest file in /tmp: %s\n", std::strerror(errno));
     return kExitOutputError;
   }
   close(mfd);
@@ -207,15 +206,12 @@ int Run(const RunOptions& o) {
   sigaction(SIGTERM, &forward, &old_term);
   sigaction(SIGHUP, &forward, &old_hup);
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
-  int rc = WIFEXITED(status) ? WEXITSTATUS(status)
-           : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-                                 : 1;
+  int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
   std::ifstream in(manifest);
   std::string line;
@@ -245,9 +241,9 @@ int Run(const RunOptions& o) {
 CLI::Validator KindList() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        static const std::vector<std::string> kKinds = {
-            "default", "all",      "kernel",  "memcpy", "memset", "sync",   "runtime", "driver",
-            "nvtx",    "stream",   "context", "overhead", "graph", "memory", "submit"};
+        static const std::vector<std::string> kKinds = {"default", "all",      "kernel", "memcpy", "memset",
+                                                        "sync",    "runtime",  "driver", "nvtx",   "stream",
+                                                        "context", "overhead", "graph",  "memory", "submit"};
         std::string item;
         for (size_t i = 0; i <= value.size(); ++i) {
           if (i < value.size() && value[i] != ',' && value[i] != ' ') {
@@ -270,8 +266,7 @@ CLI::Validator KindList() {
 
 void RegisterRunCommand(CLI::App& app, int* exit_code) {
   auto opts = std::make_shared<RunOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "run", "Run a command with the collector injected and record its CUDA timeline");
+  CLI::App* cmd = app.add_subcommand("run", "Run a command with the collector injected and record its CUDA timeline");
   cmd->add_option("-o,--output", opts->output,
                   "Trace path template: %p pid, %h host, %q{VAR} environment variable, %% a "
                   "percent sign (default streamscope-%p.sqlite in the current directory)");

@@ -71,8 +71,7 @@ int Spawn(const std::vector<std::string>& args) {
   pid_t pid = -1;
   const int err = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
   if (err != 0) {
-    std::fprintf(stderr, "streamscope: workloads: cannot start %s: %s\n", argv[0],
-                 std::strerror(err));
+    std::fprintf(stderr, "streamscope: workloads: cannot start %s: %s\n", argv[0], std::strerror(err));
     return -1;
   }
   int status = 0;
@@ -194,9 +193,8 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     // The workloads' checks include hazards: record memory accesses (opt-in
     // otherwise) unless the user chose the kinds.
     if (std::getenv("STREAMSCOPE_KINDS") == nullptr) cmd.insert(cmd.end(), {"--kinds", "+memory"});
-    for (const std::string& a :
-         {std::string("-o"), trace, std::string("--"), workloads_bin, std::string("--variant"),
-          name, std::string("--size"), args.size}) {
+    for (const std::string& a : {std::string("-o"), trace, std::string("--"), workloads_bin, std::string("--variant"),
+                                 name, std::string("--size"), args.size}) {
       cmd.push_back(a);
     }
     const int rc = Spawn(cmd);
@@ -208,8 +206,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
       outcome.result = "validation passed";
       outcome.ok = true;
     } else if (rc == kWorkloadValidationFailed) {
-      outcome.result = v->validation_may_fail ? "validation failed (possible by design: racy)"
-                                              : "VALIDATION FAILED";
+      outcome.result = v->validation_may_fail ? "validation failed (possible by design: racy)" : "VALIDATION FAILED";
       outcome.ok = v->validation_may_fail;
     } else {
       outcome.result = "failed with exit " + std::to_string(rc);
@@ -237,19 +234,18 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
 }  // namespace
 
 void RegisterWorkloadsCommand(CLI::App& app, int* exit_code) {
-  CLI::App* cmd = app.add_subcommand(
-      "workloads", "List or run the bundled reference workloads (known-answer CUDA programs)");
+  CLI::App* cmd =
+      app.add_subcommand("workloads", "List or run the bundled reference workloads (known-answer CUDA programs)");
   cmd->require_subcommand(1);
-  CLI::App* list =
-      cmd->add_subcommand("list", "List the variants and the property each guarantees");
+  CLI::App* list = cmd->add_subcommand("list", "List the variants and the property each guarantees");
   list->callback([exit_code] {
     PrintList();
     *exit_code = kExitOk;
   });
 
   auto args = std::make_shared<WorkloadsRunArgs>();
-  CLI::App* run = cmd->add_subcommand(
-      "run", "Record variants under the collector into DIR/<variant>.sqlite and report each");
+  CLI::App* run =
+      cmd->add_subcommand("run", "Record variants under the collector into DIR/<variant>.sqlite and report each");
   run->add_option("names", args->names, "Variants to run (see 'workloads list')");
   run->add_flag("--all", args->all, "Run every variant");
   auto* output_dir = run->add_option("--output-dir", args->output_dir, "Folder for the traces");

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "absl/strings/cord.h"
-#include "absl/types/optional.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/optional.h"
 
 namespace streamscope {
 namespace {
@@ -16,9 +16,7 @@ absl::Status WithKind(absl::Status status, absl::string_view kind) {
 
 }  // namespace
 
-absl::Status UsageError(absl::string_view message) {
-  return WithKind(absl::InvalidArgumentError(message), "usage");
-}
+absl::Status UsageError(absl::string_view message) { return WithKind(absl::InvalidArgumentError(message), "usage"); }
 
 absl::Status VerdictFailed() { return WithKind(absl::FailedPreconditionError(""), "verdict"); }
 

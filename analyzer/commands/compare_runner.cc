@@ -21,9 +21,10 @@ absl::StatusOr<TraceModel> LoadSingleProcessTrace(const std::string& path) {
     }
   }
   if (with_ops > 1) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": holds ", with_ops, " processes with GPU work; compare needs one per file (split it with "
-        "streamscope convert)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": holds ", with_ops,
+                     " processes with GPU work; compare needs one per file (split it with "
+                     "streamscope convert)"));
   }
   if (models->empty()) return absl::InvalidArgumentError(absl::StrCat(path, ": holds no process"));
   return std::move((*models)[chosen]);
@@ -46,7 +47,8 @@ absl::Status RunCompare(const CompareCommandOptions& options, std::ostream& out)
   auto result = Compare(control, variant, options.compare);
   if (!result.ok()) return result.status();
   if (options.format == CompareCommandOptions::Format::kJson) {
-    out << CompareToJson(*result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";  // names may not be UTF-8
+    out << CompareToJson(*result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";  // names may not be UTF-8
   } else {
     RenderCompareText(*result, out);
   }

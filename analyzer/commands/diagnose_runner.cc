@@ -34,8 +34,10 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       if (options.format == DiagnoseCommandOptions::Format::kText) {
         if (!first) out << "\n";
         RenderDiagnoseTraceHeader(model, summary, out);
-        if (options.window.kind == WindowSpec::Kind::kDefault) RenderDefaultWindowText(DefaultSteadyState(model), model, out);
-        for (const std::string& w : summary.warnings) err << "streamscope: " << model.path << ": warning: " << w << "\n";
+        if (options.window.kind == WindowSpec::Kind::kDefault)
+          RenderDefaultWindowText(DefaultSteadyState(model), model, out);
+        for (const std::string& w : summary.warnings)
+          err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
       first = false;
       // Text over many instances of an NVTX range: the causes across them,

@@ -82,14 +82,15 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   std::vector<Prepared> prepared(models.size());
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
-    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i), models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
+    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i),
+                  models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     Window analysis_window = *w;
-    bool whole = options.window.kind == WindowSpec::Kind::kWholeTrace ||
-                 options.window.kind == WindowSpec::Kind::kDefault;
+    bool whole =
+        options.window.kind == WindowSpec::Kind::kWholeTrace || options.window.kind == WindowSpec::Kind::kDefault;
     p.view = *w;
     // The default window: draw the whole trace (and its host annotations)
     // around it, so that zooming out shows what lies outside it.
@@ -168,8 +169,8 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
   if (proto_file) {
     // The JSON, when written too, printed the same notes.
-    absl::Status s = write_timeline(options.perfetto_proto_path, proto_file.get(), WritePerfettoProto,
-                                    json_file == nullptr);
+    absl::Status s =
+        write_timeline(options.perfetto_proto_path, proto_file.get(), WritePerfettoProto, json_file == nullptr);
     if (!s.ok()) return s;
   }
 #endif

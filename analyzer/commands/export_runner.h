@@ -31,7 +31,8 @@ struct ExportOptions {
 };
 
 // Writes the Perfetto JSON and/or the HTML report; status lines ("wrote
-// ...") and notes go to `out` (the CLI passes stderr: they are not data). Failures come back as a Status whose message starts "export: ".
+// ...") and notes go to `out` (the CLI passes stderr: they are not data). Failures come back as a Status whose message
+// starts "export: ".
 absl::Status RunExport(const ExportOptions& options, std::ostream& out);
 
 }  // namespace streamscope

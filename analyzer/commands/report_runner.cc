@@ -5,13 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
-#include <atomic>
 #include <map>
-#include <thread>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -24,9 +23,9 @@
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/phase_timer.h"
 #include "analyzer/pipeline/run_plan.h"
+#include "analyzer/render/csv_writer.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/render_options.h"
-#include "analyzer/render/csv_writer.h"
 #include "analyzer/render/report_render.h"
 #include "analyzer/storage/analysis_saver.h"
 
@@ -50,8 +49,8 @@ absl::Status CheckOutputTarget(const std::string& path, const std::vector<std::s
 
 // Writes `text` to `path`: never follows a symlink, never writes over one
 // of the input traces, replaces an existing file only when `force`.
-absl::Status WriteOutputFile(const std::string& path, const std::string& text,
-                             const std::vector<std::string>& inputs, bool force) {
+absl::Status WriteOutputFile(const std::string& path, const std::string& text, const std::vector<std::string>& inputs,
+                             bool force) {
   if (absl::Status s = CheckOutputTarget(path, inputs, force); !s.ok()) return s;
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | (force ? O_TRUNC : O_EXCL) | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 && errno == EEXIST) {
@@ -101,8 +100,8 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     if (!windows.ok()) return windows.status();
     TraceHazards hazards = PrepareHazards(t.model);
     // Text over many instances keeps only what its summary prints.
-    const bool summarize = options.format == ReportOptions::Format::kText && !options.save &&
-                           windows->size() > kFullTextWindows;
+    const bool summarize =
+        options.format == ReportOptions::Format::kText && !options.save && windows->size() > kFullTextWindows;
     int64_t done = 0;
     for (const Window& w : *windows) {
       if (timed) {
@@ -128,15 +127,15 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   const std::vector<std::string>& known = ReportSectionNames();
   for (const std::string& name : options.sections) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return UsageError(absl::StrCat("report: no section named '", name, "' (sections: ", absl::StrJoin(known, ", "),
-                                     ")"));
+      return UsageError(
+          absl::StrCat("report: no section named '", name, "' (sections: ", absl::StrJoin(known, ", "), ")"));
     }
   }
   if (!options.sections.empty() && options.format != ReportOptions::Format::kText) {
     return UsageError("report: --section and --summary pick sections of the text report (--format text)");
   }
-  const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
-                                       options.gap_threshold_ns);
+  const AnalysisPlan plan =
+      ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top, options.gap_threshold_ns);
   // One slot per file, filled by `jobs` threads; read in argument order, so
   // the result (and the first error reported) do not depend on --jobs.
   const size_t files = options.traces.size();
@@ -170,7 +169,8 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   }
   ProgressIdle();
   for (const TraceAnalysis& t : traces) {
-    for (const std::string& w : t.summary.warnings) err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
+    for (const std::string& w : t.summary.warnings)
+      err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
   }
 
   if (options.save) {

@@ -13,8 +13,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "nlohmann/json.hpp"
 #include "analyzer/sqlite/sqlite_db.h"
+#include "nlohmann/json.hpp"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
 
@@ -67,8 +67,7 @@ absl::Status Exec(SqliteDb& db, std::string_view sql) {
 absl::StatusOr<Insert> Prepare(SqliteDb& db, std::string_view sql) {
   auto stmt = db.Prepare(sql);
   if (!stmt.ok()) {
-    return absl::InternalError(
-        absl::StrCat("preparing '", std::string(sql), "': ", db.LastError()));
+    return absl::InternalError(absl::StrCat("preparing '", std::string(sql), "': ", db.LastError()));
   }
   return Insert(std::move(*stmt));
 }
@@ -103,7 +102,8 @@ absl::Status WriteMetadata(SqliteDb& db, const TraceModel& m, const TraceWriteOp
   meta["pid"] = absl::StrCat(m.pid);
   meta["capture_end"] = "normal_exit";  // the export was of a finished capture
   meta["conversion_notes"] = nlohmann::json(m.notes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  meta["conversion_stats"] = nlohmann::json(m.import_stats).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  meta["conversion_stats"] =
+      nlohmann::json(m.import_stats).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto ins = Prepare(db, "INSERT INTO metadata(key, value) VALUES (?1, ?2)");
   if (!ins.ok()) return ins.status();
   for (const auto& [key, value] : meta)
@@ -115,8 +115,7 @@ absl::Status WriteTopology(SqliteDb& db, const TraceModel& m) {
   auto str = Prepare(db, "INSERT INTO string(id, value) VALUES (?1, ?2)");
   if (!str.ok()) return str.status();
   for (size_t i = 0; i < m.strings.size(); ++i) {
-    if (absl::Status st =
-            str->Int(static_cast<int64_t>(i)).Text(m.strings.Get(static_cast<StringId>(i))).Done();
+    if (absl::Status st = str->Int(static_cast<int64_t>(i)).Text(m.strings.Get(static_cast<StringId>(i))).Done();
         !st.ok())
       return st;
   }
@@ -142,7 +141,10 @@ absl::Status WriteTopology(SqliteDb& db, const TraceModel& m) {
       return st;
   }
   // Contexts come from the streams: device, and the legacy stream if known.
-  struct Ctx { int32_t device = 0; int64_t null_stream = -1; };
+  struct Ctx {
+    int32_t device = 0;
+    int64_t null_stream = -1;
+  };
   std::map<int64_t, Ctx> contexts;
   for (const Stream& s : m.streams) {
     Ctx& c = contexts[s.context_id];
@@ -152,12 +154,10 @@ absl::Status WriteTopology(SqliteDb& db, const TraceModel& m) {
   auto ctx = Prepare(db, "INSERT INTO context(id, device_id, null_stream_id) VALUES (?1, ?2, ?3)");
   if (!ctx.ok()) return ctx.status();
   for (const auto& [id, c] : contexts) {
-    if (absl::Status st = ctx->Int(id).Int(c.device).IntOr(c.null_stream, -1).Done(); !st.ok())
-      return st;
+    if (absl::Status st = ctx->Int(id).Int(c.device).IntOr(c.null_stream, -1).Done(); !st.ok()) return st;
   }
-  auto stream = Prepare(
-      db,
-      "INSERT INTO stream(id, context_id, device_id, kind, priority) VALUES (?1, ?2, ?3, ?4, ?5)");
+  auto stream =
+      Prepare(db, "INSERT INTO stream(id, context_id, device_id, kind, priority) VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!stream.ok()) return stream.status();
   for (const Stream& s : m.streams) {
     stream->Int(s.id).Int(s.context_id).Int(s.device_id).Int(static_cast<int>(s.kind));
@@ -175,30 +175,30 @@ absl::Status WriteTopology(SqliteDb& db, const TraceModel& m) {
   if (!th.ok()) return th.status();
   for (const auto& [tid, name] : threads) {
     th->Int(tid);
-    if (name.empty()) th->Null(); else th->Text(name);
+    if (name.empty())
+      th->Null();
+    else
+      th->Text(name);
     if (absl::Status st = th->Done(); !st.ok()) return st;
   }
   return absl::OkStatus();
 }
 
 absl::Status WriteOps(SqliteDb& db, const TraceModel& m) {
-  auto kernel = Prepare(
-      db,
-      "INSERT INTO kernel(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
-      "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, static_shared_bytes, "
-      "dynamic_shared_bytes, registers_per_thread, graph_id) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+  auto kernel = Prepare(db,
+                        "INSERT INTO kernel(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
+                        "name_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, static_shared_bytes, "
+                        "dynamic_shared_bytes, registers_per_thread, graph_id) "
+                        "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
   if (!kernel.ok()) return kernel.status();
-  auto memcpy = Prepare(
-      db,
-      "INSERT INTO memcpy(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
-      "bytes, copy_kind, src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  auto memcpy = Prepare(db,
+                        "INSERT INTO memcpy(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
+                        "bytes, copy_kind, src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id) "
+                        "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
   if (!memcpy.ok()) return memcpy.status();
-  auto memset = Prepare(
-      db,
-      "INSERT INTO memset(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
-      "bytes, memory_kind, is_async, graph_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+  auto memset = Prepare(db,
+                        "INSERT INTO memset(start_ns, end_ns, device_id, context_id, stream_id, correlation_id, "
+                        "bytes, memory_kind, is_async, graph_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
   if (!memset.ok()) return memset.status();
   const GpuOps& ops = m.ops;
   const bool shapes = m.kernel_shapes.size() == ops.size();
@@ -208,29 +208,37 @@ absl::Status WriteOps(SqliteDb& db, const TraceModel& m) {
     const int64_t stream_id = has_stream ? m.streams[si].id : -1;
     const int64_t context_id = has_stream ? m.streams[si].context_id : -1;
     OpCategory c = ops.category[i];
-    Insert* ins = c == OpCategory::kKernel   ? &*kernel
-                  : c == OpCategory::kMemset ? &*memset
-                                             : &*memcpy;
+    Insert* ins = c == OpCategory::kKernel ? &*kernel : c == OpCategory::kMemset ? &*memset : &*memcpy;
     ins->Int(ops.start_ns[i]).Int(ops.end_ns[i]).Int(ops.device_id[i]).IntOr(context_id, -1);
     // A stream row exists for every model stream, -1 (ops on no stream,
     // e.g. unified-memory migrations) included.
-    if (has_stream) ins->Int(stream_id); else ins->Null();
+    if (has_stream)
+      ins->Int(stream_id);
+    else
+      ins->Null();
     ins->IntOr(ops.correlation_id[i], -1);
     if (c == OpCategory::kKernel) {
       StringId name = ops.name[i] == kNoString ? StringId{0} : ops.name[i];
       ins->Int(name);
       if (shapes) {
         const KernelShape& k = m.kernel_shapes[i];
-        ins->Int(k.grid[0]).Int(k.grid[1]).Int(k.grid[2]).Int(k.block[0]).Int(k.block[1])
-            .Int(k.block[2]).Int(k.shared_bytes).Int(0).Int(k.registers);
+        ins->Int(k.grid[0])
+            .Int(k.grid[1])
+            .Int(k.grid[2])
+            .Int(k.block[0])
+            .Int(k.block[1])
+            .Int(k.block[2])
+            .Int(k.shared_bytes)
+            .Int(0)
+            .Int(k.registers);
       } else {
         for (int n = 0; n < 9; ++n) ins->Null();
       }
     } else if (c == OpCategory::kMemset) {
       ins->Int(ops.bytes[i]).Int(static_cast<int>(ops.dst_kind[i])).Int(ops.is_async[i]);
     } else {
-      const bool migration = ops.name[i] != kNoString &&
-                             m.strings.Get(ops.name[i]) == schema::copy_kind::kMigrationOpName;
+      const bool migration =
+          ops.name[i] != kNoString && m.strings.Get(ops.name[i]) == schema::copy_kind::kMigrationOpName;
       ins->Int(ops.bytes[i])
           .Int(CopyKindFor(c, migration))
           .Int(static_cast<int>(ops.src_kind[i]))
@@ -249,10 +257,9 @@ absl::Status WriteOps(SqliteDb& db, const TraceModel& m) {
 }
 
 absl::Status WriteHost(SqliteDb& db, const TraceModel& m) {
-  auto api =
-      Prepare(db,
-              "INSERT INTO api_call(domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, "
-              "return_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+  auto api = Prepare(db,
+                     "INSERT INTO api_call(domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, "
+                     "return_value) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
   if (!api.ok()) return api.status();
   for (size_t i = 0; i < m.api.size(); ++i) {
     if (absl::Status st = api->Int(static_cast<int>(m.api.domain[i]))
@@ -267,10 +274,9 @@ absl::Status WriteHost(SqliteDb& db, const TraceModel& m) {
         !st.ok())
       return st;
   }
-  auto sync = Prepare(
-      db,
-      "INSERT INTO sync(kind, start_ns, end_ns, context_id, stream_id, event_id, correlation_id) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7)");
+  auto sync = Prepare(db,
+                      "INSERT INTO sync(kind, start_ns, end_ns, context_id, stream_id, event_id, correlation_id) "
+                      "VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!sync.ok()) return sync.status();
   for (const SyncRecord& s : m.syncs) {
     const bool has_stream = s.stream >= 0 && static_cast<size_t>(s.stream) < m.streams.size();
@@ -280,26 +286,24 @@ absl::Status WriteHost(SqliteDb& db, const TraceModel& m) {
     } else {
       sync->Null().Null();
     }
-    if (absl::Status st = sync->IntOr(s.event_id, -1).IntOr(s.correlation_id, -1).Done(); !st.ok())
-      return st;
+    if (absl::Status st = sync->IntOr(s.event_id, -1).IntOr(s.correlation_id, -1).Done(); !st.ok()) return st;
   }
-  auto range = Prepare(
-      db,
-      "INSERT INTO nvtx_range(tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7)");
+  auto range = Prepare(db,
+                       "INSERT INTO nvtx_range(tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth) "
+                       "VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!range.ok()) return range.status();
   for (const NvtxRange& r : m.nvtx_ranges) {
     range->Int(r.tid).Int(r.name).IntOr(r.domain, kNoString).Int(r.start_ns);
-    if (r.end_ns.has_value()) range->Int(*r.end_ns); else range->Null();
+    if (r.end_ns.has_value())
+      range->Int(*r.end_ns);
+    else
+      range->Null();
     if (absl::Status st = range->Int(r.push_pop ? 1 : 0).Int(r.depth).Done(); !st.ok()) return st;
   }
-  auto mark =
-      Prepare(db, "INSERT INTO nvtx_mark(tid, name_id, domain_id, ts_ns) VALUES (?1,?2,?3,?4)");
+  auto mark = Prepare(db, "INSERT INTO nvtx_mark(tid, name_id, domain_id, ts_ns) VALUES (?1,?2,?3,?4)");
   if (!mark.ok()) return mark.status();
   for (const NvtxMark& k : m.nvtx_marks) {
-    if (absl::Status st =
-            mark->Int(k.tid).Int(k.name).IntOr(k.domain, kNoString).Int(k.ts_ns).Done();
-        !st.ok())
+    if (absl::Status st = mark->Int(k.tid).Int(k.name).IntOr(k.domain, kNoString).Int(k.ts_ns).Done(); !st.ok())
       return st;
   }
   return absl::OkStatus();
@@ -307,8 +311,7 @@ absl::Status WriteHost(SqliteDb& db, const TraceModel& m) {
 
 absl::Status WriteAll(SqliteDb& db, const TraceModel& m, const TraceWriteOptions& options) {
   // A failed conversion deletes the file, so durability is not needed here.
-  if (absl::Status st = Exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"); !st.ok())
-    return st;
+  if (absl::Status st = Exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;"); !st.ok()) return st;
   if (absl::Status st = Exec(db, schema::CreateSql()); !st.ok()) return st;
   if (absl::Status st = Exec(db, "BEGIN"); !st.ok()) return st;
   if (absl::Status st = WriteMetadata(db, m, options); !st.ok()) return st;
@@ -322,9 +325,12 @@ absl::Status WriteAll(SqliteDb& db, const TraceModel& m, const TraceWriteOptions
 // Names a model string that is always present, so NOT NULL name columns
 // can point at it.
 bool NeedsEmptyString(const TraceModel& m) {
-  for (StringId id : m.api.name) if (id == kNoString) return true;
-  for (const NvtxRange& r : m.nvtx_ranges) if (r.name == kNoString) return true;
-  for (const NvtxMark& k : m.nvtx_marks) if (k.name == kNoString) return true;
+  for (StringId id : m.api.name)
+    if (id == kNoString) return true;
+  for (const NvtxRange& r : m.nvtx_ranges)
+    if (r.name == kNoString) return true;
+  for (const NvtxMark& k : m.nvtx_marks)
+    if (k.name == kNoString) return true;
   for (size_t i = 0; i < m.ops.size(); ++i) {
     if (m.ops.category[i] == OpCategory::kKernel && m.ops.name[i] == kNoString) return true;
   }
@@ -337,21 +343,20 @@ std::string ExpandOutputPattern(const std::string& pattern, int64_t pid) {
   return absl::StrReplaceAll(pattern, {{"%p", absl::StrCat(pid)}});
 }
 
-absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& path,
-                                   const TraceWriteOptions& options) {
+absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& path, const TraceWriteOptions& options) {
   if (path.empty()) return absl::InvalidArgumentError("no output path given");
   struct stat st;
   if (lstat(path.c_str(), &st) == 0) {
     if (S_ISLNK(st.st_mode)) {
-      return absl::PermissionDeniedError(absl::StrCat(
-          path, ": is a symbolic link; streamscope does not write through links"));
+      return absl::PermissionDeniedError(
+          absl::StrCat(path, ": is a symbolic link; streamscope does not write through links"));
     }
     if (!S_ISREG(st.st_mode)) {
       return absl::PermissionDeniedError(absl::StrCat(path, ": exists and is not a regular file"));
     }
     if (!options.overwrite) {
-      return absl::AlreadyExistsError(absl::StrCat(
-          path, ": already exists; choose another name or pass --force to replace it"));
+      return absl::AlreadyExistsError(
+          absl::StrCat(path, ": already exists; choose another name or pass --force to replace it"));
     }
   } else if (errno != ENOENT) {
     return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(errno)));
@@ -361,8 +366,7 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
   std::string tmp = absl::StrCat(path, ".tmp-XXXXXX");
   int fd = mkstemp(tmp.data());
   if (fd < 0) {
-    return absl::PermissionDeniedError(absl::StrCat("cannot create ", path, ": ",
-                                                    std::strerror(errno)));
+    return absl::PermissionDeniedError(absl::StrCat("cannot create ", path, ": ", std::strerror(errno)));
   }
   fchmod(fd, 0644);
   close(fd);
@@ -377,9 +381,12 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
   if (NeedsEmptyString(model)) {
     patched = model;
     StringId empty = patched.strings.Intern("");
-    for (StringId& id : patched.api.name) if (id == kNoString) id = empty;
-    for (NvtxRange& r : patched.nvtx_ranges) if (r.name == kNoString) r.name = empty;
-    for (NvtxMark& k : patched.nvtx_marks) if (k.name == kNoString) k.name = empty;
+    for (StringId& id : patched.api.name)
+      if (id == kNoString) id = empty;
+    for (NvtxRange& r : patched.nvtx_ranges)
+      if (r.name == kNoString) r.name = empty;
+    for (NvtxMark& k : patched.nvtx_marks)
+      if (k.name == kNoString) k.name = empty;
     for (size_t i = 0; i < patched.ops.size(); ++i) {
       if (patched.ops.category[i] == OpCategory::kKernel && patched.ops.name[i] == kNoString) {
         patched.ops.name[i] = empty;
@@ -390,8 +397,7 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
 
   auto db = SqliteDb::OpenReadWrite(tmp);
   if (!db.ok()) {
-    return fail(absl::PermissionDeniedError(
-        absl::StrCat("cannot open ", tmp, ": ", db.status().message())));
+    return fail(absl::PermissionDeniedError(absl::StrCat("cannot open ", tmp, ": ", db.status().message())));
   }
   absl::Status status = WriteAll(**db, *m, options);
   if (!(*db)->Close().ok() && status.ok()) {
@@ -405,8 +411,7 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
       return fail(absl::PermissionDeniedError(absl::StrCat(path, ": is no longer a regular file")));
     }
     if (rename(tmp.c_str(), path.c_str()) != 0) {
-      return fail(absl::PermissionDeniedError(absl::StrCat("cannot replace ", path, ": ",
-                                                           std::strerror(errno))));
+      return fail(absl::PermissionDeniedError(absl::StrCat("cannot replace ", path, ": ", std::strerror(errno))));
     }
     return absl::OkStatus();
   }
@@ -414,8 +419,7 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
     int err = errno;
     return fail(err == EEXIST
                     ? absl::AlreadyExistsError(absl::StrCat(path, ": appeared while converting"))
-                    : absl::PermissionDeniedError(absl::StrCat("cannot create ", path, ": ",
-                                                               std::strerror(err))));
+                    : absl::PermissionDeniedError(absl::StrCat("cannot create ", path, ": ", std::strerror(err))));
   }
   unlink(tmp.c_str());
   return absl::OkStatus();

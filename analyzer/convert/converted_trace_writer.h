@@ -18,16 +18,15 @@
 namespace streamscope {
 
 struct TraceWriteOptions {
-  bool overwrite = false;       // replace an existing regular file (--force)
-  std::string source_path;      // recorded as metadata 'source_path'
+  bool overwrite = false;   // replace an existing regular file (--force)
+  std::string source_path;  // recorded as metadata 'source_path'
   std::string trace_format = "converted-nsys";
 };
 
 // Writes `model` (finalized) to `path`. ALREADY_EXISTS if the file exists
 // and !overwrite; PERMISSION_DENIED if it is a symbolic link or not a
 // regular file, or cannot be created; INTERNAL on an SQLite write error.
-absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& path,
-                                   const TraceWriteOptions& options);
+absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& path, const TraceWriteOptions& options);
 
 // The output path for one process: every "%p" replaced by the pid.
 std::string ExpandOutputPattern(const std::string& pattern, int64_t pid);

@@ -16,8 +16,7 @@ namespace streamscope {
 // has no "%p" (or names collide); ALREADY_EXISTS if an output exists and
 // !overwrite.
 absl::StatusOr<std::vector<std::string>> PlanConvertOutputs(const std::vector<int64_t>& pids,
-                                                            const std::string& pattern,
-                                                            bool overwrite);
+                                                            const std::string& pattern, bool overwrite);
 
 }  // namespace streamscope
 

@@ -20,7 +20,7 @@ namespace streamscope {
 
 struct AnalysisSlice {
   int64_t start_ns = 0, end_ns = 0;
-  std::string name;   // shown on the slice ("compute|H2D", "gap: host_unannotated")
+  std::string name;  // shown on the slice ("compute|H2D", "gap: host_unannotated")
   // Stable class for colouring and tests: "overlap", "gap", "gap-part".
   std::string kind;
   std::string cause;  // gaps: the cause name ("host_blocked_in_call"); else empty
@@ -67,9 +67,9 @@ struct AnalysisTracks {
   // and its diagnosis; empty unless asked for (AnalyzeForTimeline).
   std::vector<std::string> summary_lines;
   std::vector<DiagnosisItem> diagnosis;
-  std::vector<std::string> notes;        // what could not be shown, limits applied
-  std::vector<int64_t> gap_lengths_ns;   // device idle gaps, for a histogram
-  std::vector<std::string> analyses;     // names of the analyses that contributed
+  std::vector<std::string> notes;       // what could not be shown, limits applied
+  std::vector<int64_t> gap_lengths_ns;  // device idle gaps, for a histogram
+  std::vector<std::string> analyses;    // names of the analyses that contributed
 };
 
 }  // namespace streamscope

@@ -54,9 +54,8 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
         part.start_ns = p.start_ns;
         part.end_ns = p.end_ns;
         part.cause = std::string(GapCauseName(p.cause));
-        part.name = p.detail != kNoString
-                        ? absl::StrCat(part.cause, ": ", std::string(model.strings.Get(p.detail)))
-                        : part.cause;
+        part.name = p.detail != kNoString ? absl::StrCat(part.cause, ": ", std::string(model.strings.Get(p.detail)))
+                                          : part.cause;
         part.kind = "gap-part";
         part.depth = 1;
         part.args["length_ns"] = p.length();
@@ -72,17 +71,16 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
   int64_t all_gaps = 0;
   for (const DeviceGapSummary& d : gaps.devices) all_gaps += d.gaps;
   if (static_cast<int64_t>(gaps.worst_gaps.size()) < all_gaps) {
-    out->notes.push_back(absl::StrCat("idle gaps: only the ", gaps.worst_gaps.size(), " longest of ",
-                                      all_gaps, " gaps are drawn"));
+    out->notes.push_back(
+        absl::StrCat("idle gaps: only the ", gaps.worst_gaps.size(), " longest of ", all_gaps, " gaps are drawn"));
   }
   for (const DeviceGapSummary& d : gaps.devices) {
     if (d.idle_ns <= 0) continue;
     std::vector<int> order(kNumGapCauses);
     for (int c = 0; c < kNumGapCauses; ++c) order[c] = c;
     std::sort(order.begin(), order.end(), [&](int a, int b) { return d.cause_ns[a] > d.cause_ns[b]; });
-    std::string text = absl::StrCat(DeviceLabel(model, d.device_id), ": idle ",
-                                     FormatDuration(d.idle_ns), " of ", FormatDuration(d.window_ns),
-                                     " in ", d.gaps, " gaps; largest causes: ");
+    std::string text = absl::StrCat(DeviceLabel(model, d.device_id), ": idle ", FormatDuration(d.idle_ns), " of ",
+                                    FormatDuration(d.window_ns), " in ", d.gaps, " gaps; largest causes: ");
     int shown = 0;
     for (int c : order) {
       if (d.cause_ns[c] <= 0 || shown == 3) break;
@@ -120,14 +118,11 @@ void AddIdleGapTracks(const TraceModel& model, const IdleGapsResult& gaps, Analy
       out->gap_lengths_ns.push_back(g.length());
     }
     if (d.listed_count < d.gap_count) {
-      out->notes.push_back(absl::StrCat(DeviceLabel(model, d.device_id), ": ", d.listed_count, " of ",
-                                        d.gap_count, " idle gaps drawn (those >= ",
-                                        FormatDuration(gaps.threshold_ns), ")"));
+      out->notes.push_back(absl::StrCat(DeviceLabel(model, d.device_id), ": ", d.listed_count, " of ", d.gap_count,
+                                        " idle gaps drawn (those >= ", FormatDuration(gaps.threshold_ns), ")"));
     }
-    out->findings.push_back({"info", absl::StrCat(DeviceLabel(model, d.device_id), ": busy ",
-                                                  FormatDuration(d.busy_ns), ", idle ",
-                                                  FormatDuration(d.idle_ns), " in ", d.gap_count,
-                                                  " gaps")});
+    out->findings.push_back({"info", absl::StrCat(DeviceLabel(model, d.device_id), ": busy ", FormatDuration(d.busy_ns),
+                                                  ", idle ", FormatDuration(d.idle_ns), " in ", d.gap_count, " gaps")});
     if (!t.slices.empty()) out->tracks.push_back(std::move(t));
   }
 }

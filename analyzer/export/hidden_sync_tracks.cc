@@ -27,10 +27,9 @@ void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync,
     m.name = f.direction == SerializationDirection::kBlockingWaitedForLegacy
                  ? "legacy default stream serialized a blocking stream"
                  : "blocking-stream work serialized the legacy default stream";
-    m.explanation = absl::StrCat(
-        OpLabel(model, f.delayed_op), " was ready ", FormatDuration(f.delay_ns),
-        " before it started, and started only when ",
-        f.waited_op >= 0 ? OpLabel(model, f.waited_op) : std::string("an op"), " ended");
+    m.explanation = absl::StrCat(OpLabel(model, f.delayed_op), " was ready ", FormatDuration(f.delay_ns),
+                                 " before it started, and started only when ",
+                                 f.waited_op >= 0 ? OpLabel(model, f.waited_op) : std::string("an op"), " ended");
     m.args["direction"] = std::string(SerializationDirectionName(f.direction));
     m.args["delay_ns"] = f.delay_ns;
     m.args["delayed_op"] = OpRefJson(model, f.delayed_op);
@@ -69,10 +68,11 @@ void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync,
   for (int d = 0; d < 2; ++d) {
     if (sync.serialization_count[d] == 0) continue;
     out->findings.push_back(
-        {"problem", absl::StrCat(sync.serialization_count[d], " ops delayed by legacy default-stream "
+        {"problem", absl::StrCat(sync.serialization_count[d],
+                                 " ops delayed by legacy default-stream "
                                  "serialization (",
-                                 std::string(SerializationDirectionName(static_cast<SerializationDirection>(d))),
-                                 "), ", FormatDuration(sync.serialization_delay_ns[d]), " in total")});
+                                 std::string(SerializationDirectionName(static_cast<SerializationDirection>(d))), "), ",
+                                 FormatDuration(sync.serialization_delay_ns[d]), " in total")});
   }
   for (const ImplicitSyncTotal& t : sync.implicit_totals) {
     if (t.observed_calls == 0) continue;
@@ -84,8 +84,7 @@ void AddHiddenSyncMarkers(const TraceModel& model, const HiddenSyncResult& sync,
   if (sync.explicit_host_ns > 0) {
     out->findings.push_back(
         {"info", absl::StrCat("explicit syncs blocked the host ", FormatDuration(sync.explicit_host_ns),
-                              "; the GPU was idle ", FormatDuration(sync.explicit_gpu_idle_ns),
-                              " of that time")});
+                              "; the GPU was idle ", FormatDuration(sync.explicit_gpu_idle_ns), " of that time")});
   }
 }
 

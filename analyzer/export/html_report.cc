@@ -17,8 +17,8 @@
 namespace streamscope {
 namespace {
 
-constexpr double kHeadH = 20, kDevH = 18, kStreamH = 16, kOverlapH = 12, kGapH = 14, kSyncH = 12,
-                 kNvtxLaneH = 10, kPathH = 12;
+constexpr double kHeadH = 20, kDevH = 18, kStreamH = 16, kOverlapH = 12, kGapH = 14, kSyncH = 12, kNvtxLaneH = 10,
+                 kPathH = 12;
 constexpr int kMaxNvtxLanes = 4;
 constexpr size_t kMaxTitleName = 160;
 
@@ -41,8 +41,15 @@ class TimelineDrawer {
  public:
   TimelineDrawer(const HtmlTimelineInput& in, int index, const HtmlReportOptions& options,
                  const DownsampleResult& blocks, double y0, HtmlReportStats* stats)
-      : in_(in), m_(*in.model), w_(in.window), index_(index), options_(options), blocks_(blocks),
-        y_(y0), stats_(stats), names_(m_) {}
+      : in_(in),
+        m_(*in.model),
+        w_(in.window),
+        index_(index),
+        options_(options),
+        blocks_(blocks),
+        y_(y0),
+        stats_(stats),
+        names_(m_) {}
 
   void Draw() {
     std::string head = in_.label.empty() ? m_.path : absl::StrCat(in_.label, ": ", m_.path);
@@ -95,10 +102,9 @@ class TimelineDrawer {
   std::string DeviceTitle(int32_t dev) const {
     const Device* d = m_.FindDevice(dev);
     if (d == nullptr) return DeviceLabel(m_, dev);
-    return absl::StrCat(DeviceLabel(m_, dev), "\ncompute capability ", d->compute_major, ".",
-                        d->compute_minor, ", ", d->sm_count, " SMs, copy engines ",
-                        d->async_engine_count < 0 ? "?" : absl::StrCat(d->async_engine_count),
-                        ", concurrent kernels ",
+    return absl::StrCat(DeviceLabel(m_, dev), "\ncompute capability ", d->compute_major, ".", d->compute_minor, ", ",
+                        d->sm_count, " SMs, copy engines ",
+                        d->async_engine_count < 0 ? "?" : absl::StrCat(d->async_engine_count), ", concurrent kernels ",
                         d->concurrent_kernels < 0 ? "?" : (d->concurrent_kernels ? "yes" : "no"));
   }
 
@@ -113,9 +119,8 @@ class TimelineDrawer {
     if (c == OpCategory::kKernel) {
       if (m_.kernel_shapes.size() == ops.size()) {
         const KernelShape& k = m_.kernel_shapes[i];
-        absl::StrAppend(&t, "\ngrid ", k.grid[0], "×", k.grid[1], "×", k.grid[2], ", block ", k.block[0],
-                        "×", k.block[1], "×", k.block[2], ", ", k.registers, " regs, ", k.shared_bytes,
-                        " B shared");
+        absl::StrAppend(&t, "\ngrid ", k.grid[0], "×", k.grid[1], "×", k.grid[2], ", block ", k.block[0], "×",
+                        k.block[1], "×", k.block[2], ", ", k.registers, " regs, ", k.shared_bytes, " B shared");
       }
     } else {
       absl::StrAppend(&t, "\n", FormatBytes(ops.bytes[i]));
@@ -146,17 +151,17 @@ class TimelineDrawer {
       ++stats_->stream_rows;
     }
     for (int lane = 0; lane < sb.lanes; ++lane) {
-      absl::StrAppend(&g_, "<g class=\"stream-row\" data-timeline=\"", index_, "\" data-device=\"",
-                      s.device_id, "\" data-stream=\"", s.id, "\" data-lane=\"", lane, "\">\n");
+      absl::StrAppend(&g_, "<g class=\"stream-row\" data-timeline=\"", index_, "\" data-device=\"", s.device_id,
+                      "\" data-stream=\"", s.id, "\" data-lane=\"", lane, "\">\n");
       for (const DrawBlock& b : sb.blocks) {
         if (b.lane != lane) continue;
         double y = base + lane * kStreamH + 2;
         if (b.count == 1) {
-          Rect(absl::StrCat("op ", std::string(OpCategoryName(m_.ops.category[b.op]))), b.start_ns,
-               b.end_ns, y, kStreamH - 4, OpTitle(b.op));
+          Rect(absl::StrCat("op ", std::string(OpCategoryName(m_.ops.category[b.op]))), b.start_ns, b.end_ns, y,
+               kStreamH - 4, OpTitle(b.op));
         } else {
-          std::string title = absl::StrCat(b.count, " ops merged (shorter than ",
-                                           FormatDuration(blocks_.resolution_ns), " each)");
+          std::string title =
+              absl::StrCat(b.count, " ops merged (shorter than ", FormatDuration(blocks_.resolution_ns), " each)");
           absl::StrAppend(&title, "\nstart +", FormatDuration(b.start_ns - w_.start_ns), ", span ",
                           FormatDuration(b.end_ns - b.start_ns), ", busy ", FormatDuration(b.busy_ns));
           for (int c = 0; c < kNumOpCategories; ++c) {
@@ -167,8 +172,8 @@ class TimelineDrawer {
           }
           // Paler the less of the block's span its ops kept the stream busy.
           double busy = b.end_ns > b.start_ns ? static_cast<double>(b.busy_ns) / (b.end_ns - b.start_ns) : 1;
-          Rect(absl::StrCat("op agg ", std::string(OpCategoryName(b.dominant()))), b.start_ns, b.end_ns,
-               y, kStreamH - 4, title, std::min(1.0, std::max(0.2, busy)));
+          Rect(absl::StrCat("op agg ", std::string(OpCategoryName(b.dominant()))), b.start_ns, b.end_ns, y,
+               kStreamH - 4, title, std::min(1.0, std::max(0.2, busy)));
         }
       }
       g_.append("</g>\n");
@@ -242,12 +247,12 @@ class TimelineDrawer {
         absl::StrAppend(&g_, "<g class=\"overlap-row\" data-pair=\"", Esc(pair), "\">\n");
       }
       for (const AnalysisSlice& s : Reduce(t)) {
-        std::string title = absl::StrCat(s.name, "\nstart +", FormatDuration(s.start_ns - w_.start_ns),
-                                         ", length ", FormatDuration(s.end_ns - s.start_ns));
+        std::string title = absl::StrCat(s.name, "\nstart +", FormatDuration(s.start_ns - w_.start_ns), ", length ",
+                                         FormatDuration(s.end_ns - s.start_ns));
         for (auto& [k, v] : s.args.items()) {
-          absl::StrAppend(&title, "\n", k, ": ",
-                          v.is_string() ? v.get<std::string>()
-                                        : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+          absl::StrAppend(
+              &title, "\n", k, ": ",
+              v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
         if (gaps) {
           std::string cls = absl::StrCat("gap", s.depth > 0 ? " part" : "", " cause-", s.cause);
@@ -275,12 +280,12 @@ class TimelineDrawer {
       size_t n = 0;
       for (const AnalysisMarker& mk : t.markers) {
         if (n++ == 5000) {
-          notes_.push_back(absl::StrCat("track '", t.name, "': only the first 5000 of ", t.markers.size(),
-                                        " markers drawn"));
+          notes_.push_back(
+              absl::StrCat("track '", t.name, "': only the first 5000 of ", t.markers.size(), " markers drawn"));
           break;
         }
-        std::string title = absl::StrCat(mk.name, "\n", mk.explanation, "\nat +",
-                                         FormatDuration(mk.ts_ns - w_.start_ns));
+        std::string title =
+            absl::StrCat(mk.name, "\n", mk.explanation, "\nat +", FormatDuration(mk.ts_ns - w_.start_ns));
         if (mk.end_ns > mk.ts_ns) Rect("hs", mk.ts_ns, mk.end_ns, y + 1, kSyncH - 2, title);
         absl::StrAppend(&g_, "<line class=\"hs-line mark ", Esc(mk.kind), "\" x1=\"");
         X(mk.ts_ns);
@@ -314,8 +319,8 @@ class TimelineDrawer {
       }
       std::nth_element(lens.begin(), lens.end() - options_.max_nvtx_ranges, lens.end());
       min_len = *(lens.end() - options_.max_nvtx_ranges);
-      notes_.push_back(absl::StrCat(total, " NVTX ranges in the window: only those at least ",
-                                    FormatDuration(min_len), " long are drawn"));
+      notes_.push_back(absl::StrCat(total, " NVTX ranges in the window: only those at least ", FormatDuration(min_len),
+                                    " long are drawn"));
     }
     for (auto& [tid, ranges] : by_tid) {
       int lanes = 1;
@@ -331,10 +336,11 @@ class TimelineDrawer {
         int64_t e = std::max(r->start_ns, r->end_ns.value_or(open_end));
         if (e - r->start_ns < min_len) continue;
         int lane = std::min(kMaxNvtxLanes - 1, std::max(0, r->depth));
-        std::string title = absl::StrCat(std::string(m_.strings.Get(r->name)),
-                                         r->domain != kNoString ? absl::StrCat(" [", std::string(m_.strings.Get(r->domain)), "]") : "",
-                                         "\nstart +", FormatDuration(r->start_ns - w_.start_ns), ", length ",
-                                         FormatDuration(e - r->start_ns), r->end_ns ? "" : " (open at capture end)");
+        std::string title =
+            absl::StrCat(std::string(m_.strings.Get(r->name)),
+                         r->domain != kNoString ? absl::StrCat(" [", std::string(m_.strings.Get(r->domain)), "]") : "",
+                         "\nstart +", FormatDuration(r->start_ns - w_.start_ns), ", length ",
+                         FormatDuration(e - r->start_ns), r->end_ns ? "" : " (open at capture end)");
         Rect("nvtx", r->start_ns, e, y + 1 + lane * kNvtxLaneH, kNvtxLaneH - 1, title);
         ++stats_->nvtx_ranges;
       }
@@ -363,8 +369,8 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   if (!in.label.empty()) absl::StrAppend(out, "<h3>", Esc(in.label), "</h3>");
   absl::StrAppend(out, "<table class=\"kv\">");
   auto kv = [&](std::string_view k, std::string_view v, std::string_view cls = {}) {
-    absl::StrAppend(out, "<tr><th>", Esc(k), "</th><td", cls.empty() ? "" : absl::StrCat(" class=\"", std::string(cls), "\""),
-                    ">", Esc(v), "</td></tr>");
+    absl::StrAppend(out, "<tr><th>", Esc(k), "</th><td",
+                    cls.empty() ? "" : absl::StrCat(" class=\"", std::string(cls), "\""), ">", Esc(v), "</td></tr>");
   };
   kv("trace", m.path);
   kv("format", m.format);
@@ -381,8 +387,9 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   kv("ops in window", absl::StrCat(blocks.ops));
   absl::StrAppend(out, "</table>");
   if (!m.devices.empty()) {
-    absl::StrAppend(out, "<table class=\"grid\"><tr><th>device</th><th>CC</th><th>SMs</th><th>copy engines</th>"
-                         "<th>concurrent kernels</th><th>memory</th></tr>");
+    absl::StrAppend(out,
+                    "<table class=\"grid\"><tr><th>device</th><th>CC</th><th>SMs</th><th>copy engines</th>"
+                    "<th>concurrent kernels</th><th>memory</th></tr>");
     for (const Device& d : m.devices) {
       absl::StrAppend(out, "<tr><td>", Esc(DeviceLabel(m, d.id)), "</td><td>", d.compute_major, ".", d.compute_minor,
                       "</td><td>", d.sm_count, "</td><td>",
@@ -420,15 +427,23 @@ void AppendLegend(std::string* out) {
     absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ", name,
                     "\" width=\"12\" height=\"10\"/></svg>", name, "</span>");
   }
-  absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ovl-swatch\" width=\"12\" height=\"10\"/></svg>overlap</span>");
+  absl::StrAppend(out,
+                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ovl-swatch\" width=\"12\" "
+                  "height=\"10\"/></svg>overlap</span>");
   for (std::string_view cause : {"host_blocked_in_call", "host_nvtx_range", "host_unannotated", "submission_latency",
                                  "dependency_other_stream", "queued_unexplained"}) {
     absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cause-", std::string(cause),
                     "\" width=\"12\" height=\"10\"/></svg>gap: ", std::string(cause), "</span>");
   }
-  absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cp\" width=\"12\" height=\"10\"/></svg>critical path</span>");
-  absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch nvtx\" width=\"12\" height=\"10\"/></svg>NVTX</span>");
-  absl::StrAppend(out, "<span><svg width=\"4\" height=\"10\"><line class=\"hs-line\" x1=\"2\" x2=\"2\" y1=\"0\" y2=\"10\"/></svg>hidden sync</span>");
+  absl::StrAppend(out,
+                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cp\" width=\"12\" "
+                  "height=\"10\"/></svg>critical path</span>");
+  absl::StrAppend(out,
+                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch nvtx\" width=\"12\" "
+                  "height=\"10\"/></svg>NVTX</span>");
+  absl::StrAppend(out,
+                  "<span><svg width=\"4\" height=\"10\"><line class=\"hs-line\" x1=\"2\" x2=\"2\" y1=\"0\" "
+                  "y2=\"10\"/></svg>hidden sync</span>");
   absl::StrAppend(out, "</div>\n");
 }
 
@@ -485,7 +500,8 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
 
   // Downsample each timeline to its share of the op budget.
   std::vector<DownsampleResult> blocks;
-  int64_t budget = options.max_ops < 0 ? -1 : std::max<int64_t>(1, options.max_ops / static_cast<int64_t>(timelines.size()));
+  int64_t budget =
+      options.max_ops < 0 ? -1 : std::max<int64_t>(1, options.max_ops / static_cast<int64_t>(timelines.size()));
   int64_t max_len = 1;
   for (const HtmlTimelineInput& t : timelines) {
     blocks.push_back(DownsampleToFit(*t.model, t.window, budget));
@@ -498,8 +514,8 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
     if (b.aggregates > 0) {
       stats->notes.push_back(absl::StrCat(
           t.label.empty() ? "" : absl::StrCat(t.label, ": "), "the window holds ", b.ops,
-          " ops, more than the drawing budget of ", budget, " (--max-ops): ", b.ops_in_aggregates,
-          " ops shorter than ", FormatDuration(b.resolution_ns), " were merged per stream into ", b.aggregates,
+          " ops, more than the drawing budget of ", budget, " (--max-ops): ", b.ops_in_aggregates, " ops shorter than ",
+          FormatDuration(b.resolution_ns), " were merged per stream into ", b.aggregates,
           " aggregate blocks (drawn paler; hover for counts). Narrow the window with --nvtx or --from/--to "
           "to see every op."));
     }
@@ -554,14 +570,16 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
     absl::StrAppend(&html, "</ul>\n");
   }
   absl::StrAppend(&html, "</div>\n<h2>Timeline</h2>\n");
-  absl::StrAppend(&html, "<div class=\"controls\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
-                         "<button id=\"zoom-out\" title=\"zoom out\">−</button>"
-                         "<button id=\"zoom-reset\" title=\"back to the analysed window\">reset</button>"
-                         "<button id=\"zoom-all\" title=\"everything drawn\">all</button>"
-                         "<span>wheel: zoom · drag: pan · double-click: reset · hover: details</span>"
-                         "<span id=\"view-range\"></span></div>\n");
+  absl::StrAppend(&html,
+                  "<div class=\"controls\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
+                  "<button id=\"zoom-out\" title=\"zoom out\">−</button>"
+                  "<button id=\"zoom-reset\" title=\"back to the analysed window\">reset</button>"
+                  "<button id=\"zoom-all\" title=\"everything drawn\">all</button>"
+                  "<span>wheel: zoom · drag: pan · double-click: reset · hover: details</span>"
+                  "<span id=\"view-range\"></span></div>\n");
   if (timelines.size() > 1) {
-    absl::StrAppend(&html, "<p>Timelines are drawn on one time axis that starts at each timeline's window start.</p>\n");
+    absl::StrAppend(&html,
+                    "<p>Timelines are drawn on one time axis that starts at each timeline's window start.</p>\n");
   }
   AppendLegend(&html);
   std::string H = absl::StrFormat("%.1f", height);
@@ -586,28 +604,34 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   std::string VS, VW;
   AppendMicros(view_start, &VS);
   AppendMicros(view_end - view_start, &VW);
-  absl::StrAppend(&html, "<div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg id=\"tl-axis-pad\" width=\"100%\" height=\"22\"></svg>"
-                         "<svg id=\"tl-labels\" width=\"100%\" height=\"", H, "\">\n");
+  absl::StrAppend(&html,
+                  "<div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg id=\"tl-axis-pad\" width=\"100%\" "
+                  "height=\"22\"></svg>"
+                  "<svg id=\"tl-labels\" width=\"100%\" height=\"",
+                  H, "\">\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     absl::StrAppend(&html, "<g class=\"row-label kind-", r.cls, "\"><title>", Esc(r.title.empty() ? r.label : r.title),
-                    "</title><rect class=\"row-bg ", r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"),
-                    "\" x=\"0\" y=\"", absl::StrFormat("%.1f", r.y), "\" width=\"100%\" height=\"",
-                    absl::StrFormat("%.1f", r.h), "\"/><text class=\"", r.cls == "head" || r.cls == "dev" ? r.cls : "label", "\" x=\"",
+                    "</title><rect class=\"row-bg ",
+                    r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"), "\" x=\"0\" y=\"",
+                    absl::StrFormat("%.1f", r.y), "\" width=\"100%\" height=\"", absl::StrFormat("%.1f", r.h),
+                    "\"/><text class=\"", r.cls == "head" || r.cls == "dev" ? r.cls : "label", "\" x=\"",
                     r.cls == "head" ? 4 : (r.cls == "dev" ? 8 : 16), "\" y=\"",
-                    absl::StrFormat("%.1f", r.y + std::min(r.h, 16.0) * 0.5 + 4), "\">",
-                    Esc(Truncated(r.label, 44)), "</text></g>\n");
+                    absl::StrFormat("%.1f", r.y + std::min(r.h, 16.0) * 0.5 + 4), "\">", Esc(Truncated(r.label, 44)),
+                    "</text></g>\n");
   }
-  absl::StrAppend(&html, "</svg></div>\n<div class=\"tl-main\" id=\"tl-main\"><svg id=\"tl-axis\" height=\"22\"></svg>\n");
+  absl::StrAppend(&html,
+                  "</svg></div>\n<div class=\"tl-main\" id=\"tl-main\"><svg id=\"tl-axis\" height=\"22\"></svg>\n");
   absl::StrAppend(&html, "<svg id=\"tl-svg\" width=\"100%\" height=\"", H, "\" viewBox=\"0 0 ", W, " ", H,
-                  "\" preserveAspectRatio=\"none\" data-width=\"", W, "\" data-height=\"", H,
-                  "\" data-view-start=\"", VS, "\" data-view-width=\"", VW, "\" data-view-start-ns=\"",
-                  first_view.start_ns, "\" data-view-end-ns=\"", first_view.end_ns, "\">\n<g class=\"bg\">");
+                  "\" preserveAspectRatio=\"none\" data-width=\"", W, "\" data-height=\"", H, "\" data-view-start=\"",
+                  VS, "\" data-view-width=\"", VW, "\" data-view-start-ns=\"", first_view.start_ns,
+                  "\" data-view-end-ns=\"", first_view.end_ns, "\">\n<g class=\"bg\">");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    absl::StrAppend(&html, "<rect class=\"row-bg ", r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"),
-                    "\" x=\"0\" y=\"", absl::StrFormat("%.1f", r.y), "\" width=\"", W, "\" height=\"",
-                    absl::StrFormat("%.1f", r.h), "\"/>");
+    absl::StrAppend(&html, "<rect class=\"row-bg ",
+                    r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"), "\" x=\"0\" y=\"",
+                    absl::StrFormat("%.1f", r.y), "\" width=\"", W, "\" height=\"", absl::StrFormat("%.1f", r.h),
+                    "\"/>");
   }
   absl::StrAppend(&html, "</g>\n");
   out->Write(html);
@@ -619,7 +643,8 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   for (const HtmlTimelineInput& t : timelines) {
     std::string prefix = t.label.empty() ? "" : absl::StrCat(t.label, ": ");
     std::vector<int64_t> delays = QueueDelays(*t.model, t.window);
-    AppendSvgHistogram(absl::StrCat(prefix, "launch queue delay (op start − end of its API call)"), "delay", delays, &html);
+    AppendSvgHistogram(absl::StrCat(prefix, "launch queue delay (op start − end of its API call)"), "delay", delays,
+                       &html);
     if (t.analysis != nullptr && !t.analysis->gap_lengths_ns.empty()) {
       AppendSvgHistogram(absl::StrCat(prefix, "device idle gap length"), "gaps", t.analysis->gap_lengths_ns, &html);
     }

@@ -66,7 +66,7 @@ struct HtmlReportOptions {
 
 struct HtmlReportStats {
   int64_t ops_in_windows = 0;
-  int64_t blocks_drawn = 0;        // individual ops + aggregates
+  int64_t blocks_drawn = 0;  // individual ops + aggregates
   int64_t aggregate_blocks = 0, ops_in_aggregates = 0;
   int64_t merge_resolution_ns = 0;  // 0 = every op drawn individually
   int64_t stream_rows = 0, overlap_slices = 0, gap_slices = 0, markers = 0, nvtx_ranges = 0;
@@ -75,9 +75,8 @@ struct HtmlReportStats {
   std::vector<std::string> notes;  // what was reduced (also in the report)
 };
 
-absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines,
-                             const HtmlReportOptions& options, OutputFile* out,
-                             HtmlReportStats* stats);
+absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
+                             OutputFile* out, HtmlReportStats* stats);
 
 }  // namespace streamscope
 

@@ -15,11 +15,10 @@ void AddLaunchStatsFindings(const TraceModel& model, const LaunchStatsResult& la
     ++shown;
     std::string why = k.api_slower_than_gpu ? "its launch call takes longer than the kernel runs"
                                             : "the gaps between its launches exceed its GPU time";
-    out->findings.push_back(
-        {"warning", absl::StrCat("launch-bound: ", k.count, " × ", ShortName(names.Get(k.name)), " — ", why,
-                                 " (median launch ", FormatDuration(k.api_ns.median), ", median kernel ",
-                                 FormatDuration(k.gpu_ns.median), ", median queue delay ",
-                                 FormatDuration(k.queue_ns.median), ")")});
+    out->findings.push_back({"warning", absl::StrCat("launch-bound: ", k.count, " × ", ShortName(names.Get(k.name)),
+                                                     " — ", why, " (median launch ", FormatDuration(k.api_ns.median),
+                                                     ", median kernel ", FormatDuration(k.gpu_ns.median),
+                                                     ", median queue delay ", FormatDuration(k.queue_ns.median), ")")});
   }
   if (launch.graph_removable_ns > 0) {
     out->findings.push_back(

@@ -59,8 +59,7 @@ DownsampleResult DownsampleOps(const TraceModel& model, const Window& window, in
       bool small = resolution_ns > 0 && en - st < resolution_ns;
       // An aggregate covers at most one resolution step of time, so zooming
       // in still shows where the work was (blocks act as pixel columns).
-      if (small && agg.count > 0 && st - agg.end_ns < resolution_ns &&
-          en - agg.start_ns <= resolution_ns) {
+      if (small && agg.count > 0 && st - agg.end_ns < resolution_ns && en - agg.start_ns <= resolution_ns) {
         agg.end_ns = std::max(agg.end_ns, en);
       } else {
         flush();

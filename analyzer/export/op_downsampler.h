@@ -20,11 +20,11 @@ namespace streamscope {
 
 struct DrawBlock {
   int64_t start_ns = 0, end_ns = 0;
-  int32_t op = -1;     // the op when count == 1
-  int64_t count = 0;   // ops in the block
-  int64_t busy_ns = 0; // sum of the ops' durations
+  int32_t op = -1;      // the op when count == 1
+  int64_t count = 0;    // ops in the block
+  int64_t busy_ns = 0;  // sum of the ops' durations
   std::array<int32_t, kNumOpCategories> by_category{};
-  int lane = 0;        // 0 = the stream's row; 1.. = overflow rows
+  int lane = 0;                 // 0 = the stream's row; 1.. = overflow rows
   OpCategory dominant() const;  // category with most ops
 };
 
@@ -37,9 +37,9 @@ struct StreamBlocks {
 
 struct DownsampleResult {
   int64_t resolution_ns = 0;
-  int64_t ops = 0;          // ops in the window
-  int64_t blocks = 0;       // blocks drawn
-  int64_t aggregates = 0;   // blocks with count > 1
+  int64_t ops = 0;         // ops in the window
+  int64_t blocks = 0;      // blocks drawn
+  int64_t aggregates = 0;  // blocks with count > 1
   int64_t ops_in_aggregates = 0;
   std::vector<StreamBlocks> streams;  // streams with ops in the window, by device then source id
 };

@@ -27,23 +27,20 @@ absl::Status CheckDestination(const std::string& path, bool overwrite) {
     return ErrnoStatus(errno, "cannot inspect", path);
   }
   if (S_ISLNK(st.st_mode)) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, " is a symbolic link; refusing to write through it"));
+    return absl::PermissionDeniedError(absl::StrCat(path, " is a symbolic link; refusing to write through it"));
   }
   if (!S_ISREG(st.st_mode)) {
     return absl::PermissionDeniedError(absl::StrCat(path, " exists and is not a regular file"));
   }
   if (!overwrite) {
-    return absl::AlreadyExistsError(
-        absl::StrCat(path, " already exists; pass --force to replace it"));
+    return absl::AlreadyExistsError(absl::StrCat(path, " already exists; pass --force to replace it"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
-                                                               bool overwrite) {
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path, bool overwrite) {
   if (path.empty()) return absl::InvalidArgumentError("empty output path");
   if (absl::Status s = CheckDestination(path, overwrite); !s.ok()) return s;
   std::string temp = absl::StrCat(path, ".tmp-XXXXXX");

@@ -22,8 +22,7 @@ class OutputFile {
  public:
   // ALREADY_EXISTS if `path` exists and !overwrite; PERMISSION_DENIED if it
   // is a symlink or not a regular file, or the folder is not writable.
-  static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path,
-                                                            bool overwrite);
+  static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path, bool overwrite);
   ~OutputFile();  // removes the temporary file unless committed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;

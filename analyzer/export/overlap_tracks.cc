@@ -45,16 +45,14 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
       // Zero overlap is worth saying only for the pairs overlap is usually
       // sought for: a copy next to compute, and H2D next to D2H.
       OverlapPairKind k = OverlapPairAt(p.pair);
-      bool classic = p.pair != kComputeComputePair &&
-                     ((k.a == OpCategory::kKernel && IsCopy(k.b)) ||
-                      (k.a == OpCategory::kHtoD && k.b == OpCategory::kDtoH));
+      bool classic = p.pair != kComputeComputePair && ((k.a == OpCategory::kKernel && IsCopy(k.b)) ||
+                                                       (k.a == OpCategory::kHtoD && k.b == OpCategory::kDtoH));
       if (p.overlapped_ns == 0 && !classic) continue;
       out->findings.push_back(
           {p.overlapped_ns > 0 ? "info" : "warning",
-           absl::StrFormat("%s: %s overlapped %s of a possible %s (%.0f%% hidden, %d intervals)",
-                           dev_label, OverlapPairName(p.pair), FormatDuration(p.overlapped_ns),
-                           FormatDuration(p.possible_ns), 100.0 * p.hidden_share,
-                           p.interval_count)});
+           absl::StrFormat("%s: %s overlapped %s of a possible %s (%.0f%% hidden, %d intervals)", dev_label,
+                           OverlapPairName(p.pair), FormatDuration(p.overlapped_ns), FormatDuration(p.possible_ns),
+                           100.0 * p.hidden_share, p.interval_count)});
     }
     if (!any && dev.busy_ns > 0) {
       out->findings.push_back({"warning", absl::StrCat(dev_label, ": no two kinds of work ever ran at the same time")});
@@ -62,8 +60,8 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
     if (dev.copy_ns > 0) {
       out->findings.push_back(
           {dev.exposed_copy_ns * 2 > dev.copy_ns ? "warning" : "info",
-           absl::StrFormat("%s: copies ran %s, of which %s with no kernel running (exposed)",
-                           dev_label, FormatDuration(dev.copy_ns), FormatDuration(dev.exposed_copy_ns))});
+           absl::StrFormat("%s: copies ran %s, of which %s with no kernel running (exposed)", dev_label,
+                           FormatDuration(dev.copy_ns), FormatDuration(dev.exposed_copy_ns))});
     }
   }
 }

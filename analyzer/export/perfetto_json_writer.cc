@@ -33,11 +33,17 @@ std::string_view GapCauseColor(std::string_view cause) {
 
 class TraceExporter {
  public:
-  TraceExporter(const PerfettoTraceInput& in, int trace_index, int trace_count,
-                const PerfettoExportOptions& options, TraceEventWriter& writer,
-                PerfettoExportStats* stats)
-      : in_(in), m_(*in.model), w_(in.window), index_(trace_index), count_(trace_count),
-        options_(options), out_(writer), stats_(stats), names_(m_) {}
+  TraceExporter(const PerfettoTraceInput& in, int trace_index, int trace_count, const PerfettoExportOptions& options,
+                TraceEventWriter& writer, PerfettoExportStats* stats)
+      : in_(in),
+        m_(*in.model),
+        w_(in.window),
+        index_(trace_index),
+        count_(trace_count),
+        options_(options),
+        out_(writer),
+        stats_(stats),
+        names_(m_) {}
 
   void Run() {
     WriteProcesses();
@@ -48,9 +54,7 @@ class TraceExporter {
   }
 
  private:
-  std::string Prefix() const {
-    return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : "";
-  }
+  std::string Prefix() const { return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : ""; }
   int64_t HostPid() const {
     // Several traces may share a pid (control and variant runs): number them.
     if (m_.pid > 0 && m_.pid < kDevicePidBase && count_ == 1) return m_.pid;
@@ -74,8 +78,7 @@ class TraceExporter {
     // Stream order on screen: by source id.
     std::vector<int32_t> order(m_.streams.size());
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(),
-              [&](int32_t a, int32_t b) { return m_.streams[a].id < m_.streams[b].id; });
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return m_.streams[a].id < m_.streams[b].id; });
     stream_rank_.assign(m_.streams.size(), 0);
     for (size_t r = 0; r < order.size(); ++r) stream_rank_[order[r]] = static_cast<int64_t>(r);
     lanes_.resize(m_.streams.size());
@@ -176,8 +179,7 @@ class TraceExporter {
       ++stats_->ops;
       ++stats_->ops_by_category[static_cast<int>(c)];
       if (lane > 0) ++stats_->ops_on_overflow_tracks;
-      if (options_.flows && options_.api_calls && api >= 0 &&
-          InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_)) {
+      if (options_.flows && options_.api_calls && api >= 0 && InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_)) {
         uint64_t id = (static_cast<uint64_t>(index_) << 40) + i + 1;
         // Both ends 1 ns inside their slices: viewers bind a flow event to
         // the slice open at its ts, and an event at a slice's very start
@@ -194,8 +196,7 @@ class TraceExporter {
   void WriteApiCalls() {
     const ApiCalls& api = m_.api;
     // Calls that can reach the window: ones starting before its end.
-    size_t last = std::lower_bound(api.start_ns.begin(), api.start_ns.end(), w_.end_ns + 1) -
-                  api.start_ns.begin();
+    size_t last = std::lower_bound(api.start_ns.begin(), api.start_ns.end(), w_.end_ns + 1) - api.start_ns.begin();
     std::vector<int32_t> order;
     for (size_t i = 0; i < last; ++i) {
       if (InWindow(api.start_ns[i], api.end_ns[i], w_)) order.push_back(static_cast<int32_t>(i));
@@ -281,8 +282,7 @@ class TraceExporter {
         args.Clear();
         if (!s.cause.empty()) args.Str("cause", s.cause);
         for (auto& [key, v] : s.args.items()) args.Json(key, v);
-        out_.Complete(pid, tid, s.start_ns, s.end_ns - s.start_ns, s.name, t.group, &args,
-                      GapCauseColor(s.cause));
+        out_.Complete(pid, tid, s.start_ns, s.end_ns - s.start_ns, s.name, t.group, &args, GapCauseColor(s.cause));
         ++stats_->analysis_slices;
       }
       for (const AnalysisMarker& mk : t.markers) {
@@ -339,9 +339,8 @@ int64_t BaseTime(std::span<const PerfettoTraceInput> traces) {
 
 }  // namespace
 
-absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces,
-                               const PerfettoExportOptions& options, OutputFile* out,
-                               PerfettoExportStats* stats) {
+absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces, const PerfettoExportOptions& options,
+                               OutputFile* out, PerfettoExportStats* stats) {
   PerfettoExportStats local;
   if (stats == nullptr) stats = &local;
   *stats = PerfettoExportStats{};
@@ -352,12 +351,9 @@ absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces,
   for (size_t i = 0; i < traces.size(); ++i) {
     TraceExporter(traces[i], static_cast<int>(i), static_cast<int>(traces.size()), options, writer, stats).Run();
     const PerfettoTraceInput& t = traces[i];
-    nlohmann::json info = {{"path", t.model->path},
-                           {"label", t.label},
-                           {"format", t.model->format},
-                           {"pid", t.model->pid},
-                           {"window", t.window.label},
-                           {"window_start_ns", t.window.start_ns},
+    nlohmann::json info = {{"path", t.model->path},           {"label", t.label},
+                           {"format", t.model->format},       {"pid", t.model->pid},
+                           {"window", t.window.label},        {"window_start_ns", t.window.start_ns},
                            {"window_end_ns", t.window.end_ns}};
     if (t.analysis != nullptr) {
       info["analyses"] = t.analysis->analyses;
@@ -366,16 +362,15 @@ absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces,
     trace_info.push_back(std::move(info));
   }
   if (stats->ops_on_overflow_tracks > 0) {
-    stats->notes.push_back(absl::StrCat(
-        stats->ops_on_overflow_tracks,
-        " ops started before the previous op of their stream ended (clock jitter or "
-        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
+    stats->notes.push_back(absl::StrCat(stats->ops_on_overflow_tracks,
+                                        " ops started before the previous op of their stream ended (clock jitter or "
+                                        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
   }
   if (stats->host_slices_clipped > 0) {
-    stats->notes.push_back(absl::StrCat(
-        stats->host_slices_clipped,
-        " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
-        "were clipped to it (args.recorded_end_clipped_by_ns)"));
+    stats->notes.push_back(
+        absl::StrCat(stats->host_slices_clipped,
+                     " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
+                     "were clipped to it (args.recorded_end_clipped_by_ns)"));
   }
   nlohmann::json other = {
       {"generator", "streamscope export"},

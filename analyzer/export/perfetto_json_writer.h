@@ -62,9 +62,8 @@ struct PerfettoExportStats {
   std::vector<std::string> notes;
 };
 
-absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces,
-                               const PerfettoExportOptions& options, OutputFile* out,
-                               PerfettoExportStats* stats);
+absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces, const PerfettoExportOptions& options,
+                               OutputFile* out, PerfettoExportStats* stats);
 
 }  // namespace streamscope
 

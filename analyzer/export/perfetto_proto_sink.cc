@@ -15,7 +15,7 @@ using google::protobuf::io::CodedOutputStream;
 namespace {
 
 constexpr uint32_t kTracePacketTag = (1 << 3) | 2;  // Trace.packet, length-delimited
-constexpr uint32_t kTrackEventField = 11;            // TracePacket.track_event
+constexpr uint32_t kTrackEventField = 11;           // TracePacket.track_event
 
 // Trace text (kernel names, NVTX messages) may hold bytes that are not UTF-8;
 // Perfetto's string fields must be UTF-8: invalid bytes become U+FFFD, as in
@@ -351,9 +351,8 @@ void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v, bool
   }
   pp::DebugAnnotation* a = Annotation(key_iid);
   if (SetScalar(a, v)) return;
-  bool scalars = v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) {
-    return x.is_primitive() && !x.is_null();
-  });
+  bool scalars = v.is_array() && std::all_of(v.begin(), v.end(),
+                                             [](const nlohmann::json& x) { return x.is_primitive() && !x.is_null(); });
   if (scalars) {
     for (const nlohmann::json& x : v) SetScalar(a->add_array_values(), x);
   } else {

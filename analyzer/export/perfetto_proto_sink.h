@@ -71,7 +71,7 @@ class PerfettoProtoSink {
   void Commit();
 
   // On the event being built.
-  void Flow(uint64_t flow_id);             // TrackEvent.flow_ids_old (varint)
+  void Flow(uint64_t flow_id);               // TrackEvent.flow_ids_old (varint)
   void Correlation(int64_t correlation_id);  // TrackEvent.correlation_id; an annotation if negative
   void Int(uint64_t key_iid, int64_t v);
   void Bool(uint64_t key_iid, bool v);
@@ -97,7 +97,7 @@ class PerfettoProtoSink {
   enum InternKind { kName, kCategory, kKey, kValue, kNumKinds };
   struct Table {
     absl::flat_hash_map<absl::string_view, uint64_t> iids;  // views into `strings`
-    std::deque<std::string> strings;                       // by iid - 1, UTF-8
+    std::deque<std::string> strings;                        // by iid - 1, UTF-8
   };
   // The packet sequence of one track.
   struct Sequence {
@@ -118,8 +118,8 @@ class PerfettoProtoSink {
   // Writes a TrackEvent packet on `seq` at `ts` (relative to the base).
   void WriteEventPacket(Sequence& seq, uint64_t ts, const perfetto::protos::TrackEvent& event, bool interned);
   void WriteMessagePacket(const perfetto::protos::TracePacket& packet);  // rare packets, serialized whole
-  void WriteDescriptor();  // track_ on the descriptor sequence
-  void EndSlicesUntil(uint64_t track, int64_t ts_ns);  // ends open slices with end <= ts
+  void WriteDescriptor();                                                // track_ on the descriptor sequence
+  void EndSlicesUntil(uint64_t track, int64_t ts_ns);                    // ends open slices with end <= ts
   void Start(perfetto::protos::TrackEvent::Type type, uint64_t track, int64_t ts_ns, uint64_t name_iid,
              uint64_t category_iid);
   // Relative to the base, never negative.

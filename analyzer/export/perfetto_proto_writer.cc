@@ -26,21 +26,33 @@ constexpr int64_t kSyntheticTidBase = int64_t{1} << 28;
 // Annotation keys, interned once.
 struct Keys {
   explicit Keys(PerfettoProtoSink& s)
-      : source_id(s.AnnotationName("source_id")), correlation_id(s.AnnotationName("correlation_id")),
-        grid(s.AnnotationName("grid")), block(s.AnnotationName("block")),
-        registers(s.AnnotationName("registers")), shared_bytes(s.AnnotationName("shared_bytes")),
-        mangled_name(s.AnnotationName("mangled_name")), bytes(s.AnnotationName("bytes")),
-        src_kind(s.AnnotationName("src_kind")), dst_kind(s.AnnotationName("dst_kind")),
-        async(s.AnnotationName("async")), peer_device(s.AnnotationName("peer_device")),
-        graph_id(s.AnnotationName("graph_id")), api_source_id(s.AnnotationName("api_source_id")),
-        overlaps(s.AnnotationName("overlaps_previous_op_on_stream")), cbid(s.AnnotationName("cbid")),
-        return_value(s.AnnotationName("return_value")), domain(s.AnnotationName("domain")),
-        clipped(s.AnnotationName("recorded_end_clipped_by_ns")), depth(s.AnnotationName("depth")),
-        open_at_end(s.AnnotationName("open_at_capture_end")), cause(s.AnnotationName("cause")),
-        explanation(s.AnnotationName("explanation")), duration_ns(s.AnnotationName("duration_ns")) {}
-  uint64_t source_id, correlation_id, grid, block, registers, shared_bytes, mangled_name, bytes,
-      src_kind, dst_kind, async, peer_device, graph_id, api_source_id, overlaps, cbid,
-      return_value, domain, clipped, depth, open_at_end, cause, explanation, duration_ns;
+      : source_id(s.AnnotationName("source_id")),
+        correlation_id(s.AnnotationName("correlation_id")),
+        grid(s.AnnotationName("grid")),
+        block(s.AnnotationName("block")),
+        registers(s.AnnotationName("registers")),
+        shared_bytes(s.AnnotationName("shared_bytes")),
+        mangled_name(s.AnnotationName("mangled_name")),
+        bytes(s.AnnotationName("bytes")),
+        src_kind(s.AnnotationName("src_kind")),
+        dst_kind(s.AnnotationName("dst_kind")),
+        async(s.AnnotationName("async")),
+        peer_device(s.AnnotationName("peer_device")),
+        graph_id(s.AnnotationName("graph_id")),
+        api_source_id(s.AnnotationName("api_source_id")),
+        overlaps(s.AnnotationName("overlaps_previous_op_on_stream")),
+        cbid(s.AnnotationName("cbid")),
+        return_value(s.AnnotationName("return_value")),
+        domain(s.AnnotationName("domain")),
+        clipped(s.AnnotationName("recorded_end_clipped_by_ns")),
+        depth(s.AnnotationName("depth")),
+        open_at_end(s.AnnotationName("open_at_capture_end")),
+        cause(s.AnnotationName("cause")),
+        explanation(s.AnnotationName("explanation")),
+        duration_ns(s.AnnotationName("duration_ns")) {}
+  uint64_t source_id, correlation_id, grid, block, registers, shared_bytes, mangled_name, bytes, src_kind, dst_kind,
+      async, peer_device, graph_id, api_source_id, overlaps, cbid, return_value, domain, clipped, depth, open_at_end,
+      cause, explanation, duration_ns;
 };
 
 // Analysis args whose string values repeat (interned), and args that only
@@ -118,8 +130,16 @@ class ProtoTraceExporter {
   ProtoTraceExporter(const PerfettoTraceInput& in, int trace_index, int trace_count,
                      const PerfettoExportOptions& options, PerfettoProtoSink& sink, const Keys& keys,
                      PerfettoExportStats* stats)
-      : in_(in), m_(*in.model), w_(in.window), index_(trace_index), count_(trace_count), options_(options),
-        out_(sink), k_(keys), stats_(stats), names_(m_) {}
+      : in_(in),
+        m_(*in.model),
+        w_(in.window),
+        index_(trace_index),
+        count_(trace_count),
+        options_(options),
+        out_(sink),
+        k_(keys),
+        stats_(stats),
+        names_(m_) {}
 
   void Run() {
     WriteProcesses();
@@ -130,9 +150,7 @@ class ProtoTraceExporter {
   }
 
  private:
-  std::string Prefix() const {
-    return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : "";
-  }
+  std::string Prefix() const { return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : ""; }
   int64_t HostPid() const {
     if (m_.pid > 0 && m_.pid < kDevicePidBase && count_ == 1) return m_.pid;
     return 1 + index_;
@@ -144,9 +162,9 @@ class ProtoTraceExporter {
   void WriteProcesses() {
     std::string cmd;
     if (auto it = m_.metadata.find("executable"); it != m_.metadata.end()) cmd = it->second;
-    host_uuid_ = out_.ProcessTrack(
-        HostPid(), absl::StrCat(Prefix(), "host process ", m_.pid > 0 ? absl::StrCat(m_.pid) : "?",
-                                cmd.empty() ? "" : absl::StrCat(" (", cmd, ")")));
+    host_uuid_ =
+        out_.ProcessTrack(HostPid(), absl::StrCat(Prefix(), "host process ", m_.pid > 0 ? absl::StrCat(m_.pid) : "?",
+                                                  cmd.empty() ? "" : absl::StrCat(" (", cmd, ")")));
     for (int32_t d : m_.op_devices) {
       device_uuid_[d] = out_.ProcessTrack(DevicePid(d), absl::StrCat(Prefix(), DeviceLabel(m_, d)));
     }
@@ -220,8 +238,9 @@ class ProtoTraceExporter {
     for (int c = 0; c < kNumOpCategories; ++c) {
       auto cat = static_cast<OpCategory>(c);
       category_iids[c] = out_.Category(OpCategoryName(cat));
-      copy_name_iids[c] = out_.EventName(cat == OpCategory::kMemset ? std::string("memset")
-                                                                     : absl::StrCat("memcpy ", std::string(OpCategoryName(cat))));
+      copy_name_iids[c] =
+          out_.EventName(cat == OpCategory::kMemset ? std::string("memset")
+                                                    : absl::StrCat("memcpy ", std::string(OpCategoryName(cat))));
     }
     for (size_t i = first; i < last; ++i) {
       int64_t s = ops.start_ns[i], e = ops.end_ns[i];
@@ -234,8 +253,8 @@ class ProtoTraceExporter {
       int ci = static_cast<int>(c);
       uint64_t name = c == OpCategory::kKernel ? KernelNameIid(ops.name[i]) : copy_name_iids[ci];
       int32_t api = m_.ApiForOp(i);
-      bool flow = options_.flows && options_.api_calls && api >= 0 &&
-                  InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_);
+      bool flow =
+          options_.flows && options_.api_calls && api >= 0 && InWindow(m_.api.start_ns[api], m_.api.end_ns[api], w_);
       // Args the JSON has but the file already says are left out (size):
       // table (from the category), stream (the track), api_source_id and
       // queue_delay_ns (the flow leads to the call, with its id and times).
@@ -456,9 +475,9 @@ void WriteTraceInfo(std::span<const PerfettoTraceInput> traces, PerfettoProtoSin
   uint64_t cat = sink.Category("info");
   nlohmann::json info = nlohmann::json::array();
   for (const PerfettoTraceInput& t : traces) {
-    nlohmann::json one = {{"path", t.model->path},          {"label", t.label},
-                          {"format", t.model->format},      {"pid", t.model->pid},
-                          {"window", t.window.label},       {"window_start_ns", t.window.start_ns},
+    nlohmann::json one = {{"path", t.model->path},           {"label", t.label},
+                          {"format", t.model->format},       {"pid", t.model->pid},
+                          {"window", t.window.label},        {"window_start_ns", t.window.start_ns},
                           {"window_end_ns", t.window.end_ns}};
     if (t.analysis != nullptr) {
       one["analyses"] = t.analysis->analyses;
@@ -504,16 +523,15 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
         .Run();
   }
   if (stats->ops_on_overflow_tracks > 0) {
-    stats->notes.push_back(absl::StrCat(
-        stats->ops_on_overflow_tracks,
-        " ops started before the previous op of their stream ended (clock jitter or "
-        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
+    stats->notes.push_back(absl::StrCat(stats->ops_on_overflow_tracks,
+                                        " ops started before the previous op of their stream ended (clock jitter or "
+                                        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
   }
   if (stats->host_slices_clipped > 0) {
-    stats->notes.push_back(absl::StrCat(
-        stats->host_slices_clipped,
-        " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
-        "were clipped to it (args.recorded_end_clipped_by_ns)"));
+    stats->notes.push_back(
+        absl::StrCat(stats->host_slices_clipped,
+                     " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
+                     "were clipped to it (args.recorded_end_clipped_by_ns)"));
   }
   WriteTraceInfo(traces, sink, *stats);
   ++stats->events;

@@ -32,9 +32,8 @@ namespace streamscope {
 
 // stats->events counts slices and instants (not BEGIN/END packets);
 // stats->bytes is the file size.
-absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces,
-                                const PerfettoExportOptions& options, OutputFile* out,
-                                PerfettoExportStats* stats);
+absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, const PerfettoExportOptions& options,
+                                OutputFile* out, PerfettoExportStats* stats);
 
 }  // namespace streamscope
 

@@ -25,8 +25,8 @@ std::vector<HistogramBin> DurationHistogram(std::span<const int64_t> samples_ns)
   }
   bins.push_back({edges.back(), INT64_MAX, absl::StrCat("≥ ", FormatDuration(edges.back())), 0});
   for (int64_t v : samples_ns) {
-    auto it = std::upper_bound(bins.begin(), bins.end(), v,
-                               [](int64_t x, const HistogramBin& b) { return x < b.hi_ns; });
+    auto it =
+        std::upper_bound(bins.begin(), bins.end(), v, [](int64_t x, const HistogramBin& b) { return x < b.hi_ns; });
     if (it == bins.end()) it = bins.end() - 1;
     ++it->count;
   }
@@ -36,8 +36,8 @@ std::vector<HistogramBin> DurationHistogram(std::span<const int64_t> samples_ns)
   return std::vector<HistogramBin>(bins.begin() + lo, bins.begin() + hi);
 }
 
-void AppendSvgHistogram(std::string_view title, std::string_view css_class,
-                        std::span<const int64_t> samples_ns, std::string* out) {
+void AppendSvgHistogram(std::string_view title, std::string_view css_class, std::span<const int64_t> samples_ns,
+                        std::string* out) {
   absl::StrAppend(out, "<figure class=\"hist\"><figcaption><b>");
   AppendHtmlEscaped(title, out);
   absl::StrAppend(out, "</b>");
@@ -47,8 +47,8 @@ void AppendSvgHistogram(std::string_view title, std::string_view css_class,
   }
   std::vector<int64_t> sorted(samples_ns.begin(), samples_ns.end());
   std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-  absl::StrAppend(out, " — ", samples_ns.size(), " samples, median ",
-                  FormatDuration(sorted[sorted.size() / 2]), "</figcaption>\n");
+  absl::StrAppend(out, " — ", samples_ns.size(), " samples, median ", FormatDuration(sorted[sorted.size() / 2]),
+                  "</figcaption>\n");
   std::vector<HistogramBin> bins = DurationHistogram(samples_ns);
   int64_t max_count = 1;
   for (const HistogramBin& b : bins) max_count = std::max(max_count, b.count);
@@ -56,10 +56,9 @@ void AppendSvgHistogram(std::string_view title, std::string_view css_class,
   int width = left + static_cast<int>(bins.size()) * (bar_w + gap) + 10;
   absl::StrAppend(out, "<svg class=\"hist-svg\" width=\"", width, "\" height=\"", plot_h + label_h + 10,
                   "\" viewBox=\"0 0 ", width, " ", plot_h + label_h + 10, "\">\n");
-  absl::StrAppend(out, "<line x1=\"", left - 2, "\" x2=\"", width, "\" y1=\"", plot_h + 5, "\" y2=\"",
-                  plot_h + 5, "\" stroke=\"#99a\"/>");
-  absl::StrAppend(out, "<text x=\"2\" y=\"12\">", max_count, "</text><text x=\"2\" y=\"", plot_h + 4,
-                  "\">0</text>\n");
+  absl::StrAppend(out, "<line x1=\"", left - 2, "\" x2=\"", width, "\" y1=\"", plot_h + 5, "\" y2=\"", plot_h + 5,
+                  "\" stroke=\"#99a\"/>");
+  absl::StrAppend(out, "<text x=\"2\" y=\"12\">", max_count, "</text><text x=\"2\" y=\"", plot_h + 4, "\">0</text>\n");
   for (size_t i = 0; i < bins.size(); ++i) {
     const HistogramBin& b = bins[i];
     double h = b.count == 0 ? 0 : std::max(1.0, plot_h * static_cast<double>(b.count) / max_count);

@@ -24,8 +24,8 @@ std::vector<HistogramBin> DurationHistogram(std::span<const int64_t> samples_ns)
 // <figure> with a title, an SVG bar chart (bars class "hist-bar <css_class>",
 // each with a <title> "label: count") and a caption with the sample count and
 // median.
-void AppendSvgHistogram(std::string_view title, std::string_view css_class,
-                        std::span<const int64_t> samples_ns, std::string* out);
+void AppendSvgHistogram(std::string_view title, std::string_view css_class, std::span<const int64_t> samples_ns,
+                        std::string* out);
 
 }  // namespace streamscope
 

@@ -95,8 +95,8 @@ void AppendHtmlEscaped(std::string_view s, std::string* out) {
   Scan(
       s,
       [](uint8_t b) {
-        return (b < 0x20 && b != '\t' && b != '\n') || b == 0x7F || b == '&' || b == '<' ||
-               b == '>' || b == '"' || b == '\'';
+        return (b < 0x20 && b != '\t' && b != '\n') || b == 0x7F || b == '&' || b == '<' || b == '>' || b == '"' ||
+               b == '\'';
       },
       [out](std::string_view run) { out->append(run); },
       [out](int b) {

@@ -44,9 +44,8 @@ std::string_view KernelNames::Get(StringId id) {
   if (!done_[id]) {
     std::string mangled(model_.strings.Get(id));
     int status = -1;
-    char* demangled = mangled.rfind("_Z", 0) == 0
-                          ? abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status)
-                          : nullptr;
+    char* demangled =
+        mangled.rfind("_Z", 0) == 0 ? abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status) : nullptr;
     cache_[id] = (status == 0 && demangled != nullptr) ? std::string(demangled) : mangled;
     std::free(demangled);
     done_[id] = 1;

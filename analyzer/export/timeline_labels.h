@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "analyzer/analysis/window.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/units.h"  // FormatDuration, FormatBytes
+#include "analyzer/model/trace_model.h"
 
 namespace streamscope {
 
@@ -56,7 +56,6 @@ int64_t CountOpsInWindow(const TraceModel& model, const Window& window);
 // start order, so the result is the first max_ops ops of the window (a few
 // more when several start at the same instant as the cut).
 Window CapWindowToOps(const TraceModel& model, const Window& window, int64_t max_ops);
-
 
 }  // namespace streamscope
 

@@ -29,8 +29,7 @@ Window ExtendToHostItems(const TraceModel& model, const Window& window);
 // (summary_lines, diagnosis), as `report` words them. Also what `compare`
 // can use to draw control above variant (html_report.h).
 absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window,
-                                                  int64_t max_gaps = 200'000,
-                                                  const WindowSpec* summary_of = nullptr);
+                                                  int64_t max_gaps = 200'000, const WindowSpec* summary_of = nullptr);
 
 }  // namespace streamscope
 

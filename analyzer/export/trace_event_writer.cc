@@ -145,9 +145,8 @@ void TraceEventWriter::ThreadSortIndex(int64_t pid, int64_t tid, int64_t index) 
   EndEvent();
 }
 
-void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns,
-                                std::string_view name, std::string_view cat,
-                                const TraceEventArgs* args, std::string_view cname) {
+void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns, std::string_view name,
+                                std::string_view cat, const TraceEventArgs* args, std::string_view cname) {
   StartEvent('X', pid, tid);
   AppendTs("ts", start_ns - base_);
   AppendTs("dur", dur_ns < 0 ? 0 : dur_ns);
@@ -167,9 +166,8 @@ void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int6
   EndEvent();
 }
 
-void TraceEventWriter::Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::string_view name,
-                               std::string_view cat, const TraceEventArgs* args,
-                               std::string_view cname) {
+void TraceEventWriter::Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::string_view name, std::string_view cat,
+                               const TraceEventArgs* args, std::string_view cname) {
   StartEvent('i', pid, tid);
   AppendTs("ts", ts_ns - base_);
   ev_.append(",\"s\":\"t\",\"name\":");
@@ -188,8 +186,8 @@ void TraceEventWriter::Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::str
   EndEvent();
 }
 
-void TraceEventWriter::FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id,
-                                 std::string_view name, std::string_view cat) {
+void TraceEventWriter::FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name,
+                                 std::string_view cat) {
   StartEvent('s', pid, tid);
   AppendTs("ts", ts_ns - base_);
   ev_.append(",\"id\":");
@@ -201,8 +199,8 @@ void TraceEventWriter::FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64
   EndEvent();
 }
 
-void TraceEventWriter::FlowEnd(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id,
-                               std::string_view name, std::string_view cat) {
+void TraceEventWriter::FlowEnd(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name,
+                               std::string_view cat) {
   StartEvent('f', pid, tid);
   AppendTs("ts", ts_ns - base_);
   ev_.append(",\"bp\":\"e\",\"id\":");

@@ -52,20 +52,16 @@ class TraceEventWriter {
 
   // A complete slice (ph "X"). `cname` is one of the trace viewer's reserved
   // color names ("good", "bad", "terrible", ...) or empty.
-  void Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns, std::string_view name,
-                std::string_view cat, const TraceEventArgs* args = nullptr,
-                std::string_view cname = {});
+  void Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns, std::string_view name, std::string_view cat,
+                const TraceEventArgs* args = nullptr, std::string_view cname = {});
   // An instant event (ph "i") with thread scope.
-  void Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::string_view name,
-               std::string_view cat, const TraceEventArgs* args = nullptr,
-               std::string_view cname = {});
+  void Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::string_view name, std::string_view cat,
+               const TraceEventArgs* args = nullptr, std::string_view cname = {});
   // Flow arrows (v1): "s" binds to the slice enclosing ts on (pid, tid); the
   // matching "f" (same cat, name and id) binds to the slice enclosing its ts
   // ("bp":"e").
-  void FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name,
-                 std::string_view cat);
-  void FlowEnd(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name,
-               std::string_view cat);
+  void FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name, std::string_view cat);
+  void FlowEnd(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name, std::string_view cat);
 
   // Closes the event array, adds "otherData" and "displayTimeUnit", and
   // commits the file.

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/streamscope_trace_importer.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 namespace {

@@ -53,15 +53,13 @@ CopyClass CopyClassForKind(int64_t kind) {
 
 std::optional<CopyClass> CopyClassForName(std::string_view name) {
   static constexpr std::pair<std::string_view, int> kNames[] = {
-      {"UNKNOWN", 0}, {"HTOD", 1}, {"DTOH", 2}, {"HTOA", 3}, {"ATOH", 4},
-      {"ATOA", 5},    {"ATOD", 6}, {"DTOA", 7}, {"DTOD", 8}, {"HTOH", 9},
-      {"PTOP", 10},   {"UVM_HTOD", 11}, {"UVM_DTOH", 12}, {"UVM_DTOD", 13},
+      {"UNKNOWN", 0}, {"HTOD", 1}, {"DTOH", 2}, {"HTOA", 3},  {"ATOH", 4},      {"ATOA", 5},      {"ATOD", 6},
+      {"DTOA", 7},    {"DTOD", 8}, {"HTOH", 9}, {"PTOP", 10}, {"UVM_HTOD", 11}, {"UVM_DTOH", 12}, {"UVM_DTOD", 13},
   };
   // Longest suffix first would matter for "UVM_HTOD" vs "HTOD": compare
   // whole names instead.
   for (const auto& [suffix, kind] : kNames) {
-    if (name.size() == 17 + suffix.size() && name.starts_with("CUDA_MEMCPY_KIND_") &&
-        name.ends_with(suffix)) {
+    if (name.size() == 17 + suffix.size() && name.starts_with("CUDA_MEMCPY_KIND_") && name.ends_with(suffix)) {
       return CopyClassForKind(kind);
     }
   }
@@ -140,12 +138,10 @@ SyncKind SyncKindForApiName(std::string_view api) {
 
 template <typename T>
 EnumTable<T> EnumTable<T>::Load(SqliteDb& db, std::string_view enum_table,
-                                std::optional<T> (*by_name)(std::string_view),
-                                T (*fallback)(int64_t)) {
+                                std::optional<T> (*by_name)(std::string_view), T (*fallback)(int64_t)) {
   EnumTable<T> out;
   out.fallback_ = fallback;
-  if (!db.HasTable(enum_table) || !db.HasColumn(enum_table, "id") ||
-      !db.HasColumn(enum_table, "name")) {
+  if (!db.HasTable(enum_table) || !db.HasColumn(enum_table, "id") || !db.HasColumn(enum_table, "name")) {
     return out;
   }
   // The table name is one of our constants, never user input.

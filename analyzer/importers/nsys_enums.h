@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope::nsys {
 
@@ -24,9 +24,7 @@ namespace streamscope::nsys {
 inline int64_t PidOf(int64_t global_id) {
   return static_cast<int64_t>((static_cast<uint64_t>(global_id) >> 24) & 0xFFFFFFu);
 }
-inline int64_t TidOf(int64_t global_id) {
-  return static_cast<int64_t>(static_cast<uint64_t>(global_id) & 0xFFFFFFu);
-}
+inline int64_t TidOf(int64_t global_id) { return static_cast<int64_t>(static_cast<uint64_t>(global_id) & 0xFFFFFFu); }
 
 // Debian's Abseil has its own string_view type: convert at the boundary.
 inline std::string S(std::string_view s) { return std::string(s); }
@@ -40,8 +38,8 @@ struct CopyClass {
   // a copy of `category` between managed memory, with no submitting call.
   bool is_migration = false;
   OpCategory category = OpCategory::kOtherCopy;
-  int copy_kind = 0;          // CUpti_ActivityMemcpyKind (0 unknown .. 10 PtoP)
-  bool known = true;          // false: a value the numbering does not define
+  int copy_kind = 0;  // CUpti_ActivityMemcpyKind (0 unknown .. 10 PtoP)
+  bool known = true;  // false: a value the numbering does not define
 };
 
 // Copy kind (ENUM_CUDA_MEMCPY_OPER numbering, same as CUPTI 0-10, plus
@@ -80,8 +78,8 @@ class EnumTable {
 
   // Reads `enum_table` (id, name) if present; names `by_name` maps are used,
   // other values fall back to `fallback`.
-  static EnumTable Load(SqliteDb& db, std::string_view enum_table,
-                        std::optional<T> (*by_name)(std::string_view), T (*fallback)(int64_t));
+  static EnumTable Load(SqliteDb& db, std::string_view enum_table, std::optional<T> (*by_name)(std::string_view),
+                        T (*fallback)(int64_t));
 
  private:
   std::vector<std::optional<T>> table_;

@@ -23,16 +23,15 @@ using nsys::ImportContext;
 using nsys::ProcessState;
 
 constexpr std::string_view kActivityTables[] = {
-    "CUPTI_ACTIVITY_KIND_KERNEL",  "CUPTI_ACTIVITY_KIND_MEMCPY",
-    "CUPTI_ACTIVITY_KIND_MEMSET",  "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-    "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
+    "CUPTI_ACTIVITY_KIND_KERNEL",          "CUPTI_ACTIVITY_KIND_MEMCPY",  "CUPTI_ACTIVITY_KIND_MEMSET",
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
     "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
 };
 
 struct ExportInfo {
   std::string meta_table;  // EXPORT_META_DATA, META_DATA_EXPORT or ""
   std::map<std::string, std::string> values;
-  std::string version;     // "3.24.0", or "" when the export does not say
+  std::string version;  // "3.24.0", or "" when the export does not say
   int major = -1;
 };
 
@@ -45,8 +44,8 @@ absl::StatusOr<ExportInfo> ReadExportInfo(SqliteDb& db) {
     }
   }
   if (info.meta_table.empty()) return info;
-  absl::Status rows = db.ForEachRow(
-      absl::StrCat("SELECT name, value FROM ", info.meta_table), [&](const SqliteStatement& row) {
+  absl::Status rows =
+      db.ForEachRow(absl::StrCat("SELECT name, value FROM ", info.meta_table), [&](const SqliteStatement& row) {
         if (row.IsNull(0)) return;
         info.values.emplace(std::string(row.Text(0)), std::string(row.Text(1)));
       });
@@ -62,9 +61,9 @@ absl::StatusOr<ExportInfo> ReadExportInfo(SqliteDb& db) {
   if (!major_text.empty()) {
     int major = -1;
     if (!absl::SimpleAtoi(major_text, &major)) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "Nsight Systems export schema version '", info.version.empty() ? major_text : info.version,
-          "' (", info.meta_table, ") cannot be read; supported are 2.x and 3.x"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("Nsight Systems export schema version '", info.version.empty() ? major_text : info.version,
+                       "' (", info.meta_table, ") cannot be read; supported are 2.x and 3.x"));
     }
     info.major = major;
     if (info.version.empty()) info.version = absl::StrCat(major);
@@ -110,12 +109,10 @@ void FillMetadata(SqliteDb& db, const ExportInfo& info, size_t process_count, Tr
   }
   // The launched command; with several processes it may be a launcher's.
   if (process_count == 1 && db.HasTable("META_DATA_CAPTURE")) {
-    std::string command =
-        QueryText(db, "SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND'");
+    std::string command = QueryText(db, "SELECT value FROM META_DATA_CAPTURE WHERE name = 'PROCESS_0:COMMAND'");
     if (!command.empty()) m.metadata["command_line"] = command;
   }
-  if (db.HasTable("TARGET_INFO_SESSION_START_TIME") &&
-      db.HasColumn("TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) {
+  if (db.HasTable("TARGET_INFO_SESSION_START_TIME") && db.HasColumn("TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) {
     auto start = db.QueryInt64("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME");
     if (start.ok() && start->has_value()) {
       m.metadata["start_wall_time_ns"] = absl::StrCat(**start);
@@ -129,12 +126,12 @@ void AddProcessNotes(ProcessState& p, bool has_api_table) {
   TraceModel& m = p.model;
   if (m.ops.size() == 0) m.notes.push_back("no GPU operations recorded for this process");
   if (p.migrations > 0) {
-    m.notes.push_back(absl::StrCat(
-        p.migrations, " unified-memory migrations (", p.migration_bytes_htod, " bytes to device, ",
-        p.migration_bytes_dtoh, " bytes to host",
-        p.migration_bytes_other > 0 ? absl::StrCat(", ", p.migration_bytes_other, " other") : "",
-        ") are imported as copies between managed memory, named 'unified-memory migration', with "
-        "no stream or submitting call: they count as copy-engine busy time and overlap"));
+    m.notes.push_back(
+        absl::StrCat(p.migrations, " unified-memory migrations (", p.migration_bytes_htod, " bytes to device, ",
+                     p.migration_bytes_dtoh, " bytes to host",
+                     p.migration_bytes_other > 0 ? absl::StrCat(", ", p.migration_bytes_other, " other") : "",
+                     ") are imported as copies between managed memory, named 'unified-memory migration', with "
+                     "no stream or submitting call: they count as copy-engine busy time and overlap"));
   }
   if (p.graph_executions > 0) {
     m.notes.push_back(absl::StrCat(p.graph_executions,
@@ -147,11 +144,13 @@ void AddProcessNotes(ProcessState& p, bool has_api_table) {
                                    "version does not record"));
   }
   if (!has_api_table) {
-    m.notes.push_back("export has no CUPTI_ACTIVITY_KIND_RUNTIME table: no CUDA API calls "
-                      "(gap causes and launch statistics are unavailable)");
+    m.notes.push_back(
+        "export has no CUPTI_ACTIVITY_KIND_RUNTIME table: no CUDA API calls "
+        "(gap causes and launch statistics are unavailable)");
   } else if (m.api.size() > 0) {
-    m.notes.push_back("copy/memset async flags are derived from the submitting API's name; "
-                      "API callback ids are not in nsys exports");
+    m.notes.push_back(
+        "copy/memset async flags are derived from the submitting API's name; "
+        "API callback ids are not in nsys exports");
   }
 }
 
@@ -170,17 +169,18 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
   auto info = ReadExportInfo(db);
   if (!info.ok()) return info.status();
   if (info->major != -1 && info->major != 2 && info->major != 3) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        db.path(), ": Nsight Systems export schema version ", info->version, " (from ",
-        info->meta_table, ") is not supported; supported are 2.x and 3.x (Nsight Systems "
-        "2021-2026). Re-export the .nsys-rep with a supported nsys, or report this version."));
+    return absl::FailedPreconditionError(
+        absl::StrCat(db.path(), ": Nsight Systems export schema version ", info->version, " (from ", info->meta_table,
+                     ") is not supported; supported are 2.x and 3.x (Nsight Systems "
+                     "2021-2026). Re-export the .nsys-rep with a supported nsys, or report this version."));
   }
   bool any = false;
   for (std::string_view t : kActivityTables) any = any || db.HasTable(t);
   if (!any) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        db.path(), ": Nsight Systems export with no GPU activity tables (no "
-        "CUPTI_ACTIVITY_KIND_* table): was it recorded with CUDA tracing (nsys profile -t cuda)?"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(db.path(),
+                     ": Nsight Systems export with no GPU activity tables (no "
+                     "CUPTI_ACTIVITY_KIND_* table): was it recorded with CUDA tracing (nsys profile -t cuda)?"));
   }
 
   // Memory-mapped reads skip a copy per page; exports are read once, start
@@ -188,19 +188,17 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
   (void)db.Exec("PRAGMA mmap_size = 4294967296");
   ImportContext ctx(&db);
   if (info->meta_table.empty()) {
-    ctx.notes.push_back("export has neither EXPORT_META_DATA nor META_DATA_EXPORT: schema "
-                        "version unknown, tables read by column presence");
+    ctx.notes.push_back(
+        "export has neither EXPORT_META_DATA nor META_DATA_EXPORT: schema "
+        "version unknown, tables read by column presence");
   }
-  for (const char* t : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
-                        "CUPTI_ACTIVITY_KIND_MEMSET"}) {
+  for (const char* t : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"}) {
     ctx.Reserve(t, /*api=*/false);
   }
-  const bool has_api_table =
-      db.HasTable("CUPTI_ACTIVITY_KIND_RUNTIME") || db.HasTable("CUPTI_ACTIVITY_KIND_DRIVER");
+  const bool has_api_table = db.HasTable("CUPTI_ACTIVITY_KIND_RUNTIME") || db.HasTable("CUPTI_ACTIVITY_KIND_DRIVER");
   // API calls are read on a second thread with its own connection (as the
   // streamscope importer does), into their own context, then merged.
-  auto api_db = has_api_table ? SqliteDb::OpenReadOnly(db.path())
-                              : absl::StatusOr<std::unique_ptr<SqliteDb>>(nullptr);
+  auto api_db = has_api_table ? SqliteDb::OpenReadOnly(db.path()) : absl::StatusOr<std::unique_ptr<SqliteDb>>(nullptr);
   std::unique_ptr<ImportContext> api_ctx;
   absl::Status api_status;
   std::thread api_thread;
@@ -231,8 +229,8 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     if (absl::Status s = read_api(ctx); !s.ok()) return s;
   }
   if (ctx.processes().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        db.path(), ": Nsight Systems export whose CUDA activity tables hold no usable rows"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(db.path(), ": Nsight Systems export whose CUDA activity tables hold no usable rows"));
   }
   if (absl::Status s = nsys::ReadDevicesAndStreams(ctx); !s.ok()) return s;
   if (absl::Status s = nsys::ReadNvtx(ctx); !s.ok()) return s;
@@ -249,8 +247,8 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
     FillMetadata(db, *info, process_count, m);
     m.notes.insert(m.notes.begin(), ctx.notes.begin(), ctx.notes.end());
     if (process_count > 1) {
-      m.notes.push_back(absl::StrCat("export holds ", process_count,
-                                     " processes with CUDA activity; this is pid ", pid));
+      m.notes.push_back(
+          absl::StrCat("export holds ", process_count, " processes with CUDA activity; this is pid ", pid));
     }
     for (const auto& [key, value] : ctx.stats) m.import_stats[key] += value;
     models.push_back(std::move(m));
@@ -273,14 +271,11 @@ absl::Status AddNsysKernelShapes(SqliteDb& db, TraceModel* model) {
   }
   ImportContext ctx(&db);
   auto c = [&](std::string_view column) { return ctx.ColOr(t, column, "0"); };
-  auto to32 = [](int64_t v) {
-    return v > INT32_MAX || v < INT32_MIN ? int32_t{0} : static_cast<int32_t>(v);
-  };
+  auto to32 = [](int64_t v) { return v > INT32_MAX || v < INT32_MIN ? int32_t{0} : static_cast<int32_t>(v); };
   return db.ForEachRow(
-      absl::StrCat("SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ",
-                   c("gridY"), ", ", c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ",
-                   c("blockZ"), ", ", c("registersPerThread"), ", ", c("staticSharedMemory"), ", ",
-                   c("dynamicSharedMemory"), " FROM ", t),
+      absl::StrCat("SELECT rowid, ", ctx.ColOr(t, "globalPid", "0"), ", ", c("gridX"), ", ", c("gridY"), ", ",
+                   c("gridZ"), ", ", c("blockX"), ", ", c("blockY"), ", ", c("blockZ"), ", ", c("registersPerThread"),
+                   ", ", c("staticSharedMemory"), ", ", c("dynamicSharedMemory"), " FROM ", t),
       [&](const SqliteStatement& row) {
         if (nsys::PidOf(row.Int64(1)) != m.pid) return;
         auto it = op_of_row.find(row.Int64(0));

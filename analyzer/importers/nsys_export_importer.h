@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 

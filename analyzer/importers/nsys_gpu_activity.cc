@@ -24,8 +24,8 @@ constexpr std::string_view kSyncTable = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
 constexpr int64_t kNull = INT64_MIN;
 
 // Checks a record's interval; bad ones are counted and skipped.
-bool ValidSpan(ImportContext& ctx, const SqliteStatement& row, int start_col, int end_col,
-               int64_t* start, int64_t* end) {
+bool ValidSpan(ImportContext& ctx, const SqliteStatement& row, int start_col, int end_col, int64_t* start,
+               int64_t* end) {
   *start = row.Int64(start_col);
   *end = row.Int64(end_col);
   if (*start == kNull || *end == kNull) {
@@ -64,8 +64,7 @@ int64_t OptionalId(const SqliteStatement& row, int col) {
   return v == kInvalidU32 ? -1 : v;
 }
 
-std::string ColOr(ImportContext& ctx, const std::string& table, std::string_view column,
-                  std::string_view fallback) {
+std::string ColOr(ImportContext& ctx, const std::string& table, std::string_view column, std::string_view fallback) {
   return ctx.ColOr(table, column, fallback);
 }
 constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
@@ -111,10 +110,9 @@ int32_t ToInt32(int64_t v) {
 // Columns every GPU activity table starts with, in this order:
 // 0 rowid, 1 start, 2 end, 3 deviceId, 4 streamId, 5 correlationId, 6 globalPid.
 std::string CommonColumns(ImportContext& ctx, const std::string& t) {
-  return absl::StrCat("rowid, ", ColOr(ctx, t, "start", kNullSql), ", ",
-                      ColOr(ctx, t, "end", kNullSql), ", ", ColOr(ctx, t, "deviceId", "0"), ", ",
-                      ColOr(ctx, t, "streamId", "0"), ", ", ColOr(ctx, t, "correlationId", "-1"),
-                      ", ", ColOr(ctx, t, "globalPid", kNullSql));
+  return absl::StrCat("rowid, ", ColOr(ctx, t, "start", kNullSql), ", ", ColOr(ctx, t, "end", kNullSql), ", ",
+                      ColOr(ctx, t, "deviceId", "0"), ", ", ColOr(ctx, t, "streamId", "0"), ", ",
+                      ColOr(ctx, t, "correlationId", "-1"), ", ", ColOr(ctx, t, "globalPid", kNullSql));
 }
 
 void ReadCommon(const SqliteStatement& row, OpRow* r) {
@@ -156,7 +154,6 @@ class OpSource {
   bool has_row_ = false;
 };
 
-
 bool ParseKernel(ImportContext& ctx, const SqliteStatement& row, OpRow* out, ProcessState** process) {
   OpRow& r = *out;
   r = OpRow{};
@@ -190,11 +187,9 @@ absl::StatusOr<std::optional<OpSource>> KernelSource(ImportContext& ctx) {
   // nearly double the import's cost, and no analysis needs them.
   // AddNsysKernelShapes() adds them where wanted (convert).
   std::string sql = absl::StrCat(
-      "SELECT ", CommonColumns(ctx, t), ", ", name, ", ",
-      has_graph_id ? ColOr(ctx, t, "graphId", "-1") : "-1", ", ",
+      "SELECT ", CommonColumns(ctx, t), ", ", name, ", ", has_graph_id ? ColOr(ctx, t, "graphId", "-1") : "-1", ", ",
       // Older exports say a kernel ran in a graph, not which graph.
-      !has_graph_id && ctx.Has(t, "graphNodeId") ? "\"graphNodeId\" IS NOT NULL" : "0",
-      " FROM ", t);
+      !has_graph_id && ctx.Has(t, "graphNodeId") ? "\"graphNodeId\" IS NOT NULL" : "0", " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return OpSource(std::move(*stmt), &ParseKernel);
@@ -246,7 +241,7 @@ bool ParseMemcpy(ImportContext& ctx, const SqliteStatement& row, OpRow* out, Pro
     *process = &p;
     return true;
   }
-  r.src = ctx.memory_kinds.Map(row.Int64(9));   // -1 (NULL) maps to unknown
+  r.src = ctx.memory_kinds.Map(row.Int64(9));  // -1 (NULL) maps to unknown
   r.dst = ctx.memory_kinds.Map(row.Int64(10));
   if (r.category == OpCategory::kPtoP) {
     int64_t src_dev = OptionalId(row, 11), dst_dev = OptionalId(row, 12);
@@ -263,11 +258,10 @@ absl::StatusOr<std::optional<OpSource>> MemcpySource(ImportContext& ctx) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no memory copies"));
     return std::nullopt;
   }
-  std::string sql = absl::StrCat(
-      "SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "bytes", "0"), ", ",
-      ColOr(ctx, t, "copyKind", "0"), ", ", ColOr(ctx, t, "srcKind", "-1"), ", ",
-      ColOr(ctx, t, "dstKind", "-1"), ", ", ColOr(ctx, t, "srcDeviceId", "-1"), ", ",
-      ColOr(ctx, t, "dstDeviceId", "-1"), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "bytes", "0"), ", ",
+                                 ColOr(ctx, t, "copyKind", "0"), ", ", ColOr(ctx, t, "srcKind", "-1"), ", ",
+                                 ColOr(ctx, t, "dstKind", "-1"), ", ", ColOr(ctx, t, "srcDeviceId", "-1"), ", ",
+                                 ColOr(ctx, t, "dstDeviceId", "-1"), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return OpSource(std::move(*stmt), &ParseMemcpy);
@@ -293,9 +287,8 @@ absl::StatusOr<std::optional<OpSource>> MemsetSource(ImportContext& ctx) {
     ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no memsets"));
     return std::nullopt;
   }
-  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
-                                 ColOr(ctx, t, "bytes", "0"), ", ", ColOr(ctx, t, "memKind", "-1"),
-                                 ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "bytes", "0"), ", ",
+                                 ColOr(ctx, t, "memKind", "-1"), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return OpSource(std::move(*stmt), &ParseMemset);
@@ -318,8 +311,7 @@ bool ParseGraphExecution(ImportContext& ctx, const SqliteStatement& row, OpRow* 
 absl::StatusOr<std::optional<OpSource>> GraphSource(ImportContext& ctx) {
   const std::string t(kGraphTable);
   if (!ctx.db().HasTable(t)) return std::nullopt;  // graph-level trace is optional
-  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
-                                 ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "graphId", "-1"), " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return OpSource(std::move(*stmt), &ParseGraphExecution);
@@ -359,9 +351,8 @@ absl::Status ReadGpuOps(ImportContext& ctx) {
       total += count;
       absl::StrAppend(&values, values.empty() ? "" : ", ", "'", value, "' (", count, ")");
     }
-    ctx.notes.push_back(
-        absl::StrCat(total, " copies have a copy kind this importer does not know: ", values,
-                     "; they are imported as other_copy"));
+    ctx.notes.push_back(absl::StrCat(total, " copies have a copy kind this importer does not know: ", values,
+                                     "; they are imported as other_copy"));
   }
   return absl::OkStatus();
 }
@@ -369,12 +360,10 @@ absl::Status ReadGpuOps(ImportContext& ctx) {
 absl::Status ReadSyncs(ImportContext& ctx) {
   const std::string t(kSyncTable);
   if (!ctx.db().HasTable(t)) {
-    ctx.notes.push_back(absl::StrCat("export has no ", t,
-                                     " table: no explicit synchronizations recorded"));
+    ctx.notes.push_back(absl::StrCat("export has no ", t, " table: no explicit synchronizations recorded"));
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ",
-                                 ColOr(ctx, t, "syncType", "-1"), ", ",
+  std::string sql = absl::StrCat("SELECT ", CommonColumns(ctx, t), ", ", ColOr(ctx, t, "syncType", "-1"), ", ",
                                  ColOr(ctx, t, "eventId", "-1"), " FROM ", t);
   absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     SyncRecord s;

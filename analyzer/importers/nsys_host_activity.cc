@@ -33,18 +33,14 @@ absl::Status ReadApiCalls(ImportContext& ctx, std::string_view table) {
   const bool driver_table = table.ends_with("DRIVER");
   // NULLs become sentinels in SQL (asking SQLite about NULL per value costs
   // as much as reading it); the text name only where there is no name id.
-  auto col_or = [&](std::string_view column, std::string_view fallback) {
-    return ctx.ColOr(t, column, fallback);
-  };
+  auto col_or = [&](std::string_view column, std::string_view fallback) { return ctx.ColOr(t, column, fallback); };
   const std::string text_name =
-      ctx.Has(t, "name") ? (ctx.Has(t, "nameId") ? "CASE WHEN \"nameId\" IS NULL THEN \"name\" END"
-                                                  : "\"name\"")
+      ctx.Has(t, "name") ? (ctx.Has(t, "nameId") ? "CASE WHEN \"nameId\" IS NULL THEN \"name\" END" : "\"name\"")
                          : "NULL";
-  std::string sql = absl::StrCat(
-      "SELECT rowid, ", col_or("start", kNullSql), ", ", col_or("end", kNullSql), ", ",
-      col_or("eventClass", "-1"), ", ", col_or("globalTid", kNullSql), ", ",
-      col_or("correlationId", "-1"), ", ", col_or("nameId", "-1"), ", ",
-      col_or("returnValue", "0"), ", ", text_name, " FROM ", t);
+  std::string sql =
+      absl::StrCat("SELECT rowid, ", col_or("start", kNullSql), ", ", col_or("end", kNullSql), ", ",
+                   col_or("eventClass", "-1"), ", ", col_or("globalTid", kNullSql), ", ", col_or("correlationId", "-1"),
+                   ", ", col_or("nameId", "-1"), ", ", col_or("returnValue", "0"), ", ", text_name, " FROM ", t);
   absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     ApiDomain domain = driver_table ? ApiDomain::kDriver : ApiDomain::kRuntime;
     const int64_t event_class = row.Int64(3);
@@ -108,9 +104,9 @@ absl::Status ReadNvtx(ImportContext& ctx) {
     ctx.notes.push_back("export has no NVTX_EVENTS table: no NVTX ranges or marks");
     return absl::OkStatus();
   }
-  std::string sql = absl::StrCat("SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ",
-                                 ctx.Col(t, "globalTid"), ", ", ctx.Col(t, "text"), ", ",
-                                 ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
+  std::string sql =
+      absl::StrCat("SELECT rowid, start, end, ", ctx.Col(t, "eventType"), ", ", ctx.Col(t, "globalTid"), ", ",
+                   ctx.Col(t, "text"), ", ", ctx.Col(t, "textId"), ", ", ctx.Col(t, "domainId"), " FROM ", t);
   int64_t other_process = 0;
   absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     if (row.IsNull(3) || row.IsNull(1)) {
@@ -118,8 +114,7 @@ absl::Status ReadNvtx(ImportContext& ctx) {
       return;
     }
     int64_t type = row.Int64(3);
-    if (type != kNvtxMark && type != kNvtxPushPopRange && type != kNvtxStartEndRange &&
-        type != kNvtxDomainCreate) {
+    if (type != kNvtxMark && type != kNvtxPushPopRange && type != kNvtxStartEndRange && type != kNvtxDomainCreate) {
       return;  // thread names, categories, payload-only events
     }
     int64_t global_tid = row.Int64(4);
@@ -189,15 +184,15 @@ absl::Status ReadNvtx(ImportContext& ctx) {
 absl::Status ReadThreadNames(ImportContext& ctx) {
   const std::string t("ThreadNames");
   if (!ctx.db().HasTable(t)) return absl::OkStatus();
-  absl::Status rows = ctx.db().ForEachRow(
-      absl::StrCat("SELECT ", ctx.Col(t, "nameId"), ", ", ctx.Col(t, "globalTid"), " FROM ", t),
-      [&](const SqliteStatement& row) {
-        if (row.IsNull(0) || row.IsNull(1)) return;
-        ProcessState* p = ctx.ProcessForGlobalId(row.Int64(1), /*create=*/false);
-        if (p == nullptr) return;
-        std::optional<std::string> name = ctx.Text(row.Int64(0));
-        if (name.has_value()) p->model.thread_names[TidOf(row.Int64(1))] = *name;
-      });
+  absl::Status rows =
+      ctx.db().ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "nameId"), ", ", ctx.Col(t, "globalTid"), " FROM ", t),
+                          [&](const SqliteStatement& row) {
+                            if (row.IsNull(0) || row.IsNull(1)) return;
+                            ProcessState* p = ctx.ProcessForGlobalId(row.Int64(1), /*create=*/false);
+                            if (p == nullptr) return;
+                            std::optional<std::string> name = ctx.Text(row.Int64(0));
+                            if (name.has_value()) p->model.thread_names[TidOf(row.Int64(1))] = *name;
+                          });
   if (!rows.ok()) return rows;
   return absl::OkStatus();
 }
@@ -272,8 +267,7 @@ void DeriveFromApiCalls(ImportContext& ctx, ProcessState& p) {
   int64_t unknown_syncs = 0, corrected = 0;
   for (SyncRecord& s : m.syncs) {
     int32_t api = api_of(s.correlation_id);
-    SyncKind by_name =
-        api >= 0 ? SyncKindForApiName(m.strings.Get(m.api.name[api])) : SyncKind::kUnknown;
+    SyncKind by_name = api >= 0 ? SyncKindForApiName(m.strings.Get(m.api.name[api])) : SyncKind::kUnknown;
     if (by_name != SyncKind::kUnknown) {
       if (s.kind != SyncKind::kUnknown && s.kind != by_name) ++corrected;
       s.kind = by_name;
@@ -307,9 +301,14 @@ void MergeApiCalls(ImportContext& from, ImportContext& to) {
       b = std::move(a);
     } else {
       auto append = [](auto& out, auto& in) { out.insert(out.end(), in.begin(), in.end()); };
-      append(b.start_ns, a.start_ns); append(b.end_ns, a.end_ns); append(b.tid, a.tid);
-      append(b.name, a.name); append(b.domain, a.domain); append(b.cbid, a.cbid);
-      append(b.correlation_id, a.correlation_id); append(b.return_value, a.return_value);
+      append(b.start_ns, a.start_ns);
+      append(b.end_ns, a.end_ns);
+      append(b.tid, a.tid);
+      append(b.name, a.name);
+      append(b.domain, a.domain);
+      append(b.cbid, a.cbid);
+      append(b.correlation_id, a.correlation_id);
+      append(b.return_value, a.return_value);
       append(b.source_id, a.source_id);
     }
   }
@@ -350,8 +349,7 @@ void FinishNvtx(ProcessState& p) {
   std::vector<int64_t> open_ends;
   for (size_t k = 0; k < order.size(); ++k) {
     NvtxRange& r = m.nvtx_ranges[order[k]];
-    if (k == 0 || r.tid != m.nvtx_ranges[order[k - 1]].tid ||
-        r.domain != m.nvtx_ranges[order[k - 1]].domain) {
+    if (k == 0 || r.tid != m.nvtx_ranges[order[k - 1]].tid || r.domain != m.nvtx_ranges[order[k - 1]].domain) {
       open_ends.clear();
     }
     while (!open_ends.empty() && open_ends.back() <= r.start_ns) open_ends.pop_back();

@@ -7,15 +7,12 @@
 namespace streamscope::nsys {
 
 ImportContext::ImportContext(SqliteDb* db) : db_(db) {
-  copy_kinds = EnumTable<CopyClass>::Load(*db, "ENUM_CUDA_MEMCPY_OPER", &CopyClassForName,
-                                          &CopyClassForKind);
-  memory_kinds = EnumTable<MemoryKind>::Load(*db, "ENUM_CUDA_MEM_KIND", &MemoryKindForName,
-                                             &MemoryKindForNsys);
-  sync_kinds = EnumTable<SyncKind>::Load(
-      *db, "ENUM_CUPTI_SYNC_TYPE", &SyncKindForName,
-      // Without the enum table the numbering is not known for sure (2.x
-      // exports number it differently from CUPTI): the API name decides.
-      [](int64_t) { return SyncKind::kUnknown; });
+  copy_kinds = EnumTable<CopyClass>::Load(*db, "ENUM_CUDA_MEMCPY_OPER", &CopyClassForName, &CopyClassForKind);
+  memory_kinds = EnumTable<MemoryKind>::Load(*db, "ENUM_CUDA_MEM_KIND", &MemoryKindForName, &MemoryKindForNsys);
+  sync_kinds = EnumTable<SyncKind>::Load(*db, "ENUM_CUPTI_SYNC_TYPE", &SyncKindForName,
+                                         // Without the enum table the numbering is not known for sure (2.x
+                                         // exports number it differently from CUPTI): the API name decides.
+                                         [](int64_t) { return SyncKind::kUnknown; });
 }
 
 ProcessState* ImportContext::ProcessForPid(int64_t pid, bool create) {
@@ -34,16 +31,31 @@ ProcessState* ImportContext::ProcessForPid(int64_t pid, bool create) {
   if (processes_.empty()) {
     GpuOps& ops = state->model.ops;
     const size_t n = static_cast<size_t>(reserve_ops_);
-    ops.start_ns.reserve(n); ops.end_ns.reserve(n); ops.category.reserve(n);
-    ops.device_id.reserve(n); ops.stream.reserve(n); ops.correlation_id.reserve(n);
-    ops.name.reserve(n); ops.bytes.reserve(n); ops.src_kind.reserve(n); ops.dst_kind.reserve(n);
-    ops.is_async.reserve(n); ops.peer_device.reserve(n); ops.graph_id.reserve(n);
+    ops.start_ns.reserve(n);
+    ops.end_ns.reserve(n);
+    ops.category.reserve(n);
+    ops.device_id.reserve(n);
+    ops.stream.reserve(n);
+    ops.correlation_id.reserve(n);
+    ops.name.reserve(n);
+    ops.bytes.reserve(n);
+    ops.src_kind.reserve(n);
+    ops.dst_kind.reserve(n);
+    ops.is_async.reserve(n);
+    ops.peer_device.reserve(n);
+    ops.graph_id.reserve(n);
     ops.source_id.reserve(n);
     ApiCalls& api = state->model.api;
     const size_t a = static_cast<size_t>(reserve_api_);
-    api.start_ns.reserve(a); api.end_ns.reserve(a); api.tid.reserve(a); api.name.reserve(a);
-    api.domain.reserve(a); api.cbid.reserve(a); api.correlation_id.reserve(a);
-    api.return_value.reserve(a); api.source_id.reserve(a);
+    api.start_ns.reserve(a);
+    api.end_ns.reserve(a);
+    api.tid.reserve(a);
+    api.name.reserve(a);
+    api.domain.reserve(a);
+    api.cbid.reserve(a);
+    api.correlation_id.reserve(a);
+    api.return_value.reserve(a);
+    api.source_id.reserve(a);
   }
   ProcessState* out = state.get();
   processes_.emplace(pid, std::move(state));
@@ -76,8 +88,8 @@ std::optional<std::string> ImportContext::Text(int64_t nsys_string_id) {
     auto stmt = db_->Prepare("SELECT value FROM StringIds WHERE id = ?1");
     if (!stmt.ok()) {
       string_lookup_failed_ = true;
-      notes.push_back(absl::StrCat("export's StringIds table is unreadable (", db_->LastError(),
-                                   "): names are missing"));
+      notes.push_back(
+          absl::StrCat("export's StringIds table is unreadable (", db_->LastError(), "): names are missing"));
       return std::nullopt;
     }
     string_lookup_.emplace(std::move(*stmt));
@@ -146,8 +158,7 @@ bool ImportContext::Has(std::string_view table, std::string_view column) {
   return cols.find(S(column)) != cols.end();
 }
 
-std::string ImportContext::ColOr(std::string_view table, std::string_view column,
-                                 std::string_view fallback) {
+std::string ImportContext::ColOr(std::string_view table, std::string_view column, std::string_view fallback) {
   const auto& cols = Columns(table);
   auto it = cols.find(S(column));
   if (it == cols.end()) return S(fallback);

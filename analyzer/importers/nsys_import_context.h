@@ -23,8 +23,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "analyzer/importers/nsys_enums.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope::nsys {
 
@@ -43,8 +43,7 @@ struct ProcessState {
   std::vector<int64_t> nvtx_range_domain, nvtx_mark_domain;
   absl::flat_hash_map<int64_t, StringId> nvtx_domain_names;
   // Unified-memory migrations (imported as copies between managed memory).
-  int64_t migrations = 0, migration_bytes_htod = 0, migration_bytes_dtoh = 0,
-          migration_bytes_other = 0;
+  int64_t migrations = 0, migration_bytes_htod = 0, migration_bytes_dtoh = 0, migration_bytes_other = 0;
   // Copies whose async flag came from the submitting API's name.
   int64_t graph_executions = 0;
   int64_t ops_without_graph_id_in_graph = 0;

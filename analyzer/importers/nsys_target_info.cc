@@ -3,8 +3,8 @@
 // each context's null stream from TARGET_INFO_CUDA_NULL_STREAM (2.x) or
 // TARGET_INFO_CUDA_CONTEXT_INFO.nullStreamId (3.x)).
 #include <algorithm>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_import_context.h"
@@ -28,10 +28,9 @@ absl::StatusOr<std::vector<GpuRow>> ReadGpus(ImportContext& ctx) {
   const std::string t("TARGET_INFO_GPU");
   if (!ctx.db().HasTable(t)) return gpus;
   std::string sql = absl::StrCat(
-      "SELECT ", ctx.Col(t, "id"), ", ", ctx.Col(t, "name"), ", ", ctx.Col(t, "uuid"), ", ",
-      ctx.Col(t, "computeMajor"), ", ", ctx.Col(t, "computeMinor"), ", ", ctx.Col(t, "smCount"),
-      ", ", ctx.Col(t, "asyncEngines"), ", ", ctx.Col(t, "concurrentKernels"), ", ",
-      ctx.Col(t, "totalMemory"), ", ", ctx.Col(t, "cuDevice"), " FROM ", t);
+      "SELECT ", ctx.Col(t, "id"), ", ", ctx.Col(t, "name"), ", ", ctx.Col(t, "uuid"), ", ", ctx.Col(t, "computeMajor"),
+      ", ", ctx.Col(t, "computeMinor"), ", ", ctx.Col(t, "smCount"), ", ", ctx.Col(t, "asyncEngines"), ", ",
+      ctx.Col(t, "concurrentKernels"), ", ", ctx.Col(t, "totalMemory"), ", ", ctx.Col(t, "cuDevice"), " FROM ", t);
   absl::Status rows = ctx.db().ForEachRow(sql, [&](const SqliteStatement& row) {
     GpuRow g;
     g.nsys_id = row.Int64(0);
@@ -59,21 +58,21 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
   auto gpus = ReadGpus(ctx);
   if (!gpus.ok()) return gpus.status();
   if (gpus->empty()) {
-    ctx.notes.push_back("export has no TARGET_INFO_GPU table: device properties (copy engines, "
-                        "SM count) are unknown");
+    ctx.notes.push_back(
+        "export has no TARGET_INFO_GPU table: device properties (copy engines, "
+        "SM count) are unknown");
   }
 
   // Per process: which GPUs it used, under which CUDA ordinal (3.x).
   std::map<int64_t, std::vector<std::pair<int64_t, int32_t>>> cuda_devices;  // pid -> (gpu, ordinal)
   if (db.HasTable("TARGET_INFO_CUDA_DEVICE")) {
     const std::string t("TARGET_INFO_CUDA_DEVICE");
-    absl::Status rows =
-        db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "gpuId"), ", ", ctx.Col(t, "cudaId"), ", ",
-                                   ctx.Col(t, "pid"), " FROM ", t),
-                      [&](const SqliteStatement& row) {
-                        if (row.IsNull(0) || row.IsNull(1)) return;
-                        cuda_devices[row.Int64(2)].emplace_back(row.Int64(0), Int32Or(row, 1, 0));
-                      });
+    absl::Status rows = db.ForEachRow(
+        absl::StrCat("SELECT ", ctx.Col(t, "gpuId"), ", ", ctx.Col(t, "cudaId"), ", ", ctx.Col(t, "pid"), " FROM ", t),
+        [&](const SqliteStatement& row) {
+          if (row.IsNull(0) || row.IsNull(1)) return;
+          cuda_devices[row.Int64(2)].emplace_back(row.Int64(0), Int32Or(row, 1, 0));
+        });
     if (!rows.ok()) return rows;
   }
   for (auto& [pid, p] : ctx.processes()) {
@@ -105,8 +104,7 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
       d.id = id;
       d.name = "unknown device";
       devices.push_back(d);
-      p->model.notes.push_back(absl::StrCat("device ", id,
-                                            " has operations but no description in the export"));
+      p->model.notes.push_back(absl::StrCat("device ", id, " has operations but no description in the export"));
     }
   }
 
@@ -116,21 +114,21 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
   auto read_null_streams = [&](const std::string& t, std::string_view stream_col) -> absl::Status {
     if (!db.HasTable(t)) return absl::OkStatus();
     have_null_streams = true;
-    absl::Status rows = db.ForEachRow(
-        absl::StrCat("SELECT ", ctx.Col(t, stream_col), ", ", ctx.Col(t, "processId"), ", ",
-                     ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "contextId"), " FROM ", t),
-        [&](const SqliteStatement& row) {
-          int64_t pid = row.Int64(1);
-          int32_t device = Int32Or(row, 2, 0);
-          context_device[{pid, row.Int64(3)}] = device;
-          ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
-          if (p == nullptr || row.IsNull(0)) return;
-          int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
-          Stream& stream = p->model.streams[s];
-          stream.kind = StreamKind::kLegacyDefault;
-          stream.device_id = device;
-          stream.context_id = row.Int64(3);
-        });
+    absl::Status rows =
+        db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, stream_col), ", ", ctx.Col(t, "processId"), ", ",
+                                   ctx.Col(t, "deviceId"), ", ", ctx.Col(t, "contextId"), " FROM ", t),
+                      [&](const SqliteStatement& row) {
+                        int64_t pid = row.Int64(1);
+                        int32_t device = Int32Or(row, 2, 0);
+                        context_device[{pid, row.Int64(3)}] = device;
+                        ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
+                        if (p == nullptr || row.IsNull(0)) return;
+                        int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
+                        Stream& stream = p->model.streams[s];
+                        stream.kind = StreamKind::kLegacyDefault;
+                        stream.device_id = device;
+                        stream.context_id = row.Int64(3);
+                      });
     if (!rows.ok()) return rows;
     return absl::OkStatus();
   };
@@ -141,42 +139,43 @@ absl::Status ReadDevicesAndStreams(ImportContext& ctx) {
     }
   }
   if (!have_null_streams) {
-    ctx.notes.push_back("export has neither TARGET_INFO_CUDA_NULL_STREAM nor "
-                        "TARGET_INFO_CUDA_CONTEXT_INFO: the legacy default stream is not known");
+    ctx.notes.push_back(
+        "export has neither TARGET_INFO_CUDA_NULL_STREAM nor "
+        "TARGET_INFO_CUDA_CONTEXT_INFO: the legacy default stream is not known");
   }
 
   // Streams: kind from the creation flag, priority, context.
   const std::string t("TARGET_INFO_CUDA_STREAM");
   if (!db.HasTable(t)) {
-    ctx.notes.push_back("export has no TARGET_INFO_CUDA_STREAM table: stream kinds "
-                        "(blocking, non-blocking) are unknown");
+    ctx.notes.push_back(
+        "export has no TARGET_INFO_CUDA_STREAM table: stream kinds "
+        "(blocking, non-blocking) are unknown");
     return absl::OkStatus();
   }
-  return db.ForEachRow(absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ",
-                                    ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"), ", ",
-                                    ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t),
-                       [&](const SqliteStatement& row) {
-                         if (row.IsNull(0)) return;
-                         int64_t pid = row.Int64(1);
-                         ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
-                         if (p == nullptr) return;
-                         int64_t context = row.Int64(2);
-                         auto dev = context_device.find({pid, context});
-                         int32_t device = dev != context_device.end() ? dev->second : 0;
-                         bool known = p->model.stream_index.contains(row.Int64(0));
-                         int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
-                         Stream& stream = p->model.streams[s];
-                         if (!known || dev != context_device.end()) stream.device_id = device;
-                         stream.context_id = context;
-                         StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
-                         // The null-stream tables are authoritative for the legacy stream.
-                         if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
-                         if (!row.IsNull(3)) {
-                           // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
-                           stream.priority =
-                               static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
-                         }
-                       });
+  return db.ForEachRow(
+      absl::StrCat("SELECT ", ctx.Col(t, "streamId"), ", ", ctx.Col(t, "processId"), ", ", ctx.Col(t, "contextId"),
+                   ", ", ctx.Col(t, "priority"), ", ", ctx.Col(t, "flag"), " FROM ", t),
+      [&](const SqliteStatement& row) {
+        if (row.IsNull(0)) return;
+        int64_t pid = row.Int64(1);
+        ProcessState* p = ctx.ProcessForPid(pid, /*create=*/false);
+        if (p == nullptr) return;
+        int64_t context = row.Int64(2);
+        auto dev = context_device.find({pid, context});
+        int32_t device = dev != context_device.end() ? dev->second : 0;
+        bool known = p->model.stream_index.contains(row.Int64(0));
+        int32_t s = ctx.StreamIndex(*p, row.Int64(0), device);
+        Stream& stream = p->model.streams[s];
+        if (!known || dev != context_device.end()) stream.device_id = device;
+        stream.context_id = context;
+        StreamKind kind = StreamKindForFlag(row.IsNull(4) ? 0 : row.Int64(4));
+        // The null-stream tables are authoritative for the legacy stream.
+        if (stream.kind != StreamKind::kLegacyDefault) stream.kind = kind;
+        if (!row.IsNull(3)) {
+          // Exported as the unsigned 32-bit value (-5 appears as 4294967291).
+          stream.priority = static_cast<int32_t>(static_cast<uint32_t>(row.Int64(3)));
+        }
+      });
 }
 
 }  // namespace streamscope::nsys

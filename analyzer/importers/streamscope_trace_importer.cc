@@ -28,11 +28,9 @@ namespace streamscope {
 namespace {
 
 // The model's enums carry the schema's values (read with a cast).
-static_assert(static_cast<int64_t>(MemoryKind::kManagedStatic) ==
-              schema::memory_kind::kManagedStatic);
+static_assert(static_cast<int64_t>(MemoryKind::kManagedStatic) == schema::memory_kind::kManagedStatic);
 static_assert(static_cast<int64_t>(StreamKind::kNonBlocking) == schema::stream_kind::kNonBlocking);
-static_assert(static_cast<int64_t>(SyncKind::kContextSynchronize) ==
-              schema::sync_kind::kContextSynchronize);
+static_assert(static_cast<int64_t>(SyncKind::kContextSynchronize) == schema::sync_kind::kContextSynchronize);
 static_assert(static_cast<int64_t>(ApiDomain::kDriver) == schema::api_domain::kDriver);
 
 // Source string ids -> pool ids. Dense ids (the collector's) use a vector.
@@ -73,9 +71,8 @@ OpCategory CategoryForCopyKind(int64_t copy_kind) {
 }
 
 MemoryKind ToMemoryKind(int64_t v) {
-  return v >= schema::memory_kind::kUnknown && v <= schema::memory_kind::kManagedStatic
-             ? static_cast<MemoryKind>(v)
-             : MemoryKind::kUnknown;
+  return v >= schema::memory_kind::kUnknown && v <= schema::memory_kind::kManagedStatic ? static_cast<MemoryKind>(v)
+                                                                                        : MemoryKind::kUnknown;
 }
 
 // Upper bound on the rows of a table, to reserve columns once (growth by
@@ -116,10 +113,9 @@ struct OpReader {
     return true;
   }
 
-  void Push(int64_t id, int64_t start, int64_t end, OpCategory cat, int64_t device,
-            std::optional<int64_t> stream, std::optional<int64_t> corr, StringId name,
-            int64_t bytes, MemoryKind src, MemoryKind dst, bool is_async, int32_t peer,
-            std::optional<int64_t> graph) {
+  void Push(int64_t id, int64_t start, int64_t end, OpCategory cat, int64_t device, std::optional<int64_t> stream,
+            std::optional<int64_t> corr, StringId name, int64_t bytes, MemoryKind src, MemoryKind dst, bool is_async,
+            int32_t peer, std::optional<int64_t> graph) {
     ops.start_ns.push_back(start);
     ops.end_ns.push_back(end);
     ops.category.push_back(cat);
@@ -138,11 +134,21 @@ struct OpReader {
   }
 
   void Reserve(size_t n) {
-    ops.start_ns.reserve(n); ops.end_ns.reserve(n); ops.category.reserve(n);
-    ops.device_id.reserve(n); raw_stream.reserve(n); ops.stream.reserve(n);
-    ops.correlation_id.reserve(n); ops.name.reserve(n); ops.bytes.reserve(n);
-    ops.src_kind.reserve(n); ops.dst_kind.reserve(n); ops.is_async.reserve(n);
-    ops.peer_device.reserve(n); ops.graph_id.reserve(n); ops.source_id.reserve(n);
+    ops.start_ns.reserve(n);
+    ops.end_ns.reserve(n);
+    ops.category.reserve(n);
+    ops.device_id.reserve(n);
+    raw_stream.reserve(n);
+    ops.stream.reserve(n);
+    ops.correlation_id.reserve(n);
+    ops.name.reserve(n);
+    ops.bytes.reserve(n);
+    ops.src_kind.reserve(n);
+    ops.dst_kind.reserve(n);
+    ops.is_async.reserve(n);
+    ops.peer_device.reserve(n);
+    ops.graph_id.reserve(n);
+    ops.source_id.reserve(n);
   }
 
   absl::Status Read(SqliteDb& db, const StringMap& names) {
@@ -154,9 +160,8 @@ struct OpReader {
           if (!Accept(start, end)) return;
           StringId name = names.Get(r.Int64(6));
           if (name == kNoString) ++stats["kernel_unknown_name"];
-          Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4),
-               r.OptionalInt64(5), name, 0, MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1,
-               r.OptionalInt64(7));
+          Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4), r.OptionalInt64(5), name, 0,
+               MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1, r.OptionalInt64(7));
         });
     if (!s.ok()) return s;
     s = db.ForEachRow(
@@ -174,8 +179,7 @@ struct OpReader {
           }
           // Migrations are named once the op thread is done (the pool is
           // not this thread's to change).
-          const bool migration =
-              copy_kind >= schema::copy_kind::kUvmHtoD && copy_kind <= schema::copy_kind::kUvmDtoD;
+          const bool migration = copy_kind >= schema::copy_kind::kUvmHtoD && copy_kind <= schema::copy_kind::kUvmDtoD;
           if (migration) ++migrations;
           int32_t peer = -1;
           if (cat == OpCategory::kPtoP) {
@@ -196,18 +200,23 @@ struct OpReader {
         [&](const SqliteStatement& r) {
           int64_t start = r.Int64(1), end = r.Int64(2);
           if (!Accept(start, end)) return;
-          Push(r.Int64(0), start, end, OpCategory::kMemset, r.Int64(3), r.OptionalInt64(4),
-               r.OptionalInt64(5), kNoString, r.Int64(6), MemoryKind::kUnknown,
-               ToMemoryKind(r.Int64(7)), r.Int64(8) != 0, -1, r.OptionalInt64(9));
+          Push(r.Int64(0), start, end, OpCategory::kMemset, r.Int64(3), r.OptionalInt64(4), r.OptionalInt64(5),
+               kNoString, r.Int64(6), MemoryKind::kUnknown, ToMemoryKind(r.Int64(7)), r.Int64(8) != 0, -1,
+               r.OptionalInt64(9));
         });
   }
 };
 
 absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, ApiCalls* api,
                           std::map<std::string, int64_t>* stats) {
-  api->start_ns.reserve(reserve); api->end_ns.reserve(reserve); api->tid.reserve(reserve);
-  api->name.reserve(reserve); api->domain.reserve(reserve); api->cbid.reserve(reserve);
-  api->correlation_id.reserve(reserve); api->return_value.reserve(reserve);
+  api->start_ns.reserve(reserve);
+  api->end_ns.reserve(reserve);
+  api->tid.reserve(reserve);
+  api->name.reserve(reserve);
+  api->domain.reserve(reserve);
+  api->cbid.reserve(reserve);
+  api->correlation_id.reserve(reserve);
+  api->return_value.reserve(reserve);
   api->source_id.reserve(reserve);
   return db.ForEachRow(
       "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value "
@@ -229,8 +238,7 @@ absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, 
         StringId name = names.Get(r.Int64(3));
         if (name == kNoString) ++(*stats)["api_unknown_name"];
         api->source_id.push_back(r.Int64(0));
-        api->domain.push_back(r.Int64(1) == schema::api_domain::kDriver ? ApiDomain::kDriver
-                                                                        : ApiDomain::kRuntime);
+        api->domain.push_back(r.Int64(1) == schema::api_domain::kDriver ? ApiDomain::kDriver : ApiDomain::kRuntime);
         api->cbid.push_back(static_cast<int32_t>(r.Int64(2)));
         api->name.push_back(name);
         api->tid.push_back(r.Int64(4));
@@ -255,44 +263,48 @@ absl::Status CheckVersion(SqliteDb& db, TraceModel* model) {
   std::optional<int64_t> version;
   std::string stated;
   bool has_stated = false;
-  absl::Status s = db.ForEachRow("SELECT value FROM metadata WHERE key = 'schema_version'",
-                                 [&](const SqliteStatement& r) {
-                                   if (has_stated) return;
-                                   has_stated = true;
-                                   stated = std::string(r.Text(0));
-                                 });
+  absl::Status s =
+      db.ForEachRow("SELECT value FROM metadata WHERE key = 'schema_version'", [&](const SqliteStatement& r) {
+        if (has_stated) return;
+        has_stated = true;
+        stated = std::string(r.Text(0));
+      });
   if (!s.ok()) return s;
   if (has_stated) {
     version = ParseInt(stated);
     if (!version) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, ": unreadable trace schema version '", stated, "' in metadata; this build of "
-          "streamscope reads schema version ", schema::Version()));
+      return absl::FailedPreconditionError(absl::StrCat(path, ": unreadable trace schema version '", stated,
+                                                        "' in metadata; this build of "
+                                                        "streamscope reads schema version ",
+                                                        schema::Version()));
     }
   } else if (user_version->value_or(0) != 0) {
     version = **user_version;
   }
   if (!version) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": trace has no schema version (metadata 'schema_version' and PRAGMA user_version "
-        "are unset); this build of streamscope reads schema version ", schema::Version()));
+    return absl::FailedPreconditionError(
+        absl::StrCat(path,
+                     ": trace has no schema version (metadata 'schema_version' and PRAGMA user_version "
+                     "are unset); this build of streamscope reads schema version ",
+                     schema::Version()));
   }
   const int want = schema::Version();
   if (*version < schema::OldestReadableVersion()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": trace schema version ", *version, " is older than the versions this build of "
-        "streamscope reads (", schema::OldestReadableVersion(), " to ", want,
-        "); re-record the trace with this version"));
+    return absl::FailedPreconditionError(absl::StrCat(path, ": trace schema version ", *version,
+                                                      " is older than the versions this build of "
+                                                      "streamscope reads (",
+                                                      schema::OldestReadableVersion(), " to ", want,
+                                                      "); re-record the trace with this version"));
   }
   if (*version > want) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        path, ": trace schema version ", *version, " is newer than the version this build of "
-        "streamscope reads (", want, "); use a newer streamscope"));
+    return absl::FailedPreconditionError(absl::StrCat(path, ": trace schema version ", *version,
+                                                      " is newer than the version this build of "
+                                                      "streamscope reads (",
+                                                      want, "); use a newer streamscope"));
   }
   if (user_version->value_or(0) != 0 && **user_version != *version) {
     model->notes.push_back(absl::StrCat("PRAGMA user_version (", **user_version,
-                                        ") differs from metadata schema_version (", *version,
-                                        "); metadata was used"));
+                                        ") differs from metadata schema_version (", *version, "); metadata was used"));
     ++model->import_stats["schema_version_mismatch"];
   }
   return absl::OkStatus();
@@ -311,7 +323,8 @@ absl::Status CheckNotTruncated(const std::string& path) {
   long size = std::ftell(f);
   std::fclose(f);
   if (n < sizeof(h)) {
-    return absl::DataLossError(absl::StrCat(path, ": truncated SQLite file (", size, " bytes, shorter than its header)"));
+    return absl::DataLossError(
+        absl::StrCat(path, ": truncated SQLite file (", size, " bytes, shorter than its header)"));
   }
   auto be32 = [&](int at) {
     return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (uint32_t{h[at + 2]} << 8) | h[at + 3];
@@ -322,8 +335,8 @@ absl::Status CheckNotTruncated(const std::string& path) {
   if (pages == 0 || be32(24) != be32(92)) return absl::OkStatus();
   int64_t expected = int64_t{pages} * page_size;
   if (size < expected) {
-    return absl::DataLossError(absl::StrCat(path, ": truncated trace: the file has ", size,
-                                            " bytes but its header says ", expected));
+    return absl::DataLossError(
+        absl::StrCat(path, ": truncated trace: the file has ", size, " bytes but its header says ", expected));
   }
   return absl::OkStatus();
 }
@@ -336,9 +349,8 @@ absl::Status CheckTables(SqliteDb& db) {
     if (!db.HasTable(tables[i])) missing.emplace_back(tables[i]);
   }
   if (missing.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      db.path(), ": not a complete streamscope trace: missing table",
-      missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(db.path(), ": not a complete streamscope trace: missing table",
+                                                 missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", ")));
 }
 
 }  // namespace
@@ -358,15 +370,13 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   if (auto it = model->metadata.find("pid"); it != model->metadata.end()) {
     model->pid = ParseInt(it->second).value_or(0);
   }
-  s = db.ForEachRow("SELECT key, value FROM collector_stat", [&](const SqliteStatement& r) {
-    model->collector_stats[std::string(r.Text(0))] = r.Int64(1);
-  });
+  s = db.ForEachRow("SELECT key, value FROM collector_stat",
+                    [&](const SqliteStatement& r) { model->collector_stats[std::string(r.Text(0))] = r.Int64(1); });
   if (!s.ok()) return s;
 
   StringMap names;
-  s = db.ForEachRow("SELECT id, value FROM string", [&](const SqliteStatement& r) {
-    names.Add(r.Int64(0), model->strings.Intern(r.Text(1)));
-  });
+  s = db.ForEachRow("SELECT id, value FROM string",
+                    [&](const SqliteStatement& r) { names.Add(r.Int64(0), model->strings.Intern(r.Text(1))); });
   if (!s.ok()) return s;
 
   struct stat file_stat;
@@ -380,8 +390,7 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   if (!op_db.ok()) return op_db.status();
   std::thread op_thread([&] { op_reader.status = op_reader.Read(**op_db, names); });
   std::map<std::string, int64_t> api_stats;
-  absl::Status api_status =
-      ReadApiCalls(db, names, RowEstimate(db, "api_call", file_bytes), &model->api, &api_stats);
+  absl::Status api_status = ReadApiCalls(db, names, RowEstimate(db, "api_call", file_bytes), &model->api, &api_stats);
   op_thread.join();
   if (!op_reader.status.ok()) return op_reader.status;
   if (!api_status.ok()) return api_status;
@@ -409,34 +418,31 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
       });
   if (!s.ok()) return s;
   absl::flat_hash_map<int64_t, int32_t> context_device;
-  s = db.ForEachRow("SELECT id, device_id FROM context", [&](const SqliteStatement& r) {
-    context_device[r.Int64(0)] = static_cast<int32_t>(r.Int64(1));
-  });
+  s = db.ForEachRow("SELECT id, device_id FROM context",
+                    [&](const SqliteStatement& r) { context_device[r.Int64(0)] = static_cast<int32_t>(r.Int64(1)); });
   if (!s.ok()) return s;
-  s = db.ForEachRow("SELECT id, context_id, device_id, kind, priority FROM stream",
-                    [&](const SqliteStatement& r) {
-                      Stream st;
-                      st.id = r.Int64(0);
-                      st.context_id = r.Int64(1);
-                      auto dev = r.OptionalInt64(2);
-                      if (!dev) {
-                        auto it = context_device.find(st.context_id);
-                        dev = it == context_device.end() ? 0 : it->second;
-                      }
-                      st.device_id = static_cast<int32_t>(*dev);
-                      int64_t kind = r.Int64(3);
-                      st.kind = kind >= schema::stream_kind::kUnknown &&
-                                        kind <= schema::stream_kind::kNonBlocking
-                                    ? static_cast<StreamKind>(kind)
-                                    : StreamKind::kUnknown;
-                      if (auto p = r.OptionalInt64(4)) st.priority = static_cast<int32_t>(*p);
-                      if (model->stream_index.contains(st.id)) {
-                        ++model->import_stats["stream_duplicate"];
-                        return;
-                      }
-                      model->stream_index[st.id] = static_cast<int32_t>(model->streams.size());
-                      model->streams.push_back(st);
-                    });
+  s = db.ForEachRow("SELECT id, context_id, device_id, kind, priority FROM stream", [&](const SqliteStatement& r) {
+    Stream st;
+    st.id = r.Int64(0);
+    st.context_id = r.Int64(1);
+    auto dev = r.OptionalInt64(2);
+    if (!dev) {
+      auto it = context_device.find(st.context_id);
+      dev = it == context_device.end() ? 0 : it->second;
+    }
+    st.device_id = static_cast<int32_t>(*dev);
+    int64_t kind = r.Int64(3);
+    st.kind = kind >= schema::stream_kind::kUnknown && kind <= schema::stream_kind::kNonBlocking
+                  ? static_cast<StreamKind>(kind)
+                  : StreamKind::kUnknown;
+    if (auto p = r.OptionalInt64(4)) st.priority = static_cast<int32_t>(*p);
+    if (model->stream_index.contains(st.id)) {
+      ++model->import_stats["stream_duplicate"];
+      return;
+    }
+    model->stream_index[st.id] = static_cast<int32_t>(model->streams.size());
+    model->streams.push_back(st);
+  });
   if (!s.ok()) return s;
 
   // Resolve op streams and check devices (cache the last stream: ops of one
@@ -487,49 +493,46 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
     d.name = "(device not described in the trace)";
     model->devices.push_back(d);
   }
-  std::sort(model->devices.begin(), model->devices.end(),
-            [](const Device& a, const Device& b) { return a.id < b.id; });
+  std::sort(model->devices.begin(), model->devices.end(), [](const Device& a, const Device& b) { return a.id < b.id; });
 
   s = db.ForEachRow("SELECT tid, name FROM thread", [&](const SqliteStatement& r) {
     if (!r.IsNull(1)) model->thread_names[r.Int64(0)] = std::string(r.Text(1));
   });
   if (!s.ok()) return s;
 
-  s = db.ForEachRow(
-      "SELECT id, kind, start_ns, end_ns, stream_id, event_id, correlation_id FROM sync",
-      [&](const SqliteStatement& r) {
-        SyncRecord rec;
-        rec.source_id = r.Int64(0);
-        int64_t kind = r.Int64(1);
-        rec.kind =
-            kind >= schema::sync_kind::kUnknown && kind <= schema::sync_kind::kContextSynchronize
-                ? static_cast<SyncKind>(kind)
-                : SyncKind::kUnknown;
-        rec.start_ns = r.Int64(2);
-        rec.end_ns = r.Int64(3);
-        if (rec.start_ns == 0 || rec.end_ns == 0) {
-          ++model->import_stats["sync_zero_timestamp"];
-          return;
-        }
-        if (!IsTraceTime(rec.start_ns) || !IsTraceTime(rec.end_ns)) {
-          ++model->import_stats["sync_time_out_of_range"];
-          return;
-        }
-        if (rec.end_ns < rec.start_ns) {
-          ++model->import_stats["sync_end_before_start"];
-          return;
-        }
-        if (auto sid = r.OptionalInt64(4)) {
-          auto it = model->stream_index.find(*sid);
-          if (it != model->stream_index.end())
-            rec.stream = it->second;
-          else
-            ++model->import_stats["sync_unknown_stream"];
-        }
-        rec.event_id = r.OptionalInt64(5).value_or(-1);
-        rec.correlation_id = r.OptionalInt64(6).value_or(-1);
-        model->syncs.push_back(rec);
-      });
+  s = db.ForEachRow("SELECT id, kind, start_ns, end_ns, stream_id, event_id, correlation_id FROM sync",
+                    [&](const SqliteStatement& r) {
+                      SyncRecord rec;
+                      rec.source_id = r.Int64(0);
+                      int64_t kind = r.Int64(1);
+                      rec.kind = kind >= schema::sync_kind::kUnknown && kind <= schema::sync_kind::kContextSynchronize
+                                     ? static_cast<SyncKind>(kind)
+                                     : SyncKind::kUnknown;
+                      rec.start_ns = r.Int64(2);
+                      rec.end_ns = r.Int64(3);
+                      if (rec.start_ns == 0 || rec.end_ns == 0) {
+                        ++model->import_stats["sync_zero_timestamp"];
+                        return;
+                      }
+                      if (!IsTraceTime(rec.start_ns) || !IsTraceTime(rec.end_ns)) {
+                        ++model->import_stats["sync_time_out_of_range"];
+                        return;
+                      }
+                      if (rec.end_ns < rec.start_ns) {
+                        ++model->import_stats["sync_end_before_start"];
+                        return;
+                      }
+                      if (auto sid = r.OptionalInt64(4)) {
+                        auto it = model->stream_index.find(*sid);
+                        if (it != model->stream_index.end())
+                          rec.stream = it->second;
+                        else
+                          ++model->import_stats["sync_unknown_stream"];
+                      }
+                      rec.event_id = r.OptionalInt64(5).value_or(-1);
+                      rec.correlation_id = r.OptionalInt64(6).value_or(-1);
+                      model->syncs.push_back(rec);
+                    });
   if (!s.ok()) return s;
 
   s = db.ForEachRow(
@@ -561,15 +564,14 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
         model->nvtx_ranges.push_back(range);
       });
   if (!s.ok()) return s;
-  s = db.ForEachRow("SELECT tid, name_id, domain_id, ts_ns FROM nvtx_mark",
-                    [&](const SqliteStatement& r) {
-                      NvtxMark mark;
-                      mark.tid = r.Int64(0);
-                      mark.name = names.Get(r.Int64(1));
-                      if (!r.IsNull(2)) mark.domain = names.Get(r.Int64(2));
-                      mark.ts_ns = r.Int64(3);
-                      model->nvtx_marks.push_back(mark);
-                    });
+  s = db.ForEachRow("SELECT tid, name_id, domain_id, ts_ns FROM nvtx_mark", [&](const SqliteStatement& r) {
+    NvtxMark mark;
+    mark.tid = r.Int64(0);
+    mark.name = names.Get(r.Int64(1));
+    if (!r.IsNull(2)) mark.domain = names.Get(r.Int64(2));
+    mark.ts_ns = r.Int64(3);
+    model->nvtx_marks.push_back(mark);
+  });
   if (!s.ok()) return s;
 
   s = db.ForEachRow(

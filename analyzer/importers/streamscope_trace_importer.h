@@ -3,8 +3,8 @@
 #define STREAMSCOPE_ANALYZER_IMPORTERS_STREAMSCOPE_TRACE_IMPORTER_H_
 
 #include "absl/status/status.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 

@@ -8,10 +8,24 @@ namespace streamscope {
 
 namespace {
 
-constexpr uint64_t kPow10[19] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-                                 100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-                                 1000000000000ull, 10000000000000ull, 100000000000000ull,
-                                 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+constexpr uint64_t kPow10[19] = {1ull,
+                                 10ull,
+                                 100ull,
+                                 1000ull,
+                                 10000ull,
+                                 100000ull,
+                                 1000000ull,
+                                 10000000ull,
+                                 100000000ull,
+                                 1000000000ull,
+                                 10000000000ull,
+                                 100000000000ull,
+                                 1000000000000ull,
+                                 10000000000000ull,
+                                 100000000000000ull,
+                                 1000000000000000ull,
+                                 10000000000000000ull,
+                                 100000000000000000ull,
                                  1000000000000000000ull};
 
 // The common "[-]123.456" with at most 18 digits, in integer arithmetic;
@@ -29,7 +43,8 @@ bool ScaledDecimalFast(std::string_view text, int shift, std::optional<int64_t>&
   if (p < end && *p == '.') {
     ++p;
     const char* frac_start = p;
-    for (; p < end && *p >= '0' && *p <= '9' && digits < 19; ++p, ++digits) m = m * 10 + static_cast<uint64_t>(*p - '0');
+    for (; p < end && *p >= '0' && *p <= '9' && digits < 19; ++p, ++digits)
+      m = m * 10 + static_cast<uint64_t>(*p - '0');
     fraction = static_cast<int>(p - frac_start);
     if (fraction == 0 || digits > 18) return false;
   }
@@ -103,8 +118,8 @@ std::optional<int64_t> ScaledDecimal(std::string_view text, int shift) {
   if (whole >= 0 && whole < static_cast<int64_t>(digits.size()) && digits[whole] >= '5') ++magnitude;
   const uint64_t limit = negative ? uint64_t{1} << 63 : static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   if (magnitude > limit) return std::nullopt;
-  if (negative) return magnitude == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min()
-                                                        : -static_cast<int64_t>(magnitude);
+  if (negative)
+    return magnitude == (uint64_t{1} << 63) ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(magnitude);
   return static_cast<int64_t>(magnitude);
 }
 

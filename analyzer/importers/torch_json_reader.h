@@ -151,7 +151,8 @@ class TorchJsonReader {
   [[gnu::always_inline]] bool SkipWs(const char*& p) {
     if (static_cast<size_t>(end_ - p) >= kMinAvail) [[likely]] {
       while (p < end_ && IsWs(*p)) ++p;
-      if (p < end_) [[likely]] return true;
+      if (p < end_) [[likely]]
+        return true;
     }
     return SkipWsSlow(p);
   }
@@ -231,14 +232,25 @@ value:
       if (!ScanString(p, text)) return false;
       if (!h_.string(text)) return Fail(p, "stopped");
       goto after_value;
-    case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
       if (!ScanNumber(p)) return false;
       goto after_value;
-    case 't': case 'f': case 'n':
+    case 't':
+    case 'f':
+    case 'n':
       if (!ScanLiteral(p)) return false;
       goto after_value;
-    default:
-      return Fail(p, "expected a value");
+    default: return Fail(p, "expected a value");
   }
 key:  // p at the first non-blank byte after '{' or ','
   if (*p != '"') return Fail(p, "expected a string key");
@@ -283,8 +295,8 @@ bool TorchJsonReader<Handler>::ScanString(const char*& p, std::string_view& out)
     if (end_ - p >= 16) {
       // '"', '\\', control bytes and (as negative signed bytes) non-ASCII.
       const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                                       _mm_cmplt_epi8(x, space));
+      const __m128i hit =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)), _mm_cmplt_epi8(x, space));
       const int mask = _mm_movemask_epi8(hit);
       if (mask == 0) {
         p += 16;
@@ -421,7 +433,10 @@ bool TorchJsonReader<Handler>::ScanNumber(const char*& p) {
       if (*q == '-') {
         negative = true;
         ++q;
-        if (q == end_) { more = true; break; }
+        if (q == end_) {
+          more = true;
+          break;
+        }
       }
       digits = q;
       if (*q == '0') {
@@ -435,31 +450,49 @@ bool TorchJsonReader<Handler>::ScanNumber(const char*& p) {
         return Fail(q, "bad number");
       }
       int_digits = static_cast<size_t>(q - digits);
-      if (q == end_) { more = true; break; }
+      if (q == end_) {
+        more = true;
+        break;
+      }
       if (*q == '.') {
         is_float = true;
         ++q;
-        if (q == end_) { more = true; break; }
+        if (q == end_) {
+          more = true;
+          break;
+        }
         if (!IsDigit(*q)) return Fail(q, "bad number: no digit after '.'");
         while (q < end_ && IsDigit(*q)) ++q;
-        if (q == end_) { more = true; break; }
+        if (q == end_) {
+          more = true;
+          break;
+        }
       }
       if (*q == 'e' || *q == 'E') {
         is_float = true;
         ++q;
-        if (q == end_) { more = true; break; }
+        if (q == end_) {
+          more = true;
+          break;
+        }
         bool exp_negative = false;
         if (*q == '+' || *q == '-') {
           exp_negative = *q == '-';
           ++q;
-          if (q == end_) { more = true; break; }
+          if (q == end_) {
+            more = true;
+            break;
+          }
         }
         if (!IsDigit(*q)) return Fail(q, "bad number: no digit in the exponent");
         while (q < end_ && IsDigit(*q)) {
           if (exponent < 100'000) exponent = exponent * 10 + (*q - '0');
           ++q;
         }
-        if (q == end_) { more = true; break; }
+        if (q == end_) {
+          more = true;
+          break;
+        }
         if (exp_negative) exponent = -exponent;
       }
     } while (false);

@@ -21,9 +21,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/torch_gz_input.h"
+#include "analyzer/importers/torch_json_number.h"
 #include "analyzer/importers/torch_json_reader.h"
 #include "analyzer/importers/torch_mapped_input.h"
-#include "analyzer/importers/torch_json_number.h"
 #include "analyzer/model/saturating.h"
 #include "nlohmann/json.hpp"
 
@@ -65,35 +65,95 @@ struct EventFields {
   Ident pid, tid;
   std::optional<int64_t> ts, dur, id;
   // args
-  std::optional<int64_t> correlation, device, in_device, from_device, to_device, stream, bytes, cbid,
-      registers, shared_memory, wait_event;
+  std::optional<int64_t> correlation, device, in_device, from_device, to_device, stream, bytes, cbid, registers,
+      shared_memory, wait_event;
   std::string arg_name, sync_kind;
   int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   int grid_n = 0, block_n = 0;
 
   void Clear() {
-    ph.clear(); cat.clear(); name.clear();
-    pid = {}; tid = {};
-    ts.reset(); dur.reset(); id.reset();
-    correlation.reset(); device.reset(); in_device.reset(); from_device.reset(); to_device.reset();
-    stream.reset(); bytes.reset(); cbid.reset(); registers.reset(); shared_memory.reset(); wait_event.reset();
-    arg_name.clear(); sync_kind.clear();
+    ph.clear();
+    cat.clear();
+    name.clear();
+    pid = {};
+    tid = {};
+    ts.reset();
+    dur.reset();
+    id.reset();
+    correlation.reset();
+    device.reset();
+    in_device.reset();
+    from_device.reset();
+    to_device.reset();
+    stream.reset();
+    bytes.reset();
+    cbid.reset();
+    registers.reset();
+    shared_memory.reset();
+    wait_event.reset();
+    arg_name.clear();
+    sync_kind.clear();
     grid_n = block_n = 0;
     for (int k = 0; k < 3; ++k) grid[k] = block[k] = 0;
   }
 };
 
-enum class Frame : uint8_t { kTop, kEvents, kEvent, kArgs, kGrid, kBlock, kDevices, kDevice, kDistributed, kOtherData, kSkip };
+enum class Frame : uint8_t {
+  kTop,
+  kEvents,
+  kEvent,
+  kArgs,
+  kGrid,
+  kBlock,
+  kDevices,
+  kDevice,
+  kDistributed,
+  kOtherData,
+  kSkip
+};
 
 enum class Key : uint8_t {
-  kOther, kTraceEvents, kDeviceProperties, kBaseTime, kDistributedInfo, kDistributedField, kOtherData, kGenerator,
+  kOther,
+  kTraceEvents,
+  kDeviceProperties,
+  kBaseTime,
+  kDistributedInfo,
+  kDistributedField,
+  kOtherData,
+  kGenerator,
   // event
-  kPh, kCat, kName, kPid, kTid, kTs, kDur, kId, kArgs,
+  kPh,
+  kCat,
+  kName,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kId,
+  kArgs,
   // args
-  kCorrelation, kDevice, kInDevice, kFromDevice, kToDevice, kStream, kBytes, kCbid, kRegisters,
-  kSharedMemory, kWaitEvent, kArgName, kSyncKind, kGrid, kBlock,
+  kCorrelation,
+  kDevice,
+  kInDevice,
+  kFromDevice,
+  kToDevice,
+  kStream,
+  kBytes,
+  kCbid,
+  kRegisters,
+  kSharedMemory,
+  kWaitEvent,
+  kArgName,
+  kSyncKind,
+  kGrid,
+  kBlock,
   // deviceProperties
-  kDevId, kDevName, kDevMemory, kDevMajor, kDevMinor, kDevSms,
+  kDevId,
+  kDevName,
+  kDevMemory,
+  kDevMajor,
+  kDevMinor,
+  kDevSms,
 };
 
 // k == lit, with the literal's length known at compile time (an inlined
@@ -201,10 +261,14 @@ CopyShape ParseCopyName(std::string_view name) {
   std::string_view rest = name.substr(7);
   size_t space = rest.find(' ');
   std::string_view kind = rest.substr(0, space);
-  if (kind == "HtoD") c.category = OpCategory::kHtoD;
-  else if (kind == "DtoH") c.category = OpCategory::kDtoH;
-  else if (kind == "DtoD") c.category = OpCategory::kDtoD;
-  else if (kind == "PtoP") c.category = OpCategory::kPtoP;
+  if (kind == "HtoD")
+    c.category = OpCategory::kHtoD;
+  else if (kind == "DtoH")
+    c.category = OpCategory::kDtoH;
+  else if (kind == "DtoD")
+    c.category = OpCategory::kDtoD;
+  else if (kind == "PtoP")
+    c.category = OpCategory::kPtoP;
   size_t open = rest.find('('), arrow = rest.find(" -> "), close = rest.rfind(')');
   if (open != std::string_view::npos && arrow != std::string_view::npos && close != std::string_view::npos &&
       open < arrow && arrow < close) {
@@ -226,7 +290,8 @@ SyncKind SyncKindFromText(std::string_view s) {
   if (s.find("Wait Event") != std::string_view::npos) return SyncKind::kStreamWaitEvent;
   if (s.find("Event Sync") != std::string_view::npos) return SyncKind::kEventSynchronize;
   if (s.find("Stream Sync") != std::string_view::npos) return SyncKind::kStreamSynchronize;
-  if (s.find("Context Sync") != std::string_view::npos || s.find("Device Sync") != std::string_view::npos) return SyncKind::kContextSynchronize;
+  if (s.find("Context Sync") != std::string_view::npos || s.find("Device Sync") != std::string_view::npos)
+    return SyncKind::kContextSynchronize;
   return SyncKind::kUnknown;
 }
 
@@ -314,8 +379,8 @@ class TorchSax {
     ClearSlots();
     switch (Top()) {
       case Frame::kTop:
-        key_ = k == "traceEvents"          ? Key::kTraceEvents
-               : k == "deviceProperties"   ? Key::kDeviceProperties
+        key_ = k == "traceEvents"           ? Key::kTraceEvents
+               : k == "deviceProperties"    ? Key::kDeviceProperties
                : k == "baseTimeNanoseconds" ? Key::kBaseTime
                : k == "distributedInfo"     ? Key::kDistributedInfo
                : k == "otherData"           ? Key::kOtherData
@@ -381,14 +446,30 @@ class TorchSax {
   void Reserve(int64_t json_bytes) {
     const size_t ops = static_cast<size_t>(json_bytes / 700), calls = static_cast<size_t>(json_bytes / 700);
     GpuOps& o = m_.ops;
-    o.start_ns.reserve(ops); o.end_ns.reserve(ops); o.category.reserve(ops); o.device_id.reserve(ops);
-    o.stream.reserve(ops); o.correlation_id.reserve(ops); o.name.reserve(ops); o.bytes.reserve(ops);
-    o.src_kind.reserve(ops); o.dst_kind.reserve(ops); o.is_async.reserve(ops); o.peer_device.reserve(ops);
-    o.graph_id.reserve(ops); o.source_id.reserve(ops);
+    o.start_ns.reserve(ops);
+    o.end_ns.reserve(ops);
+    o.category.reserve(ops);
+    o.device_id.reserve(ops);
+    o.stream.reserve(ops);
+    o.correlation_id.reserve(ops);
+    o.name.reserve(ops);
+    o.bytes.reserve(ops);
+    o.src_kind.reserve(ops);
+    o.dst_kind.reserve(ops);
+    o.is_async.reserve(ops);
+    o.peer_device.reserve(ops);
+    o.graph_id.reserve(ops);
+    o.source_id.reserve(ops);
     m_.kernel_shapes.reserve(ops);
     ApiCalls& a = m_.api;
-    a.start_ns.reserve(calls); a.end_ns.reserve(calls); a.tid.reserve(calls); a.name.reserve(calls);
-    a.domain.reserve(calls); a.cbid.reserve(calls); a.correlation_id.reserve(calls); a.return_value.reserve(calls);
+    a.start_ns.reserve(calls);
+    a.end_ns.reserve(calls);
+    a.tid.reserve(calls);
+    a.name.reserve(calls);
+    a.domain.reserve(calls);
+    a.cbid.reserve(calls);
+    a.correlation_id.reserve(calls);
+    a.return_value.reserve(calls);
     a.source_id.reserve(calls);
     m_.nvtx_ranges.reserve(static_cast<size_t>(json_bytes / 700));
     flow_starts_.reserve(static_cast<size_t>(json_bytes / 700));
@@ -450,12 +531,16 @@ class TorchSax {
         ++event_index_;
         break;
       case Frame::kEvent:
-        if (key_ == Key::kArgs && object) next = Frame::kArgs;
-        else if (key_ != Key::kOther) WrongType();
+        if (key_ == Key::kArgs && object)
+          next = Frame::kArgs;
+        else if (key_ != Key::kOther)
+          WrongType();
         break;
       case Frame::kArgs:
-        if (!object && key_ == Key::kGrid) next = Frame::kGrid;
-        else if (!object && key_ == Key::kBlock) next = Frame::kBlock;
+        if (!object && key_ == Key::kGrid)
+          next = Frame::kGrid;
+        else if (!object && key_ == Key::kBlock)
+          next = Frame::kBlock;
         break;
       case Frame::kDevices:
         if (object) {
@@ -485,7 +570,8 @@ class TorchSax {
 
   // An integer field; wrong types counted.
   std::optional<int64_t> AsInt(const Scalar& s) {
-    if (s.kind == Scalar::Kind::kUnsigned && s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) [[likely]] {
+    if (s.kind == Scalar::Kind::kUnsigned && s.u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        [[likely]] {
       return static_cast<int64_t>(s.u);
     }
     switch (s.kind) {
@@ -518,9 +604,7 @@ class TorchSax {
       case Scalar::Kind::kFloat:
         if (auto v = MicrosTextToNanos(s.text)) return v;
         break;
-      default:
-        WrongType();
-        return std::nullopt;
+      default: WrongType(); return std::nullopt;
     }
     return std::nullopt;  // beyond int64: the event is left out as one without a time
   }
@@ -552,20 +636,22 @@ class TorchSax {
   }
 
   void SetString(std::string& field, const Scalar& s) {
-    if (s.kind == Scalar::Kind::kString) field.assign(s.text);
-    else WrongType();
+    if (s.kind == Scalar::Kind::kString)
+      field.assign(s.text);
+    else
+      WrongType();
   }
 
   bool OnScalar(const Scalar& s) {
     ClearSlots();
     switch (Top()) {
-      case Frame::kTop:
-        TopScalar(s);
-        break;
+      case Frame::kTop: TopScalar(s); break;
       case Frame::kDistributed:
         if (key_ == Key::kDistributedField) {
-          if (s.kind == Scalar::Kind::kString) m_.metadata[absl::StrCat("torch.", top_key_)] = std::string(s.text.substr(0, 64));
-          else if (auto v = AsInt(s)) m_.metadata[absl::StrCat("torch.", top_key_)] = absl::StrCat(*v);
+          if (s.kind == Scalar::Kind::kString)
+            m_.metadata[absl::StrCat("torch.", top_key_)] = std::string(s.text.substr(0, 64));
+          else if (auto v = AsInt(s))
+            m_.metadata[absl::StrCat("torch.", top_key_)] = absl::StrCat(*v);
         }
         break;
       case Frame::kOtherData:
@@ -585,8 +671,10 @@ class TorchSax {
           case Key::kTs: ev_.ts = AsNanos(s); break;
           case Key::kDur: ev_.dur = AsNanos(s); break;
           case Key::kId:
-            if (s.kind == Scalar::Kind::kString) ev_.id = ScaledDecimal(s.text, 0);  // flow ids may be strings
-            else ev_.id = AsInt(s);
+            if (s.kind == Scalar::Kind::kString)
+              ev_.id = ScaledDecimal(s.text, 0);  // flow ids may be strings
+            else
+              ev_.id = AsInt(s);
             break;
           case Key::kArgs: WrongType(); break;
           default: break;
@@ -749,14 +837,22 @@ void TorchSax::FinishEvent() {
   }
   enum class What { kKernel, kCopy, kMemset, kRuntime, kDriver, kCpuOp, kAnnotation, kSync, kOther };
   What what = What::kOther;
-  if (Is(cat, "kernel")) what = What::kKernel;
-  else if (Is(cat, "gpu_memcpy") || Is(cat, "memcpy")) what = What::kCopy;
-  else if (Is(cat, "gpu_memset") || Is(cat, "memset")) what = What::kMemset;
-  else if (Is(cat, "cuda_runtime") || Is(cat, "runtime")) what = What::kRuntime;
-  else if (Is(cat, "cuda_driver") || Is(cat, "driver")) what = What::kDriver;
-  else if (Is(cat, "cpu_op") || Is(cat, "operator")) what = What::kCpuOp;
-  else if (Is(cat, "user_annotation")) what = What::kAnnotation;
-  else if (Is(cat, "cuda_sync")) what = What::kSync;
+  if (Is(cat, "kernel"))
+    what = What::kKernel;
+  else if (Is(cat, "gpu_memcpy") || Is(cat, "memcpy"))
+    what = What::kCopy;
+  else if (Is(cat, "gpu_memset") || Is(cat, "memset"))
+    what = What::kMemset;
+  else if (Is(cat, "cuda_runtime") || Is(cat, "runtime"))
+    what = What::kRuntime;
+  else if (Is(cat, "cuda_driver") || Is(cat, "driver"))
+    what = What::kDriver;
+  else if (Is(cat, "cpu_op") || Is(cat, "operator"))
+    what = What::kCpuOp;
+  else if (Is(cat, "user_annotation"))
+    what = What::kAnnotation;
+  else if (Is(cat, "cuda_sync"))
+    what = What::kSync;
   if (what == What::kOther) {
     ++ignored_[ev_.cat.empty() ? std::string("(no cat)") : ev_.cat.substr(0, 48)];
     return;
@@ -1021,11 +1117,13 @@ void TorchSax::Finish() {
   m_.metadata["pid"] = absl::StrCat(m_.pid);
   m_.metadata["clock_domain"] = "kineto";
   m_.metadata["base_time_ns"] = absl::StrCat(base_ns_);
-  m_.notes.push_back("torch.profiler trace: stream kinds (legacy default, blocking) are not recorded; "
-                     "copy engines and concurrent-kernel support are unknown");
+  m_.notes.push_back(
+      "torch.profiler trace: stream kinds (legacy default, blocking) are not recorded; "
+      "copy engines and concurrent-kernel support are unknown");
   if (m_.syncs.empty()) {
-    m_.notes.push_back("no cuda_sync events (torch.profiler records them only with "
-                       "experimental_config enable_cuda_sync_events): explicit syncs not itemized");
+    m_.notes.push_back(
+        "no cuda_sync events (torch.profiler records them only with "
+        "experimental_config enable_cuda_sync_events): explicit syncs not itemized");
   }
   if (m_.nvtx_ranges.empty()) m_.notes.push_back("no CPU ops or user annotations: operator attribution unavailable");
   for (const auto& [what, count] : ignored_) {
@@ -1036,19 +1134,20 @@ void TorchSax::Finish() {
 // The checks after a complete parse, the same for both parsers.
 absl::StatusOr<TraceModel> Conclude(TraceModel& model, TorchSax& sax, const std::string& label) {
   if (sax.generator().starts_with("streamscope")) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        label, ": a timeline written by ", sax.generator(),
-        " (export --perfetto), not a torch.profiler trace: analyze the trace it was exported from"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": a timeline written by ", sax.generator(),
+                     " (export --perfetto), not a torch.profiler trace: analyze the trace it was exported from"));
   }
   if (!sax.saw_events()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(label, ": JSON, but not a Chrome trace: no traceEvents array (a torch.profiler trace "
-                            "comes from prof.export_chrome_trace or tensorboard_trace_handler)"));
+        absl::StrCat(label,
+                     ": JSON, but not a Chrome trace: no traceEvents array (a torch.profiler trace "
+                     "comes from prof.export_chrome_trace or tensorboard_trace_handler)"));
   }
   if (sax.recognized() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        label, ": a Chrome trace with ", sax.event_count(),
-        " events, but none is a kernel, copy, memset, CUDA call or CPU op of a torch.profiler trace"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, ": a Chrome trace with ", sax.event_count(),
+                     " events, but none is a kernel, copy, memset, CUDA call or CPU op of a torch.profiler trace"));
   }
   sax.Finish();
   if (model.ops.size() == 0 && model.api.size() == 0) {
@@ -1086,8 +1185,8 @@ absl::StatusOr<TraceModel> ParseWithReference(std::istream& in, const std::strin
 // The fast path (torch_json_reader.h). nullopt where the input is not
 // well-formed JSON or its gzip data is damaged: the caller reparses with
 // the reference parser, which words the error.
-std::optional<absl::StatusOr<TraceModel>> ParseFast(JsonByteSource& source, const std::string& label,
-                                                    const GzInput* gz, int64_t size_hint) {
+std::optional<absl::StatusOr<TraceModel>> ParseFast(JsonByteSource& source, const std::string& label, const GzInput* gz,
+                                                    int64_t size_hint) {
   TraceModel model;
   TorchSax sax(&model);
   if (size_hint > 0) sax.Reserve(size_hint);

@@ -3,16 +3,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/streamscope_trace_importer.h"
 #include "analyzer/importers/torch_trace_importer.h"
+#include "analyzer/sqlite/sqlite_db.h"
 
 namespace streamscope {
 namespace {
 
-bool EndsWith(const std::string& s, absl::string_view suffix) {
-  return absl::EndsWith(s, suffix);
-}
+bool EndsWith(const std::string& s, absl::string_view suffix) { return absl::EndsWith(s, suffix); }
 
 std::string ShellQuoted(const std::string& s) {
   if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-+%") ==
@@ -30,8 +28,9 @@ absl::Status NsysReportHint(const std::string& path, const absl::Status& status)
   for (absl::string_view ext : {".nsys-rep", ".qdrep"}) {
     if (!EndsWith(path, ext)) continue;
     const std::string sqlite = path.substr(0, path.size() - ext.size()) + ".sqlite";
-    return absl::DataLossError(absl::StrCat(path, ": an Nsight Systems report, not its SQLite export; export it "
-                                                  "first: nsys export --type sqlite -o ",
+    return absl::DataLossError(absl::StrCat(path,
+                                            ": an Nsight Systems report, not its SQLite export; export it "
+                                            "first: nsys export --type sqlite -o ",
                                             ShellQuoted(sqlite), " ", ShellQuoted(path)));
   }
   return status;
@@ -50,7 +49,8 @@ absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path) {
     return models;
   }
   auto db = SqliteDb::OpenReadOnly(path);
-  if (!db.ok()) return db.status().code() == absl::StatusCode::kNotFound ? db.status() : NsysReportHint(path, db.status());
+  if (!db.ok())
+    return db.status().code() == absl::StatusCode::kNotFound ? db.status() : NsysReportHint(path, db.status());
   std::vector<TraceModel> models;
   if (LooksLikeStreamscopeTrace(**db)) {
     TraceModel model;
@@ -64,9 +64,9 @@ absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path) {
     models = std::move(*imported);
     for (TraceModel& m : models) m.path = path;
   } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": an SQLite database, but neither a streamscope trace (no metadata "
-              "table with schema_version) nor an Nsight Systems export"));
+    return absl::InvalidArgumentError(absl::StrCat(path,
+                                                   ": an SQLite database, but neither a streamscope trace (no metadata "
+                                                   "table with schema_version) nor an Nsight Systems export"));
   }
   for (TraceModel& m : models) m.Finalize();
   return models;

@@ -32,7 +32,10 @@ IntervalList Intersect(std::span<const Interval> a, std::span<const Interval> b)
     int64_t s = std::max(a[i].start, b[j].start);
     int64_t e = std::min(a[i].end, b[j].end);
     if (e > s) out.push_back({s, e});
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -74,7 +77,11 @@ IntervalList Complement(std::span<const Interval> busy, Interval window) {
 void SweepSegments(std::span<const Interval> items, const SegmentCallback& on_segment) {
   // Events: (time, kind, item); ends sort before starts at equal times so
   // touching intervals are never active together.
-  struct Event { int64_t t; int32_t item; bool is_start; };
+  struct Event {
+    int64_t t;
+    int32_t item;
+    bool is_start;
+  };
   std::vector<Event> events;
   events.reserve(items.size() * 2);
   for (size_t i = 0; i < items.size(); ++i) {

@@ -51,8 +51,7 @@ inline int64_t ClippedLength(Interval x, Interval window) {
 // [start, end) of positive length in which the set of active items is
 // constant and non-empty; `active` lists item indices (unordered). Items of
 // zero length are never active. O(n log n + total output).
-using SegmentCallback =
-    std::function<void(int64_t start, int64_t end, std::span<const int32_t> active)>;
+using SegmentCallback = std::function<void(int64_t start, int64_t end, std::span<const int32_t> active)>;
 void SweepSegments(std::span<const Interval> items, const SegmentCallback& on_segment);
 
 }  // namespace streamscope

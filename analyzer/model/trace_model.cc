@@ -31,9 +31,7 @@ std::string_view OpCategoryName(OpCategory c) {
   return "unknown";
 }
 
-bool IsCopy(OpCategory c) {
-  return c != OpCategory::kKernel && c != OpCategory::kMemset;
-}
+bool IsCopy(OpCategory c) { return c != OpCategory::kKernel && c != OpCategory::kMemset; }
 
 std::string_view MemoryKindName(MemoryKind k) {
   switch (k) {
@@ -108,7 +106,9 @@ std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, cons
     if (end != nullptr && (*end)[a] != (*end)[b]) return (*end)[a] < (*end)[b];
     return a < b;
   };
-  struct Run { size_t pos, stop; };
+  struct Run {
+    size_t pos, stop;
+  };
   std::vector<Run> runs;
   for (size_t b = 0; b < buckets; ++b) {
     size_t begin = offset[b];
@@ -184,7 +184,10 @@ std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::ve
   if (partition != nullptr && partition->size() == start.size()) {
     if (std::vector<uint32_t> order = MergePartitionRuns(start, end, *partition); !order.empty()) return order;
   }
-  struct Key { int64_t start, end; uint32_t index; };
+  struct Key {
+    int64_t start, end;
+    uint32_t index;
+  };
   std::vector<Key> keys(start.size());
   for (size_t i = 0; i < start.size(); ++i) {
     keys[i] = {start[i], end != nullptr ? (*end)[i] : 0, static_cast<uint32_t>(i)};
@@ -206,13 +209,20 @@ void TraceModel::Finalize() {
   // second thread (the target machine has two cores).
   auto finalize_ops = [this] {
     if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns, &ops.stream); !order.empty()) {
-      Permute(ops.start_ns, order); Permute(ops.end_ns, order);
-      Permute(ops.category, order); Permute(ops.device_id, order);
-      Permute(ops.stream, order); Permute(ops.correlation_id, order);
-      Permute(ops.name, order); Permute(ops.bytes, order);
-      Permute(ops.src_kind, order); Permute(ops.dst_kind, order);
-      Permute(ops.is_async, order); Permute(ops.peer_device, order);
-      Permute(ops.graph_id, order); Permute(ops.source_id, order);
+      Permute(ops.start_ns, order);
+      Permute(ops.end_ns, order);
+      Permute(ops.category, order);
+      Permute(ops.device_id, order);
+      Permute(ops.stream, order);
+      Permute(ops.correlation_id, order);
+      Permute(ops.name, order);
+      Permute(ops.bytes, order);
+      Permute(ops.src_kind, order);
+      Permute(ops.dst_kind, order);
+      Permute(ops.is_async, order);
+      Permute(ops.peer_device, order);
+      Permute(ops.graph_id, order);
+      Permute(ops.source_id, order);
       if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
     }
     max_op_duration_ns = 0;
@@ -231,10 +241,14 @@ void TraceModel::Finalize() {
   };
   auto finalize_api = [this] {
     if (std::vector<uint32_t> order = SortOrder(api.start_ns, nullptr); !order.empty()) {
-      Permute(api.start_ns, order); Permute(api.end_ns, order);
-      Permute(api.tid, order); Permute(api.name, order);
-      Permute(api.domain, order); Permute(api.cbid, order);
-      Permute(api.correlation_id, order); Permute(api.return_value, order);
+      Permute(api.start_ns, order);
+      Permute(api.end_ns, order);
+      Permute(api.tid, order);
+      Permute(api.name, order);
+      Permute(api.domain, order);
+      Permute(api.cbid, order);
+      Permute(api.correlation_id, order);
+      Permute(api.return_value, order);
       Permute(api.source_id, order);
     }
     api_by_correlation.Build(api);
@@ -262,8 +276,7 @@ std::pair<size_t, size_t> TraceModel::OpRangeFor(int64_t start, int64_t end) con
   int64_t lo = SaturatingSub(start, max_op_duration_ns);
   auto first = std::lower_bound(ops.start_ns.begin(), ops.start_ns.end(), lo);
   auto last = std::lower_bound(first, ops.start_ns.end(), end);
-  return {static_cast<size_t>(first - ops.start_ns.begin()),
-          static_cast<size_t>(last - ops.start_ns.begin())};
+  return {static_cast<size_t>(first - ops.start_ns.begin()), static_cast<size_t>(last - ops.start_ns.begin())};
 }
 
 int32_t TraceModel::StreamIndexFor(int64_t stream_id, int32_t device_id) {
@@ -310,8 +323,7 @@ void CorrelationIndex::Build(const ApiCalls& api) {
   // The first call of an id wins, unless a later one is the runtime call
   // above a driver call.
   auto better = [&](int32_t current, size_t candidate) {
-    return current < 0 ||
-           (api.domain[candidate] == ApiDomain::kRuntime && api.domain[current] != ApiDomain::kRuntime);
+    return current < 0 || (api.domain[candidate] == ApiDomain::kRuntime && api.domain[current] != ApiDomain::kRuntime);
   };
   const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
   dense_mode_ = span <= 4 * static_cast<uint64_t>(api.size()) + 4096;

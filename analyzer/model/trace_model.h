@@ -32,9 +32,7 @@ inline constexpr StringId kNoString = -1;
 class StringPool {
  public:
   StringId Intern(std::string_view s);
-  std::string_view Get(StringId id) const {
-    return id < 0 ? std::string_view() : std::string_view(strings_[id]);
-  }
+  std::string_view Get(StringId id) const { return id < 0 ? std::string_view() : std::string_view(strings_[id]); }
   size_t size() const { return strings_.size(); }
 
  private:
@@ -54,31 +52,43 @@ enum class OpCategory : uint8_t {
 };
 inline constexpr int kNumOpCategories = 7;
 std::string_view OpCategoryName(OpCategory c);  // "compute", "H2D", ...
-bool IsCopy(OpCategory c);                       // H2D, D2H, D2D, P2P, other copy
+bool IsCopy(OpCategory c);                      // H2D, D2H, D2D, P2P, other copy
 
 // CUpti_ActivityMemoryKind values (same numbering as the trace schema).
 enum class MemoryKind : uint8_t {
-  kUnknown = 0, kPageable = 1, kPinned = 2, kDevice = 3, kArray = 4,
-  kManaged = 5, kDeviceStatic = 6, kManagedStatic = 7,
+  kUnknown = 0,
+  kPageable = 1,
+  kPinned = 2,
+  kDevice = 3,
+  kArray = 4,
+  kManaged = 5,
+  kDeviceStatic = 6,
+  kManagedStatic = 7,
 };
 std::string_view MemoryKindName(MemoryKind k);
 
 enum class StreamKind : uint8_t {
-  kUnknown = 0, kLegacyDefault = 1, kPerThreadDefault = 2, kBlocking = 3,
+  kUnknown = 0,
+  kLegacyDefault = 1,
+  kPerThreadDefault = 2,
+  kBlocking = 3,
   kNonBlocking = 4,
 };
 std::string_view StreamKindName(StreamKind k);
 
 enum class SyncKind : uint8_t {
-  kUnknown = 0, kEventSynchronize = 1, kStreamWaitEvent = 2,
-  kStreamSynchronize = 3, kContextSynchronize = 4,
+  kUnknown = 0,
+  kEventSynchronize = 1,
+  kStreamWaitEvent = 2,
+  kStreamSynchronize = 3,
+  kContextSynchronize = 4,
 };
 std::string_view SyncKindName(SyncKind k);
 
 enum class ApiDomain : uint8_t { kRuntime = 1, kDriver = 2 };
 
 struct Device {
-  int32_t id = 0;              // CUDA ordinal
+  int32_t id = 0;  // CUDA ordinal
   std::string name;
   std::string uuid;
   int32_t compute_major = 0, compute_minor = 0;
@@ -89,7 +99,7 @@ struct Device {
 };
 
 struct Stream {
-  int64_t id = 0;               // id in the source trace
+  int64_t id = 0;  // id in the source trace
   int32_t device_id = 0;
   int64_t context_id = 0;
   StreamKind kind = StreamKind::kUnknown;
@@ -103,14 +113,14 @@ struct GpuOps {
   std::vector<int64_t> start_ns, end_ns;
   std::vector<OpCategory> category;
   std::vector<int32_t> device_id;
-  std::vector<int32_t> stream;          // index into TraceModel::streams
-  std::vector<int64_t> correlation_id;  // -1 if none
-  std::vector<StringId> name;           // kernel name; kNoString for copies/memsets
-  std::vector<int64_t> bytes;           // 0 for kernels
+  std::vector<int32_t> stream;                 // index into TraceModel::streams
+  std::vector<int64_t> correlation_id;         // -1 if none
+  std::vector<StringId> name;                  // kernel name; kNoString for copies/memsets
+  std::vector<int64_t> bytes;                  // 0 for kernels
   std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
-  std::vector<uint8_t> is_async;        // copies and memsets
-  std::vector<int32_t> peer_device;     // P2P: the other device; -1 otherwise
-  std::vector<int64_t> graph_id;        // -1 outside graphs
+  std::vector<uint8_t> is_async;               // copies and memsets
+  std::vector<int32_t> peer_device;            // P2P: the other device; -1 otherwise
+  std::vector<int64_t> graph_id;               // -1 outside graphs
   std::vector<int64_t> source_id;
 
   size_t size() const { return start_ns.size(); }
@@ -139,7 +149,7 @@ struct ApiCalls {
 struct SyncRecord {
   SyncKind kind = SyncKind::kUnknown;
   int64_t start_ns = 0, end_ns = 0;
-  int32_t stream = -1;            // index into streams; -1 if n/a
+  int32_t stream = -1;  // index into streams; -1 if n/a
   int64_t event_id = -1;
   int64_t correlation_id = -1;
   int64_t source_id = 0;
@@ -147,7 +157,7 @@ struct SyncRecord {
 
 struct NvtxRange {
   StringId name = kNoString;
-  StringId domain = kNoString;    // kNoString = default domain
+  StringId domain = kNoString;  // kNoString = default domain
   int64_t tid = 0;
   int64_t start_ns = 0;
   std::optional<int64_t> end_ns;  // open at capture end
@@ -188,7 +198,7 @@ struct MemoryAccess {
   int64_t correlation_id = -1;
   uint64_t address = 0, bytes = 0;
   Access access = Access::kUnknown;
-  int64_t allocation = -1;   // index into allocations
+  int64_t allocation = -1;  // index into allocations
   int32_t arg_index = -1;
 };
 
@@ -253,10 +263,10 @@ class CorrelationIndex {
 
 // The whole trace of one process.
 struct TraceModel {
-  std::string path;                 // file it was loaded from
-  std::string format;               // "streamscope" or "nsys-export-<ver>"
+  std::string path;    // file it was loaded from
+  std::string format;  // "streamscope" or "nsys-export-<ver>"
   int64_t pid = 0;
-  std::map<std::string, std::string> metadata;   // trace metadata table
+  std::map<std::string, std::string> metadata;  // trace metadata table
   std::map<std::string, int64_t> collector_stats;
 
   StringPool strings;
@@ -281,10 +291,10 @@ struct TraceModel {
   std::vector<std::string> notes;
 
   // Derived by Finalize(): ops and api sorted; lookups built.
-  CorrelationIndex api_by_correlation;  // prefers runtime
-  absl::flat_hash_map<int64_t, int32_t> stream_index;        // source id -> index
-  int64_t max_op_duration_ns = 0;   // longest GPU op (bounds window searches)
-  std::vector<int32_t> op_devices;  // ids of the devices that ran ops, ascending
+  CorrelationIndex api_by_correlation;                 // prefers runtime
+  absl::flat_hash_map<int64_t, int32_t> stream_index;  // source id -> index
+  int64_t max_op_duration_ns = 0;                      // longest GPU op (bounds window searches)
+  std::vector<int32_t> op_devices;                     // ids of the devices that ran ops, ascending
   // Whole-trace facts analyses build on first use (derived_cache.h);
   // Finalize() starts a fresh one. Shared by copies of the model.
   std::shared_ptr<DerivedCache> derived = std::make_shared<DerivedCache>();

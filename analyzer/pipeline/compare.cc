@@ -13,8 +13,8 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/pipeline/analysis_plan.h"
@@ -58,8 +58,8 @@ std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSumm
     }
   }
   if (expected.memset_count != actual.memset_count || expected.memset_bytes != actual.memset_bytes) {
-    out.push_back({"memset", "memset", expected.memset_count, actual.memset_count, expected.memset_bytes,
-                   actual.memset_bytes});
+    out.push_back(
+        {"memset", "memset", expected.memset_count, actual.memset_count, expected.memset_bytes, actual.memset_bytes});
   }
   return out;
 }
@@ -124,7 +124,8 @@ void AddMetric(CompareResult& r, const std::string& name, int64_t RunMetrics::*f
   for (const CompareRun& run : r.variant) v.push_back(run.metrics.*field);
   MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
   m.change_ns = m.variant.median - m.control.median;
-  m.change_pct = m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
+  m.change_pct =
+      m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
   r.metrics.push_back(std::move(m));
 }
 
@@ -143,7 +144,8 @@ void AddMetricBy(CompareResult& r, const std::string& name, Get get, bool skip_i
   if (skip_if_zero && !any) return;
   MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
   m.change_ns = m.variant.median - m.control.median;
-  m.change_pct = m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
+  m.change_pct =
+      m.control.median != 0 ? 100.0 * static_cast<double>(m.change_ns) / static_cast<double>(m.control.median) : 0;
   r.metrics.push_back(std::move(m));
 }
 
@@ -270,8 +272,7 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
 }
 
 absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& control,
-                                      const std::vector<const TraceModel*>& variant,
-                                      const CompareOptions& options) {
+                                      const std::vector<const TraceModel*>& variant, const CompareOptions& options) {
   if (control.empty() || variant.empty()) {
     return absl::InvalidArgumentError("compare needs at least one control and one variant trace");
   }
@@ -352,13 +353,14 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   AddMetric(r, "busy_ns", &RunMetrics::busy_ns);
   AddMetric(r, "overlap_ns", &RunMetrics::overlap_ns);
   for (int p = 0; p < kNumOverlapPairs; ++p) {
-    AddMetricBy(r, absl::StrCat("overlap:", OverlapPairName(p)), [p](const RunMetrics& m) { return m.pair_ns[p]; },
-                true);
+    AddMetricBy(
+        r, absl::StrCat("overlap:", OverlapPairName(p)), [p](const RunMetrics& m) { return m.pair_ns[p]; }, true);
   }
   AddMetric(r, "idle_ns", &RunMetrics::idle_ns);
   for (int c = 0; c < kNumGapCauses; ++c) {
-    AddMetricBy(r, absl::StrCat("idle:", std::string(GapCauseName(static_cast<GapCause>(c)))),
-                [c](const RunMetrics& m) { return m.idle_cause_ns[c]; }, true);
+    AddMetricBy(
+        r, absl::StrCat("idle:", std::string(GapCauseName(static_cast<GapCause>(c)))),
+        [c](const RunMetrics& m) { return m.idle_cause_ns[c]; }, true);
   }
   AddMetric(r, "kernel_gap_ns", &RunMetrics::kernel_gap_ns);
   AddMetric(r, "graph_removable_ns", &RunMetrics::graph_removable_ns);
@@ -368,17 +370,16 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   r.control_total_ns = total.control.median;
   r.variant_total_ns = total.variant.median;
   r.saved_ns = r.control_total_ns - r.variant_total_ns;
-  r.saved_pct = r.control_total_ns > 0
-                    ? 100.0 * static_cast<double>(r.saved_ns) / static_cast<double>(r.control_total_ns)
-                    : 0;
-  r.noise_ns = std::max({static_cast<int64_t>(std::llround(options.noise_pct / 100.0 *
-                                                           static_cast<double>(r.control_total_ns))),
-                         total.control.range(), total.variant.range()});
+  r.saved_pct =
+      r.control_total_ns > 0 ? 100.0 * static_cast<double>(r.saved_ns) / static_cast<double>(r.control_total_ns) : 0;
+  r.noise_ns =
+      std::max({static_cast<int64_t>(std::llround(options.noise_pct / 100.0 * static_cast<double>(r.control_total_ns))),
+                total.control.range(), total.variant.range()});
   const MetricComparison* ov = r.Find("overlap_ns");
   const MetricComparison* busy = r.Find("busy_ns");
-  r.overlap_present = ov->variant.median > 0 &&
-                      static_cast<double>(ov->variant.median) >=
-                          options.min_overlap_share * static_cast<double>(busy->variant.median);
+  r.overlap_present =
+      ov->variant.median > 0 &&
+      static_cast<double>(ov->variant.median) >= options.min_overlap_share * static_cast<double>(busy->variant.median);
   Decide(r);
 
   bool diagnose = r.verdict == CompareVerdict::kNoOverlap || r.verdict == CompareVerdict::kOverlapWithoutGain ||
@@ -394,8 +395,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
       r.diagnose = AnalyzeDiagnose(*run.model, run.windows.front(), d);
       RankDiagnoseFindings(*run.model, BuildDependencyGraph(*run.model, run.windows.front()), d, &*r.diagnose);
       if (run.windows.size() > 1) {
-        r.diagnose->notes.push_back(
-            {DiagnoseNote::Kind::kFirstOfWindows, static_cast<int64_t>(run.windows.size())});
+        r.diagnose->notes.push_back({DiagnoseNote::Kind::kFirstOfWindows, static_cast<int64_t>(run.windows.size())});
       }
     }
   }

@@ -8,9 +8,8 @@
 // end), or by default the steady state's NVTX range when every trace's
 // steady state is that same range (steady_state.h), else the NVTX range
 // "measured" when every trace has it, else whole GPU activity (a
-// kernel-sequence steady state cuts runs of the same work at different ops). With several instances of the range in a trace,
-// all are used and their figures summed (or only the K-th with
-// nvtx_instance).
+// kernel-sequence steady state cuts runs of the same work at different ops). With several instances of the range in a
+// trace, all are used and their figures summed (or only the K-th with nvtx_instance).
 //
 // Per run: work (ops that start inside the windows: kernel instances per
 // name, count and bytes per copy direction, memset count and bytes),
@@ -58,8 +57,13 @@
 namespace streamscope {
 
 enum class CompareVerdict : uint8_t {
-  kVerified = 0, kDifferentWork = 1, kValidationFailed = 2, kNoOverlap = 3,
-  kOverlapWithoutGain = 4, kWithinNoise = 5, kNoGain = 6,
+  kVerified = 0,
+  kDifferentWork = 1,
+  kValidationFailed = 2,
+  kNoOverlap = 3,
+  kOverlapWithoutGain = 4,
+  kWithinNoise = 5,
+  kNoGain = 6,
   kHazard = 7,  // the variant has certain cross-stream hazards (hazards.h)
 };
 // "VERIFIED", "DIFFERENT_WORK", "VALIDATION_FAILED", "NO_OVERLAP",
@@ -78,12 +82,12 @@ struct CompareOptions {
   std::optional<int> nvtx_instance;    // 1-based; nullopt = all instances, summed
   double noise_pct = 2.0;
   CompareGoal goal = CompareGoal::kOverlap;
-  double min_overlap_share = 0.01;     // of the variant's busy time
-  DiagnoseOptions diagnose;            // reference is filled in by Compare
+  double min_overlap_share = 0.01;  // of the variant's busy time
+  DiagnoseOptions diagnose;         // reference is filled in by Compare
 };
 
 struct WorkSummary {
-  std::map<std::string, int64_t> kernels;  // name -> instances
+  std::map<std::string, int64_t> kernels;                            // name -> instances
   std::array<int64_t, kNumOpCategories> copy_count{}, copy_bytes{};  // copy categories
   int64_t memset_count = 0, memset_bytes = 0;
 };
@@ -104,9 +108,9 @@ struct RunMetrics {
   int64_t busy_ns = 0, overlap_ns = 0, idle_ns = 0;
   std::array<int64_t, kNumOverlapPairs> pair_ns{};
   std::array<int64_t, kNumGapCauses> idle_cause_ns{};
-  int64_t kernel_gap_ns = 0;        // idle before kernels, from their previous kernel on the stream
-  int64_t graph_removable_ns = 0;   // launch statistics
-  int64_t launch_api_ns = 0;        // time in kernel launch calls
+  int64_t kernel_gap_ns = 0;       // idle before kernels, from their previous kernel on the stream
+  int64_t graph_removable_ns = 0;  // launch statistics
+  int64_t launch_api_ns = 0;       // time in kernel launch calls
 };
 
 struct CompareRun {
@@ -162,17 +166,17 @@ struct CompareResult {
   std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
-  int64_t variant_certain_hazards = 0;  // summed over the variant runs
-  int hazard_run = -1;  // the first variant run with a certain hazard (index into variant)
+  int64_t variant_certain_hazards = 0;    // summed over the variant runs
+  int hazard_run = -1;                    // the first variant run with a certain hazard (index into variant)
   std::vector<MetricComparison> metrics;  // total_interval_ns first
   int64_t control_total_ns = 0, variant_total_ns = 0;  // medians
-  int64_t saved_ns = 0;   // control - variant (negative: worse)
-  double saved_pct = 0;   // of the control total
+  int64_t saved_ns = 0;                                // control - variant (negative: worse)
+  double saved_pct = 0;                                // of the control total
   int64_t noise_ns = 0;
   CompareVerdict verdict = CompareVerdict::kVerified;
   std::vector<std::string> failed_conditions;  // "work", "validation", "overlap", "gain"
-  int diagnosed_run = -1;                // index into variant
-  std::optional<DiagnoseResult> diagnose;  // for variant[diagnosed_run], first window
+  int diagnosed_run = -1;                      // index into variant
+  std::optional<DiagnoseResult> diagnose;      // for variant[diagnosed_run], first window
   std::optional<DiagnoseReference> reference;
   const MetricComparison* Find(std::string_view name) const;
 };
@@ -190,8 +194,7 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
 // The whole comparison. Every model must outlive the result (runs point to
 // them). INVALID_ARGUMENT if a side is empty; window errors as above.
 absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& control,
-                                      const std::vector<const TraceModel*>& variant,
-                                      const CompareOptions& options);
+                                      const std::vector<const TraceModel*>& variant, const CompareOptions& options);
 
 }  // namespace streamscope
 

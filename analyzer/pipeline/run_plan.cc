@@ -98,8 +98,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       if (hazards->order) w.order_stats = hazards->order->stats();
     }
     if (plan.timing_audit) {
-      w.timing_audit = AnalyzeTimingAudit(model, hazards->order ? &*hazards->order : nullptr, window,
-                                          plan.timing_audit_options);
+      w.timing_audit =
+          AnalyzeTimingAudit(model, hazards->order ? &*hazards->order : nullptr, window, plan.timing_audit_options);
     }
     if (plan.timing_audit) MarkPhase("hazards+audit");
   }

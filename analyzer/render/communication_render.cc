@@ -33,8 +33,8 @@ nlohmann::json CommunicationToJson(const CommunicationResult& result, const Trac
   return {{"devices", devices}};
 }
 
-void RenderCommunicationText(const CommunicationResult& result, const TraceModel& model,
-                             const RenderOptions& options, std::ostream& out) {
+void RenderCommunicationText(const CommunicationResult& result, const TraceModel& model, const RenderOptions& options,
+                             std::ostream& out) {
   if (!result.any()) return;
   out << "\nCommunication (NCCL kernels and peer copies) vs compute:\n";
   for (const DeviceCommunication& d : result.devices) {
@@ -52,15 +52,16 @@ void RenderCommunicationText(const CommunicationResult& result, const TraceModel
     out << "\n";
     for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
       const CommKernelStat& s = d.by_name[i];
-      out << "    " << s.count << " x " << ShortenMiddle(model.strings.Get(s.name)) << ": " << FormatDuration(s.total_ns) << "\n";
+      out << "    " << s.count << " x " << ShortenMiddle(model.strings.Get(s.name)) << ": "
+          << FormatDuration(s.total_ns) << "\n";
     }
   }
 }
 
 std::vector<ResultTable> CommunicationToTables(const CommunicationResult& result) {
   ResultTable t{"analysis_communication",
-                {"device_id", "comm_kernels", "compute_kernels", "p2p_copies", "comm_ns", "compute_ns",
-                 "overlapped_ns", "exposed_comm_ns", "hidden_share", "p2p_ns", "p2p_overlapped_ns"},
+                {"device_id", "comm_kernels", "compute_kernels", "p2p_copies", "comm_ns", "compute_ns", "overlapped_ns",
+                 "exposed_comm_ns", "hidden_share", "p2p_ns", "p2p_overlapped_ns"},
                 {}};
   for (const DeviceCommunication& d : result.devices) {
     t.rows.push_back({int64_t{d.device_id}, d.comm_kernels, d.compute_kernels, d.p2p_copies, d.comm_ns, d.compute_ns,
@@ -160,7 +161,7 @@ void RenderCrossRankText(const CrossRankResult& result, std::ostream& out) {
   const ClockAlignment& a = result.alignment;
   if (a.method != "shared_clock") {
     out << "  Clocks of " << a.hosts << " hosts aligned to rank " << a.reference_rank << "'s ("
-        << (a.method == "collectives" ? "wall-clock start, refined from the collectives' ends"
+        << (a.method == "collectives"  ? "wall-clock start, refined from the collectives' ends"
             : a.method == "wall_clock" ? "wall-clock start only"
                                        : "no estimate")
         << "); residual: median " << FormatDuration(a.residual_median_ns) << ", max "

@@ -16,8 +16,8 @@
 
 #include "analyzer/analysis/communication.h"
 #include "analyzer/analysis/cross_rank.h"
-#include "analyzer/render/render_options.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -25,8 +25,8 @@ namespace streamscope {
 nlohmann::json CommunicationToJson(const CommunicationResult& result, const TraceModel& model,
                                    const RenderOptions& options);
 // Prints nothing when the window holds no communication.
-void RenderCommunicationText(const CommunicationResult& result, const TraceModel& model,
-                             const RenderOptions& options, std::ostream& out);
+void RenderCommunicationText(const CommunicationResult& result, const TraceModel& model, const RenderOptions& options,
+                             std::ostream& out);
 std::vector<ResultTable> CommunicationToTables(const CommunicationResult& result);
 
 nlohmann::json CrossRankToJson(const CrossRankResult& result);

@@ -5,10 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/base/units.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/hazards_render.h"
-#include "analyzer/base/units.h"
 
 namespace streamscope {
 
@@ -24,16 +24,16 @@ std::string WorkDifferenceSentence(const WorkDifference& d) {
 
 std::string CompareWindowRuleText(const CompareResult& r) {
   const CompareOptions& o = r.options;
-  std::string instances = o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance)
-                                          : std::string("all instances, summed");
+  std::string instances =
+      o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance) : std::string("all instances, summed");
   if (o.window_rule == CompareOptions::WindowRule::kDefault) {
     if (r.steady_state_rule) {
       return absl::StrCat("the steady state: NVTX range '", o.nvtx_name, "' (", instances,
                           "; every trace's steady state)");
     }
-    return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
-                               : absl::StrCat("whole GPU activity (not every trace has the NVTX range '",
-                                              o.nvtx_name, "')");
+    return r.windows_from_nvtx
+               ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
+               : absl::StrCat("whole GPU activity (not every trace has the NVTX range '", o.nvtx_name, "')");
   }
   return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, ")")
                              : std::string("whole GPU activity");
@@ -47,7 +47,6 @@ std::string CompareHazardSentence(const CompareResult& r) {
 }
 
 namespace {
-
 
 std::string Pct(double pct) { return absl::StrFormat("%.1f%%", pct); }
 std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDuration(ns); }
@@ -78,8 +77,8 @@ std::string WhyText(const CompareResult& r) {
   const DiagnoseFinding* p = r.diagnose->primary();
   if (p == nullptr) return " Diagnose found no significant cause.";
   const TraceModel& model = *r.variant[r.diagnosed_run].model;
-  return absl::StrCat(" Why (diagnose, primary cause ", std::string(DiagnoseCauseName(p->cause)), "): ",
-                      DiagnoseSummary(*p, model), ".");
+  return absl::StrCat(" Why (diagnose, primary cause ", std::string(DiagnoseCauseName(p->cause)),
+                      "): ", DiagnoseSummary(*p, model), ".");
 }
 
 std::string ChangeText(const CompareResult& r) {
@@ -92,9 +91,9 @@ std::string CompareVerdictSentence(const CompareResult& r) {
   const MetricComparison* ov = r.Find("overlap_ns");
   const MetricComparison* busy = r.Find("busy_ns");
   int64_t overlap = ov ? ov->variant.median : 0;
-  std::string noise = absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
-                                   absl::StrFormat("%g", r.options.noise_pct),
-                                   "% of the control total and the run-to-run spread)");
+  std::string noise =
+      absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
+                   absl::StrFormat("%g", r.options.noise_pct), "% of the control total and the run-to-run spread)");
   std::string launch = LaunchSaving(r);
   std::string s;
   switch (r.verdict) {
@@ -102,19 +101,22 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       const RunWorkDifference& d = r.work_differences.front();
       s = absl::StrCat("Not verified: the runs did different work: ", d.side, " ", d.path, " vs ", r.reference_path,
                        ": ", WorkDifferenceSentence(d.difference));
-      if (r.work_differences.size() > 1) absl::StrAppend(&s, " (and ", r.work_differences.size() - 1, " more differences)");
+      if (r.work_differences.size() > 1)
+        absl::StrAppend(&s, " (and ", r.work_differences.size() - 1, " more differences)");
       absl::StrAppend(&s, ".");
       break;
     }
     case CompareVerdict::kValidationFailed:
       s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
-      if (r.validation_failures.size() > 1) absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
+      if (r.validation_failures.size() > 1)
+        absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
       absl::StrAppend(&s, ".");
       break;
     case CompareVerdict::kHazard:
       s = absl::StrCat("Not verified: the variant has ", r.variant_certain_hazards,
                        " certain cross-stream hazards (accesses to the same bytes, one writing, that nothing "
-                       "orders): ", CompareHazardSentence(r),
+                       "orders): ",
+                       CompareHazardSentence(r),
                        " Whatever it saved, the overlap is not verified until an event wait or sync orders them.");
       break;
     case CompareVerdict::kNoOverlap:
@@ -138,7 +140,8 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       s = absl::StrCat("Not verified: the total interval changed by ", SignedDuration(-r.saved_ns), " (",
                        SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
       if (r.options.goal == CompareGoal::kOverlap) {
-        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r), ") but brings no measurable gain.");
+        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r),
+                        ") but brings no measurable gain.");
       }
       absl::StrAppend(&s, WhyText(r));
       break;
@@ -187,9 +190,8 @@ nlohmann::json WorkJson(const WorkSummary& w) {
                       {"count", w.copy_count[c]},
                       {"bytes", w.copy_bytes[c]}});
   }
-  return {{"kernels", kernels},
-          {"copies", copies},
-          {"memsets", {{"count", w.memset_count}, {"bytes", w.memset_bytes}}}};
+  return {
+      {"kernels", kernels}, {"copies", copies}, {"memsets", {{"count", w.memset_count}, {"bytes", w.memset_bytes}}}};
 }
 
 nlohmann::json RunJson(const CompareRun& run) {
@@ -240,8 +242,8 @@ std::string WorkText(const WorkSummary& w) {
   }
   for (int c = 0; c < kNumOpCategories; ++c) {
     if (w.copy_count[c] == 0) continue;
-    parts.push_back(absl::StrCat(std::string(OpCategoryName(static_cast<OpCategory>(c))), " ", w.copy_count[c], " copies, ",
-                                 FormatBytes(w.copy_bytes[c])));
+    parts.push_back(absl::StrCat(std::string(OpCategoryName(static_cast<OpCategory>(c))), " ", w.copy_count[c],
+                                 " copies, ", FormatBytes(w.copy_bytes[c])));
   }
   if (w.memset_count > 0) parts.push_back(absl::StrCat(w.memset_count, " memsets, ", FormatBytes(w.memset_bytes)));
   if (parts.empty()) return "no GPU op";
@@ -319,9 +321,9 @@ nlohmann::json CompareToJson(const CompareResult& r) {
 }
 
 void RenderCompareText(const CompareResult& r, std::ostream& out) {
-  out << "streamscope compare: " << r.control.size() << " control run" << (r.control.size() == 1 ? "" : "s")
-      << " vs " << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s") << " (goal: "
-      << CompareGoalName(r.options.goal) << ")\n";
+  out << "streamscope compare: " << r.control.size() << " control run" << (r.control.size() == 1 ? "" : "s") << " vs "
+      << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s")
+      << " (goal: " << CompareGoalName(r.options.goal) << ")\n";
   out << "Window: " << CompareWindowRuleText(r) << "\n";
   for (int side = 0; side < 2; ++side) {
     for (const CompareRun& run : side == 0 ? r.control : r.variant) {
@@ -342,9 +344,10 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
   }
   out << "Validation: ";
   if (r.validation_passed) {
-    out << "passed" << (r.validation_not_recorded > 0 ? absl::StrCat(" where recorded (not recorded in ",
-                                                                     r.validation_not_recorded, " runs)")
-                                                      : std::string(" in every run"))
+    out << "passed"
+        << (r.validation_not_recorded > 0
+                ? absl::StrCat(" where recorded (not recorded in ", r.validation_not_recorded, " runs)")
+                : std::string(" in every run"))
         << "\n";
   } else {
     out << "FAILED\n";

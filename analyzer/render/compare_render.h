@@ -17,8 +17,8 @@
 #include <ostream>
 #include <string>
 
-#include "analyzer/pipeline/compare.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/pipeline/compare.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

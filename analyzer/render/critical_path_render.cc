@@ -39,9 +39,9 @@ std::vector<size_t> Longest(const CriticalPath& p, int top) {
 
 std::string Where(const PathSegment& s, const TraceModel& m) {
   if (IsHostSegment(s.kind)) {
-    std::string call = s.api >= 0 ? absl::StrCat(", ", std::string(m.strings.Get(m.api.name[s.api])), "#",
-                                                 m.api.source_id[s.api])
-                                  : "";
+    std::string call =
+        s.api >= 0 ? absl::StrCat(", ", std::string(m.strings.Get(m.api.name[s.api])), "#", m.api.source_id[s.api])
+                   : "";
     return absl::StrCat("thread ", s.tid, call);
   }
   if (s.op >= 0) return OpLabel(m, s.op);
@@ -77,8 +77,11 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
                                           : nlohmann::json(nullptr)}});
   }
   return {{"analysis", "critical_path"},
-          {"window", {{"label", p.window.label}, {"start_ns", p.window.start_ns}, {"end_ns", p.window.end_ns},
-                      {"length_ns", p.window.length()}}},
+          {"window",
+           {{"label", p.window.label},
+            {"start_ns", p.window.start_ns},
+            {"end_ns", p.window.end_ns},
+            {"length_ns", p.window.length()}}},
           {"start_ns", p.start_ns},
           {"end_ns", p.end_ns},
           {"length_ns", length},

@@ -87,8 +87,10 @@ class FdBuf : public std::streambuf {
     while (p < pptr() && error_ == 0) {
       ssize_t n = write(fd_, p, static_cast<size_t>(pptr() - p));
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) error_ = errno;
-      else p += n;
+      if (n < 0)
+        error_ = errno;
+      else
+        p += n;
     }
     setp(buf_, buf_ + sizeof(buf_));
     return error_ == 0 ? 0 : -1;
@@ -117,14 +119,14 @@ void WriteCsv(const ResultTable& table, std::ostream& out) {
   WriteRows(table, {}, out);
 }
 
-absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces,
-                            bool force) {
+absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces, bool force) {
   if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return CannotWrite(dir, errno);
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0) return CannotWrite(dir, errno);
   if (!S_ISDIR(st.st_mode)) {
-    return absl::AlreadyExistsError(absl::StrCat(dir, ": not a folder; --format csv -o names a folder "
-                                                      "that receives one file per table"));
+    return absl::AlreadyExistsError(absl::StrCat(dir,
+                                                 ": not a folder; --format csv -o names a folder "
+                                                 "that receives one file per table"));
   }
   if (traces.empty()) return absl::OkStatus();
   const std::vector<ResultTable>& names = traces.front();

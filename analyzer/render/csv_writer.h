@@ -24,8 +24,7 @@ void WriteCsv(const ResultTable& table, std::ostream& out);
 // JSON's "traces"). DIR is created when missing. Existing files are never
 // replaced without `force` (AlreadyExists, checked for every file before
 // any is written); symlinks are never followed.
-absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces,
-                            bool force);
+absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces, bool force);
 
 }  // namespace streamscope
 

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/base/units.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/op_ref.h"
-#include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
@@ -30,7 +30,8 @@ std::string CallLabel(const TraceModel& m, int32_t api) {
 
 nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   nlohmann::json steps = nlohmann::json::array();
-  for (int s = 0; s < kNumDiagnoseSteps; ++s) steps.push_back(std::string(DiagnoseStepName(static_cast<DiagnoseStep>(s))));
+  for (int s = 0; s < kNumDiagnoseSteps; ++s)
+    steps.push_back(std::string(DiagnoseStepName(static_cast<DiagnoseStep>(s))));
   nlohmann::json findings = nlohmann::json::array();
   const std::vector<int32_t> order = r.RankOrder();
   const DiagnoseFinding* primary_finding = r.primary();
@@ -42,40 +43,44 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
     nlohmann::json figures = nlohmann::json::object(), labels = nlohmann::json::object();
     for (const auto& [k, v] : f.figures) figures[k] = v;
     for (const auto& [k, v] : DiagnoseLabels(f)) labels[k] = v;
-    findings.push_back({{"rank", i + 1},
-                        {"step", std::string(DiagnoseStepName(StepOf(f.cause)))},
-                        {"cause", std::string(DiagnoseCauseName(f.cause))},
-                        {"check_order", order[i] + 1},
-                        {"primary", &f == primary_finding},
-                        {"significant", f.significant},
-                        {"impact_ns", f.impact_ns},
-                        {"measured_cost_ns", f.impact_ns},
-                        {"saving_estimated", f.saving_estimated},
-                        {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns)
-                                                                   : nlohmann::json(nullptr)},
-                        {"estimated_saving_share_of_gpu_span",
-                         f.saving_estimated && r.gpu_span_ns > 0
-                             ? nlohmann::json(static_cast<double>(f.estimated_saving_ns) / static_cast<double>(r.gpu_span_ns))
-                             : nlohmann::json(nullptr)},
-                        {"impact_share_of_gpu_span",
-                         r.gpu_span_ns > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.gpu_span_ns) : 0.0},
-                        {"impact_share_of_window",
-                         r.window.length() > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.window.length()) : 0.0},
-                        {"summary", DiagnoseSummary(f, m)},
-                        {"remedy", DiagnoseRemedy(f)},
-                        {"evidence", {{"ops", ops}, {"calls", calls}, {"tids", f.tids}}},
-                        {"figures", figures},
-                        {"labels", labels}});
+    findings.push_back(
+        {{"rank", i + 1},
+         {"step", std::string(DiagnoseStepName(StepOf(f.cause)))},
+         {"cause", std::string(DiagnoseCauseName(f.cause))},
+         {"check_order", order[i] + 1},
+         {"primary", &f == primary_finding},
+         {"significant", f.significant},
+         {"impact_ns", f.impact_ns},
+         {"measured_cost_ns", f.impact_ns},
+         {"saving_estimated", f.saving_estimated},
+         {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns) : nlohmann::json(nullptr)},
+         {"estimated_saving_share_of_gpu_span",
+          f.saving_estimated && r.gpu_span_ns > 0
+              ? nlohmann::json(static_cast<double>(f.estimated_saving_ns) / static_cast<double>(r.gpu_span_ns))
+              : nlohmann::json(nullptr)},
+         {"impact_share_of_gpu_span",
+          r.gpu_span_ns > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.gpu_span_ns) : 0.0},
+         {"impact_share_of_window",
+          r.window.length() > 0 ? static_cast<double>(f.impact_ns) / static_cast<double>(r.window.length()) : 0.0},
+         {"summary", DiagnoseSummary(f, m)},
+         {"remedy", DiagnoseRemedy(f)},
+         {"evidence", {{"ops", ops}, {"calls", calls}, {"tids", f.tids}}},
+         {"figures", figures},
+         {"labels", labels}});
   }
   nlohmann::json primary = nullptr;
   if (const DiagnoseFinding* p = r.primary()) {
-    primary = {{"step", std::string(DiagnoseStepName(StepOf(p->cause)))}, {"cause", std::string(DiagnoseCauseName(p->cause))}};
+    primary = {{"step", std::string(DiagnoseStepName(StepOf(p->cause)))},
+               {"cause", std::string(DiagnoseCauseName(p->cause))}};
   }
   std::vector<std::string> notes;
   for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
   return {{"analysis", "diagnose"},
-          {"window", {{"label", r.window.label}, {"start_ns", r.window.start_ns}, {"end_ns", r.window.end_ns},
-                      {"length_ns", r.window.length()}}},
+          {"window",
+           {{"label", r.window.label},
+            {"start_ns", r.window.start_ns},
+            {"end_ns", r.window.end_ns},
+            {"length_ns", r.window.length()}}},
           {"gpu_span_ns", r.gpu_span_ns},
           {"busy_ns", r.busy_ns},
           {"overlap_ns", r.overlap_ns},
@@ -89,8 +94,8 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
 
 void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostream& out, const std::string& indent) {
   out << indent << "Diagnosis (" << r.window.label << ", " << FormatDuration(r.window.length()) << "; GPU span "
-      << FormatDuration(r.gpu_span_ns) << ", busy "
-      << FormatDuration(r.busy_ns) << ", ops overlapped " << FormatDuration(r.overlap_ns)
+      << FormatDuration(r.gpu_span_ns) << ", busy " << FormatDuration(r.busy_ns) << ", ops overlapped "
+      << FormatDuration(r.overlap_ns)
       << "). Checked in order: hardware, memory type, dependencies, hidden sync, CPU starvation, contention, "
          "small work.\n";
   if (!r.findings.empty()) {
@@ -109,13 +114,13 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     const DiagnoseFinding& f = r.findings[order[i]];
     const bool lesser = r.ranked.empty() ? !f.significant : static_cast<int32_t>(i) >= r.leading_count;
     if (lesser && !minor_header) {
-      out << indent << (r.ranked.empty() ? "  Minor findings:\n"
-                                         : "  Minor findings (cost or estimated saving below 1% of the GPU span):\n");
+      out << indent
+          << (r.ranked.empty() ? "  Minor findings:\n"
+                               : "  Minor findings (cost or estimated saving below 1% of the GPU span):\n");
       minor_header = true;
     }
-    out << indent << "  " << (i + 1) << ". [" << DiagnoseStepName(StepOf(f.cause)) << "] "
-        << DiagnoseCauseName(f.cause) << ": " << DiagnoseCostAndSaving(f, r.gpu_span_ns)
-        << (&f == primary ? "  <- primary cause" : "") << "\n";
+    out << indent << "  " << (i + 1) << ". [" << DiagnoseStepName(StepOf(f.cause)) << "] " << DiagnoseCauseName(f.cause)
+        << ": " << DiagnoseCostAndSaving(f, r.gpu_span_ns) << (&f == primary ? "  <- primary cause" : "") << "\n";
     out << indent << "     " << DiagnoseSummary(f, m) << "\n";
     if (!f.ops.empty()) {
       out << indent << "     ops:";
@@ -170,16 +175,15 @@ void InstanceCauses::Render(const TraceModel& model, std::ostream& out) const {
   for (const auto& [cause, c] : order) {
     if (c.primary == 0) continue;
     out << "  " << DiagnoseCauseName(static_cast<DiagnoseCause>(cause)) << ": primary in " << c.primary << " ("
-        << FormatShare(c.primary, instances_) << "), worst " << c.worst_label << " ("
-        << FormatDuration(c.worst_ns) << "); found in " << c.windows << " windows, "
-        << FormatDuration(c.impact_ns) << " in all\n";
+        << FormatShare(c.primary, instances_) << "), worst " << c.worst_label << " (" << FormatDuration(c.worst_ns)
+        << "); found in " << c.windows << " windows, " << FormatDuration(c.impact_ns) << " in all\n";
   }
   if (without_primary_ > 0) out << "  no significant cause: " << without_primary_ << " windows\n";
   std::vector<std::string> minor;
   for (const auto& [cause, c] : order) {
     if (c.primary == 0) {
-      minor.push_back(absl::StrCat(std::string(DiagnoseCauseName(static_cast<DiagnoseCause>(cause))), " in ", c.windows, " (",
-                                   FormatDuration(c.impact_ns), ")"));
+      minor.push_back(absl::StrCat(std::string(DiagnoseCauseName(static_cast<DiagnoseCause>(cause))), " in ", c.windows,
+                                   " (", FormatDuration(c.impact_ns), ")"));
     }
   }
   if (!minor.empty()) out << "  never primary: " << absl::StrJoin(minor, "; ") << "\n";

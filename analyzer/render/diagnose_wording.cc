@@ -100,8 +100,7 @@ std::string Summary(const PageableCopiesFacts& x, int64_t, const TraceModel&) {
   }
   std::string s = absl::StrJoin(parts, "; ");
   if (x.host_held_calls > 0) {
-    absl::StrAppend(&s, "; ", x.host_held_calls,
-                    " of the *Async copy calls held the host thread until the copy ran (",
+    absl::StrAppend(&s, "; ", x.host_held_calls, " of the *Async copy calls held the host thread until the copy ran (",
                     FormatDuration(x.host_held_ns), " of host time), so work behind them was submitted late");
   }
   return s;
@@ -130,18 +129,16 @@ std::string Summary(const EventWaitDelays& x, int64_t, const TraceModel&) {
 }
 
 std::string Summary(const SyncBetweenFacts& x, int64_t, const TraceModel&) {
-  return absl::StrCat(Count(x.syncs, "explicit synchronization", "explicit synchronizations"),
-                      " inside the window (", Calls(x.calls),
-                      ") followed by more submissions: the GPU drained and idled ", FormatDuration(x.idle_ns),
-                      " until the next op started");
+  return absl::StrCat(Count(x.syncs, "explicit synchronization", "explicit synchronizations"), " inside the window (",
+                      Calls(x.calls), ") followed by more submissions: the GPU drained and idled ",
+                      FormatDuration(x.idle_ns), " until the next op started");
 }
 
 std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {
-  return absl::StrCat(x.blocking_waited_for_legacy,
-                      " ops on blocking streams waited for ops on the legacy default stream and ",
-                      x.legacy_waited_for_blocking, " legacy-stream ops waited for blocking-stream work (",
-                      FormatDuration(x.delay_ns),
-                      " of delay): the legacy default stream serializes every blocking stream");
+  return absl::StrCat(
+      x.blocking_waited_for_legacy, " ops on blocking streams waited for ops on the legacy default stream and ",
+      x.legacy_waited_for_blocking, " legacy-stream ops waited for blocking-stream work (", FormatDuration(x.delay_ns),
+      " of delay): the legacy default stream serializes every blocking stream");
 }
 
 std::string Summary(const ImplicitSyncFacts& x, int64_t, const TraceModel&) {
@@ -154,7 +151,7 @@ std::string Summary(const ImplicitSyncFacts& x, int64_t, const TraceModel&) {
 std::string Summary(const CpuStarvationFacts& x, int64_t, const TraceModel&, const std::vector<int64_t>& tids) {
   std::vector<std::string> parts;
   for (const CpuStarvationFacts::HostWork& w : x.top) {
-    std::string what = w.cause == GapCause::kHostNvtxRange      ? absl::StrCat("in NVTX range '", w.detail, "'")
+    std::string what = w.cause == GapCause::kHostNvtxRange       ? absl::StrCat("in NVTX range '", w.detail, "'")
                        : w.cause == GapCause::kHostBlockedInCall ? absl::StrCat("blocked in ", w.detail)
                                                                  : std::string("in unannotated host code");
     parts.push_back(absl::StrCat(FormatDuration(w.ns), " ", what, " (", w.gaps, " gaps)"));
@@ -169,15 +166,16 @@ std::string Summary(const CpuStarvationFacts& x, int64_t, const TraceModel&, con
 std::string Summary(const ContentionFacts& x, int64_t, const TraceModel& m) {
   std::vector<std::string> parts;
   for (const ContentionFacts::Group& g : x.groups) {
-    std::string where = g.reference_source.empty() ? std::string("alone") : absl::StrCat("alone in ", g.reference_source);
+    std::string where =
+        g.reference_source.empty() ? std::string("alone") : absl::StrCat("alone in ", g.reference_source);
     std::string text = absl::StrCat(OpGroupLabel(m, g.example_op), " took ", FormatDuration(g.overlapped_ns),
                                     " overlapped vs ", FormatDuration(g.alone_ns), " ", where, " (", Ratio(g.ratio),
                                     ", ", g.overlapped_ops, " overlapped ops)");
     if (g.pageable) absl::StrAppend(&text, " [pageable: see the memory-type finding]");
     parts.push_back(std::move(text));
   }
-  return absl::StrCat("the same operations ran slower when they overlapped others: ", absl::StrJoin(parts, "; "),
-                      " — ", FormatDuration(x.extra_ns), " of extra time that ate the overlap's gain");
+  return absl::StrCat("the same operations ran slower when they overlapped others: ", absl::StrJoin(parts, "; "), " — ",
+                      FormatDuration(x.extra_ns), " of extra time that ate the overlap's gain");
 }
 
 std::string Summary(const SmallWorkFacts& x, int64_t, const TraceModel& m) {
@@ -196,8 +194,9 @@ std::string ImplicitSyncRemedy(const ImplicitSyncFacts& x) {
   for (ImplicitSyncKind k : x.kinds) {
     switch (k) {
       case ImplicitSyncKind::kAllocFree:
-        remedies.push_back("move cudaMalloc/cudaFree out of the loop or use cudaMallocAsync/cudaFreeAsync "
-                           "(a stream-ordered pool)");
+        remedies.push_back(
+            "move cudaMalloc/cudaFree out of the loop or use cudaMallocAsync/cudaFreeAsync "
+            "(a stream-ordered pool)");
         break;
       case ImplicitSyncKind::kSyncMemcpy:
         remedies.push_back("replace cudaMemcpy with cudaMemcpyAsync on the work's stream (pinned host memory)");
@@ -211,9 +210,7 @@ std::string ImplicitSyncRemedy(const ImplicitSyncFacts& x) {
       case ImplicitSyncKind::kDeviceConfig:
         remedies.push_back("set device limits and cache configuration once at start-up");
         break;
-      default:
-        remedies.push_back("check the calls flagged by their timing: they waited for the GPU to drain");
-        break;
+      default: remedies.push_back("check the calls flagged by their timing: they waited for the GPU to drain"); break;
     }
   }
   return absl::StrJoin(remedies, "; ");
@@ -310,8 +307,8 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
 }
 
 std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns) {
-  std::string s = absl::StrCat("measured cost ", FormatDuration(f.impact_ns), " (", FormatShare(f.impact_ns, gpu_span_ns),
-                               " of the GPU span)");
+  std::string s = absl::StrCat("measured cost ", FormatDuration(f.impact_ns), " (",
+                               FormatShare(f.impact_ns, gpu_span_ns), " of the GPU span)");
   if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
   if (f.estimated_saving_ns <= 0) return absl::StrCat(s, "; estimated saving none (the window would not end sooner)");
   return absl::StrCat(s, "; estimated saving ", FormatDuration(f.estimated_saving_ns), " (",
@@ -328,8 +325,7 @@ std::string DiagnoseNoteText(const DiagnoseNote& note) {
     case DiagnoseNote::Kind::kNoOpsInWindow: return "no GPU op starts inside the window: nothing to diagnose";
     case DiagnoseNote::Kind::kCopyEnginesUnknown:
       return absl::StrCat("device ", note.value, ": copy engine count not recorded; hardware limits not checked");
-    case DiagnoseNote::Kind::kFirstOfWindows:
-      return absl::StrCat("diagnosed the first of ", note.value, " windows");
+    case DiagnoseNote::Kind::kFirstOfWindows: return absl::StrCat("diagnosed the first of ", note.value, " windows");
   }
   return "";
 }

@@ -6,12 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
-#include "analyzer/render/text_layout.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
-
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -26,8 +25,8 @@ nlohmann::json OpJson(const TraceModel& model, int32_t op) {
   j["table"] = std::string(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = std::string(OpCategoryName(ops.category[op]));
-  j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(model.strings.Get(ops.name[op])))
-                                : nlohmann::json(nullptr);
+  j["name"] =
+      ops.name[op] >= 0 ? nlohmann::json(std::string(model.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
   j["stream_id"] = StreamIdJson(model, ops.stream[op]);
   j["device_id"] = ops.device_id[op];
   j["start_ns"] = ops.start_ns[op];
@@ -51,10 +50,8 @@ nlohmann::json CauseMap(const std::array<int64_t, kNumGapCauses>& ns) {
 // "inside NVTX range 'host_prepare'", "blocked in cudaMemcpy", ...
 std::string DescribePart(const TraceModel& model, GapCause cause, StringId detail) {
   switch (cause) {
-    case GapCause::kHostBlockedInCall:
-      return "blocked in " + std::string(model.strings.Get(detail));
-    case GapCause::kHostNvtxRange:
-      return "inside NVTX range '" + ShortenMiddle(model.strings.Get(detail)) + "'";
+    case GapCause::kHostBlockedInCall: return "blocked in " + std::string(model.strings.Get(detail));
+    case GapCause::kHostNvtxRange: return "inside NVTX range '" + ShortenMiddle(model.strings.Get(detail)) + "'";
     case GapCause::kHostUnannotated: return "doing unannotated host work";
     case GapCause::kSubmissionLatency: return "submission latency";
     case GapCause::kDependencyEventWait: return "waiting on an event (stream_wait_event)";
@@ -150,8 +147,8 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
            {"length_ns", p.length()},
            {"detail", Detail(model, p.detail)},
            {"api_id", p.api >= 0 ? nlohmann::json(model.api.source_id[p.api]) : nlohmann::json(nullptr)},
-           {"nvtx_range_id", p.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[p.nvtx].source_id)
-                                         : nlohmann::json(nullptr)}});
+           {"nvtx_range_id",
+            p.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[p.nvtx].source_id) : nlohmann::json(nullptr)}});
     }
     j["worst_gaps"].push_back(std::move(gj));
   }
@@ -160,8 +157,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
 
 void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std::ostream& out) {
   int64_t wlen = r.window.length();
-  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << FormatDuration(wlen)
-      << "\n";
+  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << FormatDuration(wlen) << "\n";
   if (r.devices.empty()) {
     out << "  No GPU ops in the trace.\n";
     return;
@@ -180,12 +176,12 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
         }
       }
       out << "    GPU " << d.device_id << " idled " << FormatDuration(t.starved_ns) << " ("
-          << Percent(Share(t.starved_ns, wlen)) << " of the window) waiting for host thread "
-          << t.tid;
+          << Percent(Share(t.starved_ns, wlen)) << " of the window) waiting for host thread " << t.tid;
       for (size_t k = 0; k < what.size() && k < 3; ++k) {
-        out << (k == 0 ? ", which was " : k + 1 == std::min<size_t>(what.size(), 3) ? " and " : ", ")
-            << DescribePart(model, what[k]->cause, what[k]->detail) << " for "
-            << FormatDuration(what[k]->ns);
+        out << (k == 0                                      ? ", which was "
+                : k + 1 == std::min<size_t>(what.size(), 3) ? " and "
+                                                            : ", ")
+            << DescribePart(model, what[k]->cause, what[k]->detail) << " for " << FormatDuration(what[k]->ns);
       }
       out << ".\n";
     }
@@ -193,8 +189,8 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     bool first = true;
     for (int c = 0; c < kNumGapCauses; ++c) {
       if (d.cause_ns[c] <= 0) continue;
-      out << (first ? " " : ", ") << GapCauseName(static_cast<GapCause>(c)) << " "
-          << FormatDuration(d.cause_ns[c]) << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
+      out << (first ? " " : ", ") << GapCauseName(static_cast<GapCause>(c)) << " " << FormatDuration(d.cause_ns[c])
+          << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
       first = false;
     }
     out << (first ? " no idle time.\n" : ".\n");
@@ -215,9 +211,8 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     // JSON and tables keep every part with its times).
     std::vector<std::pair<const GapPart*, int64_t>> summed;
     for (const GapPart& p : g.parts) {
-      auto same = std::find_if(summed.begin(), summed.end(), [&](const auto& e) {
-        return e.first->cause == p.cause && e.first->detail == p.detail;
-      });
+      auto same = std::find_if(summed.begin(), summed.end(),
+                               [&](const auto& e) { return e.first->cause == p.cause && e.first->detail == p.detail; });
       if (same == summed.end()) {
         summed.emplace_back(&p, p.length());
       } else {
@@ -226,8 +221,8 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     }
     constexpr size_t kMaxParts = 5;
     for (size_t k = 0; k < summed.size() && k < kMaxParts; ++k) {
-      out << (k == 0 ? " " : ", ") << DescribePart(model, summed[k].first->cause, summed[k].first->detail)
-          << " " << FormatDuration(summed[k].second);
+      out << (k == 0 ? " " : ", ") << DescribePart(model, summed[k].first->cause, summed[k].first->detail) << " "
+          << FormatDuration(summed[k].second);
     }
     if (summed.size() > kMaxParts) out << ", and " << (summed.size() - kMaxParts) << " more";
     out << ".\n";
@@ -237,58 +232,50 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
 std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const TraceModel& model) {
   ResultTable causes;
   causes.name = "analysis_gap_causes";
-  causes.columns = {"window", "device_id", "cause", "cpu_starvation", "detail", "tid",
-                    "ns",     "share_of_idle", "gaps"};
+  causes.columns = {"window", "device_id", "cause", "cpu_starvation", "detail", "tid", "ns", "share_of_idle", "gaps"};
   for (const GapCauseTotal& t : r.totals) {
     int64_t idle = 0;
     for (const DeviceGapSummary& d : r.devices) {
       if (d.device_id == t.device_id) idle = d.idle_ns;
     }
-    causes.rows.push_back(
-        {r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
-         int64_t{IsCpuStarvation(t.cause) ? 1 : 0},
-         t.detail >= 0 ? ResultValue(std::string(model.strings.Get(t.detail))) : ResultValue(),
-         t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, Share(t.ns, idle), t.gaps});
+    causes.rows.push_back({r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
+                           int64_t{IsCpuStarvation(t.cause) ? 1 : 0},
+                           t.detail >= 0 ? ResultValue(std::string(model.strings.Get(t.detail))) : ResultValue(),
+                           t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, Share(t.ns, idle), t.gaps});
   }
   ResultTable worst;
   worst.name = "analysis_gap_worst";
-  worst.columns = {"window",        "rank",        "device_id",     "start_ns",
-                   "end_ns",        "length_ns",   "primary_cause", "prev_op_table",
-                   "prev_op_id",    "next_op_table", "next_op_id",  "next_stream_id",
-                   "api_id",        "api_name",    "tid",           "api_start_ns"};
+  worst.columns = {"window",        "rank",          "device_id",  "start_ns",      "end_ns",     "length_ns",
+                   "primary_cause", "prev_op_table", "prev_op_id", "next_op_table", "next_op_id", "next_stream_id",
+                   "api_id",        "api_name",      "tid",        "api_start_ns"};
   // What the submitting thread did during each worst gap, one row per part
   // (rank joins analysis_gap_worst).
   ResultTable parts;
   parts.name = "analysis_gap_worst_part";
-  parts.columns = {"window", "rank", "part_index", "cause", "detail", "start_ns", "end_ns",
-                   "length_ns", "api_id", "nvtx_range_id"};
+  parts.columns = {"window",   "rank",   "part_index", "cause",  "detail",
+                   "start_ns", "end_ns", "length_ns",  "api_id", "nvtx_range_id"};
   int64_t rank = 1;
   for (const GapFinding& g : r.worst_gaps) {
     auto op_table = [&](int32_t op) {
       return op >= 0 ? ResultValue(std::string(OpTable(model.ops.category[op]))) : ResultValue();
     };
-    auto op_id = [&](int32_t op) {
-      return op >= 0 ? ResultValue(model.ops.source_id[op]) : ResultValue();
-    };
+    auto op_id = [&](int32_t op) { return op >= 0 ? ResultValue(model.ops.source_id[op]) : ResultValue(); };
     bool has_api = g.api >= 0;
-    worst.rows.push_back(
-        {r.window.label, rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
-         std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
-         op_table(g.next_op), op_id(g.next_op),
-         g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
-         has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
-         has_api ? ResultValue(std::string(model.strings.Get(model.api.name[g.api])))
-                 : ResultValue(),
-         has_api ? ResultValue(g.tid) : ResultValue(),
-         has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
+    worst.rows.push_back({r.window.label, rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
+                          std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
+                          op_table(g.next_op), op_id(g.next_op),
+                          g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
+                          has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
+                          has_api ? ResultValue(std::string(model.strings.Get(model.api.name[g.api]))) : ResultValue(),
+                          has_api ? ResultValue(g.tid) : ResultValue(),
+                          has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
     int64_t part_index = 0;
     for (const GapPart& p : g.parts) {
-      parts.rows.push_back(
-          {r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)),
-           p.detail >= 0 ? ResultValue(std::string(model.strings.Get(p.detail))) : ResultValue(),
-           p.start_ns, p.end_ns, p.length(),
-           p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
-           p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue()});
+      parts.rows.push_back({r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)),
+                            p.detail >= 0 ? ResultValue(std::string(model.strings.Get(p.detail))) : ResultValue(),
+                            p.start_ns, p.end_ns, p.length(),
+                            p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
+                            p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue()});
     }
   }
   return {std::move(causes), std::move(worst), std::move(parts)};

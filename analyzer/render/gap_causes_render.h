@@ -36,8 +36,8 @@
 #include <vector>
 
 #include "analyzer/analysis/gap_causes.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

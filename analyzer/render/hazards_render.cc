@@ -5,29 +5,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "analyzer/render/op_ref.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
 
 std::string Hex(uint64_t v) { return absl::StrFormat("0x%x", v); }
 
-bool ValidAllocation(const TraceModel& m, int64_t a) {
-  return a >= 0 && static_cast<size_t>(a) < m.allocations.size();
-}
+bool ValidAllocation(const TraceModel& m, int64_t a) { return a >= 0 && static_cast<size_t>(a) < m.allocations.size(); }
 
 nlohmann::json AllocationJson(const TraceModel& m, int64_t a) {
   if (!ValidAllocation(m, a)) return nullptr;
   const Allocation& x = m.allocations[a];
-  return {{"id", x.source_id},
-          {"kind", x.kind},
-          {"address", x.address},
-          {"address_hex", Hex(x.address)},
-          {"bytes", x.bytes},
-          {"device_id", x.device_id},
-          {"alloc_ns", x.alloc_ns},
-          {"free_ns", x.free_ns ? nlohmann::json(*x.free_ns) : nlohmann::json(nullptr)}};
+  return {{"id", x.source_id},      {"kind", x.kind},
+          {"address", x.address},   {"address_hex", Hex(x.address)},
+          {"bytes", x.bytes},       {"device_id", x.device_id},
+          {"alloc_ns", x.alloc_ns}, {"free_ns", x.free_ns ? nlohmann::json(*x.free_ns) : nlohmann::json(nullptr)}};
 }
 
 const char* ClassName(bool certain) { return certain ? "certain" : "possible"; }
@@ -58,16 +52,16 @@ size_t Cap(size_t n, int top) { return top < 0 ? n : std::min(n, static_cast<siz
 std::string AllocationLabel(const TraceModel& m, int64_t a) {
   if (!ValidAllocation(m, a)) return "memory outside recorded allocations";
   const Allocation& x = m.allocations[a];
-  return absl::StrCat("allocation ", x.source_id, " ", x.kind, " ", FormatBytes(static_cast<int64_t>(x.bytes)),
-                      " at ", Hex(x.address));
+  return absl::StrCat("allocation ", x.source_id, " ", x.kind, " ", FormatBytes(static_cast<int64_t>(x.bytes)), " at ",
+                      Hex(x.address));
 }
 
 std::string HazardSentence(const TraceModel& m, const Hazard& h) {
-  std::string s = absl::StrCat(h.certain ? "Certain" : "Possible", " hazard on ", AllocationLabel(m, h.allocation),
-                               ": ", OpLabel(m, h.op_a), " ", Verb(h.access_a), " and ", OpLabel(m, h.op_b), " ",
-                               Verb(h.access_b), " bytes [", Hex(h.lo), ", ", Hex(h.hi), ") (",
-                               FormatBytes(static_cast<int64_t>(h.hi - h.lo)),
-                               ") with no ordering between them (no event wait, sync or stream order)");
+  std::string s =
+      absl::StrCat(h.certain ? "Certain" : "Possible", " hazard on ", AllocationLabel(m, h.allocation), ": ",
+                   OpLabel(m, h.op_a), " ", Verb(h.access_a), " and ", OpLabel(m, h.op_b), " ", Verb(h.access_b),
+                   " bytes [", Hex(h.lo), ", ", Hex(h.hi), ") (", FormatBytes(static_cast<int64_t>(h.hi - h.lo)),
+                   ") with no ordering between them (no event wait, sync or stream order)");
   absl::StrAppend(&s, h.observed_concurrent ? "; they were observed running at the same time."
                                             : "; they did not run at the same time in this trace.");
   return s;
@@ -147,7 +141,8 @@ void RenderHazardsText(const HazardsResult& r, const OwnershipResult& own, const
                        std::ostream& out) {
   out << "\nOwnership and hazards:\n";
   if (!r.has_access_data) {
-    out << "  Not checked: the trace holds no memory_access records (record it with `streamscope run --kinds +memory`).\n";
+    out << "  Not checked: the trace holds no memory_access records (record it with `streamscope run --kinds "
+           "+memory`).\n";
     return;
   }
   int64_t shared = 0;
@@ -158,9 +153,10 @@ void RenderHazardsText(const HazardsResult& r, const OwnershipResult& own, const
     out << " " << r.stats.accesses_without_op << " access records matched no GPU op (left out).";
   }
   out << "\n";
-  out << "  " << r.certain_count << " certain hazards (" << r.certain_observed << " observed running at the same time), "
-      << r.possible_count << " possible hazards involving kernel arguments of unknown direction ("
-      << r.possible_observed << " observed at the same time).\n";
+  out << "  " << r.certain_count << " certain hazards (" << r.certain_observed
+      << " observed running at the same time), " << r.possible_count
+      << " possible hazards involving kernel arguments of unknown direction (" << r.possible_observed
+      << " observed at the same time).\n";
   if (r.certain_count == 0 && r.possible_count == 0) {
     out << "  Every cross-stream access to shared memory is ordered by stream order, event waits or syncs.\n";
   }
@@ -180,20 +176,21 @@ void RenderHazardsText(const HazardsResult& r, const OwnershipResult& own, const
 }
 
 std::vector<ResultTable> HazardsToTables(const HazardsResult& r, const OwnershipResult& own, const TraceModel& m) {
-  auto alloc_id = [&](int64_t a) { return ValidAllocation(m, a) ? ResultValue(m.allocations[a].source_id) : ResultValue(); };
+  auto alloc_id = [&](int64_t a) {
+    return ValidAllocation(m, a) ? ResultValue(m.allocations[a].source_id) : ResultValue();
+  };
   ResultTable ownership{"analysis_ownership",
                         {"allocation_id", "allocation_kind", "op_table", "op_id", "stream_id", "access", "address",
                          "bytes", "start_ns", "end_ns"},
                         {}};
   for (const AllocationOwnership& a : own.allocations) {
     for (const ResolvedAccess& x : a.accesses) {
-      ownership.rows.push_back({alloc_id(a.allocation),
-                                ValidAllocation(m, a.allocation) ? ResultValue(m.allocations[a.allocation].kind)
-                                                                 : ResultValue(),
-                                std::string(OpTable(m.ops.category[x.op])), m.ops.source_id[x.op],
-                                StreamIdCell(m, m.ops.stream[x.op]), std::string(AccessName(x.access)),
-                                static_cast<int64_t>(x.lo), static_cast<int64_t>(x.hi - x.lo), m.ops.start_ns[x.op],
-                                m.ops.end_ns[x.op]});
+      ownership.rows.push_back(
+          {alloc_id(a.allocation),
+           ValidAllocation(m, a.allocation) ? ResultValue(m.allocations[a.allocation].kind) : ResultValue(),
+           std::string(OpTable(m.ops.category[x.op])), m.ops.source_id[x.op], StreamIdCell(m, m.ops.stream[x.op]),
+           std::string(AccessName(x.access)), static_cast<int64_t>(x.lo), static_cast<int64_t>(x.hi - x.lo),
+           m.ops.start_ns[x.op], m.ops.end_ns[x.op]});
     }
   }
   ResultTable hazards{"analysis_hazard",
@@ -203,14 +200,13 @@ std::vector<ResultTable> HazardsToTables(const HazardsResult& r, const Ownership
                       {}};
   for (const std::vector<Hazard>* list : {&r.certain, &r.possible}) {
     for (const Hazard& h : *list) {
-      hazards.rows.push_back({std::string(ClassName(h.certain)), alloc_id(h.allocation), static_cast<int64_t>(h.lo),
-                              static_cast<int64_t>(h.hi), static_cast<int64_t>(h.hi - h.lo),
-                              std::string(OpTable(m.ops.category[h.op_a])), m.ops.source_id[h.op_a],
-                              StreamIdCell(m, m.ops.stream[h.op_a]), std::string(AccessName(h.access_a)),
-                              m.ops.start_ns[h.op_a], m.ops.end_ns[h.op_a],
-                              std::string(OpTable(m.ops.category[h.op_b])), m.ops.source_id[h.op_b],
-                              StreamIdCell(m, m.ops.stream[h.op_b]), std::string(AccessName(h.access_b)),
-                              m.ops.start_ns[h.op_b], m.ops.end_ns[h.op_b], int64_t{h.observed_concurrent ? 1 : 0}});
+      hazards.rows.push_back(
+          {std::string(ClassName(h.certain)), alloc_id(h.allocation), static_cast<int64_t>(h.lo),
+           static_cast<int64_t>(h.hi), static_cast<int64_t>(h.hi - h.lo), std::string(OpTable(m.ops.category[h.op_a])),
+           m.ops.source_id[h.op_a], StreamIdCell(m, m.ops.stream[h.op_a]), std::string(AccessName(h.access_a)),
+           m.ops.start_ns[h.op_a], m.ops.end_ns[h.op_a], std::string(OpTable(m.ops.category[h.op_b])),
+           m.ops.source_id[h.op_b], StreamIdCell(m, m.ops.stream[h.op_b]), std::string(AccessName(h.access_b)),
+           m.ops.start_ns[h.op_b], m.ops.end_ns[h.op_b], int64_t{h.observed_concurrent ? 1 : 0}});
     }
   }
   ResultTable summary{"analysis_hazard_summary",

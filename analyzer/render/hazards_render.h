@@ -36,8 +36,8 @@
 
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/ownership.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -51,8 +51,8 @@ nlohmann::json OwnershipToJson(const OwnershipResult& result, const TraceModel& 
 // `top` caps the listed hazards and groups (-1 = all).
 nlohmann::json HazardsToJson(const HazardsResult& result, const TraceModel& model,
                              const std::map<std::string, int64_t>& order_stats, int top);
-void RenderHazardsText(const HazardsResult& hazards, const OwnershipResult& ownership,
-                       const TraceModel& model, int top, std::ostream& out);
+void RenderHazardsText(const HazardsResult& hazards, const OwnershipResult& ownership, const TraceModel& model, int top,
+                       std::ostream& out);
 std::vector<ResultTable> HazardsToTables(const HazardsResult& hazards, const OwnershipResult& ownership,
                                          const TraceModel& model);
 

@@ -6,12 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
-#include "analyzer/render/text_layout.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
-
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -19,9 +18,7 @@ double Share(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
-bool ValidStream(const TraceModel& m, int32_t s) {
-  return s >= 0 && static_cast<size_t>(s) < m.streams.size();
-}
+bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
 
 std::string Str(std::string_view v) { return std::string(v); }
 
@@ -32,12 +29,10 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
   j["table"] = Str(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = Str(OpCategoryName(ops.category[op]));
-  j["name"] = ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op])))
-                                : nlohmann::json(nullptr);
+  j["name"] = ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
   j["stream_id"] = StreamIdJson(m, ops.stream[op]);
-  j["stream_kind"] = Str(StreamKindName(ValidStream(m, ops.stream[op])
-                                            ? m.streams[ops.stream[op]].kind
-                                            : StreamKind::kUnknown));
+  j["stream_kind"] =
+      Str(StreamKindName(ValidStream(m, ops.stream[op]) ? m.streams[ops.stream[op]].kind : StreamKind::kUnknown));
   j["device_id"] = ops.device_id[op];
   j["start_ns"] = ops.start_ns[op];
   j["end_ns"] = ops.end_ns[op];
@@ -52,12 +47,9 @@ std::string OpText(const TraceModel& m, int32_t op) { return OpNamedRef(m, op, /
 
 nlohmann::json ApiJson(const TraceModel& m, int32_t api) {
   if (api < 0) return nullptr;
-  return {{"id", m.api.source_id[api]},
-          {"name", Str(m.strings.Get(m.api.name[api]))},
-          {"tid", m.api.tid[api]},
-          {"start_ns", m.api.start_ns[api]},
-          {"end_ns", m.api.end_ns[api]},
-          {"duration_ns", m.api.end_ns[api] - m.api.start_ns[api]}};
+  return {{"id", m.api.source_id[api]},  {"name", Str(m.strings.Get(m.api.name[api]))},
+          {"tid", m.api.tid[api]},       {"start_ns", m.api.start_ns[api]},
+          {"end_ns", m.api.end_ns[api]}, {"duration_ns", m.api.end_ns[api] - m.api.start_ns[api]}};
 }
 
 int64_t CallNs(const TraceModel& m, const ImplicitSyncFinding& f) {
@@ -70,11 +62,10 @@ std::vector<size_t> Worst(const std::vector<T>& v, size_t limit, Key key) {
   std::vector<size_t> idx(v.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   limit = std::min(limit, idx.size());
-  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(limit), idx.end(),
-                    [&](size_t a, size_t b) {
-                      auto ka = key(v[a]), kb = key(v[b]);
-                      return ka != kb ? ka > kb : a < b;
-                    });
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(limit), idx.end(), [&](size_t a, size_t b) {
+    auto ka = key(v[a]), kb = key(v[b]);
+    return ka != kb ? ka > kb : a < b;
+  });
   idx.resize(limit);
   return idx;
 }
@@ -104,8 +95,7 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
     ser["delay_ns"][name] = r.serialization_delay_ns[d];
   }
   ser["worst"] = nlohmann::json::array();
-  for (size_t i : Worst(r.serialization, Limit(r),
-                        [](const SerializationFinding& f) { return f.delay_ns; })) {
+  for (size_t i : Worst(r.serialization, Limit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
     const SerializationFinding& f = r.serialization[i];
     ser["worst"].push_back({{"direction", Str(SerializationDirectionName(f.direction))},
                             {"delayed_op", OpJson(m, f.delayed_op)},
@@ -126,9 +116,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                              {"waited_ns", t.waited_ns}});
   }
   imp["worst"] = nlohmann::json::array();
-  for (size_t i : Worst(r.implicit_calls, Limit(r), [&](const ImplicitSyncFinding& f) {
-         return std::make_pair(f.observed, CallNs(m, f));
-       })) {
+  for (size_t i : Worst(r.implicit_calls, Limit(r),
+                        [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
     const ImplicitSyncFinding& f = r.implicit_calls[i];
     imp["worst"].push_back({{"api", ApiJson(m, f.api)},
                             {"kind", Str(ImplicitSyncKindName(f.kind))},
@@ -173,8 +162,7 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
 void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::ostream& out) {
   int64_t w0 = r.window.start_ns;
   auto at = [&](int64_t t) { return "+" + FormatDuration(t - w0); };
-  out << "Hidden synchronization — window '" << r.window.label << "', "
-      << FormatDuration(r.window.length()) << "\n";
+  out << "Hidden synchronization — window '" << r.window.label << "', " << FormatDuration(r.window.length()) << "\n";
 
   // (a)
   int64_t b2l = r.serialization_count[0], l2b = r.serialization_count[1];
@@ -182,15 +170,14 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     out << "  Legacy default stream: no op was held back by default-stream serialization.\n";
   } else {
     out << "  Legacy default stream: " << b2l << " op(s) on blocking streams waited for "
-        << "legacy-stream ops (" << FormatDuration(r.serialization_delay_ns[0]) << " of delay), and "
-        << l2b << " legacy-stream op(s) waited for blocking-stream work ("
-        << FormatDuration(r.serialization_delay_ns[1]) << ").\n";
-    for (size_t i : Worst(r.serialization, Limit(r),
-                          [](const SerializationFinding& f) { return f.delay_ns; })) {
+        << "legacy-stream ops (" << FormatDuration(r.serialization_delay_ns[0]) << " of delay), and " << l2b
+        << " legacy-stream op(s) waited for blocking-stream work (" << FormatDuration(r.serialization_delay_ns[1])
+        << ").\n";
+    for (size_t i : Worst(r.serialization, Limit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
       const SerializationFinding& f = r.serialization[i];
-      out << "    " << OpText(m, f.delayed_op) << " was ready at " << at(f.ready_ns)
-          << " but started at " << at(m.ops.start_ns[f.delayed_op]) << ", right after "
-          << OpText(m, f.waited_op) << " ended: " << FormatDuration(f.delay_ns) << " delay.\n";
+      out << "    " << OpText(m, f.delayed_op) << " was ready at " << at(f.ready_ns) << " but started at "
+          << at(m.ops.start_ns[f.delayed_op]) << ", right after " << OpText(m, f.waited_op)
+          << " ended: " << FormatDuration(f.delay_ns) << " delay.\n";
     }
   }
 
@@ -200,29 +187,25 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
   } else {
     out << "  Implicitly synchronizing calls:\n";
     for (const ImplicitSyncTotal& t : r.implicit_totals) {
-      out << "    " << m.strings.Get(t.name) << " (" << ImplicitSyncKindName(t.kind) << "): "
-          << t.calls << " call(s), " << t.observed_calls
-          << (t.kind == ImplicitSyncKind::kPageableAsyncMemcpy
-                  ? " observed holding the host for their copy; "
-                  : " observed holding the host while GPU work drained; ") << FormatDuration(t.call_ns)
-          << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting.\n";
+      out << "    " << m.strings.Get(t.name) << " (" << ImplicitSyncKindName(t.kind) << "): " << t.calls << " call(s), "
+          << t.observed_calls
+          << (t.kind == ImplicitSyncKind::kPageableAsyncMemcpy ? " observed holding the host for their copy; "
+                                                               : " observed holding the host while GPU work drained; ")
+          << FormatDuration(t.call_ns) << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting.\n";
     }
-    for (size_t i : Worst(r.implicit_calls, Limit(r), [&](const ImplicitSyncFinding& f) {
-           return std::make_pair(f.observed, CallNs(m, f));
-         })) {
+    for (size_t i : Worst(r.implicit_calls, Limit(r),
+                          [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
       const ImplicitSyncFinding& f = r.implicit_calls[i];
-      out << "    " << CallRef(m, f.api) << " at " << at(m.api.start_ns[f.api])
-          << " took " << FormatDuration(CallNs(m, f));
+      out << "    " << CallRef(m, f.api) << " at " << at(m.api.start_ns[f.api]) << " took "
+          << FormatDuration(CallNs(m, f));
       if (f.kind == ImplicitSyncKind::kPageableAsyncMemcpy) {
-        out << ", copying " << OpText(m, f.own_op) << " "
-            << MemoryKindName(m.ops.src_kind[f.own_op]) << "->"
+        out << ", copying " << OpText(m, f.own_op) << " " << MemoryKindName(m.ops.src_kind[f.own_op]) << "->"
             << MemoryKindName(m.ops.dst_kind[f.own_op]) << " ("
             << FormatDuration(m.ops.end_ns[f.own_op] - m.ops.start_ns[f.own_op]) << ")"
             << (f.observed ? ": the host was held for the copy" : "");
       }
       if (f.waited_for_op >= 0) {
-        out << "; waited " << FormatDuration(f.waited_ns) << " until " << OpText(m, f.waited_for_op)
-            << " finished";
+        out << "; waited " << FormatDuration(f.waited_ns) << " until " << OpText(m, f.waited_for_op) << " finished";
         if (f.drained_ops > 1) out << " (" << f.drained_ops << " ops drained)";
       } else if (f.kind != ImplicitSyncKind::kPageableAsyncMemcpy) {
         out << "; no earlier GPU work was pending";
@@ -236,13 +219,13 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     out << "  Explicit syncs: none.\n";
     return;
   }
-  out << "  Explicit syncs blocked host threads for " << FormatDuration(r.explicit_host_ns)
-      << "; the GPU was idle for " << FormatDuration(r.explicit_gpu_idle_ns) << " ("
-      << Percent(Share(r.explicit_gpu_idle_ns, r.explicit_host_ns)) << ") of it.\n";
+  out << "  Explicit syncs blocked host threads for " << FormatDuration(r.explicit_host_ns) << "; the GPU was idle for "
+      << FormatDuration(r.explicit_gpu_idle_ns) << " (" << Percent(Share(r.explicit_gpu_idle_ns, r.explicit_host_ns))
+      << ") of it.\n";
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
-    out << "    " << SyncKindName(t.kind) << ": " << t.count << " call(s), "
-        << FormatDuration(t.host_ns) << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " ("
-        << Percent(Share(t.gpu_idle_ns, t.host_ns)) << ").\n";
+    out << "    " << SyncKindName(t.kind) << ": " << t.count << " call(s), " << FormatDuration(t.host_ns)
+        << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " (" << Percent(Share(t.gpu_idle_ns, t.host_ns))
+        << ").\n";
   }
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
     out << "    ";
@@ -255,8 +238,8 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     }
     out << " at " << at(f.start_ns) << ": " << FormatDuration(f.length()) << " blocked";
     if (std::optional<int64_t> sid = StreamSourceIdOrNull(m, f.stream)) out << " on stream " << *sid;
-    out << ", GPU " << (f.device_id >= 0 ? std::to_string(f.device_id) : std::string("(all)"))
-        << " idle " << FormatDuration(f.gpu_idle_ns) << ".\n";
+    out << ", GPU " << (f.device_id >= 0 ? std::to_string(f.device_id) : std::string("(all)")) << " idle "
+        << FormatDuration(f.gpu_idle_ns) << ".\n";
   }
 }
 
@@ -267,53 +250,46 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
   auto op_id = [&](int32_t op) { return op >= 0 ? ResultValue(m.ops.source_id[op]) : ResultValue(); };
   ResultTable summary;
   summary.name = "analysis_hidden_sync";
-  summary.columns = {"window", "section", "name", "kind", "count", "observed", "ns",
-                     "waited_ns", "gpu_idle_ns"};
+  summary.columns = {"window", "section", "name", "kind", "count", "observed", "ns", "waited_ns", "gpu_idle_ns"};
   for (int d = 0; d < 2; ++d) {
     std::string name = Str(SerializationDirectionName(static_cast<SerializationDirection>(d)));
-    summary.rows.push_back({r.window.label, std::string("serialization"), name, name,
-                            r.serialization_count[d], r.serialization_count[d],
-                            r.serialization_delay_ns[d], ResultValue(), ResultValue()});
+    summary.rows.push_back({r.window.label, std::string("serialization"), name, name, r.serialization_count[d],
+                            r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue()});
   }
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
     summary.rows.push_back({r.window.label, std::string("implicit"), Str(m.strings.Get(t.name)),
-                            Str(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls,
-                            t.call_ns, t.waited_ns, ResultValue()});
+                            Str(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns, t.waited_ns,
+                            ResultValue()});
   }
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     summary.rows.push_back({r.window.label, std::string("explicit"), Str(SyncKindName(t.kind)),
-                            Str(SyncKindName(t.kind)), t.count, t.count, t.host_ns,
-                            ResultValue(), t.gpu_idle_ns});
+                            Str(SyncKindName(t.kind)), t.count, t.count, t.host_ns, ResultValue(), t.gpu_idle_ns});
   }
 
   ResultTable ser;
   ser.name = "analysis_hidden_sync_serialization";
-  ser.columns = {"window",           "direction",      "device_id",       "delayed_op_table",
-                 "delayed_op_id",    "delayed_stream_id", "delayed_start_ns", "ready_ns",
-                 "delay_ns",         "waited_op_table", "waited_op_id",    "waited_stream_id",
+  ser.columns = {"window",           "direction", "device_id", "delayed_op_table", "delayed_op_id", "delayed_stream_id",
+                 "delayed_start_ns", "ready_ns",  "delay_ns",  "waited_op_table",  "waited_op_id",  "waited_stream_id",
                  "waited_end_ns"};
   for (const SerializationFinding& f : r.serialization) {
     ser.rows.push_back({r.window.label, Str(SerializationDirectionName(f.direction)),
-                        int64_t{m.ops.device_id[f.delayed_op]}, op_table(f.delayed_op),
-                        op_id(f.delayed_op), StreamIdCell(m, m.ops.stream[f.delayed_op]),
-                        m.ops.start_ns[f.delayed_op], f.ready_ns, f.delay_ns,
-                        op_table(f.waited_op), op_id(f.waited_op),
+                        int64_t{m.ops.device_id[f.delayed_op]}, op_table(f.delayed_op), op_id(f.delayed_op),
+                        StreamIdCell(m, m.ops.stream[f.delayed_op]), m.ops.start_ns[f.delayed_op], f.ready_ns,
+                        f.delay_ns, op_table(f.waited_op), op_id(f.waited_op),
                         StreamIdCell(m, m.ops.stream[f.waited_op]), m.ops.end_ns[f.waited_op]});
   }
 
   ResultTable calls;
   calls.name = "analysis_hidden_sync_calls";
-  calls.columns = {"window",      "api_id",       "name",         "kind",
-                   "tid",         "start_ns",     "end_ns",       "duration_ns",
-                   "observed",    "own_op_table", "own_op_id",    "waited_for_op_table",
-                   "waited_for_op_id", "waited_ns", "drained_ops"};
+  calls.columns = {"window",           "api_id",      "name",       "kind",         "tid",       "start_ns",
+                   "end_ns",           "duration_ns", "observed",   "own_op_table", "own_op_id", "waited_for_op_table",
+                   "waited_for_op_id", "waited_ns",   "drained_ops"};
   for (const ImplicitSyncFinding& f : r.implicit_calls) {
-    calls.rows.push_back({r.window.label, m.api.source_id[f.api],
-                          Str(m.strings.Get(m.api.name[f.api])), Str(ImplicitSyncKindName(f.kind)),
-                          m.api.tid[f.api], m.api.start_ns[f.api], m.api.end_ns[f.api],
-                          CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op),
-                          op_id(f.own_op), op_table(f.waited_for_op), op_id(f.waited_for_op),
-                          f.waited_ns, f.drained_ops});
+    calls.rows.push_back({r.window.label, m.api.source_id[f.api], Str(m.strings.Get(m.api.name[f.api])),
+                          Str(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api],
+                          m.api.end_ns[f.api], CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op),
+                          op_id(f.own_op), op_table(f.waited_for_op), op_id(f.waited_for_op), f.waited_ns,
+                          f.drained_ops});
   }
   return {std::move(summary), std::move(ser), std::move(calls)};
 }

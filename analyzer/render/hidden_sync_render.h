@@ -40,17 +40,15 @@
 #include <vector>
 
 #include "analyzer/analysis/hidden_sync.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
 
 nlohmann::json HiddenSyncToJson(const HiddenSyncResult& result, const TraceModel& model);
-void RenderHiddenSyncText(const HiddenSyncResult& result, const TraceModel& model,
-                          std::ostream& out);
-std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& result,
-                                            const TraceModel& model);
+void RenderHiddenSyncText(const HiddenSyncResult& result, const TraceModel& model, std::ostream& out);
+std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& result, const TraceModel& model);
 
 }  // namespace streamscope
 

@@ -18,16 +18,15 @@
 #include <vector>
 
 #include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/render/render_options.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
 
-nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& model,
-                              const RenderOptions& options);
-void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model,
-                        const RenderOptions& options, std::ostream& out);
+nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& model, const RenderOptions& options);
+void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model, const RenderOptions& options,
+                        std::ostream& out);
 std::vector<ResultTable> IdleGapsToTables(const IdleGapsResult& result, const TraceModel& model);
 
 }  // namespace streamscope

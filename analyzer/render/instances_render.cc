@@ -25,8 +25,8 @@ std::string DurationSpread(std::vector<int64_t> v) {
 // "median 82%, p10 71%, min 40%" (low is bad: the spread goes down).
 std::string ShareSpread(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  return absl::StrCat("median ", FormatShare(Percentile(v, 50)), ", p10 ", FormatShare(Percentile(v, 10)),
-                      ", min ", FormatShare(v.front()));
+  return absl::StrCat("median ", FormatShare(Percentile(v, 50)), ", p10 ", FormatShare(Percentile(v, 10)), ", min ",
+                      FormatShare(v.front()));
 }
 
 // At most 160 bytes, cut at a character boundary, "..." when cut.
@@ -63,8 +63,8 @@ void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top,
     copy += x.copy_ns;
     exposed += x.exposed_copy_ns;
   }
-  out << "\nInstances of " << name << ": " << instances.size() << ", " << FormatDuration(total)
-      << " in all; each one " << DurationSpread(lengths) << ".\n";
+  out << "\nInstances of " << name << ": " << instances.size() << ", " << FormatDuration(total) << " in all; each one "
+      << DurationSpread(lengths) << ".\n";
   out << "  GPU busy per instance: " << ShareSpread(busy) << ".\n";
   if (!hidden.empty()) {
     out << "  Copy time hidden behind compute per instance: " << ShareSpread(hidden) << " ("

@@ -14,14 +14,14 @@ namespace streamscope {
 
 // The figures of one window, summed over its devices.
 struct InstanceFigures {
-  size_t index = 0;        // window index (the instance is index + 1)
-  std::string label;       // "NVTX 'step' #12"
-  int64_t start_ns = 0;    // from the trace start
+  size_t index = 0;      // window index (the instance is index + 1)
+  std::string label;     // "NVTX 'step' #12"
+  int64_t start_ns = 0;  // from the trace start
   int64_t length_ns = 0;
-  int64_t device_ns = 0;   // window length x devices
-  int64_t busy_ns = 0;     // device busy time, all devices
+  int64_t device_ns = 0;  // window length x devices
+  int64_t busy_ns = 0;    // device busy time, all devices
   int64_t copy_ns = 0, exposed_copy_ns = 0;
-  std::string finding;     // the diagnosis' primary finding, or empty
+  std::string finding;  // the diagnosis' primary finding, or empty
 };
 
 // "NVTX 'step'" of the window label "NVTX 'step' #12" (the range all the

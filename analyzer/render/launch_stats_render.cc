@@ -6,8 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
-#include "analyzer/render/text_layout.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 namespace {
@@ -19,7 +19,6 @@ constexpr const char* kLaunchBoundRule =
     "device idled longer before its kernels than they ran in total, counting only idle time "
     "after the previous kernel on the same stream whose launch call had already begun before "
     "that kernel ended (launch_gaps_exceed_gpu)";
-
 
 std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
 
@@ -42,8 +41,7 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
   const GpuOps& ops = m.ops;
   return {{"table", "kernel"},
           {"id", ops.source_id[op]},
-          {"name", ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op])))
-                                     : nlohmann::json(nullptr)},
+          {"name", ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr)},
           {"stream_id", StreamId(m, ops.stream[op])},
           {"device_id", ops.device_id[op]},
           {"start_ns", ops.start_ns[op]},
@@ -51,8 +49,8 @@ nlohmann::json OpJson(const TraceModel& m, int32_t op) {
 }
 
 nlohmann::json DistJson(const Distribution& d) {
-  return {{"count", d.count}, {"min", d.min},   {"median", d.median}, {"p90", d.p90},
-          {"p99", d.p99},     {"max", d.max},   {"mean", d.mean},     {"total", d.total}};
+  return {{"count", d.count}, {"min", d.min}, {"median", d.median}, {"p90", d.p90},
+          {"p99", d.p99},     {"max", d.max}, {"mean", d.mean},     {"total", d.total}};
 }
 
 std::string Reasons(const KernelLaunchStats& k) {
@@ -62,9 +60,7 @@ std::string Reasons(const KernelLaunchStats& k) {
   return "";
 }
 
-size_t Limit(const LaunchStatsResult& r) {
-  return static_cast<size_t>(std::max(r.options.max_listed, 0));
-}
+size_t Limit(const LaunchStatsResult& r) { return static_cast<size_t>(std::max(r.options.max_listed, 0)); }
 
 }  // namespace
 
@@ -100,8 +96,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
     nlohmann::json reasons = nlohmann::json::array();
     if (k.api_slower_than_gpu) reasons.push_back("api_slower_than_gpu");
     if (k.launch_gaps_exceed_gpu) reasons.push_back("launch_gaps_exceed_gpu");
-    j["by_name"].push_back({{"name", k.name >= 0 ? nlohmann::json(NameOf(m, k.name))
-                                                 : nlohmann::json(nullptr)},
+    j["by_name"].push_back({{"name", k.name >= 0 ? nlohmann::json(NameOf(m, k.name)) : nlohmann::json(nullptr)},
                             {"from_graph", k.from_graph},
                             {"count", k.count},
                             {"no_api_count", k.no_api_count},
@@ -127,10 +122,8 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
              {"start_ns", m.api.start_ns[g.api]},
              {"end_ns", m.api.end_ns[g.api]}};
     }
-    j["worst_removable_gaps"].push_back({{"prev_op", OpJson(m, g.prev_op)},
-                                         {"next_op", OpJson(m, g.next_op)},
-                                         {"idle_ns", g.idle_ns},
-                                         {"api", api}});
+    j["worst_removable_gaps"].push_back(
+        {{"prev_op", OpJson(m, g.prev_op)}, {"next_op", OpJson(m, g.next_op)}, {"idle_ns", g.idle_ns}, {"api", api}});
   }
   j["streams"] = nlohmann::json::array();
   for (const StreamLaunchGaps& s : r.streams) {
@@ -145,15 +138,13 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
 }
 
 void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std::ostream& out) {
-  out << "Launch statistics — window '" << r.window.label << "', " << FormatDuration(r.window.length())
-      << "\n";
+  out << "Launch statistics — window '" << r.window.label << "', " << FormatDuration(r.window.length()) << "\n";
   if (r.kernel_count == 0) {
     out << "  No kernels started in the window.\n";
     return;
   }
-  out << "  " << r.kernel_count << " kernel(s) of " << r.kernels.size() << " name group(s); "
-      << r.graph_kernel_count << " launched from CUDA graphs; " << r.no_api_count
-      << " without a recorded launch call (unknown submitter).\n";
+  out << "  " << r.kernel_count << " kernel(s) of " << r.kernels.size() << " name group(s); " << r.graph_kernel_count
+      << " launched from CUDA graphs; " << r.no_api_count << " without a recorded launch call (unknown submitter).\n";
   if (r.graph_removable_gaps > 0) {
     out << "  A CUDA graph could remove up to " << FormatDuration(r.graph_removable_ns) << " of GPU idle "
         << "time (" << Percent(Share(r.graph_removable_ns, r.window.length()))
@@ -194,12 +185,12 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       out << "    ... " << (r.kernels.size() - Limit(r)) << " more.\n";
       break;
     }
-    out << "    '" << ShortenMiddle(NameOf(m, k.name)) << "'" << (k.from_graph ? " [graph]" : "") << " x"
-        << k.count << ": GPU " << FormatDuration(k.gpu_ns.median) << " / " << FormatDuration(k.gpu_ns.p90)
-        << " / " << FormatDuration(k.gpu_ns.max);
+    out << "    '" << ShortenMiddle(NameOf(m, k.name)) << "'" << (k.from_graph ? " [graph]" : "") << " x" << k.count
+        << ": GPU " << FormatDuration(k.gpu_ns.median) << " / " << FormatDuration(k.gpu_ns.p90) << " / "
+        << FormatDuration(k.gpu_ns.max);
     if (k.api_ns.count > 0) {
-      out << "; launch call " << FormatDuration(k.api_ns.median) << " / " << FormatDuration(k.api_ns.p90)
-          << " / " << FormatDuration(k.api_ns.max) << "; queue " << FormatDuration(k.queue_ns.median) << " / "
+      out << "; launch call " << FormatDuration(k.api_ns.median) << " / " << FormatDuration(k.api_ns.p90) << " / "
+          << FormatDuration(k.api_ns.max) << "; queue " << FormatDuration(k.queue_ns.median) << " / "
           << FormatDuration(k.queue_ns.p90) << " / " << FormatDuration(k.queue_ns.max);
       if (k.max_queue_op >= 0) out << " (longest: " << OpRef(m, k.max_queue_op) << ")";
     }
@@ -212,18 +203,18 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
     if (s.graph_removable_gaps == 0 || streams++ == Limit(r)) continue;
     if (!header) out << "  Graph-removable idle time per stream:\n";
     header = true;
-    out << "    stream " << StreamId(m, s.stream) << " (GPU " << s.device_id << "): "
-        << FormatDuration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
+    out << "    stream " << StreamId(m, s.stream) << " (GPU " << s.device_id
+        << "): " << FormatDuration(s.graph_removable_ns) << " in " << s.graph_removable_gaps << " gap(s) among "
         << s.kernels << " kernels.\n";
   }
   constexpr size_t kTextGaps = 5;
   for (size_t g = 0; g < r.worst_gaps.size() && g < kTextGaps; ++g) {
     if (g == 0) out << "  Largest graph-removable gaps:\n";
     const RemovableGap& gap = r.worst_gaps[g];
-    out << "    " << FormatDuration(gap.idle_ns) << " idle on stream "
-        << StreamId(m, m.ops.stream[gap.next_op]) << " between " << OpRef(m, gap.prev_op)
-        << ", ended at +" << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ", and "
-        << OpNamedRef(m, gap.next_op) << ", whose launch " << CallRef(m, gap.api) << " began at +"
+    out << "    " << FormatDuration(gap.idle_ns) << " idle on stream " << StreamId(m, m.ops.stream[gap.next_op])
+        << " between " << OpRef(m, gap.prev_op) << ", ended at +"
+        << FormatDuration(m.ops.end_ns[gap.prev_op] - r.window.start_ns) << ", and " << OpNamedRef(m, gap.next_op)
+        << ", whose launch " << CallRef(m, gap.api) << " began at +"
         << FormatDuration(m.api.start_ns[gap.api] - r.window.start_ns) << ".\n";
   }
 }
@@ -237,14 +228,12 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
       t.columns.push_back(absl::StrCat(prefix, "_", stat, "_ns"));
     }
   }
-  for (const char* c : {"gpu_total_ns", "idle_before_ns", "graph_removable_ns",
-                        "graph_removable_gaps", "launch_bound", "launch_bound_reason",
-                        "first_op_id", "max_queue_op_id"}) {
+  for (const char* c : {"gpu_total_ns", "idle_before_ns", "graph_removable_ns", "graph_removable_gaps", "launch_bound",
+                        "launch_bound_reason", "first_op_id", "max_queue_op_id"}) {
     t.columns.push_back(c);
   }
   for (const KernelLaunchStats& k : r.kernels) {
-    std::vector<ResultValue> row = {r.window.label,
-                                    k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
+    std::vector<ResultValue> row = {r.window.label, k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
                                     int64_t{k.from_graph ? 1 : 0}, k.count, k.no_api_count};
     for (const Distribution* d : {&k.api_ns, &k.queue_ns, &k.gpu_ns}) {
       if (d->count == 0) {
@@ -261,29 +250,26 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
     row.push_back(int64_t{k.launch_bound() ? 1 : 0});
     row.push_back(Reasons(k));
     row.push_back(k.first_op >= 0 ? ResultValue(m.ops.source_id[k.first_op]) : ResultValue());
-    row.push_back(k.max_queue_op >= 0 ? ResultValue(m.ops.source_id[k.max_queue_op])
-                                      : ResultValue());
+    row.push_back(k.max_queue_op >= 0 ? ResultValue(m.ops.source_id[k.max_queue_op]) : ResultValue());
     t.rows.push_back(std::move(row));
   }
   ResultTable s;
   s.name = "analysis_launch_stats_streams";
-  s.columns = {"window", "stream_id", "device_id", "kernels", "idle_between_ns",
-               "graph_removable_ns", "graph_removable_gaps"};
+  s.columns = {"window",          "stream_id",          "device_id",           "kernels",
+               "idle_between_ns", "graph_removable_ns", "graph_removable_gaps"};
   for (const StreamLaunchGaps& g : r.streams) {
-    s.rows.push_back({r.window.label, StreamId(m, g.stream), int64_t{g.device_id}, g.kernels,
-                      g.idle_between_ns, g.graph_removable_ns, g.graph_removable_gaps});
+    s.rows.push_back({r.window.label, StreamId(m, g.stream), int64_t{g.device_id}, g.kernels, g.idle_between_ns,
+                      g.graph_removable_ns, g.graph_removable_gaps});
   }
   ResultTable gaps;
   gaps.name = "analysis_launch_stats_gaps";
-  gaps.columns = {"window",      "rank",    "stream_id", "device_id", "prev_op_id",
-                  "prev_end_ns", "next_op_id", "next_start_ns", "idle_ns", "api_id",
-                  "api_start_ns", "tid"};
+  gaps.columns = {"window",     "rank",          "stream_id", "device_id", "prev_op_id",   "prev_end_ns",
+                  "next_op_id", "next_start_ns", "idle_ns",   "api_id",    "api_start_ns", "tid"};
   int64_t rank = 1;
   for (const RemovableGap& g : r.worst_gaps) {
     gaps.rows.push_back({r.window.label, rank++, StreamId(m, m.ops.stream[g.next_op]),
-                         int64_t{m.ops.device_id[g.next_op]}, m.ops.source_id[g.prev_op],
-                         m.ops.end_ns[g.prev_op], m.ops.source_id[g.next_op],
-                         m.ops.start_ns[g.next_op], g.idle_ns, m.api.source_id[g.api],
+                         int64_t{m.ops.device_id[g.next_op]}, m.ops.source_id[g.prev_op], m.ops.end_ns[g.prev_op],
+                         m.ops.source_id[g.next_op], m.ops.start_ns[g.next_op], g.idle_ns, m.api.source_id[g.api],
                          m.api.start_ns[g.api], m.api.tid[g.api]});
   }
   return {std::move(t), std::move(s), std::move(gaps)};

@@ -39,17 +39,15 @@
 #include <vector>
 
 #include "analyzer/analysis/launch_stats.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
 
 nlohmann::json LaunchStatsToJson(const LaunchStatsResult& result, const TraceModel& model);
-void RenderLaunchStatsText(const LaunchStatsResult& result, const TraceModel& model,
-                           std::ostream& out);
-std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& result,
-                                             const TraceModel& model);
+void RenderLaunchStatsText(const LaunchStatsResult& result, const TraceModel& model, std::ostream& out);
+std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& result, const TraceModel& model);
 
 }  // namespace streamscope
 

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/render/op_ref.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -38,7 +38,9 @@ void TotalsText(const std::vector<LauncherTotal>& totals, const TraceModel& mode
     out << "    " << name << std::string(name.size() < 48 ? 48 - name.size() : 1, ' ') << FormatDuration(t.gpu_ns)
         << " (" << FormatShare(t.gpu_ns, gpu_ns) << "), " << t.op_count << (t.op_count == 1 ? " op" : " ops");
     if (t.copy_count + t.memset_count > 0) {
-      auto count = [](int64_t n, const char* one, const char* many) { return absl::StrCat(n, " ", n == 1 ? one : many); };
+      auto count = [](int64_t n, const char* one, const char* many) {
+        return absl::StrCat(n, " ", n == 1 ? one : many);
+      };
       out << " (" << count(t.kernel_count, "kernel", "kernels") << ", " << count(t.copy_count, "copy", "copies") << ", "
           << count(t.memset_count, "memset", "memsets") << ")";
     }
@@ -73,8 +75,8 @@ void RenderOpAttributionText(const OpAttributionResult& r, const TraceModel& mod
   if (r.without_call > 0) out << "; " << r.without_call << " ops without a known launching call";
   out << "\n";
   if (r.has_cpu_ops) {
-    out << "  GPU time by PyTorch operator (innermost CPU op around the launch; " << r.in_cpu_op << " of "
-        << r.op_count << " ops inside one):\n";
+    out << "  GPU time by PyTorch operator (innermost CPU op around the launch; " << r.in_cpu_op << " of " << r.op_count
+        << " ops inside one):\n";
     TotalsText(r.by_operator, model, r.gpu_ns, options.top, "(no operator)", out);
     out << "  GPU time by top-level operator (outermost CPU op):\n";
     TotalsText(r.by_top_operator, model, r.gpu_ns, options.top, "(no operator)", out);
@@ -88,9 +90,9 @@ void RenderOpAttributionText(const OpAttributionResult& r, const TraceModel& mod
 
 std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& r, const TraceModel& model) {
   if (!ShouldRenderOpAttribution(r)) return {};
-  ResultTable totals{"analysis_gpu_time_by_launcher",
-                     {"level", "name", "gpu_ns", "op_count", "kernel_count", "copy_count", "memset_count",
-                      "instance_count"}};
+  ResultTable totals{
+      "analysis_gpu_time_by_launcher",
+      {"level", "name", "gpu_ns", "op_count", "kernel_count", "copy_count", "memset_count", "instance_count"}};
   auto add = [&](const char* level, const std::vector<LauncherTotal>& v) {
     for (const LauncherTotal& t : v) {
       totals.rows.push_back({std::string(level),
@@ -109,27 +111,28 @@ std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& r, con
                       "top_operator", "annotation"}};
   const OpAttributionResult* result = &r;
   const TraceModel* m = &model;
-  per_op.sources.push_back({{}, [result, m](const RowSink& sink) {
-    auto range_name = [m](int32_t range) {
-      return range < 0 ? ResultValue() : ResultValue(std::string(m->strings.Get(m->nvtx_ranges[range].name)));
-    };
-    const GpuOps& g = m->ops;
-    std::vector<ResultValue> row;
-    for (const OpLaunchers& l : result->ops) {
-      const OpCategory c = g.category[l.op];
-      row = {std::string(OpTable(c)),
-             g.source_id[l.op],
-             std::string(OpCategoryName(c)),
-             c == OpCategory::kKernel ? ResultValue(std::string(m->strings.Get(g.name[l.op]))) : ResultValue(),
-             g.start_ns[l.op],
-             g.end_ns[l.op],
-             l.api >= 0 ? ResultValue(m->api.source_id[l.api]) : ResultValue(),
-             range_name(l.innermost_op),
-             range_name(l.outermost_op),
-             range_name(l.annotation)};
-      sink(row);
-    }
-  }});
+  per_op.sources.push_back(
+      {{}, [result, m](const RowSink& sink) {
+         auto range_name = [m](int32_t range) {
+           return range < 0 ? ResultValue() : ResultValue(std::string(m->strings.Get(m->nvtx_ranges[range].name)));
+         };
+         const GpuOps& g = m->ops;
+         std::vector<ResultValue> row;
+         for (const OpLaunchers& l : result->ops) {
+           const OpCategory c = g.category[l.op];
+           row = {std::string(OpTable(c)),
+                  g.source_id[l.op],
+                  std::string(OpCategoryName(c)),
+                  c == OpCategory::kKernel ? ResultValue(std::string(m->strings.Get(g.name[l.op]))) : ResultValue(),
+                  g.start_ns[l.op],
+                  g.end_ns[l.op],
+                  l.api >= 0 ? ResultValue(m->api.source_id[l.api]) : ResultValue(),
+                  range_name(l.innermost_op),
+                  range_name(l.outermost_op),
+                  range_name(l.annotation)};
+           sink(row);
+         }
+       }});
   std::vector<ResultTable> out;
   out.push_back(std::move(totals));
   out.push_back(std::move(per_op));

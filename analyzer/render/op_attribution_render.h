@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "analyzer/analysis/op_attribution.h"
-#include "analyzer/render/render_options.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -37,8 +37,8 @@ namespace streamscope {
 bool ShouldRenderOpAttribution(const OpAttributionResult& result);
 
 nlohmann::json OpAttributionToJson(const OpAttributionResult& result, const TraceModel& model);
-void RenderOpAttributionText(const OpAttributionResult& result, const TraceModel& model,
-                             const RenderOptions& options, std::ostream& out);
+void RenderOpAttributionText(const OpAttributionResult& result, const TraceModel& model, const RenderOptions& options,
+                             std::ostream& out);
 // The per-op table's rows are generated on demand: `result` and `model` must
 // outlive the tables.
 std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& result, const TraceModel& model);

@@ -98,15 +98,14 @@ nlohmann::json OpRefJson(const TraceModel& model, int32_t op) {
   const GpuOps& g = model.ops;
   OpCategory c = g.category[op];
   nlohmann::json j = {
-      {"table", OpTable(c)},
-      {"id", g.source_id[op]},
-      {"category", OpCategoryName(c)},
-      {"stream_id", StreamIdJson(model, g.stream[op])},
-      {"start_ns", g.start_ns[op]},
-      {"end_ns", g.end_ns[op]},
+      {"table", OpTable(c)},           {"id", g.source_id[op]},
+      {"category", OpCategoryName(c)}, {"stream_id", StreamIdJson(model, g.stream[op])},
+      {"start_ns", g.start_ns[op]},    {"end_ns", g.end_ns[op]},
   };
-  if (c == OpCategory::kKernel) j["name"] = model.strings.Get(g.name[op]);
-  else j["bytes"] = g.bytes[op];
+  if (c == OpCategory::kKernel)
+    j["name"] = model.strings.Get(g.name[op]);
+  else
+    j["bytes"] = g.bytes[op];
   if (c != OpCategory::kKernel && g.name[op] != kNoString) j["name"] = model.strings.Get(g.name[op]);
   return j;
 }

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/render/op_ref.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
@@ -47,24 +47,21 @@ std::string OverlapSentence(const PairOverlap& p) {
   OverlapPairKind k = OverlapPairAt(p.pair);
   if (p.pair == kComputeComputePair) {
     if (p.overlapped_ns == 0) return "Kernels on different streams never ran at the same time.";
-    return absl::StrCat("Kernels on different streams ran at the same time for ",
-                        FormatDuration(p.overlapped_ns), " (", FormatShare(p.hidden_share),
-                        " of the ", FormatDuration(p.possible_ns), " of compute time).");
+    return absl::StrCat("Kernels on different streams ran at the same time for ", FormatDuration(p.overlapped_ns), " (",
+                        FormatShare(p.hidden_share), " of the ", FormatDuration(p.possible_ns), " of compute time).");
   }
   // Name the copy first and compute second: "H2D copies overlapped compute".
   OpCategory first = k.a == OpCategory::kKernel ? k.b : k.a;
   OpCategory second = k.a == OpCategory::kKernel ? k.a : k.b;
   if (p.overlapped_ns == 0) {
-    return absl::StrCat(Phrase(first), " never overlapped ", Phrase(second), " (",
-                        FormatDuration(p.possible_ns), " possible).");
+    return absl::StrCat(Phrase(first), " never overlapped ", Phrase(second), " (", FormatDuration(p.possible_ns),
+                        " possible).");
   }
-  return absl::StrCat(Phrase(first), " overlapped ", Phrase(second), " for ",
-                      FormatDuration(p.overlapped_ns), " of ", FormatDuration(p.possible_ns),
-                      " possible (", FormatShare(p.hidden_share), ").");
+  return absl::StrCat(Phrase(first), " overlapped ", Phrase(second), " for ", FormatDuration(p.overlapped_ns), " of ",
+                      FormatDuration(p.possible_ns), " possible (", FormatShare(p.hidden_share), ").");
 }
 
-nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& model,
-                             const RenderOptions& options) {
+nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& model, const RenderOptions& options) {
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceOverlap& d : result.devices) {
     nlohmann::json categories = nlohmann::json::object();
@@ -89,8 +86,12 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
         const OverlapInterval& iv = d.intervals[i];
         nlohmann::json ops = nlohmann::json::array();
         for (uint32_t o = 0; o < iv.ops_kept; ++o) ops.push_back(OpRefJson(model, d.interval_ops[iv.ops_offset + o]));
-        longest.push_back({{"interval_id", i}, {"start_ns", iv.start_ns}, {"end_ns", iv.end_ns},
-                           {"length_ns", iv.length()}, {"ops_total", iv.ops_total}, {"ops", ops}});
+        longest.push_back({{"interval_id", i},
+                           {"start_ns", iv.start_ns},
+                           {"end_ns", iv.end_ns},
+                           {"length_ns", iv.length()},
+                           {"ops_total", iv.ops_total},
+                           {"ops", ops}});
       }
       pairs.push_back({{"pair", OverlapPairName(p.pair)},
                        {"category_a", OpCategoryName(k.a)},
@@ -115,8 +116,8 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
   return {{"devices", devices}};
 }
 
-void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
-                       const RenderOptions& options, std::ostream& out) {
+void RenderOverlapText(const OverlapResult& result, const TraceModel& model, const RenderOptions& options,
+                       std::ostream& out) {
   const int64_t w0 = result.window.start_ns;
   for (const DeviceOverlap& d : result.devices) {
     out << "  Overlap on device " << d.device_id << ":\n";
@@ -138,22 +139,22 @@ void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
       if (p.pair == kComputeComputePair && p.overlapped_ns == 0) continue;
       any_pair = true;
       out << "    " << OverlapSentence(p);
-      if (p.interval_count > 0) out << " " << p.interval_count << (p.interval_count == 1 ? " interval." : " intervals.");
+      if (p.interval_count > 0)
+        out << " " << p.interval_count << (p.interval_count == 1 ? " interval." : " intervals.");
       out << "\n";
       OverlapPairKind k = OverlapPairAt(p.pair);
       for (size_t i = 0; i < p.by_stream_pair.size() && i < 3; ++i) {
         const StreamPairTime& s = p.by_stream_pair[i];
         out << "      " << StreamLabel(model, s.stream_a) << " (" << OpCategoryName(k.a) << ") with "
-            << StreamLabel(model, s.stream_b) << " (" << OpCategoryName(k.b) << "): "
-            << FormatDuration(s.overlapped_ns) << "\n";
+            << StreamLabel(model, s.stream_b) << " (" << OpCategoryName(k.b) << "): " << FormatDuration(s.overlapped_ns)
+            << "\n";
       }
       if (p.by_stream_pair.size() > 3) out << "      ... " << p.by_stream_pair.size() - 3 << " more stream pairs\n";
     }
     if (!any_pair) out << "    Only one kind of operation ran: nothing could overlap.\n";
     if (d.copy_ns > 0) {
-      out << "    Exposed copy time (copies running while no kernel ran): "
-          << FormatDuration(d.exposed_copy_ns) << " of " << FormatDuration(d.copy_ns) << " copy time ("
-          << FormatShare(d.exposed_copy_ns, d.copy_ns) << ")";
+      out << "    Exposed copy time (copies running while no kernel ran): " << FormatDuration(d.exposed_copy_ns)
+          << " of " << FormatDuration(d.copy_ns) << " copy time (" << FormatShare(d.exposed_copy_ns, d.copy_ns) << ")";
       std::string parts;
       for (int c = 0; c < kNumOpCategories; ++c) {
         if (d.exposed_ns[c] > 0) {
@@ -174,8 +175,8 @@ void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
     if (k > 0) out << "    Longest overlap intervals (of " << d.interval_total << "):\n";
     for (size_t r = 0; r < k; ++r) {
       const OverlapInterval& iv = d.intervals[idx[r]];
-      out << "      " << r + 1 << ". " << OverlapPairName(iv.pair) << " " << FormatDuration(iv.length())
-          << " at " << FormatOffset(iv.start_ns - w0) << " [" << iv.start_ns << ", " << iv.end_ns << ") ns: ";
+      out << "      " << r + 1 << ". " << OverlapPairName(iv.pair) << " " << FormatDuration(iv.length()) << " at "
+          << FormatOffset(iv.start_ns - w0) << " [" << iv.start_ns << ", " << iv.end_ns << ") ns: ";
       uint32_t shown = std::min<uint32_t>(iv.ops_kept, static_cast<uint32_t>(std::max(options.ops_per_item, 0)));
       for (uint32_t o = 0; o < shown; ++o) {
         out << (o ? "; " : "") << OpLabel(model, d.interval_ops[iv.ops_offset + o]);
@@ -187,15 +188,16 @@ void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
 }
 
 std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const TraceModel& model) {
-  ResultTable cat{"analysis_overlap_category",
-                  {"device_id", "category", "op_count", "time_ns", "exposed_ns"}, {}};
+  ResultTable cat{"analysis_overlap_category", {"device_id", "category", "op_count", "time_ns", "exposed_ns"}, {}};
   ResultTable pairs{"analysis_overlap_pair",
-                    {"device_id", "pair", "category_a", "category_b", "overlapped_ns", "possible_ns",
-                     "hidden_share", "interval_count"}, {}};
-  ResultTable streams{"analysis_overlap_stream_pair",
-                      {"device_id", "pair", "stream_a", "stream_b", "overlapped_ns"}, {}};
+                    {"device_id", "pair", "category_a", "category_b", "overlapped_ns", "possible_ns", "hidden_share",
+                     "interval_count"},
+                    {}};
+  ResultTable streams{
+      "analysis_overlap_stream_pair", {"device_id", "pair", "stream_a", "stream_b", "overlapped_ns"}, {}};
   ResultTable intervals{"analysis_overlap_interval",
-                        {"device_id", "interval_id", "pair", "start_ns", "end_ns", "length_ns", "op_count"}, {}};
+                        {"device_id", "interval_id", "pair", "start_ns", "end_ns", "length_ns", "op_count"},
+                        {}};
   ResultTable interval_ops{"analysis_overlap_interval_op", {"device_id", "interval_id", "op_table", "op_id"}, {}};
   for (const DeviceOverlap& d : result.devices) {
     int64_t dev = d.device_id;
@@ -218,33 +220,35 @@ std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const Trac
       pairs.rows.push_back({dev, name, std::string(OpCategoryName(k.a)), std::string(OpCategoryName(k.b)),
                             p.overlapped_ns, p.possible_ns, p.hidden_share, p.interval_count});
       for (const StreamPairTime& s : p.by_stream_pair) {
-        streams.rows.push_back({dev, name, StreamIdCell(model, s.stream_a), StreamIdCell(model, s.stream_b),
-                                s.overlapped_ns});
+        streams.rows.push_back(
+            {dev, name, StreamIdCell(model, s.stream_a), StreamIdCell(model, s.stream_b), s.overlapped_ns});
       }
     }
     // Intervals and their ops are made on demand: with every op of every
     // interval (tables, --save) a 10M-op trace has tens of millions of rows.
     if (d.intervals.empty()) continue;
-    intervals.sources.push_back({{}, [&d, dev](const RowSink& sink) {
-      std::vector<ResultValue> row;
-      for (size_t i = 0; i < d.intervals.size(); ++i) {
-        const OverlapInterval& iv = d.intervals[i];
-        row = {dev, static_cast<int64_t>(i), OverlapPairName(iv.pair), iv.start_ns, iv.end_ns, iv.length(),
-               static_cast<int64_t>(iv.ops_total)};
-        sink(row);
-      }
-    }});
+    intervals.sources.push_back(
+        {{}, [&d, dev](const RowSink& sink) {
+           std::vector<ResultValue> row;
+           for (size_t i = 0; i < d.intervals.size(); ++i) {
+             const OverlapInterval& iv = d.intervals[i];
+             row = {dev,         static_cast<int64_t>(i),           OverlapPairName(iv.pair), iv.start_ns, iv.end_ns,
+                    iv.length(), static_cast<int64_t>(iv.ops_total)};
+             sink(row);
+           }
+         }});
     interval_ops.sources.push_back({{}, [&d, &model, dev](const RowSink& sink) {
-      std::vector<ResultValue> row;
-      for (size_t i = 0; i < d.intervals.size(); ++i) {
-        const OverlapInterval& iv = d.intervals[i];
-        for (uint32_t o = 0; o < iv.ops_kept; ++o) {
-          int32_t op = d.interval_ops[iv.ops_offset + o];
-          row = {dev, static_cast<int64_t>(i), std::string(OpTable(model.ops.category[op])), model.ops.source_id[op]};
-          sink(row);
-        }
-      }
-    }});
+                                      std::vector<ResultValue> row;
+                                      for (size_t i = 0; i < d.intervals.size(); ++i) {
+                                        const OverlapInterval& iv = d.intervals[i];
+                                        for (uint32_t o = 0; o < iv.ops_kept; ++o) {
+                                          int32_t op = d.interval_ops[iv.ops_offset + o];
+                                          row = {dev, static_cast<int64_t>(i),
+                                                 std::string(OpTable(model.ops.category[op])), model.ops.source_id[op]};
+                                          sink(row);
+                                        }
+                                      }
+                                    }});
   }
   std::vector<ResultTable> out;
   out.push_back(std::move(cat));

@@ -18,16 +18,15 @@
 #include <vector>
 
 #include "analyzer/analysis/overlap.h"
-#include "analyzer/render/render_options.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
 
-nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& model,
-                             const RenderOptions& options);
-void RenderOverlapText(const OverlapResult& result, const TraceModel& model,
-                       const RenderOptions& options, std::ostream& out);
+nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& model, const RenderOptions& options);
+void RenderOverlapText(const OverlapResult& result, const TraceModel& model, const RenderOptions& options,
+                       std::ostream& out);
 // The interval tables read `result` and `model` when written: both must
 // outlive the tables.
 std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const TraceModel& model);

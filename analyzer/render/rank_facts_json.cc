@@ -95,13 +95,14 @@ absl::StatusOr<std::vector<RankFacts>> RankFactsFromJson(const std::string& text
   try {
     if (!doc.is_object() || doc.value("generator", "") != "streamscope facts") {
       return absl::InvalidArgumentError(
-          absl::StrCat(source, ": not rank facts (no \"generator\": \"streamscope facts\"); write them with "
-                               "`streamscope facts TRACE`"));
+          absl::StrCat(source,
+                       ": not rank facts (no \"generator\": \"streamscope facts\"); write them with "
+                       "`streamscope facts TRACE`"));
     }
     int version = doc.at("facts_version").get<int>();
     if (version != kRankFactsVersion) {
-      return absl::InvalidArgumentError(absl::StrCat(source, ": facts version ", version, "; this streamscope reads ",
-                                                     kRankFactsVersion));
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": facts version ", version, "; this streamscope reads ", kRankFactsVersion));
     }
     std::vector<RankFacts> out;
     for (const nlohmann::json& p : doc.at("processes")) out.push_back(ProcessFromJson(p));

@@ -6,8 +6,8 @@
 namespace streamscope {
 
 struct RenderOptions {
-  int top = 10;            // worst offenders / longest intervals listed
-  int ops_per_item = 6;    // op references printed per interval in text
+  int top = 10;          // worst offenders / longest intervals listed
+  int ops_per_item = 6;  // op references printed per interval in text
 };
 
 }  // namespace streamscope

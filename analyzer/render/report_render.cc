@@ -15,11 +15,11 @@
 #include "analyzer/render/hidden_sync_render.h"
 #include "analyzer/render/idle_gaps_render.h"
 #include "analyzer/render/launch_stats_render.h"
+#include "analyzer/render/op_attribution_render.h"
 #include "analyzer/render/overlap_render.h"
+#include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/summary_render.h"
 #include "analyzer/render/text_layout.h"
-#include "analyzer/render/op_attribution_render.h"
-#include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
@@ -45,7 +45,6 @@ InstanceFigures FiguresOf(const WindowResults& w, size_t index, const TraceModel
   return x;
 }
 
-
 std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
   std::vector<DeviceTotals> out;
   for (const TraceAnalysis& t : traces) {
@@ -70,41 +69,51 @@ CrossRankResult CrossRank(const std::vector<TraceAnalysis>& traces, int top) {
 }
 
 nlohmann::json TotalsJson(const DeviceTotals& x) {
-  return {{"window_ns", x.window_ns}, {"busy_ns", x.busy_ns}, {"idle_ns", x.idle_ns},
-          {"compute_ns", x.compute_ns}, {"copy_ns", x.copy_ns},
-          {"copy_hidden_ns", x.copy_ns - x.exposed_copy_ns}, {"exposed_copy_ns", x.exposed_copy_ns},
-          {"listed_gap_count", x.listed_gaps}, {"listed_gap_ns", x.listed_gap_ns}};
+  return {{"window_ns", x.window_ns},
+          {"busy_ns", x.busy_ns},
+          {"idle_ns", x.idle_ns},
+          {"compute_ns", x.compute_ns},
+          {"copy_ns", x.copy_ns},
+          {"copy_hidden_ns", x.copy_ns - x.exposed_copy_ns},
+          {"exposed_copy_ns", x.exposed_copy_ns},
+          {"listed_gap_count", x.listed_gaps},
+          {"listed_gap_ns", x.listed_gap_ns}};
 }
 
 DeviceTotals Sum(const std::vector<DeviceTotals>& all) {
   DeviceTotals s;
   for (const DeviceTotals& x : all) {
-    s.window_ns += x.window_ns; s.busy_ns += x.busy_ns; s.idle_ns += x.idle_ns;
-    s.compute_ns += x.compute_ns; s.copy_ns += x.copy_ns; s.exposed_copy_ns += x.exposed_copy_ns;
-    s.listed_gaps += x.listed_gaps; s.listed_gap_ns += x.listed_gap_ns;
+    s.window_ns += x.window_ns;
+    s.busy_ns += x.busy_ns;
+    s.idle_ns += x.idle_ns;
+    s.compute_ns += x.compute_ns;
+    s.copy_ns += x.copy_ns;
+    s.exposed_copy_ns += x.exposed_copy_ns;
+    s.listed_gaps += x.listed_gaps;
+    s.listed_gap_ns += x.listed_gap_ns;
   }
   return s;
 }
 
 nlohmann::json WindowSpecJson(const WindowSpec& spec) {
   switch (spec.kind) {
-    case WindowSpec::Kind::kDefault:
-      return {{"kind", "default"}};
-    case WindowSpec::Kind::kWholeTrace:
-      return {{"kind", "whole"}};
+    case WindowSpec::Kind::kDefault: return {{"kind", "default"}};
+    case WindowSpec::Kind::kWholeTrace: return {{"kind", "whole"}};
     case WindowSpec::Kind::kNvtxRange:
-      return {{"kind", "nvtx"}, {"nvtx_name", spec.nvtx_name},
+      return {{"kind", "nvtx"},
+              {"nvtx_name", spec.nvtx_name},
               {"nvtx_instance", spec.nvtx_instance ? nlohmann::json(*spec.nvtx_instance) : nlohmann::json()}};
     case WindowSpec::Kind::kExplicit:
-      return {{"kind", "explicit"}, {"from_ns", spec.start_ns}, {"to_ns", spec.end_ns},
+      return {{"kind", "explicit"},
+              {"from_ns", spec.start_ns},
+              {"to_ns", spec.end_ns},
               {"relative_to_trace_start", spec.relative_to_trace_start}};
   }
   return nullptr;
 }
 
-nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model,
-                          const RenderOptions& render, const WindowSpec& spec, int window_count,
-                          int64_t trace_start_ns) {
+nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model, const RenderOptions& render,
+                          const WindowSpec& spec, int window_count, int64_t trace_start_ns) {
   nlohmann::json j = {{"index", index},
                       {"label", w.window.label},
                       {"start_ns", w.window.start_ns},
@@ -209,8 +218,9 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
     if (t.windows.empty()) out << "[]";
     for (size_t i = 0; i < t.windows.size(); ++i) {
       out << (i == 0 ? "[\n        " : ",\n        ");
-      WriteJsonAt(out, WindowJson(t.windows[i], i, t.model, render, options.window,
-                                  static_cast<int>(t.window_list.size()), t.summary.whole.start_ns),
+      WriteJsonAt(out,
+                  WindowJson(t.windows[i], i, t.model, render, options.window, static_cast<int>(t.window_list.size()),
+                             t.summary.whole.start_ns),
                   4);
     }
     if (!t.windows.empty()) out << "\n      ]";
@@ -223,17 +233,17 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
 }
 
 const std::vector<std::string>& ReportSectionNames() {
-  static const std::vector<std::string> names = {
-      "summary",     "trace",        "instances", "overlap", "idle-gaps", "communication", "gap-causes",
-      "hidden-sync", "launch-stats", "diagnose",  "critical-path", "hazards", "timing-audit", "launchers", "combined"};
+  static const std::vector<std::string> names = {"summary",      "trace",         "instances",     "overlap",
+                                                 "idle-gaps",    "communication", "gap-causes",    "hidden-sync",
+                                                 "launch-stats", "diagnose",      "critical-path", "hazards",
+                                                 "timing-audit", "launchers",     "combined"};
   return names;
 }
 
 void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& final_out,
                       const ReportTextOptions& text) {
   auto shown = [&](std::string_view name) {
-    return text.sections.empty() ||
-           std::find(text.sections.begin(), text.sections.end(), name) != text.sections.end();
+    return text.sections.empty() || std::find(text.sections.begin(), text.sections.end(), name) != text.sections.end();
   };
   bool any_window_section = false;
   for (std::string_view name : {"overlap", "idle-gaps", "communication", "gap-causes", "hidden-sync", "launch-stats",
@@ -251,9 +261,8 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     if (shown("summary") && !t.windows.empty()) {
       separate();
       if (traces.size() > 1) out << "Trace " << ShortenMiddle(t.model.path) << " (pid " << t.model.pid << ")\n";
-      RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window,
-                                        static_cast<int>(t.window_list.size()), !t.instances.empty(),
-                                        t.summary.whole.start_ns),
+      RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window, static_cast<int>(t.window_list.size()),
+                                        !t.instances.empty(), t.summary.whole.start_ns),
                         t.model, out);
     }
     if (shown("trace")) {

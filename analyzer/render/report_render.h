@@ -40,9 +40,9 @@ struct TraceAnalysis {
   // Set when the default window was analyzed: the steady state (or GPU
   // span) it is, and what lies apart from it (start-up, first launches).
   std::optional<SteadyState> default_window;
-  std::vector<Window> window_list;             // every window analyzed
-  bool windows_are_steps = false;              // the instances of one NVTX range (cross-rank steps)
-  std::map<int32_t, DeviceTotals> by_device;   // sums over every window
+  std::vector<Window> window_list;            // every window analyzed
+  bool windows_are_steps = false;             // the instances of one NVTX range (cross-rank steps)
+  std::map<int32_t, DeviceTotals> by_device;  // sums over every window
   // Every window's results; in a text summary of many instances only the
   // longest instance's, and `instances` has the figures of all.
   std::vector<WindowResults> windows;

@@ -9,8 +9,9 @@ namespace streamscope {
 std::string SteadyStateHowFound(const SteadyState& s, const TraceModel& m) {
   switch (s.method) {
     case SteadyStateMethod::kNvtxRange:
-      return absl::StrCat(s.nvtx_instances.size(), " instances of NVTX range '", std::string(m.strings.Get(s.nvtx_name)),
-                          "' (", FormatShare(s.gpu_share), " of the GPU op time was submitted inside them)");
+      return absl::StrCat(s.nvtx_instances.size(), " instances of NVTX range '",
+                          std::string(m.strings.Get(s.nvtx_name)), "' (", FormatShare(s.gpu_share),
+                          " of the GPU op time was submitted inside them)");
     case SteadyStateMethod::kKernelSequence:
       return absl::StrCat("a sequence of ", s.period_kernels, s.period_kernels == 1 ? " kernel" : " kernels",
                           " repeated ", s.repeats, " times (", FormatShare(s.gpu_share),
@@ -39,8 +40,10 @@ nlohmann::json SteadyStateToJson(const SteadyState& s, const TraceModel& m) {
                       {"length_ns", s.window.length()},
                       {"how_found", SteadyStateHowFound(s, m)},
                       {"gpu_share", s.gpu_share},
-                      {"startup", {{"start_ns", s.startup.start}, {"end_ns", s.startup.end},
-                                   {"length_ns", s.startup.end > s.startup.start ? s.startup.end - s.startup.start : 0}}},
+                      {"startup",
+                       {{"start_ns", s.startup.start},
+                        {"end_ns", s.startup.end},
+                        {"length_ns", s.startup.end > s.startup.start ? s.startup.end - s.startup.start : 0}}},
                       {"first_launches", first},
                       {"first_launch_excess_ns", s.first_launch_excess_ns},
                       {"counted_as_idle", false}};
@@ -56,10 +59,10 @@ nlohmann::json SteadyStateToJson(const SteadyState& s, const TraceModel& m) {
 }
 
 void RenderDefaultWindowText(const SteadyState& s, const TraceModel& m, std::ostream& out, const std::string& indent) {
-  out << indent << "Default window: " << (s.method == SteadyStateMethod::kNvtxRange ||
-                                                   s.method == SteadyStateMethod::kKernelSequence
-                                               ? "the steady state, "
-                                               : "")
+  out << indent << "Default window: "
+      << (s.method == SteadyStateMethod::kNvtxRange || s.method == SteadyStateMethod::kKernelSequence
+              ? "the steady state, "
+              : "")
       << SteadyStateHowFound(s, m) << "; " << FormatDuration(s.window.length()) << " [" << s.window.start_ns << ", "
       << s.window.end_ns << ") ns. --window whole: the whole trace.\n";
   int64_t startup = s.startup.end > s.startup.start ? s.startup.end - s.startup.start : 0;
@@ -68,8 +71,8 @@ void RenderDefaultWindowText(const SteadyState& s, const TraceModel& m, std::ost
       << " (outside the window: not idle time, not starvation)";
   if (!s.first_launches.empty()) {
     out << "; " << s.first_launches.size() << (s.first_launches.size() == 1 ? " first launch" : " first launches")
-        << " much slower than the kernel's other launches (module loading), " << FormatDuration(s.first_launch_excess_ns)
-        << " over their medians: ";
+        << " much slower than the kernel's other launches (module loading), "
+        << FormatDuration(s.first_launch_excess_ns) << " over their medians: ";
     for (size_t i = 0; i < s.first_launches.size() && i < 3; ++i) {
       const FirstLaunchOutlier& f = s.first_launches[i];
       out << (i == 0 ? "" : ", ") << "'" << ShortName(m.strings.Get(f.kernel)) << "' " << FormatDuration(f.call_ns)

@@ -16,7 +16,8 @@ constexpr int kMaxDeviceLines = 3;
 
 std::string Chosen(const ReportSummary& s) {
   std::string why = s.chosen_by == "default" ? "the default window" : absl::StrCat("picked with ", s.chosen_by);
-  if (s.window_count > 1) absl::StrAppend(&why, s.longest ? "; the longest of " : "; the first of ", s.window_count, " windows");
+  if (s.window_count > 1)
+    absl::StrAppend(&why, s.longest ? "; the longest of " : "; the first of ", s.window_count, " windows");
   return why;
 }
 
@@ -44,8 +45,8 @@ std::string WindowChosenBy(const WindowSpec& spec) {
   return "default";
 }
 
-ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, const WindowSpec& spec,
-                              int window_count, bool longest, std::optional<int64_t> trace_start_ns) {
+ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, const WindowSpec& spec, int window_count,
+                              bool longest, std::optional<int64_t> trace_start_ns) {
   ReportSummary s;
   s.longest = longest;
   s.window = r.window;
@@ -121,31 +122,30 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     lines.push_back(wrapped.substr(from));
   };
   add(absl::StrCat("Summary of window ", ShortenMiddle(s.window.label, kMaxLabelColumns), ", ",
-                               FormatDuration(s.window.length()), " at ",
-                               FormatOffset(s.window.start_ns - s.trace_start_ns), " (", Chosen(s), ")"));
+                   FormatDuration(s.window.length()), " at ", FormatOffset(s.window.start_ns - s.trace_start_ns), " (",
+                   Chosen(s), ")"));
   if (s.devices.empty()) {
     add("  No GPU op in the window.");
   } else if (static_cast<int>(s.devices.size()) <= kMaxDeviceLines) {
     for (const SummaryDevice& d : s.devices) {
       add(absl::StrCat("  GPU ", d.device_id, ": busy ", FormatDuration(d.busy_ns), " (",
-                                   FormatShare(d.busy_ns, d.window_ns), "), idle ", FormatDuration(d.idle_ns), " (",
-                                   FormatShare(d.idle_ns, d.window_ns), ") of the window"));
+                       FormatShare(d.busy_ns, d.window_ns), "), idle ", FormatDuration(d.idle_ns), " (",
+                       FormatShare(d.idle_ns, d.window_ns), ") of the window"));
     }
   } else {
     add(absl::StrCat("  ", s.devices.size(), " GPUs: busy ", FormatDuration(s.busy_ns), " (",
-                                 FormatShare(s.busy_ns, s.device_window_ns), "), idle ", FormatDuration(s.idle_ns),
-                                 " (", FormatShare(s.idle_ns, s.device_window_ns), ") of ",
-                                 FormatDuration(s.device_window_ns), " device time"));
+                     FormatShare(s.busy_ns, s.device_window_ns), "), idle ", FormatDuration(s.idle_ns), " (",
+                     FormatShare(s.idle_ns, s.device_window_ns), ") of ", FormatDuration(s.device_window_ns),
+                     " device time"));
   }
   if (!s.devices.empty()) {
     if (s.copy_ns == 0) {
       add(absl::StrCat("  Overlap: no copies in the window; ops of any two kinds overlapped ",
-                                   FormatDuration(s.any_pair_overlap_ns)));
+                       FormatDuration(s.any_pair_overlap_ns)));
     } else {
       add(absl::StrCat("  Overlap: copies beside kernels ", FormatDuration(s.overlap_ns), " of ",
-                                   FormatDuration(s.overlap_possible_ns), " possible (",
-                                   FormatShare(s.overlap_ns, s.overlap_possible_ns),
-                                   "; possible = min(copy, compute))"));
+                       FormatDuration(s.overlap_possible_ns), " possible (",
+                       FormatShare(s.overlap_ns, s.overlap_possible_ns), "; possible = min(copy, compute))"));
     }
   }
   if (!s.diagnosed) return lines;
@@ -154,7 +154,7 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     return lines;
   }
   add(s.ranked ? "  Top findings by estimated saving, each with the change to make:"
-                           : "  Top findings (in the diagnosis' order), each with the change to make:");
+               : "  Top findings (in the diagnosis' order), each with the change to make:");
   for (size_t i = 0; i < s.top.size(); ++i) {
     const SummaryFinding& f = s.top[i];
     std::vector<std::string> block = {FindingHead(f, i + 1)};
@@ -180,22 +180,28 @@ void RenderSummaryText(const ReportSummary& s, const TraceModel& model, std::ost
 nlohmann::json SummaryToJson(const ReportSummary& s) {
   nlohmann::json devices = nlohmann::json::array();
   for (const SummaryDevice& d : s.devices) {
-    devices.push_back({{"device_id", d.device_id}, {"window_ns", d.window_ns}, {"busy_ns", d.busy_ns},
-                       {"idle_ns", d.idle_ns}, {"copy_ns", d.copy_ns}, {"compute_ns", d.compute_ns},
-                       {"overlap_ns", d.overlap_ns}, {"overlap_possible_ns", d.overlap_possible_ns}});
+    devices.push_back({{"device_id", d.device_id},
+                       {"window_ns", d.window_ns},
+                       {"busy_ns", d.busy_ns},
+                       {"idle_ns", d.idle_ns},
+                       {"copy_ns", d.copy_ns},
+                       {"compute_ns", d.compute_ns},
+                       {"overlap_ns", d.overlap_ns},
+                       {"overlap_possible_ns", d.overlap_possible_ns}});
   }
   nlohmann::json top = nlohmann::json::array();
   for (size_t i = 0; i < s.top.size(); ++i) {
     const SummaryFinding& f = s.top[i];
-    top.push_back({{"rank", i + 1},
-                   {"finding_index", f.finding},
-                   {"cause", std::string(DiagnoseCauseName(f.cause))},
-                   {"step", std::string(DiagnoseStepName(StepOf(f.cause)))},
-                   {"saving_estimated", f.saving_estimated},
-                   {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns) : nlohmann::json()},
-                   {"impact_ns", f.impact_ns},
-                   {"summary", f.summary},
-                   {"change", f.change}});
+    top.push_back(
+        {{"rank", i + 1},
+         {"finding_index", f.finding},
+         {"cause", std::string(DiagnoseCauseName(f.cause))},
+         {"step", std::string(DiagnoseStepName(StepOf(f.cause)))},
+         {"saving_estimated", f.saving_estimated},
+         {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns) : nlohmann::json()},
+         {"impact_ns", f.impact_ns},
+         {"summary", f.summary},
+         {"change", f.change}});
   }
   return {{"window",
            {{"label", s.window.label},

@@ -59,9 +59,9 @@ struct SummaryFinding {
 
 struct ReportSummary {
   Window window;
-  std::string chosen_by;  // why this window: "default", "--nvtx", "--from/--to"
-  int window_count = 1;   // windows the spec selected
-  bool longest = false;   // of several: the summary is of the longest (else of the first)
+  std::string chosen_by;       // why this window: "default", "--nvtx", "--from/--to"
+  int window_count = 1;        // windows the spec selected
+  bool longest = false;        // of several: the summary is of the longest (else of the first)
   int64_t trace_start_ns = 0;  // the whole-trace window's start (offsets count from it)
   std::vector<SummaryDevice> devices;
   int64_t busy_ns = 0, idle_ns = 0, device_window_ns = 0;  // summed over devices

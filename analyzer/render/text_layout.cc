@@ -60,8 +60,7 @@ void WrapOneLine(std::string_view line, size_t width, const std::string* continu
   const std::vector<bool> breakable = BreakableSpaces(line);
   std::vector<size_t> cols(line.size() + 1, 0);  // columns before each byte
   for (size_t i = 0; i < line.size(); ++i) cols[i + 1] = cols[i] + (IsContinuationByte(line[i]) ? 0 : 1);
-  const std::string continuation =
-      continuation_prefix != nullptr ? *continuation_prefix : std::string(indent + 4, ' ');
+  const std::string continuation = continuation_prefix != nullptr ? *continuation_prefix : std::string(indent + 4, ' ');
   std::string_view prefix = line.substr(0, indent);
   size_t start = indent;
   const size_t n = line.size();

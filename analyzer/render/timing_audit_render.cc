@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/render/op_ref.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 
 namespace streamscope {
@@ -16,13 +16,14 @@ nlohmann::json OpOrNull(const TraceModel& m, int32_t op) {
 }
 
 nlohmann::json EventJson(const TraceModel& m, const EventTime& e) {
-  return {{"event_handle", e.record >= 0 ? nlohmann::json(m.event_ops[e.record].event_handle) : nlohmann::json(nullptr)},
-          {"stream_id", StreamIdJson(m, e.stream)},
-          {"record_call_ns", e.record >= 0 ? nlohmann::json(e.record_call_ns) : nlohmann::json(nullptr)},
-          {"determined", e.determined},
-          {"gpu_ns", e.determined ? nlohmann::json(e.gpu_ns) : nlohmann::json(nullptr)},
-          {"after_op", OpOrNull(m, e.after_op)},
-          {"upper_ns", e.upper_ns >= 0 ? nlohmann::json(e.upper_ns) : nlohmann::json(nullptr)}};
+  return {
+      {"event_handle", e.record >= 0 ? nlohmann::json(m.event_ops[e.record].event_handle) : nlohmann::json(nullptr)},
+      {"stream_id", StreamIdJson(m, e.stream)},
+      {"record_call_ns", e.record >= 0 ? nlohmann::json(e.record_call_ns) : nlohmann::json(nullptr)},
+      {"determined", e.determined},
+      {"gpu_ns", e.determined ? nlohmann::json(e.gpu_ns) : nlohmann::json(nullptr)},
+      {"after_op", OpOrNull(m, e.after_op)},
+      {"upper_ns", e.upper_ns >= 0 ? nlohmann::json(e.upper_ns) : nlohmann::json(nullptr)}};
 }
 
 std::string Ms(double ms) { return absl::StrFormat("%.3f ms", ms); }
@@ -42,16 +43,14 @@ std::string ElapsedAuditSentence(const TraceModel& m, const ElapsedAudit& a) {
     const EventTime& bad = a.start.determined ? a.stop : a.start;
     absl::StrAppend(&s, ": the interval cannot be placed on the GPU timeline (the ",
                     a.start.determined ? "stop" : "start", " event ",
-                    bad.record < 0 ? "was never recorded before the read" : "was recorded on an unknown stream",
-                    ").");
+                    bad.record < 0 ? "was never recorded before the read" : "was recorded on an unknown stream", ").");
     return s;
   }
-  absl::StrAppend(&s, " between events on stream ", StreamSourceId(m, a.start.stream),
-                  a.start.stream == a.stop.stream ? std::string()
-                                                  : absl::StrCat(" and ", StreamSourceId(m, a.stop.stream)),
-                  " (GPU estimate ", FormatDuration(a.measured_ns), "): the GPU was busy ",
-                  FormatDuration(a.inside_busy_ns), " inside it, ", FormatDuration(a.inside_other_streams_ns),
-                  " of that on other streams.");
+  absl::StrAppend(
+      &s, " between events on stream ", StreamSourceId(m, a.start.stream),
+      a.start.stream == a.stop.stream ? std::string() : absl::StrCat(" and ", StreamSourceId(m, a.stop.stream)),
+      " (GPU estimate ", FormatDuration(a.measured_ns), "): the GPU was busy ", FormatDuration(a.inside_busy_ns),
+      " inside it, ", FormatDuration(a.inside_other_streams_ns), " of that on other streams.");
   if (a.scope_ops > 0) {
     absl::StrAppend(&s, " The ", a.scope_ops, " GPU ops submitted from the start record to the read (",
                     a.scope_other_stream_ops, " on other streams) ran ", FormatDuration(a.scope_busy_ns), ", ",
@@ -76,27 +75,27 @@ nlohmann::json TimingAuditToJson(const TimingAuditResult& r, const TraceModel& m
   for (const ElapsedAudit& a : r.elapsed) {
     nlohmann::json running = nlohmann::json::array();
     for (int32_t op : a.running_ops) running.push_back(OpRefJson(m, op));
-    reads.push_back({{"read_ns", a.read_ns},
-                     {"elapsed_ms", a.elapsed_ms},
-                     {"determined", a.determined},
-                     {"measured_ns", a.determined ? nlohmann::json(a.measured_ns) : nlohmann::json(nullptr)},
-                     {"start", EventJson(m, a.start)},
-                     {"stop", EventJson(m, a.stop)},
-                     {"inside",
-                      {{"busy_ns", a.inside_busy_ns},
-                       {"events_stream_ns", a.inside_events_stream_ns},
-                       {"other_streams_ns", a.inside_other_streams_ns}}},
-                     {"scope",
-                      {{"ops", a.scope_ops},
-                       {"other_stream_ops", a.scope_other_stream_ops},
-                       {"busy_ns", a.scope_busy_ns},
-                       {"outside_ns", a.scope_outside_ns},
-                       {"ops_outside", a.scope_ops_outside},
-                       {"last_end_ns", a.scope_last_end_ns}}},
-                     {"running_at_stop",
-                      {{"count", a.running_at_stop}, {"until_ns", a.running_until_ns}, {"ops", running}}},
-                     {"misses_work", a.misses_work},
-                     {"sentence", ElapsedAuditSentence(m, a)}});
+    reads.push_back(
+        {{"read_ns", a.read_ns},
+         {"elapsed_ms", a.elapsed_ms},
+         {"determined", a.determined},
+         {"measured_ns", a.determined ? nlohmann::json(a.measured_ns) : nlohmann::json(nullptr)},
+         {"start", EventJson(m, a.start)},
+         {"stop", EventJson(m, a.stop)},
+         {"inside",
+          {{"busy_ns", a.inside_busy_ns},
+           {"events_stream_ns", a.inside_events_stream_ns},
+           {"other_streams_ns", a.inside_other_streams_ns}}},
+         {"scope",
+          {{"ops", a.scope_ops},
+           {"other_stream_ops", a.scope_other_stream_ops},
+           {"busy_ns", a.scope_busy_ns},
+           {"outside_ns", a.scope_outside_ns},
+           {"ops_outside", a.scope_ops_outside},
+           {"last_end_ns", a.scope_last_end_ns}}},
+         {"running_at_stop", {{"count", a.running_at_stop}, {"until_ns", a.running_until_ns}, {"ops", running}}},
+         {"misses_work", a.misses_work},
+         {"sentence", ElapsedAuditSentence(m, a)}});
   }
   nlohmann::json totals = nlohmann::json::array();
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
@@ -171,9 +170,9 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     if (top >= 0 && shown >= static_cast<size_t>(top)) break;
     const NvtxRange& range = m.nvtx_ranges[a.range];
-    out << "    '" << ShortenMiddle(m.strings.Get(range.name)) << "' on thread " << range.tid << ": " << a.ops_after_end << " of "
-        << a.ops << " ops ended after it, the last " << FormatDuration(a.overrun_ns) << " late: "
-        << (a.last_op >= 0 ? OpLabel(m, a.last_op) : std::string("?")) << "\n";
+    out << "    '" << ShortenMiddle(m.strings.Get(range.name)) << "' on thread " << range.tid << ": " << a.ops_after_end
+        << " of " << a.ops << " ops ended after it, the last " << FormatDuration(a.overrun_ns)
+        << " late: " << (a.last_op >= 0 ? OpLabel(m, a.last_op) : std::string("?")) << "\n";
     ++shown;
   }
 }
@@ -181,27 +180,55 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
 std::vector<ResultTable> TimingAuditToTables(const TimingAuditResult& r, const TraceModel& m) {
   auto opt = [](bool ok, int64_t v) { return ok ? ResultValue(v) : ResultValue(); };
   ResultTable reads{"analysis_timing_audit",
-                    {"read_ns", "elapsed_ms", "determined", "start_stream_id", "start_gpu_ns", "stop_stream_id",
-                     "stop_gpu_ns", "measured_ns", "inside_busy_ns", "inside_events_stream_ns",
-                     "inside_other_streams_ns", "scope_ops", "scope_other_stream_ops", "scope_busy_ns",
-                     "scope_outside_ns", "scope_ops_outside", "scope_last_end_ns", "running_at_stop",
-                     "running_until_ns", "misses_work"},
+                    {"read_ns",
+                     "elapsed_ms",
+                     "determined",
+                     "start_stream_id",
+                     "start_gpu_ns",
+                     "stop_stream_id",
+                     "stop_gpu_ns",
+                     "measured_ns",
+                     "inside_busy_ns",
+                     "inside_events_stream_ns",
+                     "inside_other_streams_ns",
+                     "scope_ops",
+                     "scope_other_stream_ops",
+                     "scope_busy_ns",
+                     "scope_outside_ns",
+                     "scope_ops_outside",
+                     "scope_last_end_ns",
+                     "running_at_stop",
+                     "running_until_ns",
+                     "misses_work"},
                     {}};
   for (const ElapsedAudit& a : r.elapsed) {
-    reads.rows.push_back({a.read_ns, a.elapsed_ms, int64_t{a.determined ? 1 : 0}, StreamIdCell(m, a.start.stream),
-                          opt(a.start.determined, a.start.gpu_ns), StreamIdCell(m, a.stop.stream),
-                          opt(a.stop.determined, a.stop.gpu_ns), opt(a.determined, a.measured_ns), a.inside_busy_ns,
-                          a.inside_events_stream_ns, a.inside_other_streams_ns, a.scope_ops,
-                          a.scope_other_stream_ops, a.scope_busy_ns, a.scope_outside_ns, a.scope_ops_outside,
-                          a.scope_last_end_ns, a.running_at_stop, a.running_until_ns,
+    reads.rows.push_back({a.read_ns,
+                          a.elapsed_ms,
+                          int64_t{a.determined ? 1 : 0},
+                          StreamIdCell(m, a.start.stream),
+                          opt(a.start.determined, a.start.gpu_ns),
+                          StreamIdCell(m, a.stop.stream),
+                          opt(a.stop.determined, a.stop.gpu_ns),
+                          opt(a.determined, a.measured_ns),
+                          a.inside_busy_ns,
+                          a.inside_events_stream_ns,
+                          a.inside_other_streams_ns,
+                          a.scope_ops,
+                          a.scope_other_stream_ops,
+                          a.scope_busy_ns,
+                          a.scope_outside_ns,
+                          a.scope_ops_outside,
+                          a.scope_last_end_ns,
+                          a.running_at_stop,
+                          a.running_until_ns,
                           int64_t{a.misses_work ? 1 : 0}});
   }
   ResultTable names{"analysis_timing_audit_nvtx",
                     {"name", "ranges", "with_gpu_work", "incomplete", "max_overrun_ns", "total_overrun_ns"},
                     {}};
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
-    names.rows.push_back({std::string(m.strings.Get(t.name)), t.ranges, t.with_gpu_work, t.incomplete,
-                          t.max_overrun_ns, t.total_overrun_ns});
+    names.rows.push_back({std::string(m.strings.Get(t.name)), t.ranges, t.with_gpu_work, t.incomplete, t.max_overrun_ns,
+                          t.total_overrun_ns});
   }
   ResultTable ranges{"analysis_timing_audit_nvtx_range",
                      {"nvtx_range_id", "name", "tid", "start_ns", "end_ns", "ops", "ops_after_end", "last_end_ns",
@@ -209,11 +236,11 @@ std::vector<ResultTable> TimingAuditToTables(const TimingAuditResult& r, const T
                      {}};
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     const NvtxRange& range = m.nvtx_ranges[a.range];
-    ranges.rows.push_back({range.source_id, std::string(m.strings.Get(range.name)), range.tid, range.start_ns,
-                           range.end_ns.value_or(0), a.ops, a.ops_after_end, a.last_end_ns, a.overrun_ns,
-                           a.last_op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[a.last_op])))
-                                          : ResultValue(),
-                           a.last_op >= 0 ? ResultValue(m.ops.source_id[a.last_op]) : ResultValue()});
+    ranges.rows.push_back(
+        {range.source_id, std::string(m.strings.Get(range.name)), range.tid, range.start_ns, range.end_ns.value_or(0),
+         a.ops, a.ops_after_end, a.last_end_ns, a.overrun_ns,
+         a.last_op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[a.last_op]))) : ResultValue(),
+         a.last_op >= 0 ? ResultValue(m.ops.source_id[a.last_op]) : ResultValue()});
   }
   return {std::move(reads), std::move(names), std::move(ranges)};
 }

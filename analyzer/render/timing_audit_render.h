@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "analyzer/analysis/timing_audit.h"
-#include "analyzer/model/trace_model.h"
 #include "analyzer/base/result_table.h"
+#include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -6,18 +6,16 @@
 namespace streamscope {
 namespace {
 
-std::string CountName(int c) {
-  return c == 0 ? "kernels" : std::string(OpCategoryName(static_cast<OpCategory>(c)));
-}
+std::string CountName(int c) { return c == 0 ? "kernels" : std::string(OpCategoryName(static_cast<OpCategory>(c))); }
 
 std::string DeviceText(const Device& d) {
   std::string s = absl::StrCat("device ", d.id, ": ", d.name.empty() ? "(unnamed)" : d.name);
   std::vector<std::string> facts;
   if (d.compute_major > 0) facts.push_back(absl::StrCat("cc ", d.compute_major, ".", d.compute_minor));
   if (d.sm_count > 0) facts.push_back(absl::StrCat(d.sm_count, " SMs"));
-  facts.push_back(d.async_engine_count < 0 ? "copy engines unknown"
-                                           : absl::StrCat(d.async_engine_count, " copy engine",
-                                                          d.async_engine_count == 1 ? "" : "s"));
+  facts.push_back(d.async_engine_count < 0
+                      ? "copy engines unknown"
+                      : absl::StrCat(d.async_engine_count, " copy engine", d.async_engine_count == 1 ? "" : "s"));
   facts.push_back(d.concurrent_kernels < 0   ? "concurrent kernels unknown"
                   : d.concurrent_kernels > 0 ? "concurrent kernels: yes"
                                              : "concurrent kernels: NO");
@@ -25,7 +23,8 @@ std::string DeviceText(const Device& d) {
   absl::StrAppend(&s, " (");
   for (size_t i = 0; i < facts.size(); ++i) absl::StrAppend(&s, i ? ", " : "", facts[i]);
   absl::StrAppend(&s, ")");
-  if (d.async_engine_count == 1) absl::StrAppend(&s, " -- one copy engine: H2D and D2H copies cannot overlap each other");
+  if (d.async_engine_count == 1)
+    absl::StrAppend(&s, " -- one copy engine: H2D and D2H copies cannot overlap each other");
   if (d.async_engine_count == 0) absl::StrAppend(&s, " -- no copy engine: copies cannot overlap kernels");
   if (d.concurrent_kernels == 0) absl::StrAppend(&s, " -- kernels cannot run concurrently");
   return s;
@@ -34,25 +33,29 @@ std::string DeviceText(const Device& d) {
 }  // namespace
 
 nlohmann::json DeviceJson(const Device& d) {
-  return {{"id", d.id}, {"name", d.name}, {"uuid", d.uuid},
-          {"compute_capability", absl::StrCat(d.compute_major, ".", d.compute_minor)},
-          {"sm_count", d.sm_count},
-          {"copy_engines", d.async_engine_count < 0 ? nlohmann::json() : nlohmann::json(d.async_engine_count)},
-          {"concurrent_kernels", d.concurrent_kernels < 0 ? nlohmann::json() : nlohmann::json(d.concurrent_kernels > 0)},
-          {"global_memory_bytes", d.global_memory_bytes}};
+  return {
+      {"id", d.id},
+      {"name", d.name},
+      {"uuid", d.uuid},
+      {"compute_capability", absl::StrCat(d.compute_major, ".", d.compute_minor)},
+      {"sm_count", d.sm_count},
+      {"copy_engines", d.async_engine_count < 0 ? nlohmann::json() : nlohmann::json(d.async_engine_count)},
+      {"concurrent_kernels", d.concurrent_kernels < 0 ? nlohmann::json() : nlohmann::json(d.concurrent_kernels > 0)},
+      {"global_memory_bytes", d.global_memory_bytes}};
 }
 
 nlohmann::json TraceSummaryToJson(const TraceSummary& s, const TraceModel& model) {
-  nlohmann::json counts = {{"gpu_ops", s.gpu_ops}, {"api_calls", s.api_calls}, {"syncs", s.syncs},
-                           {"nvtx_ranges", s.nvtx_ranges}, {"nvtx_marks", s.nvtx_marks},
-                           {"streams", s.streams}};
+  nlohmann::json counts = {{"gpu_ops", s.gpu_ops},         {"api_calls", s.api_calls},   {"syncs", s.syncs},
+                           {"nvtx_ranges", s.nvtx_ranges}, {"nvtx_marks", s.nvtx_marks}, {"streams", s.streams}};
   for (int c = 0; c < kNumOpCategories; ++c) counts[CountName(c)] = s.op_count[c];
   nlohmann::json workload;  // null without workload marks
   if (s.has_workload) {
     nlohmann::json params = nlohmann::json::object();
     for (const auto& [k, v] : s.workload.params) params[k] = v;
-    workload = {{"variant", s.workload.variant}, {"params", params},
-                {"validation", s.workload.validation.empty() ? nlohmann::json() : nlohmann::json(s.workload.validation)}};
+    workload = {
+        {"variant", s.workload.variant},
+        {"params", params},
+        {"validation", s.workload.validation.empty() ? nlohmann::json() : nlohmann::json(s.workload.validation)}};
   }
   nlohmann::json devices = nlohmann::json::array();
   for (const Device& d : model.devices) devices.push_back(DeviceJson(d));
@@ -96,17 +99,15 @@ void RenderTraceSummaryText(const TraceSummary& s, const TraceModel& model, std:
     first = false;
   }
   if (first) out << "none";
-  out << "), " << s.api_calls << " API calls, " << s.syncs << " syncs, " << s.nvtx_ranges
-      << " NVTX ranges, " << s.streams << " streams.\n";
+  out << "), " << s.api_calls << " API calls, " << s.syncs << " syncs, " << s.nvtx_ranges << " NVTX ranges, "
+      << s.streams << " streams.\n";
   for (const Device& d : model.devices) out << "  " << DeviceText(d) << "\n";
   for (const std::string& n : s.notes) out << "  Note: " << n << "\n";
 }
 
 ResultTable TraceSummaryToTable(const TraceSummary& s) {
   ResultTable t{"analysis_trace_summary", {"key", "value"}, {}};
-  auto add = [&](std::string key, std::string value) {
-    t.rows.push_back({std::move(key), std::move(value)});
-  };
+  auto add = [&](std::string key, std::string value) { t.rows.push_back({std::move(key), std::move(value)}); };
   add("path", s.path);
   add("format", s.format);
   add("pid", absl::StrCat(s.pid));

@@ -53,8 +53,7 @@ absl::StatusOr<std::unique_ptr<SqliteDb>> SqliteDb::OpenReadOnly(const std::stri
   // Reading the schema catches truncated and corrupt files early.
   auto probe = out->QueryInt64("SELECT count(*) FROM sqlite_master");
   if (!probe.ok()) {
-    return absl::DataLossError(
-        absl::StrCat(path, ": damaged SQLite database (", probe.status().message(), ")"));
+    return absl::DataLossError(absl::StrCat(path, ": damaged SQLite database (", probe.status().message(), ")"));
   }
   return out;
 }

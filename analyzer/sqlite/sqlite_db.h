@@ -73,8 +73,7 @@ class SqliteDb {
 };
 
 template <typename Fn>
-absl::Status SqliteDb::ForEachRow(std::string_view sql, std::initializer_list<SqlValue> binds,
-                                  Fn&& fn) {
+absl::Status SqliteDb::ForEachRow(std::string_view sql, std::initializer_list<SqlValue> binds, Fn&& fn) {
   auto stmt = Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   if (absl::Status s = stmt->BindAll(binds); !s.ok()) return s;

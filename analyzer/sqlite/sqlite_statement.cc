@@ -41,13 +41,11 @@ absl::Status SqliteStatement::BindDouble(int index, double value) {
 }
 
 absl::Status SqliteStatement::BindText(int index, std::string_view value) {
-  return BindResult(db_, sqlite3_bind_text(stmt_, index, value.data(),
-                                           static_cast<int>(value.size()), SQLITE_TRANSIENT));
+  return BindResult(db_,
+                    sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
 }
 
-absl::Status SqliteStatement::BindNull(int index) {
-  return BindResult(db_, sqlite3_bind_null(stmt_, index));
-}
+absl::Status SqliteStatement::BindNull(int index) { return BindResult(db_, sqlite3_bind_null(stmt_, index)); }
 
 absl::Status SqliteStatement::Bind(int index, const SqlValue& value) {
   if (const int64_t* i = std::get_if<int64_t>(&value)) return BindInt64(index, *i);
@@ -85,17 +83,14 @@ void SqliteStatement::Reset() { sqlite3_reset(stmt_); }
 void SqliteStatement::ClearBindings() { sqlite3_clear_bindings(stmt_); }
 
 int SqliteStatement::ColumnCount() const { return sqlite3_column_count(stmt_); }
-bool SqliteStatement::IsNull(int col) const {
-  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
-}
+bool SqliteStatement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 int64_t SqliteStatement::Int64(int col) const { return sqlite3_column_int64(stmt_, col); }
 double SqliteStatement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
 
 std::string_view SqliteStatement::Text(int col) const {
   const unsigned char* text = sqlite3_column_text(stmt_, col);
   if (text == nullptr) return {};
-  return std::string_view(reinterpret_cast<const char*>(text),
-                          static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  return std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
 }
 
 std::optional<int64_t> SqliteStatement::OptionalInt64(int col) const {

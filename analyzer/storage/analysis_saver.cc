@@ -23,9 +23,12 @@ std::vector<std::string> ColumnTypes(const ResultTable& t) {
   auto visit = [&](const std::vector<ResultValue>& row) {
     for (size_t c = 0; c < types.size() && c < row.size(); ++c) {
       if (!types[c].empty()) continue;
-      if (std::holds_alternative<int64_t>(row[c])) types[c] = "INTEGER";
-      else if (std::holds_alternative<double>(row[c])) types[c] = "REAL";
-      else if (std::holds_alternative<std::string>(row[c])) types[c] = "TEXT";
+      if (std::holds_alternative<int64_t>(row[c]))
+        types[c] = "INTEGER";
+      else if (std::holds_alternative<double>(row[c]))
+        types[c] = "REAL";
+      else if (std::holds_alternative<std::string>(row[c]))
+        types[c] = "TEXT";
       if (!types[c].empty()) ++known;
     }
   };
@@ -46,14 +49,12 @@ class Db {
   absl::Status Exec(const std::string& sql) {
     absl::Status s = db_->Exec(sql);
     if (s.ok()) return s;
-    return absl::PermissionDeniedError(
-        absl::StrCat(path_, ": cannot save analysis tables: ", s.message()));
+    return absl::PermissionDeniedError(absl::StrCat(path_, ": cannot save analysis tables: ", s.message()));
   }
   // `message` defaults to SQLite's last error on this connection.
   absl::Status Error(const char* what, std::string message = "") {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path_, ": cannot save analysis tables (", what,
-                     "): ", message.empty() ? db_->LastError() : message));
+    return absl::PermissionDeniedError(absl::StrCat(path_, ": cannot save analysis tables (", what,
+                                                    "): ", message.empty() ? db_->LastError() : message));
   }
 
  private:
@@ -119,8 +120,8 @@ absl::Status SaveAnalysisTables(const std::string& path, const std::vector<Resul
   }
   auto opened = SqliteDb::OpenReadWrite(path);
   if (!opened.ok()) {
-    return absl::PermissionDeniedError(absl::StrCat(path, ": cannot open the trace for writing (",
-                                                    opened.status().message(), ")"));
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot open the trace for writing (", opened.status().message(), ")"));
   }
   Db db(std::move(*opened), path);
   db.db().SetBusyTimeout(5000);

@@ -44,7 +44,9 @@ void Step(sqlite3* db, sqlite3_stmt* s) {
 struct Rng {  // xorshift64*
   uint64_t x;
   uint64_t Next() {
-    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
     return x * 2685821657736338717ull;
   }
   int64_t Uniform(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo)); }
@@ -62,26 +64,32 @@ int main(int argc, char** argv) {
   int streams_per_device = 4, devices = 1;
   uint64_t seed = 1;
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--streams")) streams_per_device = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--devices")) devices = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--streams"))
+      streams_per_device = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--devices"))
+      devices = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
   }
   std::remove(path.c_str());
   sqlite3* db = nullptr;
   Check(sqlite3_open(path.c_str(), &db), db, "open");
-  Check(sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;",
-                     nullptr, nullptr, nullptr), db, "pragmas");
+  Check(sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;", nullptr,
+                     nullptr, nullptr),
+        db, "pragmas");
   std::string create(streamscope::schema::CreateSql());
   Check(sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr), db, "create");
   Check(sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr), db, "begin");
 
-  std::string meta = "INSERT INTO metadata VALUES ('schema_version','" + std::to_string(streamscope::schema::Version()) +
+  std::string meta = "INSERT INTO metadata VALUES ('schema_version','" +
+                     std::to_string(streamscope::schema::Version()) +
                      "'),('capture_end','normal_exit'),('pid','1000'),('collector_version','bench'),"
                      "('trace_format','streamscope');";
   Check(sqlite3_exec(db, meta.c_str(), nullptr, nullptr, nullptr), db, "metadata");
-  const char* names[] = {"gemm_kernel", "elementwise_add", "reduce_sum", "softmax_fwd", "layernorm_fwd",
-                         "cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaStreamSynchronize",
-                         "step", "measured"};
+  const char* names[] = {
+      "gemm_kernel",      "elementwise_add", "reduce_sum",      "softmax_fwd",           "layernorm_fwd",
+      "cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaStreamSynchronize", "step",
+      "measured"};
   constexpr int kNumKernelNames = 5, kLaunch = 6, kMemcpy = 7, kMemset = 8, kSyncName = 9, kStep = 10, kMeasured = 11;
   sqlite3_stmt* str = Prepare(db, "INSERT INTO string VALUES (?1, ?2)");
   for (int i = 0; i < 11; ++i) {
@@ -90,38 +98,48 @@ int main(int argc, char** argv) {
     Step(db, str);
   }
   for (int d = 0; d < devices; ++d) {
-    std::string sql = "INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
-                      "concurrent_kernels, global_memory_bytes) VALUES (" + std::to_string(d) +
-                      ", 'Synthetic H200', 9, 0, 132, 3, 1, 150000000000);"
-                      "INSERT INTO context VALUES (" + std::to_string(d + 1) + ", " + std::to_string(d) + ", NULL);";
+    std::string sql =
+        "INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
+        "concurrent_kernels, global_memory_bytes) VALUES (" +
+        std::to_string(d) +
+        ", 'Synthetic H200', 9, 0, 132, 3, 1, 150000000000);"
+        "INSERT INTO context VALUES (" +
+        std::to_string(d + 1) + ", " + std::to_string(d) + ", NULL);";
     Check(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), db, "device");
     for (int s = 0; s < streams_per_device; ++s) {
       std::string st = "INSERT INTO stream (id, context_id, device_id, kind) VALUES (" +
-                       std::to_string(100 * (d + 1) + s) + ", " + std::to_string(d + 1) + ", " + std::to_string(d) + ", 4);";
+                       std::to_string(100 * (d + 1) + s) + ", " + std::to_string(d + 1) + ", " + std::to_string(d) +
+                       ", 4);";
       Check(sqlite3_exec(db, st.c_str(), nullptr, nullptr, nullptr), db, "stream");
     }
   }
   Check(sqlite3_exec(db, "INSERT INTO thread VALUES (1, 'main')", nullptr, nullptr, nullptr), db, "thread");
 
-  sqlite3_stmt* kernel = Prepare(db,
-      "INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, name_id, "
-      "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1024, 1, 1, 256, 1, 1, 32)");
-  sqlite3_stmt* memcpy_stmt = Prepare(db,
+  sqlite3_stmt* kernel =
+      Prepare(db,
+              "INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, name_id, "
+              "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers_per_thread) "
+              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1024, 1, 1, 256, 1, 1, 32)");
+  sqlite3_stmt* memcpy_stmt = Prepare(
+      db,
       "INSERT INTO memcpy (id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, copy_kind, "
       "src_kind, dst_kind, is_async) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1)");
-  sqlite3_stmt* memset_stmt = Prepare(db,
+  sqlite3_stmt* memset_stmt = Prepare(
+      db,
       "INSERT INTO memset (id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, value, "
       "memory_kind, is_async) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, 3, 1)");
-  sqlite3_stmt* api = Prepare(db,
-      "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value) "
-      "VALUES (?1, 1, ?2, ?3, 1, ?4, ?5, ?6, 0)");
-  sqlite3_stmt* sync = Prepare(db,
-      "INSERT INTO sync (id, kind, start_ns, end_ns, context_id, stream_id, correlation_id, return_value) "
-      "VALUES (?1, 3, ?2, ?3, ?4, ?5, ?6, 0)");
-  sqlite3_stmt* nvtx = Prepare(db,
-      "INSERT INTO nvtx_range (id, tid, end_tid, name_id, start_ns, end_ns, is_push_pop, depth) "
-      "VALUES (?1, 1, 1, ?2, ?3, ?4, 1, ?5)");
+  sqlite3_stmt* api =
+      Prepare(db,
+              "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value) "
+              "VALUES (?1, 1, ?2, ?3, 1, ?4, ?5, ?6, 0)");
+  sqlite3_stmt* sync =
+      Prepare(db,
+              "INSERT INTO sync (id, kind, start_ns, end_ns, context_id, stream_id, correlation_id, return_value) "
+              "VALUES (?1, 3, ?2, ?3, ?4, ?5, ?6, 0)");
+  sqlite3_stmt* nvtx =
+      Prepare(db,
+              "INSERT INTO nvtx_range (id, tid, end_tid, name_id, start_ns, end_ns, is_push_pop, depth) "
+              "VALUES (?1, 1, 1, ?2, ?3, ?4, 1, ?5)");
 
   Rng rng{seed * 0x9E3779B97F4A7C15ull + 1};
   const int num_streams = streams_per_device * devices;

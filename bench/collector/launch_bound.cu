@@ -50,9 +50,8 @@ int main(int argc, char** argv) {
   cudaStreamSynchronize(s);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cudaError_t err = cudaGetLastError();
-  std::printf("launch_bound: kernels=%ld copies=%ld args=%d seconds=%.4f %s\n", kernels, done_copies,
-              args ? 1 : 0, secs,
-              err == cudaSuccess ? "ok" : cudaGetErrorString(err));
+  std::printf("launch_bound: kernels=%ld copies=%ld args=%d seconds=%.4f %s\n", kernels, done_copies, args ? 1 : 0,
+              secs, err == cudaSuccess ? "ok" : cudaGetErrorString(err));
   cudaFree(d);
   cudaFreeHost(h);
   cudaStreamDestroy(s);

@@ -45,11 +45,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const char* name;
     CUpti_ActivityKind kind;
   } map[] = {
-      {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}, {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
-      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},           {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
-      {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},     {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
-      {"driver", CUPTI_ACTIVITY_KIND_DRIVER},            {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},
-      {"stream", CUPTI_ACTIVITY_KIND_STREAM},            {"context", CUPTI_ACTIVITY_KIND_CONTEXT},
+      {"kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY},
+      {"memcpy", CUPTI_ACTIVITY_KIND_MEMCPY2},
+      {"memset", CUPTI_ACTIVITY_KIND_MEMSET},
+      {"sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+      {"runtime", CUPTI_ACTIVITY_KIND_RUNTIME},
+      {"driver", CUPTI_ACTIVITY_KIND_DRIVER},
+      {"nvtx", CUPTI_ACTIVITY_KIND_MARKER},
+      {"stream", CUPTI_ACTIVITY_KIND_STREAM},
+      {"context", CUPTI_ACTIVITY_KIND_CONTEXT},
       {"overhead", CUPTI_ACTIVITY_KIND_OVERHEAD},
   };
   for (auto& m : map) {

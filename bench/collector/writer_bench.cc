@@ -95,10 +95,10 @@ int main(int argc, char** argv) {
   double inserted = std::chrono::duration<double>(t_flushed - t0).count();
   long dropped = (*w)->GetStat(Stat::kRecordsDroppedWriter);
   long written = (*w)->GetStat(Stat::kRecordsWritten);
-  std::printf("writer_bench: records=%ld written=%ld dropped=%ld seconds=%.3f submit_seconds=%.3f "
-              "inserted_seconds=%.3f insert_records_per_second=%.0f records_per_second=%.0f %s\n",
-              made, written, dropped, secs, submit, inserted, static_cast<double>(written) / inserted,
-              static_cast<double>(written) / secs,
-              st.ok() ? "ok" : st.message().c_str());
+  std::printf(
+      "writer_bench: records=%ld written=%ld dropped=%ld seconds=%.3f submit_seconds=%.3f "
+      "inserted_seconds=%.3f insert_records_per_second=%.0f records_per_second=%.0f %s\n",
+      made, written, dropped, secs, submit, inserted, static_cast<double>(written) / inserted,
+      static_cast<double>(written) / secs, st.ok() ? "ok" : st.message().c_str());
   return st.ok() && dropped == 0 ? 0 : 1;
 }

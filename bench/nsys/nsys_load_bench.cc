@@ -45,8 +45,7 @@ bool TimeLoad(const std::string& path, int repeat, Timing* out) {
     double cpu = CpuSeconds() - c0;
     if (cpu < out->best_cpu_s) out->best_cpu_s = cpu;
     if (!models.ok()) {
-      std::fprintf(stderr, "nsys_load_bench: %s: %s\n", path.c_str(),
-                   std::string(models.status().message()).c_str());
+      std::fprintf(stderr, "nsys_load_bench: %s: %s\n", path.c_str(), std::string(models.status().message()).c_str());
       return false;
     }
     double s = std::chrono::duration<double>(t1 - t0).count();
@@ -91,13 +90,13 @@ int main(int argc, char** argv) {
   Timing nsys, trace;
   if (!TimeLoad(export_path, repeat, &nsys) || !TimeLoad(trace_path, repeat, &trace)) return 1;
   if (nsys.ops != trace.ops || nsys.api != trace.api || nsys.nvtx != trace.nvtx) {
-    std::fprintf(stderr, "nsys_load_bench: contents differ (ops %zu/%zu, api %zu/%zu)\n", nsys.ops,
-                 trace.ops, nsys.api, trace.api);
+    std::fprintf(stderr, "nsys_load_bench: contents differ (ops %zu/%zu, api %zu/%zu)\n", nsys.ops, trace.ops, nsys.api,
+                 trace.api);
     return 1;
   }
   std::printf("ops %zu api %zu nvtx %zu\n", nsys.ops, nsys.api, nsys.nvtx);
-  std::printf("nsys_export %.3f s %.1f ns/op cpu %.3f s %.1f ns/op\n", nsys.best_s,
-              1e9 * nsys.best_s / nsys.ops, nsys.best_cpu_s, 1e9 * nsys.best_cpu_s / nsys.ops);
+  std::printf("nsys_export %.3f s %.1f ns/op cpu %.3f s %.1f ns/op\n", nsys.best_s, 1e9 * nsys.best_s / nsys.ops,
+              nsys.best_cpu_s, 1e9 * nsys.best_cpu_s / nsys.ops);
   std::printf("streamscope_trace %.3f s %.1f ns/op cpu %.3f s %.1f ns/op\n", trace.best_s,
               1e9 * trace.best_s / trace.ops, trace.best_cpu_s, 1e9 * trace.best_cpu_s / trace.ops);
   std::printf("ratio_nsys_over_streamscope wall %.2f cpu %.2f\n", nsys.best_s / trace.best_s,

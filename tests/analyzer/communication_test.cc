@@ -56,9 +56,9 @@ TEST(Communication, OverlapExposedAndHiddenShareAreUnionsPerDevice) {
   ASSERT_NE(d0, nullptr);
   EXPECT_EQ(d0->comm_kernels, 2);
   EXPECT_EQ(d0->compute_kernels, 2);
-  EXPECT_EQ(d0->comm_ns, 150);      // [50,200)
-  EXPECT_EQ(d0->compute_ns, 110);   // [0,100) + [180,190)
-  EXPECT_EQ(d0->overlapped_ns, 60); // [50,100) + [180,190)
+  EXPECT_EQ(d0->comm_ns, 150);       // [50,200)
+  EXPECT_EQ(d0->compute_ns, 110);    // [0,100) + [180,190)
+  EXPECT_EQ(d0->overlapped_ns, 60);  // [50,100) + [180,190)
   EXPECT_EQ(d0->exposed_comm_ns, 90);
   EXPECT_DOUBLE_EQ(d0->hidden_share, 60.0 / 110.0);
   ASSERT_EQ(d0->by_name.size(), 1u);
@@ -77,8 +77,8 @@ TEST(Communication, OpsAreClippedToTheWindow) {
   CommunicationResult r = AnalyzeCommunication(m, Window{60, 200, "explicit"});
   const DeviceCommunication* d0 = FindDevice(r, 0);
   ASSERT_NE(d0, nullptr);
-  EXPECT_EQ(d0->comm_ns, 140);      // [60,200)
-  EXPECT_EQ(d0->compute_ns, 50);    // [60,100) + [180,190)
+  EXPECT_EQ(d0->comm_ns, 140);    // [60,200)
+  EXPECT_EQ(d0->compute_ns, 50);  // [60,100) + [180,190)
   EXPECT_EQ(d0->overlapped_ns, 50);
   EXPECT_EQ(FindDevice(r, 1), nullptr) << "the peer copy ended before the window";
 }

@@ -38,7 +38,10 @@ TraceModel Pipeline(int streams, Buffers buffers) {
   for (int s = 0; s < streams; ++s) b.Stream(10 + s, StreamKind::kNonBlocking);
   std::vector<int64_t> stream_free(streams, us(100));
   int64_t h2d_free = us(100), d2h_free = us(100), compute_free = us(100), end = 0, call = us(1);
-  struct Chunk { int64_t h2d, kernel, d2h; int stream; };
+  struct Chunk {
+    int64_t h2d, kernel, d2h;
+    int stream;
+  };
   std::vector<Chunk> chunks;
   auto next_call = [&]() {
     ApiTimes t{call, call + 500, 1};

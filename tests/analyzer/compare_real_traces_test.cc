@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "analyzer/pipeline/compare.h"
 #include "analyzer/analysis/diagnose.h"
 #include "analyzer/commands/compare_runner.h"
+#include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
 
@@ -23,13 +23,13 @@ bool Exists(const std::string& path) {
 }
 
 // Declares TraceModel `var` loaded from tests/data/<variant>.sqlite, or skips the test.
-#define LOAD_TRACE_OR_SKIP(var, variant)                                                              \
-  if (!Exists(TracePath(variant))) {                                                                 \
-    GTEST_SKIP() << TracePath(variant) << " is absent: record the '" << variant                      \
-                 << "' workload on a GPU to run this test";                                          \
-  }                                                                                                  \
-  auto var##_loaded = LoadSingleProcessTrace(TracePath(variant));                                    \
-  ASSERT_TRUE(var##_loaded.ok()) << var##_loaded.status();                                           \
+#define LOAD_TRACE_OR_SKIP(var, variant)                                        \
+  if (!Exists(TracePath(variant))) {                                            \
+    GTEST_SKIP() << TracePath(variant) << " is absent: record the '" << variant \
+                 << "' workload on a GPU to run this test";                     \
+  }                                                                             \
+  auto var##_loaded = LoadSingleProcessTrace(TracePath(variant));               \
+  ASSERT_TRUE(var##_loaded.ok()) << var##_loaded.status();                      \
   TraceModel var = std::move(*var##_loaded)
 
 // The first instance of the NVTX range "measured" (the whole GPU activity if absent).
@@ -118,13 +118,14 @@ TEST_P(DiagnoseRealTraces, NamesThePlantedCauseFirst) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Workloads, DiagnoseRealTraces,
-    ::testing::Values(PlantedCause{"pageable", DiagnoseCause::kPageableCopies},
-                      PlantedCause{"legacy_default", DiagnoseCause::kLegacyDefaultStream},
-                      PlantedCause{"implicit_sync", DiagnoseCause::kImplicitSyncCall},
-                      PlantedCause{"cpu_starved", DiagnoseCause::kCpuStarvation}),
-    [](const ::testing::TestParamInfo<PlantedCause>& info) { return std::string(info.param.variant); });
+INSTANTIATE_TEST_SUITE_P(Workloads, DiagnoseRealTraces,
+                         ::testing::Values(PlantedCause{"pageable", DiagnoseCause::kPageableCopies},
+                                           PlantedCause{"legacy_default", DiagnoseCause::kLegacyDefaultStream},
+                                           PlantedCause{"implicit_sync", DiagnoseCause::kImplicitSyncCall},
+                                           PlantedCause{"cpu_starved", DiagnoseCause::kCpuStarvation}),
+                         [](const ::testing::TestParamInfo<PlantedCause>& info) {
+                           return std::string(info.param.variant);
+                         });
 
 }  // namespace
 }  // namespace streamscope

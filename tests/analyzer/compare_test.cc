@@ -84,7 +84,7 @@ TraceModel Build(const Pipeline& p) {
 }
 
 CompareResult CompareRuns(const std::vector<const TraceModel*>& control, const std::vector<const TraceModel*>& variant,
-                  const CompareOptions& o = {}) {
+                          const CompareOptions& o = {}) {
   auto r = Compare(control, variant, o);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *std::move(r) : CompareResult{};
@@ -126,7 +126,8 @@ TEST(Compare, PageableCopiesOverlapButTheTotalGetsWorse) {
   const MetricComparison* pair = r.Find("overlap:compute|H2D");
   ASSERT_NE(pair, nullptr);
   EXPECT_GT(pair->variant.median, 0);  // both facts: overlap present ...
-  EXPECT_NE(CompareVerdictSentence(r).find("got worse by 1.40 ms (+116.7%"), std::string::npos) << CompareVerdictSentence(r);  // ... total worse
+  EXPECT_NE(CompareVerdictSentence(r).find("got worse by 1.40 ms (+116.7%"), std::string::npos)
+      << CompareVerdictSentence(r);  // ... total worse
   ASSERT_TRUE(r.diagnose.has_value());
   ASSERT_NE(r.diagnose->primary(), nullptr);
   EXPECT_EQ(r.diagnose->primary()->cause, DiagnoseCause::kPageableCopies);
@@ -149,7 +150,8 @@ TEST(Compare, DifferentKernelCountsAndBytesAreDifferentWork) {
   EXPECT_EQ(r.work_differences[1].difference.expected_bytes, 4 * k16MiB);
   EXPECT_EQ(r.work_differences[1].difference.actual_bytes, 3 * k16MiB);
   EXPECT_EQ(r.work_differences[2].difference.key, "D2H");
-  EXPECT_NE(CompareVerdictSentence(r).find("kernel 'chunk': 3 instances vs 4"), std::string::npos) << CompareVerdictSentence(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("kernel 'chunk': 3 instances vs 4"), std::string::npos)
+      << CompareVerdictSentence(r);
 }
 
 TEST(Compare, FailedValidationIsNotVerifiedEvenWhenFaster) {
@@ -168,7 +170,8 @@ TEST(Compare, FasterWithoutOverlapIsNoOverlap) {
   EXPECT_EQ(r.verdict, CompareVerdict::kNoOverlap) << CompareVerdictSentence(r);
   EXPECT_FALSE(r.overlap_present);
   EXPECT_EQ(r.saved_ns, us(200));
-  EXPECT_NE(CompareVerdictSentence(r).find("does not come from overlap"), std::string::npos) << CompareVerdictSentence(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("does not come from overlap"), std::string::npos)
+      << CompareVerdictSentence(r);
   ASSERT_TRUE(r.diagnose.has_value());
   ASSERT_NE(r.diagnose->primary(), nullptr);
   EXPECT_EQ(r.diagnose->primary()->cause, DiagnoseCause::kSameStream);
@@ -198,7 +201,8 @@ TEST(Compare, ChangeSmallerThanTheRunToRunSpreadIsWithinNoise) {
   EXPECT_EQ(total.control.max, us(1240));
   ASSERT_TRUE(total.control.mad.has_value());
   EXPECT_DOUBLE_EQ(*total.control.mad, us(40));
-  EXPECT_NE(CompareVerdictSentence(r).find("within the noise threshold of 80.0 us"), std::string::npos) << CompareVerdictSentence(r);
+  EXPECT_NE(CompareVerdictSentence(r).find("within the noise threshold of 80.0 us"), std::string::npos)
+      << CompareVerdictSentence(r);
   EXPECT_TRUE(r.diagnose.has_value());
 }
 

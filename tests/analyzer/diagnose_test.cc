@@ -43,7 +43,8 @@ DiagnoseResult Diagnose(const TraceModel& m, const DiagnoseOptions& o = {}) {
 std::string Causes(const DiagnoseResult& r) {
   std::string s;
   for (const DiagnoseFinding& f : r.findings) {
-    s += std::string(DiagnoseCauseName(f.cause)) + "(" + std::to_string(f.impact_ns) + (f.significant ? ") " : ", minor) ");
+    s += std::string(DiagnoseCauseName(f.cause)) + "(" + std::to_string(f.impact_ns) +
+         (f.significant ? ") " : ", minor) ");
   }
   return s;
 }
@@ -68,7 +69,8 @@ TEST(Diagnose, OneCopyEngineMakesHardwareThePrimaryCause) {
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kCopyEngines) << Causes(r);
   EXPECT_EQ(r.primary()->impact_ns, us(100));  // min(H2D, D2H), none of it hidden
-  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("1 copy engine"), std::string::npos) << DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("1 copy engine"), std::string::npos)
+      << DiagnoseSummary(*r.primary(), m);
   EXPECT_EQ(SourceIds(m, r.primary()->ops), (std::vector<int64_t>{1, 2}));  // memcpy 1 (H2D), 2 (D2H)
 }
 
@@ -113,8 +115,8 @@ TEST(Diagnose, PageableCopiesWithoutPinnedOnesUseTheReferenceElseSayTheRateIsUnk
   AddDevice(b);
   b.Stream(1, StreamKind::kNonBlocking);
   // 16 MiB in 1678 us = 10 GB/s.
-  b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 1, us(0), 1'677'722,
-         ApiTimes{0, us(1), 1}, "cudaMemcpyAsync", true, k16MiB);
+  b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 1, us(0), 1'677'722, ApiTimes{0, us(1), 1},
+         "cudaMemcpyAsync", true, k16MiB);
   TraceModel m = b.Build();
   DiagnoseOptions o;
   // No pinned copy and no reference: no constant stands in for the rate.
@@ -174,7 +176,7 @@ TEST(Diagnose, EventWaitThatDelaysAReadyKernelIsADependency) {
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   const DiagnoseFinding& f = *r.primary();
   EXPECT_EQ(f.cause, DiagnoseCause::kEventWait) << Causes(r);
-  EXPECT_EQ(f.impact_ns, us(501) - us(15));  // ready when its launch returned
+  EXPECT_EQ(f.impact_ns, us(501) - us(15));                      // ready when its launch returned
   EXPECT_EQ(SourceIds(m, f.ops), (std::vector<int64_t>{2, 1}));  // consumer, then the producer it waited for
   ASSERT_EQ(f.calls.size(), 1u);
   EXPECT_EQ(m.strings.Get(m.api.name[f.calls[0]]), "cudaStreamWaitEvent");
@@ -262,7 +264,8 @@ TEST(Diagnose, SameCopiesSlowerWhenOverlappedIsContention) {
   const DiagnoseFinding& f = *r.primary();
   EXPECT_EQ(f.cause, DiagnoseCause::kContention) << Causes(r);
   EXPECT_EQ(f.impact_ns, us(600) * 2);
-  EXPECT_NE(DiagnoseSummary(f, m).find("H2D 16.00 MiB copies took 900 us overlapped vs 300 us alone (3.0x, 2 overlapped ops)"),
+  EXPECT_NE(DiagnoseSummary(f, m).find(
+                "H2D 16.00 MiB copies took 900 us overlapped vs 300 us alone (3.0x, 2 overlapped ops)"),
             std::string::npos)
       << DiagnoseSummary(f, m);
 }
@@ -285,7 +288,8 @@ TEST(Diagnose, ContentionUsesTheControlsAloneDurationsWhenTheTraceHasNone) {
   DiagnoseResult r = Diagnose(m, o);
   ASSERT_NE(r.primary(), nullptr);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kContention);
-  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("vs 300 us alone in control.sqlite"), std::string::npos) << DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(DiagnoseSummary(*r.primary(), m).find("vs 300 us alone in control.sqlite"), std::string::npos)
+      << DiagnoseSummary(*r.primary(), m);
 }
 
 TEST(Diagnose, TinyKernelsLaunchedOneByOneAreTooSmallForTheirLaunchCost) {

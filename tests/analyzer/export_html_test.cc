@@ -5,10 +5,10 @@
 #include <regex>
 
 #include "analyzer/analysis/window.h"
-#include "analyzer/export/timeline_window.h"
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"
+#include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/export_test_util.h"
 

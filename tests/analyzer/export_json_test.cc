@@ -5,10 +5,10 @@
 #include <set>
 
 #include "analyzer/analysis/window.h"
-#include "analyzer/export/timeline_window.h"
 #include "analyzer/export/perfetto_json_writer.h"
 #include "analyzer/export/text_escape.h"
 #include "analyzer/export/timeline_labels.h"
+#include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/export_test_util.h"
 
@@ -48,7 +48,8 @@ void ExpectWellFormedTracks(const ParsedTrace& t) {
   for (const auto& [key, track] : t.tracks) {
     std::vector<std::pair<int64_t, int64_t>> iv;
     for (const nlohmann::json* e : track.slices) iv.push_back({Ns(e->at("ts")), Ns(e->at("ts")) + Ns(e->at("dur"))});
-    std::sort(iv.begin(), iv.end(), [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
+    std::sort(iv.begin(), iv.end(),
+              [](auto a, auto b) { return a.first != b.first ? a.first < b.first : a.second > b.second; });
     bool strict = track.name.rfind("stream ", 0) == 0;
     std::vector<int64_t> open;
     for (auto [s, e] : iv) {
@@ -119,7 +120,7 @@ TEST_F(PerfettoJson, ProcessPerDeviceAndTrackPerStreamNamedWithItsKind) {
   EXPECT_EQ(e.trace.TracksNamed("stream 13 (non-blocking)").size(), 1u);
   EXPECT_EQ(e.trace.TracksNamed("stream 14 (non-blocking)").size(), 2u);  // + overflow
   EXPECT_EQ(e.trace.TracksNamed("stream 15 (blocking)").size(), 1u);
-  EXPECT_EQ(e.trace.TracksNamed("stream 7").size(), 0u);  // no ops, no track
+  EXPECT_EQ(e.trace.TracksNamed("stream 7").size(), 0u);         // no ops, no track
   EXPECT_EQ(e.trace.TracksNamed("thread 1 (main)").size(), 2u);  // API calls + NVTX
 }
 

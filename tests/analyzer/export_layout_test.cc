@@ -27,7 +27,7 @@ TEST(LaneAssigner, DisjointSlicesStayOnTheTrack) {
 TEST(LaneAssigner, OverlappingSliceGoesToAnOverflowLaneAndIsCounted) {
   LaneAssigner lanes;
   EXPECT_EQ(lanes.Place(0, 100), 0);
-  EXPECT_EQ(lanes.Place(95, 150), 1);   // 5 ns of jitter
+  EXPECT_EQ(lanes.Place(95, 150), 1);  // 5 ns of jitter
   EXPECT_EQ(lanes.Place(99, 120), 2);
   EXPECT_EQ(lanes.Place(150, 160), 0);  // lane 0 free again
   EXPECT_EQ(lanes.Place(130, 140), 2);  // lanes 0 and 1 busy; lane 2 free since 120
@@ -40,8 +40,8 @@ TEST(NestingClipper, NestedSlicesAreKept) {
   EXPECT_EQ(clip.Place(0, 100), 100);
   EXPECT_EQ(clip.Place(10, 50), 50);
   EXPECT_EQ(clip.Place(20, 30), 30);
-  EXPECT_EQ(clip.Place(60, 100), 100);  // ends with its parent
-  EXPECT_EQ(clip.Place(100, 120), 120); // after the parent
+  EXPECT_EQ(clip.Place(60, 100), 100);   // ends with its parent
+  EXPECT_EQ(clip.Place(100, 120), 120);  // after the parent
   EXPECT_EQ(clip.clipped(), 0);
 }
 
@@ -70,9 +70,8 @@ TEST(AppendMicros, KeepsNanosecondsAsThreeDecimals) {
 class OutputFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("streamscope_export_out_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = std::filesystem::temp_directory_path() / ("streamscope_export_out_" + std::to_string(getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -81,9 +80,7 @@ class OutputFileTest : public ::testing::Test {
     std::ifstream in(p);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  size_t Entries() {
-    return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(dir_), {}));
-  }
+  size_t Entries() { return static_cast<size_t>(std::distance(std::filesystem::directory_iterator(dir_), {})); }
   std::filesystem::path dir_;
 };
 

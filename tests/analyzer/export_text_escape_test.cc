@@ -28,10 +28,13 @@ TEST(JsonEscape, ValidUtf8IsKept) {
 }
 
 TEST(JsonEscape, InvalidUtf8BytesBecomeReplacementCharacters) {
-  EXPECT_EQ(JsonString("a\xff" "b"), "\"a\xEF\xBF\xBD" "b\"");
-  EXPECT_EQ(JsonString("\xc3"), "\"\xEF\xBF\xBD\"");                   // truncated sequence
+  EXPECT_EQ(JsonString("a\xff"
+                       "b"),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
+  EXPECT_EQ(JsonString("\xc3"), "\"\xEF\xBF\xBD\"");                                  // truncated sequence
   EXPECT_EQ(JsonString("\xed\xa0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
-  EXPECT_EQ(JsonString("\xc0\xaf"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");   // overlong
+  EXPECT_EQ(JsonString("\xc0\xaf"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");                  // overlong
 }
 
 TEST(JsonEscape, AnyBytesGiveJsonThatParsesBack) {

@@ -327,7 +327,7 @@ TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
   std::vector<ResultTable> tables = GapCausesToTables(AnalyzeGapCauses(m, W(0, us(115))), m);
   const ResultTable& parts = tables[2];
   ASSERT_EQ(parts.columns, (std::vector<std::string>{"window", "rank", "part_index", "cause", "detail", "start_ns",
-                                                      "end_ns", "length_ns", "api_id", "nvtx_range_id"}));
+                                                     "end_ns", "length_ns", "api_id", "nvtx_range_id"}));
   // The first worst gap: unannotated 5 us, range 'host_prepare' 70 us,
   // unannotated 10 us, submission latency 5 us.
   std::vector<std::string> causes;
@@ -341,7 +341,7 @@ TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
                                               "submission_latency"}));
   EXPECT_EQ(lengths, (std::vector<int64_t>{us(5), us(70), us(10), us(5)}));
   EXPECT_EQ(std::get<std::string>(parts.rows[1][4]), "host_prepare");
-  EXPECT_EQ(std::get<int64_t>(parts.rows[1][9]), 1);  // the NVTX range's row id
+  EXPECT_EQ(std::get<int64_t>(parts.rows[1][9]), 1);                      // the NVTX range's row id
   EXPECT_TRUE(std::holds_alternative<std::monostate>(parts.rows[0][4]));  // no detail: NULL
 }
 

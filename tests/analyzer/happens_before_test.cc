@@ -62,7 +62,7 @@ TEST(HappensBefore, StreamWaitEventOrdersLaterCommandsAfterTheRecord) {
   HappensBefore hb(o.model);
   EXPECT_TRUE(hb.Ordered(o.Op(k1), o.Op(k2)));
   EXPECT_FALSE(hb.Ordered(o.Op(after_record), o.Op(k2)));  // recorded before it was submitted
-  EXPECT_TRUE(hb.Unordered(o.Op(k1), o.Op(before_wait)));   // submitted before the wait
+  EXPECT_TRUE(hb.Unordered(o.Op(k1), o.Op(before_wait)));  // submitted before the wait
   EXPECT_EQ(hb.stats().at("edge_event_wait"), 1);
 }
 
@@ -76,7 +76,7 @@ TEST(HappensBefore, WaitUsesTheMostRecentRecordBeforeTheWaitCall) {
   int64_t k2 = K(b, kS1, 300, 2000, 3000);
   WaitEvent(b, kS2, 0xE1, 350);  // sees the first record only
   int64_t on_s2 = K(b, kS2, 360, 2000, 2100);
-  Record(b, 0xE1, kS1, 400);     // re-recorded after k2
+  Record(b, 0xE1, kS1, 400);  // re-recorded after k2
   WaitEvent(b, kS3, 0xE1, 450);
   int64_t on_s3 = K(b, kS3, 460, 3000, 3100);
   Ops o{b.Build()};
@@ -320,7 +320,8 @@ TEST(HappensBefore, RandomInconsistentTracesNeverCrash) {
     TraceModel m = testing::RandomInconsistentTrace(seed, 400);
     HappensBefore hb(m);
     size_t ordered = 0;
-    for (size_t i = 1; i < m.ops.size(); ++i) ordered += hb.Ordered(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
+    for (size_t i = 1; i < m.ops.size(); ++i)
+      ordered += hb.Ordered(static_cast<int32_t>(i - 1), static_cast<int32_t>(i));
     EXPECT_LE(ordered, m.ops.size());
   }
 }

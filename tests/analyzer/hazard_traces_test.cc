@@ -25,9 +25,9 @@ TraceModel Load(const std::string& variant) {
   return std::move(models->front());
 }
 
-#define SKIP_WITHOUT_ACCESSES(model, variant)                                                          \
-  if ((model).memory_accesses.empty())                                                                 \
-  GTEST_SKIP() << "tests/data/" << (variant)                                                           \
+#define SKIP_WITHOUT_ACCESSES(model, variant)                                                           \
+  if ((model).memory_accesses.empty())                                                                  \
+  GTEST_SKIP() << "tests/data/" << (variant)                                                            \
                << ".sqlite has no memory_access rows (recorded before memory tracking); re-record the " \
                   "fixtures with tools/record_fixtures.sh to run this check"
 
@@ -40,13 +40,15 @@ TEST(HazardTraces, RacyReportsItsHazardNamingTheBufferAndBothOps) {
   ASSERT_GE(h.allocation, 0) << "the hazard must name the buffer";
   EXPECT_NE(m.ops.stream[h.op_a], m.ops.stream[h.op_b]);
   // The refill (an H2D write) against the kernel still reading the slot.
-  bool copy_and_kernel = (m.ops.category[h.op_a] == OpCategory::kHtoD && m.ops.category[h.op_b] == OpCategory::kKernel) ||
-                         (m.ops.category[h.op_b] == OpCategory::kHtoD && m.ops.category[h.op_a] == OpCategory::kKernel);
+  bool copy_and_kernel =
+      (m.ops.category[h.op_a] == OpCategory::kHtoD && m.ops.category[h.op_b] == OpCategory::kKernel) ||
+      (m.ops.category[h.op_b] == OpCategory::kHtoD && m.ops.category[h.op_a] == OpCategory::kKernel);
   bool any_copy_kernel = copy_and_kernel;
   for (const std::vector<Hazard>* list : {&r.certain, &r.possible}) {
     for (const Hazard& x : *list) {
-      any_copy_kernel |= (m.ops.category[x.op_a] == OpCategory::kHtoD && m.ops.category[x.op_b] == OpCategory::kKernel) ||
-                         (m.ops.category[x.op_b] == OpCategory::kHtoD && m.ops.category[x.op_a] == OpCategory::kKernel);
+      any_copy_kernel |=
+          (m.ops.category[x.op_a] == OpCategory::kHtoD && m.ops.category[x.op_b] == OpCategory::kKernel) ||
+          (m.ops.category[x.op_b] == OpCategory::kHtoD && m.ops.category[x.op_a] == OpCategory::kKernel);
     }
   }
   EXPECT_TRUE(any_copy_kernel);

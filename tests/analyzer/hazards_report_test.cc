@@ -114,8 +114,8 @@ TEST(HazardsReport, JsonNamesTheBufferBothOpsAndTheMissedWork) {
   ASSERT_EQ(audit["elapsed"]["count"], 1);
   const nlohmann::json& read = audit["elapsed"]["reads"][0];
   EXPECT_TRUE(read["determined"].get<bool>());
-  EXPECT_EQ(read["start"]["gpu_ns"], 90);    // stream 11 idle at the start record
-  EXPECT_EQ(read["stop"]["gpu_ns"], 3000);   // after the copy
+  EXPECT_EQ(read["start"]["gpu_ns"], 90);   // stream 11 idle at the start record
+  EXPECT_EQ(read["stop"]["gpu_ns"], 3000);  // after the copy
   EXPECT_EQ(read["running_at_stop"]["count"], 1);
   EXPECT_EQ(read["running_at_stop"]["ops"][0]["table"], "kernel");
   EXPECT_TRUE(read["misses_work"].get<bool>());
@@ -138,8 +138,9 @@ TEST(HazardsReport, SaveWritesTheHazardAndAuditTables) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_NE(r.out.find("# table: analysis_hazard\n"), std::string::npos);
   EXPECT_NE(r.out.find("# table: analysis_timing_audit\n"), std::string::npos);
-  EXPECT_EQ(CountRows(path, "SELECT count(*) FROM analysis_hazard WHERE class = 'possible' AND allocation_id = 5 "
-                            "AND op_a_table = 'memcpy' AND op_b_table = 'kernel' AND observed_concurrent = 1"),
+  EXPECT_EQ(CountRows(path,
+                      "SELECT count(*) FROM analysis_hazard WHERE class = 'possible' AND allocation_id = 5 "
+                      "AND op_a_table = 'memcpy' AND op_b_table = 'kernel' AND observed_concurrent = 1"),
             1);
   EXPECT_EQ(CountRows(path, "SELECT count(*) FROM analysis_hazard_summary"), 2);
   EXPECT_EQ(CountRows(path, "SELECT count(*) FROM analysis_ownership WHERE allocation_id = 5"), 2);

@@ -34,8 +34,7 @@ CopyThenKernel MakeCopyThenKernel(bool wait, int64_t kernel_start = 150) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
-  int64_t c = b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kS1, 100, 300,
-                     ApiTimes{10, 15, 1});
+  int64_t c = b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kS1, 100, 300, ApiTimes{10, 15, 1});
   Record(b, 0xE1, kS1, 20);
   if (wait) WaitEvent(b, kS2, 0xE1, 30);
   int64_t k = b.Kernel("consume", kS2, kernel_start, kernel_start + 200, ApiTimes{40, 45, 1});
@@ -89,10 +88,9 @@ HazardsResult TwoCopies(uint64_t a_lo, uint64_t a_hi, Access a, uint64_t b_lo, u
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
-  int64_t c1 = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS1, 100, 300,
-                      ApiTimes{10, 15, 1});
-  int64_t c2 = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, same_stream ? kS1 : kS2,
-                      400, 500, ApiTimes{20, 25, 1});
+  int64_t c1 = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS1, 100, 300, ApiTimes{10, 15, 1});
+  int64_t c2 = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, same_stream ? kS1 : kS2, 400, 500,
+                      ApiTimes{20, 25, 1});
   TraceModel m = b.Build();
   int64_t alloc = AddAllocation(m, kBuf, 4096);
   AddAccess(m, OpIndex(m, "memcpy", c1), kBuf + a_lo, a_hi - a_lo, a, alloc);
@@ -197,19 +195,18 @@ TEST(Ownership, ListsEveryAccessOfAnAllocationInTimeOrder) {
 
 // Copies on stream 1 writing [lo_i, lo_i + 64), then one on stream 2
 // writing [0, 64); nothing orders the streams.
-TraceModel ManyCopiesThenOne(const std::vector<uint64_t>& s1_offsets, std::vector<int32_t>* s1_ops,
-                             int32_t* last) {
+TraceModel ManyCopiesThenOne(const std::vector<uint64_t>& s1_offsets, std::vector<int32_t>* s1_ops, int32_t* last) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
   std::vector<int64_t> ids;
   int64_t t = 10;
   for (size_t i = 0; i < s1_offsets.size(); ++i, t += 10) {
-    ids.push_back(b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS1, 1000 + t * 10,
-                         1050 + t * 10, ApiTimes{t, t + 1, 1}));
+    ids.push_back(b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS1, 1000 + t * 10, 1050 + t * 10,
+                         ApiTimes{t, t + 1, 1}));
   }
-  int64_t y = b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS2, 90000, 90050,
-                     ApiTimes{t, t + 1, 1});
+  int64_t y =
+      b.Copy(OpCategory::kDtoD, MemoryKind::kDevice, MemoryKind::kDevice, kS2, 90000, 90050, ApiTimes{t, t + 1, 1});
   TraceModel m = b.Build();
   int64_t alloc = AddAllocation(m, kBuf, 1 << 20);
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -252,7 +249,8 @@ TEST(Hazards, ACertainHazardBehindAPossibleOneIsStillFound) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
-  int64_t fill = b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kS1, 100, 200, ApiTimes{10, 11, 1});
+  int64_t fill =
+      b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kS1, 100, 200, ApiTimes{10, 11, 1});
   int64_t k = b.Kernel("use", kS1, 200, 300, ApiTimes{20, 21, 1});
   int64_t out = b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kS2, 150, 250, ApiTimes{30, 31, 1});
   TraceModel m = b.Build();
@@ -275,8 +273,8 @@ TEST(Hazards, RandomAccessesOnRandomTracesNeverCrash) {
     for (int i = 0; i < 3; ++i) AddAllocation(m, kBuf + i * 4096, 4096);
     for (size_t op = 0; op < m.ops.size(); ++op) {
       if (rng() % 2 || m.ops.correlation_id[op] < 0) continue;
-      AddAccess(m, static_cast<int32_t>(op), kBuf + rng() % 8192, rng() % 4096,
-                static_cast<Access>(rng() % 3), static_cast<int64_t>(rng() % 5) - 1);
+      AddAccess(m, static_cast<int32_t>(op), kBuf + rng() % 8192, rng() % 4096, static_cast<Access>(rng() % 3),
+                static_cast<int64_t>(rng() % 5) - 1);
     }
     HazardsResult r = AnalyzeHazards(m, kWhole);
     EXPECT_GE(r.certain_count + r.possible_count, 0);

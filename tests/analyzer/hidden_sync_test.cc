@@ -16,8 +16,7 @@ constexpr int64_t us(int64_t v) { return v * 1000; }
 
 Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
 
-const ImplicitSyncTotal* TotalFor(const HiddenSyncResult& r, const TraceModel& m,
-                                  std::string_view name) {
+const ImplicitSyncTotal* TotalFor(const HiddenSyncResult& r, const TraceModel& m, std::string_view name) {
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
     if (m.strings.Get(t.name) == name) return &t;
   }

@@ -16,8 +16,8 @@ constexpr int64_t us(int64_t v) { return v * 1000; }
 
 Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
 
-const KernelLaunchStats* Group(const LaunchStatsResult& r, const TraceModel& m,
-                               std::string_view name, bool graph = false) {
+const KernelLaunchStats* Group(const LaunchStatsResult& r, const TraceModel& m, std::string_view name,
+                               bool graph = false) {
   for (const KernelLaunchStats& k : r.kernels) {
     if (m.strings.Get(k.name) == name && k.from_graph == graph) return &k;
   }
@@ -52,8 +52,7 @@ TEST(LaunchStats, QueueDelayDistributionPerKernel) {
   for (int i = 0; i < 5; ++i) {
     int64_t t0 = us(1000) * i;
     int64_t api_end = t0 + us(api_len[i]);
-    b.Kernel("a", 13, api_end + us(queue[i]), api_end + us(queue[i]) + us(10),
-             ApiTimes{t0, api_end, 7});
+    b.Kernel("a", 13, api_end + us(queue[i]), api_end + us(queue[i]) + us(10), ApiTimes{t0, api_end, 7});
   }
   // Two 'b' kernels without recorded launch calls.
   b.Kernel("b", 13, us(500), us(520));
@@ -121,7 +120,7 @@ TEST(LaunchStats, GraphRemovableGapsBetweenSmallKernels) {
   EXPECT_EQ(small->count, 4);
   EXPECT_EQ(small->graph_removable_ns, us(9));
   EXPECT_EQ(small->idle_before_ns, us(9));
-  EXPECT_TRUE(small->api_slower_than_gpu);  // 2 us on the GPU, 5 us to launch
+  EXPECT_TRUE(small->api_slower_than_gpu);     // 2 us on the GPU, 5 us to launch
   EXPECT_TRUE(small->launch_gaps_exceed_gpu);  // 9 us idle > 8 us of GPU time
   EXPECT_TRUE(small->launch_bound());
   // The graph's kernels are a group of their own, never launch-bound, and
@@ -154,8 +153,7 @@ TEST(LaunchStats, GraphRemovableGapsBetweenSmallKernels) {
 
   std::ostringstream text;
   RenderLaunchStatsText(r, m, text);
-  EXPECT_NE(text.str().find("A CUDA graph could remove up to 9.00 us of GPU idle time"),
-            std::string::npos)
+  EXPECT_NE(text.str().find("A CUDA graph could remove up to 9.00 us of GPU idle time"), std::string::npos)
       << text.str();
   EXPECT_NE(text.str().find("Launch-bound: 'small' (4 launches)"), std::string::npos);
 }
@@ -206,9 +204,9 @@ TEST(LaunchStats, CopyBetweenKernelsBreaksTheChain) {
 TEST(LaunchStats, KernelsCountWhereTheyStartAndZeroLengthIsFine) {
   ModelBuilder b;
   b.Stream(13, StreamKind::kNonBlocking);
-  b.Kernel("early", 13, us(0), us(60), ApiTimes{us(0), us(1), 7});  // crosses the window start
+  b.Kernel("early", 13, us(0), us(60), ApiTimes{us(0), us(1), 7});      // crosses the window start
   b.Kernel("inside", 13, us(70), us(70), ApiTimes{us(62), us(63), 7});  // zero length
-  b.Kernel("late", 13, us(90), us(200), ApiTimes{us(64), us(65), 7});  // crosses the end
+  b.Kernel("late", 13, us(90), us(200), ApiTimes{us(64), us(65), 7});   // crosses the end
   TraceModel m = b.Build();
   LaunchStatsResult r = AnalyzeLaunchStats(m, W(us(50), us(100)));
   EXPECT_EQ(r.kernel_count, 2);

@@ -18,9 +18,8 @@ int32_t ModelBuilder::DeviceOf(int64_t stream_id) const {
   return it == model_.stream_index.end() ? 0 : model_.streams[it->second].device_id;
 }
 
-int64_t ModelBuilder::AddOp(OpCategory category, int64_t stream_id, int64_t start_ns,
-                            int64_t end_ns, StringId name, int64_t correlation_id,
-                            MemoryKind src, MemoryKind dst, bool is_async, int64_t bytes,
+int64_t ModelBuilder::AddOp(OpCategory category, int64_t stream_id, int64_t start_ns, int64_t end_ns, StringId name,
+                            int64_t correlation_id, MemoryKind src, MemoryKind dst, bool is_async, int64_t bytes,
                             int64_t graph_id) {
   int32_t device = DeviceOf(stream_id);
   GpuOps& ops = model_.ops;
@@ -44,45 +43,41 @@ int64_t ModelBuilder::AddOp(OpCategory category, int64_t stream_id, int64_t star
   return id;
 }
 
-int64_t ModelBuilder::Kernel(std::string_view name, int64_t stream_id, int64_t start_ns,
-                             int64_t end_ns, std::optional<ApiTimes> launch, int64_t graph_id) {
+int64_t ModelBuilder::Kernel(std::string_view name, int64_t stream_id, int64_t start_ns, int64_t end_ns,
+                             std::optional<ApiTimes> launch, int64_t graph_id) {
   int64_t corr = -1;
   if (launch) {
     corr = NextCorrelationId();
-    Api(graph_id >= 0 ? "cudaGraphLaunch" : "cudaLaunchKernel", launch->tid, launch->start_ns,
-        launch->end_ns, corr);
+    Api(graph_id >= 0 ? "cudaGraphLaunch" : "cudaLaunchKernel", launch->tid, launch->start_ns, launch->end_ns, corr);
   }
-  return AddOp(OpCategory::kKernel, stream_id, start_ns, end_ns, model_.strings.Intern(name),
-               corr, MemoryKind::kUnknown, MemoryKind::kUnknown, false, 0, graph_id);
+  return AddOp(OpCategory::kKernel, stream_id, start_ns, end_ns, model_.strings.Intern(name), corr,
+               MemoryKind::kUnknown, MemoryKind::kUnknown, false, 0, graph_id);
 }
 
-int64_t ModelBuilder::Copy(OpCategory category, MemoryKind src, MemoryKind dst,
-                           int64_t stream_id, int64_t start_ns, int64_t end_ns,
-                           std::optional<ApiTimes> call, std::string_view api_name,
-                           bool is_async, int64_t bytes) {
+int64_t ModelBuilder::Copy(OpCategory category, MemoryKind src, MemoryKind dst, int64_t stream_id, int64_t start_ns,
+                           int64_t end_ns, std::optional<ApiTimes> call, std::string_view api_name, bool is_async,
+                           int64_t bytes) {
   int64_t corr = -1;
   if (call) {
     corr = NextCorrelationId();
     Api(api_name, call->tid, call->start_ns, call->end_ns, corr);
   }
-  return AddOp(category, stream_id, start_ns, end_ns, kNoString, corr, src, dst, is_async,
-               bytes, -1);
+  return AddOp(category, stream_id, start_ns, end_ns, kNoString, corr, src, dst, is_async, bytes, -1);
 }
 
-int64_t ModelBuilder::Memset(int64_t stream_id, int64_t start_ns, int64_t end_ns,
-                             std::optional<ApiTimes> call, std::string_view api_name,
-                             bool is_async) {
+int64_t ModelBuilder::Memset(int64_t stream_id, int64_t start_ns, int64_t end_ns, std::optional<ApiTimes> call,
+                             std::string_view api_name, bool is_async) {
   int64_t corr = -1;
   if (call) {
     corr = NextCorrelationId();
     Api(api_name, call->tid, call->start_ns, call->end_ns, corr);
   }
-  return AddOp(OpCategory::kMemset, stream_id, start_ns, end_ns, kNoString, corr,
-               MemoryKind::kUnknown, MemoryKind::kDevice, is_async, 4096, -1);
+  return AddOp(OpCategory::kMemset, stream_id, start_ns, end_ns, kNoString, corr, MemoryKind::kUnknown,
+               MemoryKind::kDevice, is_async, 4096, -1);
 }
 
-int64_t ModelBuilder::Api(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns,
-                          int64_t correlation_id, ApiDomain domain) {
+int64_t ModelBuilder::Api(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t correlation_id,
+                          ApiDomain domain) {
   ApiCalls& api = model_.api;
   api.start_ns.push_back(start_ns);
   api.end_ns.push_back(end_ns);
@@ -96,8 +91,8 @@ int64_t ModelBuilder::Api(std::string_view name, int64_t tid, int64_t start_ns, 
   return next_api_id_++;
 }
 
-void ModelBuilder::Nvtx(std::string_view name, int64_t tid, int64_t start_ns,
-                        std::optional<int64_t> end_ns, int32_t depth) {
+void ModelBuilder::Nvtx(std::string_view name, int64_t tid, int64_t start_ns, std::optional<int64_t> end_ns,
+                        int32_t depth) {
   NvtxRange r;
   r.name = model_.strings.Intern(name);
   r.tid = tid;
@@ -108,8 +103,8 @@ void ModelBuilder::Nvtx(std::string_view name, int64_t tid, int64_t start_ns,
   model_.nvtx_ranges.push_back(r);
 }
 
-void ModelBuilder::Sync(SyncKind kind, int64_t stream_id, int64_t start_ns, int64_t end_ns,
-                        std::string_view api_name, int64_t tid) {
+void ModelBuilder::Sync(SyncKind kind, int64_t stream_id, int64_t start_ns, int64_t end_ns, std::string_view api_name,
+                        int64_t tid) {
   SyncRecord s;
   s.kind = kind;
   s.start_ns = start_ns;
@@ -143,13 +138,12 @@ TraceModel RandomInconsistentTrace(uint64_t seed, int ops) {
   std::mt19937_64 rng(seed);
   auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
   ModelBuilder b;
-  const StreamKind kinds[] = {StreamKind::kLegacyDefault, StreamKind::kBlocking,
-                              StreamKind::kNonBlocking, StreamKind::kPerThreadDefault,
-                              StreamKind::kUnknown};
+  const StreamKind kinds[] = {StreamKind::kLegacyDefault, StreamKind::kBlocking, StreamKind::kNonBlocking,
+                              StreamKind::kPerThreadDefault, StreamKind::kUnknown};
   for (int s = 0; s < 12; ++s) b.Stream(100 + s, kinds[s % 5], s % 3);
-  const char* calls[] = {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaStreamSynchronize",
-                         "cudaLaunchHostFunc", "cuMemcpyHtoD_v2", "cudaDeviceSetLimit",
-                         "cudaEventRecord", "cudaHostAlloc", "cudaDeviceSynchronize"};
+  const char* calls[] = {
+      "cudaMalloc",      "cudaFree",           "cudaMemcpy",      "cudaStreamSynchronize", "cudaLaunchHostFunc",
+      "cuMemcpyHtoD_v2", "cudaDeviceSetLimit", "cudaEventRecord", "cudaHostAlloc",         "cudaDeviceSynchronize"};
   int64_t t = 0;
   for (int i = 0; i < ops; ++i) {
     t += pick(20'000);
@@ -160,22 +154,17 @@ TraceModel RandomInconsistentTrace(uint64_t seed, int ops) {
     if (pick(4) != 0) api = ApiTimes{start - pick(40'000), start - pick(2'000), tid};
     switch (pick(4)) {
       case 0:
-        b.Copy(pick(2) ? OpCategory::kHtoD : OpCategory::kDtoH,
-               pick(2) ? MemoryKind::kPageable : MemoryKind::kPinned, MemoryKind::kDevice, stream,
-               start, start + len, api, pick(2) ? "cudaMemcpyAsync" : "cudaMemcpy");
+        b.Copy(pick(2) ? OpCategory::kHtoD : OpCategory::kDtoH, pick(2) ? MemoryKind::kPageable : MemoryKind::kPinned,
+               MemoryKind::kDevice, stream, start, start + len, api, pick(2) ? "cudaMemcpyAsync" : "cudaMemcpy");
         break;
-      case 1:
-        b.Memset(stream, start, start + len, api, pick(2) ? "cudaMemset" : "cudaMemsetAsync");
-        break;
-      default:
-        b.Kernel(pick(2) ? "k1" : "k2", stream, start, start + len, api, pick(5) == 0 ? 1 : -1);
+      case 1: b.Memset(stream, start, start + len, api, pick(2) ? "cudaMemset" : "cudaMemsetAsync"); break;
+      default: b.Kernel(pick(2) ? "k1" : "k2", stream, start, start + len, api, pick(5) == 0 ? 1 : -1);
     }
     if (pick(3) == 0) b.Api(calls[pick(10)], tid, t - pick(30'000), t + pick(80'000));
     if (pick(5) == 0) {
       std::optional<int64_t> end;
       if (pick(10) != 0) end = t + pick(50'000) - 5'000;
-      b.Nvtx(pick(2) ? "outer" : "inner", tid, t - pick(10'000), end,
-             static_cast<int32_t>(pick(3)));
+      b.Nvtx(pick(2) ? "outer" : "inner", tid, t - pick(10'000), end, static_cast<int32_t>(pick(3)));
     }
     if (pick(8) == 0) {
       b.Sync(static_cast<SyncKind>(pick(5)), pick(3) == 0 ? -1 : stream, t, t + pick(60'000),

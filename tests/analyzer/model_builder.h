@@ -35,25 +35,22 @@ class ModelBuilder {
   int64_t Kernel(std::string_view name, int64_t stream_id, int64_t start_ns, int64_t end_ns,
                  std::optional<ApiTimes> launch = std::nullopt, int64_t graph_id = -1);
   // A copy; `api_name` is the submitting call (e.g. "cudaMemcpyAsync").
-  int64_t Copy(OpCategory category, MemoryKind src, MemoryKind dst, int64_t stream_id,
-               int64_t start_ns, int64_t end_ns, std::optional<ApiTimes> call = std::nullopt,
-               std::string_view api_name = "cudaMemcpyAsync", bool is_async = true,
-               int64_t bytes = 1 << 20);
-  int64_t Memset(int64_t stream_id, int64_t start_ns, int64_t end_ns,
-                 std::optional<ApiTimes> call = std::nullopt,
+  int64_t Copy(OpCategory category, MemoryKind src, MemoryKind dst, int64_t stream_id, int64_t start_ns, int64_t end_ns,
+               std::optional<ApiTimes> call = std::nullopt, std::string_view api_name = "cudaMemcpyAsync",
+               bool is_async = true, int64_t bytes = 1 << 20);
+  int64_t Memset(int64_t stream_id, int64_t start_ns, int64_t end_ns, std::optional<ApiTimes> call = std::nullopt,
                  std::string_view api_name = "cudaMemsetAsync", bool is_async = true);
 
   // A host API call without GPU work (or with `correlation_id` >= 0 to pair
   // with a sync record). Returns the call's source id.
-  int64_t Api(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns,
-              int64_t correlation_id = -1, ApiDomain domain = ApiDomain::kRuntime);
+  int64_t Api(std::string_view name, int64_t tid, int64_t start_ns, int64_t end_ns, int64_t correlation_id = -1,
+              ApiDomain domain = ApiDomain::kRuntime);
   // A push/pop NVTX range on `tid`; end omitted = still open.
-  void Nvtx(std::string_view name, int64_t tid, int64_t start_ns, std::optional<int64_t> end_ns,
-            int32_t depth = 0);
+  void Nvtx(std::string_view name, int64_t tid, int64_t start_ns, std::optional<int64_t> end_ns, int32_t depth = 0);
   // An explicit sync record; with `api_name`, also its API call on `tid`
   // (same times, same correlation id). stream_id < 0 = not stream-bound.
-  void Sync(SyncKind kind, int64_t stream_id, int64_t start_ns, int64_t end_ns,
-            std::string_view api_name = "", int64_t tid = 1);
+  void Sync(SyncKind kind, int64_t stream_id, int64_t start_ns, int64_t end_ns, std::string_view api_name = "",
+            int64_t tid = 1);
   // An event wait as the callback API saw it (EventOp kWait).
   void EventWait(int64_t stream_id, int64_t tid, int64_t ts_ns);
 
@@ -63,15 +60,14 @@ class ModelBuilder {
   TraceModel Build();
 
  private:
-  int64_t AddOp(OpCategory category, int64_t stream_id, int64_t start_ns, int64_t end_ns,
-                StringId name, int64_t correlation_id, MemoryKind src, MemoryKind dst,
-                bool is_async, int64_t bytes, int64_t graph_id);
+  int64_t AddOp(OpCategory category, int64_t stream_id, int64_t start_ns, int64_t end_ns, StringId name,
+                int64_t correlation_id, MemoryKind src, MemoryKind dst, bool is_async, int64_t bytes, int64_t graph_id);
   int32_t DeviceOf(int64_t stream_id) const;
 
   TraceModel model_;
   int64_t next_correlation_ = 1000;
-  int64_t next_kernel_id_ = 1, next_memcpy_id_ = 1, next_memset_id_ = 1, next_api_id_ = 1,
-          next_nvtx_id_ = 1, next_sync_id_ = 1;
+  int64_t next_kernel_id_ = 1, next_memcpy_id_ = 1, next_memset_id_ = 1, next_api_id_ = 1, next_nvtx_id_ = 1,
+          next_sync_id_ = 1;
 };
 
 // A random trace of about `ops` GPU ops on 3 devices and streams of every

@@ -40,9 +40,8 @@ class NsysAnalysis : public ::testing::TestWithParam<const char*> {
   }
   // Union length of this model's ops on `device` that match `cond` (SQL).
   int64_t SqlUnion(const TraceModel& m, int32_t device, const std::string& cond) {
-    return SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops_ + ") WHERE pid = " +
-                                        std::to_string(m.pid) + " AND d = " +
-                                        std::to_string(device) + " AND (" + cond + ")"));
+    return SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops_ + ") WHERE pid = " + std::to_string(m.pid) +
+                                        " AND d = " + std::to_string(device) + " AND (" + cond + ")"));
   }
   std::string Cat(OpCategory c) { return "c = '" + std::string(OpCategoryName(c)) + "'"; }
 
@@ -53,8 +52,8 @@ class NsysAnalysis : public ::testing::TestWithParam<const char*> {
 TEST_P(NsysAnalysis, WholeTraceWindowSpansFirstToLastOpOrApiCallBySql) {
   for (const TraceModel& m : models_) {
     const std::string pid = std::to_string(m.pid);
-    const std::string all = "SELECT s, e FROM (" + ops_ + ") WHERE pid = " + pid +
-                            " UNION ALL SELECT s, e FROM (" + ApiSql(path_) + ") WHERE pid = " + pid;
+    const std::string all = "SELECT s, e FROM (" + ops_ + ") WHERE pid = " + pid + " UNION ALL SELECT s, e FROM (" +
+                            ApiSql(path_) + ") WHERE pid = " + pid;
     Window w = WholeTraceWindow(m);
     EXPECT_EQ(w.start_ns, SqlInt(path_, "SELECT min(s) FROM (" + all + ")"));
     EXPECT_EQ(w.end_ns, SqlInt(path_, "SELECT max(e) FROM (" + all + ")"));
@@ -70,18 +69,16 @@ TEST_P(NsysAnalysis, IdleGapsMatchSqlIslands) {
       const int64_t busy = SqlUnion(m, d.device_id, "1");
       EXPECT_EQ(d.busy_ns, busy);
       EXPECT_EQ(d.idle_ns, w.length() - busy);
-      EXPECT_EQ(d.op_count, SqlInt(path_, "SELECT count(*) FROM (" + ops_ + ") WHERE pid = " +
-                                              std::to_string(m.pid) + " AND d = " +
-                                              std::to_string(d.device_id) + " AND e > s"));
+      EXPECT_EQ(d.op_count, SqlInt(path_, "SELECT count(*) FROM (" + ops_ + ") WHERE pid = " + std::to_string(m.pid) +
+                                              " AND d = " + std::to_string(d.device_id) + " AND e > s"));
       // Gaps: between consecutive SQL islands, plus the window edges.
-      auto islands = SqlRows(
-          path_, "WITH iv AS (SELECT s, e FROM (" + ops_ + ") WHERE pid = " + std::to_string(m.pid) +
-                     " AND d = " + std::to_string(d.device_id) +
-                     " AND e > s), o AS (SELECT s, e, MAX(e) OVER (ORDER BY s, e ROWS BETWEEN "
-                     "UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach FROM iv), g AS (SELECT s, e, "
-                     "SUM(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END) OVER (ORDER BY "
-                     "s, e ROWS UNBOUNDED PRECEDING) AS grp FROM o) SELECT MIN(s), MAX(e) FROM g "
-                     "GROUP BY grp ORDER BY 1");
+      auto islands = SqlRows(path_, "WITH iv AS (SELECT s, e FROM (" + ops_ + ") WHERE pid = " + std::to_string(m.pid) +
+                                        " AND d = " + std::to_string(d.device_id) +
+                                        " AND e > s), o AS (SELECT s, e, MAX(e) OVER (ORDER BY s, e ROWS BETWEEN "
+                                        "UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach FROM iv), g AS (SELECT s, e, "
+                                        "SUM(CASE WHEN reach IS NULL OR s > reach THEN 1 ELSE 0 END) OVER (ORDER BY "
+                                        "s, e ROWS UNBOUNDED PRECEDING) AS grp FROM o) SELECT MIN(s), MAX(e) FROM g "
+                                        "GROUP BY grp ORDER BY 1");
       ASSERT_FALSE(islands.empty());
       int64_t expected_gaps = static_cast<int64_t>(islands.size()) - 1;
       if (std::stoll(islands.front()[0]) > w.start_ns) ++expected_gaps;
@@ -90,8 +87,7 @@ TEST_P(NsysAnalysis, IdleGapsMatchSqlIslands) {
     }
     for (const StreamGaps& s : gaps.streams) {
       const int64_t stream_id = m.streams[s.stream].id;
-      EXPECT_EQ(s.busy_ns, SqlUnion(m, s.device_id, "st = " + std::to_string(stream_id)))
-          << "stream " << stream_id;
+      EXPECT_EQ(s.busy_ns, SqlUnion(m, s.device_id, "st = " + std::to_string(stream_id))) << "stream " << stream_id;
     }
   }
 }
@@ -104,8 +100,7 @@ TEST_P(NsysAnalysis, OverlapByCategoryPairMatchesSql) {
     for (const DeviceOverlap& d : overlap.devices) {
       EXPECT_EQ(d.busy_ns, SqlUnion(m, d.device_id, "1"));
       for (OpCategory c : kCategories) {
-        EXPECT_EQ(d.category_ns[static_cast<int>(c)], SqlUnion(m, d.device_id, Cat(c)))
-            << OpCategoryName(c);
+        EXPECT_EQ(d.category_ns[static_cast<int>(c)], SqlUnion(m, d.device_id, Cat(c))) << OpCategoryName(c);
       }
       for (size_t i = 0; i < std::size(kCategories); ++i) {
         for (size_t j = i + 1; j < std::size(kCategories); ++j) {
@@ -119,8 +114,7 @@ TEST_P(NsysAnalysis, OverlapByCategoryPairMatchesSql) {
       }
       // Exposed copy time: copies while no kernel ran = |copy or compute| - |compute|.
       const std::string compute = Cat(OpCategory::kKernel);
-      EXPECT_EQ(d.exposed_copy_ns, SqlUnion(m, d.device_id, "c <> 'memset'") -
-                                       SqlUnion(m, d.device_id, compute));
+      EXPECT_EQ(d.exposed_copy_ns, SqlUnion(m, d.device_id, "c <> 'memset'") - SqlUnion(m, d.device_id, compute));
     }
   }
 }
@@ -142,18 +136,24 @@ TEST(NsysAnalysisSynthetic, OverlapAcrossStreamsOfAnExportIsFound) {
   const std::string path = dir.Path("overlap.sqlite");
   nsys_test::CreateExport(path, nsys_test::ExportLayout{});
   const std::string gpid = std::to_string(nsys_test::GlobalPid(4242));
-  nsys_test::ExecSql(
-      path,
-      "INSERT INTO StringIds VALUES (1, '_Z1kv');"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
-      "correlationId, globalPid, demangledName, shortName, mangledName, registersPerThread, gridX, "
-      "gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) VALUES "
-      "(1000, 5000, 0, 1, 13, 1, " + gpid + ", 1, 1, 1, 8, 1, 1, 1, 32, 1, 1, 0, 0),"
-      "(4500, 6000, 0, 1, 14, 4, " + gpid + ", 1, 1, 1, 8, 1, 1, 1, 32, 1, 1, 0, 0);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
-      "correlationId, globalPid, bytes, copyKind, srcKind, dstKind) VALUES "
-      "(2000, 3000, 0, 1, 14, 2, " + gpid + ", 100, 1, 1, 2),"
-      "(4000, 7000, 0, 1, 14, 3, " + gpid + ", 200, 2, 2, 1);");
+  nsys_test::ExecSql(path,
+                     "INSERT INTO StringIds VALUES (1, '_Z1kv');"
+                     "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
+                     "correlationId, globalPid, demangledName, shortName, mangledName, registersPerThread, gridX, "
+                     "gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) VALUES "
+                     "(1000, 5000, 0, 1, 13, 1, " +
+                         gpid +
+                         ", 1, 1, 1, 8, 1, 1, 1, 32, 1, 1, 0, 0),"
+                         "(4500, 6000, 0, 1, 14, 4, " +
+                         gpid +
+                         ", 1, 1, 1, 8, 1, 1, 1, 32, 1, 1, 0, 0);"
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
+                         "correlationId, globalPid, bytes, copyKind, srcKind, dstKind) VALUES "
+                         "(2000, 3000, 0, 1, 14, 2, " +
+                         gpid +
+                         ", 100, 1, 1, 2),"
+                         "(4000, 7000, 0, 1, 14, 3, " +
+                         gpid + ", 200, 2, 2, 1);");
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -169,8 +169,8 @@ TEST(NsysAnalysisSynthetic, OverlapAcrossStreamsOfAnExportIsFound) {
   EXPECT_EQ(d2h->overlapped_ns, 2000);  // [4000, 6000)
   const PairOverlap* cc = overlap.Find(0, kComputeComputePair);
   ASSERT_NE(cc, nullptr);
-  EXPECT_EQ(cc->overlapped_ns, 500);    // [4500, 5000) on streams 13 and 14
-  EXPECT_EQ(d.exposed_copy_ns, 1000);   // [6000, 7000)
+  EXPECT_EQ(cc->overlapped_ns, 500);   // [4500, 5000) on streams 13 and 14
+  EXPECT_EQ(d.exposed_copy_ns, 1000);  // [6000, 7000)
   // The same figures by SQL over the export.
   const std::string ops = OpsSql(path);
   auto len = [&](const std::string& cond) {
@@ -190,8 +190,9 @@ TEST(NsysAnalysisWindows, NvtxRangeWindowsAreTheExportsRanges) {
   spec.nvtx_name = "saxpy";
   auto windows = ResolveWindows((*models)[0], spec);
   ASSERT_TRUE(windows.ok()) << windows.status();
-  auto rows = SqlRows(path, "SELECT start, end FROM NVTX_EVENTS WHERE eventType = 59 AND text = "
-                            "'saxpy' ORDER BY start");
+  auto rows = SqlRows(path,
+                      "SELECT start, end FROM NVTX_EVENTS WHERE eventType = 59 AND text = "
+                      "'saxpy' ORDER BY start");
   ASSERT_EQ(windows->size(), rows.size());
   ASSERT_EQ(rows.size(), 5u);
   for (size_t i = 0; i < rows.size(); ++i) {

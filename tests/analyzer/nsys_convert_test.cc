@@ -12,12 +12,12 @@
 #include <set>
 #include <string>
 
-#include "analyzer/convert/output_plan.h"
 #include "analyzer/convert/converted_trace_writer.h"
+#include "analyzer/convert/output_plan.h"
 #include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/sqlite/sqlite_db.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/intervals/interval_set.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
@@ -73,8 +73,7 @@ TEST_P(ConvertRealExport, ConvertedTraceHoldsTheExportsRowsBySql) {
   EXPECT_EQ(SqlInt(*out, "PRAGMA user_version"), schema::Version());
   EXPECT_EQ(SqlRows(*out, "SELECT value FROM metadata WHERE key = 'schema_version'")[0][0],
             std::to_string(schema::Version()));
-  EXPECT_EQ(SqlRows(*out, "SELECT value FROM metadata WHERE key = 'trace_format'")[0][0],
-            "converted-nsys");
+  EXPECT_EQ(SqlRows(*out, "SELECT value FROM metadata WHERE key = 'trace_format'")[0][0], "converted-nsys");
   EXPECT_EQ(SqlRows(*out, "SELECT value FROM metadata WHERE key = 'source_path'")[0][0], in);
   std::string meta = SqlHasTable(in, "META_DATA_EXPORT") ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
   EXPECT_EQ(SqlRows(*out, "SELECT value FROM metadata WHERE key = 'export_schema_version'")[0][0],
@@ -82,8 +81,7 @@ TEST_P(ConvertRealExport, ConvertedTraceHoldsTheExportsRowsBySql) {
   // Finalize ran: the indexes after the schema's finalize marker exist.
   EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM sqlite_master WHERE name = 'kernel_correlation'"), 1);
 
-  EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM kernel"),
-            SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+  EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM kernel"), SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
   EXPECT_EQ(SqlInt(*out, "SELECT sum(end_ns - start_ns) FROM kernel"),
             SqlInt(in, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
   for (int kind : {1, 2, 11, 12}) {  // 11, 12: unified-memory migrations
@@ -91,45 +89,53 @@ TEST_P(ConvertRealExport, ConvertedTraceHoldsTheExportsRowsBySql) {
     EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM memcpy WHERE copy_kind = " + k),
               SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = " + k));
     EXPECT_EQ(SqlInt(*out, "SELECT COALESCE(sum(bytes), 0) FROM memcpy WHERE copy_kind = " + k),
-              SqlInt(in, "SELECT COALESCE(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
-                         "copyKind = " + k));
+              SqlInt(in,
+                     "SELECT COALESCE(sum(bytes), 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
+                     "copyKind = " +
+                         k));
   }
   // Launch shapes (added for convert) match the export's.
-  EXPECT_EQ(SqlRows(*out, "SELECT group_concat(grid_x || 'x' || block_x || 'r' || "
-                          "registers_per_thread || 's' || static_shared_bytes, ',') FROM (SELECT * "
-                          "FROM kernel ORDER BY start_ns)")[0][0],
-            SqlRows(in, "SELECT group_concat(gridX || 'x' || blockX || 'r' || registersPerThread "
-                        "|| 's' || (staticSharedMemory + dynamicSharedMemory), ',') FROM (SELECT * "
-                        "FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)")[0][0]);
+  EXPECT_EQ(SqlRows(*out,
+                    "SELECT group_concat(grid_x || 'x' || block_x || 'r' || "
+                    "registers_per_thread || 's' || static_shared_bytes, ',') FROM (SELECT * "
+                    "FROM kernel ORDER BY start_ns)")[0][0],
+            SqlRows(in,
+                    "SELECT group_concat(gridX || 'x' || blockX || 'r' || registersPerThread "
+                    "|| 's' || (staticSharedMemory + dynamicSharedMemory), ',') FROM (SELECT * "
+                    "FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start)")[0][0]);
   // Names survive through the string table (the kernel_named view).
-  EXPECT_EQ(SqlRows(*out, "SELECT group_concat(name, ',') FROM (SELECT name FROM kernel_named "
-                          "ORDER BY start_ns)")[0][0],
-            SqlRows(in, "SELECT group_concat(value, ',') FROM (SELECT s.value FROM "
-                        "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = "
-                        "COALESCE(k.mangledName, k.demangledName) ORDER BY k.start)")[0][0]);
+  EXPECT_EQ(SqlRows(*out,
+                    "SELECT group_concat(name, ',') FROM (SELECT name FROM kernel_named "
+                    "ORDER BY start_ns)")[0][0],
+            SqlRows(in,
+                    "SELECT group_concat(value, ',') FROM (SELECT s.value FROM "
+                    "CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = "
+                    "COALESCE(k.mangledName, k.demangledName) ORDER BY k.start)")[0][0]);
   EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM api_call"),
             SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass IN (0, 1)"));
   EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM sync"),
             SqlHasTable(in, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")
                 ? SqlInt(in, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION")
                 : 0);
-  EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM nvtx_range"),
-            SqlHasTable(in, "NVTX_EVENTS")
-                ? SqlInt(in, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)")
-                : 0);
+  EXPECT_EQ(
+      SqlInt(*out, "SELECT count(*) FROM nvtx_range"),
+      SqlHasTable(in, "NVTX_EVENTS") ? SqlInt(in, "SELECT count(*) FROM NVTX_EVENTS WHERE eventType IN (59, 60)") : 0);
   // The legacy default stream and each context's null stream agree.
   std::string null_sql = SqlHasTable(in, "TARGET_INFO_CUDA_NULL_STREAM")
                              ? "SELECT streamId FROM TARGET_INFO_CUDA_NULL_STREAM"
                              : "SELECT nullStreamId FROM TARGET_INFO_CUDA_CONTEXT_INFO";
   const int64_t null_stream = SqlInt(in, null_sql);
-  EXPECT_EQ(SqlInt(*out, "SELECT null_stream_id FROM context WHERE null_stream_id IS NOT NULL"),
-            null_stream);
+  EXPECT_EQ(SqlInt(*out, "SELECT null_stream_id FROM context WHERE null_stream_id IS NOT NULL"), null_stream);
   EXPECT_EQ(SqlInt(*out, "SELECT kind FROM stream WHERE id = " + std::to_string(null_stream)), 1);
   // Every op refers to a stream row and a device row.
-  EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM gpu_op o LEFT JOIN stream s ON s.id = o.stream_id "
-                         "WHERE s.id IS NULL"), 0);
-  EXPECT_EQ(SqlInt(*out, "SELECT count(*) FROM gpu_op o LEFT JOIN device d ON d.id = o.device_id "
-                         "WHERE d.id IS NULL"), 0);
+  EXPECT_EQ(SqlInt(*out,
+                   "SELECT count(*) FROM gpu_op o LEFT JOIN stream s ON s.id = o.stream_id "
+                   "WHERE s.id IS NULL"),
+            0);
+  EXPECT_EQ(SqlInt(*out,
+                   "SELECT count(*) FROM gpu_op o LEFT JOIN device d ON d.id = o.device_id "
+                   "WHERE d.id IS NULL"),
+            0);
 }
 
 // Round trip: the converted trace read by the streamscope importer gives the
@@ -143,8 +149,7 @@ TEST_P(ConvertRealExport, RoundTripThroughTheStreamscopeImporterKeepsCountsAndSu
   ASSERT_TRUE(direct.ok()) << direct.status();
   auto back = LoadTraceFile(*out);
   if (!back.ok() && back.status().code() == absl::StatusCode::kUnimplemented) {
-    GTEST_SKIP() << "the streamscope trace importer is not implemented yet: "
-                 << back.status().message();
+    GTEST_SKIP() << "the streamscope trace importer is not implemented yet: " << back.status().message();
   }
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 1u);
@@ -185,13 +190,12 @@ TEST_P(ConvertRealExport, RoundTripThroughTheStreamscopeImporterKeepsCountsAndSu
   EXPECT_EQ(a.devices.size(), b.devices.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllThree, ConvertRealExport, ::testing::ValuesIn(kExports),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           name = name.substr(0, name.find('.'));
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllThree, ConvertRealExport, ::testing::ValuesIn(kExports), [](const auto& info) {
+  std::string name = info.param;
+  name = name.substr(0, name.find('.'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
 
 class ConvertOutput : public ::testing::Test {
  protected:

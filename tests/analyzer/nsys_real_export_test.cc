@@ -17,14 +17,14 @@
 namespace streamscope {
 namespace {
 
+using nsys_test::ApiSql;
+using nsys_test::OpsSql;
+using nsys_test::PidExpr;
 using nsys_test::RealExportPath;
 using nsys_test::SqlHasTable;
 using nsys_test::SqlInt;
 using nsys_test::SqlRows;
 using nsys_test::UnionLengthSql;
-using nsys_test::OpsSql;
-using nsys_test::ApiSql;
-using nsys_test::PidExpr;
 using ::testing::HasSubstr;
 
 constexpr const char* kSaxpy = "saxpy-mpi-cuda-rank0-a100.sqlite";
@@ -48,16 +48,14 @@ class RealExport : public ::testing::TestWithParam<const char*> {
 
 TEST_P(RealExport, OneModelPerProcessWithCudaActivityAndPidsFromTheProcessesTable) {
   auto rows = SqlRows(path_, "SELECT DISTINCT pid FROM (" + OpsSql(path_) +
-                                 " UNION ALL SELECT s, e, 0, 0, '', pid, 0 FROM (" + ApiSql(path_) +
-                                 ")) ORDER BY pid");
+                                 " UNION ALL SELECT s, e, 0, 0, '', pid, 0 FROM (" + ApiSql(path_) + ")) ORDER BY pid");
   ASSERT_EQ(models_.size(), rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     EXPECT_EQ(models_[i].pid, std::stoll(rows[i][0]));
     // The PROCESSES table states the OS pid of each globalPid: the bit
     // decoding must agree with it.
-    EXPECT_EQ(models_[i].pid,
-              SqlInt(path_, "SELECT p.pid FROM PROCESSES p WHERE " + PidExpr("p.globalPid") +
-                                " = " + rows[i][0] + " LIMIT 1"));
+    EXPECT_EQ(models_[i].pid, SqlInt(path_, "SELECT p.pid FROM PROCESSES p WHERE " + PidExpr("p.globalPid") + " = " +
+                                                rows[i][0] + " LIMIT 1"));
     EXPECT_EQ(models_[i].metadata["process_name"],
               SqlRows(path_, "SELECT name FROM PROCESSES WHERE pid = " + rows[i][0])[0][0]);
   }
@@ -65,10 +63,8 @@ TEST_P(RealExport, OneModelPerProcessWithCudaActivityAndPidsFromTheProcessesTabl
 
 TEST_P(RealExport, FormatAndVersionComeFromTheExportMetadataTable) {
   std::string table = SqlHasTable(path_, "META_DATA_EXPORT") ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
-  std::string version =
-      SqlRows(path_, "SELECT value FROM " + table + " WHERE name = 'EXPORT_SCHEMA_VERSION'")[0][0];
-  std::string nsys =
-      SqlRows(path_, "SELECT value FROM " + table + " WHERE name = 'EXPORT_PRODUCT_VERSION'")[0][0];
+  std::string version = SqlRows(path_, "SELECT value FROM " + table + " WHERE name = 'EXPORT_SCHEMA_VERSION'")[0][0];
+  std::string nsys = SqlRows(path_, "SELECT value FROM " + table + " WHERE name = 'EXPORT_PRODUCT_VERSION'")[0][0];
   for (TraceModel& m : models_) {
     EXPECT_EQ(m.format, "nsys-export-" + version);
     EXPECT_EQ(m.metadata["export_schema_version"], version);
@@ -82,8 +78,8 @@ TEST_P(RealExport, FormatAndVersionComeFromTheExportMetadataTable) {
 TEST_P(RealExport, OpCountsAndBytesPerCategoryMatchSql) {
   for (const TraceModel& m : models_) {
     std::map<std::string, std::pair<int64_t, int64_t>> expected;  // category -> (count, bytes)
-    for (auto& row : SqlRows(path_, "SELECT c, count(*), sum(bytes) FROM (" + OpsSql(path_) +
-                                        ") WHERE pid = " + P(m) + " GROUP BY c")) {
+    for (auto& row : SqlRows(path_, "SELECT c, count(*), sum(bytes) FROM (" + OpsSql(path_) + ") WHERE pid = " + P(m) +
+                                        " GROUP BY c")) {
       expected[row[0]] = {std::stoll(row[1]), std::stoll(row[2])};
     }
     std::map<std::string, std::pair<int64_t, int64_t>> actual;
@@ -100,10 +96,11 @@ TEST_P(RealExport, KernelNamesAreTheMangledNamesOfStringIds) {
   for (const TraceModel& m : models_) {
     std::multiset<std::string> expected, actual;
     if (SqlHasTable(path_, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-      for (auto& row : SqlRows(path_, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
-                                      "StringIds s ON s.id = COALESCE(k.mangledName, "
-                                      "k.demangledName) WHERE " + PidExpr("k.globalPid") + " = " +
-                                      P(m))) {
+      for (auto& row : SqlRows(path_,
+                               "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+                               "StringIds s ON s.id = COALESCE(k.mangledName, "
+                               "k.demangledName) WHERE " +
+                                   PidExpr("k.globalPid") + " = " + P(m))) {
         expected.insert(row[0]);
       }
     }
@@ -117,8 +114,8 @@ TEST_P(RealExport, KernelNamesAreTheMangledNamesOfStringIds) {
 TEST_P(RealExport, OpsPerStreamAndStreamKindsMatchSql) {
   for (const TraceModel& m : models_) {
     std::map<int64_t, int64_t> expected, actual;
-    for (auto& row : SqlRows(path_, "SELECT st, count(*) FROM (" + OpsSql(path_) +
-                                        ") WHERE pid = " + P(m) + " GROUP BY st")) {
+    for (auto& row :
+         SqlRows(path_, "SELECT st, count(*) FROM (" + OpsSql(path_) + ") WHERE pid = " + P(m) + " GROUP BY st")) {
       expected[std::stoll(row[0])] = std::stoll(row[1]);
     }
     for (size_t i = 0; i < m.ops.size(); ++i) ++actual[m.streams[m.ops.stream[i]].id];
@@ -134,8 +131,10 @@ TEST_P(RealExport, OpsPerStreamAndStreamKindsMatchSql) {
       ASSERT_NE(it, m.stream_index.end());
       EXPECT_EQ(m.streams[it->second].kind, StreamKind::kLegacyDefault);
     }
-    for (auto& row : SqlRows(path_, "SELECT streamId, flag, priority FROM TARGET_INFO_CUDA_STREAM "
-                                    "WHERE processId = " + P(m))) {
+    for (auto& row : SqlRows(path_,
+                             "SELECT streamId, flag, priority FROM TARGET_INFO_CUDA_STREAM "
+                             "WHERE processId = " +
+                                 P(m))) {
       auto it = m.stream_index.find(std::stoll(row[0]));
       ASSERT_NE(it, m.stream_index.end()) << "stream " << row[0];
       const Stream& s = m.streams[it->second];
@@ -167,8 +166,7 @@ TEST_P(RealExport, ApiCallsThreadsAndCorrelationsMatchSql) {
       duration += m.api.end_ns[i] - m.api.start_ns[i];
       tids.insert(m.api.tid[i]);
     }
-    EXPECT_EQ(runtime, SqlInt(path_, "SELECT count(*) FROM (" + ApiSql(path_) + ")" + where +
-                                         " AND cls = 0"));
+    EXPECT_EQ(runtime, SqlInt(path_, "SELECT count(*) FROM (" + ApiSql(path_) + ")" + where + " AND cls = 0"));
     EXPECT_EQ(corr_sum, SqlInt(path_, "SELECT sum(corr) FROM (" + ApiSql(path_) + ")" + where));
     EXPECT_EQ(duration, SqlInt(path_, "SELECT sum(e - s) FROM (" + ApiSql(path_) + ")" + where));
     std::set<int64_t> expected_tids;
@@ -195,31 +193,33 @@ TEST_P(RealExport, NvtxRangesAndMarksMatchSql) {
       continue;
     }
     std::string where = " WHERE n.eventType IN (59, 60) AND " + PidExpr("n.globalTid") + " = " + P(m);
-    EXPECT_EQ(static_cast<int64_t>(m.nvtx_ranges.size()),
-              SqlInt(path_, "SELECT count(*) FROM NVTX_EVENTS n" + where));
+    EXPECT_EQ(static_cast<int64_t>(m.nvtx_ranges.size()), SqlInt(path_, "SELECT count(*) FROM NVTX_EVENTS n" + where));
     std::multiset<std::string> expected, actual;
-    for (auto& row : SqlRows(path_, "SELECT COALESCE(n.text, s.value) || '@' || "
-                                    "COALESCE(d.text, '') || '@' || (n.end - n.start) FROM "
-                                    "NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
-                                    "LEFT JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = "
-                                    "n.domainId" + where)) {
+    for (auto& row : SqlRows(path_,
+                             "SELECT COALESCE(n.text, s.value) || '@' || "
+                             "COALESCE(d.text, '') || '@' || (n.end - n.start) FROM "
+                             "NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+                             "LEFT JOIN NVTX_EVENTS d ON d.eventType = 75 AND d.domainId = "
+                             "n.domainId" +
+                                 where)) {
       expected.insert(row[0]);
     }
     for (const NvtxRange& r : m.nvtx_ranges) {
       ASSERT_TRUE(r.end_ns.has_value());
-      actual.insert(std::string(m.strings.Get(r.name)) + "@" + std::string(m.strings.Get(r.domain)) +
-                    "@" + std::to_string(*r.end_ns - r.start_ns));
+      actual.insert(std::string(m.strings.Get(r.name)) + "@" + std::string(m.strings.Get(r.domain)) + "@" +
+                    std::to_string(*r.end_ns - r.start_ns));
     }
     EXPECT_EQ(actual, expected);
     EXPECT_EQ(static_cast<int64_t>(m.nvtx_marks.size()),
-              SqlInt(path_, "SELECT count(*) FROM NVTX_EVENTS n WHERE eventType = 34 AND " +
-                                PidExpr("n.globalTid") + " = " + P(m)));
+              SqlInt(path_, "SELECT count(*) FROM NVTX_EVENTS n WHERE eventType = 34 AND " + PidExpr("n.globalTid") +
+                                " = " + P(m)));
   }
 }
 
 TEST_P(RealExport, DevicesComeFromTargetInfoGpu) {
-  auto gpus = SqlRows(path_, "SELECT cuDevice, name, smCount, asyncEngines, totalMemory, "
-                             "computeMajor, computeMinor FROM TARGET_INFO_GPU");
+  auto gpus = SqlRows(path_,
+                      "SELECT cuDevice, name, smCount, asyncEngines, totalMemory, "
+                      "computeMajor, computeMinor FROM TARGET_INFO_GPU");
   for (const TraceModel& m : models_) {
     ASSERT_EQ(m.devices.size(), gpus.size());
     for (auto& g : gpus) {
@@ -257,19 +257,18 @@ TEST_P(RealExport, BusyIdleAndOverlapFiguresMatchSql) {
       last = std::max(last, m.api.end_ns[i]);
     }
     const std::string pid = P(m);
-    const int64_t sql_first = SqlInt(path_, "SELECT min(s) FROM (SELECT s FROM (" + ops +
-                                                ") WHERE pid = " + pid + " UNION ALL SELECT s FROM (" +
-                                                ApiSql(path_) + ") WHERE pid = " + pid + ")");
-    const int64_t sql_last = SqlInt(path_, "SELECT max(e) FROM (SELECT e FROM (" + ops +
-                                               ") WHERE pid = " + pid + " UNION ALL SELECT e FROM (" +
-                                               ApiSql(path_) + ") WHERE pid = " + pid + ")");
+    const int64_t sql_first =
+        SqlInt(path_, "SELECT min(s) FROM (SELECT s FROM (" + ops + ") WHERE pid = " + pid +
+                          " UNION ALL SELECT s FROM (" + ApiSql(path_) + ") WHERE pid = " + pid + ")");
+    const int64_t sql_last =
+        SqlInt(path_, "SELECT max(e) FROM (SELECT e FROM (" + ops + ") WHERE pid = " + pid +
+                          " UNION ALL SELECT e FROM (" + ApiSql(path_) + ") WHERE pid = " + pid + ")");
     EXPECT_EQ(first, sql_first);
     EXPECT_EQ(last, sql_last);
     for (auto& [device, intervals] : by_device) {
       const std::string where = " WHERE pid = " + pid + " AND d = " + std::to_string(device);
       const int64_t busy = TotalLength(Normalize(intervals));
-      const int64_t sql_busy =
-          SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops + ")" + where));
+      const int64_t sql_busy = SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops + ")" + where));
       EXPECT_EQ(busy, sql_busy) << "device " << device;
       EXPECT_GT(busy, 0);
       const int64_t idle = TotalLength(Complement(Normalize(intervals), {first, last}));
@@ -282,11 +281,9 @@ TEST_P(RealExport, BusyIdleAndOverlapFiguresMatchSql) {
           IntervalList ub = Normalize(by_category[{device, b}]);
           const int64_t overlap = TotalLength(Intersect(ua, ub));
           auto len = [&](const std::string& cond) {
-            return SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops + ")" + where +
-                                                " AND " + cond));
+            return SqlInt(path_, UnionLengthSql("SELECT s, e FROM (" + ops + ")" + where + " AND " + cond));
           };
-          const int64_t sql_overlap = len("c = '" + std::string(a) + "'") +
-                                      len("c = '" + std::string(b) + "'") -
+          const int64_t sql_overlap = len("c = '" + std::string(a) + "'") + len("c = '" + std::string(b) + "'") -
                                       len("c IN ('" + std::string(a) + "', '" + b + "')");
           EXPECT_EQ(overlap, sql_overlap) << a << "|" << b << " on device " << device;
         }
@@ -295,13 +292,12 @@ TEST_P(RealExport, BusyIdleAndOverlapFiguresMatchSql) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllThree, RealExport, ::testing::Values(kSaxpy, kVecAddUm, kSmall),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           name = name.substr(0, name.find('.'));
-                           std::replace(name.begin(), name.end(), '-', '_');
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllThree, RealExport, ::testing::Values(kSaxpy, kVecAddUm, kSmall), [](const auto& info) {
+  std::string name = info.param;
+  name = name.substr(0, name.find('.'));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+});
 
 TEST(NsysRealExport, UnifiedMemoryMigrationsAreCopyOpsAndCountedInNotes) {
   const std::string path = RealExportPath(kVecAddUm);
@@ -309,15 +305,16 @@ TEST(NsysRealExport, UnifiedMemoryMigrationsAreCopyOpsAndCountedInNotes) {
   ASSERT_TRUE(models.ok()) << models.status();
   ASSERT_EQ(models->size(), 1u);
   const TraceModel& m = (*models)[0];
-  const int64_t migrations = SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind IN (11,12,13)");
+  const int64_t migrations =
+      SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind IN (11,12,13)");
   const int64_t htod = SqlInt(path, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 11");
   const int64_t dtoh = SqlInt(path, "SELECT sum(bytes) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 12");
-  ASSERT_EQ(migrations, 4608);  // what the data README states
+  ASSERT_EQ(migrations, 4608);          // what the data README states
   EXPECT_EQ(m.ops.size(), 1u + 4608u);  // the kernel and every migration
-  EXPECT_THAT(m.notes, ::testing::Contains(::testing::AllOf(
-                           HasSubstr(std::to_string(migrations) + " unified-memory migrations"),
-                           HasSubstr(std::to_string(htod) + " bytes to device"),
-                           HasSubstr(std::to_string(dtoh) + " bytes to host"))));
+  EXPECT_THAT(m.notes,
+              ::testing::Contains(::testing::AllOf(HasSubstr(std::to_string(migrations) + " unified-memory migrations"),
+                                                   HasSubstr(std::to_string(htod) + " bytes to device"),
+                                                   HasSubstr(std::to_string(dtoh) + " bytes to host"))));
 }
 
 TEST(NsysRealExport, SyncKindOfA2xExportComesFromTheSynchronizingCall) {
@@ -327,9 +324,10 @@ TEST(NsysRealExport, SyncKindOfA2xExportComesFromTheSynchronizingCall) {
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
-  auto rows = SqlRows(path, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION y JOIN "
-                            "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = y.correlationId "
-                            "JOIN StringIds s ON s.id = r.nameId");
+  auto rows = SqlRows(path,
+                      "SELECT s.value FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION y JOIN "
+                      "CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = y.correlationId "
+                      "JOIN StringIds s ON s.id = r.nameId");
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_THAT(rows[0][0], ::testing::StartsWith("cudaDeviceSynchronize"));
   ASSERT_EQ(m.syncs.size(), 1u);
@@ -342,8 +340,9 @@ TEST(NsysRealExport, SyncKindOfA3xExportComesFromItsEnumTable) {
   const std::string path = RealExportPath(kSmall);
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
-  auto rows = SqlRows(path, "SELECT e.name FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION y JOIN "
-                            "ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType");
+  auto rows = SqlRows(path,
+                      "SELECT e.name FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION y JOIN "
+                      "ENUM_CUPTI_SYNC_TYPE e ON e.id = y.syncType");
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_EQ(rows[0][0], "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE");
   ASSERT_EQ((*models)[0].syncs.size(), 1u);
@@ -354,8 +353,7 @@ TEST(NsysRealExport, BacktraceDuplicatesOfApiCallsAreSkippedAndCounted) {
   const std::string path = RealExportPath(kSaxpy);
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
-  const int64_t duplicates =
-      SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 67");
+  const int64_t duplicates = SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 67");
   ASSERT_GT(duplicates, 0);
   EXPECT_EQ((*models)[0].import_stats.at("api_row_skipped_event_class_67"), duplicates);
 }
@@ -368,13 +366,14 @@ TEST(NsysRealExport, CopiesTakeMemoryKindsFromTheNsysNumbering) {
     auto models = LoadTraceFile(path);
     ASSERT_TRUE(models.ok()) << models.status();
     const TraceModel& m = (*models)[0];
-    const int64_t pageable_to_device = SqlInt(
-        path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 0 "
-              "AND dstKind = 2");
+    const int64_t pageable_to_device =
+        SqlInt(path,
+               "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 0 "
+               "AND dstKind = 2");
     int64_t actual = 0;
     for (size_t i = 0; i < m.ops.size(); ++i) {
-      actual += m.ops.category[i] == OpCategory::kHtoD &&
-                m.ops.src_kind[i] == MemoryKind::kPageable && m.ops.dst_kind[i] == MemoryKind::kDevice;
+      actual += m.ops.category[i] == OpCategory::kHtoD && m.ops.src_kind[i] == MemoryKind::kPageable &&
+                m.ops.dst_kind[i] == MemoryKind::kDevice;
     }
     EXPECT_GT(pageable_to_device, 0) << file;
     EXPECT_EQ(actual, pageable_to_device) << file;
@@ -386,8 +385,9 @@ TEST(NsysRealExport, ThreadNamesComeFromThreadNames) {
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
-  for (auto& row : SqlRows(path, "SELECT (t.globalTid & 16777215), s.value FROM ThreadNames t "
-                                 "JOIN StringIds s ON s.id = t.nameId")) {
+  for (auto& row : SqlRows(path,
+                           "SELECT (t.globalTid & 16777215), s.value FROM ThreadNames t "
+                           "JOIN StringIds s ON s.id = t.nameId")) {
     auto it = m.thread_names.find(std::stoll(row[0]));
     ASSERT_NE(it, m.thread_names.end());
     EXPECT_EQ(it->second, row[1]);

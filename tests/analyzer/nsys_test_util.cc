@@ -92,8 +92,7 @@ int64_t SqlInt(const std::string& path, const std::string& sql) {
 }
 
 bool SqlHasTable(const std::string& path, const std::string& table) {
-  return SqlInt(path, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" + table +
-                          "'") > 0;
+  return SqlInt(path, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='" + table + "'") > 0;
 }
 
 std::string UnionLengthSql(const std::string& select_intervals) {
@@ -118,11 +117,12 @@ std::string OpsSql(const std::string& path) {
   }
   if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMCPY")) {
     // Unified-memory migrations (11-13) are copies on no stream (-1).
-    parts.push_back("SELECT start, end, deviceId, CASE WHEN copyKind IN (11, 12, 13) THEN -1 ELSE "
-                    "streamId END, CASE copyKind WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' WHEN 8 THEN "
-                    "'D2D' WHEN 10 THEN 'P2P' WHEN 11 THEN 'H2D' WHEN 12 THEN 'D2H' WHEN 13 THEN "
-                    "'D2D' ELSE 'other_copy' END, " + PidExpr("globalPid") +
-                    ", bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+    parts.push_back(
+        "SELECT start, end, deviceId, CASE WHEN copyKind IN (11, 12, 13) THEN -1 ELSE "
+        "streamId END, CASE copyKind WHEN 1 THEN 'H2D' WHEN 2 THEN 'D2H' WHEN 8 THEN "
+        "'D2D' WHEN 10 THEN 'P2P' WHEN 11 THEN 'H2D' WHEN 12 THEN 'D2H' WHEN 13 THEN "
+        "'D2D' ELSE 'other_copy' END, " +
+        PidExpr("globalPid") + ", bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY");
   }
   if (SqlHasTable(path, "CUPTI_ACTIVITY_KIND_MEMSET")) {
     parts.push_back("SELECT start, end, deviceId, streamId, 'memset', " + PidExpr("globalPid") +
@@ -142,109 +142,126 @@ std::string ApiSql(const std::string& path) {
          "WHERE eventClass IN (0, 1)";
 }
 
-int64_t GlobalTid(int64_t pid, int64_t tid) {
-  return (int64_t{1} << 48) | (pid << 24) | tid;
-}
+int64_t GlobalTid(int64_t pid, int64_t tid) { return (int64_t{1} << 48) | (pid << 24) | tid; }
 
 void CreateExport(const std::string& path, const ExportLayout& l) {
   std::string version = !l.version.empty() ? l.version : (l.v3 ? "3.24.0" : "2.9.1");
   std::string major = version.substr(0, version.find('.'));
-  std::string sql = "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
-                    "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);\n"
-                    "CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);\n";
+  std::string sql =
+      "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);\n"
+      "CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);\n"
+      "CREATE TABLE ThreadNames (nameId INTEGER, priority INTEGER, globalTid INTEGER);\n";
   const std::string pid = std::to_string(l.pid);
   if (l.meta) {
     std::string t = l.v3 ? "META_DATA_EXPORT" : "EXPORT_META_DATA";
     sql += "CREATE TABLE " + t + " (name TEXT, value TEXT);\n";
-    sql += "INSERT INTO " + t + " VALUES ('EXPORT_PRODUCT_VERSION','2099.1.1'),"
-           "('EXPORT_SCHEMA_VERSION','" + version + "'),('EXPORT_SCHEMA_VERSION_MAJOR','" + major +
-           "'),('EXPORT_HOST','synthetic-host');\n";
+    sql += "INSERT INTO " + t +
+           " VALUES ('EXPORT_PRODUCT_VERSION','2099.1.1'),"
+           "('EXPORT_SCHEMA_VERSION','" +
+           version + "'),('EXPORT_SCHEMA_VERSION_MAJOR','" + major + "'),('EXPORT_HOST','synthetic-host');\n";
   }
-  sql += "INSERT INTO PROCESSES VALUES (" + std::to_string(GlobalPid(l.pid)) + ", " + pid +
-         ", './synthetic-app');\n";
+  sql += "INSERT INTO PROCESSES VALUES (" + std::to_string(GlobalPid(l.pid)) + ", " + pid + ", './synthetic-app');\n";
   const std::string green = l.v3 ? "greenContextId INTEGER, " : "";
   if (l.kernel) {
-    sql += "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-           "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " + green +
-           "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
-           "demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, "
-           "launchType INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, "
-           "gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, "
-           "blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL, "
-           "dynamicSharedMemory INTEGER NOT NULL, graphNodeId INTEGER" +
-           std::string(l.v3 ? ", graphId INTEGER" : "") + ");\n";
+    sql +=
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+        "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " +
+        green +
+        "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
+        "demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, "
+        "launchType INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, "
+        "gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, "
+        "blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL, "
+        "dynamicSharedMemory INTEGER NOT NULL, graphNodeId INTEGER" +
+        std::string(l.v3 ? ", graphId INTEGER" : "") + ");\n";
   }
   if (l.memcpy) {
-    sql += "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-           "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " + green +
-           "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT "
-           "NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, "
-           "srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER, migrationCause "
-           "INTEGER, graphNodeId INTEGER);\n";
+    sql +=
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+        "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " +
+        green +
+        "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, bytes INTEGER NOT "
+        "NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, "
+        "srcContextId INTEGER, dstDeviceId INTEGER, dstContextId INTEGER, migrationCause "
+        "INTEGER, graphNodeId INTEGER);\n";
   }
   if (l.memset) {
-    sql += "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
-           "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " + green +
-           "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER, "
-           "bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);\n";
+    sql +=
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+        "deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " +
+        green +
+        "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER, "
+        "bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);\n";
   }
   if (l.sync) {
-    sql += "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER "
-           "NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " + green +
-           "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, syncType INTEGER "
-           "NOT NULL, eventId INTEGER NOT NULL);\n";
+    sql +=
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER "
+        "NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, " +
+        green +
+        "streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, syncType INTEGER "
+        "NOT NULL, eventId INTEGER NOT NULL);\n";
   }
   if (l.runtime) {
-    sql += "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT "
-           "NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId "
-           "INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);\n";
+    sql +=
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT "
+        "NULL, eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId "
+        "INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);\n";
   }
   if (l.nvtx) {
-    sql += "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT "
-           "NULL, rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
-           "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);\n";
+    sql +=
+        "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT "
+        "NULL, rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, "
+        "endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);\n";
   }
   if (l.target_info) {
-    sql += "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, uuid TEXT, "
-           "totalMemory INTEGER, smCount INTEGER, asyncEngines INTEGER, computeMajor INTEGER, "
-           "computeMinor INTEGER, cuDevice INTEGER);\n"
-           "INSERT INTO TARGET_INFO_GPU VALUES (1, 0, 'Synthetic GPU', "
-           "'01234567-89ab-cdef-0123-456789abcdef', 17179869184, 100, 2, 9, 0, 0);\n"
-           "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER, vmId "
-           "INTEGER, processId INTEGER NOT NULL, contextId INTEGER NOT NULL, priority INTEGER NOT "
-           "NULL, flag INTEGER NOT NULL);\n"
-           "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (7,0,1," + pid + ",1,0,3),(13,0,1," + pid +
-           ",1,4294967291,2),(14,0,1," + pid + ",1,0,1);\n";
+    sql +=
+        "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER, id INTEGER, name TEXT, uuid TEXT, "
+        "totalMemory INTEGER, smCount INTEGER, asyncEngines INTEGER, computeMajor INTEGER, "
+        "computeMinor INTEGER, cuDevice INTEGER);\n"
+        "INSERT INTO TARGET_INFO_GPU VALUES (1, 0, 'Synthetic GPU', "
+        "'01234567-89ab-cdef-0123-456789abcdef', 17179869184, 100, 2, 9, 0, 0);\n"
+        "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER, vmId "
+        "INTEGER, processId INTEGER NOT NULL, contextId INTEGER NOT NULL, priority INTEGER NOT "
+        "NULL, flag INTEGER NOT NULL);\n"
+        "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (7,0,1," +
+        pid + ",1,0,3),(13,0,1," + pid + ",1,4294967291,2),(14,0,1," + pid + ",1,0,1);\n";
     if (l.v3) {
-      sql += "CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER NOT NULL, hwId "
-             "INTEGER, vmId INTEGER, processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
-             "contextId INTEGER NOT NULL, parentContextId INTEGER, isGreenContext INTEGER);\n"
-             "INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7,0,1," + pid + ",0,1,0,0);\n"
-             "CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER, pid INTEGER);\n"
-             "INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, " + pid + ");\n";
+      sql +=
+          "CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId INTEGER NOT NULL, hwId "
+          "INTEGER, vmId INTEGER, processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, "
+          "contextId INTEGER NOT NULL, parentContextId INTEGER, isGreenContext INTEGER);\n"
+          "INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO VALUES (7,0,1," +
+          pid +
+          ",0,1,0,0);\n"
+          "CREATE TABLE TARGET_INFO_CUDA_DEVICE (gpuId INTEGER, cudaId INTEGER, pid INTEGER);\n"
+          "INSERT INTO TARGET_INFO_CUDA_DEVICE VALUES (0, 0, " +
+          pid + ");\n";
     } else {
-      sql += "CREATE TABLE TARGET_INFO_CUDA_NULL_STREAM (streamId INTEGER NOT NULL, hwId INTEGER, "
-             "vmId INTEGER, processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId "
-             "INTEGER NOT NULL);\n"
-             "INSERT INTO TARGET_INFO_CUDA_NULL_STREAM VALUES (7,0,1," + pid + ",0,1);\n";
+      sql +=
+          "CREATE TABLE TARGET_INFO_CUDA_NULL_STREAM (streamId INTEGER NOT NULL, hwId INTEGER, "
+          "vmId INTEGER, processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId "
+          "INTEGER NOT NULL);\n"
+          "INSERT INTO TARGET_INFO_CUDA_NULL_STREAM VALUES (7,0,1," +
+          pid + ",0,1);\n";
     }
   }
   if (l.v3) {
-    sql += "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
-           "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (0,'CUDA_MEMCPY_KIND_UNKNOWN',''),"
-           "(1,'CUDA_MEMCPY_KIND_HTOD',''),(2,'CUDA_MEMCPY_KIND_DTOH',''),"
-           "(8,'CUDA_MEMCPY_KIND_DTOD',''),(10,'CUDA_MEMCPY_KIND_PTOP',''),"
-           "(11,'CUDA_MEMCPY_KIND_UVM_HTOD',''),(12,'CUDA_MEMCPY_KIND_UVM_DTOH','');\n"
-           "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
-           "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE',''),"
-           "(1,'CUDA_MEMOPR_MEMORY_KIND_PINNED',''),(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE',''),"
-           "(4,'CUDA_MEMOPR_MEMORY_KIND_MANAGED',''),(7,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','');\n"
-           "CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
-           "INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN',''),"
-           "(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE',''),"
-           "(2,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT',''),"
-           "(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE',''),"
-           "(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','');\n";
+    sql +=
+        "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
+        "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (0,'CUDA_MEMCPY_KIND_UNKNOWN',''),"
+        "(1,'CUDA_MEMCPY_KIND_HTOD',''),(2,'CUDA_MEMCPY_KIND_DTOH',''),"
+        "(8,'CUDA_MEMCPY_KIND_DTOD',''),(10,'CUDA_MEMCPY_KIND_PTOP',''),"
+        "(11,'CUDA_MEMCPY_KIND_UVM_HTOD',''),(12,'CUDA_MEMCPY_KIND_UVM_DTOH','');\n"
+        "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
+        "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE',''),"
+        "(1,'CUDA_MEMOPR_MEMORY_KIND_PINNED',''),(2,'CUDA_MEMOPR_MEMORY_KIND_DEVICE',''),"
+        "(4,'CUDA_MEMOPR_MEMORY_KIND_MANAGED',''),(7,'CUDA_MEMOPR_MEMORY_KIND_UNKNOWN','');\n"
+        "CREATE TABLE ENUM_CUPTI_SYNC_TYPE (id INTEGER PRIMARY KEY, name TEXT, label TEXT);\n"
+        "INSERT INTO ENUM_CUPTI_SYNC_TYPE VALUES (0,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN',''),"
+        "(1,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE',''),"
+        "(2,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT',''),"
+        "(3,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE',''),"
+        "(4,'CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE','');\n";
   }
   ExecSql(path, sql);
 }

@@ -56,8 +56,8 @@ inline int64_t GlobalPid(int64_t pid) { return GlobalTid(pid, 0); }
 // metadata, enums, one GPU, one context of `pid` with null stream 7, a
 // non-blocking stream 13 and a blocking stream 14); tests insert rows.
 struct ExportLayout {
-  bool v3 = true;                 // 3.x: META_DATA_EXPORT, CONTEXT_INFO, ENUM_*
-  std::string version;            // default "3.24.0" / "2.9.1"
+  bool v3 = true;       // 3.x: META_DATA_EXPORT, CONTEXT_INFO, ENUM_*
+  std::string version;  // default "3.24.0" / "2.9.1"
   bool meta = true;
   bool kernel = true, memcpy = true, memset = true, sync = true, runtime = true, nvtx = true;
   bool target_info = true;

@@ -58,9 +58,9 @@ TEST(Overlap, PairIndicesNameTheirCategories) {
 TEST(Overlap, CopyComputeOverlapIsMeasuredAgainstTheHideableTime) {
   SyntheticTrace t;
   t.Device(0).Stream(1).Stream(2).Stream(3);
-  t.Kernel(1, 100, 300, "k");                      // kernel#1
-  t.Copy(OpCategory::kHtoD, 2, 200, 400);          // memcpy#1
-  t.Copy(OpCategory::kDtoH, 3, 350, 500);          // memcpy#2
+  t.Kernel(1, 100, 300, "k");              // kernel#1
+  t.Copy(OpCategory::kHtoD, 2, 200, 400);  // memcpy#1
+  t.Copy(OpCategory::kDtoH, 3, 350, 500);  // memcpy#2
   for (const TraceModel& m : BothWays(t)) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const DeviceOverlap& d = Device(r, 0);
@@ -173,8 +173,8 @@ TEST(Overlap, KernelsOnDifferentStreamsCountAsComputeConcurrency) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* p = r.Find(0, kComputeComputePair);
     ASSERT_NE(p, nullptr);
-    EXPECT_EQ(p->overlapped_ns, 50);   // [50, 100)
-    EXPECT_EQ(p->possible_ns, 140);    // compute union [10, 150)
+    EXPECT_EQ(p->overlapped_ns, 50);  // [50, 100)
+    EXPECT_EQ(p->possible_ns, 140);   // compute union [10, 150)
     EXPECT_EQ(p->interval_count, 1);
     ASSERT_EQ(p->by_stream_pair.size(), 3u);
     EXPECT_EQ(m.streams[p->by_stream_pair[0].stream_a].id, 1);

@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 
+#include "analyzer/base/units.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
 #include "analyzer/render/diagnose_render.h"
-#include "analyzer/base/units.h"
 #include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -88,7 +88,8 @@ TEST(Report, TextStatesTheOverlapAsASentenceWithTheOpsBehindIt) {
   opt.gap_threshold_ns = 0;
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;
-  EXPECT_NE(o.out.find("H2D copies overlapped compute for 100 ns of 200 ns possible (50%)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("H2D copies overlapped compute for 100 ns of 200 ns possible (50%)"), std::string::npos)
+      << o.out;
   EXPECT_NE(o.out.find("D2H copies never overlapped compute"), std::string::npos);
   EXPECT_NE(o.out.find("kernel 1 'k' (stream 1); copy 1 H2D"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Workload: overlap_pinned (chunks=4); validation passed."), std::string::npos) << o.out;
@@ -158,10 +159,12 @@ TEST(Report, ManyInstancesAreSummarizedInTextAndKeptInFullInJson) {
   opt.top = 3;
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;
-  EXPECT_NE(o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us."),
-            std::string::npos)
+  EXPECT_NE(
+      o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us."),
+      std::string::npos)
       << o.out;
-  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us at +12.0 us: GPU busy 66%, copies hidden 0%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us at +12.0 us: GPU busy 66%, copies hidden 0%"), std::string::npos)
+      << o.out;
   EXPECT_NE(o.out.find("The longest instance in full:\n\nWindow NVTX 'step' #7: 1.20 us"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("Window NVTX 'step' #1:"), std::string::npos) << "only the longest in full";
 
@@ -261,9 +264,10 @@ TEST(Report, CsvPrintsEveryAnalysisTable) {
   opt.format = ReportOptions::Format::kCsv;
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;
-  EXPECT_NE(o.out.find("# table: analysis_overlap_pair\nwindow_index,device_id,pair,category_a,category_b,"
-                       "overlapped_ns,possible_ns,hidden_share,interval_count\n0,0,compute|H2D,compute,H2D,100,200,0.5,1\n"),
-            std::string::npos)
+  EXPECT_NE(
+      o.out.find("# table: analysis_overlap_pair\nwindow_index,device_id,pair,category_a,category_b,"
+                 "overlapped_ns,possible_ns,hidden_share,interval_count\n0,0,compute|H2D,compute,H2D,100,200,0.5,1\n"),
+      std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("# table: analysis_idle_gap\n"), std::string::npos);
 }
@@ -284,7 +288,7 @@ TEST(Report, SaveWritesAnalysisTablesAndReplacesEarlierOnes) {
   EXPECT_EQ(CountRows(path, "analysis_overlap_interval"), 2);
   EXPECT_EQ(CountRows(path, "analysis_idle_gap"), gaps);
   EXPECT_EQ(CountRows(path, "analysis_stale"), -1);  // gone
-  EXPECT_EQ(RunIt(For(path)).code, kExitOk);            // still a readable trace
+  EXPECT_EQ(RunIt(For(path)).code, kExitOk);         // still a readable trace
 }
 
 TEST(Report, OutputFileIsWrittenButNeverOverAnInputTrace) {
@@ -344,12 +348,14 @@ TEST(Report, ATruncatedTraceIsNotATrace) {
 
 TEST(Report, OlderAndNewerSchemaVersionsHaveTheirOwnExitCode) {
   std::string older = Overlapped();
-  ASSERT_TRUE(ExecSql(older, "UPDATE metadata SET value = '0' WHERE key = 'schema_version'; PRAGMA user_version = 0;").ok());
+  ASSERT_TRUE(
+      ExecSql(older, "UPDATE metadata SET value = '0' WHERE key = 'schema_version'; PRAGMA user_version = 0;").ok());
   Outcome o = RunIt(For(older));
   EXPECT_EQ(o.code, kExitSchemaVersion);
   ExpectOneLineAbout(o, older, "older");
   std::string newer = Overlapped();
-  ASSERT_TRUE(ExecSql(newer, "UPDATE metadata SET value = '99' WHERE key = 'schema_version'; PRAGMA user_version = 99;").ok());
+  ASSERT_TRUE(
+      ExecSql(newer, "UPDATE metadata SET value = '99' WHERE key = 'schema_version'; PRAGMA user_version = 99;").ok());
   Outcome n = RunIt(For(newer));
   EXPECT_EQ(n.code, kExitSchemaVersion);
   ExpectOneLineAbout(n, newer, "newer");

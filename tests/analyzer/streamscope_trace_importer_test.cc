@@ -103,7 +103,8 @@ TEST(StreamscopeTraceImporter, ATraceLeftByAKilledProcessStillLoads) {
 
 TEST(StreamscopeTraceImporter, AnOlderSchemaVersionIsRejectedNamingBothVersions) {
   std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path, "PRAGMA user_version = 0; UPDATE metadata SET value = '0' WHERE key = 'schema_version';").ok());
+  ASSERT_TRUE(
+      ExecSql(path, "PRAGMA user_version = 0; UPDATE metadata SET value = '0' WHERE key = 'schema_version';").ok());
   auto models = LoadTraceFile(path);
   ASSERT_FALSE(models.ok());
   EXPECT_EQ(models.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -116,7 +117,8 @@ TEST(StreamscopeTraceImporter, AnOlderSchemaVersionIsRejectedNamingBothVersions)
 
 TEST(StreamscopeTraceImporter, ANewerSchemaVersionIsRejectedNamingBothVersions) {
   std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path, "PRAGMA user_version = 99; UPDATE metadata SET value = '99' WHERE key = 'schema_version';").ok());
+  ASSERT_TRUE(
+      ExecSql(path, "PRAGMA user_version = 99; UPDATE metadata SET value = '99' WHERE key = 'schema_version';").ok());
   auto models = LoadTraceFile(path);
   ASSERT_FALSE(models.ok());
   EXPECT_EQ(models.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -125,7 +127,11 @@ TEST(StreamscopeTraceImporter, ANewerSchemaVersionIsRejectedNamingBothVersions) 
 
 TEST(StreamscopeTraceImporter, MissingTablesAreNamed) {
   std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path, "DROP VIEW gpu_op_with_api; DROP VIEW gpu_op; DROP VIEW kernel_named; DROP TABLE kernel; DROP TABLE memset;").ok());
+  ASSERT_TRUE(
+      ExecSql(
+          path,
+          "DROP VIEW gpu_op_with_api; DROP VIEW gpu_op; DROP VIEW kernel_named; DROP TABLE kernel; DROP TABLE memset;")
+          .ok());
   auto models = LoadTraceFile(path);
   ASSERT_FALSE(models.ok());
   EXPECT_EQ(models.status().code(), absl::StatusCode::kInvalidArgument);
@@ -190,13 +196,14 @@ namespace {
 // for the type only when it reads 0, so both must come through apart.
 TEST(StreamscopeTraceImporter, NullAndZeroInOptionalColumnsStayApart) {
   std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path,
-                      "INSERT INTO stream (id, context_id, device_id, kind, priority) VALUES (0, 1, 0, 0, 0);"
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
-                      " VALUES (900, 500, 600, 0, 0, 0, (SELECT name_id FROM kernel WHERE id = 1), 0);"
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
-                      " VALUES (901, 700, 800, 0, NULL, NULL, (SELECT name_id FROM kernel WHERE id = 1), NULL);")
-                  .ok());
+  ASSERT_TRUE(
+      ExecSql(path,
+              "INSERT INTO stream (id, context_id, device_id, kind, priority) VALUES (0, 1, 0, 0, 0);"
+              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
+              " VALUES (900, 500, 600, 0, 0, 0, (SELECT name_id FROM kernel WHERE id = 1), 0);"
+              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
+              " VALUES (901, 700, 800, 0, NULL, NULL, (SELECT name_id FROM kernel WHERE id = 1), NULL);")
+          .ok());
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -227,13 +234,14 @@ namespace {
 // out and counted, like zero timestamps; the report still runs.
 TEST(StreamscopeTraceImporter, TimesOutsideAnyClockAreCountedAndLeftOut) {
   std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path,
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id)"
-                      " VALUES (910, -9223372036081566979, 7073534567, 0, 7, (SELECT name_id FROM kernel WHERE id = 1));"
-                      "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id,"
-                      " return_value) VALUES (911, 1, 211, (SELECT name_id FROM api_call LIMIT 1), 11,"
-                      " 1, 9223372036854775807, NULL, 0);")
-                  .ok());
+  ASSERT_TRUE(
+      ExecSql(path,
+              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id)"
+              " VALUES (910, -9223372036081566979, 7073534567, 0, 7, (SELECT name_id FROM kernel WHERE id = 1));"
+              "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id,"
+              " return_value) VALUES (911, 1, 211, (SELECT name_id FROM api_call LIMIT 1), 11,"
+              " 1, 9223372036854775807, NULL, 0);")
+          .ok());
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];

@@ -37,8 +37,8 @@ int32_t SyntheticTrace::DeviceOf(int64_t stream) const {
 }
 
 int64_t SyntheticTrace::Kernel(int64_t stream, int64_t start, int64_t end, const std::string& name) {
-  ops_.push_back({OpCategory::kKernel, next_kernel_, stream, start, end, 0, MemoryKind::kUnknown,
-                  MemoryKind::kUnknown, name});
+  ops_.push_back(
+      {OpCategory::kKernel, next_kernel_, stream, start, end, 0, MemoryKind::kUnknown, MemoryKind::kUnknown, name});
   return next_kernel_++;
 }
 
@@ -49,8 +49,8 @@ int64_t SyntheticTrace::Copy(OpCategory category, int64_t stream, int64_t start,
 }
 
 int64_t SyntheticTrace::Memset(int64_t stream, int64_t start, int64_t end) {
-  ops_.push_back({OpCategory::kMemset, next_memset_, stream, start, end, 4096, MemoryKind::kUnknown,
-                  MemoryKind::kDevice, ""});
+  ops_.push_back(
+      {OpCategory::kMemset, next_memset_, stream, start, end, 4096, MemoryKind::kUnknown, MemoryKind::kDevice, ""});
   return next_memset_++;
 }
 
@@ -173,7 +173,10 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
   for (const auto& kv : meta_) {
     bool replaced = false;
     for (auto& m : meta) {
-      if (m.first == kv.first) { m.second = kv.second; replaced = true; }
+      if (m.first == kv.first) {
+        m.second = kv.second;
+        replaced = true;
+      }
     }
     if (!replaced) meta.push_back(kv);
   }
@@ -189,9 +192,11 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
   };
   std::string rows;
   for (const ::streamscope::Device& d : devices_) {
-    absl::StrAppend(&rows, "INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
-                           "concurrent_kernels) VALUES (", d.id, ",", q(d.name), ",", d.compute_major, ",0,",
-                    d.sm_count, ",", d.async_engine_count, ",", d.concurrent_kernels, ");\n");
+    absl::StrAppend(&rows,
+                    "INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
+                    "concurrent_kernels) VALUES (",
+                    d.id, ",", q(d.name), ",", d.compute_major, ",0,", d.sm_count, ",", d.async_engine_count, ",",
+                    d.concurrent_kernels, ");\n");
   }
   for (const StreamDef& s : streams_) {
     absl::StrAppend(&rows, "INSERT INTO stream (id, context_id, device_id, kind) VALUES (", s.id, ",1,", s.device, ",",
@@ -200,17 +205,21 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
   for (const Op& op : ops_) {
     int32_t dev = DeviceOf(op.stream);
     if (op.category == OpCategory::kKernel) {
-      absl::StrAppend(&rows, "INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, name_id) VALUES (",
+      absl::StrAppend(&rows,
+                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, name_id) VALUES (",
                       op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", sid(op.name), ");\n");
     } else if (op.category == OpCategory::kMemset) {
-      absl::StrAppend(&rows, "INSERT INTO memset (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, memory_kind, "
-                             "is_async) VALUES (", op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",",
-                      op.bytes, ",", static_cast<int>(op.dst), ",1);\n");
-    } else {
-      absl::StrAppend(&rows, "INSERT INTO memcpy (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, copy_kind, "
-                             "src_kind, dst_kind, is_async) VALUES (", op.id, ",", op.start, ",", op.end, ",", dev, ",1,",
-                      op.stream, ",", op.bytes, ",", CopyKindOf(op.category), ",", static_cast<int>(op.src), ",",
+      absl::StrAppend(&rows,
+                      "INSERT INTO memset (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, memory_kind, "
+                      "is_async) VALUES (",
+                      op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", op.bytes, ",",
                       static_cast<int>(op.dst), ",1);\n");
+    } else {
+      absl::StrAppend(&rows,
+                      "INSERT INTO memcpy (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, copy_kind, "
+                      "src_kind, dst_kind, is_async) VALUES (",
+                      op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", op.bytes, ",",
+                      CopyKindOf(op.category), ",", static_cast<int>(op.src), ",", static_cast<int>(op.dst), ",1);\n");
     }
   }
   int64_t id = 1;

@@ -24,9 +24,8 @@ class SyntheticTrace {
   SyntheticTrace& Stream(int64_t id, int32_t device = 0, StreamKind kind = StreamKind::kNonBlocking);
   // GPU ops; return the op's source id in its table.
   int64_t Kernel(int64_t stream, int64_t start_ns, int64_t end_ns, const std::string& name = "kernel");
-  int64_t Copy(OpCategory category, int64_t stream, int64_t start_ns, int64_t end_ns,
-               int64_t bytes = 1 << 20, MemoryKind src = MemoryKind::kPinned,
-               MemoryKind dst = MemoryKind::kDevice);
+  int64_t Copy(OpCategory category, int64_t stream, int64_t start_ns, int64_t end_ns, int64_t bytes = 1 << 20,
+               MemoryKind src = MemoryKind::kPinned, MemoryKind dst = MemoryKind::kDevice);
   int64_t Memset(int64_t stream, int64_t start_ns, int64_t end_ns);
   void Api(const std::string& name, int64_t tid, int64_t start_ns, int64_t end_ns);
   void Nvtx(const std::string& name, int64_t start_ns, std::optional<int64_t> end_ns, int64_t tid = 1);
@@ -43,10 +42,25 @@ class SyntheticTrace {
     MemoryKind src, dst;
     std::string name;
   };
-  struct StreamDef { int64_t id; int32_t device; StreamKind kind; };
-  struct ApiDef { std::string name; int64_t tid, start, end; };
-  struct NvtxDef { std::string name; int64_t start; std::optional<int64_t> end; int64_t tid; };
-  struct MarkDef { std::string domain, text; int64_t ts; };
+  struct StreamDef {
+    int64_t id;
+    int32_t device;
+    StreamKind kind;
+  };
+  struct ApiDef {
+    std::string name;
+    int64_t tid, start, end;
+  };
+  struct NvtxDef {
+    std::string name;
+    int64_t start;
+    std::optional<int64_t> end;
+    int64_t tid;
+  };
+  struct MarkDef {
+    std::string domain, text;
+    int64_t ts;
+  };
   int32_t DeviceOf(int64_t stream) const;
 
   std::vector<::streamscope::Device> devices_;

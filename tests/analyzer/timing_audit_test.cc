@@ -28,9 +28,9 @@ TEST(TimingAudit, EventsOnOneStreamMissTheWorkOnAnother) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   b.Stream(kS2, StreamKind::kNonBlocking);
-  Record(b, kStart, kS1, 100);                                      // s1 idle: completes at ~100
+  Record(b, kStart, kS1, 100);  // s1 idle: completes at ~100
   int64_t k0 = b.Kernel("chunk", kS1, 200, 1200, ApiTimes{110, 115, 1});
-  Record(b, kStop, kS1, 120);                                       // completes when k0 ends: 1200
+  Record(b, kStop, kS1, 120);  // completes when k0 ends: 1200
   int64_t k1 = b.Kernel("chunk", kS2, 300, 3000, ApiTimes{130, 135, 1});
   Elapsed(b, 3100, 1.1e-3);
   TraceModel m = b.Build();
@@ -46,13 +46,13 @@ TEST(TimingAudit, EventsOnOneStreamMissTheWorkOnAnother) {
   EXPECT_EQ(a.stop.gpu_ns, 1200);
   EXPECT_EQ(a.stop.after_op, OpIndex(m, "kernel", k0));
   EXPECT_EQ(a.measured_ns, 1100);
-  EXPECT_EQ(a.inside_busy_ns, 1000);            // [200, 1200)
+  EXPECT_EQ(a.inside_busy_ns, 1000);  // [200, 1200)
   EXPECT_EQ(a.inside_events_stream_ns, 1000);
-  EXPECT_EQ(a.inside_other_streams_ns, 900);    // k1's [300, 1200)
+  EXPECT_EQ(a.inside_other_streams_ns, 900);  // k1's [300, 1200)
   EXPECT_EQ(a.scope_ops, 2);
   EXPECT_EQ(a.scope_other_stream_ops, 1);
-  EXPECT_EQ(a.scope_busy_ns, 2800);             // [200, 3000)
-  EXPECT_EQ(a.scope_outside_ns, 1800);          // k1's [1200, 3000)
+  EXPECT_EQ(a.scope_busy_ns, 2800);     // [200, 3000)
+  EXPECT_EQ(a.scope_outside_ns, 1800);  // k1's [1200, 3000)
   EXPECT_EQ(a.scope_ops_outside, 1);
   EXPECT_EQ(a.scope_last_end_ns, 3000);
   EXPECT_EQ(a.running_at_stop, 1);
@@ -88,7 +88,7 @@ TEST(TimingAudit, AStartEventAfterAWaitCompletesAfterTheWaitedWork) {
   int64_t producer = b.Kernel("produce", kS2, 100, 900, ApiTimes{50, 55, 1});
   Record(b, 0xD0, kS2, 60);
   WaitEvent(b, kS1, 0xD0, 70);
-  Record(b, kStart, kS1, 80);                     // s1 idle, but waits for the producer
+  Record(b, kStart, kS1, 80);  // s1 idle, but waits for the producer
   b.Kernel("consume", kS1, 900, 1000, ApiTimes{90, 95, 1});
   Record(b, kStop, kS1, 96);
   Elapsed(b, 2000, 0.1e-3);
@@ -105,7 +105,7 @@ TEST(TimingAudit, AnEventNeverRecordedIsUndetermined) {
   ModelBuilder b;
   b.Stream(kS1, StreamKind::kNonBlocking);
   Record(b, kStart, kS1, 100);
-  Elapsed(b, 3100, 1.0);  // kStop never recorded
+  Elapsed(b, 3100, 1.0);        // kStop never recorded
   Record(b, kStop, kS1, 3200);  // after the read: not the one it read
   TraceModel m = b.Build();
   HappensBefore hb(m);

@@ -146,8 +146,8 @@ TEST(TraceFacts, GapCausesInALaterWindowKnowTheBusyTimeBeforeIt) {
   b.Stream(1, StreamKind::kNonBlocking, 0);
   b.Stream(2, StreamKind::kNonBlocking, 0);
   b.Stream(3, StreamKind::kNonBlocking, 1);
-  b.Kernel("long", 1, 0, 1000, ApiTimes{0, 5, 1});   // op 0: sets the busy end ...
-  b.Kernel("tie", 2, 500, 1000, ApiTimes{6, 8, 1});  // op 1: ... ties it later
+  b.Kernel("long", 1, 0, 1000, ApiTimes{0, 5, 1});       // op 0: sets the busy end ...
+  b.Kernel("tie", 2, 500, 1000, ApiTimes{6, 8, 1});      // op 1: ... ties it later
   b.Kernel("short", 1, 1000, 1000, ApiTimes{9, 10, 1});  // zero-length: never busy
   b.Kernel("next", 1, 5000, 6000, ApiTimes{4000, 4100, 1});
   b.Kernel("other", 3, 7000, 8000, ApiTimes{6500, 6600, 1});

@@ -12,9 +12,9 @@
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/window.h"
-#include "analyzer/importers/trace_loader.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {

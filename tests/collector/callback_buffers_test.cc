@@ -64,8 +64,7 @@ TEST(CallbackBuffers, RecordsFromManyThreadsAllReachTheTrace) {
   }
   ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
   EXPECT_EQ(CountRows(o.path, "SELECT count(*) FROM event_op"), kThreads * kPerThread);
-  EXPECT_EQ(CountRows(o.path, "SELECT count(DISTINCT correlation_id) FROM event_op"),
-            kThreads * kPerThread);
+  EXPECT_EQ(CountRows(o.path, "SELECT count(DISTINCT correlation_id) FROM event_op"), kThreads * kPerThread);
   EXPECT_EQ(CountRows(o.path, "SELECT value FROM collector_stat WHERE key='records_dropped_writer'"), 0);
   std::system(("rm -rf " + dir).c_str());
 }

@@ -68,8 +68,7 @@ class CuptiLayerTest : public ::testing::Test {
     o.path = path_;
     o.thread_name = [](uint32_t) { return std::string("test"); };
     o.api_name = [](ApiDomain d, uint32_t cbid) {
-      return d == ApiDomain::kDriver && cbid == kInternalLaunchCbid ? std::string("internal_launch")
-                                                                   : std::string();
+      return d == ApiDomain::kDriver && cbid == kInternalLaunchCbid ? std::string("internal_launch") : std::string();
     };
     auto w = TraceWriter::Open(o);
     ASSERT_TRUE(w.ok()) << w.status().message();
@@ -88,17 +87,14 @@ class CuptiLayerTest : public ::testing::Test {
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open_v2(path_.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
     sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db);
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db);
     int64_t v = -1;
     if (s != nullptr && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     sqlite3_close(db);
     return v;
   }
-  int64_t Stat(const std::string& key) {
-    return Int("SELECT value FROM collector_stat WHERE key = '" + key + "'");
-  }
+  int64_t Stat(const std::string& key) { return Int("SELECT value FROM collector_stat WHERE key = '" + key + "'"); }
 
   FakeCupti fake_;
   CollectorConfig config_;

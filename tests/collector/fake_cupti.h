@@ -124,8 +124,7 @@ class FakeCupti : public CuptiApi {
     subscribed_ = false;
     return CUPTI_SUCCESS;
   }
-  CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
-                             CUpti_CallbackId) override {
+  CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) override {
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnable(CUpti_ActivityKind k) override {
@@ -153,12 +152,8 @@ class FakeCupti : public CuptiApi {
     complete_ = c;
     return CUPTI_SUCCESS;
   }
-  CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc) override {
-    return CUPTI_SUCCESS;
-  }
-  CUptiResult ActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) override {
-    return CUPTI_SUCCESS;
-  }
+  CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc) override { return CUPTI_SUCCESS; }
+  CUptiResult ActivitySetAttribute(CUpti_ActivityAttribute, size_t*, void*) override { return CUPTI_SUCCESS; }
   CUptiResult ActivityFlushAll(uint32_t flag) override {
     std::vector<Held> done;
     {

@@ -13,11 +13,10 @@ namespace {
 // void k(float* a, int n, float* b, Pair p, float* c) where Pair is 16 bytes.
 const ParamLayout kLayout = {{0, 8}, {8, 4}, {16, 8}, {24, 16}, {40, 8}};
 
-std::vector<MemoryAccessRecord> Attribute(const ParamLayout& layout, void* const* params,
-                                          void* const* extra, const AllocationMap& live) {
+std::vector<MemoryAccessRecord> Attribute(const ParamLayout& layout, void* const* params, void* const* extra,
+                                          const AllocationMap& live) {
   std::vector<MemoryAccessRecord> out;
-  AttributeKernelArgs(layout, params, extra, live, 77,
-                      [&](MemoryAccessRecord r) { out.push_back(r); });
+  AttributeKernelArgs(layout, params, extra, live, 77, [&](MemoryAccessRecord r) { out.push_back(r); });
   return out;
 }
 

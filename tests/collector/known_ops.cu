@@ -9,18 +9,18 @@
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    cudaError_t e_ = (call);                                                     \
-    if (e_ != cudaSuccess) {                                                     \
+#define CHECK(call)                                                                      \
+  do {                                                                                   \
+    cudaError_t e_ = (call);                                                             \
+    if (e_ != cudaSuccess) {                                                             \
       std::fprintf(stderr, "known_ops: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                              \
-    }                                                                            \
+      std::exit(1);                                                                      \
+    }                                                                                    \
   } while (0)
 
 __global__ void k_legacy(float* p, int n) {

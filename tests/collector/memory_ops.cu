@@ -12,21 +12,21 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    cudaError_t e_ = (call);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
+#define CHECK(call)                                                                       \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                              \
       std::fprintf(stderr, "memory_ops: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+      std::exit(1);                                                                       \
+    }                                                                                     \
   } while (0)
-#define CHECK_CU(call)                                                    \
-  do {                                                                    \
-    CUresult r_ = (call);                                                 \
-    if (r_ != CUDA_SUCCESS) {                                             \
+#define CHECK_CU(call)                                                     \
+  do {                                                                     \
+    CUresult r_ = (call);                                                  \
+    if (r_ != CUDA_SUCCESS) {                                              \
       std::fprintf(stderr, "memory_ops: %s failed: %d\n", #call, (int)r_); \
-      std::exit(1);                                                       \
-    }                                                                     \
+      std::exit(1);                                                        \
+    }                                                                      \
   } while (0)
 
 __device__ float g_sym[256];
@@ -36,11 +36,21 @@ __device__ float g_sym[256];
 __global__ void k_three(float* a, float* interior, float* host, int n) {
   if (threadIdx.x == 0 && n < 0) a[0] = interior[0] + (host ? 1.0f : 0.0f);
 }
-__global__ void k_ex(float* m) { if (threadIdx.x == 0) m[0] += 1.0f; }
-__global__ void k_driver(float* a) { if (threadIdx.x == 0) a[1] += 1.0f; }
-__global__ void k_graph(float* a) { if (threadIdx.x == 0) a[2] += 1.0f; }
-__global__ void k_pt(float* a) { if (threadIdx.x == 0) a[3] += 1.0f; }
-__global__ void k_legacy(float* a) { if (threadIdx.x == 0) a[4] += 1.0f; }
+__global__ void k_ex(float* m) {
+  if (threadIdx.x == 0) m[0] += 1.0f;
+}
+__global__ void k_driver(float* a) {
+  if (threadIdx.x == 0) a[1] += 1.0f;
+}
+__global__ void k_graph(float* a) {
+  if (threadIdx.x == 0) a[2] += 1.0f;
+}
+__global__ void k_pt(float* a) {
+  if (threadIdx.x == 0) a[3] += 1.0f;
+}
+__global__ void k_legacy(float* a) {
+  if (threadIdx.x == 0) a[4] += 1.0f;
+}
 
 int main() {
   const size_t kA = 64 << 10, kManaged = 4096, kAsync = 8192, kReg = 16384, kHost = 4096;

@@ -68,8 +68,7 @@ class MemoryTrackerTest : public ::testing::Test {
     Site(false, cbid, corr, &params, result, CUPTI_API_ENTER);
     Site(false, cbid, corr, &params, result, CUPTI_API_EXIT);
   }
-  void Site(bool runtime, uint32_t cbid, uint32_t corr, const void* params, int result,
-            CUpti_ApiCallbackSite site) {
+  void Site(bool runtime, uint32_t cbid, uint32_t corr, const void* params, int result, CUpti_ApiCallbackSite site) {
     CUpti_CallbackData cd = {};
     cd.callbackSite = site;
     cd.functionParams = params;
@@ -160,8 +159,7 @@ TEST_F(MemoryTrackerTest, RuntimeLaunchRowsCarryTheRuntimeCorrelationId) {
     CUstream stream;
     void** params;
     void** extra;
-  } drv = {static_cast<CUfunction>(const_cast<void*>(kFunction)), {1, 1, 1}, {1, 1, 1}, 0,
-           nullptr, args, nullptr};
+  } drv = {static_cast<CUfunction>(const_cast<void*>(kFunction)), {1, 1, 1}, {1, 1, 1}, 0, nullptr, args, nullptr};
   Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 21, drv);
   Site(true, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 20, &rt, 0, CUPTI_API_EXIT);
 
@@ -228,11 +226,9 @@ TEST_F(MemoryTrackerTest, DriverCopyInsideARuntimeCallIsNotRecordedTwice) {
 }
 
 TEST_F(MemoryTrackerTest, TwoDimensionalMemsetAndCopyRecordTheirBoundingRanges) {
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020, 1,
-          cudaMemset2D_v3020_params{P(0x40000), 512, 0, 100, 4});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020, 1, cudaMemset2D_v3020_params{P(0x40000), 512, 0, 100, 4});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020, 2,
-          cudaMemcpy2DAsync_v3020_params{P(0x50000), 256, P(0x60000), 128, 64, 3,
-                                         cudaMemcpyDeviceToDevice, nullptr});
+          cudaMemcpy2DAsync_v3020_params{P(0x50000), 256, P(0x60000), 128, 64, 3, cudaMemcpyDeviceToDevice, nullptr});
   auto access = sink_.All<MemoryAccessRecord>();
   ASSERT_EQ(access.size(), 3u);
   EXPECT_EQ(access[0].bytes, 512u * 3 + 100);
@@ -281,12 +277,9 @@ TEST_F(MemoryTrackerTest, StreamOrderedAllocationsAndFreesCarryTheirStreams) {
 
 TEST_F(MemoryTrackerTest, HostAllocationsHaveNoDeviceAndUntrackedFreesAreCounted) {
   out_ptr_ = P(0xc0000);
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, 1,
-          cudaHostAlloc_v3020_params{&out_ptr_, 4096, 0});
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, 2,
-          cudaHostRegister_v4000_params{P(0xd0000), 8192, 0});
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, 3,
-          cudaHostUnregister_v4000_params{P(0xd0000)});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, 1, cudaHostAlloc_v3020_params{&out_ptr_, 4096, 0});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000, 2, cudaHostRegister_v4000_params{P(0xd0000), 8192, 0});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000, 3, cudaHostUnregister_v4000_params{P(0xd0000)});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, 4, cudaFree_v3020_params{P(0xe0000)});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, 5, cudaFree_v3020_params{nullptr});
   auto allocs = sink_.All<AllocationRecord>();
@@ -300,22 +293,19 @@ TEST_F(MemoryTrackerTest, HostAllocationsHaveNoDeviceAndUntrackedFreesAreCounted
 
 TEST_F(MemoryTrackerTest, EventOperationsCarryStreamsThreadAndTheValueRead) {
   cudaEvent_t ev1 = reinterpret_cast<cudaEvent_t>(0xe1), ev2 = reinterpret_cast<cudaEvent_t>(0xe2);
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, 1,
-          cudaEventRecord_ptsz_v7000_params{ev1, nullptr});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000, 1, cudaEventRecord_ptsz_v7000_params{ev1, nullptr});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 2,
           cudaEventRecord_v3020_params{ev2, reinterpret_cast<cudaStream_t>(0x2)});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010, 3,
           cudaEventRecordWithFlags_v11010_params{ev2, nullptr, 0});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 4,
           cudaStreamWaitEvent_v3020_params{reinterpret_cast<cudaStream_t>(0x55), ev1, 0});
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, 5,
-          cudaEventSynchronize_v3020_params{ev2});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, 5, cudaEventSynchronize_v3020_params{ev2});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 6, cudaEventQuery_v3020_params{ev2});
   Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020, 7, cudaEventQuery_v3020_params{ev2},
           /*result=cudaErrorNotReady*/ 600);
   float ms = 1.5f;
-  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080, 8,
-          cudaEventElapsedTime_v12080_params{&ms, ev1, ev2});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080, 8, cudaEventElapsedTime_v12080_params{&ms, ev1, ev2});
 
   auto ev = sink_.All<EventOpRecord>();
   ASSERT_EQ(ev.size(), 7u);
@@ -343,9 +333,7 @@ TEST_F(MemoryTrackerTest, EventOperationsCarryStreamsThreadAndTheValueRead) {
 
 TEST_F(MemoryTrackerTest, EnabledCallbackIdsCoverTheTrackedCalls) {
   auto rt = MemoryTracker::RuntimeCallbackIds();
-  auto has = [](const std::vector<uint32_t>& v, uint32_t id) {
-    return std::find(v.begin(), v.end(), id) != v.end();
-  };
+  auto has = [](const std::vector<uint32_t>& v, uint32_t id) { return std::find(v.begin(), v.end(), id) != v.end(); };
   EXPECT_TRUE(has(rt, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
   EXPECT_TRUE(has(rt, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000));
   EXPECT_TRUE(has(rt, CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020));

@@ -22,8 +22,7 @@ EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
 }
 
 TEST(OutputTemplate, ExpandsPidHostAndEnvironment) {
-  auto path = ExpandOutputTemplate("/tmp/t-%h-%p-r%q{RANK}-100%%.sqlite", 4242, "gpu7",
-                                   FakeEnv({{"RANK", "3"}}));
+  auto path = ExpandOutputTemplate("/tmp/t-%h-%p-r%q{RANK}-100%%.sqlite", 4242, "gpu7", FakeEnv({{"RANK", "3"}}));
   ASSERT_TRUE(path.ok()) << path.status().message();
   EXPECT_EQ(*path, "/tmp/t-gpu7-4242-r3-100%.sqlite");
 }
@@ -135,7 +134,8 @@ TEST(CollectorConfig, UnknownKindIsAnErrorNamingIt) {
   ASSERT_FALSE(k.ok());
   EXPECT_NE(k.status().message().find("bogus"), std::string::npos);
   EXPECT_FALSE(ParseKinds("-kernel,-memcpy,-memset,-sync,-runtime,-nvtx,-stream,-context,-overhead,"
-                          "-memory,-submit").ok());
+                          "-memory,-submit")
+                   .ok());
 }
 
 TEST(CollectorConfig, MemoryIsOptInAndPartOfAll) {

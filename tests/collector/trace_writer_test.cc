@@ -24,8 +24,7 @@ class Db {
   ~Db() { sqlite3_close(db_); }
   int64_t Int(const std::string& sql) {
     sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db_);
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db_);
     int64_t v = -1;
     if (s != nullptr && sqlite3_step(s) == SQLITE_ROW) v = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -33,8 +32,7 @@ class Db {
   }
   std::string Text(const std::string& sql) {
     sqlite3_stmt* s = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK)
-        << sql << ": " << sqlite3_errmsg(db_);
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db_);
     std::string v = "<none>";
     if (s != nullptr && sqlite3_step(s) == SQLITE_ROW) {
       const unsigned char* t = sqlite3_column_text(s, 0);
@@ -105,8 +103,7 @@ TEST_F(TraceWriterTest, FreshTraceHasSchemaVersionAndRunningCapture) {
   {
     Db db(path_);
     EXPECT_EQ(db.Int("PRAGMA user_version"), schema::Version());
-    EXPECT_EQ(db.Text("SELECT value FROM metadata WHERE key='schema_version'"),
-              std::to_string(schema::Version()));
+    EXPECT_EQ(db.Text("SELECT value FROM metadata WHERE key='schema_version'"), std::to_string(schema::Version()));
     EXPECT_EQ(db.Text("SELECT value FROM metadata WHERE key='capture_end'"), "running");
   }
   ASSERT_TRUE((*w)->Finish("normal_exit", 42).ok());
@@ -152,16 +149,14 @@ TEST_F(TraceWriterTest, OpsRoundTripAndJoinTheirApiCalls) {
   EXPECT_EQ(db.Int("SELECT grid_x * block_x FROM kernel"), 128);
   EXPECT_EQ(db.Int("SELECT count(*) FROM gpu_op"), 3);
   // The runtime call is preferred over the driver call with the same id.
-  EXPECT_EQ(db.Text("SELECT api_name FROM gpu_op_with_api WHERE category='compute'"),
-            "cudaLaunchKernel");
+  EXPECT_EQ(db.Text("SELECT api_name FROM gpu_op_with_api WHERE category='compute'"), "cudaLaunchKernel");
   EXPECT_EQ(db.Int("SELECT queue_delay_ns FROM gpu_op_with_api WHERE category='compute'"), 7);
   // The views speak the reports' vocabulary (schema version 2).
   EXPECT_EQ(db.Text("SELECT name FROM gpu_op WHERE op_table='kernel'"), "_Z4stepv");
   EXPECT_EQ(db.Text("SELECT src_kind || '->' || dst_kind FROM gpu_op WHERE category='H2D'"), "pinned->device");
   EXPECT_EQ(db.Text("SELECT copy_kind FROM gpu_op WHERE category='H2D'"), "H2D");
   EXPECT_EQ(db.Int("SELECT bytes FROM gpu_op WHERE category='H2D'"), 4096);
-  EXPECT_EQ(db.Text("SELECT coalesce(api_name,'<null>') FROM gpu_op_with_api WHERE category='memset'"),
-            "<null>");
+  EXPECT_EQ(db.Text("SELECT coalesce(api_name,'<null>') FROM gpu_op_with_api WHERE category='memset'"), "<null>");
   EXPECT_EQ(db.Int("SELECT count(*) FROM api_call WHERE domain=2"), 1);
   EXPECT_EQ(db.Text("SELECT name FROM thread WHERE tid=100"), "thread100");
   EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='records_written'"), 7);
@@ -185,12 +180,12 @@ TEST_F(TraceWriterTest, StreamKindsFromFlagsApiNamesAndCreations) {
   (*w)->SetStreamCreationTracked(true);
   RecordBatch b;
   b.push_back(ContextRecord{1, 0, 7});
-  b.push_back(StreamRecord{7, 1, 0, 3});   // legacy default
-  b.push_back(StreamRecord{13, 1, 0, 1});  // per-thread default (used via _ptsz)
-  b.push_back(StreamRecord{14, 1, 0, 1});  // user blocking stream
+  b.push_back(StreamRecord{7, 1, 0, 3});                           // legacy default
+  b.push_back(StreamRecord{13, 1, 0, 1});                          // per-thread default (used via _ptsz)
+  b.push_back(StreamRecord{14, 1, 0, 1});                          // user blocking stream
   b.push_back(StreamRecord{15, 1, static_cast<uint32_t>(-3), 2});  // non-blocking, priority
-  b.push_back(StreamRecord{16, 1, 0, 1});  // never created explicitly, used: per-thread default
-  b.push_back(StreamRecord{17, 1, 0, 1});  // never created nor used (driver internal): unknown
+  b.push_back(StreamRecord{16, 1, 0, 1});                          // never created explicitly, used: per-thread default
+  b.push_back(StreamRecord{17, 1, 0, 1});                          // never created nor used (driver internal): unknown
   b.push_back(StreamCreatedRecord{14, 100});
   b.push_back(StreamCreatedRecord{15, 100});
   b.push_back(Kernel(10, 13, 1, "k"));

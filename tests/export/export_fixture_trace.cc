@@ -77,8 +77,8 @@ std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& opt
   if (lstat(path.c_str(), &st) == 0) return path + " already exists";
   Db db;
   if (!db.Open(path)) return "cannot create " + path;
-  if (!db.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;") ||
-      !db.Exec(std::string(schema::CreateSql())) || !db.Exec("BEGIN")) {
+  if (!db.Exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;") || !db.Exec(std::string(schema::CreateSql())) ||
+      !db.Exec("BEGIN")) {
     return db.error();
   }
   const std::string meta = std::string("INSERT INTO metadata VALUES ('schema_version','") +
@@ -119,14 +119,33 @@ std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& opt
   if (!str || !kernel || !memcpy || !memset || !api || !nvtx || !mark || !sync) return db.error();
 
   enum : int64_t {
-    kHostile = 1, kVectorAdd, kLaunch, kCuLaunch, kMemcpyAsync, kMemsetAsync, kStreamSync,
-    kMeasured, kIteration, kDomain, kWorkload, kValidation, kMemcpy
+    kHostile = 1,
+    kVectorAdd,
+    kLaunch,
+    kCuLaunch,
+    kMemcpyAsync,
+    kMemsetAsync,
+    kStreamSync,
+    kMeasured,
+    kIteration,
+    kDomain,
+    kWorkload,
+    kValidation,
+    kMemcpy
   };
   const std::pair<int64_t, std::string> strings[] = {
-      {kHostile, kHostileKernelName}, {kVectorAdd, "_Z10vector_addPfS_S_i"}, {kLaunch, "cudaLaunchKernel"},
-      {kCuLaunch, "cuLaunchKernel"}, {kMemcpyAsync, "cudaMemcpyAsync"}, {kMemsetAsync, "cudaMemsetAsync"},
-      {kStreamSync, "cudaStreamSynchronize"}, {kMeasured, "measured"}, {kIteration, "iteration"},
-      {kDomain, "streamscope"}, {kWorkload, options.sequential ? "workload=synthetic-sequential" : "workload=synthetic-pipeline"}, {kValidation, "validation=passed"},
+      {kHostile, kHostileKernelName},
+      {kVectorAdd, "_Z10vector_addPfS_S_i"},
+      {kLaunch, "cudaLaunchKernel"},
+      {kCuLaunch, "cuLaunchKernel"},
+      {kMemcpyAsync, "cudaMemcpyAsync"},
+      {kMemsetAsync, "cudaMemsetAsync"},
+      {kStreamSync, "cudaStreamSynchronize"},
+      {kMeasured, "measured"},
+      {kIteration, "iteration"},
+      {kDomain, "streamscope"},
+      {kWorkload, options.sequential ? "workload=synthetic-sequential" : "workload=synthetic-pipeline"},
+      {kValidation, "validation=passed"},
       {kMemcpy, "cudaMemcpy"}};
   for (const auto& [id, s] : strings) {
     if (!db.Text(str, id, s)) return db.error();

@@ -10,7 +10,8 @@
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail] [--sequential]\n");
+    std::fprintf(stderr,
+                 "usage: make_export_trace OUT.sqlite [ITERATIONS] [--no-jitter] [--legacy-tail] [--sequential]\n");
     return 2;
   }
   streamscope::testing::FixtureOptions options;

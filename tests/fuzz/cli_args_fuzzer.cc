@@ -34,8 +34,8 @@ namespace streamscope::fuzz {
 namespace {
 
 struct ScratchTrace {
-  const char* name;   // in the scratch folder
-  const char* seed;   // under tests/data
+  const char* name;  // in the scratch folder
+  const char* seed;  // under tests/data
   std::string bytes;
 };
 

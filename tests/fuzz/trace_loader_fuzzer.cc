@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/importers/trace_loader.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/importers/trace_loader.h"
 #include "nlohmann/json.hpp"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -112,7 +112,8 @@ void RunOneInput(const uint8_t* data, size_t size) {
   if (size % 4 == 0) {  // CSV now and then: it renders every table in full
     options.format = ReportOptions::Format::kCsv;
     std::ostringstream csv_out, csv_err;
-    Check(AllowedExitCode(ExitWith(RunReport(options, csv_out, csv_err), csv_err)), "CSV report exit code", csv_err.str());
+    Check(AllowedExitCode(ExitWith(RunReport(options, csv_out, csv_err), csv_err)), "CSV report exit code",
+          csv_err.str());
   }
 }
 

@@ -15,25 +15,51 @@ namespace {
 
 // Fixed order: a corpus input's first byte picks one of these.
 constexpr const char* kSeedNames[] = {
-    "overlapped.sqlite",       "sequential.sqlite",         "launch_graph.sqlite",
-    "collector_known_ops.sqlite", "racy.sqlite",            "event_pipeline.sqlite",
-    "cpu_starved.sqlite",      "implicit_sync.sqlite",      "nsys/small-rtx3060-nsys2025.sqlite",
-    "nsys/vecadd-um-a100.sqlite", "nsys/saxpy-mpi-cuda-rank0-a100.sqlite",
+    "overlapped.sqlite",
+    "sequential.sqlite",
+    "launch_graph.sqlite",
+    "collector_known_ops.sqlite",
+    "racy.sqlite",
+    "event_pipeline.sqlite",
+    "cpu_starved.sqlite",
+    "implicit_sync.sqlite",
+    "nsys/small-rtx3060-nsys2025.sqlite",
+    "nsys/vecadd-um-a100.sqlite",
+    "nsys/saxpy-mpi-cuda-rank0-a100.sqlite",
 };
 
 constexpr int64_t kInterestingInts[] = {
-    0, 1, -1, 2, 1000, -1000, 1'000'000'000, -1'000'000'000,
-    std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::min(),
-    int64_t{1} << 32, int64_t{1} << 53, int64_t{1} << 62,
-    std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
-    std::numeric_limits<int64_t>::max() - 1, std::numeric_limits<int64_t>::min() + 1,
+    0,
+    1,
+    -1,
+    2,
+    1000,
+    -1000,
+    1'000'000'000,
+    -1'000'000'000,
+    std::numeric_limits<int32_t>::max(),
+    std::numeric_limits<int32_t>::min(),
+    int64_t{1} << 32,
+    int64_t{1} << 53,
+    int64_t{1} << 62,
+    std::numeric_limits<int64_t>::max(),
+    std::numeric_limits<int64_t>::min(),
+    std::numeric_limits<int64_t>::max() - 1,
+    std::numeric_limits<int64_t>::min() + 1,
 };
 constexpr double kInterestingReals[] = {
-    0.5, -0.5, 1e300, -1e300, 9.3e18, -9.3e18, 1e-300,
-    std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+    0.5,
+    -0.5,
+    1e300,
+    -1e300,
+    9.3e18,
+    -9.3e18,
+    1e-300,
+    std::numeric_limits<double>::infinity(),
+    -std::numeric_limits<double>::infinity(),
 };
-constexpr const char* kSchemaVersions[] = {"0", "2", "999", "-1", "abc", "", "1.0", " 1", "1e3",
-                                           "99999999999999999999"};
+constexpr const char* kSchemaVersions[] = {"0", "2",   "999", "-1",  "abc",
+                                           "",  "1.0", " 1",  "1e3", "99999999999999999999"};
 
 std::string Quote(const std::string& ident) {
   std::string out = "\"";
@@ -123,9 +149,7 @@ void ExecWithValue(sqlite3* db, const std::string& sql, int kind, FuzzInput& in)
       sqlite3_bind_text(st, 1, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
       break;
     }
-    case 1:
-      sqlite3_bind_int64(st, 1, FuzzedInt(in));
-      break;
+    case 1: sqlite3_bind_int64(st, 1, FuzzedInt(in)); break;
     case 2: {
       constexpr size_t n = sizeof(kInterestingReals) / sizeof(kInterestingReals[0]);
       sqlite3_bind_double(st, 1, kInterestingReals[in.Byte() % n]);
@@ -147,12 +171,8 @@ void ApplySqlEdit(sqlite3* db, const std::vector<SeedTable>& tables, FuzzInput& 
   const std::string table = Quote(t.name);
   const std::string col = t.columns.empty() ? "rowid" : Quote(t.columns[in.Byte() % t.columns.size()]);
   switch (op) {
-    case 0:
-      Exec(db, "DROP TABLE " + table);
-      break;
-    case 1:
-      Exec(db, "UPDATE " + table + " SET " + col + " = NULL WHERE " + RowSelector(t.name, in));
-      break;
+    case 0: Exec(db, "DROP TABLE " + table); break;
+    case 1: Exec(db, "UPDATE " + table + " SET " + col + " = NULL WHERE " + RowSelector(t.name, in)); break;
     case 2:
     case 3:
     case 4:
@@ -161,9 +181,7 @@ void ApplySqlEdit(sqlite3* db, const std::vector<SeedTable>& tables, FuzzInput& 
       ExecWithValue(db, "UPDATE " + table + " SET " + col + " = ?1 WHERE " + where, op - 2, in);
       break;
     }
-    case 6:
-      Exec(db, "DELETE FROM " + table + " WHERE " + RowSelector(t.name, in));
-      break;
+    case 6: Exec(db, "DELETE FROM " + table + " WHERE " + RowSelector(t.name, in)); break;
     case 7: {  // copy another column: end = start, start = end, id = stream ...
       const std::string other = t.columns.empty() ? "rowid" : Quote(t.columns[in.Byte() % t.columns.size()]);
       Exec(db, "UPDATE " + table + " SET " + col + " = " + other + " WHERE " + RowSelector(t.name, in));

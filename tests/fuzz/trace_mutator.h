@@ -20,9 +20,9 @@ struct SeedTable {
 };
 
 struct SeedTrace {
-  std::string name;                // file name, for messages
-  std::string bytes;               // the whole database file
-  std::vector<SeedTable> tables;   // user tables, sorted by name
+  std::string name;               // file name, for messages
+  std::string bytes;              // the whole database file
+  std::vector<SeedTable> tables;  // user tables, sorted by name
 };
 
 // The seed traces, in a fixed order (kSeedNames in trace_mutator.cc) so

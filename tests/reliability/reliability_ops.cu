@@ -37,13 +37,13 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                                    \
-  do {                                                                                 \
-    cudaError_t e_ = (call);                                                           \
-    if (e_ != cudaSuccess) {                                                           \
+#define CHECK(call)                                                                            \
+  do {                                                                                         \
+    cudaError_t e_ = (call);                                                                   \
+    if (e_ != cudaSuccess) {                                                                   \
       std::fprintf(stderr, "reliability_ops: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
+      std::exit(1);                                                                            \
+    }                                                                                          \
   } while (0)
 
 namespace {

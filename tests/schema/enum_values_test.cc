@@ -20,8 +20,7 @@ class EnumValues : public ::testing::Test {
   void SetUp() override {
     ASSERT_EQ(sqlite3_open(":memory:", &db_), SQLITE_OK);
     const std::string create(schema::CreateSql());
-    ASSERT_EQ(sqlite3_exec(db_, create.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db_);
+    ASSERT_EQ(sqlite3_exec(db_, create.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db_);
   }
   void TearDown() override { sqlite3_close(db_); }
 
@@ -32,8 +31,7 @@ class EnumValues : public ::testing::Test {
     sqlite3_stmt* stmt = nullptr;
     EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK) << sql;
     while (stmt != nullptr && sqlite3_step(stmt) == SQLITE_ROW) {
-      rows[sqlite3_column_int64(stmt, 0)] =
-          reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
+      rows[sqlite3_column_int64(stmt, 0)] = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
     }
     sqlite3_finalize(stmt);
     return rows;
@@ -70,8 +68,8 @@ TEST_F(EnumValues, EveryHeaderValueIsARowWithTheSameName) {
     const auto rows = Rows(t.table);
     for (size_t i = 0; i < t.count; ++i) {
       auto it = rows.find(t.values[i].value);
-      ASSERT_NE(it, rows.end()) << t.table << ": value " << t.values[i].value << " ('"
-                                << t.values[i].name << "') is not in the table";
+      ASSERT_NE(it, rows.end()) << t.table << ": value " << t.values[i].value << " ('" << t.values[i].name
+                                << "') is not in the table";
       EXPECT_EQ(it->second, t.values[i].name) << t.table << " value " << t.values[i].value;
     }
   }

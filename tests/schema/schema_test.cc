@@ -22,8 +22,7 @@ TEST(Schema, CreateSqlBuildsEveryRequiredTableInAFreshDatabase) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
   std::string create(schema::CreateSql());
-  ASSERT_EQ(sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
+  ASSERT_EQ(sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
   int count = 0;
   const std::string_view* tables = schema::RequiredTables(&count);
   ASSERT_GT(count, 10);

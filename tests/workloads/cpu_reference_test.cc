@@ -44,8 +44,7 @@ TEST(CpuReference, ChunkInputsDifferAcrossChunksAndWords) {
 
 TEST(CpuReference, SpinAndPersistentReferencesMatchIteration) {
   EXPECT_EQ(SpinComputeExpected(3, 17, 500), Mix(Iterate(SpinSeed(3, 17), 500)));
-  EXPECT_EQ(PersistentExpected(9, 5, 300),
-            Mix(Iterate(Hash2(PersistentItemSeed(9), 5), 300)));
+  EXPECT_EQ(PersistentExpected(9, 5, 300), Mix(Iterate(Hash2(PersistentItemSeed(9), 5), 300)));
   EXPECT_NE(PersistentItemSeed(1), PersistentItemSeed(2));
 }
 

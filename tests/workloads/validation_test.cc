@@ -10,8 +10,8 @@ namespace {
 
 TEST(Validation, EqualWordsPass) {
   std::vector<std::uint32_t> words = {1, 2, 3};
-  const ValidationResult r = CompareWords("w", words.data(), words.size(),
-                                          [](std::uint64_t i) { return std::uint32_t(i + 1); });
+  const ValidationResult r =
+      CompareWords("w", words.data(), words.size(), [](std::uint64_t i) { return std::uint32_t(i + 1); });
   EXPECT_TRUE(r.passed);
   EXPECT_TRUE(r.detail.empty());
 }
@@ -20,8 +20,8 @@ TEST(Validation, MismatchesAreCountedAndTheFirstIsNamed) {
   std::vector<std::uint32_t> words(1 << 20, 7);
   words[300000] = 8;
   words[900000] = 9;
-  const ValidationResult r = CompareWords("chunk outputs", words.data(), words.size(),
-                                          [](std::uint64_t) { return std::uint32_t(7); });
+  const ValidationResult r =
+      CompareWords("chunk outputs", words.data(), words.size(), [](std::uint64_t) { return std::uint32_t(7); });
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.detail,
             "chunk outputs: 2 of 1048576 words differ; first at word 300000 (got 0x00000008, "

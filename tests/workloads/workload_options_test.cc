@@ -39,8 +39,7 @@ TEST(WorkloadOptions, LargePresetIsBigger) {
 }
 
 TEST(WorkloadOptions, ExplicitParametersOverrideThePreset) {
-  StatusOr<WorkloadOptions> o =
-      Parse({"--variant", "overlapped", "--chunks", "4", "--chunk-mib=2", "--size", "large"});
+  StatusOr<WorkloadOptions> o = Parse({"--variant", "overlapped", "--chunks", "4", "--chunk-mib=2", "--size", "large"});
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->chunks, 4);
   EXPECT_EQ(o->chunk_mib, 2);
@@ -70,15 +69,12 @@ TEST(WorkloadOptions, BadValuesAreRejectedWithTheFlagName) {
               HasSubstr("--chunks needs an integer"));
   EXPECT_THAT(Parse({"--variant", "overlapped", "--chunks", "0"}).status().message(),
               HasSubstr("--chunks must be in [1, 4096], got 0"));
-  EXPECT_THAT(Parse({"--variant", "overlapped", "--chunks"}).status().message(),
-              HasSubstr("--chunks needs a value"));
-  EXPECT_THAT(Parse({"--variant", "overlapped", "--bogus", "1"}).status().message(),
-              HasSubstr("unknown flag --bogus"));
+  EXPECT_THAT(Parse({"--variant", "overlapped", "--chunks"}).status().message(), HasSubstr("--chunks needs a value"));
+  EXPECT_THAT(Parse({"--variant", "overlapped", "--bogus", "1"}).status().message(), HasSubstr("unknown flag --bogus"));
   EXPECT_THAT(Parse({"--variant", "nope"}).status().message(), HasSubstr("unknown variant 'nope'"));
   EXPECT_THAT(Parse({"overlapped"}).status().message(), HasSubstr("unexpected argument"));
   EXPECT_THAT(Parse({}).status().message(), HasSubstr("--variant NAME is required"));
-  EXPECT_THAT(Parse({"--variant", "overlapped", "--size", "huge"}).status().message(),
-              HasSubstr("--size must be"));
+  EXPECT_THAT(Parse({"--variant", "overlapped", "--size", "huge"}).status().message(), HasSubstr("--size must be"));
 }
 
 TEST(WorkloadOptions, PropertiesNeedingTwoStreamsRejectOne) {
@@ -90,9 +86,7 @@ TEST(WorkloadOptions, PropertiesNeedingTwoStreamsRejectOne) {
 }
 
 TEST(WorkloadOptions, TotalSizeIsBounded) {
-  EXPECT_THAT(Parse({"--variant", "overlapped", "--chunks", "1024", "--chunk-mib", "1024"})
-                  .status()
-                  .message(),
+  EXPECT_THAT(Parse({"--variant", "overlapped", "--chunks", "1024", "--chunk-mib", "1024"}).status().message(),
               HasSubstr("exceeds 8192 MiB per direction"));
 }
 
@@ -106,10 +100,9 @@ TEST(WorkloadOptions, ModesNeedNoVariant) {
 TEST(WorkloadOptions, ParamsListOnlyWhatTheVariantTakesInFixedOrder) {
   StatusOr<WorkloadOptions> o = Parse({"--variant", "cpu_starved", "--chunks", "4"});
   ASSERT_TRUE(o.ok());
-  EXPECT_THAT(VariantParams(*o),
-              ::testing::ElementsAre(Pair("chunks", "4"), Pair("chunk_mib", "16"),
-                                     Pair("iterations", "1"), Pair("streams", "4"),
-                                     Pair("kernel_iters", "1024"), Pair("host_prepare_us", "3000")));
+  EXPECT_THAT(VariantParams(*o), ::testing::ElementsAre(Pair("chunks", "4"), Pair("chunk_mib", "16"),
+                                                        Pair("iterations", "1"), Pair("streams", "4"),
+                                                        Pair("kernel_iters", "1024"), Pair("host_prepare_us", "3000")));
 }
 
 TEST(WorkloadOptions, EveryVariantParsesWithItsDefaults) {

@@ -45,14 +45,13 @@ struct DeviceSlot {
 };
 
 // H2D, kernel, D2H of one chunk on one stream.
-Status SubmitChunk(const ChunkData& data, int chunk, const DeviceSlot& slot,
-                   std::uint32_t kernel_iters, int grid, cudaStream_t stream) {
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.in.get(), data.input(chunk), data.bytes(),
-                                          cudaMemcpyHostToDevice, stream));
-  SS_RETURN_IF_ERROR(LaunchChunkTransform(slot.in.get(), slot.out.get(), data.words(), kernel_iters,
-                                          grid, stream));
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(data.output(chunk), slot.out.get(), data.bytes(),
-                                          cudaMemcpyDeviceToHost, stream));
+Status SubmitChunk(const ChunkData& data, int chunk, const DeviceSlot& slot, std::uint32_t kernel_iters, int grid,
+                   cudaStream_t stream) {
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(slot.in.get(), data.input(chunk), data.bytes(), cudaMemcpyHostToDevice, stream));
+  SS_RETURN_IF_ERROR(LaunchChunkTransform(slot.in.get(), slot.out.get(), data.words(), kernel_iters, grid, stream));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(data.output(chunk), slot.out.get(), data.bytes(), cudaMemcpyDeviceToHost, stream));
   return OkStatus();
 }
 
@@ -69,14 +68,12 @@ StatusOr<VariantOutcome> RunChunkVariant(const VariantContext& context) {
   const int grid = ChunkTransformGrid(context.device.sm_count);
 
   // Setup, outside the measured region.
-  SS_ASSIGN_OR_RETURN(
-      ChunkData data,
-      ChunkData::Create(o, v == "pageable" ? HostMemoryKind::kPageable : HostMemoryKind::kPinned));
+  SS_ASSIGN_OR_RETURN(ChunkData data,
+                      ChunkData::Create(o, v == "pageable" ? HostMemoryKind::kPageable : HostMemoryKind::kPinned));
   std::vector<Stream> streams;
   std::vector<DeviceSlot> slots;
   for (int s = 0; s < stream_count; ++s) {
-    SS_ASSIGN_OR_RETURN(Stream stream,
-                        Stream::Create(legacy ? cudaStreamDefault : cudaStreamNonBlocking));
+    SS_ASSIGN_OR_RETURN(Stream stream, Stream::Create(legacy ? cudaStreamDefault : cudaStreamNonBlocking));
     streams.push_back(std::move(stream));
     DeviceSlot slot;
     SS_ASSIGN_OR_RETURN(slot.in, DeviceWords::Allocate(data.words()));
@@ -92,8 +89,7 @@ StatusOr<VariantOutcome> RunChunkVariant(const VariantContext& context) {
     SS_ASSIGN_OR_RETURN(timed_stop, Event::Create(cudaEventDefault));
   }
   // Warm-up: load the kernels (lazy module loading) outside the window.
-  SS_RETURN_IF_ERROR(
-      LaunchChunkTransform(slots[0].in.get(), slots[0].out.get(), 0, 1, 1, streams[0].get()));
+  SS_RETURN_IF_ERROR(LaunchChunkTransform(slots[0].in.get(), slots[0].out.get(), 0, 1, 1, streams[0].get()));
   if (legacy) {
     SS_ASSIGN_OR_RETURN(DeviceWords warm_counter, DeviceWords::Allocate(1));
     SS_RETURN_IF_ERROR(LaunchLegacyStreamTick(warm_counter.get(), cudaStreamLegacy));
@@ -150,8 +146,7 @@ StatusOr<VariantOutcome> RunChunkVariant(const VariantContext& context) {
   outcome.validation = data.Validate();
   if (legacy) {
     std::uint32_t ticks = 0;
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(&ticks, tick_counter.get(), sizeof(ticks), cudaMemcpyDeviceToHost));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(&ticks, tick_counter.get(), sizeof(ticks), cudaMemcpyDeviceToHost));
     const std::uint32_t want = std::uint32_t(o.chunks) * std::uint32_t(o.iterations);
     if (ticks != want) {
       ValidationResult tick_result;
@@ -163,9 +158,9 @@ StatusOr<VariantOutcome> RunChunkVariant(const VariantContext& context) {
   if (misleading) {
     context.annotator.Mark(StringPrintf("result:event_elapsed_ms=%.3f", event_ms_total));
     context.annotator.Mark(StringPrintf("result:host_measured_ms=%.3f", outcome.measured_ms));
-    outcome.summary = StringPrintf(
-        "event_elapsed_ms=%.3f (events on stream 0 around chunk 0 only) host_measured_ms=%.3f",
-        event_ms_total, outcome.measured_ms);
+    outcome.summary =
+        StringPrintf("event_elapsed_ms=%.3f (events on stream 0 around chunk 0 only) host_measured_ms=%.3f",
+                     event_ms_total, outcome.measured_ms);
   }
   return outcome;
 }

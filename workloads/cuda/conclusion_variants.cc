@@ -52,12 +52,12 @@ inline constexpr int kStartupStepBlocks = 2;
 
 const char* CublasError(cublasStatus_t s) { return cublasGetStatusString(s); }
 
-#define SS_CUBLAS_RETURN_IF_ERROR(expr)                                                        \
-  do {                                                                                         \
-    const cublasStatus_t ss_cublas_status_ = (expr);                                          \
-    if (ss_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                          \
-      return InternalError(StrCat(#expr, ": ", CublasError(ss_cublas_status_)));               \
-    }                                                                                          \
+#define SS_CUBLAS_RETURN_IF_ERROR(expr)                                          \
+  do {                                                                           \
+    const cublasStatus_t ss_cublas_status_ = (expr);                             \
+    if (ss_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                            \
+      return InternalError(StrCat(#expr, ": ", CublasError(ss_cublas_status_))); \
+    }                                                                            \
   } while (0)
 
 class CublasHandle {
@@ -75,9 +75,7 @@ class CublasHandle {
   cublasHandle_t handle_ = nullptr;
 };
 
-float GemmEntry(std::uint32_t matrix, std::uint32_t index) {
-  return float(Hash2(matrix, index) % kGemmMaxEntry);
-}
+float GemmEntry(std::uint32_t matrix, std::uint32_t index) { return float(Hash2(matrix, index) % kGemmMaxEntry); }
 
 // C[k] = A * B[k] (column-major, n x n), k < gemms, on the CPU.
 std::vector<float> GemmReference(const std::vector<float>& a, const std::vector<float>& b) {
@@ -115,8 +113,7 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
   for (int k = 0; k < o.kernels; ++k) {
     SS_ASSIGN_OR_RETURN(DeviceWords bk, DeviceWords::Allocate(words));
     SS_ASSIGN_OR_RETURN(DeviceWords ck, DeviceWords::Allocate(words));
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(bk.get(), b[k].data(), bk.bytes(), cudaMemcpyHostToDevice));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(bk.get(), b[k].data(), bk.bytes(), cudaMemcpyHostToDevice));
     d_b.push_back(std::move(bk));
     d_c.push_back(std::move(ck));
   }
@@ -127,13 +124,11 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
   SS_ASSIGN_OR_RETURN(DeviceWords warm_lanes, DeviceWords::Allocate(kTinyLanes));
   std::array<std::uint32_t, kTinyLanes> initial;
   for (int t = 0; t < kTinyLanes; ++t) initial[t] = TinyInitial(t);
-  SS_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
+  SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
   const float one = 1.0f, zero = 0.0f;
   auto gemm = [&](int k) {
-    return cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
-                       reinterpret_cast<const float*>(d_a.get()), n,
-                       reinterpret_cast<const float*>(d_b[k].get()), n, &zero,
+    return cublasSgemm(handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, reinterpret_cast<const float*>(d_a.get()),
+                       n, reinterpret_cast<const float*>(d_b[k].get()), n, &zero,
                        reinterpret_cast<float*>(d_c[k].get()), n);
   };
   // Warm-up: loads cuBLAS's kernels and workspace outside the window.
@@ -154,8 +149,8 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
     SS_RETURN_IF_ERROR(LaunchTinyStepThroughDriver(tiny_function, lanes.get(), 0, stream.get()));
   }
   std::array<std::uint32_t, kTinyLanes> got_lanes;
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(got_lanes.data(), lanes.get(), lanes.bytes(),
-                                          cudaMemcpyDeviceToHost, stream.get()));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(got_lanes.data(), lanes.get(), lanes.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
@@ -165,31 +160,27 @@ StatusOr<VariantOutcome> RunLibraryGemm(const VariantContext& context) {
                                     [&](std::uint64_t t) { return want_lanes[t]; });
   for (int k = 0; k < o.kernels && outcome.validation.passed; ++k) {
     std::vector<float> got(words);
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(got.data(), d_c[k].get(), d_c[k].bytes(), cudaMemcpyDeviceToHost));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(got.data(), d_c[k].get(), d_c[k].bytes(), cudaMemcpyDeviceToHost));
     const std::vector<float> want = GemmReference(a, b[k]);
-    outcome.validation = CompareWords(
-        StrCat("gemm ", k, " product"), reinterpret_cast<const std::uint32_t*>(got.data()), words,
-        [&](std::uint64_t i) {
-          std::uint32_t w;
-          std::memcpy(&w, &want[i], sizeof w);
-          return w;
-        });
+    outcome.validation = CompareWords(StrCat("gemm ", k, " product"),
+                                      reinterpret_cast<const std::uint32_t*>(got.data()), words, [&](std::uint64_t i) {
+                                        std::uint32_t w;
+                                        std::memcpy(&w, &want[i], sizeof w);
+                                        return w;
+                                      });
   }
-  outcome.summary = StringPrintf("gemms=%lld n=%d",
-                                 static_cast<long long>(o.kernels) * o.iterations, n);
+  outcome.summary = StringPrintf("gemms=%lld n=%d", static_cast<long long>(o.kernels) * o.iterations, n);
   return outcome;
 }
 
 // SpinCompute launches on one stream into consecutive slices of `out`,
 // launch numbers first_launch, first_launch + 1, ...
-Status LaunchSpins(std::uint32_t* out, int count, std::uint32_t first_launch,
-                   std::uint32_t kernel_iters, int blocks, cudaStream_t stream) {
+Status LaunchSpins(std::uint32_t* out, int count, std::uint32_t first_launch, std::uint32_t kernel_iters, int blocks,
+                   cudaStream_t stream) {
   const std::uint64_t per_launch = std::uint64_t(blocks) * kSpinBlockThreads;
   for (int k = 0; k < count; ++k) {
-    SS_RETURN_IF_ERROR(LaunchSpinCompute(out + std::uint64_t(k) * per_launch,
-                                         first_launch + std::uint32_t(k), kernel_iters, blocks,
-                                         stream));
+    SS_RETURN_IF_ERROR(LaunchSpinCompute(out + std::uint64_t(k) * per_launch, first_launch + std::uint32_t(k),
+                                         kernel_iters, blocks, stream));
   }
   return OkStatus();
 }
@@ -198,8 +189,8 @@ ValidationResult CompareSpins(const std::uint32_t* got, int count, std::uint32_t
                               std::uint32_t kernel_iters, int blocks) {
   const std::uint64_t per_launch = std::uint64_t(blocks) * kSpinBlockThreads;
   return CompareWords("SpinCompute outputs", got, per_launch * count, [&](std::uint64_t i) {
-    return SpinComputeExpected(first_launch + std::uint32_t(i / per_launch),
-                               std::uint32_t(i % per_launch), kernel_iters);
+    return SpinComputeExpected(first_launch + std::uint32_t(i / per_launch), std::uint32_t(i % per_launch),
+                               kernel_iters);
   });
 }
 
@@ -224,15 +215,14 @@ StatusOr<VariantOutcome> RunSpinVariant(const VariantContext& context, bool long
   if (long_startup) {
     for (int it = 0; it < count; ++it) {
       ScopedNvtxRange step(kStepRange);
-      SS_RETURN_IF_ERROR(LaunchSpins(out.get() + std::uint64_t(it) * blocks * kSpinBlockThreads,
-                                     1, std::uint32_t(it), iters, blocks, stream.get()));
+      SS_RETURN_IF_ERROR(LaunchSpins(out.get() + std::uint64_t(it) * blocks * kSpinBlockThreads, 1, std::uint32_t(it),
+                                     iters, blocks, stream.get()));
       SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
     }
   } else {
     SS_RETURN_IF_ERROR(LaunchSpins(out.get(), count, 0, iters, blocks, stream.get()));
   }
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(result.get(), out.get(), out.bytes(),
-                                          cudaMemcpyDeviceToHost, stream.get()));
+  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(result.get(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
@@ -248,17 +238,14 @@ StatusOr<VariantOutcome> RunTinySync(const VariantContext& context) {
   // The per-iteration result: 8 bytes (two lanes), into pageable memory, as
   // an iterative solver copies its residual back to decide whether to stop.
   SS_ASSIGN_OR_RETURN(HostWords residual, HostWords::Allocate(2, HostMemoryKind::kPageable));
-  SS_ASSIGN_OR_RETURN(HostWords final_lanes,
-                      HostWords::Allocate(kTinyLanes, HostMemoryKind::kPinned));
+  SS_ASSIGN_OR_RETURN(HostWords final_lanes, HostWords::Allocate(kTinyLanes, HostMemoryKind::kPinned));
   std::array<std::uint32_t, kTinyLanes> initial;
   for (int t = 0; t < kTinyLanes; ++t) initial[t] = TinyInitial(t);
-  SS_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
+  SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
   GraphExec exec;
   {
     ScopedNvtxRange range(kGraphBuildRange);
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
+    SS_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal));
     Status launched = OkStatus();
     for (int k = 0; k < o.kernels && launched.ok(); ++k) {
       launched = LaunchTinyStep(lanes.get(), std::uint32_t(k), stream.get());
@@ -278,22 +265,22 @@ StatusOr<VariantOutcome> RunTinySync(const VariantContext& context) {
   std::uint64_t residual_sum = 0;  // uses each copied result, as a solver would
   for (int it = 0; it < o.iterations; ++it) {
     SS_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(exec.get(), stream.get()));
-    SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(residual.get(), lanes.get(), residual.bytes(),
-                                            cudaMemcpyDeviceToHost, stream.get()));
+    SS_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(residual.get(), lanes.get(), residual.bytes(), cudaMemcpyDeviceToHost, stream.get()));
     SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
     residual_sum += residual.get()[0];
   }
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(final_lanes.get(), lanes.get(), lanes.bytes(),
-                                          cudaMemcpyDeviceToHost, stream.get()));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(final_lanes.get(), lanes.get(), lanes.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
   const std::array<std::uint32_t, kTinyLanes> want = TinySequenceReference(o.kernels, o.iterations);
-  outcome.validation = CompareWords("tiny-kernel lane states", final_lanes.get(), kTinyLanes,
-                                    [&](std::uint64_t t) { return want[t]; });
+  outcome.validation =
+      CompareWords("tiny-kernel lane states", final_lanes.get(), kTinyLanes, [&](std::uint64_t t) { return want[t]; });
   if (outcome.validation.passed && residual.get()[0] != want[0]) {
-    outcome.validation = CompareWords("last residual copy", residual.get(), 2,
-                                      [&](std::uint64_t t) { return want[t]; });
+    outcome.validation =
+        CompareWords("last residual copy", residual.get(), 2, [&](std::uint64_t t) { return want[t]; });
   }
   outcome.summary = StringPrintf("graph_launches=%d residual_checksum=%llu", o.iterations,
                                  static_cast<unsigned long long>(residual_sum & 0xffff));

@@ -20,9 +20,9 @@ namespace streamscope::workloads {
 StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& context) {
   const WorkloadOptions& o = context.options;
   if (o.streams * o.blocks > context.device.sm_count * 4) {
-    return InvalidArgumentError(StringPrintf(
-        "streams x blocks = %d is too many blocks to run together on %d SMs (limit %d)",
-        o.streams * o.blocks, context.device.sm_count, context.device.sm_count * 4));
+    return InvalidArgumentError(
+        StringPrintf("streams x blocks = %d is too many blocks to run together on %d SMs (limit %d)",
+                     o.streams * o.blocks, context.device.sm_count, context.device.sm_count * 4));
   }
   const std::uint64_t per_launch = std::uint64_t(o.blocks) * kSpinBlockThreads;
   const std::uint64_t per_stream = per_launch * o.iterations;
@@ -50,25 +50,22 @@ StatusOr<VariantOutcome> RunConcurrentKernelsVariant(const VariantContext& conte
     for (int s = 0; s < o.streams; ++s) {
       const auto launch = std::uint32_t(s * o.iterations + k);
       SS_RETURN_IF_ERROR(LaunchSpinCompute(outs[s].get() + std::uint64_t(k) * per_launch, launch,
-                                           std::uint32_t(o.kernel_iters), o.blocks,
-                                           streams[s].get()));
+                                           std::uint32_t(o.kernel_iters), o.blocks, streams[s].get()));
     }
   }
   for (int s = 0; s < o.streams; ++s) {
     SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_out.get() + s * per_stream, outs[s].get(),
-                                            per_stream * sizeof(std::uint32_t),
-                                            cudaMemcpyDeviceToHost, streams[s].get()));
+                                            per_stream * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                            streams[s].get()));
   }
   for (const Stream& s : streams) SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
 
   const Affine f = AffinePower(Affine{kStepMul, kStepAdd}, std::uint64_t(o.kernel_iters));
-  outcome.validation =
-      CompareWords("spin kernel outputs", host_out.get(), total, [&](std::uint64_t i) {
-        return Mix(
-            Apply(f, SpinSeed(std::uint32_t(i / per_launch), std::uint32_t(i % per_launch))));
-      });
+  outcome.validation = CompareWords("spin kernel outputs", host_out.get(), total, [&](std::uint64_t i) {
+    return Mix(Apply(f, SpinSeed(std::uint32_t(i / per_launch), std::uint32_t(i % per_launch))));
+  });
   return outcome;
 }
 

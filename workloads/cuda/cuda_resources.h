@@ -31,8 +31,7 @@ class DeviceWords {
   }
   static StatusOr<DeviceWords> Allocate(std::uint64_t words) {
     DeviceWords b;
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMalloc(reinterpret_cast<void**>(&b.ptr_), words * sizeof(std::uint32_t)));
+    SS_CUDA_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void**>(&b.ptr_), words * sizeof(std::uint32_t)));
     b.words_ = words;
     return b;
   }
@@ -74,13 +73,10 @@ class HostWords {
     b.kind_ = kind;
     if (kind == HostMemoryKind::kPageable) {
       constexpr std::uint64_t kPage = 4096;
-      b.ptr_ = static_cast<std::uint32_t*>(
-          std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage));
-      if (b.ptr_ == nullptr)
-        return ResourceExhaustedError("aligned_alloc of pageable host memory failed");
+      b.ptr_ = static_cast<std::uint32_t*>(std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage));
+      if (b.ptr_ == nullptr) return ResourceExhaustedError("aligned_alloc of pageable host memory failed");
     } else {
-      const unsigned flags =
-          kind == HostMemoryKind::kMappedPinned ? cudaHostAllocMapped : cudaHostAllocDefault;
+      const unsigned flags = kind == HostMemoryKind::kMappedPinned ? cudaHostAllocMapped : cudaHostAllocDefault;
       SS_CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&b.ptr_), bytes, flags));
     }
     b.words_ = words;

@@ -62,8 +62,7 @@ StatusOr<VariantOutcome> RunEventPipelineVariant(const VariantContext& context) 
     SS_ASSIGN_OR_RETURN(slot.kernel_done, Event::Create(cudaEventDisableTiming));
     SS_ASSIGN_OR_RETURN(slot.d2h_done, Event::Create(cudaEventDisableTiming));
   }
-  SS_RETURN_IF_ERROR(LaunchChunkTransform(slots[0].in.get(), slots[0].out.get(), 0, 1, 1,
-                                          streams[kCompute].get()));
+  SS_RETURN_IF_ERROR(LaunchChunkTransform(slots[0].in.get(), slots[0].out.get(), 0, 1, 1, streams[kCompute].get()));
   SS_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   const cudaStream_t h2d = streams[kH2d].get();
@@ -77,21 +76,17 @@ StatusOr<VariantOutcome> RunEventPipelineVariant(const VariantContext& context) 
     const int c = int(i % o.chunks);
     Slot& slot = slots[i % o.slots];
     const bool reused = i >= o.slots;
-    if (reused && !racy)
-      SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(h2d, slot.kernel_done.get(), 0));
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(slot.in.get(), data.input(c), data.bytes(), cudaMemcpyHostToDevice, h2d));
+    if (reused && !racy) SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(h2d, slot.kernel_done.get(), 0));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.in.get(), data.input(c), data.bytes(), cudaMemcpyHostToDevice, h2d));
     SS_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.h2d_done.get(), h2d));
 
     SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(compute, slot.h2d_done.get(), 0));
     if (reused) SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(compute, slot.d2h_done.get(), 0));
-    SS_RETURN_IF_ERROR(LaunchChunkTransform(slot.in.get(), slot.out.get(), data.words(),
-                                            kernel_iters, grid, compute));
+    SS_RETURN_IF_ERROR(LaunchChunkTransform(slot.in.get(), slot.out.get(), data.words(), kernel_iters, grid, compute));
     SS_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.kernel_done.get(), compute));
 
     SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(d2h, slot.kernel_done.get(), 0));
-    SS_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(data.output(c), slot.out.get(), data.bytes(), cudaMemcpyDeviceToHost, d2h));
+    SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(data.output(c), slot.out.get(), data.bytes(), cudaMemcpyDeviceToHost, d2h));
     SS_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.d2h_done.get(), d2h));
   }
   for (const Stream& s : streams) SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.get()));

@@ -50,8 +50,7 @@ StatusOr<VariantOutcome> RunLaunchVariant(const VariantContext& context) {
   SS_ASSIGN_OR_RETURN(HostWords result, HostWords::Allocate(kTinyLanes, HostMemoryKind::kPinned));
   std::array<std::uint32_t, kTinyLanes> initial;
   for (int t = 0; t < kTinyLanes; ++t) initial[t] = TinyInitial(t);
-  SS_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
+  SS_CUDA_RETURN_IF_ERROR(cudaMemcpy(lanes.get(), initial.data(), lanes.bytes(), cudaMemcpyHostToDevice));
   // Warm-up on other memory: loads the kernel outside the window.
   SS_RETURN_IF_ERROR(LaunchTinyStep(warm_lanes.get(), 0, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
@@ -71,17 +70,16 @@ StatusOr<VariantOutcome> RunLaunchVariant(const VariantContext& context) {
       SS_RETURN_IF_ERROR(LaunchTinyStep(lanes.get(), std::uint32_t(k), stream.get()));
     }
   }
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(result.get(), lanes.get(), lanes.bytes(),
-                                          cudaMemcpyDeviceToHost, stream.get()));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(result.get(), lanes.get(), lanes.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
 
   const std::array<std::uint32_t, kTinyLanes> want = TinySequenceReference(o.kernels, o.iterations);
-  outcome.validation = CompareWords("tiny-kernel lane states", result.get(), kTinyLanes,
-                                    [&](std::uint64_t t) { return want[t]; });
-  outcome.summary =
-      StringPrintf("kernel_launches=%lld", static_cast<long long>(o.kernels) * o.iterations);
+  outcome.validation =
+      CompareWords("tiny-kernel lane states", result.get(), kTinyLanes, [&](std::uint64_t t) { return want[t]; });
+  outcome.summary = StringPrintf("kernel_launches=%lld", static_cast<long long>(o.kernels) * o.iterations);
   return outcome;
 }
 

@@ -54,8 +54,10 @@ StatusOr<VariantOutcome> RunPeerOverlapVariant(const VariantContext& context) {
     int can_access_back = 0;
     SS_CUDA_RETURN_IF_ERROR(cudaDeviceCanAccessPeer(&can_access_back, second, first));
     if (!can_access || !can_access_back) {
-      return UnavailableError(StringPrintf("devices %d and %d cannot access each other's memory "
-                                           "(no peer-to-peer path)", first, second));
+      return UnavailableError(
+          StringPrintf("devices %d and %d cannot access each other's memory "
+                       "(no peer-to-peer path)",
+                       first, second));
     }
   }
 
@@ -98,13 +100,12 @@ StatusOr<VariantOutcome> RunPeerOverlapVariant(const VariantContext& context) {
       // Buffer b was last read by the peer copy of chunk k-2.
       if (k >= 2) SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(side.compute.get(), side.sent[b].get(), 0));
       const auto launch = std::uint32_t(d * o.chunks + k);
-      SS_RETURN_IF_ERROR(LaunchSpinCompute(side.produced[b].get(), launch,
-                                           std::uint32_t(o.kernel_iters), o.blocks,
+      SS_RETURN_IF_ERROR(LaunchSpinCompute(side.produced[b].get(), launch, std::uint32_t(o.kernel_iters), o.blocks,
                                            side.compute.get()));
       SS_CUDA_RETURN_IF_ERROR(cudaEventRecord(side.produced_ready[b].get(), side.compute.get()));
       SS_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(side.copy.get(), side.produced_ready[b].get(), 0));
-      SS_CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(other.received.get() + std::uint64_t(k) * per_launch,
-                                                  other.device, side.produced[b].get(), side.device,
+      SS_CUDA_RETURN_IF_ERROR(cudaMemcpyPeerAsync(other.received.get() + std::uint64_t(k) * per_launch, other.device,
+                                                  side.produced[b].get(), side.device,
                                                   per_launch * sizeof(std::uint32_t), side.copy.get()));
       SS_CUDA_RETURN_IF_ERROR(cudaEventRecord(side.sent[b].get(), side.copy.get()));
     }
@@ -125,16 +126,15 @@ StatusOr<VariantOutcome> RunPeerOverlapVariant(const VariantContext& context) {
   }
   SS_CUDA_RETURN_IF_ERROR(cudaSetDevice(first));
   const Affine f = AffinePower(Affine{kStepMul, kStepAdd}, std::uint64_t(o.kernel_iters));
-  outcome.validation =
-      CompareWords("peer-copied kernel outputs", host_out.get(), 2 * total, [&](std::uint64_t i) {
-        const std::uint64_t r = i / total;      // receiving side
-        const std::uint64_t j = i % total;
-        const std::uint64_t sender = 1 - r;
-        const auto launch = std::uint32_t(sender * std::uint64_t(o.chunks) + j / per_launch);
-        return Mix(Apply(f, SpinSeed(launch, std::uint32_t(j % per_launch))));
-      });
-  outcome.summary = StringPrintf("devices=%d,%d%s", first, second,
-                                 two_gpus ? "" : " (one GPU: peer copies are device-to-device)");
+  outcome.validation = CompareWords("peer-copied kernel outputs", host_out.get(), 2 * total, [&](std::uint64_t i) {
+    const std::uint64_t r = i / total;  // receiving side
+    const std::uint64_t j = i % total;
+    const std::uint64_t sender = 1 - r;
+    const auto launch = std::uint32_t(sender * std::uint64_t(o.chunks) + j / per_launch);
+    return Mix(Apply(f, SpinSeed(launch, std::uint32_t(j % per_launch))));
+  });
+  outcome.summary =
+      StringPrintf("devices=%d,%d%s", first, second, two_gpus ? "" : " (one GPU: peer copies are device-to-device)");
   return outcome;
 }
 

@@ -41,8 +41,7 @@ enum class WaitResult { kDone, kHostTimeout, kDeviceTimeout, kKernelEnded };
 // Polls `done()` until true, the deadline passes, the device reports a
 // timeout or the kernel stops running.
 template <typename Done>
-StatusOr<WaitResult> WaitFor(Done done, Clock::time_point deadline, QueueControl& control,
-                             cudaStream_t stream) {
+StatusOr<WaitResult> WaitFor(Done done, Clock::time_point deadline, QueueControl& control, cudaStream_t stream) {
   Clock::time_point next_query = Clock::now() + std::chrono::milliseconds(1);
   for (std::uint64_t polls = 1;; ++polls) {
     if (done()) return WaitResult::kDone;
@@ -63,12 +62,10 @@ StatusOr<WaitResult> WaitFor(Done done, Clock::time_point deadline, QueueControl
 
 StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& context) {
   const WorkloadOptions& o = context.options;
-  SS_ASSIGN_OR_RETURN(const int resident,
-                      PersistentWorkerMaxResidentBlocks(context.device.sm_count));
+  SS_ASSIGN_OR_RETURN(const int resident, PersistentWorkerMaxResidentBlocks(context.device.sm_count));
   if (o.blocks > resident) {
     return InvalidArgumentError(
-        StringPrintf("--blocks %d exceeds the %d PersistentWorker blocks this GPU holds at once",
-                     o.blocks, resident));
+        StringPrintf("--blocks %d exceeds the %d PersistentWorker blocks this GPU holds at once", o.blocks, resident));
   }
   const auto items = std::uint32_t(o.items);
   const auto capacity = std::uint32_t(o.slots);
@@ -78,15 +75,13 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
   // Mapped pinned memory: slots, control block, per-block done counters.
   const std::uint64_t slot_words = std::uint64_t(capacity) * sizeof(QueueSlot) / 4;
   const std::uint64_t control_words = sizeof(QueueControl) / 4;
-  SS_ASSIGN_OR_RETURN(HostWords mapped,
-                      HostWords::Allocate(slot_words + control_words + std::uint64_t(o.blocks),
-                                          HostMemoryKind::kMappedPinned));
+  SS_ASSIGN_OR_RETURN(HostWords mapped, HostWords::Allocate(slot_words + control_words + std::uint64_t(o.blocks),
+                                                            HostMemoryKind::kMappedPinned));
   auto* slots = reinterpret_cast<QueueSlot*>(mapped.get());
   auto* control = reinterpret_cast<QueueControl*>(mapped.get() + slot_words);
   std::uint32_t* block_done = mapped.get() + slot_words + control_words;
   std::uint32_t* mapped_device = nullptr;
-  SS_CUDA_RETURN_IF_ERROR(
-      cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped_device), mapped.get(), 0));
+  SS_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&mapped_device), mapped.get(), 0));
   PersistentQueueView view;
   view.slots = reinterpret_cast<QueueSlot*>(mapped_device);
   view.capacity = capacity;
@@ -94,8 +89,7 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
   view.block_done = mapped_device + slot_words + control_words;
 
   SS_ASSIGN_OR_RETURN(DeviceWords results, DeviceWords::Allocate(result_words));
-  SS_ASSIGN_OR_RETURN(HostWords host_results,
-                      HostWords::Allocate(result_words, HostMemoryKind::kPinned));
+  SS_ASSIGN_OR_RETURN(HostWords host_results, HostWords::Allocate(result_words, HostMemoryKind::kPinned));
   // Warm-up with zero items: loads the kernel; every block exits at once.
   SS_RETURN_IF_ERROR(LaunchPersistentWorker(view, results.get(), 0, 1, 1000000, 1, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
@@ -111,22 +105,20 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
   VariantOutcome outcome;
   MeasuredRegion measured;
   measured.Start();
-  const Clock::time_point deadline =
-      Clock::now() + std::chrono::milliseconds(o.timeout_ms) + std::chrono::seconds(2);
-  SS_RETURN_IF_ERROR(LaunchPersistentWorker(view, results.get(), items, std::uint32_t(o.item_iters),
-                                            timeout_ns, o.blocks, stream.get()));
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(o.timeout_ms) + std::chrono::seconds(2);
+  SS_RETURN_IF_ERROR(LaunchPersistentWorker(view, results.get(), items, std::uint32_t(o.item_iters), timeout_ns,
+                                            o.blocks, stream.get()));
   WaitResult wait = WaitResult::kDone;
   std::uint32_t published = 0;
   for (; published < items && wait == WaitResult::kDone; ++published) {
     QueueSlot& slot = slots[published % capacity];
     if (published >= capacity) {
       const std::uint32_t previous = published - capacity + 1;
-      SS_ASSIGN_OR_RETURN(wait, WaitFor([&] { return LoadAcquire(slot.ack) == previous; }, deadline,
-                                        *control, stream.get()));
+      SS_ASSIGN_OR_RETURN(wait,
+                          WaitFor([&] { return LoadAcquire(slot.ack) == previous; }, deadline, *control, stream.get()));
       if (wait != WaitResult::kDone) break;
     }
-    std::atomic_ref<std::uint32_t>(slot.seed).store(PersistentItemSeed(published),
-                                                    std::memory_order_relaxed);
+    std::atomic_ref<std::uint32_t>(slot.seed).store(PersistentItemSeed(published), std::memory_order_relaxed);
     StoreRelease(slot.seq, published + 1);
   }
   auto finished = [&] {
@@ -135,13 +127,12 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
     return sum;
   };
   if (wait == WaitResult::kDone) {
-    SS_ASSIGN_OR_RETURN(
-        wait, WaitFor([&] { return finished() == items; }, deadline, *control, stream.get()));
+    SS_ASSIGN_OR_RETURN(wait, WaitFor([&] { return finished() == items; }, deadline, *control, stream.get()));
   }
   if (wait != WaitResult::kDone) StoreRelease(control->abort, 1);
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
-  SS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host_results.get(), results.get(), results.bytes(),
-                                          cudaMemcpyDeviceToHost, stream.get()));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(host_results.get(), results.get(), results.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   SS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream.get()));
   measured.Stop();
   outcome.measured_ms = measured.milliseconds();
@@ -156,17 +147,14 @@ StatusOr<VariantOutcome> RunPersistentKernelVariant(const VariantContext& contex
     outcome.validation.detail = StringPrintf(
         "persistent kernel stopped (%s): %llu of %u items done, %u published, device waited for "
         "item %u",
-        why, static_cast<unsigned long long>(done), items, published,
-        LoadAcquire(control->timeout_item));
+        why, static_cast<unsigned long long>(done), items, published, LoadAcquire(control->timeout_item));
     return outcome;
   }
   const Affine f = AffinePower(Affine{kStepMul, kStepAdd}, std::uint64_t(o.item_iters));
-  outcome.validation = CompareWords(
-      "persistent item results", host_results.get(), result_words, [&](std::uint64_t i) {
-        const auto item = std::uint32_t(i / kPersistentBlockThreads);
-        return Mix(
-            Apply(f, Hash2(PersistentItemSeed(item), std::uint32_t(i % kPersistentBlockThreads))));
-      });
+  outcome.validation = CompareWords("persistent item results", host_results.get(), result_words, [&](std::uint64_t i) {
+    const auto item = std::uint32_t(i / kPersistentBlockThreads);
+    return Mix(Apply(f, Hash2(PersistentItemSeed(item), std::uint32_t(i % kPersistentBlockThreads))));
+  });
   outcome.summary = StringPrintf("kernel_launches=1 items=%u", items);
   return outcome;
 }

@@ -37,8 +37,7 @@ double MeasuredRegion::milliseconds() const {
 
 void BusyWaitMicroseconds(int microseconds) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(microseconds);
-  while (std::chrono::steady_clock::now() < until) {
-  }
+  while (std::chrono::steady_clock::now() < until) {}
 }
 
 }  // namespace streamscope::workloads

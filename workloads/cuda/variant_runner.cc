@@ -7,8 +7,8 @@ namespace streamscope::workloads {
 
 StatusOr<VariantOutcome> RunVariant(const VariantContext& context) {
   const std::string_view v = context.options.variant;
-  if (v == "sequential" || v == "overlapped" || v == "pageable" || v == "implicit_sync" ||
-      v == "legacy_default" || v == "cpu_starved" || v == "misleading_timing") {
+  if (v == "sequential" || v == "overlapped" || v == "pageable" || v == "implicit_sync" || v == "legacy_default" ||
+      v == "cpu_starved" || v == "misleading_timing") {
     return RunChunkVariant(context);
   }
   if (v == "event_pipeline" || v == "racy") return RunEventPipelineVariant(context);

@@ -14,8 +14,7 @@ namespace {
 
 using SystemAtomic = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
 
-__device__ __forceinline__ std::uint32_t Steps(std::uint32_t x, std::uint32_t n, std::uint32_t mul,
-                                               std::uint32_t add) {
+__device__ __forceinline__ std::uint32_t Steps(std::uint32_t x, std::uint32_t n, std::uint32_t mul, std::uint32_t add) {
 #pragma unroll 4
   for (std::uint32_t k = 0; k < n; ++k) x = x * mul + add;
   return x;
@@ -30,12 +29,10 @@ __device__ __forceinline__ std::uint64_t GlobalTimerNs() {
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(kChunkBlockThreads)
-    ChunkTransform(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out,
-                   std::uint64_t words, std::uint32_t kernel_iters, std::uint32_t mul,
-                   std::uint32_t add) {
+    ChunkTransform(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::uint64_t words,
+                   std::uint32_t kernel_iters, std::uint32_t mul, std::uint32_t add) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words;
-       i += stride) {
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += stride) {
     out[i] = Mix(Steps(in[i], kernel_iters, mul, add));
   }
 }
@@ -50,17 +47,16 @@ extern "C" __global__ void TinyStep(std::uint32_t* lanes, std::uint32_t step) {
 }
 
 extern "C" __global__ void __launch_bounds__(kSpinBlockThreads)
-    SpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters,
-                std::uint32_t mul, std::uint32_t add) {
+    SpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters, std::uint32_t mul,
+                std::uint32_t add) {
   const std::uint32_t g = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t seed = Hash2(kConcurrentSalt + launch, g);
   out[g] = Mix(Steps(seed, kernel_iters, mul, add));
 }
 
 extern "C" __global__ void __launch_bounds__(kPersistentBlockThreads)
-    PersistentWorker(PersistentQueueView queue, std::uint32_t* results, std::uint32_t items,
-                     std::uint32_t item_iters, std::uint64_t timeout_ns, std::uint32_t mul,
-                     std::uint32_t add) {
+    PersistentWorker(PersistentQueueView queue, std::uint32_t* results, std::uint32_t items, std::uint32_t item_iters,
+                     std::uint64_t timeout_ns, std::uint32_t mul, std::uint32_t add) {
   __shared__ std::uint32_t seed_shared;
   __shared__ int status_shared;  // 0 go, 1 abort, 2 timed out
   const std::uint64_t start_ns = GlobalTimerNs();
@@ -113,34 +109,32 @@ Status LaunchChunkTransform(const std::uint32_t* in, std::uint32_t* out, std::ui
   std::uint32_t mul = kStepMul;
   std::uint32_t add = kStepAdd;
   void* args[] = {&in, &out, &words, &kernel_iters, &mul, &add};
-  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&ChunkTransform),
-                                           dim3(grid), dim3(kChunkBlockThreads), args, 0, stream));
+  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&ChunkTransform), dim3(grid),
+                                           dim3(kChunkBlockThreads), args, 0, stream));
   return OkStatus();
 }
 
 Status LaunchLegacyStreamTick(std::uint32_t* counter, cudaStream_t stream) {
   void* args[] = {&counter};
-  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&LegacyStreamTick),
-                                           dim3(1), dim3(1), args, 0, stream));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaLaunchKernel(reinterpret_cast<const void*>(&LegacyStreamTick), dim3(1), dim3(1), args, 0, stream));
   return OkStatus();
 }
 
 Status LaunchTinyStep(std::uint32_t* lanes, std::uint32_t step, cudaStream_t stream) {
   void* args[] = {&lanes, &step};
-  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&TinyStep), dim3(1),
-                                           dim3(kTinyLanes), args, 0, stream));
+  SS_CUDA_RETURN_IF_ERROR(
+      cudaLaunchKernel(reinterpret_cast<const void*>(&TinyStep), dim3(1), dim3(kTinyLanes), args, 0, stream));
   return OkStatus();
 }
 
 StatusOr<void*> TinyStepDriverFunction() {
   cudaFunction_t function = nullptr;
-  SS_CUDA_RETURN_IF_ERROR(
-      cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(&TinyStep)));
+  SS_CUDA_RETURN_IF_ERROR(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(&TinyStep)));
   return reinterpret_cast<void*>(function);
 }
 
-Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step,
-                                   cudaStream_t stream) {
+Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step, cudaStream_t stream) {
   CUlaunchConfig config{};
   config.gridDimX = config.gridDimY = config.gridDimZ = 1;
   config.blockDimX = kTinyLanes;
@@ -154,8 +148,8 @@ Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::ui
   if (launch == nullptr) {
     void* entry = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    SS_CUDA_RETURN_IF_ERROR(cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &entry, 12000,
-                                                             cudaEnableDefault, &found));
+    SS_CUDA_RETURN_IF_ERROR(
+        cudaGetDriverEntryPointByVersion("cuLaunchKernelEx", &entry, 12000, cudaEnableDefault, &found));
     if (found != cudaDriverEntryPointSuccess || entry == nullptr) {
       return InternalError("cuLaunchKernelEx: not found in the CUDA driver");
     }
@@ -168,26 +162,24 @@ Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::ui
   return OkStatus();
 }
 
-Status LaunchSpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters,
-                         int blocks, cudaStream_t stream) {
+Status LaunchSpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters, int blocks,
+                         cudaStream_t stream) {
   std::uint32_t mul = kStepMul;
   std::uint32_t add = kStepAdd;
   void* args[] = {&out, &launch, &kernel_iters, &mul, &add};
-  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&SpinCompute),
-                                           dim3(blocks), dim3(kSpinBlockThreads), args, 0, stream));
+  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&SpinCompute), dim3(blocks),
+                                           dim3(kSpinBlockThreads), args, 0, stream));
   return OkStatus();
 }
 
-Status LaunchPersistentWorker(const PersistentQueueView& queue, std::uint32_t* results,
-                              std::uint32_t items, std::uint32_t item_iters,
-                              std::uint64_t timeout_ns, int blocks, cudaStream_t stream) {
+Status LaunchPersistentWorker(const PersistentQueueView& queue, std::uint32_t* results, std::uint32_t items,
+                              std::uint32_t item_iters, std::uint64_t timeout_ns, int blocks, cudaStream_t stream) {
   PersistentQueueView view = queue;
   std::uint32_t mul = kStepMul;
   std::uint32_t add = kStepAdd;
   void* args[] = {&view, &results, &items, &item_iters, &timeout_ns, &mul, &add};
-  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&PersistentWorker),
-                                           dim3(blocks), dim3(kPersistentBlockThreads), args, 0,
-                                           stream));
+  SS_CUDA_RETURN_IF_ERROR(cudaLaunchKernel(reinterpret_cast<const void*>(&PersistentWorker), dim3(blocks),
+                                           dim3(kPersistentBlockThreads), args, 0, stream));
   return OkStatus();
 }
 

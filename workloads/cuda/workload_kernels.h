@@ -38,19 +38,17 @@ Status LaunchTinyStep(std::uint32_t* lanes, std::uint32_t step, cudaStream_t str
 // through the CUDA driver API (cuLaunchKernelEx), not the runtime.
 // TinyStepDriverFunction looks the kernel up once (a CUfunction).
 StatusOr<void*> TinyStepDriverFunction();
-Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step,
-                                   cudaStream_t stream);
+Status LaunchTinyStepThroughDriver(void* function, std::uint32_t* lanes, std::uint32_t step, cudaStream_t stream);
 
 // out[g] = Mix(step^kernel_iters(SpinSeed(launch, g))) for the grid's
 // blocks * kSpinBlockThreads threads g.
-Status LaunchSpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters,
-                         int blocks, cudaStream_t stream);
+Status LaunchSpinCompute(std::uint32_t* out, std::uint32_t launch, std::uint32_t kernel_iters, int blocks,
+                         cudaStream_t stream);
 
 // The persistent kernel: `blocks` blocks take items b, b + blocks, ... from
 // the queue; results[item * kPersistentBlockThreads + t].
-Status LaunchPersistentWorker(const PersistentQueueView& queue, std::uint32_t* results,
-                              std::uint32_t items, std::uint32_t item_iters,
-                              std::uint64_t timeout_ns, int blocks, cudaStream_t stream);
+Status LaunchPersistentWorker(const PersistentQueueView& queue, std::uint32_t* results, std::uint32_t items,
+                              std::uint32_t item_iters, std::uint64_t timeout_ns, int blocks, cudaStream_t stream);
 
 // How many PersistentWorker blocks the device can hold at once.
 StatusOr<int> PersistentWorkerMaxResidentBlocks(int sm_count);

@@ -31,13 +31,12 @@ StatusOr<DeviceFacts> InitializeDevice(int ordinal) {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
   if (error != cudaSuccess) {
-    return UnavailableError(StringPrintf("no usable CUDA GPU: cudaGetDeviceCount: %s (%s)",
-                                         cudaGetErrorName(error), cudaGetErrorString(error)));
+    return UnavailableError(StringPrintf("no usable CUDA GPU: cudaGetDeviceCount: %s (%s)", cudaGetErrorName(error),
+                                         cudaGetErrorString(error)));
   }
   if (count == 0) return UnavailableError("no usable CUDA GPU: cudaGetDeviceCount found 0 devices");
   if (ordinal >= count) {
-    return InvalidArgumentError(
-        StringPrintf("--device %d: only %d CUDA device(s) present", ordinal, count));
+    return InvalidArgumentError(StringPrintf("--device %d: only %d CUDA device(s) present", ordinal, count));
   }
   SS_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
   SS_CUDA_RETURN_IF_ERROR(cudaFree(nullptr));  // creates the context now
@@ -89,9 +88,8 @@ int Main(int argc, char** argv) {
     return ExitCodeForError(device.status());
   }
   if (options.check_device) {
-    std::printf("%s: CUDA device %d usable: %s, %d SMs, %d copy engines\n", kProgram,
-                device->ordinal, device->name.c_str(), device->sm_count,
-                device->async_engine_count);
+    std::printf("%s: CUDA device %d usable: %s, %d SMs, %d copy engines\n", kProgram, device->ordinal,
+                device->name.c_str(), device->sm_count, device->async_engine_count);
     return kExitPassed;
   }
 
@@ -117,15 +115,12 @@ int Main(int argc, char** argv) {
     return ExitCodeForError(outcome.status());
   }
   const ValidationResult& validation = outcome->validation;
-  const std::string validation_text =
-      validation.passed ? "passed" : StrCat("failed: ", validation.detail);
+  const std::string validation_text = validation.passed ? "passed" : StrCat("failed: ", validation.detail);
   annotator.Mark(StrCat("validation=", validation_text));
-  const char* by_design =
-      !validation.passed && info.validation_may_fail ? " (possible by design: a real race)" : "";
+  const char* by_design = !validation.passed && info.validation_may_fail ? " (possible by design: a real race)" : "";
   std::printf("%s: variant=%s device=\"%s\"%s measured_ms=%.3f%s%s validation=%s%s\n", kProgram,
-              std::string(info.name).c_str(), device->name.c_str(), params_text.c_str(),
-              outcome->measured_ms, outcome->summary.empty() ? "" : " ", outcome->summary.c_str(),
-              validation_text.c_str(), by_design);
+              std::string(info.name).c_str(), device->name.c_str(), params_text.c_str(), outcome->measured_ms,
+              outcome->summary.empty() ? "" : " ", outcome->summary.c_str(), validation_text.c_str(), by_design);
   std::fflush(stdout);
   return validation.passed ? kExitPassed : kExitValidationFailed;
 }

@@ -10,14 +10,12 @@ void FillChunkInput(std::uint32_t chunk, std::uint32_t* words, std::uint64_t cou
   });
 }
 
-std::uint32_t SpinComputeExpected(std::uint32_t launch, std::uint32_t thread,
-                                  std::uint32_t kernel_iters) {
+std::uint32_t SpinComputeExpected(std::uint32_t launch, std::uint32_t thread, std::uint32_t kernel_iters) {
   const Affine f = AffinePower(Affine{kStepMul, kStepAdd}, kernel_iters);
   return Mix(Apply(f, SpinSeed(launch, thread)));
 }
 
-std::uint32_t PersistentExpected(std::uint32_t item, std::uint32_t thread,
-                                 std::uint32_t item_iters) {
+std::uint32_t PersistentExpected(std::uint32_t item, std::uint32_t thread, std::uint32_t item_iters) {
   const Affine f = AffinePower(Affine{kStepMul, kStepAdd}, item_iters);
   return Mix(Apply(f, Hash2(PersistentItemSeed(item), thread)));
 }

@@ -35,14 +35,12 @@ class ChunkTransformReference {
 inline std::uint32_t SpinSeed(std::uint32_t launch, std::uint32_t thread) {
   return Hash2(kConcurrentSalt + launch, thread);
 }
-std::uint32_t SpinComputeExpected(std::uint32_t launch, std::uint32_t thread,
-                                  std::uint32_t kernel_iters);
+std::uint32_t SpinComputeExpected(std::uint32_t launch, std::uint32_t thread, std::uint32_t kernel_iters);
 
 // PersistentWorker: the host publishes item k with seed PersistentItemSeed(k);
 // thread t of the block that takes it writes PersistentExpected(...).
 inline std::uint32_t PersistentItemSeed(std::uint32_t item) { return Hash2(kPersistentSalt, item); }
-std::uint32_t PersistentExpected(std::uint32_t item, std::uint32_t thread,
-                                 std::uint32_t item_iters);
+std::uint32_t PersistentExpected(std::uint32_t item, std::uint32_t thread, std::uint32_t item_iters);
 
 // Lane states after `iterations` repetitions of the `kernels`-long tiny
 // kernel sequence, starting from TinyInitial.

@@ -31,8 +31,7 @@ template <typename Fn>
 void ParallelFor(std::uint64_t count, Fn fn) {
   constexpr std::uint64_t kMinPerThread = 1 << 16;
   const std::uint64_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::uint64_t threads =
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>({hw, 16, count / kMinPerThread}));
+  const std::uint64_t threads = std::max<std::uint64_t>(1, std::min<std::uint64_t>({hw, 16, count / kMinPerThread}));
   if (threads == 1) {
     fn(std::uint64_t{0}, count);
     return;
@@ -53,8 +52,8 @@ std::string MismatchDetail(std::string_view what, std::uint64_t mismatches, std:
 
 // Compares actual[i] with expected(i) for i in [0, count).
 template <typename Expected>
-ValidationResult CompareWords(std::string_view what, const std::uint32_t* actual,
-                              std::uint64_t count, Expected expected) {
+ValidationResult CompareWords(std::string_view what, const std::uint32_t* actual, std::uint64_t count,
+                              Expected expected) {
   std::atomic<std::uint64_t> mismatches{0};
   std::atomic<std::uint64_t> first{count};
   ParallelFor(count, [&](std::uint64_t begin, std::uint64_t end) {
@@ -68,8 +67,7 @@ ValidationResult CompareWords(std::string_view what, const std::uint32_t* actual
     }
     mismatches += local;
     std::uint64_t seen = first.load();
-    while (local_first < seen && !first.compare_exchange_weak(seen, local_first)) {
-    }
+    while (local_first < seen && !first.compare_exchange_weak(seen, local_first)) {}
   });
   ValidationResult result;
   if (mismatches.load() != 0) {

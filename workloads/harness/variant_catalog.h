@@ -30,8 +30,7 @@ enum ParamBit : unsigned {
   kParamStartupMs = 1u << 13,     // startup-ms
 };
 
-inline constexpr unsigned kChunkParams =
-    kParamChunks | kParamChunkMib | kParamIterations | kParamKernelIters;
+inline constexpr unsigned kChunkParams = kParamChunks | kParamChunkMib | kParamIterations | kParamKernelIters;
 
 struct VariantInfo {
   std::string_view name;
@@ -46,14 +45,12 @@ struct VariantInfo {
 };
 
 inline constexpr std::array<VariantInfo, 18> kVariants = {{
-    {"sequential",
-     "control: H2D, kernel, D2H per chunk on ONE stream, pinned memory; no two GPU ops overlap",
+    {"sequential", "control: H2D, kernel, D2H per chunk on ONE stream, pinned memory; no two GPU ops overlap",
      kChunkParams, false, "no_overlap"},
     {"overlapped",
      "same work as sequential on N non-blocking streams, pinned: H2D||kernel, kernel||D2H and "
      "H2D||D2H overlap occur",
-     kChunkParams | kParamStreams, false,
-     "overlap:H2D|kernel;overlap:kernel|D2H;overlap:H2D|D2H"},
+     kChunkParams | kParamStreams, false, "overlap:H2D|kernel;overlap:kernel|D2H;overlap:H2D|D2H"},
     {"pageable",
      "same as overlapped but pageable host memory: copies are pageable, hold the host thread and "
      "run slower",
@@ -71,8 +68,7 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "host work (busy loop in NVTX range host_prepare) before each chunk submission: device idle "
      "gaps caused by the CPU",
      kChunkParams | kParamStreams | kParamHostPrepareUs, false, "cpu_starvation:host_prepare"},
-    {"launch_individual",
-     "many tiny kernels launched one by one on one stream: launch-bound, gaps between kernels",
+    {"launch_individual", "many tiny kernels launched one by one on one stream: launch-bound, gaps between kernels",
      kParamKernels | kParamIterations, false, "launch_bound;inter_kernel_gaps"},
     {"launch_graph",
      "the same tiny-kernel sequence captured once as a CUDA graph and replayed: same kernels, "
@@ -81,13 +77,11 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
     {"event_pipeline",
      "H2D, kernel and D2H stages on 3 streams chained by cudaEventRecord/cudaStreamWaitEvent over "
      "ring buffers: every wait is needed, stages overlap",
-     kChunkParams | kParamSlots, false,
-     "event_waits_real;overlap:H2D|kernel;overlap:kernel|D2H;zero_hazards"},
+     kChunkParams | kParamSlots, false, "event_waits_real;overlap:H2D|kernel;overlap:kernel|D2H;zero_hazards"},
     {"concurrent_kernels",
      "independent small-grid kernels on several non-blocking streams: kernel||kernel overlap "
      "across streams",
-     kParamStreams | kParamIterations | kParamKernelIters | kParamBlocks, false,
-     "overlap:kernel|kernel"},
+     kParamStreams | kParamIterations | kParamKernelIters | kParamBlocks, false, "overlap:kernel|kernel"},
     {"persistent_kernel",
      "ONE long kernel fed work items through a host-written queue in mapped pinned memory, with a "
      "device and host timeout",
@@ -109,8 +103,7 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "cuBLAS SGEMMs and a kernel launched with cuLaunchKernelEx (driver API, as Triton does) after "
      "host work in NVTX range host_prepare every step: every kernel has a submitter; the GPU "
      "waits for the CPU in host_prepare",
-     kParamIterations | kParamKernels | kParamHostPrepareUs, false,
-     "every_op_submitted;cpu_starvation:host_prepare"},
+     kParamIterations | kParamKernels | kParamHostPrepareUs, false, "every_op_submitted;cpu_starvation:host_prepare"},
     {"long_startup",
      "a long host start-up after CUDA init, before any GPU op, then a short steady state of NVTX "
      "'step' ranges: the steady state is the window, the start-up is reported apart",

@@ -28,9 +28,7 @@ struct Affine {
 };
 
 // g after f.
-SS_HOST_DEVICE inline Affine Compose(Affine f, Affine g) {
-  return Affine{g.mul * f.mul, g.mul * f.add + g.add};
-}
+SS_HOST_DEVICE inline Affine Compose(Affine f, Affine g) { return Affine{g.mul * f.mul, g.mul * f.add + g.add}; }
 
 // The step applied n times, by repeated squaring.
 SS_HOST_DEVICE inline Affine AffinePower(Affine step, std::uint64_t n) {

@@ -19,10 +19,8 @@ struct ParamSpec {
 // Fixed order: the order of "param:" marks and of usage text.
 constexpr ParamSpec kParamSpecs[] = {
     {"chunks", kParamChunks, &WorkloadOptions::chunks, 1, 4096, "chunks per iteration"},
-    {"chunk-mib", kParamChunkMib, &WorkloadOptions::chunk_mib, 1, 1024,
-     "MiB per chunk, copied in each direction"},
-    {"iterations", kParamIterations, &WorkloadOptions::iterations, 1, 100000,
-     "repetitions of the whole work"},
+    {"chunk-mib", kParamChunkMib, &WorkloadOptions::chunk_mib, 1, 1024, "MiB per chunk, copied in each direction"},
+    {"iterations", kParamIterations, &WorkloadOptions::iterations, 1, 100000, "repetitions of the whole work"},
     {"streams", kParamStreams, &WorkloadOptions::streams, 1, 64, "streams used"},
     {"kernel-iters", kParamKernelIters, &WorkloadOptions::kernel_iters, 1, 10000000,
      "dependent multiply-add steps per element (kernel length)"},
@@ -59,8 +57,8 @@ StatusOr<int> ParseInt(std::string_view flag, std::string_view text) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc() || ptr != end) {
-    return InvalidArgumentError(StringPrintf("--%s needs an integer, got '%s'",
-                                             std::string(flag).c_str(), std::string(text).c_str()));
+    return InvalidArgumentError(
+        StringPrintf("--%s needs an integer, got '%s'", std::string(flag).c_str(), std::string(text).c_str()));
   }
   return value;
 }
@@ -70,20 +68,16 @@ Status CheckVariantConstraints(const WorkloadOptions& o) {
   const VariantInfo& info = o.info();
   const std::string_view v = info.name;
   if (IsChunkFamily(info) && std::int64_t(o.chunks) * o.chunk_mib > kMaxMibPerDirection) {
-    return InvalidArgumentError(
-        StringPrintf("chunks x chunk-mib = %lld MiB exceeds %lld MiB per direction",
-                     static_cast<long long>(o.chunks) * o.chunk_mib,
-                     static_cast<long long>(kMaxMibPerDirection)));
+    return InvalidArgumentError(StringPrintf("chunks x chunk-mib = %lld MiB exceeds %lld MiB per direction",
+                                             static_cast<long long>(o.chunks) * o.chunk_mib,
+                                             static_cast<long long>(kMaxMibPerDirection)));
   }
   const bool needs_two_streams = v == "overlapped" || v == "pageable" || v == "implicit_sync" ||
-                                 v == "legacy_default" || v == "misleading_timing" ||
-                                 v == "concurrent_kernels";
+                                 v == "legacy_default" || v == "misleading_timing" || v == "concurrent_kernels";
   if (needs_two_streams && o.streams < 2) {
-    return InvalidArgumentError(
-        StrCat("variant ", std::string(v), " needs --streams >= 2 to show its property"));
+    return InvalidArgumentError(StrCat("variant ", std::string(v), " needs --streams >= 2 to show its property"));
   }
-  if ((v == "misleading_timing" || v == "overlapped" || v == "pageable" || v == "event_pipeline" ||
-       v == "racy") &&
+  if ((v == "misleading_timing" || v == "overlapped" || v == "pageable" || v == "event_pipeline" || v == "racy") &&
       o.chunks < 2) {
     return InvalidArgumentError(StrCat("variant ", std::string(v), " needs --chunks >= 2"));
   }
@@ -202,8 +196,7 @@ StatusOr<WorkloadOptions> ParseWorkloadOptions(int argc, const char* const* argv
       } else if (f.value == "large") {
         size = SizePreset::kLarge;
       } else {
-        return InvalidArgumentError(
-            StrCat("--size must be 'small' or 'large', got '", f.value, "'"));
+        return InvalidArgumentError(StrCat("--size must be 'small' or 'large', got '", f.value, "'"));
       }
     } else if (f.key == "device") {
       StatusOr<int> d = ParseInt(f.key, f.value);
@@ -221,16 +214,15 @@ StatusOr<WorkloadOptions> ParseWorkloadOptions(int argc, const char* const* argv
   if (info == nullptr) {
     std::vector<std::string> names;
     for (const VariantInfo& v : kVariants) names.emplace_back(v.name);
-    return InvalidArgumentError(
-        StrCat("unknown variant '", variant, "'; variants: ", JoinNames(names)));
+    return InvalidArgumentError(StrCat("unknown variant '", variant, "'; variants: ", JoinNames(names)));
   }
 
   WorkloadOptions o = DefaultOptions(variant, size);
   o.device = device;
   o.check_device = modes.check_device;
   for (const Flag& f : flags) {
-    if (f.key == "variant" || f.key == "size" || f.key == "device" || f.key == "list" ||
-        f.key == "help" || f.key == "check-device") {
+    if (f.key == "variant" || f.key == "size" || f.key == "device" || f.key == "list" || f.key == "help" ||
+        f.key == "check-device") {
       continue;
     }
     const ParamSpec* spec = nullptr;
@@ -244,8 +236,8 @@ StatusOr<WorkloadOptions> ParseWorkloadOptions(int argc, const char* const* argv
     StatusOr<int> value = ParseInt(f.key, f.value);
     if (!value.ok()) return value.status();
     if (*value < spec->min || *value > spec->max) {
-      return InvalidArgumentError(StringPrintf("--%s must be in [%d, %d], got %d", f.key.c_str(),
-                                               spec->min, spec->max, *value));
+      return InvalidArgumentError(
+          StringPrintf("--%s must be in [%d, %d], got %d", f.key.c_str(), spec->min, spec->max, *value));
     }
     o.*(spec->member) = *value;
   }
@@ -271,8 +263,7 @@ std::vector<std::pair<std::string, std::string>> VariantParams(const WorkloadOpt
 std::string VariantListText() {
   std::string text;
   for (const VariantInfo& v : kVariants) {
-    text +=
-        StringPrintf("%-19s %s\n", std::string(v.name).c_str(), std::string(v.property).c_str());
+    text += StringPrintf("%-19s %s\n", std::string(v.name).c_str(), std::string(v.property).c_str());
   }
   return text;
 }
@@ -292,8 +283,8 @@ std::string UsageText() {
       "  --check-device      exit 0 if a CUDA GPU is usable, else print why and exit 1\n\n"
       "parameters (each variant takes a subset; see workloads/README.md):\n";
   for (const ParamSpec& s : kParamSpecs) {
-    text += StringPrintf("  --%-17s %s [%d..%d]\n", (std::string(s.key) + " N").c_str(),
-                         std::string(s.help).c_str(), s.min, s.max);
+    text += StringPrintf("  --%-17s %s [%d..%d]\n", (std::string(s.key) + " N").c_str(), std::string(s.help).c_str(),
+                         s.min, s.max);
   }
   text += "\nvariants:\n";
   text += VariantListText();

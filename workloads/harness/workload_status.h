@@ -32,13 +32,9 @@ class Status {
 };
 
 inline Status OkStatus() { return Status(); }
-inline Status InvalidArgumentError(std::string m) {
-  return {StatusCode::kInvalidArgument, std::move(m)};
-}
+inline Status InvalidArgumentError(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
 inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-inline Status ResourceExhaustedError(std::string m) {
-  return {StatusCode::kResourceExhausted, std::move(m)};
-}
+inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 // A value or an error. Move-only values (buffers, streams) are fine.
@@ -104,10 +100,9 @@ std::string StrCat(const Pieces&... pieces) {
 #define SS_STATUS_CONCAT_INNER_(a, b) a##b
 #define SS_STATUS_CONCAT_(a, b) SS_STATUS_CONCAT_INNER_(a, b)
 // Several statements: inside an if/for body, use braces.
-#define SS_ASSIGN_OR_RETURN(lhs, expr)                         \
-  auto SS_STATUS_CONCAT_(ss_statusor_, __LINE__) = (expr);     \
-  if (!SS_STATUS_CONCAT_(ss_statusor_, __LINE__).ok())         \
-    return SS_STATUS_CONCAT_(ss_statusor_, __LINE__).status(); \
+#define SS_ASSIGN_OR_RETURN(lhs, expr)                                                                            \
+  auto SS_STATUS_CONCAT_(ss_statusor_, __LINE__) = (expr);                                                        \
+  if (!SS_STATUS_CONCAT_(ss_statusor_, __LINE__).ok()) return SS_STATUS_CONCAT_(ss_statusor_, __LINE__).status(); \
   lhs = std::move(*SS_STATUS_CONCAT_(ss_statusor_, __LINE__))
 
 #endif  // STREAMSCOPE_WORKLOADS_HARNESS_WORKLOAD_STATUS_H_

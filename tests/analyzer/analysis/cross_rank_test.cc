@@ -71,8 +71,7 @@ TEST(CrossRank, TheResidualIsTheLargestDistanceOfAnAlignedEndFromTheConsensus) {
   m.push_back(Rank(0, "a", 0, {{100, 300}, {700, 900}, {1100, 1300}}));
   m.push_back(Rank(1, "b", 7000, {{100, 300}, {700, 900}, {1100, 1300}}));
   m.push_back(Rank(2, "c", 9000, {{100, 300}, {700, 940}, {1100, 1300}}));
-  CrossRankResult r =
-      AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(7000)}}, {&m[2], {Whole(9000)}}}, 10);
+  CrossRankResult r = AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(7000)}}, {&m[2], {Whole(9000)}}}, 10);
   EXPECT_EQ(r.ranks[1].clock_offset_ns, -7000);
   EXPECT_EQ(r.ranks[2].clock_offset_ns, -9000) << "the median ignores the one late end";
   EXPECT_EQ(r.ranks[2].alignment_residual_ns, 40);

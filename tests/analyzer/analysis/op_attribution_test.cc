@@ -55,10 +55,10 @@ TEST(OpAttribution, EachTorchKernelIsAttributedToTheOperatorAndAnnotationAroundI
   const std::map<std::string, std::string> expected = {
       {"gemm_a", "aten::addmm|aten::linear|step"},  // launched inside addmm inside linear
       {"H2D", "aten::copy_|aten::copy_|step"},
-      {"relu", "-|-|step"},                          // launched between operators
+      {"relu", "-|-|step"},  // launched between operators
       {"memset", "aten::zero_|aten::zero_|step"},
-      {"flow_only", "-|-|step"},                     // its call known only through the ac2g flow
-      {"tail", "-|-|-"},                             // launched after the step ended
+      {"flow_only", "-|-|step"},  // its call known only through the ac2g flow
+      {"tail", "-|-|-"},          // launched after the step ended
   };
   EXPECT_EQ(Launchers(m, r), expected);
   EXPECT_EQ(r.in_cpu_op, 3);
@@ -70,11 +70,11 @@ TEST(OpAttribution, GpuTimePerOperatorAndAnnotationSumsTheOpsTheyLaunched) {
   OpAttributionResult r = AnalyzeOpAttribution(m, WholeTraceWindow(m));
   EXPECT_EQ(r.gpu_ns, 20'000 + 19'750 + 5'001 + 1'000 + 2'000 + 1'000);
   EXPECT_EQ(TimeByName(m, r.by_operator),
-            (std::map<std::string, int64_t>{{"aten::addmm", 20'000}, {"aten::copy_", 19'750},
-                                            {"aten::zero_", 1'000}, {"-", 8'001}}));
+            (std::map<std::string, int64_t>{
+                {"aten::addmm", 20'000}, {"aten::copy_", 19'750}, {"aten::zero_", 1'000}, {"-", 8'001}}));
   EXPECT_EQ(TimeByName(m, r.by_top_operator),
-            (std::map<std::string, int64_t>{{"aten::linear", 20'000}, {"aten::copy_", 19'750},
-                                            {"aten::zero_", 1'000}, {"-", 8'001}}));
+            (std::map<std::string, int64_t>{
+                {"aten::linear", 20'000}, {"aten::copy_", 19'750}, {"aten::zero_", 1'000}, {"-", 8'001}}));
   EXPECT_EQ(TimeByName(m, r.by_annotation), (std::map<std::string, int64_t>{{"step", 47'751}, {"-", 1'000}}));
   // Largest first; the unattributed row is an ordinary row by time.
   ASSERT_EQ(r.by_operator.size(), 4u);
@@ -99,8 +99,8 @@ TEST(OpAttribution, GpuTimeIsClippedToTheWindow) {
   OpAttributionResult r = AnalyzeOpAttribution(m, w);
   EXPECT_EQ(r.op_count, 4);  // gemm_a, H2D, relu, memset
   EXPECT_EQ(TimeByName(m, r.by_operator),
-            (std::map<std::string, int64_t>{{"aten::addmm", 5'000}, {"aten::copy_", 15'250},
-                                            {"aten::zero_", 1'000}, {"-", 5'001}}));
+            (std::map<std::string, int64_t>{
+                {"aten::addmm", 5'000}, {"aten::copy_", 15'250}, {"aten::zero_", 1'000}, {"-", 5'001}}));
 }
 
 TEST(OpAttribution, NvtxRangesOfAStreamscopeTraceAreAnnotations) {

@@ -31,8 +31,8 @@ std::vector<std::string> BundledTraces() {
 
 void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) {
   WhatIfResult r = EstimateSavings(m, w);
-  std::cout << what << ": recorded end " << r.recorded_end_ns << " ns, replayed " << r.replayed_end_ns
-            << " ns, error " << r.replay_error * 100 << " %, " << r.estimates.size() << " causes";
+  std::cout << what << ": recorded end " << r.recorded_end_ns << " ns, replayed " << r.replayed_end_ns << " ns, error "
+            << r.replay_error * 100 << " %, " << r.estimates.size() << " causes";
   if (!r.estimates.empty()) {
     std::cout << ", top " << WhatIfKindName(r.estimates.front().cause.kind) << " saves "
               << r.estimates.front().estimated_saving_ns << " ns";
@@ -85,9 +85,8 @@ TEST(ReplayRealTraces, ReferenceWorkloadsHaveAnNvtxSteadyStateOrTheirGpuSpan) {
     for (const TraceModel& m : *models) {
       const SteadyState& s = DefaultSteadyState(m);
       std::cout << path << ": " << SteadyStateMethodName(s.method) << " [" << s.window.start_ns << ", "
-                << s.window.end_ns << ") '" << s.window.label << "', start-up " << s.startup.length()
-                << " ns, " << s.first_launches.size() << " first launches (" << s.first_launch_excess_ns
-                << " ns)\n";
+                << s.window.end_ns << ") '" << s.window.label << "', start-up " << s.startup.length() << " ns, "
+                << s.first_launches.size() << " first launches (" << s.first_launch_excess_ns << " ns)\n";
       EXPECT_NE(s.method, SteadyStateMethod::kNone) << path;
       if (m.ops.size() > 0) {
         EXPECT_GE(s.window.end_ns, s.window.start_ns) << path;

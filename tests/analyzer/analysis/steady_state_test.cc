@@ -32,8 +32,10 @@ TraceModel StartupThenTenSteps() {
     b.Nvtx("forward", 1, t + 10 * kUs, t + 500 * kUs, 2);
     for (int64_t k = 0; k < 3; ++k) {
       int64_t call = t + (20 + 10 * k) * kUs;
-      b.Kernel(k == 0 ? "a" : k == 1 ? "b" : "c", kStream, t + (100 + 200 * k) * kUs, t + (300 + 200 * k) * kUs,
-               ApiTimes{call, call + 10 * kUs, 1});
+      b.Kernel(k == 0   ? "a"
+               : k == 1 ? "b"
+                        : "c",
+               kStream, t + (100 + 200 * k) * kUs, t + (300 + 200 * k) * kUs, ApiTimes{call, call + 10 * kUs, 1});
     }
   }
   return b.Build();
@@ -77,7 +79,8 @@ TEST(SteadyState, RangeCoveringLittleGpuWorkIsNotTheSteadyState) {
   // Three "log" ranges with one tiny kernel each; the real work is outside.
   for (int64_t s = 0; s < 3; ++s) {
     b.Nvtx("log", 1, s * kMs, s * kMs + 100 * kUs);
-    b.Kernel("tiny", kStream, s * kMs + 20 * kUs, s * kMs + 30 * kUs, ApiTimes{s * kMs + 10 * kUs, s * kMs + 15 * kUs, 1});
+    b.Kernel("tiny", kStream, s * kMs + 20 * kUs, s * kMs + 30 * kUs,
+             ApiTimes{s * kMs + 10 * kUs, s * kMs + 15 * kUs, 1});
   }
   b.Kernel("big", kStream, 5 * kMs, 9 * kMs, ApiTimes{5 * kMs - 10 * kUs, 5 * kMs, 1});
   TraceModel m = b.Build();
@@ -113,8 +116,8 @@ TEST(SteadyState, RepeatingKernelSequenceWithoutNvtxIsFound) {
   EXPECT_EQ(m.strings.Get(m.ops.name[s.first_kernel]), "a");
   EXPECT_EQ(m.ops.start_ns[s.first_kernel], 100 * kMs + 5 * kUs);
   EXPECT_EQ(m.strings.Get(m.ops.name[s.last_kernel]), "c");
-  EXPECT_EQ(s.window.start_ns, 100 * kMs + 5 * kUs);      // the first kernel of the stretch
-  EXPECT_EQ(s.window.end_ns, 100 * kMs + 2995 * kUs);      // the last kernel's end
+  EXPECT_EQ(s.window.start_ns, 100 * kMs + 5 * kUs);   // the first kernel of the stretch
+  EXPECT_EQ(s.window.end_ns, 100 * kMs + 2995 * kUs);  // the last kernel's end
   EXPECT_EQ(s.window.label, "steady state: 10 repeats of a sequence of 3 kernels");
   EXPECT_EQ(s.startup.end, 95 * kMs);
 }

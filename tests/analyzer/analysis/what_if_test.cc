@@ -159,8 +159,8 @@ TEST(WhatIf, PinnedRateComesFromCopiesOfSimilarSizeOnly) {
   // Pinned 8-byte copies take 5 us each (latency-bound); a pageable 8 MiB
   // copy cannot be judged from them.
   for (int64_t j = 0; j < 3; ++j) {
-    b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kStream, (10 * j + 1) * kUs,
-           (10 * j + 6) * kUs, ApiTimes{10 * j * kUs, (10 * j + 2) * kUs, 1}, "cudaMemcpyAsync", true, 8);
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kStream, (10 * j + 1) * kUs, (10 * j + 6) * kUs,
+           ApiTimes{10 * j * kUs, (10 * j + 2) * kUs, 1}, "cudaMemcpyAsync", true, 8);
   }
   b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, kStream, 105 * kUs, 2105 * kUs,
          ApiTimes{100 * kUs, 2110 * kUs, 1}, "cudaMemcpyAsync", true, 8 << 20);

@@ -13,7 +13,7 @@ namespace {
 const std::string kData = STREAMSCOPE_TEST_DATA_DIR;
 
 std::vector<std::string> Bundled() {
-  return {kData + "/overlapped.sqlite", kData + "/sequential.sqlite", kData + "/pageable.sqlite",
+  return {kData + "/overlapped.sqlite",         kData + "/sequential.sqlite",     kData + "/pageable.sqlite",
           kData + "/concurrent_kernels.sqlite", kData + "/event_pipeline.sqlite", kData + "/cpu_starved.sqlite"};
 }
 

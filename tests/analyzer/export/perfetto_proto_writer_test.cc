@@ -13,18 +13,18 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "analyzer/analysis/window.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/export_runner.h"
-#include "analyzer/export/timeline_window.h"
 #include "analyzer/export/perfetto_trace.pb.h"
 #include "analyzer/export/timeline_labels.h"
+#include "analyzer/export/timeline_window.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -38,9 +38,8 @@ namespace pp = perfetto::protos;
 class TempDir {
  public:
   TempDir() {
-    path_ = std::filesystem::temp_directory_path() /
-            ("streamscope_proto_" + std::to_string(getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path_ = std::filesystem::temp_directory_path() / ("streamscope_proto_" + std::to_string(getpid()) + "_" +
+                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -273,7 +272,9 @@ class Decoder {
   }
   Arg Value(SequenceState& st, const pp::DebugAnnotation& a) {
     Arg v;
-    v.i = a.has_uint_value() ? static_cast<int64_t>(a.uint_value()) : a.has_bool_value() ? a.bool_value() : a.int_value();
+    v.i = a.has_uint_value()   ? static_cast<int64_t>(a.uint_value())
+          : a.has_bool_value() ? a.bool_value()
+                               : a.int_value();
     v.s = a.has_string_value_iid() ? Lookup(st.values, a.string_value_iid()) : a.string_value();
     if (a.has_legacy_json_value()) v.s = a.legacy_json_value();
     if (a.dict_entries_size() > 0) v.s = OpRef(st, a);
@@ -477,7 +478,8 @@ TEST(PerfettoProto, FlowsLinkEachApiCallToTheOpsItSubmitted) {
   for (size_t i = 0; i < m.ops.size(); ++i) {
     int32_t api = m.ApiForOp(i);
     if (api < 0) continue;
-    const std::vector<const Slice*>& slices = by_op[{std::string(OpCategoryName(m.ops.category[i])), m.ops.source_id[i]}];
+    const std::vector<const Slice*>& slices =
+        by_op[{std::string(OpCategoryName(m.ops.category[i])), m.ops.source_id[i]}];
     ASSERT_EQ(slices.size(), 1u);
     const Slice& s = *slices.front();
     int64_t api_source_id = m.api.source_id[api];

@@ -56,17 +56,16 @@ void AddKernel(const std::string& path, int64_t start, int64_t end) {
           "correlationId, globalPid, demangledName, shortName, mangledName, "
           "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
           "staticSharedMemory, dynamicSharedMemory) VALUES (" +
-              S(start) + ", " + S(end) + ", 0, 1, 7, 100, " + Gpid() +
-              ", 1, 1, 1, 32, 1, 1, 1, 32, 1, 1, 0, 0);");
+              S(start) + ", " + S(end) + ", 0, 1, 7, 100, " + Gpid() + ", 1, 1, 1, 32, 1, 1, 1, 32, 1, 1, 0, 0);");
 }
 
-void AddCopy(const std::string& path, int64_t start, int64_t end, const std::string& copy_kind,
-             int64_t bytes, int64_t stream = 13, int64_t correlation = 0) {
+void AddCopy(const std::string& path, int64_t start, int64_t end, const std::string& copy_kind, int64_t bytes,
+             int64_t stream = 13, int64_t correlation = 0) {
   ExecSql(path,
           "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
           "streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind) VALUES (" +
-              S(start) + ", " + S(end) + ", 0, 1, " + S(stream) + ", " + S(correlation) + ", " +
-              Gpid() + ", " + S(bytes) + ", " + copy_kind + ", 7, 7);");
+              S(start) + ", " + S(end) + ", 0, 1, " + S(stream) + ", " + S(correlation) + ", " + Gpid() + ", " +
+              S(bytes) + ", " + copy_kind + ", 7, 7);");
 }
 
 // --- sync kinds ---------------------------------------------------------
@@ -143,12 +142,10 @@ TEST(NsysMigrations, MigrationsAreCopiesBetweenManagedMemoryThatOverlapKernels) 
   const DeviceOverlap& d = overlap.devices[0];
   EXPECT_EQ(d.busy_ns, 1500 + 400);  // [1000, 2500) and [3000, 3400)
   EXPECT_EQ(d.copy_ns, 1000 + 400);
-  const PairOverlap* pair =
-      overlap.Find(0, OverlapPairIndex(OpCategory::kKernel, OpCategory::kHtoD));
+  const PairOverlap* pair = overlap.Find(0, OverlapPairIndex(OpCategory::kKernel, OpCategory::kHtoD));
   ASSERT_NE(pair, nullptr);
   EXPECT_EQ(pair->overlapped_ns, 500);
-  EXPECT_THAT(m.notes, Contains(AllOf(HasSubstr("2 unified-memory migrations"),
-                                      HasSubstr("4096 bytes to device"),
+  EXPECT_THAT(m.notes, Contains(AllOf(HasSubstr("2 unified-memory migrations"), HasSubstr("4096 bytes to device"),
                                       HasSubstr("8192 bytes to host"), HasSubstr("busy time"))));
 }
 
@@ -180,10 +177,8 @@ TEST(NsysMigrations, AConvertedTraceKeepsThemAsMigrationCopyKinds) {
 TEST(NsysMigrations, TheRealUnifiedMemoryExportKeepsItsGpuBusyWhileItMigrates) {
   const std::string path = nsys_test::RealExportPath("vecadd-um-a100.sqlite");
   TraceModel m = LoadOne(path);
-  const int64_t htod =
-      SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 11");
-  const int64_t dtoh =
-      SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 12");
+  const int64_t htod = SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 11");
+  const int64_t dtoh = SqlInt(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 12");
   ASSERT_EQ(htod + dtoh, 4608);  // what the data README states
   int64_t seen_htod = 0, seen_dtoh = 0, bytes_htod = 0;
   for (size_t i = 0; i < m.ops.size(); ++i) {
@@ -220,8 +215,7 @@ TEST(NsysOutOfRangeTimes, AreCountedAsDroppedNotAsKeptInconsistencies) {
   const TraceSummary s = SummarizeTrace(m);
   EXPECT_EQ(s.records_dropped, 2);
   EXPECT_EQ(s.records_inconsistent, 0);
-  EXPECT_THAT(s.warnings,
-              Contains(AllOf(HasSubstr("left out"), HasSubstr("op_time_out_of_range=2"))));
+  EXPECT_THAT(s.warnings, Contains(AllOf(HasSubstr("left out"), HasSubstr("op_time_out_of_range=2"))));
   EXPECT_THAT(s.warnings, Not(Contains(HasSubstr("were kept"))));
 }
 
@@ -246,8 +240,8 @@ TEST(NsysCopyKinds, UnknownTextAndNumberKindsAreCountedAndNamed) {
     EXPECT_EQ(other, 3);
     ASSERT_TRUE(m.import_stats.contains("copy_kind_unknown")) << (v3 ? "3.x" : "2.x");
     EXPECT_EQ(m.import_stats.at("copy_kind_unknown"), 2);
-    EXPECT_THAT(m.notes, Contains(AllOf(HasSubstr("2 copies have a copy kind"),
-                                        HasSubstr("'HtoD' (1)"), HasSubstr("'99' (1)"))));
+    EXPECT_THAT(m.notes, Contains(AllOf(HasSubstr("2 copies have a copy kind"), HasSubstr("'HtoD' (1)"),
+                                        HasSubstr("'99' (1)"))));
     const TraceSummary s = SummarizeTrace(m);
     EXPECT_THAT(s.warnings, Contains(HasSubstr("copy_kind_unknown=2")));
   }

@@ -88,10 +88,28 @@ bool ExpectSameAsReference(const std::string& text, const std::string& what) {
 }
 
 TEST(TorchJsonReader, NumbersAreTypedAsNlohmannTypesThem) {
-  for (const char* n : {"0", "-0", "7", "-7", "9223372036854775807", "-9223372036854775808", "-9223372036854775809",
-                        "18446744073709551615", "18446744073709551616", "99999999999999999999",
-                        "123456789012345678901234", "1.5", "-0.0", "1e3", "1E+3", "25e-3", "1e400", "-1e400",
-                        "1e-400", "1.7976931348623157e308", "1.8e308", "0.000001e310"}) {
+  for (const char* n : {"0",
+                        "-0",
+                        "7",
+                        "-7",
+                        "9223372036854775807",
+                        "-9223372036854775808",
+                        "-9223372036854775809",
+                        "18446744073709551615",
+                        "18446744073709551616",
+                        "99999999999999999999",
+                        "123456789012345678901234",
+                        "1.5",
+                        "-0.0",
+                        "1e3",
+                        "1E+3",
+                        "25e-3",
+                        "1e400",
+                        "-1e400",
+                        "1e-400",
+                        "1.7976931348623157e308",
+                        "1.8e308",
+                        "0.000001e310"}) {
     ExpectSameAsReference(absl::StrCat("[", n, "]"), n);
   }
   // A number with 400 digits overflows a double: refused by both.
@@ -100,11 +118,42 @@ TEST(TorchJsonReader, NumbersAreTypedAsNlohmannTypesThem) {
 }
 
 TEST(TorchJsonReader, BadNumbersLiteralsAndStructureAreRefusedLikeNlohmann) {
-  for (const char* bad : {"", " ", "[", "]", "[1,]", "{\"a\":1,}", "[01]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-]",
-                          "[+1]", "[tru]", "[truex]", "[nul]", "{\"a\"}", "{\"a\" 1}", "{1: 2}", "[1 2]", "[] []",
-                          "{} x", "[\"a]", "\"\\x\"", "[\"\\u12\"]", "[\"\\ud800\"]", "[\"\\udc00\"]",
-                          "[\"\\ud800\\u0041\"]", "[\"tab\there\"]", "[\"\x01\"]", "\xEF\xBB[]", "[\"\xC0\x80\"]",
-                          "[\"\xED\xA0\x80\"]", "[\"\xF4\x90\x80\x80\"]", "[\"\xE2\x82\"]", "[\"\xFF\"]"}) {
+  for (const char* bad : {"",
+                          " ",
+                          "[",
+                          "]",
+                          "[1,]",
+                          "{\"a\":1,}",
+                          "[01]",
+                          "[1.]",
+                          "[.5]",
+                          "[1e]",
+                          "[1e+]",
+                          "[-]",
+                          "[+1]",
+                          "[tru]",
+                          "[truex]",
+                          "[nul]",
+                          "{\"a\"}",
+                          "{\"a\" 1}",
+                          "{1: 2}",
+                          "[1 2]",
+                          "[] []",
+                          "{} x",
+                          "[\"a]",
+                          "\"\\x\"",
+                          "[\"\\u12\"]",
+                          "[\"\\ud800\"]",
+                          "[\"\\udc00\"]",
+                          "[\"\\ud800\\u0041\"]",
+                          "[\"tab\there\"]",
+                          "[\"\x01\"]",
+                          "\xEF\xBB[]",
+                          "[\"\xC0\x80\"]",
+                          "[\"\xED\xA0\x80\"]",
+                          "[\"\xF4\x90\x80\x80\"]",
+                          "[\"\xE2\x82\"]",
+                          "[\"\xFF\"]"}) {
     EXPECT_FALSE(ExpectSameAsReference(bad, absl::StrCat("'", bad, "'"))) << bad;
   }
   for (const char* good : {"[]", "{}", " \n\t\r[ ] ", "\xEF\xBB\xBF{}", "null", "\"top\"", "-1", "true",
@@ -140,10 +189,10 @@ std::string BigDocument(size_t long_string) {
   const char* names[] = {"aten::mm", "caf\xC3\xA9 \\\"quoted\\\"", "\\u00e9\\ud83d\\ude00 emoji", "tab\\tand\\nnewline",
                          "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>"};
   for (int i = 0; i < 40000; ++i) {
-    absl::StrAppend(&doc, i ? ",\n" : "", "  {\"ph\": \"X\", \"name\": \"", names[rng() % 5], "\", \"ts\": ",
-                    rng() % 100000, ".", rng() % 1000, ", \"dur\": ", rng() % 100, ", \"id\": ",
-                    static_cast<int64_t>(rng()) - (int64_t{1} << 31), ", \"big\": 1844674407370955161", rng() % 10,
-                    ", \"e\": ", rng() % 9 + 1, "e", static_cast<int>(rng() % 40) - 20,
+    absl::StrAppend(&doc, i ? ",\n" : "", "  {\"ph\": \"X\", \"name\": \"", names[rng() % 5],
+                    "\", \"ts\": ", rng() % 100000, ".", rng() % 1000, ", \"dur\": ", rng() % 100,
+                    ", \"id\": ", static_cast<int64_t>(rng()) - (int64_t{1} << 31), ", \"big\": 1844674407370955161",
+                    rng() % 10, ", \"e\": ", rng() % 9 + 1, "e", static_cast<int>(rng() % 40) - 20,
                     ", \"args\": {\"grid\": [1, 2, 3], \"ok\": true, \"none\": null, \"f\": false}}");
   }
   absl::StrAppend(&doc, ",\n  \"", std::string(long_string, 'x'), "\\u00e9\"\n]}");

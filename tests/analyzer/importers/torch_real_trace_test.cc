@@ -19,13 +19,13 @@
 // machine, before committing).
 #include <cxxabi.h>
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
-#include <sys/stat.h>
 
 #include "analyzer/analysis/idle_gaps.h"
 #include "analyzer/analysis/op_attribution.h"

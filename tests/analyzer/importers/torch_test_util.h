@@ -38,7 +38,8 @@ inline void WriteText(const std::string& path, const std::string& text) {
 inline bool WriteGzip(const std::string& path, const std::string& text) {
   gzFile f = gzopen(path.c_str(), "wb");
   if (f == nullptr) return false;
-  bool ok = text.empty() || gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
+  bool ok =
+      text.empty() || gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
   return gzclose(f) == Z_OK && ok;
 }
 

@@ -39,7 +39,8 @@ TraceModel LoadOne(const std::string& path) {
 
 int32_t KernelNamed(const TraceModel& m, std::string_view name) {
   for (size_t i = 0; i < m.ops.size(); ++i) {
-    if (m.ops.category[i] == OpCategory::kKernel && m.strings.Get(m.ops.name[i]) == name) return static_cast<int32_t>(i);
+    if (m.ops.category[i] == OpCategory::kKernel && m.strings.Get(m.ops.name[i]) == name)
+      return static_cast<int32_t>(i);
   }
   return -1;
 }
@@ -273,7 +274,7 @@ TEST(TorchTraceImporter, BadEventsAreCountedAndLeftOutNotFatal) {
   TraceModel m = LoadOne(path);
   EXPECT_EQ(m.ops.size(), 2u);  // good, bad_args (on device 0 from its pid)
   EXPECT_EQ(m.api.size(), 1u);
-  EXPECT_EQ(m.import_stats["torch_event_without_time_left_out"], 3);  // no_dur, text_ts, far (1e300)
+  EXPECT_EQ(m.import_stats["torch_event_without_time_left_out"], 3);       // no_dur, text_ts, far (1e300)
   EXPECT_EQ(m.import_stats["torch_event_time_out_of_range_left_out"], 1);  // huge: 4e18 ns
   EXPECT_EQ(m.import_stats["torch_event_end_before_start"], 1);
   EXPECT_EQ(m.import_stats["torch_event_not_an_object_left_out"], 1);

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "analyzer/cli/exit_codes.h"
-#include "analyzer/importers/trace_loader.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/importers/torch_test_util.h"
@@ -102,25 +102,58 @@ TEST(TorchTraceMalformed, RandomByteChangesNeverCrash) {
     WriteText(path, bad);
     Check(path, "variant " + std::to_string(variant), tally, variant % 10 == 0);
   }
-  EXPECT_GT(tally.loaded, 0);   // some changes only touch names or digits
+  EXPECT_GT(tally.loaded, 0);  // some changes only touch names or digits
   EXPECT_GT(tally.refused, 0);
 }
 
 TEST(TorchTraceMalformed, EveryFieldWithEveryWrongValueIsCountedOrRefused) {
   const std::string good = ReadText(kSyntheticTorchTrace);
-  const std::vector<std::string> keys = {"ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "args",
-                                         "correlation", "device", "stream", "bytes", "cbid", "grid",
-                                         "block", "traceEvents", "deviceProperties", "baseTimeNanoseconds",
-                                         "numSms", "totalGlobalMem", "registers per thread"};
-  const std::vector<std::string> values = {"\"x\"", "\"\"", "null", "true", "[]", "{}", "[1, [2], {}]",
-                                           "-1", "0", "1e400", "-1e400", "1.5e-9", "9223372036854775807",
-                                           "-9223372036854775808", "18446744073709551616",
-                                           "4611686018427387904", "\"stream 7\"", "\"\\u0000\\ud800\""};
+  const std::vector<std::string> keys = {"ph",
+                                         "cat",
+                                         "name",
+                                         "pid",
+                                         "tid",
+                                         "ts",
+                                         "dur",
+                                         "id",
+                                         "args",
+                                         "correlation",
+                                         "device",
+                                         "stream",
+                                         "bytes",
+                                         "cbid",
+                                         "grid",
+                                         "block",
+                                         "traceEvents",
+                                         "deviceProperties",
+                                         "baseTimeNanoseconds",
+                                         "numSms",
+                                         "totalGlobalMem",
+                                         "registers per thread"};
+  const std::vector<std::string> values = {"\"x\"",
+                                           "\"\"",
+                                           "null",
+                                           "true",
+                                           "[]",
+                                           "{}",
+                                           "[1, [2], {}]",
+                                           "-1",
+                                           "0",
+                                           "1e400",
+                                           "-1e400",
+                                           "1.5e-9",
+                                           "9223372036854775807",
+                                           "-9223372036854775808",
+                                           "18446744073709551616",
+                                           "4611686018427387904",
+                                           "\"stream 7\"",
+                                           "\"\\u0000\\ud800\""};
   const std::string path = TempPath("typed.json");
   Tally tally;
   for (const std::string& key : keys) {
     // The key's value: a number, a string, or a flat array/object.
-    const std::regex field("\"" + key + "\": *(-?[0-9][0-9.eE+-]*|\"[^\"]*\"|\\[[^\\]\\[]*\\]|\\{[^{}\\[\\]]*\\}|true|false|null)");
+    const std::regex field("\"" + key +
+                           "\": *(-?[0-9][0-9.eE+-]*|\"[^\"]*\"|\\[[^\\]\\[]*\\]|\\{[^{}\\[\\]]*\\}|true|false|null)");
     for (const std::string& value : values) {
       std::string bad = std::regex_replace(good, field, "\"" + key + "\": " + value);
       WriteText(path, bad);

@@ -57,7 +57,8 @@ TEST(RankFactsJson, AnythingElseIsAClearError) {
   auto newer = RankFactsFromJson(R"({"generator": "streamscope facts", "facts_version": 99, "processes": []})", "n");
   EXPECT_NE(newer.status().message().find("facts version 99"), std::string::npos) << newer.status();
   auto broken = RankFactsFromJson(R"({"generator": "streamscope facts", "facts_version": 1,
-                                      "processes": [{"path": 3}]})", "b.json");
+                                      "processes": [{"path": 3}]})",
+                                  "b.json");
   EXPECT_NE(broken.status().message().find("b.json: malformed rank facts"), std::string::npos) << broken.status();
 }
 

@@ -132,8 +132,8 @@ TEST(SummaryReport, ThePageableTraceOpensWithPinnedMemoryAsTheChange) {
 }
 
 TEST(SummaryReport, TheFullReportStartsWithTheSummaryAndHasNoLineOver120Columns) {
-  for (const char* trace : {"tests/data/pageable.sqlite", "tests/data/overlapped.sqlite",
-                            "tests/data/tiny_sync.sqlite", "tests/data/legacy_default.sqlite"}) {
+  for (const char* trace : {"tests/data/pageable.sqlite", "tests/data/overlapped.sqlite", "tests/data/tiny_sync.sqlite",
+                            "tests/data/legacy_default.sqlite"}) {
     ReportOptions options;
     options.traces = {trace};
     std::vector<std::string> lines = Lines(Report(options));

@@ -26,22 +26,18 @@ TEST(SqliteDb, BoundValuesOfEveryTypeComeBackFromTheirColumns) {
   ASSERT_TRUE(db->Exec("CREATE TABLE t (i INTEGER, d REAL, s TEXT, n)").ok());
   auto insert = db->Prepare("INSERT INTO t VALUES (?1, ?2, ?3, ?4)");
   ASSERT_TRUE(insert.ok()) << insert.status();
-  ASSERT_TRUE(
-      insert->BindAll({int64_t{1} << 40, 2.5, std::string_view("a'b"), std::monostate()}).ok());
+  ASSERT_TRUE(insert->BindAll({int64_t{1} << 40, 2.5, std::string_view("a'b"), std::monostate()}).ok());
   ASSERT_TRUE(insert->Run().ok());
   // Run() cleared the bindings: the next row is all NULL unless bound again.
   ASSERT_TRUE(insert->Run().ok());
 
   std::vector<std::string> seen;
-  absl::Status s =
-      db->ForEachRow("SELECT i, d, s, n FROM t ORDER BY rowid", [&](const SqliteStatement& r) {
-        seen.push_back(std::to_string(r.Int64(0)) + "|" + std::to_string(r.Double(1)) + "|" +
-                       std::string(r.Text(2)) + "|" + (r.IsNull(3) ? "null" : "value") + "|" +
-                       (r.OptionalInt64(0).has_value() ? "set" : "unset"));
-      });
+  absl::Status s = db->ForEachRow("SELECT i, d, s, n FROM t ORDER BY rowid", [&](const SqliteStatement& r) {
+    seen.push_back(std::to_string(r.Int64(0)) + "|" + std::to_string(r.Double(1)) + "|" + std::string(r.Text(2)) + "|" +
+                   (r.IsNull(3) ? "null" : "value") + "|" + (r.OptionalInt64(0).has_value() ? "set" : "unset"));
+  });
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_THAT(seen, ::testing::ElementsAre("1099511627776|2.500000|a'b|null|set",
-                                           "0|0.000000||null|unset"));
+  EXPECT_THAT(seen, ::testing::ElementsAre("1099511627776|2.500000|a'b|null|set", "0|0.000000||null|unset"));
 }
 
 TEST(SqliteDb, ForEachRowBindsItsValuesInOrder) {
@@ -50,8 +46,7 @@ TEST(SqliteDb, ForEachRowBindsItsValuesInOrder) {
                        "INSERT INTO t VALUES ('a', 1), ('b', 2), ('b', 3), ('c', 4);")
                   .ok());
   int64_t sum = 0;
-  absl::Status s = db->ForEachRow("SELECT v FROM t WHERE k = ?1 AND v >= ?2",
-                                  {std::string_view("b"), int64_t{3}},
+  absl::Status s = db->ForEachRow("SELECT v FROM t WHERE k = ?1 AND v >= ?2", {std::string_view("b"), int64_t{3}},
                                   [&](const SqliteStatement& r) { sum += r.Int64(0); });
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(sum, 3);
