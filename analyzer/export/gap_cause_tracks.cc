@@ -42,9 +42,12 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
       s.args["submitting_call_source_id"] = model.api.source_id[g.api];
     }
     if (g.tid >= 0) s.args["host_tid"] = g.tid;
-    // One part: its detail goes on the gap; several: they become nested slices.
+    // One part: its name goes on the gap (the blocking call's or the NVTX
+    // range's, under the key the tables use); several: nested slices.
     if (g.parts.size() == 1 && g.parts[0].detail != kNoString) {
-      s.args["detail"] = std::string(model.strings.Get(g.parts[0].detail));
+      const GapPart& p = g.parts[0];
+      if (p.cause == GapCause::kHostBlockedInCall) s.args["api_name"] = std::string(model.strings.Get(p.detail));
+      if (p.cause == GapCause::kHostNvtxRange) s.args["nvtx_name"] = std::string(model.strings.Get(p.detail));
     }
     t.slices.push_back(s);
     if (g.parts.size() > 1) {

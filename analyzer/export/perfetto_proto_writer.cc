@@ -72,7 +72,7 @@ bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const Analys
   return false;
 }
 // The slice's cause, unless its name already says it ("gap: <cause>",
-// "<cause>: <detail>", "<cause>").
+// "<cause>: <name>", "<cause>").
 bool CauseInName(const AnalysisSlice& s) {
   std::string_view name = s.name, cause = s.cause;
   if (name == cause) return true;
