@@ -465,6 +465,39 @@ TEST(SchemaVersion, SavingIntoAnOldTraceUpgradesItsNamesAndViews) {
   fs::remove(copy);
 }
 
+// Saved analysis tables are outside the trace schema: a save by an older
+// streamscope (columns detail, stream_a) loads, and the next save replaces
+// those tables with today's names.
+TEST(SchemaVersion, AnOlderSaveStillLoadsAndTheNextSaveRenamesItsColumns) {
+  std::string copy = testing::TempTracePath("vocabulary_old_save");
+  fs::copy_file("tests/data/racy.sqlite", copy, fs::copy_options::overwrite_existing);
+  ReportOptions o;
+  o.traces = {copy};
+  o.save = true;
+  std::ostringstream out, err;
+  ASSERT_TRUE(RunReport(o, out, err).ok()) << err.str();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(copy.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db,
+                         "ALTER TABLE analysis_hazard RENAME COLUMN op_a_stream_id TO stream_a;"
+                         "ALTER TABLE analysis_gap_causes RENAME COLUMN api_name TO detail;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+  auto models = LoadTraceFile(copy);
+  ASSERT_TRUE(models.ok()) << models.status();
+  std::ostringstream out2, err2;
+  ASSERT_TRUE(RunReport(o, out2, err2).ok()) << err2.str();
+  std::vector<std::string> hazard = Db(copy).Columns("analysis_hazard");
+  EXPECT_EQ(std::count(hazard.begin(), hazard.end(), "stream_a"), 0);
+  EXPECT_EQ(std::count(hazard.begin(), hazard.end(), "op_a_stream_id"), 1);
+  std::vector<std::string> causes = Db(copy).Columns("analysis_gap_causes");
+  EXPECT_EQ(std::count(causes.begin(), causes.end(), "detail"), 0);
+  EXPECT_EQ(std::count(causes.begin(), causes.end(), "api_name"), 1);
+  fs::remove(copy);
+}
+
 TEST(SchemaVersion, AConvertedTraceHasTheNewVersionAndItsViewsSayH2D) {
   auto models = LoadTraceFile("tests/data/nsys/vecadd-um-a100.sqlite");
   ASSERT_TRUE(models.ok()) << models.status();
