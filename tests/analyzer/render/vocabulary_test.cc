@@ -65,10 +65,11 @@ const OldForm kOldForms[] = {
 // is cited as stream_id/device_id (Perfetto args keep the names
 // analyzer/EXPORT.md gives them: table, source_id, stream).
 std::string ColumnNameProblem(const std::string& name, bool scalar = true, bool bare_ids = true) {
-  static const std::set<std::string> kOldNames = {"op_before", "op_after", "api_tid", "table_name"};
+  static const std::set<std::string> kOldNames = {
+      "op_before", "op_after", "api_tid", "table_name", "submitting_call", "submitting_call_source_id", "host_tid"};
   if (kOldNames.contains(name) || name.starts_with("op_before_") || name.starts_with("op_after_") ||
       (scalar && name == "parts")) {
-    return "an old name: prev_op_*/next_op_*, tid, op_table, a child table";
+    return "an old name: prev_op_*/next_op_*, tid, op_table, a child table, call (a cited call)";
   }
   // 'detail' says nothing about the value: the tables call a call's name
   // api_name, an NVTX range's nvtx_name, an op's name.
@@ -110,10 +111,9 @@ std::vector<std::string> BadNamesIn(const std::string& text, bool bare_ids = tru
 
 TEST(Vocabulary, ColumnNamesSayWhatTheyHold) {
   for (const char* good :
-       {"stream_id",       "op_a_stream_id",  "stream_id_a", "next_stream_id", "stream_kind", "stream_pairs",
-        "streams",         "api_name",        "nvtx_name",   "category_a",     "access_b",    "device_id",
-        "allocation_id",   "api_id",          "tid",         "name",           "op_table",    "registers_per_thread",
-        "submitting_call", "ops_without_call"}) {
+       {"stream_id", "op_a_stream_id", "stream_id_a", "next_stream_id", "stream_kind", "stream_pairs", "streams",
+        "api_name", "nvtx_name", "category_a", "access_b", "device_id", "allocation_id", "api_id", "tid", "name",
+        "op_table", "registers_per_thread", "ops_without_call"}) {
     EXPECT_EQ(ColumnNameProblem(good), "") << good;
   }
   for (const char* bad : {"detail", "top_detail", "stream_a", "stream_b", "stream", "device", "thread", "op_before_id",
