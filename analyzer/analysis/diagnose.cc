@@ -751,7 +751,9 @@ class Diagnoser {
       facts.top.push_back({cause, key.second, val.first, val.second});
       if (i == 0) {
         f.labels["top_cause"] = std::string(GapCauseName(cause));
-        f.labels["top_detail"] = key.second;
+        // Named as the gap-cause tables name it; unannotated work has no name.
+        if (cause == GapCause::kHostBlockedInCall) f.labels["top_api_name"] = key.second;
+        if (cause == GapCause::kHostNvtxRange) f.labels["top_nvtx_name"] = key.second;
       }
     }
     f.facts = std::move(facts);

@@ -1,6 +1,7 @@
 #include "analyzer/commands/diagnose_runner.h"
 
 #include <algorithm>
+#include <sstream>
 #include <utility>
 
 #include "analyzer/analysis/steady_state.h"
@@ -12,6 +13,7 @@
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/steady_state_render.h"
+#include "analyzer/render/text_layout.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -25,6 +27,9 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
     auto models = LoadTraceFile(path);
     if (!models.ok()) return models.status();
     for (const TraceModel& model : *models) {
+      // Text lines wrap at the report's width (text_layout.h), one process
+      // at a time so that its diagnosis shows as soon as it is ready.
+      std::ostringstream text;
       // Not given: the default window of every command (window.h, kDefault).
       auto resolved = ResolveWindows(model, options.window);
       if (!resolved.ok()) return resolved.status();
@@ -32,10 +37,10 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       TraceSummary summary = SummarizeTrace(model);
       nlohmann::json wj = nlohmann::json::array();
       if (options.format == DiagnoseCommandOptions::Format::kText) {
-        if (!first) out << "\n";
-        RenderDiagnoseTraceHeader(model, summary, out);
+        if (!first) text << "\n";
+        RenderDiagnoseTraceHeader(model, summary, text);
         if (options.window.kind == WindowSpec::Kind::kDefault)
-          RenderDefaultWindowText(DefaultSteadyState(model), model, out);
+          RenderDefaultWindowText(DefaultSteadyState(model), model, text);
         for (const std::string& w : summary.warnings)
           err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
@@ -52,12 +57,13 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
         if (summarize) {
           causes.Add(std::move(result));
         } else if (options.format == DiagnoseCommandOptions::Format::kText) {
-          RenderDiagnoseText(result, model, out);
+          RenderDiagnoseText(result, model, text);
         } else {
           wj.push_back(DiagnoseToJson(result, model));
         }
       }
-      if (summarize) causes.Render(model, out);
+      if (summarize) causes.Render(model, text);
+      out << WrapLines(text.str(), kReportTextColumns);
       if (options.format == DiagnoseCommandOptions::Format::kJson) {
         nlohmann::json tj = DiagnoseTraceJson(model, summary, std::move(wj));
         if (options.window.kind == WindowSpec::Kind::kDefault) {

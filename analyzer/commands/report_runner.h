@@ -5,8 +5,8 @@
 // over every window. The CLI (analyzer/cli/report_command.cc) only
 // parses arguments into ReportOptions.
 //
-// JSON structure (schema_version 1; documented in analyzer/README.md):
-//   { "schema_version": 1, "generator": "streamscope report",
+// JSON structure (kReportJsonSchemaVersion; documented in analyzer/README.md):
+//   { "schema_version": 3, "generator": "streamscope report",
 //     "window_spec": {...}, "gap_threshold_ns", "top",
 //     "traces": [ { "path", "format", "pid", "summary": {...},
 //                   "windows": [ { "index", "label", "start_ns", "end_ns",

@@ -37,17 +37,13 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
     s.args["length_ns"] = g.length();
     if (g.prev_op >= 0) s.args["prev_op"] = OpRef(model, g.prev_op);
     if (g.next_op >= 0) s.args["next_op"] = OpRef(model, g.next_op);
-    if (g.api >= 0) {
-      s.args["submitting_call"] = std::string(model.strings.Get(model.api.name[g.api]));
-      s.args["submitting_call_source_id"] = model.api.source_id[g.api];
-    }
-    if (g.tid >= 0) s.args["host_tid"] = g.tid;
-    // One part: its detail goes on the gap; several: they become nested slices.
-    if (g.parts.size() == 1 && g.parts[0].detail != kNoString) {
-      s.args["detail"] = std::string(model.strings.Get(g.parts[0].detail));
-    }
+    // The submitting call, cited as the critical-path track cites calls
+    // ("call 33 cudaLaunchKernel (thread 7)": id, name, thread).
+    if (g.api >= 0) s.args["call"] = CallRef(model, g.api);
     t.slices.push_back(s);
-    if (g.parts.size() > 1) {
+    // Parts are nested slices named "<cause>: <call or NVTX range>"; a
+    // gap of one part needs one only to name what the thread was doing.
+    if (g.parts.size() > 1 || (g.parts.size() == 1 && g.parts[0].detail != kNoString)) {
       for (const GapPart& p : g.parts) {
         if (p.length() <= 0) continue;
         AnalysisSlice part;

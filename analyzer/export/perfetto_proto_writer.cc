@@ -57,13 +57,11 @@ struct Keys {
 
 // Analysis args whose string values repeat (interned), and args that only
 // restate the slice (left out: the JSON has them).
-const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"submitting_call", "pair", "cause", "direction"};
+const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"pair", "cause", "direction"};
 bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
   if (key == "cause") return !s.cause.empty();  // written once, from s.cause
   if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
   if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
-  // Gaps: the submitting call's thread, which the call's id already gives.
-  if (key == "host_tid") return s.args.contains("submitting_call_source_id");
   if (key == "ops_total") {  // overlaps: the length of "ops" unless that list was cut short
     auto ops = s.args.find("ops");
     return v.is_number_integer() && ops != s.args.end() && ops->is_array() &&
@@ -72,7 +70,7 @@ bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const Analys
   return false;
 }
 // The slice's cause, unless its name already says it ("gap: <cause>",
-// "<cause>: <detail>", "<cause>").
+// "<cause>: <name>", "<cause>").
 bool CauseInName(const AnalysisSlice& s) {
   std::string_view name = s.name, cause = s.cause;
   if (name == cause) return true;

@@ -1,7 +1,11 @@
 #include "analyzer/render/compare_render.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <memory>
+#include <sstream>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,6 +13,7 @@
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/hazards_render.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 
@@ -320,7 +325,10 @@ nlohmann::json CompareToJson(const CompareResult& r) {
           {"diagnose", diagnose}};
 }
 
-void RenderCompareText(const CompareResult& r, std::ostream& out) {
+void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
+  // Lines wrap at the report's width (text_layout.h); the metric table's
+  // columns are as wide as their widest cell.
+  std::ostringstream out;
   out << "streamscope compare: " << r.control.size() << " control run" << (r.control.size() == 1 ? "" : "s") << " vs "
       << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s")
       << " (goal: " << CompareGoalName(r.options.goal) << ")\n";
@@ -369,18 +377,19 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     }
   }
 
-  const size_t label_w = 32, col_w = 40;
-  auto pad = [](std::string s, size_t w) {
-    if (s.size() < w) s.append(w - s.size(), ' ');
-    return s + " ";
-  };
-  out << pad("metric (median [min..max, MAD])", label_w) << pad("control", col_w) << pad("variant", col_w)
-      << "change\n";
+  std::vector<std::array<std::string, 4>> rows = {{"metric (median [min..max, MAD])", "control", "variant", "change"}};
   for (const MetricComparison& m : r.metrics) {
     std::string change = absl::StrCat(m.change_ns > 0 ? "+" : "", FormatDuration(m.change_ns));
     if (m.control.median != 0) absl::StrAppend(&change, absl::StrFormat(" (%+.1f%%)", m.change_pct));
-    out << pad(MetricLabel(m.name), label_w) << pad(StatsText(m.control), col_w) << pad(StatsText(m.variant), col_w)
-        << change << "\n";
+    rows.push_back({MetricLabel(m.name), StatsText(m.control), StatsText(m.variant), change});
+  }
+  std::array<size_t, 3> width{};
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], TextColumns(row[c]));
+  }
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < width.size(); ++c) out << row[c] << std::string(width[c] + 2 - TextColumns(row[c]), ' ');
+    out << row[3] << "\n";
   }
   out << "\nVerdict: " << CompareVerdictName(r.verdict) << "\n  " << CompareVerdictSentence(r) << "\n";
   if (r.diagnose && r.diagnosed_run >= 0) {
@@ -390,6 +399,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     out << ":\n";
     RenderDiagnoseText(*r.diagnose, *run.model, out, "  ");
   }
+  final_out << WrapLines(out.str(), kReportTextColumns);
 }
 
 }  // namespace streamscope

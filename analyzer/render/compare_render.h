@@ -1,7 +1,7 @@
 // Renders a CompareResult as JSON and text (`streamscope compare` itself
 // runs in analyzer/commands/compare_runner.cc). The JSON structure is
 // documented in analyzer/COMPARE.md:
-//   { "schema_version": 1, "generator": "streamscope compare",
+//   { "schema_version": 2, "generator": "streamscope compare",
 //     "window_rule", "options": {noise_pct, goal, min_overlap_share},
 //     "control": [run], "variant": [run],
 //     "work": {same, reference, summary: {...}, differences: [...]},
@@ -23,7 +23,9 @@
 
 namespace streamscope {
 
-inline constexpr int kCompareJsonSchemaVersion = 1;
+// 2: the diagnose object's cpu_starvation labels top_api_name/top_nvtx_name
+// (was top_detail).
+inline constexpr int kCompareJsonSchemaVersion = 2;
 
 nlohmann::json CompareToJson(const CompareResult& result);
 void RenderCompareText(const CompareResult& result, std::ostream& out);

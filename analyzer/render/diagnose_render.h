@@ -20,7 +20,7 @@
 //   An op object: {table, id, category, stream_id, start_ns, end_ns, name
 //   (kernels) or bytes}. Documented in analyzer/COMPARE.md.
 // `streamscope diagnose --format json`:
-//   { "schema_version": 1, "generator": "streamscope diagnose",
+//   { "schema_version": 3, "generator": "streamscope diagnose",
 //     "traces": [{path, pid, workload, validation, windows: [<window JSON>]}] }
 #ifndef STREAMSCOPE_ANALYZER_RENDER_DIAGNOSE_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_DIAGNOSE_RENDER_H_
@@ -40,7 +40,8 @@
 namespace streamscope {
 
 // 2: op refs name a migration in "name" (was "detail"), null for none.
-inline constexpr int kDiagnoseJsonSchemaVersion = 2;
+// 3: cpu_starvation labels top_api_name/top_nvtx_name (was top_detail).
+inline constexpr int kDiagnoseJsonSchemaVersion = 3;
 
 nlohmann::json DiagnoseToJson(const DiagnoseResult& result, const TraceModel& model);
 // "Diagnosis (...):" then the findings in ranking order (primary first),
@@ -52,7 +53,7 @@ void RenderDiagnoseText(const DiagnoseResult& result, const TraceModel& model, s
 
 // `streamscope diagnose`'s pieces around the windows: "Trace <path> (pid
 // N), workload W, validation V" before a trace's text; a trace's JSON
-// object with its windows' JSON; the whole document (schema_version 1).
+// object with its windows' JSON; the whole document (kDiagnoseJsonSchemaVersion).
 void RenderDiagnoseTraceHeader(const TraceModel& model, const TraceSummary& summary, std::ostream& out);
 nlohmann::json DiagnoseTraceJson(const TraceModel& model, const TraceSummary& summary, nlohmann::json windows);
 void RenderDiagnoseDocument(nlohmann::json traces, std::ostream& out);

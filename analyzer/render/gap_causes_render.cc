@@ -34,9 +34,20 @@ nlohmann::json OpJson(const TraceModel& model, int32_t op) {
   return j;
 }
 
-nlohmann::json Detail(const TraceModel& model, StringId id) {
-  if (id < 0) return nullptr;
+// A part's name says what it is: the blocking call's name (api_name) for
+// host_blocked_in_call, the NVTX range's name (nvtx_name) for
+// host_nvtx_range; the other is none (NULL).
+bool IsApiName(GapCause cause) { return cause == GapCause::kHostBlockedInCall; }
+bool IsNvtxName(GapCause cause) { return cause == GapCause::kHostNvtxRange; }
+
+nlohmann::json NameJson(const TraceModel& model, StringId id, bool applies) {
+  if (!applies || id < 0) return nullptr;
   return std::string(model.strings.Get(id));
+}
+
+ResultValue NameCell(const TraceModel& model, StringId id, bool applies) {
+  if (!applies || id < 0) return ResultValue();
+  return ResultValue(std::string(model.strings.Get(id)));
 }
 
 nlohmann::json CauseMap(const std::array<int64_t, kNumGapCauses>& ns) {
@@ -105,7 +116,8 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
     }
     j["totals"].push_back({{"device_id", t.device_id},
                            {"cause", std::string(GapCauseName(t.cause))},
-                           {"detail", Detail(model, t.detail)},
+                           {"api_name", NameJson(model, t.detail, IsApiName(t.cause))},
+                           {"nvtx_name", NameJson(model, t.detail, IsNvtxName(t.cause))},
                            {"tid", t.tid >= 0 ? nlohmann::json(t.tid) : nlohmann::json(nullptr)},
                            {"ns", t.ns},
                            {"share_of_idle", Share(t.ns, idle)},
@@ -145,10 +157,11 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
            {"start_ns", p.start_ns},
            {"end_ns", p.end_ns},
            {"length_ns", p.length()},
-           {"detail", Detail(model, p.detail)},
            {"api_id", p.api >= 0 ? nlohmann::json(model.api.source_id[p.api]) : nlohmann::json(nullptr)},
+           {"api_name", NameJson(model, p.detail, IsApiName(p.cause))},
            {"nvtx_range_id",
-            p.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[p.nvtx].source_id) : nlohmann::json(nullptr)}});
+            p.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[p.nvtx].source_id) : nlohmann::json(nullptr)},
+           {"nvtx_name", NameJson(model, p.detail, IsNvtxName(p.cause))}});
     }
     j["worst_gaps"].push_back(std::move(gj));
   }
@@ -232,15 +245,16 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
 std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const TraceModel& model) {
   ResultTable causes;
   causes.name = "analysis_gap_causes";
-  causes.columns = {"window", "device_id", "cause", "cpu_starvation", "detail", "tid", "ns", "share_of_idle", "gaps"};
+  causes.columns = {"window",    "device_id", "cause", "cpu_starvation", "api_name",
+                    "nvtx_name", "tid",       "ns",    "share_of_idle",  "gaps"};
   for (const GapCauseTotal& t : r.totals) {
     int64_t idle = 0;
     for (const DeviceGapSummary& d : r.devices) {
       if (d.device_id == t.device_id) idle = d.idle_ns;
     }
     causes.rows.push_back({r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
-                           int64_t{IsCpuStarvation(t.cause) ? 1 : 0},
-                           t.detail >= 0 ? ResultValue(std::string(model.strings.Get(t.detail))) : ResultValue(),
+                           int64_t{IsCpuStarvation(t.cause) ? 1 : 0}, NameCell(model, t.detail, IsApiName(t.cause)),
+                           NameCell(model, t.detail, IsNvtxName(t.cause)),
                            t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, Share(t.ns, idle), t.gaps});
   }
   ResultTable worst;
@@ -252,8 +266,8 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
   // (rank joins analysis_gap_worst).
   ResultTable parts;
   parts.name = "analysis_gap_worst_part";
-  parts.columns = {"window",   "rank",   "part_index", "cause",  "detail",
-                   "start_ns", "end_ns", "length_ns",  "api_id", "nvtx_range_id"};
+  parts.columns = {"window",    "rank",   "part_index", "cause",         "start_ns", "end_ns",
+                   "length_ns", "api_id", "api_name",   "nvtx_range_id", "nvtx_name"};
   int64_t rank = 1;
   for (const GapFinding& g : r.worst_gaps) {
     auto op_table = [&](int32_t op) {
@@ -271,11 +285,11 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
                           has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
     int64_t part_index = 0;
     for (const GapPart& p : g.parts) {
-      parts.rows.push_back({r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)),
-                            p.detail >= 0 ? ResultValue(std::string(model.strings.Get(p.detail))) : ResultValue(),
-                            p.start_ns, p.end_ns, p.length(),
-                            p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
-                            p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue()});
+      parts.rows.push_back({r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)), p.start_ns,
+                            p.end_ns, p.length(), p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
+                            NameCell(model, p.detail, IsApiName(p.cause)),
+                            p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue(),
+                            NameCell(model, p.detail, IsNvtxName(p.cause))});
     }
   }
   return {std::move(causes), std::move(worst), std::move(parts)};

@@ -116,8 +116,8 @@ nlohmann::json HazardsToJson(const HazardsResult& r, const TraceModel& m,
     const HazardGroup& g = r.groups[i];
     groups.push_back({{"class", ClassName(g.certain)},
                       {"allocation", AllocationJson(m, g.allocation)},
-                      {"stream_a", StreamIdJson(m, g.stream_a)},
-                      {"stream_b", StreamIdJson(m, g.stream_b)},
+                      {"op_a_stream_id", StreamIdJson(m, g.stream_a)},
+                      {"op_b_stream_id", StreamIdJson(m, g.stream_b)},
                       {"count", g.count},
                       {"observed_concurrent", g.observed_concurrent},
                       {"example", HazardJson(m, g.example)}});
@@ -195,8 +195,8 @@ std::vector<ResultTable> HazardsToTables(const HazardsResult& r, const Ownership
   }
   ResultTable hazards{"analysis_hazard",
                       {"class", "allocation_id", "range_start", "range_end", "range_bytes", "op_a_table", "op_a_id",
-                       "stream_a", "access_a", "op_a_start_ns", "op_a_end_ns", "op_b_table", "op_b_id", "stream_b",
-                       "access_b", "op_b_start_ns", "op_b_end_ns", "observed_concurrent"},
+                       "op_a_stream_id", "access_a", "op_a_start_ns", "op_a_end_ns", "op_b_table", "op_b_id",
+                       "op_b_stream_id", "access_b", "op_b_start_ns", "op_b_end_ns", "observed_concurrent"},
                       {}};
   for (const std::vector<Hazard>* list : {&r.certain, &r.possible}) {
     for (const Hazard& h : *list) {

@@ -10,7 +10,7 @@
 //   "hazards": { "analysis": "hazards", "checked": bool,
 //     "certain": {"count", "observed_concurrent", "listed": [hazard]},
 //     "possible": {"count", "observed_concurrent", "listed": [hazard]},
-//     "groups": [{"class", "allocation", "stream_a", "stream_b", "count",
+//     "groups": [{"class", "allocation", "op_a_stream_id", "op_b_stream_id", "count",
 //                 "observed_concurrent", "example": hazard}], "groups_total",
 //     "access_rows", "accesses_without_op", "accesses_empty", "scans_truncated",
 //     "order": {counter: n} (happens-before edges and unusable inputs) }

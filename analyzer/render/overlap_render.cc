@@ -77,8 +77,8 @@ nlohmann::json OverlapToJson(const OverlapResult& result, const TraceModel& mode
       nlohmann::json sp = nlohmann::json::array();
       for (size_t i = 0; i < p.by_stream_pair.size() && i < static_cast<size_t>(options.top); ++i) {
         const StreamPairTime& s = p.by_stream_pair[i];
-        sp.push_back({{"stream_a", StreamIdJson(model, s.stream_a)},
-                      {"stream_b", StreamIdJson(model, s.stream_b)},
+        sp.push_back({{"stream_id_a", StreamIdJson(model, s.stream_a)},
+                      {"stream_id_b", StreamIdJson(model, s.stream_b)},
                       {"overlapped_ns", s.overlapped_ns}});
       }
       nlohmann::json longest = nlohmann::json::array();
@@ -194,7 +194,7 @@ std::vector<ResultTable> OverlapToTables(const OverlapResult& result, const Trac
                      "interval_count"},
                     {}};
   ResultTable streams{
-      "analysis_overlap_stream_pair", {"device_id", "pair", "stream_a", "stream_b", "overlapped_ns"}, {}};
+      "analysis_overlap_stream_pair", {"device_id", "pair", "stream_id_a", "stream_id_b", "overlapped_ns"}, {}};
   ResultTable intervals{"analysis_overlap_interval",
                         {"device_id", "interval_id", "pair", "start_ns", "end_ns", "length_ns", "op_count"},
                         {}};

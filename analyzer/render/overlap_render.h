@@ -7,7 +7,8 @@
 //     (busy time) and 'any_copy'; exposed_ns: copy time with no kernel running.
 //   analysis_overlap_pair(device_id, pair, category_a, category_b, overlapped_ns,
 //     possible_ns, hidden_share, interval_count)
-//   analysis_overlap_stream_pair(device_id, pair, stream_a, stream_b, overlapped_ns)
+//   analysis_overlap_stream_pair(device_id, pair, stream_id_a, stream_id_b, overlapped_ns)
+//     stream_id_a ran the pair's category_a, stream_id_b its category_b
 //   analysis_overlap_interval(device_id, interval_id, pair, start_ns, end_ns,
 //     length_ns, op_count)
 //   analysis_overlap_interval_op(device_id, interval_id, op_table, op_id)

@@ -23,7 +23,11 @@
 namespace streamscope {
 
 // 2: one vocabulary (idle gaps prev_op/next_op, op refs name, null for none).
-inline constexpr int kReportJsonSchemaVersion = 2;
+// 3: gap causes name a part's call api_name and its NVTX range nvtx_name (was
+// detail); stream pairs stream_id_a/stream_id_b, hazard groups
+// op_a_stream_id/op_b_stream_id (were stream_a/stream_b); diagnose labels
+// top_api_name/top_nvtx_name (was top_detail).
+inline constexpr int kReportJsonSchemaVersion = 3;
 
 // Per (trace, device) sums over the windows, for the combined summary.
 struct DeviceTotals {

@@ -142,3 +142,19 @@ def test_several_ranks_give_the_clis_cross_rank_comparison(cli, data):
     assert sorted(report.windows["trace_index"]) == [0, 1]
     pairs = report.overlap_pairs.query("pair == 'compute|H2D'").set_index("trace_index")["overlapped_ns"]
     assert pairs[0] > 0 and pairs[1] == 0
+
+
+def test_columns_say_what_they_hold(cpu_starved):
+    # One vocabulary (analyzer/README.md): a stream is cited by id, a call
+    # by api_name, an NVTX range by nvtx_name; no column is called detail.
+    report = cpu_starved.report()
+    assert {"stream_id_a", "stream_id_b"} <= set(report.overlap_stream_pairs.columns)
+    assert {"op_a_stream_id", "op_b_stream_id"} <= set(report.hazards.columns)
+    for frame in (report.gap_causes, report.worst_gap_parts):
+        assert {"api_name", "nvtx_name"} <= set(frame.columns)
+    causes = report.gap_causes
+    assert "host_prepare" in set(causes.loc[causes["cause"] == "host_nvtx_range", "nvtx_name"])
+    assert causes.loc[causes["cause"] != "host_nvtx_range", "nvtx_name"].isna().all()
+    for name, frame in report.tables().items():
+        assert "detail" not in frame.columns, name
+        assert not {"stream_a", "stream_b"} & set(frame.columns), name

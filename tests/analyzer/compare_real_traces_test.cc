@@ -114,7 +114,7 @@ TEST_P(DiagnoseRealTraces, NamesThePlantedCauseFirst) {
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, GetParam().cause) << Causes(r);
   if (GetParam().cause == DiagnoseCause::kCpuStarvation) {
-    EXPECT_EQ(r.primary()->labels.at("top_detail"), "host_prepare");
+    EXPECT_EQ(r.primary()->labels.at("top_nvtx_name"), "host_prepare");
   }
 }
 

@@ -252,7 +252,7 @@ TEST(CompareJson, VerdictMetricsAndDiagnoseAreDocumentedKeys) {
   TraceModel variant = Build(Pipeline{.streams = 2, .h2d_ns = us(600), .host = MemoryKind::kPageable});
   CompareResult r = CompareRuns({&control}, {&variant});
   nlohmann::json j = CompareToJson(r);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["generator"], "streamscope compare");
   EXPECT_EQ(j["verdict"]["verdict"], "OVERLAP_WITHOUT_GAIN");
   EXPECT_FALSE(j["verdict"]["verified"].get<bool>());

@@ -239,7 +239,7 @@ TEST(Diagnose, HostWorkInAnNvtxRangeIsCpuStarvation) {
   const DiagnoseFinding& f = *r.primary();
   EXPECT_EQ(f.cause, DiagnoseCause::kCpuStarvation) << Causes(r);
   EXPECT_EQ(f.impact_ns, us(300));
-  EXPECT_EQ(f.labels.at("top_detail"), "host_prepare");
+  EXPECT_EQ(f.labels.at("top_nvtx_name"), "host_prepare");
   EXPECT_EQ(f.tids, (std::vector<int64_t>{1}));
   EXPECT_NE(DiagnoseRemedy(f).find("'host_prepare'"), std::string::npos);
 }

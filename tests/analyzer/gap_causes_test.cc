@@ -1,6 +1,7 @@
 #include "analyzer/analysis/gap_causes.h"
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -307,8 +308,10 @@ TEST(GapCauses, JsonAndTablesNameOpsThreadsAndCauses) {
   EXPECT_EQ(g["prev_op"]["id"], 1);
   EXPECT_EQ(g["next_op"]["name"], "k2");
   EXPECT_EQ(g["api"]["tid"], 7);
-  EXPECT_EQ(g["parts"][1]["detail"], "host_prepare");
+  EXPECT_EQ(g["parts"][1]["nvtx_name"], "host_prepare");
   EXPECT_EQ(g["parts"][1]["nvtx_range_id"], 1);
+  EXPECT_TRUE(g["parts"][1]["api_name"].is_null());
+  EXPECT_FALSE(g["parts"][0].contains("detail"));
   std::vector<ResultTable> tables = GapCausesToTables(r, m);
   ASSERT_EQ(tables.size(), 3u);
   EXPECT_EQ(tables[0].name, "analysis_gap_causes");
@@ -326,8 +329,8 @@ TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
   TraceModel m = b.Build();
   std::vector<ResultTable> tables = GapCausesToTables(AnalyzeGapCauses(m, W(0, us(115))), m);
   const ResultTable& parts = tables[2];
-  ASSERT_EQ(parts.columns, (std::vector<std::string>{"window", "rank", "part_index", "cause", "detail", "start_ns",
-                                                     "end_ns", "length_ns", "api_id", "nvtx_range_id"}));
+  ASSERT_EQ(parts.columns, (std::vector<std::string>{"window", "rank", "part_index", "cause", "start_ns", "end_ns",
+                                                     "length_ns", "api_id", "api_name", "nvtx_range_id", "nvtx_name"}));
   // The first worst gap: unannotated 5 us, range 'host_prepare' 70 us,
   // unannotated 10 us, submission latency 5 us.
   std::vector<std::string> causes;
@@ -335,14 +338,46 @@ TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
   for (const auto& row : parts.rows) {
     if (std::get<int64_t>(row[1]) != 1) continue;
     causes.push_back(std::get<std::string>(row[3]));
-    lengths.push_back(std::get<int64_t>(row[7]));
+    lengths.push_back(std::get<int64_t>(row[6]));
   }
   EXPECT_EQ(causes, (std::vector<std::string>{"host_unannotated", "host_nvtx_range", "host_unannotated",
                                               "submission_latency"}));
   EXPECT_EQ(lengths, (std::vector<int64_t>{us(5), us(70), us(10), us(5)}));
-  EXPECT_EQ(std::get<std::string>(parts.rows[1][4]), "host_prepare");
-  EXPECT_EQ(std::get<int64_t>(parts.rows[1][9]), 1);                      // the NVTX range's row id
-  EXPECT_TRUE(std::holds_alternative<std::monostate>(parts.rows[0][4]));  // no detail: NULL
+  EXPECT_EQ(std::get<std::string>(parts.rows[1][10]), "host_prepare");     // nvtx_name
+  EXPECT_EQ(std::get<int64_t>(parts.rows[1][9]), 1);                       // the NVTX range's row id
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(parts.rows[1][8]));   // no call: api_name NULL
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(parts.rows[0][10]));  // unannotated: no name, NULL
+}
+
+TEST(GapCauses, ABlockingCallIsNamedAsApiNameAndAnNvtxRangeAsNvtxName) {
+  ModelBuilder b = StarvedPipeline();
+  b.Api("cudaStreamSynchronize", 7, us(20), us(50));
+  b.Nvtx("host_prepare", 7, us(60), us(90), 0);
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  nlohmann::json j = GapCausesToJson(r, m);
+  std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> names;  // cause -> (api_name, nvtx_name)
+  for (const nlohmann::json& t : j["totals"]) {
+    EXPECT_FALSE(t.contains("detail"));
+    names[t["cause"]] = {t["api_name"], t["nvtx_name"]};
+  }
+  EXPECT_EQ(names["host_blocked_in_call"].first, "cudaStreamSynchronize");
+  EXPECT_TRUE(names["host_blocked_in_call"].second.is_null());
+  EXPECT_TRUE(names["host_nvtx_range"].first.is_null());
+  EXPECT_EQ(names["host_nvtx_range"].second, "host_prepare");
+  EXPECT_TRUE(names["host_unannotated"].first.is_null());
+  EXPECT_TRUE(names["host_unannotated"].second.is_null());
+  const ResultTable causes = GapCausesToTables(r, m)[0];
+  ASSERT_EQ(causes.columns, (std::vector<std::string>{"window", "device_id", "cause", "cpu_starvation", "api_name",
+                                                      "nvtx_name", "tid", "ns", "share_of_idle", "gaps"}));
+  int blocked_rows = 0;
+  for (const auto& row : causes.rows) {
+    if (std::get<std::string>(row[2]) != "host_blocked_in_call") continue;
+    ++blocked_rows;
+    EXPECT_EQ(std::get<std::string>(row[4]), "cudaStreamSynchronize");
+    EXPECT_TRUE(std::holds_alternative<std::monostate>(row[5]));
+  }
+  EXPECT_EQ(blocked_rows, 1);
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ TEST(Report, JsonHasTheDocumentedStructure) {
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;
   nlohmann::json j = nlohmann::json::parse(o.out);
-  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["schema_version"], 3);
   EXPECT_EQ(j["window_spec"]["kind"], "nvtx");
   ASSERT_EQ(j["traces"].size(), 1u);
   const nlohmann::json& t = j["traces"][0];

@@ -1,12 +1,20 @@
 // The summary every report opens with (analyzer/render/summary_render.h):
 // findings by the ranking's order, overlap against min(copy, compute), the
-// line budget; and, end to end, on the recorded pageable trace.
+// line budget; and, end to end, on the recorded traces: no line of a report,
+// diagnosis or comparison is wider than 120 columns.
 #include "analyzer/render/summary_render.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_join.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/compare_runner.h"
+#include "analyzer/commands/diagnose_runner.h"
 #include "analyzer/commands/report_runner.h"
 #include "analyzer/render/text_layout.h"
 #include "gtest/gtest.h"
@@ -131,15 +139,66 @@ TEST(SummaryReport, ThePageableTraceOpensWithPinnedMemoryAsTheChange) {
   EXPECT_NE(all.find("cudaMallocHost"), std::string::npos) << all;
 }
 
+std::vector<std::string> BundledTraces() {
+  std::vector<std::string> out;
+  for (const char* dir : {"tests/data", "tests/data/nsys"}) {
+    for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(dir)) {
+      if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The first line of `text` wider than the report's width, or "".
+std::string FirstWideLine(const std::string& text) {
+  for (const std::string& l : Lines(text)) {
+    if (TextColumns(l) > kReportTextColumns) return l;
+  }
+  return "";
+}
+
 TEST(SummaryReport, TheFullReportStartsWithTheSummaryAndHasNoLineOver120Columns) {
-  for (const char* trace : {"tests/data/pageable.sqlite", "tests/data/overlapped.sqlite", "tests/data/tiny_sync.sqlite",
-                            "tests/data/legacy_default.sqlite"}) {
+  std::vector<std::string> traces = BundledTraces();
+  ASSERT_GE(traces.size(), 15u);
+  for (const std::string& trace : traces) {
     ReportOptions options;
     options.traces = {trace};
-    std::vector<std::string> lines = Lines(Report(options));
+    std::string text = Report(options);
+    std::vector<std::string> lines = Lines(text);
     ASSERT_FALSE(lines.empty());
     EXPECT_EQ(lines[0].rfind("Summary of window ", 0), 0u) << trace;
-    for (const std::string& l : lines) EXPECT_LE(TextColumns(l), kReportTextColumns) << trace << ": " << l;
+    EXPECT_EQ(FirstWideLine(text), "") << trace;
+  }
+}
+
+TEST(SummaryReport, NoDiagnosisLineIsWiderThan120Columns) {
+  for (const std::string& trace : BundledTraces()) {
+    DiagnoseCommandOptions options;
+    options.traces = {trace};
+    std::ostringstream out, err;
+    EXPECT_EQ(ExitWith(RunDiagnose(options, out, err), err), kExitOk) << trace << ": " << err.str();
+    ASSERT_NE(out.str().find("Diagnosis ("), std::string::npos) << trace << ":\n" << out.str();
+    EXPECT_EQ(FirstWideLine(out.str()), "") << trace;
+  }
+}
+
+TEST(SummaryReport, NoComparisonLineIsWiderThan120Columns) {
+  const std::string seq = "tests/data/sequential.sqlite", ovl = "tests/data/overlapped.sqlite";
+  for (const auto& [control, variant] : std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>>{
+           {{seq}, {ovl}},
+           {{seq}, {"tests/data/pageable.sqlite"}},
+           {{seq}, {"tests/data/racy.sqlite"}},
+           {{"tests/data/launch_individual.sqlite"}, {"tests/data/launch_graph.sqlite"}},
+           {{seq, seq, seq}, {ovl, ovl, ovl}}}) {  // several runs: the table shows [min..max, MAD]
+    CompareCommandOptions options;
+    options.control = control;
+    options.variant = variant;
+    std::ostringstream out;
+    (void)RunCompare(options, out);  // a verdict other than VERIFIED is not an error here
+    const std::string what = absl::StrJoin(control, " ") + " vs " + absl::StrJoin(variant, " ");
+    ASSERT_NE(out.str().find("Verdict: "), std::string::npos) << what;
+    EXPECT_EQ(FirstWideLine(out.str()), "") << what << ":\n" << out.str();
   }
 }
 
