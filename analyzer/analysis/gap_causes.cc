@@ -8,9 +8,11 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
+#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/model/saturating.h"
 
@@ -29,6 +31,7 @@ std::string_view GapCauseName(GapCause c) {
     case GapCause::kUnknownSubmitter: return "unknown_submitter";
     case GapCause::kWindowStart: return "window_start";
     case GapCause::kWindowEnd: return "window_end";
+    case GapCause::kFirstLaunch: return "first_launch";
   }
   return "unknown";
 }
@@ -232,7 +235,9 @@ class GapClassifier {
         facts_(model.Derived<GapCausesFacts>()),
         threads_(facts_.threads),
         waits_by_stream_(facts_.waits_by_stream),
-        ends_by_device_(facts_.ends_by_device) {}
+        ends_by_device_(facts_.ends_by_device) {
+    for (const FirstLaunchOutlier& f : DefaultSteadyState(model).first_launches) first_launch_calls_.insert(f.api);
+  }
 
   size_t Slot(int32_t device) const { return facts_.Slot(device); }
 
@@ -306,7 +311,9 @@ class GapClassifier {
       if (call_start >= e) break;
       if (call_start > cursor) ClassifyOutsideCalls(gap, t, cursor, call_start);
       int64_t cs = std::max(call_start, cursor), ce = std::min(call_end, e);
-      AddPart(gap, GapCause::kHostBlockedInCall, cs, ce, api.name[index], index);
+      const GapCause cause =
+          first_launch_calls_.contains(index) ? GapCause::kFirstLaunch : GapCause::kHostBlockedInCall;
+      AddPart(gap, cause, cs, ce, api.name[index], index);
       cursor = std::max(cursor, ce);
     }
     if (cursor < e) ClassifyOutsideCalls(gap, t, cursor, e);
@@ -369,6 +376,7 @@ class GapClassifier {
   const absl::flat_hash_map<int64_t, ThreadActivity>& threads_;
   const std::vector<std::vector<int64_t>>& waits_by_stream_;
   const std::vector<std::vector<int64_t>>& ends_by_device_;
+  absl::flat_hash_set<int32_t> first_launch_calls_;  // api indices of first-launch outliers
 };
 
 // Keeps the `limit` longest gaps (ties: the earlier one).

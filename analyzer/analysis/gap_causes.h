@@ -11,7 +11,10 @@
 //   * X has no recorded submitting call           -> unknown_submitter.
 //   * A.start > gs: the GPU waited for the CPU. [gs, min(A.start, ge)) is
 //     split by what T did: inside a CUDA API call (outermost call on T; the
-//     call is named) -> host_blocked_in_call; else inside an NVTX range on T
+//     call is named) -> host_blocked_in_call, or first_launch when the call
+//     is a first-launch outlier (steady_state.h: a kernel's first launch much
+//     slower than its others, loading its module; reported apart, never CPU
+//     starvation); else inside an NVTX range on T
 //     (the innermost one, named) -> host_nvtx_range; else
 //     host_unannotated. The rest, [A.start, ge), is the launch path of X
 //     -> submission_latency.
@@ -54,12 +57,13 @@ enum class GapCause : uint8_t {
   kUnknownSubmitter = 8,
   kWindowStart = 9,
   kWindowEnd = 10,
+  kFirstLaunch = 11,
 };
-inline constexpr int kNumGapCauses = 11;
+inline constexpr int kNumGapCauses = 12;
 // "host_blocked_in_call", "host_nvtx_range", "host_unannotated",
 // "submission_latency", "dependency_event_wait", "dependency_host_callback",
 // "dependency_other_stream", "queued_unexplained", "unknown_submitter",
-// "window_start", "window_end".
+// "window_start", "window_end", "first_launch".
 std::string_view GapCauseName(GapCause c);
 // The three host_* causes: the GPU waited for the CPU.
 bool IsCpuStarvation(GapCause c);
@@ -75,7 +79,7 @@ struct GapPart {
   GapCause cause = GapCause::kHostUnannotated;
   int64_t start_ns = 0, end_ns = 0;
   StringId detail = kNoString;  // API name (blocked) or NVTX range name
-  int32_t api = -1;             // host_blocked_in_call: the blocking call (api index)
+  int32_t api = -1;             // host_blocked_in_call, first_launch: the blocking call (api index)
   int32_t nvtx = -1;            // host_nvtx_range: index into model.nvtx_ranges
   int64_t length() const { return end_ns - start_ns; }
 };

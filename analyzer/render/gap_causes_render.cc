@@ -72,6 +72,8 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
     case GapCause::kUnknownSubmitter: return "next op has no recorded API call";
     case GapCause::kWindowStart: return "before the first op";
     case GapCause::kWindowEnd: return "after the last op";
+    case GapCause::kFirstLaunch:
+      return "blocked in " + std::string(model.strings.Get(detail)) + ", a first launch (module loading)";
   }
   return "unknown";
 }

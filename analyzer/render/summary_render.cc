@@ -59,6 +59,9 @@ ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, c
     d.window_ns = g.window_ns;
     d.busy_ns = g.busy_ns;
     d.idle_ns = g.idle_ns;
+    for (const DeviceGapSummary& c : r.gap_causes.devices) {
+      if (c.device_id == d.device_id) d.first_launch_ns = c.cause_ns[static_cast<int>(GapCause::kFirstLaunch)];
+    }
     s.devices.push_back(d);
   }
   for (const DeviceOverlap& o : r.overlap.devices) {
@@ -128,9 +131,12 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     add("  No GPU op in the window.");
   } else if (static_cast<int>(s.devices.size()) <= kMaxDeviceLines) {
     for (const SummaryDevice& d : s.devices) {
-      add(absl::StrCat("  GPU ", d.device_id, ": busy ", FormatDuration(d.busy_ns), " (",
-                       FormatShare(d.busy_ns, d.window_ns), "), idle ", FormatDuration(d.idle_ns), " (",
-                       FormatShare(d.idle_ns, d.window_ns), ") of the window"));
+      add(absl::StrCat(
+          "  GPU ", d.device_id, ": busy ", FormatDuration(d.busy_ns), " (", FormatShare(d.busy_ns, d.window_ns),
+          "), idle ", FormatDuration(d.idle_ns), " (", FormatShare(d.idle_ns, d.window_ns),
+          // Module loading is reported apart (start-up line), not a cause to remove.
+          d.first_launch_ns > 0 ? absl::StrCat("; ", FormatDuration(d.first_launch_ns), " in first launches") : "",
+          ") of the window"));
     }
   } else {
     add(absl::StrCat("  ", s.devices.size(), " GPUs: busy ", FormatDuration(s.busy_ns), " (",

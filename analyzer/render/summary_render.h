@@ -45,6 +45,7 @@ struct SummaryDevice {
   int64_t window_ns = 0, busy_ns = 0, idle_ns = 0;
   int64_t copy_ns = 0, compute_ns = 0;
   int64_t overlap_ns = 0, overlap_possible_ns = 0;  // copy beside compute; min(copy, compute)
+  int64_t first_launch_ns = 0;  // of idle_ns: host blocked in a first launch (module loading); gap causes
 };
 
 struct SummaryFinding {

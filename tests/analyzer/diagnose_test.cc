@@ -244,6 +244,29 @@ TEST(Diagnose, HostWorkInAnNvtxRangeIsCpuStarvation) {
   EXPECT_NE(DiagnoseRemedy(f).find("'host_prepare'"), std::string::npos);
 }
 
+// A first launch's call that runs on after its kernel (module loading) is
+// reported apart: CPU starvation counts only the host work between launches,
+// and its remedy does not tell the user to move the launch call.
+TEST(Diagnose, FirstLaunchTailIsNotCpuStarvation) {
+  ModelBuilder b;
+  AddDevice(b);
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("w", 13, us(5), us(15), ApiTimes{us(0), us(200), 7});
+  b.Kernel("w", 13, us(312), us(400), ApiTimes{us(300), us(310), 7});
+  b.Nvtx("prepare", 7, us(410), us(500));
+  b.Kernel("w", 13, us(512), us(600), ApiTimes{us(500), us(510), 7});
+  TraceModel m = b.Build();
+  DiagnoseResult r = Diagnose(m);  // GPU span [5, 600)
+  const DiagnoseFinding* f = nullptr;
+  for (const DiagnoseFinding& x : r.findings) {
+    if (x.cause == DiagnoseCause::kCpuStarvation) f = &x;
+  }
+  ASSERT_NE(f, nullptr) << Causes(r);
+  EXPECT_EQ(f->impact_ns, us(200));  // [200, 300) unannotated + [400, 500): 10 us unannotated, 90 us 'prepare'
+  EXPECT_EQ(f->labels.at("top_cause"), "host_unannotated");
+  EXPECT_EQ(DiagnoseRemedy(*f).find("cudaLaunchKernel"), std::string::npos) << DiagnoseRemedy(*f);
+}
+
 TEST(Diagnose, SameCopiesSlowerWhenOverlappedIsContention) {
   ModelBuilder b;
   AddDevice(b);

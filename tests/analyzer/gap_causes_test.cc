@@ -64,6 +64,35 @@ TEST(GapCauses, HostWorkBeforeLaunchIsCpuStarvation) {
   EXPECT_EQ(r.threads[0].starved_ns, us(85));
 }
 
+// The shape of persistent_kernel.sqlite: a kernel's first launch call runs
+// on for 185 us after its kernel ended (loading the module); later launches
+// take 10 us. That tail is a first launch, reported apart: not starvation.
+ModelBuilder SlowFirstLaunch() {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("w", 13, us(5), us(15), ApiTimes{us(0), us(200), 7});
+  b.Kernel("w", 13, us(312), us(400), ApiTimes{us(300), us(310), 7});
+  b.Kernel("w", 13, us(512), us(600), ApiTimes{us(500), us(510), 7});
+  return b;
+}
+
+TEST(GapCauses, HostBlockedInAFirstLaunchIsFirstLaunchNotStarvation) {
+  TraceModel m = SlowFirstLaunch().Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(600)));
+  EXPECT_EQ(CauseNs(r, GapCause::kFirstLaunch), us(185));  // [15, 200)
+  EXPECT_EQ(DetailNs(r, m, GapCause::kFirstLaunch, "cudaLaunchKernel"), us(185));
+  EXPECT_EQ(CauseNs(r, GapCause::kHostBlockedInCall), 0);
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(200));  // [200, 300) + [400, 500)
+  ASSERT_EQ(r.threads.size(), 1u);
+  EXPECT_EQ(r.threads[0].starved_ns, us(200));
+  EXPECT_FALSE(IsCpuStarvation(GapCause::kFirstLaunch));
+  EXPECT_EQ(GapCauseName(GapCause::kFirstLaunch), "first_launch");
+  std::ostringstream text;
+  RenderGapCausesText(r, m, text);
+  EXPECT_NE(text.str().find("blocked in cudaLaunchKernel, a first launch (module loading) 185 us"), std::string::npos)
+      << text.str();
+}
+
 TEST(GapCauses, GapInsideNvtxRangeIsAttributedToIt) {
   ModelBuilder b = StarvedPipeline();
   b.Nvtx("iteration", 7, us(10), us(200), 0);
