@@ -35,9 +35,9 @@ nlohmann::json OpJson(const TraceModel& model, int32_t op) {
 }
 
 // A part's name says what it is: the blocking call's name (api_name) for
-// host_blocked_in_call, the NVTX range's name (nvtx_name) for
+// host_blocked_in_call and first_launch, the NVTX range's name (nvtx_name) for
 // host_nvtx_range; the other is none (NULL).
-bool IsApiName(GapCause cause) { return cause == GapCause::kHostBlockedInCall; }
+bool IsApiName(GapCause cause) { return cause == GapCause::kHostBlockedInCall || cause == GapCause::kFirstLaunch; }
 bool IsNvtxName(GapCause cause) { return cause == GapCause::kHostNvtxRange; }
 
 nlohmann::json NameJson(const TraceModel& model, StringId id, bool applies) {
