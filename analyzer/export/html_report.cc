@@ -383,8 +383,20 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   if (!sum.workload.validation.empty()) {
     kv("validation", sum.workload.validation, sum.workload.validation_failed() ? "fail" : "pass");
   }
-  kv("window", absl::StrCat(in.window.label, " — ", FormatDuration(in.window.length())));
-  kv("ops in window", absl::StrCat(blocks.ops));
+  // The analyses' window (the one the page opens on) and, when the page draws
+  // more around it, the drawn span: their lengths must not be mixed up.
+  const Window& view = in.view.length() > 0 ? in.view : in.window;
+  kv("window", absl::StrCat(view.label, " — ", FormatDuration(view.length())));
+  if (view.start_ns != in.window.start_ns || view.end_ns != in.window.end_ns) {
+    kv("drawn", absl::StrCat(FormatDuration(in.window.length()), ", ", blocks.ops,
+                             " ops (zoom out to see what lies outside the window)"));
+  }
+  int64_t ops_in_view = 0;
+  {
+    auto [first, last] = m.OpRangeFor(view.start_ns, view.end_ns + 1);
+    for (size_t i = first; i < last; ++i) ops_in_view += InWindow(m.ops.start_ns[i], m.ops.end_ns[i], view) ? 1 : 0;
+  }
+  kv("ops in window", absl::StrCat(ops_in_view));
   absl::StrAppend(out, "</table>");
   if (!m.devices.empty()) {
     absl::StrAppend(out,
@@ -402,9 +414,9 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   // Ops per category and stream in the window.
   std::array<int64_t, kNumOpCategories> cat{};
   std::array<int64_t, kNumOpCategories> cat_ns{};
-  auto [first, last] = m.OpRangeFor(in.window.start_ns, in.window.end_ns + 1);
+  auto [first, last] = m.OpRangeFor(view.start_ns, view.end_ns + 1);
   for (size_t i = first; i < last; ++i) {
-    if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], in.window)) continue;
+    if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], view)) continue;
     int c = static_cast<int>(m.ops.category[i]);
     ++cat[c];
     cat_ns[c] += m.ops.end_ns[i] - m.ops.start_ns[i];

@@ -6,7 +6,9 @@
 
 #include "analyzer/analysis/critical_path.h"
 #include "analyzer/analysis/window.h"
+#include "analyzer/base/units.h"
 #include "analyzer/export/html_report.h"
+#include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/export_test_util.h"
@@ -72,6 +74,30 @@ TEST_F(TimelineSummary, ThePageOpensOnTheAnalysedWindow) {
   ASSERT_TRUE(std::regex_search(html, m, std::regex(R"re(data-view-start="([0-9.]+)" data-view-width="([0-9.]+)")re")));
   EXPECT_NEAR(std::stod(m[1]), (view.start_ns - whole_.start_ns) / 1e3, 1e-3);
   EXPECT_NEAR(std::stod(m[2]), view.length() / 1e3, 1e-3);
+}
+
+// The summary table gives the analysed window's label and length and counts
+// its ops; the span drawn around it is a row of its own.
+TEST_F(TimelineSummary, TheWindowRowIsTheAnalysedWindowNotTheDrawnSpan) {
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kNvtxRange;
+  spec.nvtx_name = "iteration";
+  spec.nvtx_instance = 3;
+  Window view = ResolveWindows(model_, spec).value().front();
+  ASSERT_LT(view.length(), whole_.length());
+  HtmlTimelineInput in{"", &model_, whole_, nullptr, view};
+  std::string html = WriteHtml(dir_, in);
+  EXPECT_NE(html.find("<th>window</th><td>" + view.label + " — " + FormatDuration(view.length()) + "</td>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<th>window</th><td>" + view.label + " — " + FormatDuration(whole_.length())), std::string::npos);
+  EXPECT_NE(html.find("<th>drawn</th><td>" + FormatDuration(whole_.length())), std::string::npos);
+  int64_t in_view = 0;
+  for (size_t i = 0; i < model_.ops.size(); ++i) {
+    in_view += InWindow(model_.ops.start_ns[i], model_.ops.end_ns[i], view) ? 1 : 0;
+  }
+  ASSERT_GT(in_view, 0);
+  ASSERT_LT(in_view, static_cast<int64_t>(model_.ops.size()));
+  EXPECT_NE(html.find("<th>ops in window</th><td>" + std::to_string(in_view) + "</td>"), std::string::npos);
 }
 
 TEST_F(TimelineSummary, WithoutAViewThePageOpensOnEverythingDrawn) {
