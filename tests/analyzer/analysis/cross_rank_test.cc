@@ -5,7 +5,7 @@
 
 #include "analyzer/analysis/rank_facts.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

@@ -7,7 +7,7 @@
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/gap_causes_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "analyzer/render/hidden_sync_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

@@ -10,7 +10,7 @@
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/launch_stats.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

@@ -18,7 +18,7 @@
 #include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

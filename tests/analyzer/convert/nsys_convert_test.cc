@@ -21,7 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
-#include "tests/analyzer/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys_test_util.h"
 
 namespace streamscope {
 namespace {

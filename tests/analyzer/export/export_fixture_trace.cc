@@ -1,4 +1,4 @@
-#include "tests/export/export_fixture_trace.h"
+#include "tests/analyzer/export/export_fixture_trace.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>

@@ -23,8 +23,8 @@
 // (legacy-stream serialization); and a synchronous cudaMemcpy call
 // [T+6us, T+50us) whose D2H to pageable memory runs [T+40us, T+48us) on
 // stream 7 (an implicitly synchronizing call). 3 more ops, 3 more calls.
-#ifndef STREAMSCOPE_TESTS_EXPORT_EXPORT_FIXTURE_TRACE_H_
-#define STREAMSCOPE_TESTS_EXPORT_EXPORT_FIXTURE_TRACE_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_FIXTURE_TRACE_H_
+#define STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_FIXTURE_TRACE_H_
 
 #include <cstdint>
 #include <string>
@@ -51,4 +51,4 @@ std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& opt
 
 }  // namespace streamscope::testing
 
-#endif  // STREAMSCOPE_TESTS_EXPORT_EXPORT_FIXTURE_TRACE_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_FIXTURE_TRACE_H_

@@ -1,7 +1,7 @@
 // The self-contained HTML report: its markup (no network, the DOM contract
 // the browser test and users rely on), downsampling of huge windows and the
 // several-timelines form `compare` uses. The browser itself runs in
-// tests/export/html_browser_test.sh.
+// tests/analyzer/export/html_browser_test.sh.
 #include <regex>
 
 #include "analyzer/analysis/window.h"
@@ -10,7 +10,7 @@
 #include "analyzer/export/op_downsampler.h"
 #include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/export_test_util.h"
+#include "tests/analyzer/export/export_test_util.h"
 
 namespace streamscope {
 namespace {

@@ -1,7 +1,7 @@
 // Helpers for the export tests: a fixture trace in a temporary folder, and
 // a parsed Chrome trace-event document indexed by track.
-#ifndef STREAMSCOPE_TESTS_ANALYZER_EXPORT_TEST_UTIL_H_
-#define STREAMSCOPE_TESTS_ANALYZER_EXPORT_TEST_UTIL_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_TEST_UTIL_H_
+#define STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_TEST_UTIL_H_
 
 #include <unistd.h>
 
@@ -15,7 +15,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/export/export_fixture_trace.h"
+#include "tests/analyzer/export/export_fixture_trace.h"
 
 namespace streamscope::testing {
 
@@ -93,4 +93,4 @@ inline ParsedTrace ParseTraceEvents(const std::string& text) {
 
 }  // namespace streamscope::testing
 
-#endif  // STREAMSCOPE_TESTS_ANALYZER_EXPORT_TEST_UTIL_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_EXPORT_EXPORT_TEST_UTIL_H_

@@ -6,7 +6,7 @@
 #
 #   html_browser_test.sh STREAMSCOPE MAKE_EXPORT_TRACE ARTIFACT_DIR
 #
-# Reports: the synthetic fixture trace (tests/export/export_fixture_trace.h)
+# Reports: the synthetic fixture trace (tests/analyzer/export/export_fixture_trace.h)
 # and, when committed, the recorded workload traces tests/data/overlapped.sqlite,
 # tests/data/sequential.sqlite and tests/data/pageable.sqlite (the opening
 # view, the report's window, the primary finding's fix). Exits 77

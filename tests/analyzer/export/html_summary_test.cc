@@ -9,7 +9,7 @@
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/export_test_util.h"
+#include "tests/analyzer/export/export_test_util.h"
 
 namespace streamscope {
 namespace {

@@ -4,7 +4,7 @@
 # and tests/data/sequential.sqlite when present, else synthetic stand-ins
 # from make_export_trace (and says so).
 #
-#   tests/export/make_doc_screenshots.sh BUILD_DIR
+#   tests/analyzer/export/make_doc_screenshots.sh BUILD_DIR
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-build}" && pwd)

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "tests/export/export_fixture_trace.h"
+#include "tests/analyzer/export/export_fixture_trace.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -15,7 +15,7 @@
 #include "analyzer/render/op_ref.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys_test_util.h"
 
 namespace streamscope {
 namespace {

@@ -12,7 +12,7 @@
 #include "analyzer/model/trace_model.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys_test_util.h"
 
 namespace streamscope {
 namespace {

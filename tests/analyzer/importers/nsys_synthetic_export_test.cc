@@ -13,7 +13,7 @@
 #include "analyzer/sqlite/sqlite_db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys_test_util.h"
 
 namespace streamscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "tests/analyzer/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys_test_util.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 // Helpers for the Nsight Systems importer tests: paths of the real exports,
 // plain-SQL figures computed with the raw sqlite3 API (independently of the
 // analyzer's reader), and synthetic exports in the 2.x and 3.x layouts.
-#ifndef STREAMSCOPE_TESTS_ANALYZER_NSYS_TEST_UTIL_H_
-#define STREAMSCOPE_TESTS_ANALYZER_NSYS_TEST_UTIL_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_IMPORTERS_NSYS_TEST_UTIL_H_
+#define STREAMSCOPE_TESTS_ANALYZER_IMPORTERS_NSYS_TEST_UTIL_H_
 
 #include <cstdint>
 #include <string>
@@ -67,4 +67,4 @@ void CreateExport(const std::string& path, const ExportLayout& layout);
 
 }  // namespace streamscope::nsys_test
 
-#endif  // STREAMSCOPE_TESTS_ANALYZER_NSYS_TEST_UTIL_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_IMPORTERS_NSYS_TEST_UTIL_H_

@@ -1,15 +1,15 @@
 // Helpers for analyses 8 and 9 tests: event ops, allocations and memory
 // accesses added to a ModelBuilder's model, and ops found by their source
 // ids after Build(). Header-only; not thread-safe.
-#ifndef STREAMSCOPE_TESTS_ANALYZER_MEMORY_TRACE_UTIL_H_
-#define STREAMSCOPE_TESTS_ANALYZER_MEMORY_TRACE_UTIL_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_MODEL_MEMORY_TRACE_UTIL_H_
+#define STREAMSCOPE_TESTS_ANALYZER_MODEL_MEMORY_TRACE_UTIL_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "analyzer/model/trace_model.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope::testing {
 
@@ -78,4 +78,4 @@ inline void AddAccess(TraceModel& m, int32_t op, uint64_t address, uint64_t byte
 
 }  // namespace streamscope::testing
 
-#endif  // STREAMSCOPE_TESTS_ANALYZER_MEMORY_TRACE_UTIL_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_MODEL_MEMORY_TRACE_UTIL_H_

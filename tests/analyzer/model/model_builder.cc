@@ -1,4 +1,4 @@
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 #include <random>
 #include <utility>

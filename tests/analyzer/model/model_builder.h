@@ -5,8 +5,8 @@
 // Source ids are assigned per op table ("kernel", "memcpy", "memset") from
 // 1 in call order, so a test can state which op a finding must name.
 // Not thread-safe; one builder per test.
-#ifndef STREAMSCOPE_TESTS_ANALYZER_MODEL_BUILDER_H_
-#define STREAMSCOPE_TESTS_ANALYZER_MODEL_BUILDER_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_MODEL_MODEL_BUILDER_H_
+#define STREAMSCOPE_TESTS_ANALYZER_MODEL_MODEL_BUILDER_H_
 
 #include <cstdint>
 #include <optional>
@@ -80,4 +80,4 @@ TraceModel RandomInconsistentTrace(uint64_t seed, int ops);
 
 }  // namespace streamscope::testing
 
-#endif  // STREAMSCOPE_TESTS_ANALYZER_MODEL_BUILDER_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_MODEL_MODEL_BUILDER_H_

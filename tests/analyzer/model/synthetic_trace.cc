@@ -1,4 +1,4 @@
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 #include <sqlite3.h>
 #include <unistd.h>

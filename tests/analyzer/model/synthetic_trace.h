@@ -5,8 +5,8 @@
 //
 // Source ids are assigned per table from 1 in call order; an op's device is
 // its stream's device. Not thread-safe; one per test.
-#ifndef STREAMSCOPE_TESTS_ANALYZER_SYNTHETIC_TRACE_H_
-#define STREAMSCOPE_TESTS_ANALYZER_SYNTHETIC_TRACE_H_
+#ifndef STREAMSCOPE_TESTS_ANALYZER_MODEL_SYNTHETIC_TRACE_H_
+#define STREAMSCOPE_TESTS_ANALYZER_MODEL_SYNTHETIC_TRACE_H_
 
 #include <cstdint>
 #include <optional>
@@ -80,4 +80,4 @@ absl::Status ExecSql(const std::string& path, const std::string& sql);
 
 }  // namespace streamscope::testing
 
-#endif  // STREAMSCOPE_TESTS_ANALYZER_SYNTHETIC_TRACE_H_
+#endif  // STREAMSCOPE_TESTS_ANALYZER_MODEL_SYNTHETIC_TRACE_H_

@@ -8,8 +8,8 @@
 #include "analyzer/commands/compare_runner.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {
