@@ -12,6 +12,7 @@
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/steady_state_render.h"
+#include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -36,7 +37,7 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
         RenderDiagnoseTraceHeader(model, summary, out);
         if (options.window.kind == WindowSpec::Kind::kDefault)
           RenderDefaultWindowText(DefaultSteadyState(model), model, out);
-        for (const std::string& w : summary.warnings)
+        for (const std::string& w : TraceSummaryWarnings(summary))
           err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
       first = false;
