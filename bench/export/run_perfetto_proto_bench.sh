@@ -21,7 +21,8 @@ run() {
   sync
   measure "$name" "$@"
   local writer size
-  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out")
+  # The command prints "wrote ... in X s" on stderr, which measure keeps with /usr/bin/time's lines.
+  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out" "$work/$name.time")
   size=$(awk -v b="$(stat -c %s "$output")" 'BEGIN {printf "%.1f", b/1e6}')
   sizes[$name]=$size
   rows+=("| $name | \`${*//$work\//}\` | $wall | $cpu | $writer | $rss | $size |")
