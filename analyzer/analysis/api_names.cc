@@ -1,6 +1,7 @@
 #include "analyzer/analysis/api_names.h"
 
 #include <algorithm>
+#include <initializer_list>
 
 namespace streamscope {
 
@@ -15,6 +16,27 @@ std::string_view BaseApiName(std::string_view n) {
     n = n.substr(0, v);
   }
   return n;
+}
+
+DeviceDrainingCall DeviceDrainingCallOf(std::string_view n) {
+  auto is_any = [&](std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  if (is_any({"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+              "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemHostUnregister"})) {
+    return DeviceDrainingCall::kPinnedAllocFree;
+  }
+  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray",
+              "cudaFreeArray", "cudaMallocManaged", "cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "cuMemAlloc",
+              "cuMemFree", "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
+              "cuArray3DCreate"})) {
+    return DeviceDrainingCall::kAllocFree;
+  }
+  if (is_any({"cudaDeviceSetLimit", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaThreadSetLimit",
+              "cudaThreadSetCacheConfig", "cuCtxSetLimit", "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"})) {
+    return DeviceDrainingCall::kDeviceConfig;
+  }
+  return DeviceDrainingCall::kNone;
 }
 
 }  // namespace streamscope

@@ -5,8 +5,6 @@
 #include <map>
 #include <set>
 
-#include "absl/strings/str_cat.h"
-
 namespace streamscope {
 namespace {
 
@@ -60,9 +58,7 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
       a.method = "wall_clock";
     } else {
       a.method = "none";
-      result.notes.push_back(
-          "some traces record no wall-clock start (metadata start_wall_time_ns, start_trace_ns): "
-          "their clocks have no first estimate");
+      result.notes.push_back({CrossRankNote::Kind::kNoWallClockStart});
     }
     for (size_t r = 0; r < n; ++r) result.ranks[r].wall_clock_offset_ns = offset[r];
     if (!matches.empty()) {
@@ -111,10 +107,7 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   // Collective ends agree within microseconds; far more means the k-th
   // kernels were not the same collective (a rank's window cut one off).
   if (a.method == "collectives" && a.residual_max_ns > kSuspectResidualNs) {
-    result.notes.push_back(absl::StrCat("after alignment some collectives' ends still differ by up to ",
-                                        a.residual_max_ns,
-                                        " ns: the k-th kernels of a name may not be the same "
-                                        "collective on every rank (do the windows cover the same steps?)"));
+    result.notes.push_back({CrossRankNote::Kind::kLargeResidual, a.residual_max_ns});
   }
   return offset;
 }
@@ -146,12 +139,10 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
     ++unnumbered;
   }
   if (unnumbered > 0) {
-    result.notes.push_back(absl::StrCat(unnumbered,
-                                        " trace(s) carry no rank (metadata env:RANK); they are "
-                                        "numbered in argument order after the others"));
+    result.notes.push_back({CrossRankNote::Kind::kRanksNumberedInOrder, unnumbered});
   }
   if (duplicate) {
-    result.notes.push_back("several traces claim the same rank (env:RANK): are they from different runs?");
+    result.notes.push_back({CrossRankNote::Kind::kDuplicateRank});
   }
   size_t ref = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -197,9 +188,8 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
   const std::vector<int64_t> offset = AlignClocks(facts, matches, ref, shared_clock, result);
   if (!shared_clock && matches.empty()) {
     result.comparable = false;
-    result.notes.push_back(absl::StrCat("the traces come from ", hosts.size(), " host(s) and ", clocks.size(),
-                                        " clock domain(s) and share no collective to align their clocks with: "
-                                        "arrival times are not comparable, so who waited on whom is not computed"));
+    result.notes.push_back({CrossRankNote::Kind::kClocksNotComparable, static_cast<int64_t>(hosts.size()),
+                            static_cast<int64_t>(clocks.size())});
   }
 
   // Steps: the reference rank's windows, when every trace's are steps.
@@ -261,9 +251,7 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
     result.steps.push_back({index, result.ranks[worst].rank, acc.caused[worst], acc.max_skew, acc.collectives});
   }
   if (result.unmatched_kernels > 0) {
-    result.notes.push_back(absl::StrCat(result.unmatched_kernels,
-                                        " communication kernel(s) have no counterpart on every rank (different "
-                                        "counts per rank in the window): they are not matched"));
+    result.notes.push_back({CrossRankNote::Kind::kUnmatchedKernels, result.unmatched_kernels});
   }
   std::sort(skews.begin(), skews.end(), [](const CollectiveSkew& a, const CollectiveSkew& b) {
     return a.skew_ns != b.skew_ns ? a.skew_ns > b.skew_ns : a.first_start_ns < b.first_start_ns;

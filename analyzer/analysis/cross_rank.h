@@ -101,6 +101,22 @@ struct StepStraggler {
   int64_t collectives = 0;
 };
 
+// Something the merge could not do, or doubts; the figures only
+// (render/communication_render words it).
+struct CrossRankNote {
+  enum class Kind : uint8_t {
+    kRanksNumberedInOrder,  // `value` traces carry no rank (env:RANK): numbered after the others
+    kDuplicateRank,         // several traces claim the same rank
+    kNoWallClockStart,      // some traces record no wall-clock start: no first clock estimate
+    kLargeResidual,         // after alignment collective ends still differ by up to `value` ns
+    kClocksNotComparable,   // `value` hosts and `clock_domains` clock domains share no collective
+    kUnmatchedKernels,      // `value` communication kernels have no counterpart on every rank
+  };
+  Kind kind = Kind::kRanksNumberedInOrder;
+  int64_t value = 0;
+  int64_t clock_domains = 0;
+};
+
 struct CrossRankResult {
   std::vector<RankFigures> ranks;     // ascending rank
   bool comparable = true;             // arrival times comparable (shared or aligned clocks)
@@ -109,7 +125,7 @@ struct CrossRankResult {
   std::vector<CollectiveSkew> worst;  // largest skew first, at most `top`
   ClockAlignment alignment;
   std::vector<StepStraggler> steps;  // steps with a straggler, in step order
-  std::vector<std::string> notes;
+  std::vector<CrossRankNote> notes;
 };
 
 // Needs at least two inputs to say anything about waiting; with one it still

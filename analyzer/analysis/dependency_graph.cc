@@ -189,42 +189,7 @@ NameClass ClassifyName(std::string_view raw) {
     if (!is_async) return NameClass::kSyncCopy;
     return n.find("set") == std::string_view::npos ? NameClass::kAsyncCopy : NameClass::kNone;
   }
-  static constexpr std::string_view kDrainNames[] = {"cudaMalloc",
-                                                     "cudaFree",
-                                                     "cudaMallocPitch",
-                                                     "cudaMalloc3D",
-                                                     "cudaMallocArray",
-                                                     "cudaMalloc3DArray",
-                                                     "cudaFreeArray",
-                                                     "cudaMallocManaged",
-                                                     "cudaMallocMipmappedArray",
-                                                     "cudaFreeMipmappedArray",
-                                                     "cuMemAlloc",
-                                                     "cuMemFree",
-                                                     "cuMemAllocPitch",
-                                                     "cuMemAllocManaged",
-                                                     "cuArrayCreate",
-                                                     "cuArrayDestroy",
-                                                     "cuArray3DCreate",
-                                                     "cudaMallocHost",
-                                                     "cudaFreeHost",
-                                                     "cudaHostAlloc",
-                                                     "cudaHostRegister",
-                                                     "cudaHostUnregister",
-                                                     "cuMemAllocHost",
-                                                     "cuMemFreeHost",
-                                                     "cuMemHostAlloc",
-                                                     "cuMemHostRegister",
-                                                     "cuMemHostUnregister",
-                                                     "cudaDeviceSetLimit",
-                                                     "cudaDeviceSetCacheConfig",
-                                                     "cudaDeviceSetSharedMemConfig",
-                                                     "cudaThreadSetLimit",
-                                                     "cudaThreadSetCacheConfig",
-                                                     "cuCtxSetLimit",
-                                                     "cuCtxSetCacheConfig",
-                                                     "cuCtxSetSharedMemConfig"};
-  if (std::find(std::begin(kDrainNames), std::end(kDrainNames), n) != std::end(kDrainNames)) return NameClass::kDrain;
+  if (DeviceDrainingCallOf(n) != DeviceDrainingCall::kNone) return NameClass::kDrain;
   return NameClass::kNone;
 }
 

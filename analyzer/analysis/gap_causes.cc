@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "analyzer/analysis/busy_time_index.h"
+#include "analyzer/analysis/innermost_nvtx.h"
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_facts.h"
@@ -45,19 +45,12 @@ namespace {
 constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
 
-// A span of host time on one thread attributed to one thing (an API call or
-// the innermost NVTX range); spans of one thread are disjoint and sorted.
-struct HostSpan {
-  int64_t start, end;
-  int32_t index;  // api index or nvtx range index
-};
-
 struct ThreadActivity {
   // Outermost API calls as api indices (4 bytes per call, not a 24-byte
   // span: traces hold millions). Call k's span is [max(its start, call
   // k-1's end), its end): disjoint, and the ends ascend.
   std::vector<int32_t> calls;
-  std::vector<HostSpan> nvtx;  // innermost-range segmentation
+  std::vector<InnermostNvtxSpan> nvtx;  // innermost-range segmentation
   std::vector<int64_t> host_callback_starts;
 };
 
@@ -76,55 +69,6 @@ bool IsHostCallbackName(std::string_view n) {
   n = StripPtsz(n);
   return n == "cudaLaunchHostFunc" || n == "cudaStreamAddCallback" || n == "cuLaunchHostFunc" ||
          n == "cuStreamAddCallback";
-}
-
-// Innermost NVTX range over time for one thread's ranges (indices sorted by
-// start): the active range with the latest start (then deepest) wins.
-std::vector<HostSpan> InnermostSegments(const TraceModel& model, const std::vector<int32_t>& ranges) {
-  struct Event {
-    int64_t t;
-    int32_t range;
-    bool is_start;
-  };
-  std::vector<Event> events;
-  events.reserve(ranges.size() * 2);
-  for (int32_t r : ranges) {
-    const NvtxRange& nr = model.nvtx_ranges[r];
-    int64_t end = nr.end_ns.value_or(kMaxTime);
-    if (end <= nr.start_ns) continue;
-    events.push_back({nr.start_ns, r, true});
-    if (end != kMaxTime) events.push_back({end, r, false});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
-  auto innermost_less = [&](int32_t a, int32_t b) {
-    const NvtxRange& ra = model.nvtx_ranges[a];
-    const NvtxRange& rb = model.nvtx_ranges[b];
-    return std::tie(ra.start_ns, ra.depth, a) < std::tie(rb.start_ns, rb.depth, b);
-  };
-  std::priority_queue<int32_t, std::vector<int32_t>, decltype(innermost_less)> active(innermost_less);
-  auto end_of = [&](int32_t r) { return model.nvtx_ranges[r].end_ns.value_or(kMaxTime); };
-  std::vector<HostSpan> out;
-  auto emit = [&](int64_t s, int64_t e, int32_t r) {
-    if (e <= s) return;
-    if (!out.empty() && out.back().index == r && out.back().end == s) {
-      out.back().end = e;
-    } else {
-      out.push_back({s, e, r});
-    }
-  };
-  int64_t prev_t = kMinTime;
-  size_t i = 0;
-  while (i < events.size()) {
-    int64_t t = events[i].t;
-    if (!active.empty()) emit(prev_t, t, active.top());
-    for (; i < events.size() && events[i].t == t; ++i) {
-      if (events[i].is_start) active.push(events[i].range);
-    }
-    while (!active.empty() && end_of(active.top()) <= t) active.pop();
-    prev_t = t;
-  }
-  if (!active.empty()) emit(prev_t, kMaxTime, active.top());
-  return out;
 }
 
 // Host activity of every thread that made API calls or opened NVTX ranges.
@@ -159,14 +103,15 @@ absl::flat_hash_map<int64_t, ThreadActivity> BuildThreadActivity(const TraceMode
     ranges_by_thread[model.nvtx_ranges[r].tid].push_back(static_cast<int32_t>(r));
   }
   for (auto& [tid, ranges] : ranges_by_thread) {
-    threads[tid].nvtx = InnermostSegments(model, ranges);
+    threads[tid].nvtx = InnermostNvtxSpans(model, ranges);
   }
   return threads;
 }
 
 // First span whose end is after t (spans disjoint and sorted, so ends are too).
-size_t FirstEndingAfter(const std::vector<HostSpan>& spans, int64_t t) {
-  return std::upper_bound(spans.begin(), spans.end(), t, [](int64_t v, const HostSpan& s) { return v < s.end; }) -
+size_t FirstEndingAfter(const std::vector<InnermostNvtxSpan>& spans, int64_t t) {
+  return std::upper_bound(spans.begin(), spans.end(), t,
+                          [](int64_t v, const InnermostNvtxSpan& s) { return v < s.end; }) -
          spans.begin();
 }
 
@@ -322,10 +267,10 @@ class GapClassifier {
   void ClassifyOutsideCalls(GapFinding& gap, const ThreadActivity& t, int64_t s, int64_t e) {
     int64_t cursor = s;
     for (size_t n = FirstEndingAfter(t.nvtx, s); n < t.nvtx.size() && t.nvtx[n].start < e; ++n) {
-      const HostSpan& seg = t.nvtx[n];
+      const InnermostNvtxSpan& seg = t.nvtx[n];
       if (seg.start > cursor) AddPart(gap, GapCause::kHostUnannotated, cursor, seg.start);
       int64_t ss = std::max(seg.start, cursor), se = std::min(seg.end, e);
-      AddPart(gap, GapCause::kHostNvtxRange, ss, se, model_.nvtx_ranges[seg.index].name, -1, seg.index);
+      AddPart(gap, GapCause::kHostNvtxRange, ss, se, model_.nvtx_ranges[seg.range].name, -1, seg.range);
       cursor = std::max(cursor, se);
     }
     if (cursor < e) AddPart(gap, GapCause::kHostUnannotated, cursor, e);

@@ -30,43 +30,7 @@ CallClass ClassifyCall(std::string_view raw) {
       n.starts_with("cuMemset")) {
     return is_async ? CallClass::kNone : CallClass::kOwnOps;
   }
-  if (is_any({"cudaMalloc",
-              "cudaFree",
-              "cudaMallocPitch",
-              "cudaMalloc3D",
-              "cudaMallocArray",
-              "cudaMalloc3DArray",
-              "cudaFreeArray",
-              "cudaMallocManaged",
-              "cudaMallocMipmappedArray",
-              "cudaFreeMipmappedArray",
-              "cuMemAlloc",
-              "cuMemFree",
-              "cuMemAllocPitch",
-              "cuMemAllocManaged",
-              "cuArrayCreate",
-              "cuArrayDestroy",
-              "cuArray3DCreate",
-              "cudaMallocHost",
-              "cudaFreeHost",
-              "cudaHostAlloc",
-              "cudaHostRegister",
-              "cudaHostUnregister",
-              "cuMemAllocHost",
-              "cuMemFreeHost",
-              "cuMemHostAlloc",
-              "cuMemHostRegister",
-              "cuMemHostUnregister",
-              "cudaDeviceSetLimit",
-              "cudaDeviceSetCacheConfig",
-              "cudaDeviceSetSharedMemConfig",
-              "cudaThreadSetLimit",
-              "cudaThreadSetCacheConfig",
-              "cuCtxSetLimit",
-              "cuCtxSetCacheConfig",
-              "cuCtxSetSharedMemConfig"})) {
-    return CallClass::kDrain;
-  }
+  if (DeviceDrainingCallOf(n) != DeviceDrainingCall::kNone) return CallClass::kDrain;
   return CallClass::kNone;
 }
 

@@ -56,9 +56,6 @@ enum class NameClass : int8_t {
 
 NameClass Classify(std::string_view raw) {
   std::string_view n = BaseApiName(raw);
-  auto is_any = [&](std::initializer_list<std::string_view> names) {
-    return std::find(names.begin(), names.end(), n) != names.end();
-  };
   bool is_async = n.find("Async") != std::string_view::npos;
   if (n.find("Synchronize") != std::string_view::npos) return NameClass::kExplicitSync;
   if (n.starts_with("cudaMemcpy") || n.starts_with("cuMemcpy")) {
@@ -67,19 +64,11 @@ NameClass Classify(std::string_view raw) {
   if (n.starts_with("cudaMemset") || n.starts_with("cuMemset")) {
     return is_async ? NameClass::kOther : NameClass::kSyncMemset;
   }
-  if (is_any({"cudaMallocHost", "cudaFreeHost", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
-              "cuMemAllocHost", "cuMemFreeHost", "cuMemHostAlloc", "cuMemHostRegister", "cuMemHostUnregister"})) {
-    return NameClass::kPinnedAllocFree;
-  }
-  if (is_any({"cudaMalloc", "cudaFree", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocArray", "cudaMalloc3DArray",
-              "cudaFreeArray", "cudaMallocManaged", "cudaMallocMipmappedArray", "cudaFreeMipmappedArray", "cuMemAlloc",
-              "cuMemFree", "cuMemAllocPitch", "cuMemAllocManaged", "cuArrayCreate", "cuArrayDestroy",
-              "cuArray3DCreate"})) {
-    return NameClass::kAllocFree;
-  }
-  if (is_any({"cudaDeviceSetLimit", "cudaDeviceSetCacheConfig", "cudaDeviceSetSharedMemConfig", "cudaThreadSetLimit",
-              "cudaThreadSetCacheConfig", "cuCtxSetLimit", "cuCtxSetCacheConfig", "cuCtxSetSharedMemConfig"})) {
-    return NameClass::kDeviceConfig;
+  switch (DeviceDrainingCallOf(n)) {
+    case DeviceDrainingCall::kPinnedAllocFree: return NameClass::kPinnedAllocFree;
+    case DeviceDrainingCall::kAllocFree: return NameClass::kAllocFree;
+    case DeviceDrainingCall::kDeviceConfig: return NameClass::kDeviceConfig;
+    case DeviceDrainingCall::kNone: break;
   }
   return NameClass::kOther;
 }

@@ -1,7 +1,6 @@
 #include "analyzer/analysis/trace_summary.h"
 
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 
 namespace streamscope {
 
@@ -66,45 +65,37 @@ TraceSummary SummarizeTrace(const TraceModel& model) {
     if (absl::StartsWith(key, "records_dropped") && value > 0) s.collector_dropped += value;
   }
 
-  if (s.records_dropped > 0) {
-    std::string detail;
+  auto stats_where = [&](auto keep) {
+    std::vector<std::pair<std::string, int64_t>> stats;
     for (const auto& [key, value] : model.import_stats) {
-      if (IsDroppedRecordStat(key) && value > 0) absl::StrAppend(&detail, detail.empty() ? "" : ", ", key, "=", value);
+      if (value > 0 && keep(key)) stats.emplace_back(key, value);
     }
-    s.warnings.push_back(absl::StrCat(s.records_dropped,
-                                      " records could not be placed on the timeline "
-                                      "and were left out of every analysis (",
-                                      detail, ")"));
+    return stats;
+  };
+  if (s.records_dropped > 0) {
+    s.warnings.push_back({TraceWarning::Kind::kRecordsLeftOut, s.records_dropped,
+                          stats_where([](const std::string& key) { return IsDroppedRecordStat(key); }), ""});
   }
   if (s.records_inconsistent > 0) {
-    std::string detail;
-    for (const auto& [key, value] : model.import_stats) {
-      if (!IsDroppedRecordStat(key) && !IsExpectedRecordStat(key) && value > 0) {
-        absl::StrAppend(&detail, detail.empty() ? "" : ", ", key, "=", value);
-      }
-    }
-    s.warnings.push_back(absl::StrCat(s.records_inconsistent, " inconsistent records were kept (", detail, ")"));
+    s.warnings.push_back(
+        {TraceWarning::Kind::kRecordsInconsistent, s.records_inconsistent,
+         stats_where([](const std::string& key) { return !IsDroppedRecordStat(key) && !IsExpectedRecordStat(key); }),
+         ""});
   }
   if (auto it = model.import_stats.find("op_stream_created_before_recording");
       it != model.import_stats.end() && it->second > 0) {
-    s.notes.push_back(absl::StrCat(it->second,
-                                   " ops ran on streams created before the recording started "
-                                   "(streamscope_record_start in a running process): their stream kind is "
-                                   "not recorded"));
+    s.ops_on_streams_before_recording = it->second;
   }
   if (s.collector_dropped > 0) {
-    s.warnings.push_back(
-        absl::StrCat("the collector lost ", s.collector_dropped, " records during capture: figures may miss work"));
+    s.warnings.push_back({TraceWarning::Kind::kCollectorLostRecords, s.collector_dropped, {}, ""});
   }
   if (s.capture_end == "running") {
-    s.warnings.push_back(
-        "capture did not finish (capture_end='running'): the process was probably "
-        "killed; the end of the trace may be missing");
+    s.warnings.push_back({TraceWarning::Kind::kCaptureUnfinished, 0, {}, s.capture_end});
   } else if (s.capture_abnormal) {
-    s.warnings.push_back(absl::StrCat("capture ended abnormally: ", s.capture_end));
+    s.warnings.push_back({TraceWarning::Kind::kCaptureAbnormal, 0, {}, s.capture_end});
   }
   if (s.has_workload && s.workload.validation_failed()) {
-    s.warnings.push_back(absl::StrCat("the workload's own validation failed: ", s.workload.validation));
+    s.warnings.push_back({TraceWarning::Kind::kValidationFailed, 0, {}, s.workload.validation});
   }
   return s;
 }

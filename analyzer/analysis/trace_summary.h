@@ -26,6 +26,23 @@ struct WorkloadInfo {
   bool validation_failed() const { return validation.rfind("failed", 0) == 0; }
 };
 
+// Something about the capture or the import a reader must not miss; the
+// figures only (render/trace_summary_render words it).
+struct TraceWarning {
+  enum class Kind : uint8_t {
+    kRecordsLeftOut,        // `count` records could not be placed on the timeline; `stats` their counters
+    kRecordsInconsistent,   // `count` inconsistent records were kept; `stats` their counters
+    kCollectorLostRecords,  // the collector lost `count` records during capture
+    kCaptureUnfinished,     // capture_end is 'running': the process was probably killed
+    kCaptureAbnormal,       // capture ended abnormally; `value` is capture_end
+    kValidationFailed,      // the workload's own validation failed; `value` is what it recorded
+  };
+  Kind kind = Kind::kRecordsLeftOut;
+  int64_t count = 0;
+  std::vector<std::pair<std::string, int64_t>> stats;  // import counter and value, in key order
+  std::string value;                                   // the recorded text it is about
+};
+
 struct TraceSummary {
   std::string path, format;
   int64_t pid = 0;
@@ -41,9 +58,12 @@ struct TraceSummary {
   int64_t records_dropped = 0, records_inconsistent = 0;
   // Records the collector itself lost (collector_stat records_dropped_*).
   int64_t collector_dropped = 0;
+  // Ops on streams created before a mid-process recording started
+  // (streamscope_record_start): their stream kind is not recorded.
+  int64_t ops_on_streams_before_recording = 0;
   std::map<std::string, int64_t> import_stats;
-  std::vector<std::string> warnings;  // things a reader must not miss
-  std::vector<std::string> notes;     // the importer's notes
+  std::vector<TraceWarning> warnings;  // in the order a reader sees them
+  std::vector<std::string> notes;      // the importer's notes, as it wrote them
 };
 
 // True for import_stats keys that mean "record left out of the model".

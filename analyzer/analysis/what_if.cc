@@ -5,12 +5,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/innermost_nvtx.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/model/saturating.h"
 
@@ -161,53 +161,18 @@ struct RangeSpan {
   StringId name;
 };
 
-// Innermost NVTX range over time for one thread's ranges (indices sorted by
-// start): the active range with the latest start (then deepest) wins. The
-// same rule as the gap-cause analysis' host classification.
+// The innermost range's name over time (gap causes' host_nvtx_range rule):
+// adjacent spans of one name are one.
 std::vector<RangeSpan> InnermostSpans(const TraceModel& m, const std::vector<int32_t>& ranges) {
-  struct Event {
-    int64_t t;
-    int32_t range;
-    bool is_start;
-  };
-  std::vector<Event> events;
-  for (int32_t r : ranges) {
-    const NvtxRange& nr = m.nvtx_ranges[r];
-    int64_t end = nr.end_ns.value_or(kMaxTime);
-    if (end <= nr.start_ns) continue;
-    events.push_back({nr.start_ns, r, true});
-    if (end != kMaxTime) events.push_back({end, r, false});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
-  auto innermost_less = [&](int32_t a, int32_t b) {
-    const NvtxRange& ra = m.nvtx_ranges[a];
-    const NvtxRange& rb = m.nvtx_ranges[b];
-    return std::tie(ra.start_ns, ra.depth, a) < std::tie(rb.start_ns, rb.depth, b);
-  };
-  std::priority_queue<int32_t, std::vector<int32_t>, decltype(innermost_less)> active(innermost_less);
-  auto end_of = [&](int32_t r) { return m.nvtx_ranges[r].end_ns.value_or(kMaxTime); };
   std::vector<RangeSpan> out;
-  auto emit = [&](int64_t s, int64_t e, int32_t r) {
-    if (e <= s) return;
-    StringId name = m.nvtx_ranges[r].name;
-    if (!out.empty() && out.back().name == name && out.back().end == s) {
-      out.back().end = e;
+  for (const InnermostNvtxSpan& span : InnermostNvtxSpans(m, ranges)) {
+    StringId name = m.nvtx_ranges[span.range].name;
+    if (!out.empty() && out.back().name == name && out.back().end == span.start) {
+      out.back().end = span.end;
     } else {
-      out.push_back({s, e, name});
+      out.push_back({span.start, span.end, name});
     }
-  };
-  int64_t prev_t = kMinTime;
-  size_t i = 0;
-  while (i < events.size()) {
-    int64_t t = events[i].t;
-    if (!active.empty()) emit(prev_t, t, active.top());
-    for (; i < events.size() && events[i].t == t; ++i) {
-      if (events[i].is_start) active.push(events[i].range);
-    }
-    while (!active.empty() && end_of(active.top()) <= t) active.pop();
-    prev_t = t;
   }
-  if (!active.empty()) emit(prev_t, kMaxTime, active.top());
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/window_options.h"
 #include "analyzer/commands/facts_runner.h"
 
 namespace streamscope {
@@ -14,54 +15,41 @@ namespace streamscope {
 void RegisterFactsCommands(CLI::App& app, int* exit_code) {
   struct FactsArgs {
     std::vector<std::string> traces;
-    std::string window = "whole", nvtx, output;
-    int nvtx_instance = 0;
-    int64_t from = 0, to = 0;
-    bool absolute = false, force = false;
+    WindowArgs win;
+    std::string output;
+    bool force = false;
   };
   auto args = std::make_shared<FactsArgs>();
+  args->win.window = "whole";  // the default --help shows
   CLI::App* cmd = app.add_subcommand(
       "facts",
       "One rank's compact facts (per-window busy/idle/overlap, communication kernels, clock facts) as JSON, "
       "for merge-facts");
   cmd->add_option("traces", args->traces, "Trace files")->required();
   auto* window =
-      cmd->add_option("--window", args->window, "Window: 'whole' (default)")->check(CLI::IsMember({"whole"}));
+      cmd->add_option("--window", args->win.window, "Window: 'whole' (default)")->check(CLI::IsMember({"whole"}));
   auto* nvtx =
-      cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (all instances: the steps)");
-  auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
+      cmd->add_option("--nvtx", args->win.nvtx, "Window: the NVTX range with this name (all instances: the steps)");
+  auto* instance = cmd->add_option("--nvtx-instance", args->win.nvtx_instance,
                                    "Only the K-th instance (1-based, in start order) of the --nvtx range")
                        ->check(CLI::PositiveNumber);
-  auto* from = cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)");
-  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)");
-  auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
+  auto* from = cmd->add_option("--from", args->win.from, "Window start, ns from the trace start (see --absolute)");
+  auto* to = cmd->add_option("--to", args->win.to, "Window end, ns from the trace start (see --absolute)");
+  auto* absolute = cmd->add_flag("--absolute", args->win.absolute, "--from/--to are absolute trace-clock times");
   cmd->add_option("-o,--output", args->output, "Write the facts to FILE instead of stdout");
   auto* force = cmd->add_flag("--force", args->force, "Replace an existing output file");
-  instance->needs(nvtx);
-  nvtx->excludes(from)->excludes(to)->excludes(window);
-  from->needs(to);
-  to->needs(from);
-  from->excludes(window);
-  absolute->needs(from);
+  LinkWindowOptions(window, nvtx, instance, from, to, absolute);
   force->needs("--output");
   cmd->callback([args, exit_code, from]() {
     FactsOptions options;
     options.traces = args->traces;
-    if (!args->nvtx.empty()) {
-      options.window.kind = WindowSpec::Kind::kNvtxRange;
-      options.window.nvtx_name = args->nvtx;
-      if (args->nvtx_instance > 0) options.window.nvtx_instance = args->nvtx_instance;
-    } else if (from->count() > 0) {
-      if (args->to <= args->from) {
-        std::cerr << "streamscope: facts: --to must be greater than --from\n";
-        *exit_code = kExitUsage;
-        return;
-      }
-      options.window.kind = WindowSpec::Kind::kExplicit;
-      options.window.start_ns = args->from;
-      options.window.end_ns = args->to;
-      options.window.relative_to_trace_start = !args->absolute;
+    // --window whole leaves the default window, as facts always did.
+    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, from->count() > 0, false, "facts", std::cerr);
+    if (!spec) {
+      *exit_code = kExitUsage;
+      return;
     }
+    options.window = *spec;
     options.output_path = args->output;
     options.force = args->force;
     *exit_code = ExitWith(RunFacts(options, std::cout), std::cerr);

@@ -11,6 +11,7 @@
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/progress_meter.h"
+#include "analyzer/cli/window_options.h"
 #include "analyzer/commands/report_runner.h"
 #include "analyzer/render/report_render.h"
 
@@ -19,11 +20,7 @@ namespace streamscope {
 void RegisterReportCommand(CLI::App& app, int* exit_code) {
   struct Args {
     std::vector<std::string> traces;
-    std::string window = "whole";
-    std::string nvtx;
-    int nvtx_instance = 0;
-    int64_t from = 0, to = 0;
-    bool absolute = false;
+    WindowArgs win;
     std::string format = "text";
     bool save = false;
     double gap_threshold_us = 10;
@@ -37,22 +34,15 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     bool summary = false;
   };
   auto args = std::make_shared<Args>();
+  args->win.window = "whole";  // the default --help shows
   CLI::App* cmd = app.add_subcommand(
       "report", "Overlap, idle gaps, gap causes, hidden syncs and launch statistics of one or more traces");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
-  auto* window = cmd->add_option("--window", args->window,
-                                 "Window: 'whole' (the whole trace). Default: the steady state, else the span "
-                                 "of GPU activity")
-                     ->check(OneOf({"whole"}));
-  auto* nvtx = cmd->add_option("--nvtx", args->nvtx, "Window: the NVTX range with this name (all instances)");
-  auto* instance = cmd->add_option("--nvtx-instance", args->nvtx_instance,
-                                   "Only the K-th instance (1-based, in start order) of the --nvtx range")
-                       ->check(AtLeast(1))
-                       ->default_str("all");
-  auto* from =
-      cmd->add_option("--from", args->from, "Window start, ns from the trace start (see --absolute)")->default_str("");
-  auto* to = cmd->add_option("--to", args->to, "Window end, ns from the trace start (see --absolute)")->default_str("");
-  auto* absolute = cmd->add_flag("--absolute", args->absolute, "--from/--to are absolute trace-clock times");
+  const WindowOptionsGiven given =
+      AddWindowOptions(cmd, &args->win,
+                       "Window: 'whole' (the whole trace). Default: the steady state, else the span of GPU "
+                       "activity",
+                       "Window: the NVTX range with this name (all instances)", OneOf({"whole"}));
   cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json", "csv"}));
   cmd->add_flag("--save", args->save, "Write the analysis_* tables into each trace file");
   cmd->add_option("--gap-threshold", args->gap_threshold_us, "List idle gaps of at least this many microseconds")
@@ -74,32 +64,17 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
                       ->allow_extra_args(false)
                       ->check(OneOf(ReportSectionNames()));
   cmd->add_flag("--summary", args->summary, "Print only the summary (the report's first lines)")->excludes(section);
-  instance->needs(nvtx);
-  nvtx->excludes(from)->excludes(to)->excludes(window);
-  from->needs(to);
-  to->needs(from);
-  from->excludes(window);
-  absolute->needs(from);
 
-  cmd->callback([args, exit_code, from, window]() {
+  cmd->callback([args, exit_code, given]() {
     ReportOptions options;
     options.traces = args->traces;
-    if (window->count() > 0) options.window.kind = WindowSpec::Kind::kWholeTrace;
-    if (!args->nvtx.empty()) {
-      options.window.kind = WindowSpec::Kind::kNvtxRange;
-      options.window.nvtx_name = args->nvtx;
-      if (args->nvtx_instance > 0) options.window.nvtx_instance = args->nvtx_instance;
-    } else if (from->count() > 0) {
-      if (args->to <= args->from) {
-        std::cerr << "streamscope: report: --to must be greater than --from\n";
-        *exit_code = kExitUsage;
-        return;
-      }
-      options.window.kind = WindowSpec::Kind::kExplicit;
-      options.window.start_ns = args->from;
-      options.window.end_ns = args->to;
-      options.window.relative_to_trace_start = !args->absolute;
+    std::optional<WindowSpec> spec =
+        WindowSpecFromArgs(args->win, given.from->count() > 0, given.window->count() > 0, "report", std::cerr);
+    if (!spec) {
+      *exit_code = kExitUsage;
+      return;
     }
+    options.window = *spec;
     options.format = args->format == "json"  ? ReportOptions::Format::kJson
                      : args->format == "csv" ? ReportOptions::Format::kCsv
                                              : ReportOptions::Format::kText;

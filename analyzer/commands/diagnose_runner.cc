@@ -14,6 +14,7 @@
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/trace_summary_render.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -41,7 +42,7 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
         RenderDiagnoseTraceHeader(model, summary, text);
         if (options.window.kind == WindowSpec::Kind::kDefault)
           RenderDefaultWindowText(DefaultSteadyState(model), model, text);
-        for (const std::string& w : summary.warnings)
+        for (const std::string& w : TraceSummaryWarnings(summary))
           err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
       first = false;

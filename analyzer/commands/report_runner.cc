@@ -27,6 +27,7 @@
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/render_options.h"
 #include "analyzer/render/report_render.h"
+#include "analyzer/render/trace_summary_render.h"
 #include "analyzer/storage/analysis_saver.h"
 
 namespace streamscope {
@@ -169,7 +170,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   }
   ProgressIdle();
   for (const TraceAnalysis& t : traces) {
-    for (const std::string& w : t.summary.warnings)
+    for (const std::string& w : TraceSummaryWarnings(t.summary))
       err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
   }
 

@@ -13,6 +13,7 @@
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/trace_event_writer.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/trace_summary_render.h"
 
 namespace streamscope {
 namespace {
@@ -428,7 +429,8 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
                     "</td><td>", FormatDuration(cat_ns[c]), "</td></tr>");
   }
   absl::StrAppend(out, "</table>");
-  for (const std::string& wmsg : sum.warnings) absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
+  for (const std::string& wmsg : TraceSummaryWarnings(sum))
+    absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
   absl::StrAppend(out, "</div>\n");
 }
 

@@ -11,17 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/export/perfetto_proto_sink.h"
 #include "analyzer/export/timeline_labels.h"
-#include "analyzer/export/track_layout.h"
+#include "analyzer/export/timeline_traversal.h"
 #include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
-
-// Same synthetic pids/tids as the JSON export (perfetto_json_writer.cc), so
-// both files describe the same processes and threads.
-constexpr int64_t kDevicePidBase = int64_t{1} << 30;
-constexpr int64_t kDevicePidsPerTrace = 256;
-constexpr int64_t kSyntheticTidBase = int64_t{1} << 28;
 
 // Annotation keys, interned once.
 struct Keys {
@@ -128,11 +122,10 @@ class ProtoTraceExporter {
   ProtoTraceExporter(const PerfettoTraceInput& in, int trace_index, int trace_count,
                      const PerfettoExportOptions& options, PerfettoProtoSink& sink, const Keys& keys,
                      PerfettoExportStats* stats)
-      : in_(in),
+      : t_(in, trace_index, trace_count),
         m_(*in.model),
         w_(in.window),
         index_(trace_index),
-        count_(trace_count),
         options_(options),
         out_(sink),
         k_(keys),
@@ -144,36 +137,23 @@ class ProtoTraceExporter {
     WriteOps();
     if (options_.api_calls) WriteApiCalls();
     if (options_.nvtx) WriteNvtx();
-    if (in_.analysis != nullptr) WriteAnalysis(*in_.analysis);
+    WriteAnalysis();
   }
 
  private:
-  std::string Prefix() const { return count_ > 1 ? absl::StrCat(in_.label.empty() ? m_.path : in_.label, ": ") : ""; }
-  int64_t HostPid() const {
-    if (m_.pid > 0 && m_.pid < kDevicePidBase && count_ == 1) return m_.pid;
-    return 1 + index_;
-  }
-  int64_t DevicePid(int32_t device_id) const {
-    return kDevicePidBase + index_ * kDevicePidsPerTrace + (device_id & (kDevicePidsPerTrace - 1));
-  }
+  int64_t HostPid() const { return t_.HostPid(); }
+  int64_t DevicePid(int32_t device_id) const { return t_.DevicePid(device_id); }
 
   void WriteProcesses() {
-    std::string cmd;
-    if (auto it = m_.metadata.find("executable"); it != m_.metadata.end()) cmd = it->second;
-    host_uuid_ =
-        out_.ProcessTrack(HostPid(), absl::StrCat(Prefix(), "host process ", m_.pid > 0 ? absl::StrCat(m_.pid) : "?",
-                                                  cmd.empty() ? "" : absl::StrCat(" (", cmd, ")")));
-    for (int32_t d : m_.op_devices) {
-      device_uuid_[d] = out_.ProcessTrack(DevicePid(d), absl::StrCat(Prefix(), DeviceLabel(m_, d)));
-    }
-    lanes_.resize(m_.streams.size());
+    host_uuid_ = out_.ProcessTrack(HostPid(), t_.HostProcessName());
+    for (int32_t d : m_.op_devices) device_uuid_[d] = out_.ProcessTrack(DevicePid(d), t_.DeviceProcessName(d));
     lane_tracks_.resize(m_.streams.size());
   }
 
   uint64_t DeviceUuid(int32_t device_id) {
     auto it = device_uuid_.find(device_id);
     if (it != device_uuid_.end()) return it->second;
-    uint64_t uuid = out_.ProcessTrack(DevicePid(device_id), absl::StrCat(Prefix(), DeviceLabel(m_, device_id)));
+    uint64_t uuid = out_.ProcessTrack(DevicePid(device_id), t_.DeviceProcessName(device_id));
     device_uuid_[device_id] = uuid;
     return uuid;
   }
@@ -184,27 +164,19 @@ class ProtoTraceExporter {
     while (tracks.size() <= static_cast<size_t>(lane)) {
       int l = static_cast<int>(tracks.size());
       int32_t device = m_.streams[stream].device_id;
-      std::string name = StreamLabel(m_, stream);
-      if (l > 0) absl::StrAppend(&name, " overflow ", l);
-      tracks.push_back(out_.ThreadTrack(DeviceUuid(device), DevicePid(device), next_device_tid_++, name));
+      std::string name = t_.StreamTrackName(stream, l);
+      tracks.push_back(out_.ThreadTrack(DeviceUuid(device), DevicePid(device), t_.NextDeviceTid(), name));
     }
     return tracks[lane];
   }
 
-  // Host tracks: `kind` 0 = API calls, 1 = NVTX push/pop, 2+ = NVTX
-  // start/end lanes (as in the JSON).
+  // Host tracks (TimelineTraversal::HostThreadId), described on first use.
   uint64_t HostTrack(int64_t tid, int kind) {
     auto key = std::make_pair(tid, kind);
     auto it = host_tracks_.find(key);
     if (it != host_tracks_.end()) return it->second;
-    int64_t id = (kind == 0 && tid > 0 && tid < kSyntheticTidBase) ? tid : kSyntheticTidBase + next_host_tid_++;
-    std::string name = absl::StrCat("thread ", tid);
-    if (auto n = m_.thread_names.find(tid); n != m_.thread_names.end() && !n->second.empty()) {
-      absl::StrAppend(&name, " (", n->second, ")");
-    }
-    if (kind == 1) absl::StrAppend(&name, " NVTX");
-    if (kind >= 2) absl::StrAppend(&name, " NVTX start/end", kind > 2 ? absl::StrCat(" ", kind - 1) : "");
-    uint64_t uuid = out_.ThreadTrack(host_uuid_, HostPid(), id, name);
+    int64_t id = t_.HostThreadId(tid, kind);
+    uint64_t uuid = out_.ThreadTrack(host_uuid_, HostPid(), id, t_.HostThreadName(tid, kind));
     host_tracks_[key] = uuid;
     return uuid;
   }
@@ -229,7 +201,6 @@ class ProtoTraceExporter {
 
   void WriteOps() {
     const GpuOps& ops = m_.ops;
-    auto [first, last] = m_.OpRangeFor(w_.start_ns, w_.end_ns + 1);
     bool shapes = m_.kernel_shapes.size() == ops.size();
     uint64_t category_iids[kNumOpCategories];
     uint64_t copy_name_iids[kNumOpCategories];
@@ -240,12 +211,8 @@ class ProtoTraceExporter {
           out_.EventName(cat == OpCategory::kMemset ? std::string("memset")
                                                     : absl::StrCat("memcpy ", std::string(OpCategoryName(cat))));
     }
-    for (size_t i = first; i < last; ++i) {
+    t_.ForEachOp([&](size_t i, int32_t stream, int lane) __attribute__((always_inline)) {
       int64_t s = ops.start_ns[i], e = ops.end_ns[i];
-      if (!InWindow(s, e, w_)) continue;
-      int32_t stream = ops.stream[i];
-      if (stream < 0 || static_cast<size_t>(stream) >= m_.streams.size()) continue;
-      int lane = lanes_[stream].Place(s, e);
       uint64_t track = StreamTrack(stream, lane);
       OpCategory c = ops.category[i];
       int ci = static_cast<int>(c);
@@ -293,92 +260,56 @@ class ProtoTraceExporter {
       ++stats_->ops;
       ++stats_->ops_by_category[ci];
       if (lane > 0) ++stats_->ops_on_overflow_tracks;
-    }
+    });
     std::sort(api_flows_.begin(), api_flows_.end());
   }
 
   void WriteApiCalls() {
     const ApiCalls& api = m_.api;
-    size_t last = std::lower_bound(api.start_ns.begin(), api.start_ns.end(), w_.end_ns + 1) - api.start_ns.begin();
-    std::vector<int32_t> order;
-    for (size_t i = 0; i < last; ++i) {
-      if (InWindow(api.start_ns[i], api.end_ns[i], w_)) order.push_back(static_cast<int32_t>(i));
-    }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      if (api.start_ns[a] != api.start_ns[b]) return api.start_ns[a] < api.start_ns[b];
-      return api.end_ns[a] > api.end_ns[b];
-    });
     uint64_t runtime = out_.Category("cuda_runtime"), driver = out_.Category("cuda_driver");
-    absl::flat_hash_map<int64_t, NestingClipper> clippers;
-    for (int32_t i : order) {
-      NestingClipper& clip = clippers[api.tid[i]];
-      int64_t s = api.start_ns[i];
-      int64_t e = clip.Place(s, api.end_ns[i]);
-      bool is_driver = api.domain[i] == ApiDomain::kDriver;
-      uint64_t track = HostTrack(api.tid[i], 0);
-      uint64_t name = RawNameIid(api.name[i]);
-      out_.StartSlice(track, s, e, name, is_driver ? driver : runtime);
-      out_.Int(k_.source_id, api.source_id[i]);
-      out_.Correlation(api.correlation_id[i]);
-      // cbid numbers the function the name says; kept only without a name.
-      if (api.name[i] == kNoString) out_.Int(k_.cbid, api.cbid[i]);
-      // Only errors (the JSON writes 0 too); the domain is the category.
-      if (api.return_value[i] != 0) out_.Int(k_.return_value, api.return_value[i]);
-      if (e != api.end_ns[i]) out_.Int(k_.clipped, api.end_ns[i] - e);
-      auto range = std::equal_range(api_flows_.begin(), api_flows_.end(), std::make_pair(i, uint64_t{0}),
-                                    [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto it = range.first; it != range.second; ++it) out_.Flow(it->second);
-      out_.Commit();
-      ++stats_->events;
-      ++stats_->api_calls;
-    }
-    for (auto& [tid, c] : clippers) stats_->host_slices_clipped += c.clipped();
+    stats_->host_slices_clipped +=
+        t_.ForEachApiCall([&](int32_t i, int64_t s, int64_t e) __attribute__((always_inline)) {
+          bool is_driver = api.domain[i] == ApiDomain::kDriver;
+          uint64_t track = HostTrack(api.tid[i], 0);
+          uint64_t name = RawNameIid(api.name[i]);
+          out_.StartSlice(track, s, e, name, is_driver ? driver : runtime);
+          out_.Int(k_.source_id, api.source_id[i]);
+          out_.Correlation(api.correlation_id[i]);
+          // cbid numbers the function the name says; kept only without a name.
+          if (api.name[i] == kNoString) out_.Int(k_.cbid, api.cbid[i]);
+          // Only errors (the JSON writes 0 too); the domain is the category.
+          if (api.return_value[i] != 0) out_.Int(k_.return_value, api.return_value[i]);
+          if (e != api.end_ns[i]) out_.Int(k_.clipped, api.end_ns[i] - e);
+          auto range = std::equal_range(api_flows_.begin(), api_flows_.end(), std::make_pair(i, uint64_t{0}),
+                                        [](const auto& a, const auto& b) { return a.first < b.first; });
+          for (auto it = range.first; it != range.second; ++it) out_.Flow(it->second);
+          out_.Commit();
+          ++stats_->events;
+          ++stats_->api_calls;
+        });
     api_flows_.clear();
     api_flows_.shrink_to_fit();
   }
 
   void WriteNvtx() {
-    std::vector<int32_t> order;
-    int64_t open_end = std::max(w_.end_ns, WholeTraceWindow(m_).end_ns);
-    auto end_of = [&](const NvtxRange& r) { return std::max(r.start_ns, r.end_ns.value_or(open_end)); };
-    for (size_t i = 0; i < m_.nvtx_ranges.size(); ++i) {
-      const NvtxRange& r = m_.nvtx_ranges[i];
-      if (InWindow(r.start_ns, end_of(r), w_)) order.push_back(static_cast<int32_t>(i));
-    }
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-      const NvtxRange& x = m_.nvtx_ranges[a];
-      const NvtxRange& y = m_.nvtx_ranges[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return end_of(x) > end_of(y);
-    });
     uint64_t nvtx = out_.Category("nvtx"), nvtx_mark = out_.Category("nvtx_mark");
-    absl::flat_hash_map<int64_t, NestingClipper> clippers;
-    absl::flat_hash_map<int64_t, LaneAssigner> lanes;
-    for (int32_t i : order) {
-      const NvtxRange& r = m_.nvtx_ranges[i];
-      int64_t s = r.start_ns, e = end_of(r);
-      uint64_t track;
-      if (r.push_pop) {
-        e = clippers[r.tid].Place(s, e);
-        track = HostTrack(r.tid, 1);
-      } else {
-        track = HostTrack(r.tid, 2 + lanes[r.tid].Place(s, e));
-      }
-      std::string_view domain = r.domain == kNoString ? "default" : m_.strings.Get(r.domain);
-      uint64_t name = RawNameIid(r.name);
-      out_.StartSlice(track, s, e, name, nvtx);
-      out_.Int(k_.source_id, r.source_id);
-      out_.Int(k_.depth, r.depth);
-      out_.InternedStr(k_.domain, domain);
-      if (!r.end_ns) out_.Bool(k_.open_at_end, true);
-      if (r.end_ns && e != *r.end_ns) out_.Int(k_.clipped, *r.end_ns - e);
-      out_.Commit();
-      ++stats_->events;
-      ++stats_->nvtx_ranges;
-    }
-    for (auto& [tid, c] : clippers) stats_->host_slices_clipped += c.clipped();
-    for (const NvtxMark& mark : m_.nvtx_marks) {
-      if (!InWindow(mark.ts_ns, mark.ts_ns, w_)) continue;
+    stats_->host_slices_clipped +=
+        t_.ForEachNvtxRange([&](int32_t i, int64_t s, int64_t e, int kind) __attribute__((always_inline)) {
+          const NvtxRange& r = m_.nvtx_ranges[i];
+          uint64_t track = HostTrack(r.tid, kind);
+          std::string_view domain = r.domain == kNoString ? "default" : m_.strings.Get(r.domain);
+          uint64_t name = RawNameIid(r.name);
+          out_.StartSlice(track, s, e, name, nvtx);
+          out_.Int(k_.source_id, r.source_id);
+          out_.Int(k_.depth, r.depth);
+          out_.InternedStr(k_.domain, domain);
+          if (!r.end_ns) out_.Bool(k_.open_at_end, true);
+          if (r.end_ns && e != *r.end_ns) out_.Int(k_.clipped, *r.end_ns - e);
+          out_.Commit();
+          ++stats_->events;
+          ++stats_->nvtx_ranges;
+        });
+    t_.ForEachNvtxMark([&](const NvtxMark& mark) __attribute__((always_inline)) {
       std::string_view domain = mark.domain == kNoString ? "default" : m_.strings.Get(mark.domain);
       uint64_t track = HostTrack(mark.tid, 1);
       uint64_t name = RawNameIid(mark.name);
@@ -387,15 +318,14 @@ class ProtoTraceExporter {
       out_.Commit();
       ++stats_->events;
       ++stats_->nvtx_marks;
-    }
+    });
   }
 
-  void WriteAnalysis(const AnalysisTracks& tracks) {
-    for (const AnalysisTrack& t : tracks.tracks) {
-      if (t.slices.empty() && t.markers.empty()) continue;
+  void WriteAnalysis() {
+    t_.ForEachAnalysisTrack([&](const AnalysisTrack& t) {
       uint64_t parent = t.device_id >= 0 ? DeviceUuid(t.device_id) : host_uuid_;
       int64_t pid = t.device_id >= 0 ? DevicePid(t.device_id) : HostPid();
-      int64_t tid = t.device_id >= 0 ? next_device_tid_++ : kSyntheticTidBase + next_host_tid_++;
+      int64_t tid = t.device_id >= 0 ? t_.NextDeviceTid() : t_.NextSyntheticHostTid();
       uint64_t track = out_.ThreadTrack(parent, pid, tid, t.name);
       uint64_t group = out_.Category(t.group);
       for (const AnalysisSlice& s : t.slices) {
@@ -423,13 +353,13 @@ class ProtoTraceExporter {
         ++stats_->events;
         ++stats_->analysis_markers;
       }
-    }
+    });
   }
 
-  const PerfettoTraceInput& in_;
+  TimelineTraversal t_;
   const TraceModel& m_;
   Window w_;
-  int index_, count_;
+  int index_;
   const PerfettoExportOptions& options_;
   PerfettoProtoSink& out_;
   const Keys& k_;
@@ -437,33 +367,11 @@ class ProtoTraceExporter {
   KernelNames names_;
   uint64_t host_uuid_ = 0;
   absl::flat_hash_map<int32_t, uint64_t> device_uuid_;
-  std::vector<LaneAssigner> lanes_;
   std::vector<std::vector<uint64_t>> lane_tracks_;
-  int64_t next_device_tid_ = 1;
-  int64_t next_host_tid_ = 0;
   absl::flat_hash_map<std::pair<int64_t, int>, uint64_t> host_tracks_;
   std::vector<uint64_t> kernel_iids_, raw_iids_;
   std::vector<std::pair<int32_t, uint64_t>> api_flows_;  // (API call, flow id), sorted after WriteOps
 };
-
-// The earliest time any exported item starts, as in the JSON export.
-int64_t BaseTime(std::span<const PerfettoTraceInput> traces) {
-  int64_t base = INT64_MAX;
-  for (const PerfettoTraceInput& t : traces) {
-    base = std::min(base, t.window.start_ns);
-    const TraceModel& m = *t.model;
-    auto [first, last] = m.OpRangeFor(t.window.start_ns, t.window.end_ns + 1);
-    if (first < last) base = std::min(base, m.ops.start_ns[first]);
-    for (size_t i = 0; i < m.api.size() && m.api.start_ns[i] < t.window.start_ns; ++i) {
-      if (m.api.end_ns[i] >= t.window.start_ns) base = std::min(base, m.api.start_ns[i]);
-    }
-    for (const NvtxRange& r : m.nvtx_ranges) {
-      if (r.start_ns >= t.window.start_ns) break;  // sorted by start
-      if (!r.end_ns || *r.end_ns >= t.window.start_ns) base = std::min(base, r.start_ns);
-    }
-  }
-  return base == INT64_MAX ? 0 : base;
-}
 
 // The JSON's otherData: an instant at time 0 on a global track.
 void WriteTraceInfo(std::span<const PerfettoTraceInput> traces, PerfettoProtoSink& sink,
@@ -472,17 +380,7 @@ void WriteTraceInfo(std::span<const PerfettoTraceInput> traces, PerfettoProtoSin
   uint64_t name = sink.EventName("streamscope export");
   uint64_t cat = sink.Category("info");
   nlohmann::json info = nlohmann::json::array();
-  for (const PerfettoTraceInput& t : traces) {
-    nlohmann::json one = {{"path", t.model->path},           {"label", t.label},
-                          {"format", t.model->format},       {"pid", t.model->pid},
-                          {"window", t.window.label},        {"window_start_ns", t.window.start_ns},
-                          {"window_end_ns", t.window.end_ns}};
-    if (t.analysis != nullptr) {
-      one["analyses"] = t.analysis->analyses;
-      one["analysis_notes"] = t.analysis->notes;
-    }
-    info.push_back(std::move(one));
-  }
+  for (const PerfettoTraceInput& t : traces) info.push_back(TimelineTraceInfo(t));
   nlohmann::json by_cat = nlohmann::json::object();
   for (int c = 0; c < kNumOpCategories; ++c) {
     by_cat[std::string(OpCategoryName(static_cast<OpCategory>(c)))] = stats.ops_by_category[c];
@@ -513,24 +411,14 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
   PerfettoExportStats local;
   if (stats == nullptr) stats = &local;
   *stats = PerfettoExportStats{};
-  stats->ts_base_ns = BaseTime(traces);
+  stats->ts_base_ns = TimelineBaseTime(traces);
   PerfettoProtoSink sink(out, stats->ts_base_ns);
   Keys keys(sink);
   for (size_t i = 0; i < traces.size(); ++i) {
     ProtoTraceExporter(traces[i], static_cast<int>(i), static_cast<int>(traces.size()), options, sink, keys, stats)
         .Run();
   }
-  if (stats->ops_on_overflow_tracks > 0) {
-    stats->notes.push_back(absl::StrCat(stats->ops_on_overflow_tracks,
-                                        " ops started before the previous op of their stream ended (clock jitter or "
-                                        "concurrent work on one stream) and are shown on \"overflow\" tracks"));
-  }
-  if (stats->host_slices_clipped > 0) {
-    stats->notes.push_back(
-        absl::StrCat(stats->host_slices_clipped,
-                     " API calls or NVTX ranges ended after the enclosing call/range on their thread and "
-                     "were clipped to it (args.recorded_end_clipped_by_ns)"));
-  }
+  AddTimelineNotes(*stats);
   WriteTraceInfo(traces, sink, *stats);
   ++stats->events;
   absl::Status st = sink.Finish();

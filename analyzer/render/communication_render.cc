@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/text_layout.h"
 
@@ -70,7 +71,36 @@ std::vector<ResultTable> CommunicationToTables(const CommunicationResult& result
   return {t};
 }
 
+std::string CrossRankNoteText(const CrossRankNote& note) {
+  switch (note.kind) {
+    case CrossRankNote::Kind::kRanksNumberedInOrder:
+      return absl::StrCat(note.value,
+                          " trace(s) carry no rank (metadata env:RANK); they are "
+                          "numbered in argument order after the others");
+    case CrossRankNote::Kind::kDuplicateRank:
+      return "several traces claim the same rank (env:RANK): are they from different runs?";
+    case CrossRankNote::Kind::kNoWallClockStart:
+      return "some traces record no wall-clock start (metadata start_wall_time_ns, start_trace_ns): "
+             "their clocks have no first estimate";
+    case CrossRankNote::Kind::kLargeResidual:
+      return absl::StrCat("after alignment some collectives' ends still differ by up to ", note.value,
+                          " ns: the k-th kernels of a name may not be the same "
+                          "collective on every rank (do the windows cover the same steps?)");
+    case CrossRankNote::Kind::kClocksNotComparable:
+      return absl::StrCat("the traces come from ", note.value, " host(s) and ", note.clock_domains,
+                          " clock domain(s) and share no collective to align their clocks with: "
+                          "arrival times are not comparable, so who waited on whom is not computed");
+    case CrossRankNote::Kind::kUnmatchedKernels:
+      return absl::StrCat(note.value,
+                          " communication kernel(s) have no counterpart on every rank (different "
+                          "counts per rank in the window): they are not matched");
+  }
+  return "";
+}
+
 nlohmann::json CrossRankToJson(const CrossRankResult& result) {
+  std::vector<std::string> notes;
+  for (const CrossRankNote& n : result.notes) notes.push_back(CrossRankNoteText(n));
   nlohmann::json ranks = nlohmann::json::array();
   for (const RankFigures& r : result.ranks) {
     ranks.push_back({{"rank", r.rank},
@@ -125,7 +155,7 @@ nlohmann::json CrossRankToJson(const CrossRankResult& result) {
           {"matched_collectives", result.matched_collectives},
           {"unmatched_kernels", result.unmatched_kernels},
           {"worst_skews", worst},
-          {"notes", result.notes}};
+          {"notes", notes}};
 }
 
 void RenderCrossRankText(const CrossRankResult& result, std::ostream& out) {
@@ -181,7 +211,7 @@ void RenderCrossRankText(const CrossRankResult& result, std::ostream& out) {
     }
     out << ".\n";
   }
-  for (const std::string& note : result.notes) out << "  Note: " << note << ".\n";
+  for (const CrossRankNote& note : result.notes) out << "  Note: " << CrossRankNoteText(note) << ".\n";
 }
 
 }  // namespace streamscope

@@ -12,6 +12,7 @@
 #define STREAMSCOPE_ANALYZER_RENDER_COMMUNICATION_RENDER_H_
 
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "analyzer/analysis/communication.h"
@@ -29,6 +30,8 @@ void RenderCommunicationText(const CommunicationResult& result, const TraceModel
                              std::ostream& out);
 std::vector<ResultTable> CommunicationToTables(const CommunicationResult& result);
 
+// One note of the cross-rank merge as a sentence (no final period).
+std::string CrossRankNoteText(const CrossRankNote& note);
 nlohmann::json CrossRankToJson(const CrossRankResult& result);
 void RenderCrossRankText(const CrossRankResult& result, std::ostream& out);
 

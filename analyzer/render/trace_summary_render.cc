@@ -30,7 +30,51 @@ std::string DeviceText(const Device& d) {
   return s;
 }
 
+// "key=value, key=value" of the import counters behind a warning.
+std::string StatList(const std::vector<std::pair<std::string, int64_t>>& stats) {
+  std::string out;
+  for (const auto& [key, value] : stats) absl::StrAppend(&out, out.empty() ? "" : ", ", key, "=", value);
+  return out;
+}
+
 }  // namespace
+
+std::string TraceWarningText(const TraceWarning& w) {
+  switch (w.kind) {
+    case TraceWarning::Kind::kRecordsLeftOut:
+      return absl::StrCat(w.count,
+                          " records could not be placed on the timeline "
+                          "and were left out of every analysis (",
+                          StatList(w.stats), ")");
+    case TraceWarning::Kind::kRecordsInconsistent:
+      return absl::StrCat(w.count, " inconsistent records were kept (", StatList(w.stats), ")");
+    case TraceWarning::Kind::kCollectorLostRecords:
+      return absl::StrCat("the collector lost ", w.count, " records during capture: figures may miss work");
+    case TraceWarning::Kind::kCaptureUnfinished:
+      return "capture did not finish (capture_end='running'): the process was probably "
+             "killed; the end of the trace may be missing";
+    case TraceWarning::Kind::kCaptureAbnormal: return absl::StrCat("capture ended abnormally: ", w.value);
+    case TraceWarning::Kind::kValidationFailed: return absl::StrCat("the workload's own validation failed: ", w.value);
+  }
+  return "";
+}
+
+std::vector<std::string> TraceSummaryWarnings(const TraceSummary& s) {
+  std::vector<std::string> out;
+  for (const TraceWarning& w : s.warnings) out.push_back(TraceWarningText(w));
+  return out;
+}
+
+std::vector<std::string> TraceSummaryNotes(const TraceSummary& s) {
+  std::vector<std::string> out = s.notes;
+  if (s.ops_on_streams_before_recording > 0) {
+    out.push_back(absl::StrCat(s.ops_on_streams_before_recording,
+                               " ops ran on streams created before the recording started "
+                               "(streamscope_record_start in a running process): their stream kind is "
+                               "not recorded"));
+  }
+  return out;
+}
 
 nlohmann::json DeviceJson(const Device& d) {
   return {
@@ -72,15 +116,15 @@ nlohmann::json TraceSummaryToJson(const TraceSummary& s, const TraceModel& model
           {"collector_dropped", s.collector_dropped},
           {"import_stats", s.import_stats},
           {"collector_stats", model.collector_stats},
-          {"warnings", s.warnings},
-          {"notes", s.notes}};
+          {"warnings", TraceSummaryWarnings(s)},
+          {"notes", TraceSummaryNotes(s)}};
 }
 
 void RenderTraceSummaryText(const TraceSummary& s, const TraceModel& model, std::ostream& out) {
   out << "Trace " << s.path << " (" << s.format;
   if (s.pid) out << ", pid " << s.pid;
   out << ")\n";
-  for (const std::string& w : s.warnings) out << "  WARNING: " << w << "\n";
+  for (const std::string& w : TraceSummaryWarnings(s)) out << "  WARNING: " << w << "\n";
   out << "  Capture: " << (s.capture_end.empty() ? "end unknown" : s.capture_end) << ", "
       << FormatDuration(s.whole.length()) << " from the first to the last GPU op or API call.\n";
   if (s.has_workload) {
@@ -102,7 +146,7 @@ void RenderTraceSummaryText(const TraceSummary& s, const TraceModel& model, std:
   out << "), " << s.api_calls << " API calls, " << s.syncs << " syncs, " << s.nvtx_ranges << " NVTX ranges, "
       << s.streams << " streams.\n";
   for (const Device& d : model.devices) out << "  " << DeviceText(d) << "\n";
-  for (const std::string& n : s.notes) out << "  Note: " << n << "\n";
+  for (const std::string& n : TraceSummaryNotes(s)) out << "  Note: " << n << "\n";
 }
 
 ResultTable TraceSummaryToTable(const TraceSummary& s) {
@@ -128,8 +172,9 @@ ResultTable TraceSummaryToTable(const TraceSummary& s) {
   add("records_dropped", absl::StrCat(s.records_dropped));
   add("collector_dropped", absl::StrCat(s.collector_dropped));
   for (const auto& [k, v] : s.import_stats) add("import:" + k, absl::StrCat(v));
-  for (size_t i = 0; i < s.warnings.size(); ++i) add(absl::StrCat("warning:", i + 1), s.warnings[i]);
-  for (size_t i = 0; i < s.notes.size(); ++i) add(absl::StrCat("note:", i + 1), s.notes[i]);
+  const std::vector<std::string> warnings = TraceSummaryWarnings(s), notes = TraceSummaryNotes(s);
+  for (size_t i = 0; i < warnings.size(); ++i) add(absl::StrCat("warning:", i + 1), warnings[i]);
+  for (size_t i = 0; i < notes.size(); ++i) add(absl::StrCat("note:", i + 1), notes[i]);
   return t;
 }
 

@@ -9,12 +9,20 @@
 #define STREAMSCOPE_ANALYZER_RENDER_TRACE_SUMMARY_RENDER_H_
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
+
+// The summary's warnings and notes as sentences, in the order every form
+// (text, JSON, tables, the HTML page, stderr) shows them.
+std::string TraceWarningText(const TraceWarning& warning);
+std::vector<std::string> TraceSummaryWarnings(const TraceSummary& summary);
+std::vector<std::string> TraceSummaryNotes(const TraceSummary& summary);
 
 nlohmann::json DeviceJson(const Device& device);
 nlohmann::json TraceSummaryToJson(const TraceSummary& summary, const TraceModel& model);

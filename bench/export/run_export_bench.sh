@@ -6,20 +6,10 @@
 #   bench/export/run_export_bench.sh [BUILD_DIR] [ITERATIONS]
 #
 # BUILD_DIR (default build) must hold bin/streamscope and
-# bin/make_export_trace (target make_export_trace, tests/export). The trace
+# bin/make_export_trace (target make_export_trace, tests/analyzer/export). The trace
 # has 4 GPU ops per iteration (default 250000 -> 1,000,000 ops), 5 API calls
-# per iteration and an NVTX range per iteration (tests/export/export_fixture_trace.h).
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-iterations=${2:-250000}
-ss="$build/bin/streamscope"
-gen="$build/bin/make_export_trace"
-for b in "$ss" "$gen"; do
-  [ -x "$b" ] || { echo "missing $b: cmake --build $build --target streamscope make_export_trace" >&2; exit 2; }
-done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# per iteration and an NVTX range per iteration (tests/analyzer/export/export_fixture_trace.h).
+. "$(dirname "$0")/export_bench_common.sh" "$@"
 out="$repo/bench/results/export.md"
 
 # run NAME CMD...: wall seconds and peak RSS of CMD.
@@ -27,10 +17,7 @@ rows=()
 run() {
   local name=$1
   shift
-  /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
-  local wall rss
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/$name.time")
-  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/$name.time")
+  measure "$name" "$@"
   local size="-"
   for f in "$work/$name.json" "$work/$name.html"; do
     [ -f "$f" ] && size=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f MB", b/1e6}')
@@ -40,11 +27,7 @@ run() {
   sed 's/^/    /' "$work/$name.out"
 }
 
-echo "generating a trace with $((iterations * 4)) GPU ops..."
-start=$(date +%s.%N)
-"$gen" "$work/trace.sqlite" "$iterations" --no-jitter
-gen_s=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b-a}')
-trace_mb=$(awk -v b="$(stat -c %s "$work/trace.sqlite")" 'BEGIN {printf "%.0f", b/1e6}')
+generate_trace
 
 run report "$ss" report "$work/trace.sqlite" -o "$work/report.txt" --force
 run json_no_analysis "$ss" export "$work/trace.sqlite" --no-analysis --perfetto "$work/json_no_analysis.json"
@@ -63,11 +46,10 @@ PY
   echo
   echo "\`bench/export/run_export_bench.sh $build $iterations\` — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "Machine: $(lscpu | awk -F': +' '/Model name/ {print $2; exit}'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)."
-  echo "Build: $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" 2>/dev/null | cut -d= -f2), commit $(git -C "$repo" rev-parse --short HEAD)."
+  machine_line
+  echo "$(build_line)."
   echo
-  echo "Trace: synthetic (tests/export/export_fixture_trace.h), $((iterations * 4)) GPU ops"
-  echo "(kernels, H2D, D2H, memsets on 3 streams), $((iterations * 5 + 1)) API calls, $((iterations + 1)) NVTX"
+  trace_lines
   echo "ranges; ${trace_mb} MB; generated in ${gen_s} s. Wall time and peak RSS from \`/usr/bin/time -v\`,"
   echo "one run each, in this order, on the same machine."
   echo

@@ -9,18 +9,8 @@
 # BUILD_DIR (default build) must hold bin/streamscope (built with protobuf)
 # and bin/make_export_trace. 4 GPU ops per iteration (default 250000 ->
 # 1,000,000 ops), 5 API calls and an NVTX range per iteration
-# (tests/export/export_fixture_trace.h).
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-build}
-iterations=${2:-250000}
-ss="$build/bin/streamscope"
-gen="$build/bin/make_export_trace"
-for b in "$ss" "$gen"; do
-  [ -x "$b" ] || { echo "missing $b: cmake --build $build --target streamscope make_export_trace" >&2; exit 2; }
-done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# (tests/analyzer/export/export_fixture_trace.h).
+. "$(dirname "$0")/export_bench_common.sh" "$@"
 out="$repo/bench/results/perfetto_proto.md"
 
 rows=()
@@ -29,12 +19,10 @@ run() {
   local name=$1 output=$2
   shift 2
   sync
-  /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
-  local wall rss writer size cpu
-  cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/$name.time")
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/$name.time")
-  rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/$name.time")
-  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out")
+  measure "$name" "$@"
+  local writer size
+  # The command prints "wrote ... in X s" on stderr, which measure keeps with /usr/bin/time's lines.
+  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out" "$work/$name.time")
   size=$(awk -v b="$(stat -c %s "$output")" 'BEGIN {printf "%.1f", b/1e6}')
   sizes[$name]=$size
   rows+=("| $name | \`${*//$work\//}\` | $wall | $cpu | $writer | $rss | $size |")
@@ -44,9 +32,7 @@ run() {
 }
 declare -A sizes
 
-echo "generating a trace with $((iterations * 4)) GPU ops..."
-"$gen" "$work/trace.sqlite" "$iterations" --no-jitter
-trace_mb=$(awk -v b="$(stat -c %s "$work/trace.sqlite")" 'BEGIN {printf "%.0f", b/1e6}')
+generate_trace
 
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache so the first run is not charged for it.
@@ -66,11 +52,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a/b}'; }
   echo
   echo "\`bench/export/run_perfetto_proto_bench.sh $build $iterations\` — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  echo "Machine: $(lscpu | awk -F': +' '/Model name/ {print $2; exit}'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)."
-  echo "Build: $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" 2>/dev/null | cut -d= -f2), commit $(git -C "$repo" rev-parse --short HEAD); protobuf $(protoc --version 2>/dev/null | awk '{print $2}')."
+  machine_line
+  echo "$(build_line); protobuf $(protoc --version 2>/dev/null | awk '{print $2}')."
   echo
-  echo "Trace: synthetic (tests/export/export_fixture_trace.h), $((iterations * 4)) GPU ops"
-  echo "(kernels, H2D, D2H, memsets on 3 streams), $((iterations * 5 + 1)) API calls, $((iterations + 1)) NVTX"
+  trace_lines
   echo "ranges; ${trace_mb} MB. One run each, in this order, same machine; wall and peak RSS"
   echo "from \`/usr/bin/time -v\` (whole command: load, analyses, writing); writer s = the"
   echo "command's own \"wrote ... in X s\" (writing the file only); load average at the start:"

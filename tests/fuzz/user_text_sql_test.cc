@@ -11,7 +11,7 @@
 #include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/planted_traces.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

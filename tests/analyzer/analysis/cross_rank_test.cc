@@ -5,7 +5,7 @@
 
 #include "analyzer/analysis/rank_facts.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
@@ -90,7 +90,9 @@ TEST(CrossRank, EndsThatStillDisagreeAfterAlignmentAreSaidToBeMismatched) {
   CrossRankResult r = AnalyzeCrossRank({{&m[0], whole}, {&m[1], whole}}, 10);
   EXPECT_GT(r.alignment.residual_max_ns, 100'000);
   bool said = false;
-  for (const std::string& note : r.notes) said |= note.find("may not be the same collective") != std::string::npos;
+  for (const CrossRankNote& note : r.notes) {
+    said |= note.kind == CrossRankNote::Kind::kLargeResidual && note.value == r.alignment.residual_max_ns;
+  }
   EXPECT_TRUE(said);
 }
 
@@ -103,7 +105,8 @@ TEST(CrossRank, DifferentHostsWithoutACollectiveAreNotComparedForWaiting) {
   EXPECT_EQ(r.alignment.method, "wall_clock");
   EXPECT_EQ(r.ranks[1].clock_offset_ns, -5000) << "the wall-clock estimate is all there is";
   ASSERT_FALSE(r.notes.empty());
-  EXPECT_NE(r.notes.back().find("not comparable"), std::string::npos) << r.notes.back();
+  EXPECT_EQ(r.notes.back().kind, CrossRankNote::Kind::kClocksNotComparable);
+  EXPECT_EQ(r.notes.back().value, 2) << "hosts";
 }
 
 TEST(CrossRank, OneHostKeepsItsSharedClock) {

@@ -4,8 +4,8 @@
 
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/planted_traces.h"
-#include "tests/analyzer/memory_trace_util.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/memory_trace_util.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

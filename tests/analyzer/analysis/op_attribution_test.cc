@@ -8,7 +8,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/importers/torch_test_util.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

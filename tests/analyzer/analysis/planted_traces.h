@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "analyzer/model/trace_model.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope::testing {
 

@@ -6,7 +6,7 @@
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/export/analysis_adapters.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

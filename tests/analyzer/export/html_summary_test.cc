@@ -11,7 +11,7 @@
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/export_test_util.h"
+#include "tests/analyzer/export/export_test_util.h"
 
 namespace streamscope {
 namespace {

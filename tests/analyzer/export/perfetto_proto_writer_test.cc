@@ -28,7 +28,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/export/export_fixture_trace.h"
+#include "tests/analyzer/export/export_fixture_trace.h"
 
 namespace streamscope {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/trace_summary_render.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -27,9 +28,12 @@ TEST(AttachedRecording, OpsOnStreamsCreatedBeforeTheStartAreExpectedNotInconsist
   TraceSummary s = SummarizeTrace(m);
   EXPECT_EQ(s.records_inconsistent, 0);
   EXPECT_EQ(s.records_dropped, 0);
-  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  EXPECT_TRUE(s.warnings.empty()) << TraceWarningText(s.warnings.front());
+  EXPECT_EQ(s.ops_on_streams_before_recording, 4);
   bool noted = false;
-  for (const std::string& n : s.notes) noted |= n.find("created before the recording started") != std::string::npos;
+  for (const std::string& n : TraceSummaryNotes(s)) {
+    noted |= n.find("4 ops ran on streams created before the recording started") != std::string::npos;
+  }
   EXPECT_TRUE(noted);
 }
 

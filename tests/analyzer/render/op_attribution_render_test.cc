@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/importers/torch_test_util.h"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

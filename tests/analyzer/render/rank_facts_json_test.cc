@@ -6,7 +6,7 @@
 #include "analyzer/analysis/cross_rank.h"
 #include "analyzer/render/communication_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

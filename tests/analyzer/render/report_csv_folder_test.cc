@@ -8,7 +8,7 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

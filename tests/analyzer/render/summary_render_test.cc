@@ -19,7 +19,7 @@
 #include "analyzer/render/text_layout.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

@@ -25,7 +25,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

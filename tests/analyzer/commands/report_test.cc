@@ -1,0 +1,434 @@
+// `streamscope report` end to end through RunReport: findings in text,
+// the JSON structure, CSV tables, --save, and one clear line with a
+// distinct exit code for every kind of bad input.
+#include "analyzer/commands/report_runner.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "analyzer/base/units.h"
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/diagnose_runner.h"
+#include "analyzer/render/diagnose_render.h"
+#include "analyzer/storage/analysis_saver.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/analyzer/model/synthetic_trace.h"
+
+namespace streamscope {
+namespace {
+
+using testing::ExecSql;
+using testing::SyntheticTrace;
+using testing::TempTracePath;
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome RunIt(ReportOptions options) {
+  std::ostringstream out, err;
+  int code = ExitWith(RunReport(options, out, err), err);
+  return {code, out.str(), err.str()};
+}
+
+ReportOptions For(const std::string& path) {
+  ReportOptions o;
+  o.traces = {path};
+  return o;
+}
+
+std::string Overlapped(int64_t pid = 4242) {
+  SyntheticTrace t;
+  t.Device(0).Stream(1).Stream(2).Stream(3);
+  t.Meta("pid", std::to_string(pid));
+  t.Kernel(1, 100, 300, "k");
+  t.Copy(OpCategory::kHtoD, 2, 200, 400);
+  t.Copy(OpCategory::kDtoH, 3, 350, 500);
+  t.Kernel(1, 600, 700, "k");
+  t.Nvtx("measured", 90, 510);
+  t.Mark("streamscope", "workload=overlap_pinned", 10);
+  t.Mark("streamscope", "param:chunks=4", 11);
+  t.Mark("streamscope", "validation=passed", 800);
+  std::string path = TempTracePath("report");
+  EXPECT_TRUE(t.WriteFile(path).ok());
+  return path;
+}
+
+int64_t CountRows(const std::string& path, const std::string& table) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  int64_t n = -1;
+  if (sqlite3_prepare_v2(db, ("SELECT count(*) FROM " + table).c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW) {
+    n = sqlite3_column_int64(stmt, 0);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n;
+}
+
+// One line, "streamscope: <file>: ...".
+void ExpectOneLineAbout(const Outcome& o, const std::string& path, const std::string& what) {
+  EXPECT_EQ(o.err.rfind("streamscope: " + path + ": ", 0), 0u) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find(what), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty());
+}
+
+TEST(Report, TextStatesTheOverlapAsASentenceWithTheOpsBehindIt) {
+  ReportOptions opt = For(Overlapped());
+  opt.gap_threshold_ns = 0;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("H2D copies overlapped compute for 100 ns of 200 ns possible (50%)"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("D2H copies never overlapped compute"), std::string::npos);
+  EXPECT_NE(o.out.find("kernel 1 'k' (stream 1); copy 1 H2D"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Workload: overlap_pinned (chunks=4); validation passed."), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("2 copy engines"), std::string::npos);
+  EXPECT_NE(o.out.find("100 ns at +400 ns [500, 600) ns: after copy 2 D2H"), std::string::npos) << o.out;
+}
+
+TEST(Report, JsonHasTheDocumentedStructure) {
+  ReportOptions opt = For(Overlapped());
+  opt.format = ReportOptions::Format::kJson;
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "measured";
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["schema_version"], 3);
+  EXPECT_EQ(j["window_spec"]["kind"], "nvtx");
+  ASSERT_EQ(j["traces"].size(), 1u);
+  const nlohmann::json& t = j["traces"][0];
+  EXPECT_EQ(t["pid"], 4242);
+  EXPECT_EQ(t["summary"]["workload"]["variant"], "overlap_pinned");
+  EXPECT_EQ(t["summary"]["workload"]["validation"], "passed");
+  EXPECT_EQ(t["summary"]["records_dropped"], 0);
+  ASSERT_EQ(t["windows"].size(), 1u);
+  const nlohmann::json& w = t["windows"][0];
+  EXPECT_EQ(w["start_ns"], 90);
+  EXPECT_EQ(w["end_ns"], 510);
+  const nlohmann::json& dev = w["overlap"]["devices"][0];
+  EXPECT_EQ(dev["device_id"], 0);
+  EXPECT_EQ(dev["exposed_copy_ns"], 200);
+  bool found = false;
+  for (const auto& p : dev["pairs"]) {
+    if (p["pair"] != "compute|H2D") continue;
+    found = true;
+    EXPECT_EQ(p["overlapped_ns"], 100);
+    EXPECT_EQ(p["possible_ns"], 200);
+    EXPECT_DOUBLE_EQ(p["hidden_share"].get<double>(), 0.5);
+    ASSERT_EQ(p["longest_intervals"].size(), 1u);
+    EXPECT_EQ(p["longest_intervals"][0]["ops"][0]["table"], "kernel");
+    EXPECT_EQ(p["longest_intervals"][0]["ops"][0]["id"], 1);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(w["idle_gaps"]["devices"][0]["idle_ns"], 420 - 400);
+  EXPECT_TRUE(j["combined"]["total"].contains("busy_ns"));
+}
+
+// 12 instances of 'step', each a kernel then a copy; instance 7 is the
+// longest (a 500 ns host gap before its copy).
+std::string TwelveSteps(int copy_engines = 2) {
+  SyntheticTrace t;
+  t.Device(0, copy_engines).Stream(1).Stream(2);
+  for (int i = 0; i < 12; ++i) {
+    int64_t base = 1000 + 2000 * i, extra = i == 6 ? 500 : 0;
+    t.Kernel(1, base + 10, base + 400, "k");
+    t.Copy(OpCategory::kHtoD, 2, base + 200 + extra, base + 600 + extra);
+    t.Nvtx("step", base, base + 700 + extra);
+  }
+  std::string path = TempTracePath("steps");
+  EXPECT_TRUE(t.WriteFile(path).ok());
+  return path;
+}
+
+TEST(Report, ManyInstancesAreSummarizedInTextAndKeptInFullInJson) {
+  ReportOptions opt = For(TwelveSteps());
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "step";
+  opt.top = 3;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(
+      o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us."),
+      std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us at +12.0 us: GPU busy 66%, copies hidden 0%"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("The longest instance in full:\n\nWindow NVTX 'step' #7: 1.20 us"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("Window NVTX 'step' #1:"), std::string::npos) << "only the longest in full";
+
+  opt.format = ReportOptions::Format::kJson;
+  Outcome j = RunIt(opt);
+  ASSERT_EQ(j.code, kExitOk) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["traces"][0]["windows"].size(), 12u);
+  EXPECT_EQ(doc["traces"][0]["windows"][6]["label"], "NVTX 'step' #7");
+  EXPECT_EQ(doc["traces"][0]["windows"][6]["length_ns"], 1200);
+  // Written window by window, in the layout of one dump of the whole.
+  EXPECT_EQ(j.out, doc.dump(2) + "\n");
+}
+
+// The interval tables are generated while written (tens of millions of
+// rows at 10M ops): in CSV and in --save they must come out complete, with
+// the window index first, in window order.
+TEST(Report, GeneratedIntervalTablesComeOutCompleteInWindowOrder) {
+  std::string path = TwelveSteps();
+  ReportOptions opt = For(path);
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "step";
+  opt.format = ReportOptions::Format::kCsv;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  size_t at = o.out.find("# table: analysis_overlap_interval_op\n");
+  ASSERT_NE(at, std::string::npos);
+  std::istringstream lines(o.out.substr(at));
+  std::string line;
+  std::getline(lines, line);  // "# table"
+  std::getline(lines, line);
+  EXPECT_EQ(line, "window_index,device_id,interval_id,op_table,op_id");
+  std::vector<int> windows;
+  while (std::getline(lines, line) && !line.empty()) windows.push_back(std::stoi(line.substr(0, line.find(','))));
+  // One compute|H2D interval with its kernel and its copy in every step but
+  // #7 (index 6), whose copy starts after the kernel ended.
+  std::vector<int> expected;
+  for (int w = 0; w < 12; ++w) {
+    if (w != 6) expected.insert(expected.end(), {w, w});
+  }
+  EXPECT_EQ(windows, expected);
+
+  opt.format = ReportOptions::Format::kText;
+  opt.save = true;
+  ASSERT_EQ(RunIt(opt).code, kExitOk);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval_op"), 22);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval"), 11);
+}
+
+// `diagnose` over many instances: causes across them, then the worst one in
+// full. On a GPU without copy engines every step's copy waits for compute:
+// the hardware is the primary cause in all 12, each time for the 390 ns of
+// its kernel; among equals the earliest is the worst (#1).
+TEST(Report, DiagnoseOverManyInstancesCountsThePrimaryCauses) {
+  DiagnoseCommandOptions opt;
+  opt.traces = {TwelveSteps(/*copy_engines=*/0)};
+  opt.diagnose.min_impact_ns = 0;  // the synthetic steps last nanoseconds
+  opt.diagnose.min_impact_share = 0;
+  opt.window_given = true;
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "step";
+  std::ostringstream out, err;
+  ASSERT_EQ(ExitWith(RunDiagnose(opt, out, err), err), kExitOk) << err.str();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("Diagnosis of 12 windows (NVTX 'step'). The primary cause of each:"), std::string::npos) << text;
+  EXPECT_NE(text.find("  copy_engines: primary in 12 (100%), worst NVTX 'step' #1 (390 ns); found in 12 windows, "
+                      "4.68 us in all\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("One window in full: --nvtx-instance K"), std::string::npos) << text;
+  EXPECT_NE(text.find("in full:\nDiagnosis (NVTX 'step' #1, 700 ns"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n') < 40, true) << "a summary, not 12 diagnoses:\n" << text;
+  opt.format = DiagnoseCommandOptions::Format::kJson;
+  std::ostringstream jout, jerr;
+  ASSERT_EQ(ExitWith(RunDiagnose(opt, jout, jerr), jerr), kExitOk) << jerr.str();
+  EXPECT_EQ(nlohmann::json::parse(jout.str())["traces"][0]["windows"].size(), 12u);
+}
+
+TEST(Report, SeveralTracesAreAnalyzedPerProcessWithACombinedSummary) {
+  ReportOptions opt = For(Overlapped(1));
+  opt.traces.push_back(Overlapped(2));
+  opt.format = ReportOptions::Format::kJson;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["traces"].size(), 2u);
+  ASSERT_EQ(j["combined"]["devices"].size(), 2u);
+  EXPECT_EQ(j["combined"]["devices"][1]["pid"], 2);
+  EXPECT_EQ(j["combined"]["total"]["busy_ns"], 2 * 500);
+  opt.format = ReportOptions::Format::kText;
+  Outcome text = RunIt(opt);
+  EXPECT_NE(text.out.find("Combined over 2 processes"), std::string::npos);
+}
+
+TEST(Report, CsvPrintsEveryAnalysisTable) {
+  ReportOptions opt = For(Overlapped());
+  opt.format = ReportOptions::Format::kCsv;
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(
+      o.out.find("# table: analysis_overlap_pair\nwindow_index,device_id,pair,category_a,category_b,"
+                 "overlapped_ns,possible_ns,hidden_share,interval_count\n0,0,compute|H2D,compute,H2D,100,200,0.5,1\n"),
+      std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("# table: analysis_idle_gap\n"), std::string::npos);
+}
+
+TEST(Report, SaveWritesAnalysisTablesAndReplacesEarlierOnes) {
+  std::string path = Overlapped();
+  ReportOptions opt = For(path);
+  opt.save = true;
+  opt.gap_threshold_ns = 0;
+  ASSERT_EQ(RunIt(opt).code, kExitOk);
+  EXPECT_EQ(CountRows(path, "analysis_window"), 1);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval"), 2);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval_op"), 4);
+  int64_t gaps = CountRows(path, "analysis_idle_gap");
+  EXPECT_GT(gaps, 0);
+  ASSERT_TRUE(ExecSql(path, "CREATE TABLE analysis_stale (x INTEGER);").ok());
+  ASSERT_EQ(RunIt(opt).code, kExitOk);
+  EXPECT_EQ(CountRows(path, "analysis_overlap_interval"), 2);
+  EXPECT_EQ(CountRows(path, "analysis_idle_gap"), gaps);
+  EXPECT_EQ(CountRows(path, "analysis_stale"), -1);  // gone
+  EXPECT_EQ(RunIt(For(path)).code, kExitOk);         // still a readable trace
+}
+
+TEST(Report, OutputFileIsWrittenButNeverOverAnInputTrace) {
+  std::string path = Overlapped();
+  ReportOptions opt = For(path);
+  opt.output_path = TempTracePath("out") + ".txt";
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_TRUE(o.out.empty());
+  std::ifstream written(opt.output_path);
+  std::string first;
+  std::getline(written, first);
+  EXPECT_EQ(first.rfind("Summary of window ", 0), 0u);  // every report opens with its summary
+  opt.output_path = path;
+  EXPECT_EQ(RunIt(opt).code, kExitOutputError);
+  std::string link = TempTracePath("link");
+  ASSERT_EQ(symlink("/tmp/streamscope-should-not-exist", link.c_str()), 0);
+  opt.output_path = link;
+  EXPECT_EQ(RunIt(opt).code, kExitOutputError);
+}
+
+TEST(Report, ANonexistentFileIsFileNotFound) {
+  std::string path = TempTracePath("absent");
+  Outcome o = RunIt(For(path));
+  EXPECT_EQ(o.code, kExitFileNotFound);
+  ExpectOneLineAbout(o, path, "No such file");
+}
+
+TEST(Report, AFileThatIsNotSqliteIsNotATrace) {
+  std::string path = TempTracePath("text");
+  std::ofstream(path) << "hello, this is a plain text file and not a trace at all\n";
+  Outcome o = RunIt(For(path));
+  EXPECT_EQ(o.code, kExitNotATrace);
+  ExpectOneLineAbout(o, path, "not an SQLite database");
+}
+
+TEST(Report, AnEmptyFileIsNotATrace) {
+  std::string path = TempTracePath("empty");
+  std::ofstream(path).close();
+  Outcome o = RunIt(For(path));
+  EXPECT_EQ(o.code, kExitNotATrace);
+  ExpectOneLineAbout(o, path, "empty file");
+}
+
+TEST(Report, ATruncatedTraceIsNotATrace) {
+  std::string path = Overlapped();
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  ASSERT_EQ(truncate(path.c_str(), st.st_size - 4096), 0);
+  Outcome o = RunIt(For(path));
+  EXPECT_EQ(o.code, kExitNotATrace);
+  // SQLite notices the missing pages itself ("damaged") or the importer's
+  // size check does ("truncated").
+  ExpectOneLineAbout(o, path, "");
+  EXPECT_TRUE(o.err.find("damaged") != std::string::npos || o.err.find("truncated") != std::string::npos) << o.err;
+}
+
+TEST(Report, OlderAndNewerSchemaVersionsHaveTheirOwnExitCode) {
+  std::string older = Overlapped();
+  ASSERT_TRUE(
+      ExecSql(older, "UPDATE metadata SET value = '0' WHERE key = 'schema_version'; PRAGMA user_version = 0;").ok());
+  Outcome o = RunIt(For(older));
+  EXPECT_EQ(o.code, kExitSchemaVersion);
+  ExpectOneLineAbout(o, older, "older");
+  std::string newer = Overlapped();
+  ASSERT_TRUE(
+      ExecSql(newer, "UPDATE metadata SET value = '99' WHERE key = 'schema_version'; PRAGMA user_version = 99;").ok());
+  Outcome n = RunIt(For(newer));
+  EXPECT_EQ(n.code, kExitSchemaVersion);
+  ExpectOneLineAbout(n, newer, "newer");
+}
+
+TEST(Report, MissingTablesHaveTheirOwnExitCode) {
+  std::string path = Overlapped();
+  ASSERT_TRUE(ExecSql(path, "DROP TABLE nvtx_mark;").ok());
+  Outcome o = RunIt(For(path));
+  EXPECT_EQ(o.code, kExitMissingTables);
+  ExpectOneLineAbout(o, path, "missing table nvtx_mark");
+}
+
+TEST(Report, AnNvtxRangeThatDoesNotExistHasItsOwnExitCode) {
+  std::string path = Overlapped();
+  ReportOptions opt = For(path);
+  opt.window.kind = WindowSpec::Kind::kNvtxRange;
+  opt.window.nvtx_name = "training_step";
+  Outcome o = RunIt(opt);
+  EXPECT_EQ(o.code, kExitWindowNotFound);
+  ExpectOneLineAbout(o, path, "no NVTX range named 'training_step'");
+}
+
+TEST(Report, RecordsWithBadTimesAreCountedAndReportedNotFatal) {
+  std::string path = Overlapped();
+  ASSERT_TRUE(ExecSql(path,
+                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id) VALUES "
+                      "(50, 450, 420, 0, 1, 1), (51, 0, 0, 0, 1, 1);"
+                      "UPDATE metadata SET value = 'running' WHERE key = 'capture_end';")
+                  .ok());
+  ReportOptions opt = For(path);
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.err.find("warning: 2 records could not be placed on the timeline"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("WARNING: capture did not finish"), std::string::npos) << o.out;
+  opt.format = ReportOptions::Format::kJson;
+  nlohmann::json j = nlohmann::json::parse(RunIt(opt).out);
+  EXPECT_EQ(j["traces"][0]["summary"]["records_dropped"], 2);
+  EXPECT_EQ(j["traces"][0]["summary"]["import_stats"]["op_end_before_start"], 1);
+  EXPECT_EQ(j["traces"][0]["summary"]["import_stats"]["op_zero_timestamp"], 1);
+  EXPECT_EQ(j["traces"][0]["summary"]["capture_abnormal"], true);
+}
+
+TEST(Units, DurationsAndSharesReadLikeAHumanWroteThem) {
+  EXPECT_EQ(FormatDuration(850), "850 ns");
+  EXPECT_EQ(FormatDuration(12'345), "12.3 us");
+  EXPECT_EQ(FormatDuration(2'410'000), "2.41 ms");
+  EXPECT_EQ(FormatDuration(999'999), "1.00 ms");
+  EXPECT_EQ(FormatDuration(1'250'000'000), "1.25 s");
+  EXPECT_EQ(FormatShare(78, 100), "78%");
+  EXPECT_EQ(FormatShare(1, 300), "0.33%");
+  EXPECT_EQ(FormatShare(5, 0), "-");
+}
+
+TEST(AnalysisSaver, RefusesNamesOutsideTheAnalysisTablesAndWritesNothing) {
+  std::string path = Overlapped();
+  ResultTable bad{"kernel", {"x"}, {{int64_t{1}}}};
+  EXPECT_EQ(SaveAnalysisTables(path, {bad}).code(), absl::StatusCode::kInvalidArgument);
+  ResultTable injected{"analysis_x; DROP TABLE kernel", {"x"}, {}};
+  EXPECT_EQ(SaveAnalysisTables(path, {injected}).code(), absl::StatusCode::kInvalidArgument);
+  ResultTable bad_column{"analysis_ok", {"x y"}, {}};
+  EXPECT_EQ(SaveAnalysisTables(path, {bad_column}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CountRows(path, "kernel"), 2);
+  EXPECT_EQ(CountRows(path, "analysis_ok"), -1);
+  EXPECT_EQ(SaveAnalysisTables(TempTracePath("absent"), {}).code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST(Report, EveryBadInputGetsADistinctExitCode) {
+  std::set<int> codes = {kExitFileNotFound, kExitNotATrace, kExitSchemaVersion, kExitMissingTables,
+                         kExitWindowNotFound};
+  EXPECT_EQ(codes.size(), 5u);
+  EXPECT_EQ(codes.count(kExitOk), 0u);
+}
+
+}  // namespace
+}  // namespace streamscope
