@@ -202,9 +202,9 @@ constexpr const char* kCompareWindowsHelp =
     "     per instance differs while the whole GPU activity's is the same: every run's GPU span\n"
     "  4. a run has no steady state: every run's GPU span (first GPU op to last), saying which\n"
     "  A steady window is never compared with a whole run. Per instance (some run's window holds\n"
-    "  repeated instances): the verdict is on the time per instance (first instance's start to\n"
-    "  the window's end, over the instances) with instance counts, and work is compared per\n"
-    "  instance; else on the total interval (first GPU op start to last GPU op end).\n"
+    "  repeated instances): the verdict is on the time per instance (mean period between the\n"
+    "  instances' GPU starts, one-off stalls over 3x the median left out) with instance counts,\n"
+    "  and work is compared per instance; else on the total interval (first GPU op to last).\n"
     "  Details: analyzer/COMPARE.md \"Windows\".\n";
 
 bool IsFolder(const std::string& path) {

@@ -71,6 +71,10 @@ const MetricComparison* CompareResult::Find(std::string_view name) const {
 
 namespace {
 
+// A period between instance starts longer than this many times the median
+// is a one-off (autotuning, a graph's instantiation), not the loop's pace.
+constexpr int64_t kOneOffPeriodFactor = 3;
+
 // Index of the run whose figure (time per instance or total interval) is
 // closest to the median.
 int MedianRun(const std::vector<CompareRun>& runs, int64_t median, bool per_instance) {
@@ -230,13 +234,26 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const RunWindow& 
   absl::StatusOr<CompareRun> run = MeasureRun(model, window.windows);
   if (!run.ok()) return run.status();
   run->window = window;
-  // Steady windows: wall time per instance, from the first instance's start
-  // on the host to the end of the window (its last GPU op or instance);
-  // named ranges: their GPU intervals, summed, per instance.
-  const bool steady = window.source.rfind("steady_state", 0) == 0 && !window.windows.empty();
-  const int64_t time =
-      steady ? window.windows.back().end_ns - window.first_instance_start_ns : run->metrics.total_interval_ns;
-  run->metrics.time_per_instance_ns = time / std::max<int64_t>(1, window.instances);
+  // Steady windows: the mean period between instance starts, leaving out
+  // one-off periods (compare_windows.h); named ranges: their GPU
+  // intervals, summed, per instance.
+  const std::vector<int64_t>& starts = window.instance_starts_ns;
+  if (window.source.rfind("steady_state", 0) == 0 && starts.size() >= 2) {
+    std::vector<int64_t> periods;
+    for (size_t i = 1; i < starts.size(); ++i) periods.push_back(starts[i] - starts[i - 1]);
+    std::vector<int64_t> sorted = periods;
+    std::sort(sorted.begin(), sorted.end());
+    const int64_t median = sorted[(sorted.size() - 1) / 2];
+    int64_t sum = 0, count = 0;
+    for (int64_t p : periods) {
+      if (median > 0 && p > kOneOffPeriodFactor * median) continue;
+      sum += p;
+      count += 1;
+    }
+    run->metrics.time_per_instance_ns = count > 0 ? sum / count : median;
+    return run;
+  }
+  run->metrics.time_per_instance_ns = run->metrics.total_interval_ns / std::max<int64_t>(1, window.instances);
   return run;
 }
 

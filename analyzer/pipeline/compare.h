@@ -11,8 +11,8 @@
 // every trace has it and the steady states are not all the same range;
 // else every run's GPU span. Never a steady window against a whole run.
 // Per instance whenever some run's windows hold more than one instance:
-// the figure is the time per instance (steady windows: from the first
-// instance's start on the host to the window's end, over the instances;
+// the figure is the time per instance (steady windows: the mean period
+// between instances' GPU starts, one-off stalls left out, compare_windows.h;
 // named ranges: total_interval / instances) and work is compared per
 // instance; over the whole window (total_interval) otherwise.
 //

@@ -1,6 +1,8 @@
 #include "analyzer/pipeline/compare_windows.h"
 
 #include <algorithm>
+#include <climits>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -54,6 +56,56 @@ std::string SteadyRangeName(const TraceModel& m) {
   return s.method == SteadyStateMethod::kNvtxRange ? std::string(m.strings.Get(s.nvtx_name)) : std::string();
 }
 
+// When each op was submitted: its call's start, else its own start.
+int64_t SubmitTime(const TraceModel& m, size_t op) {
+  int32_t a = m.ApiForOp(op);
+  return a >= 0 ? m.api.start_ns[a] : m.ops.start_ns[op];
+}
+
+// Per NVTX instance (by start), the GPU start of the first op submitted
+// inside it; instances that submitted nothing are left out.
+std::vector<int64_t> NvtxInstanceStarts(const TraceModel& m, const SteadyState& s) {
+  std::vector<std::pair<int64_t, int64_t>> by_submit;  // (submit, GPU start)
+  by_submit.reserve(m.ops.size());
+  for (size_t i = 0; i < m.ops.size(); ++i) by_submit.push_back({SubmitTime(m, i), m.ops.start_ns[i]});
+  std::sort(by_submit.begin(), by_submit.end());
+  std::vector<int64_t> starts;
+  for (int32_t r : s.nvtx_instances) {
+    const NvtxRange& nr = m.nvtx_ranges[r];
+    int64_t end = nr.end_ns.value_or(nr.start_ns);
+    int64_t first = INT64_MAX;
+    for (auto it = std::lower_bound(by_submit.begin(), by_submit.end(), std::make_pair(nr.start_ns, INT64_MIN));
+         it != by_submit.end() && it->first < end; ++it) {
+      first = std::min(first, it->second);
+    }
+    if (first != INT64_MAX) starts.push_back(first);
+  }
+  return starts;
+}
+
+// Per repeat of the kernel sequence, the GPU start of its first kernel (the
+// kernels in submission order, as steady_state.cc orders them).
+std::vector<int64_t> SequenceRepeatStarts(const TraceModel& m, const SteadyState& s) {
+  std::vector<int32_t> kernels;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    if (m.ops.category[i] == OpCategory::kKernel) kernels.push_back(static_cast<int32_t>(i));
+  }
+  std::sort(kernels.begin(), kernels.end(), [&](int32_t a, int32_t b) {
+    return std::make_tuple(SubmitTime(m, a), m.ops.correlation_id[a], a) <
+           std::make_tuple(SubmitTime(m, b), m.ops.correlation_id[b], b);
+  });
+  std::vector<int64_t> starts;
+  auto first = std::find(kernels.begin(), kernels.end(), s.first_kernel);
+  if (first == kernels.end() || s.period_kernels <= 0) return starts;
+  const size_t pos = static_cast<size_t>(first - kernels.begin());
+  for (int64_t r = 0; r < s.repeats; ++r) {
+    size_t k = pos + static_cast<size_t>(r * s.period_kernels);
+    if (k >= kernels.size()) break;
+    starts.push_back(m.ops.start_ns[kernels[k]]);
+  }
+  return starts;
+}
+
 // The run's steady-state window as one window of `instances` instances.
 RunWindow SteadyRunWindow(const TraceModel& m) {
   const SteadyState& s = DefaultSteadyState(m);
@@ -64,20 +116,14 @@ RunWindow SteadyRunWindow(const TraceModel& m) {
     r.source = "steady_state_nvtx_range";
     r.unit = absl::StrCat("NVTX range '", std::string(m.strings.Get(s.nvtx_name)), "'");
     r.instances = static_cast<int64_t>(s.nvtx_instances.size());
-    r.first_instance_start_ns = m.nvtx_ranges[s.nvtx_instances.front()].start_ns;
+    r.instance_starts_ns = NvtxInstanceStarts(m, s);
   } else {
     r.source = "steady_state_kernel_sequence";
     r.unit = absl::StrCat("a sequence of ", s.period_kernels, s.period_kernels == 1 ? " kernel" : " kernels");
     r.instances = s.repeats;
-    r.first_instance_start_ns = s.window.start_ns;
-    auto [lo, hi] = m.OpRangeFor(s.window.start_ns, s.window.end_ns);
-    for (size_t i = lo; i < hi; ++i) {
-      if (m.ops.start_ns[i] < s.window.start_ns || m.ops.start_ns[i] >= s.window.end_ns) continue;
-      int32_t a = m.ApiForOp(i);
-      r.first_instance_start_ns = std::min(r.first_instance_start_ns, a >= 0 ? m.api.start_ns[a] : m.ops.start_ns[i]);
-    }
+    r.instance_starts_ns = SequenceRepeatStarts(m, s);
   }
-  r.first_instance_start_ns = std::min(r.first_instance_start_ns, s.window.end_ns);
+  std::sort(r.instance_starts_ns.begin(), r.instance_starts_ns.end());
   r.instances = std::max<int64_t>(1, r.instances);
   return r;
 }
@@ -229,8 +275,8 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
         bool equal = true;
         std::string counts = CountsText(c, &equal);
         c.note =
-            absl::StrCat("the runs' steady states differ (", SideText("control", c.control), "; ",
-                         SideText("variant", c.variant), "): compared per instance, ",
+            absl::StrCat("steady states matched per instance (", SideText("control", c.control), "; ",
+                         SideText("variant", c.variant), "): ",
                          equal ? absl::StrCat("each run has ", counts, " instances")
                                : absl::StrCat("instance counts differ (", counts, "), work compared per instance"));
         std::vector<WorkDifference> diffs = PerInstanceDifferences(all, [&] {
@@ -251,7 +297,7 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
           runs.insert(runs.end(), c.variant.begin(), c.variant.end());
           if (span.ok() && PerInstanceDifferences(all, runs).empty()) {
             c.rule = CompareWindowRule::kGpuSpanWorkDiffers;
-            c.note = absl::StrCat("the runs' steady states differ (", SideText("control", steady_choice.control), "; ",
+            c.note = absl::StrCat("the runs' steady states (", SideText("control", steady_choice.control), "; ",
                                   SideText("variant", steady_choice.variant), ") and do different work per instance (",
                                   DifferenceText(diffs.front()),
                                   "), while the whole GPU activity of every run does the same work: compared over "

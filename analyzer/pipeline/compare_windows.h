@@ -64,11 +64,13 @@ struct RunWindow {
   // "" for gpu_span.
   std::string unit;
   int64_t instances = 1;
-  // Steady states: when the first instance started on the host (its NVTX
-  // range's start; for a kernel sequence, the first submission of an op
-  // in the window), so that the time per instance is what a timer around
-  // the loop measures: (window end - this) / instances.
-  int64_t first_instance_start_ns = 0;
+  // Steady states: the GPU start of each instance (of the first op
+  // submitted in an NVTX instance; of the first kernel of a sequence's
+  // repeat), ascending. The time per instance is the mean of their
+  // differences, leaving out those over 3x the median (a one-off slow
+  // instance: autotuning, a graph's instantiation): the loop's period,
+  // whether the GPU or the host sets it.
+  std::vector<int64_t> instance_starts_ns;
   // This run's window and why, in words: "steady state: 12 instances of
   // NVTX range 'step'", "GPU span (no steady state found)".
   std::string description;
