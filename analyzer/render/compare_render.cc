@@ -13,6 +13,7 @@
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/hazards_render.h"
+#include "analyzer/render/text_layout.h"
 
 namespace streamscope {
 
@@ -389,7 +390,11 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
       << " (goal: " << CompareGoalName(r.options.goal) << ")\n";
   out << "Window: " << CompareWindowRuleText(r) << "\n";
   out << "Compared: " << CompareModeText(r) << "\n";
-  if (!r.window_note.empty()) out << "Note: " << r.window_note << "\n";
+  if (!r.window_note.empty()) {
+    for (const std::string& line : WrapParagraph(r.window_note, kReportTextColumns, "Note: ", "  ")) {
+      out << line << "\n";
+    }
+  }
   for (int side = 0; side < 2; ++side) {
     for (const CompareRun& run : side == 0 ? r.control : r.variant) {
       out << "  " << (side == 0 ? "control " : "variant ") << run.path;
@@ -399,7 +404,11 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
       if (r.per_instance) {
         out << "  per instance " << FormatDuration(run.metrics.time_per_instance_ns) << " x" << run.window.instances;
       }
-      out << "\n    window: " << run.window.description << "\n";
+      out << "\n";
+      for (const std::string& line :
+           WrapParagraph(run.window.description, kReportTextColumns, "    window: ", "      ")) {
+        out << line << "\n";
+      }
     }
   }
   out << "\nWork: ";
