@@ -90,10 +90,18 @@ int MedianRun(const std::vector<CompareRun>& runs, int64_t median, bool per_inst
   return best;
 }
 
+// Per instance, every metric is the run's figure over its windows divided
+// by its instances, so that runs of 12 and 14 steps compare (the time per
+// instance already is one).
+int64_t PerRun(const CompareResult& r, const CompareRun& run, const std::string& name, int64_t value) {
+  if (!r.per_instance || name == "time_per_instance_ns") return value;
+  return value / std::max<int64_t>(1, run.window.instances);
+}
+
 void AddMetric(CompareResult& r, const std::string& name, int64_t RunMetrics::*field) {
   std::vector<int64_t> c, v;
-  for (const CompareRun& run : r.control) c.push_back(run.metrics.*field);
-  for (const CompareRun& run : r.variant) v.push_back(run.metrics.*field);
+  for (const CompareRun& run : r.control) c.push_back(PerRun(r, run, name, run.metrics.*field));
+  for (const CompareRun& run : r.variant) v.push_back(PerRun(r, run, name, run.metrics.*field));
   MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
   m.change_ns = m.variant.median - m.control.median;
   m.change_pct =
@@ -106,11 +114,11 @@ void AddMetricBy(CompareResult& r, const std::string& name, Get get, bool skip_i
   std::vector<int64_t> c, v;
   bool any = false;
   for (const CompareRun& run : r.control) {
-    c.push_back(get(run.metrics));
+    c.push_back(PerRun(r, run, name, get(run.metrics)));
     any |= c.back() != 0;
   }
   for (const CompareRun& run : r.variant) {
-    v.push_back(get(run.metrics));
+    v.push_back(PerRun(r, run, name, get(run.metrics)));
     any |= v.back() != 0;
   }
   if (skip_if_zero && !any) return;

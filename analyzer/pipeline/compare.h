@@ -170,8 +170,10 @@ struct CompareResult {
   std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
-  int64_t variant_certain_hazards = 0;    // summed over the variant runs
-  int hazard_run = -1;                    // the first variant run with a certain hazard (index into variant)
+  int64_t variant_certain_hazards = 0;  // summed over the variant runs
+  int hazard_run = -1;                  // the first variant run with a certain hazard (index into variant)
+  // Per instance: every metric's values are per instance (the run's figure
+  // over its windows / its instances).
   std::vector<MetricComparison> metrics;  // the figure first, then total_interval_ns (when not the figure), ...
   int64_t control_total_ns = 0, variant_total_ns = 0;  // medians of the figure
   int64_t saved_ns = 0;                                // control - variant (negative: worse)

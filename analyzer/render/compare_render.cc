@@ -93,13 +93,17 @@ std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDura
 std::string SignedPct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
 
 // "kernel launch gaps fell from 3.1 ms to 0.4 ms" when they fell noticeably, else "".
+// " per instance" when the metrics are per instance, else "".
+std::string PerInstance(const CompareResult& r) { return r.per_instance ? " per instance" : ""; }
+
 std::string LaunchSaving(const CompareResult& r) {
   const MetricComparison* gaps = r.Find("kernel_gap_ns");
   if (gaps == nullptr || gaps->control.median <= 0) return "";
   int64_t fell = gaps->control.median - gaps->variant.median;
   if (fell < 1000 || fell * 10 < gaps->control.median) return "";
   return absl::StrCat("kernel launch gaps fell from ", FormatDuration(gaps->control.median), " to ",
-                      FormatDuration(gaps->variant.median), " (launch-time saving of ", FormatDuration(fell), ")");
+                      FormatDuration(gaps->variant.median), PerInstance(r), " (launch-time saving of ",
+                      FormatDuration(fell), ")");
 }
 
 // The largest overlap pair of the variant: "compute|H2D 1.30 ms".
@@ -162,7 +166,8 @@ std::string CompareVerdictSentence(const CompareResult& r) {
     case CompareVerdict::kNoOverlap:
       s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
                        " of concurrent GPU activity, below ", absl::StrFormat("%g", 100 * r.options.min_overlap_share),
-                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time).");
+                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time", PerInstance(r),
+                       ").");
       if (std::llabs(r.saved_ns) <= r.noise_ns) {
         absl::StrAppend(&s, " The ", CompareFigureName(r), " changed by ", SignedDuration(-r.saved_ns), " (",
                         ChangeText(r), "), within noise.");
@@ -180,15 +185,16 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       s = absl::StrCat("Not verified: the ", CompareFigureName(r), " changed by ", SignedDuration(-r.saved_ns), " (",
                        SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
       if (r.options.goal == CompareGoal::kOverlap) {
-        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r),
+        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), PerInstance(r), LargestPair(r),
                         ") but brings no measurable gain.");
       }
       absl::StrAppend(&s, WhyText(r));
       break;
     case CompareVerdict::kOverlapWithoutGain:
-      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), LargestPair(r),
-                       ") but the ", CompareFigureName(r), " got worse by ", FormatDuration(-r.saved_ns), " (",
-                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), PerInstance(r),
+                       LargestPair(r), ") but the ", CompareFigureName(r), " got worse by ",
+                       FormatDuration(-r.saved_ns), " (", SignedPct(-r.saved_pct), ", ", ChangeText(r), ").",
+                       WhyText(r));
       break;
     case CompareVerdict::kNoGain:
       s = absl::StrCat("Not verified: the ", CompareFigureName(r), " got worse by ", FormatDuration(-r.saved_ns), " (",
@@ -198,7 +204,8 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       s = absl::StrCat("Verified: same work, validation ",
                        r.validation_not_recorded > 0 ? "passed where recorded" : "passed",
                        r.options.goal == CompareGoal::kOverlap
-                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", LargestPair(r))
+                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", PerInstance(r),
+                                          LargestPair(r))
                            : std::string(),
                        "; the ", CompareFigureName(r), " fell from ", FormatDuration(r.control_total_ns), " to ",
                        FormatDuration(r.variant_total_ns), ": ", FormatDuration(r.saved_ns), " saved (",
@@ -456,6 +463,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& out) {
     if (s.size() < w) s.append(w - s.size(), ' ');
     return s + " ";
   };
+  if (r.per_instance) out << "Metrics per instance: each run's figures over its windows / its instances\n";
   out << pad("metric (median [min..max, MAD])", label_w) << pad("control", col_w) << pad("variant", col_w)
       << "change\n";
   for (const MetricComparison& m : r.metrics) {

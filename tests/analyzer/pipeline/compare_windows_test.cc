@@ -130,6 +130,12 @@ TEST(CompareWindows, SameRangeWithMoreStepsIsComparedPerStepOnTheSameWorkPerStep
   EXPECT_EQ(r.variant[0].metrics.time_per_instance_ns, 800 * kUs);
   EXPECT_EQ(r.saved_ns, 200 * kUs);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
+  // Every metric per instance: 3 x 200 us of kernels per step on both sides.
+  const MetricComparison* busy = r.Find("busy_ns");
+  ASSERT_NE(busy, nullptr);
+  EXPECT_EQ(busy->control.median, 600 * kUs);
+  EXPECT_EQ(busy->variant.median, 600 * kUs);
+  EXPECT_EQ(r.variant[0].metrics.busy_ns, 20 * 600 * kUs);  // the run's own figure stays a total
   EXPECT_NE(CompareModeText(r).find("instance counts: control 10, variant 20"), std::string::npos)
       << CompareModeText(r);
 }
@@ -270,6 +276,8 @@ TEST(CompareWindows, TextAndJsonNameEachSidesWindowTheComparisonAndTheNote) {
             std::string::npos)
       << t;
   EXPECT_NE(t.find("Note: steady states matched per instance"), std::string::npos) << t;
+  EXPECT_NE(t.find("Metrics per instance: each run's figures over its windows / its instances"), std::string::npos)
+      << t;
   EXPECT_NE(t.find("per instance 1.00 ms x10\n    window: steady state: 10 instances of NVTX range 'step'"),
             std::string::npos)
       << t;
