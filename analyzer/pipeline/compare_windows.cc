@@ -106,6 +106,15 @@ std::vector<int64_t> SequenceRepeatStarts(const TraceModel& m, const SteadyState
   return starts;
 }
 
+// "12 instances of NVTX range 'step'": the steady state's label without
+// its "steady state: " prefix.
+std::string SteadyText(const SteadyState& s) {
+  std::string_view label = s.window.label;
+  constexpr std::string_view kPrefix = "steady state: ";
+  if (label.substr(0, kPrefix.size()) == kPrefix) label.remove_prefix(kPrefix.size());
+  return std::string(label);
+}
+
 // The run's steady-state window as one window of `instances` instances.
 RunWindow SteadyRunWindow(const TraceModel& m) {
   const SteadyState& s = DefaultSteadyState(m);
@@ -290,15 +299,15 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
           // same work, is the comparable window.
           CompareWindowChoice steady_choice = c;
           absl::Status span = gpu_span([](const TraceModel& m) {
-            return absl::StrCat("its steady state, ", DefaultSteadyState(m).window.label,
-                                ", does other work per instance than the first control run's");
+            return absl::StrCat("its steady state (", SteadyText(DefaultSteadyState(m)),
+                                ") does other work per instance than the first control run's");
           });
           std::vector<RunWindow> runs = c.control;
           runs.insert(runs.end(), c.variant.begin(), c.variant.end());
           if (span.ok() && PerInstanceDifferences(all, runs).empty()) {
             c.rule = CompareWindowRule::kGpuSpanWorkDiffers;
             c.note = absl::StrCat("the runs' steady states (", SideText("control", steady_choice.control), "; ",
-                                  SideText("variant", steady_choice.variant), ") and do different work per instance (",
+                                  SideText("variant", steady_choice.variant), ") do different work per instance (",
                                   DifferenceText(diffs.front()),
                                   "), while the whole GPU activity of every run does the same work: compared over "
                                   "the GPU span of every run");
@@ -313,7 +322,7 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
       status = gpu_span([](const TraceModel& m) {
         const SteadyState& s = DefaultSteadyState(m);
         return HasSteadyState(s)
-                   ? absl::StrCat("its steady state, ", s.window.label, ", is not used: ", "another run has none")
+                   ? absl::StrCat("its steady state (", SteadyText(s), ") is not used: another run has none")
                    : std::string("no steady state found");
       });
       c.note = absl::StrCat("no steady state in ", absl::StrJoin(without, ", "),

@@ -224,7 +224,7 @@ TEST(CompareWindows, RestructuredRangesDoingOtherWorkPerInstanceFallBackToTheGpu
   EXPECT_EQ(r.window_rule, CompareWindowRule::kGpuSpanWorkDiffers);
   EXPECT_FALSE(r.per_instance);
   EXPECT_EQ(r.figure, "total_interval_ns");
-  EXPECT_NE(r.window_note.find("variant: steady state: 10 instances of NVTX range 'forward') and do different work "
+  EXPECT_NE(r.window_note.find("variant: steady state: 10 instances of NVTX range 'forward') do different work "
                                "per instance"),
             std::string::npos)
       << r.window_note;
@@ -247,8 +247,8 @@ TEST(CompareWindows, OneRunWithoutSteadyStateComparesBothGpuSpansAndSaysWhy) {
   EXPECT_NE(r.window_note.find("not a steady window against a whole run"), std::string::npos) << r.window_note;
   EXPECT_EQ(r.control[0].window.source, "gpu_span") << "the control's steady state is not used alone";
   EXPECT_EQ(r.control[0].window.description,
-            "GPU span, first GPU op to last (its steady state, steady state: 10 instances of NVTX range 'step', is "
-            "not used: another run has none)");
+            "GPU span, first GPU op to last (its steady state (10 instances of NVTX range 'step') is not used: "
+            "another run has none)");
   EXPECT_EQ(r.variant[0].window.description, "GPU span, first GPU op to last (no steady state found)");
   EXPECT_EQ(r.control[0].metrics.total_interval_ns, 18700 * kUs);  // 1 ms .. 19.7 ms
   EXPECT_EQ(r.variant[0].metrics.total_interval_ns, 16550 * kUs);  // 1 ms .. 17.55 ms
