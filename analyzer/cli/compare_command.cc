@@ -55,8 +55,8 @@ struct CompareArgs {
 
 void AddCompareFlags(CLI::App* app, CompareArgs* a) {
   app->add_option("--nvtx", a->nvtx,
-                  "Window: the NVTX range NAME in every trace, or 'whole' for the whole GPU activity (default: "
-                  "'measured' if every trace has it, else the whole GPU activity)");
+                  "Window: the NVTX range NAME in every trace (its instances, summed; per instance when repeated), or "
+                  "'whole' for the whole GPU activity (default: each run's steady state, see below)");
   app->add_option("--nvtx-instance", a->nvtx_instance, "Only the K-th instance of the range (default: all, summed)")
       ->check(AtLeast(1));
   app->add_option("--window", a->window, "Window: 'whole' = whole GPU activity (first GPU op to last)")
@@ -192,6 +192,21 @@ int ParseSide(const CLI::App& cmd, std::vector<std::string> side, const char* po
   return -1;
 }
 
+// How the default windows are chosen (pipeline/compare_windows.h), ahead of the example.
+constexpr const char* kCompareWindowsHelp =
+    "Windows (default; each run's window and why are printed, text and JSON):\n"
+    "  1. every run's steady state is the same NVTX range: each run's steady state, per instance\n"
+    "  2. every trace has the NVTX range 'measured': its instances\n"
+    "  3. every run has a steady state, but ranges are renamed or one is a repeating kernel\n"
+    "     sequence: each run's steady state, per instance, with a note naming both; if the work\n"
+    "     per instance differs while the whole GPU activity's is the same: every run's GPU span\n"
+    "  4. a run has no steady state: every run's GPU span (first GPU op to last), saying which\n"
+    "  A steady window is never compared with a whole run. Per instance (some run's window holds\n"
+    "  repeated instances): the verdict is on the time per instance (mean period between the\n"
+    "  instances' GPU starts, one-off stalls over 3x the median left out) with instance counts,\n"
+    "  and work is compared per instance; else on the total interval (first GPU op to last).\n"
+    "  Details: analyzer/COMPARE.md \"Windows\".\n";
+
 bool IsFolder(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -207,6 +222,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
       "--run 'B' --repeat N); same work, validation, overlap present, total improved beyond noise");
   AddCompareFlags(cmd, args.get());
   SetExample(cmd, "streamscope compare tests/data/sequential.sqlite -- tests/data/overlapped.sqlite --nvtx measured");
+  cmd->footer(std::string(kCompareWindowsHelp) + cmd->get_footer());
   cmd->prefix_command();  // the trace lists are parsed in the callback
   cmd->callback([cmd, args, exit_code]() {
     std::vector<std::string> rest = cmd->remaining();

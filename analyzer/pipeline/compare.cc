@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
-#include <set>
 #include <tuple>
 #include <utility>
 
@@ -14,7 +13,6 @@
 #include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/pipeline/analysis_plan.h"
@@ -37,32 +35,6 @@ std::string_view CompareVerdictName(CompareVerdict v) {
 }
 
 std::string_view CompareGoalName(CompareGoal g) { return g == CompareGoal::kOverlap ? "overlap" : "speedup"; }
-
-std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSummary& actual) {
-  std::vector<WorkDifference> out;
-  std::set<std::string> names;
-  for (const auto& [n, c] : expected.kernels) names.insert(n);
-  for (const auto& [n, c] : actual.kernels) names.insert(n);
-  for (const std::string& n : names) {
-    auto e = expected.kernels.find(n);
-    auto a = actual.kernels.find(n);
-    int64_t ec = e == expected.kernels.end() ? 0 : e->second;
-    int64_t ac = a == actual.kernels.end() ? 0 : a->second;
-    if (ec != ac) out.push_back({"kernel", n, ec, ac, 0, 0});
-  }
-  for (int c = 0; c < kNumOpCategories; ++c) {
-    if (!IsCopy(static_cast<OpCategory>(c))) continue;
-    if (expected.copy_count[c] != actual.copy_count[c] || expected.copy_bytes[c] != actual.copy_bytes[c]) {
-      out.push_back({"copy", std::string(OpCategoryName(static_cast<OpCategory>(c))), expected.copy_count[c],
-                     actual.copy_count[c], expected.copy_bytes[c], actual.copy_bytes[c]});
-    }
-  }
-  if (expected.memset_count != actual.memset_count || expected.memset_bytes != actual.memset_bytes) {
-    out.push_back(
-        {"memset", "memset", expected.memset_count, actual.memset_count, expected.memset_bytes, actual.memset_bytes});
-  }
-  return out;
-}
 
 MetricStats ComputeStats(std::vector<int64_t> values) {
   MetricStats s;
@@ -99,29 +71,37 @@ const MetricComparison* CompareResult::Find(std::string_view name) const {
 
 namespace {
 
-bool HasNvtxRange(const TraceModel& m, const std::string& name) {
-  for (const NvtxRange& r : m.nvtx_ranges) {
-    if (m.strings.Get(r.name) == name) return true;
-  }
-  return false;
-}
+// A period between instance starts longer than this many times the median
+// is a one-off (autotuning, a graph's instantiation), not the loop's pace.
+constexpr int64_t kOneOffPeriodFactor = 3;
 
-// Index of the run whose value is closest to the median.
-int MedianRun(const std::vector<CompareRun>& runs, int64_t median) {
+// Index of the run whose figure (time per instance or total interval) is
+// closest to the median.
+int MedianRun(const std::vector<CompareRun>& runs, int64_t median, bool per_instance) {
+  auto figure = [per_instance](const CompareRun& run) {
+    return per_instance ? run.metrics.time_per_instance_ns : run.metrics.total_interval_ns;
+  };
   int best = 0;
   for (size_t i = 1; i < runs.size(); ++i) {
-    if (std::llabs(runs[i].metrics.total_interval_ns - median) <
-        std::llabs(runs[best].metrics.total_interval_ns - median)) {
+    if (std::llabs(figure(runs[i]) - median) < std::llabs(figure(runs[best]) - median)) {
       best = static_cast<int>(i);
     }
   }
   return best;
 }
 
+// Per instance, every metric is the run's figure over its windows divided
+// by its instances, so that runs of 12 and 14 steps compare (the time per
+// instance already is one).
+int64_t PerRun(const CompareResult& r, const CompareRun& run, const std::string& name, int64_t value) {
+  if (!r.per_instance || name == "time_per_instance_ns") return value;
+  return value / std::max<int64_t>(1, run.window.instances);
+}
+
 void AddMetric(CompareResult& r, const std::string& name, int64_t RunMetrics::*field) {
   std::vector<int64_t> c, v;
-  for (const CompareRun& run : r.control) c.push_back(run.metrics.*field);
-  for (const CompareRun& run : r.variant) v.push_back(run.metrics.*field);
+  for (const CompareRun& run : r.control) c.push_back(PerRun(r, run, name, run.metrics.*field));
+  for (const CompareRun& run : r.variant) v.push_back(PerRun(r, run, name, run.metrics.*field));
   MetricComparison m{name, ComputeStats(c), ComputeStats(v), 0, 0};
   m.change_ns = m.variant.median - m.control.median;
   m.change_pct =
@@ -134,11 +114,11 @@ void AddMetricBy(CompareResult& r, const std::string& name, Get get, bool skip_i
   std::vector<int64_t> c, v;
   bool any = false;
   for (const CompareRun& run : r.control) {
-    c.push_back(get(run.metrics));
+    c.push_back(PerRun(r, run, name, get(run.metrics)));
     any |= c.back() != 0;
   }
   for (const CompareRun& run : r.variant) {
-    v.push_back(get(run.metrics));
+    v.push_back(PerRun(r, run, name, get(run.metrics)));
     any |= v.back() != 0;
   }
   if (skip_if_zero && !any) return;
@@ -186,15 +166,9 @@ absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, cons
     spec.nvtx_instance = options.nvtx_instance;
     return ResolveWindows(model, spec);
   }
-  if (model.ops.size() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(model.path, ": the trace holds no GPU op to compare"));
-  }
-  Window w;
-  w.start_ns = model.ops.start_ns.front();
-  w.end_ns = *std::max_element(model.ops.end_ns.begin(), model.ops.end_ns.end());
-  w.end_ns = std::max(w.end_ns, w.start_ns + 1);
-  w.label = "whole GPU activity";
-  return std::vector<Window>{w};
+  absl::StatusOr<Window> w = GpuSpanWindow(model);
+  if (!w.ok()) return w.status();
+  return std::vector<Window>{*w};
 }
 
 absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector<Window>& windows) {
@@ -207,6 +181,8 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
   TraceSummary summary = SummarizeTrace(model);
   run.workload = summary.workload.variant;
   run.validation = summary.workload.validation;
+  run.work = WorkIn(model, windows);
+  run.window.windows = windows;
   RunMetrics& x = run.metrics;
   // Hazards: the order and hazards once per trace, only when it recorded accesses.
   run.hazards_checked = !model.memory_accesses.empty();
@@ -220,16 +196,6 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
       if (model.ops.start_ns[i] < w.start_ns || model.ops.start_ns[i] >= w.end_ns) continue;
       first = std::min(first, model.ops.start_ns[i]);
       last = std::max(last, model.ops.end_ns[i]);
-      OpCategory c = model.ops.category[i];
-      if (c == OpCategory::kKernel) {
-        run.work.kernels[std::string(model.strings.Get(model.ops.name[i]))] += 1;
-      } else if (c == OpCategory::kMemset) {
-        run.work.memset_count += 1;
-        run.work.memset_bytes += model.ops.bytes[i];
-      } else {
-        run.work.copy_count[static_cast<int>(c)] += 1;
-        run.work.copy_bytes[static_cast<int>(c)] += model.ops.bytes[i];
-      }
     }
     if (first != INT64_MAX) x.total_interval_ns += std::min(last, w.end_ns) - first;
     absl::StatusOr<WindowResults> results = RunPlan(model, w, plan, hazards ? &*hazards : nullptr);
@@ -268,6 +234,34 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
       }
     }
   }
+  x.time_per_instance_ns = x.total_interval_ns;
+  return run;
+}
+
+absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const RunWindow& window) {
+  absl::StatusOr<CompareRun> run = MeasureRun(model, window.windows);
+  if (!run.ok()) return run.status();
+  run->window = window;
+  // Steady windows: the mean period between instance starts, leaving out
+  // one-off periods (compare_windows.h); named ranges: their GPU
+  // intervals, summed, per instance.
+  const std::vector<int64_t>& starts = window.instance_starts_ns;
+  if (window.source.rfind("steady_state", 0) == 0 && starts.size() >= 2) {
+    std::vector<int64_t> periods;
+    for (size_t i = 1; i < starts.size(); ++i) periods.push_back(starts[i] - starts[i - 1]);
+    std::vector<int64_t> sorted = periods;
+    std::sort(sorted.begin(), sorted.end());
+    const int64_t median = sorted[(sorted.size() - 1) / 2];
+    int64_t sum = 0, count = 0;
+    for (int64_t p : periods) {
+      if (median > 0 && p > kOneOffPeriodFactor * median) continue;
+      sum += p;
+      count += 1;
+    }
+    run->metrics.time_per_instance_ns = count > 0 ? sum / count : median;
+    return run;
+  }
+  run->metrics.time_per_instance_ns = run->metrics.total_interval_ns / std::max<int64_t>(1, window.instances);
   return run;
 }
 
@@ -279,41 +273,20 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   CompareResult r;
   r.options = options;
   r.options.diagnose.reference = nullptr;
-  bool use_nvtx = options.window_rule == CompareOptions::WindowRule::kNvtx;
-  if (options.window_rule == CompareOptions::WindowRule::kDefault) {
-    // The default window of every command, under one rule for every run:
-    // the steady state's NVTX range when every run's steady state is that
-    // same range. Otherwise the NVTX range 'measured' when every trace has
-    // it, else the whole GPU activity: kernel-sequence steady states cut
-    // runs of the same work at different ops (launch_graph's holds its
-    // graph instantiation, pageable's a memset the control's lacks), so
-    // compare does not use them.
-    std::string name;
-    bool common = true;
-    for (int side = 0; side < 2; ++side) {
-      for (const TraceModel* m : side == 0 ? control : variant) {
-        const SteadyState& s = DefaultSteadyState(*m);
-        std::string n = s.method == SteadyStateMethod::kNvtxRange ? std::string(m->strings.Get(s.nvtx_name)) : "";
-        if (n.empty() || (!name.empty() && n != name)) common = false;
-        if (name.empty()) name = n;
-      }
-    }
-    if (common) {
-      r.options.nvtx_name = name;
-      r.steady_state_rule = true;
-      use_nvtx = true;
-    } else {
-      use_nvtx = true;
-      for (const TraceModel* m : control) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
-      for (const TraceModel* m : variant) use_nvtx &= HasNvtxRange(*m, options.nvtx_name);
-    }
-  }
-  r.windows_from_nvtx = use_nvtx;
+  absl::StatusOr<CompareWindowChoice> choice = ChooseCompareWindows(control, variant, options);
+  if (!choice.ok()) return choice.status();
+  r.window_rule = choice->rule;
+  r.per_instance = choice->per_instance;
+  r.window_note = choice->note;
+  r.figure = r.per_instance ? "time_per_instance_ns" : "total_interval_ns";
+  r.windows_from_nvtx = choice->rule == CompareWindowRule::kSteadyStateSameRange ||
+                        choice->rule == CompareWindowRule::kNvtxMeasured || choice->rule == CompareWindowRule::kNvtx;
+  r.steady_state_rule = choice->rule == CompareWindowRule::kSteadyStateSameRange;
+  if (r.windows_from_nvtx) r.options.nvtx_name = choice->nvtx_name;
   for (int side = 0; side < 2; ++side) {
-    for (const TraceModel* m : side == 0 ? control : variant) {
-      auto windows = CompareWindows(*m, r.options, use_nvtx);
-      if (!windows.ok()) return windows.status();
-      absl::StatusOr<CompareRun> run = MeasureRun(*m, *windows);
+    const std::vector<const TraceModel*>& models = side == 0 ? control : variant;
+    for (size_t i = 0; i < models.size(); ++i) {
+      absl::StatusOr<CompareRun> run = MeasureRun(*models[i], (side == 0 ? choice->control : choice->variant)[i]);
       if (!run.ok()) return run.status();
       (side == 0 ? r.control : r.variant).push_back(*std::move(run));
     }
@@ -325,8 +298,10 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   for (int side = 0; side < 2; ++side) {
     const std::vector<CompareRun>& runs = side == 0 ? r.control : r.variant;
     for (size_t i = side == 0 ? 1 : 0; i < runs.size(); ++i) {
-      for (WorkDifference& d : DiffWork(expected, runs[i].work)) {
-        r.work_differences.push_back({side == 0 ? "control" : "variant", runs[i].path, std::move(d)});
+      for (WorkDifference& d :
+           DiffWorkPerInstance(expected, r.control.front().window.instances, runs[i].work, runs[i].window.instances)) {
+        (IsOccasional(d) ? r.occasional_work : r.work_differences)
+            .push_back({side == 0 ? "control" : "variant", runs[i].path, std::move(d)});
       }
     }
   }
@@ -348,6 +323,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
     if (r.hazard_run < 0 && r.variant[i].first_certain_hazard) r.hazard_run = static_cast<int>(i);
   }
 
+  if (r.per_instance) AddMetric(r, "time_per_instance_ns", &RunMetrics::time_per_instance_ns);
   AddMetric(r, "total_interval_ns", &RunMetrics::total_interval_ns);
   AddMetric(r, "window_ns", &RunMetrics::window_ns);
   AddMetric(r, "busy_ns", &RunMetrics::busy_ns);
@@ -366,7 +342,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   AddMetric(r, "graph_removable_ns", &RunMetrics::graph_removable_ns);
   AddMetric(r, "launch_api_ns", &RunMetrics::launch_api_ns);
 
-  const MetricComparison& total = r.metrics.front();
+  const MetricComparison& total = r.metrics.front();  // the figure
   r.control_total_ns = total.control.median;
   r.variant_total_ns = total.variant.median;
   r.saved_ns = r.control_total_ns - r.variant_total_ns;
@@ -385,8 +361,8 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
   bool diagnose = r.verdict == CompareVerdict::kNoOverlap || r.verdict == CompareVerdict::kOverlapWithoutGain ||
                   r.verdict == CompareVerdict::kWithinNoise || r.verdict == CompareVerdict::kNoGain;
   if (diagnose) {
-    int c = MedianRun(r.control, r.control_total_ns);
-    r.diagnosed_run = MedianRun(r.variant, r.variant_total_ns);
+    int c = MedianRun(r.control, r.control_total_ns, r.per_instance);
+    r.diagnosed_run = MedianRun(r.variant, r.variant_total_ns, r.per_instance);
     const CompareRun& run = r.variant[r.diagnosed_run];
     r.reference = BuildDiagnoseReference(*r.control[c].model, r.control[c].windows, options.diagnose);
     if (!run.windows.empty()) {

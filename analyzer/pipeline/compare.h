@@ -1,23 +1,28 @@
 // Compare (DESIGN.md "Analyses"): control vs variant, one or more runs
 // (traces) per side. Accepts an optimization only on a verified workload:
-// same window rule on both sides, same work, validation passed, overlap
-// present in the variant, and a total interval that improved beyond noise.
+// comparable windows on both sides, same work, validation passed, overlap
+// present in the variant, and a figure that improved beyond noise.
 //
-// Window rule (the same for every run): --nvtx NAME (every trace must have
-// it), --window whole (whole GPU activity: first GPU op start to last GPU op
-// end), or by default the steady state's NVTX range when every trace's
-// steady state is that same range (steady_state.h), else the NVTX range
-// "measured" when every trace has it, else whole GPU activity (a
-// kernel-sequence steady state cuts runs of the same work at different ops). With several instances of the range in a
-// trace, all are used and their figures summed (or only the K-th with nvtx_instance).
+// Windows (compare_windows.h): --nvtx NAME (every trace must have it),
+// --window whole (whole GPU activity: first GPU op start to last GPU op
+// end), or by default each run's steady state (steady_state.h) when every
+// run has one, matched across runs even when the ranges are renamed or one
+// run's is a repeating kernel sequence; the NVTX range 'measured' when
+// every trace has it and the steady states are not all the same range;
+// else every run's GPU span. Never a steady window against a whole run.
+// Per instance whenever some run's windows hold more than one instance:
+// the figure is the time per instance (steady windows: the mean period
+// between instances' GPU starts, one-off stalls left out, compare_windows.h;
+// named ranges: total_interval / instances) and work is compared per
+// instance; over the whole window (total_interval) otherwise.
 //
 // Per run: work (ops that start inside the windows: kernel instances per
 // name, count and bytes per copy direction, memset count and bytes),
 // validation (the workload's "validation=" mark; "" when not recorded) and
-// metrics: total_interval (first GPU op start to last GPU op end inside each
-// window), window length, busy, overlap (time at least two ops of a pair ran
-// together, any pair), overlap per category pair, idle and its causes
-// (gap causes), kernel launch gaps (launch statistics).
+// metrics: time_per_instance (listed per instance only), total_interval
+// (first GPU op start to last GPU op end inside each window), window length, busy, overlap (time at least two ops of a
+// pair ran together, any pair), overlap per category pair, idle and its causes (gap causes), kernel launch gaps (launch
+// statistics).
 //
 // Verdict, first failing condition wins:
 //   DIFFERENT_WORK     some run's work differs from the first control run's;
@@ -27,8 +32,9 @@
 //   NO_OVERLAP         (goal overlap) variant median overlap_ns <
 //                      min_overlap_share x its median busy time (or 0);
 //   WITHIN_NOISE       |saved| <= noise, noise = max(noise_pct % of the
-//                      control median total, the larger min-max range of
-//                      the two sides);
+//                      control median figure, the larger min-max range of
+//                      the two sides); the figure is time_per_instance per
+//                      instance, else total_interval;
 //   OVERLAP_WITHOUT_GAIN (goal overlap) / NO_GAIN (goal speedup): the total
 //                      got worse beyond noise;
 //   VERIFIED           otherwise: saved = control median - variant median.
@@ -53,6 +59,8 @@
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/pipeline/compare_windows.h"
+#include "analyzer/pipeline/compare_work.h"
 
 namespace streamscope {
 
@@ -86,31 +94,16 @@ struct CompareOptions {
   DiagnoseOptions diagnose;         // reference is filled in by Compare
 };
 
-struct WorkSummary {
-  std::map<std::string, int64_t> kernels;                            // name -> instances
-  std::array<int64_t, kNumOpCategories> copy_count{}, copy_bytes{};  // copy categories
-  int64_t memset_count = 0, memset_bytes = 0;
-};
-
-struct WorkDifference {
-  std::string kind;  // "kernel", "copy", "memset"
-  std::string key;   // kernel name, copy direction ("H2D"), "memset"
-  int64_t expected_count = 0, actual_count = 0;
-  int64_t expected_bytes = 0, actual_bytes = 0;  // copies and memsets
-};
-// Differences of `actual` from `expected`, kernels by name, then copies by
-// direction, then memsets.
-std::vector<WorkDifference> DiffWork(const WorkSummary& expected, const WorkSummary& actual);
-
 struct RunMetrics {
   int64_t total_interval_ns = 0;  // sum over windows of (last op end - first op start)
   int64_t window_ns = 0;
   int64_t busy_ns = 0, overlap_ns = 0, idle_ns = 0;
   std::array<int64_t, kNumOverlapPairs> pair_ns{};
   std::array<int64_t, kNumGapCauses> idle_cause_ns{};
-  int64_t kernel_gap_ns = 0;       // idle before kernels, from their previous kernel on the stream
-  int64_t graph_removable_ns = 0;  // launch statistics
-  int64_t launch_api_ns = 0;       // time in kernel launch calls
+  int64_t kernel_gap_ns = 0;         // idle before kernels, from their previous kernel on the stream
+  int64_t graph_removable_ns = 0;    // launch statistics
+  int64_t launch_api_ns = 0;         // time in kernel launch calls
+  int64_t time_per_instance_ns = 0;  // see "Per instance" above; total_interval_ns with one instance
 };
 
 struct CompareRun {
@@ -118,6 +111,9 @@ struct CompareRun {
   int64_t pid = 0;
   const TraceModel* model = nullptr;  // not owned
   std::vector<Window> windows;
+  // Where the windows come from, what one instance is and how many there
+  // are (compare_windows.h RunWindow; windows is its windows).
+  RunWindow window;
   std::string workload;    // variant name from the workload mark, "" if none
   std::string validation;  // "passed", "failed: ...", "" = not recorded
   WorkSummary work;
@@ -152,26 +148,36 @@ struct RunWorkDifference {
 
 struct CompareResult {
   CompareOptions options;
-  bool windows_from_nvtx = false;  // the rule (options.window_rule) chose the NVTX range
-  // The default rule used every run's steady state (steady_state.h): all
-  // are the same NVTX range (options.nvtx_name, windows_from_nvtx).
-  // Otherwise the default is the range 'measured' when every trace has it,
-  // else the whole GPU activity.
-  bool steady_state_rule = false;
+  // The rule that chose the windows (compare_windows.h), whether the runs
+  // are compared per instance, and why (names both sides' windows when
+  // they differ; "" when every run's window is the same kind of range).
+  CompareWindowRule window_rule = CompareWindowRule::kGpuSpanNoSteadyState;
+  bool per_instance = false;
+  std::string window_note;
+  // "time_per_instance_ns" (per_instance) or "total_interval_ns": the
+  // figure the verdict is on (control_total_ns, variant_total_ns, saved).
+  std::string figure = "total_interval_ns";
+  bool windows_from_nvtx = false;  // every run's windows are instances of options.nvtx_name
+  bool steady_state_rule = false;  // window_rule is kSteadyStateSameRange
   std::vector<CompareRun> control, variant;
   std::string reference_path;  // the first control run: the work every run must match
   bool work_same = true;
   std::vector<RunWorkDifference> work_differences;
+  // Per instance: differences in work that is not part of every instance
+  // (IsOccasional), listed but not counted in work_same.
+  std::vector<RunWorkDifference> occasional_work;
   bool validation_passed = true;
   std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
-  int64_t variant_certain_hazards = 0;    // summed over the variant runs
-  int hazard_run = -1;                    // the first variant run with a certain hazard (index into variant)
-  std::vector<MetricComparison> metrics;  // total_interval_ns first
-  int64_t control_total_ns = 0, variant_total_ns = 0;  // medians
+  int64_t variant_certain_hazards = 0;  // summed over the variant runs
+  int hazard_run = -1;                  // the first variant run with a certain hazard (index into variant)
+  // Per instance: every metric's values are per instance (the run's figure
+  // over its windows / its instances).
+  std::vector<MetricComparison> metrics;  // the figure first, then total_interval_ns (when not the figure), ...
+  int64_t control_total_ns = 0, variant_total_ns = 0;  // medians of the figure
   int64_t saved_ns = 0;                                // control - variant (negative: worse)
-  double saved_pct = 0;                                // of the control total
+  double saved_pct = 0;                                // of the control figure
   int64_t noise_ns = 0;
   CompareVerdict verdict = CompareVerdict::kVerified;
   std::vector<std::string> failed_conditions;  // "work", "validation", "overlap", "gain"
@@ -181,8 +187,8 @@ struct CompareResult {
   const MetricComparison* Find(std::string_view name) const;
 };
 
-// The window(s) the rule selects in one trace, and the rule in words.
-// OUT_OF_RANGE when --nvtx names a range a trace lacks; INVALID_ARGUMENT
+// The window(s) of one trace: options' NVTX range (use_nvtx) or the whole
+// GPU activity. OUT_OF_RANGE when --nvtx names a range a trace lacks; INVALID_ARGUMENT
 // when a trace has no GPU op.
 absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, const CompareOptions& options,
                                                    bool use_nvtx);
@@ -190,6 +196,8 @@ absl::StatusOr<std::vector<Window>> CompareWindows(const TraceModel& model, cons
 // Work, validation and metrics of one run over its windows, measured
 // through the analysis pipeline (ComparePlan).
 absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector<Window>& windows);
+// The same over a chosen RunWindow (instances and time per instance filled in).
+absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const RunWindow& window);
 
 // The whole comparison. Every model must outlive the result (runs point to
 // them). INVALID_ARGUMENT if a side is empty; window errors as above.

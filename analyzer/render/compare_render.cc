@@ -5,10 +5,12 @@
 #include <cstdlib>
 #include <memory>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
@@ -18,6 +20,18 @@
 namespace streamscope {
 
 std::string WorkDifferenceSentence(const WorkDifference& d) {
+  if (d.expected_instances > 0 && d.actual_instances > 0) {  // per instance: counts over different instance counts
+    auto in = [](int64_t n) { return absl::StrCat(" in ", n, n == 1 ? " instance" : " instances"); };
+    std::string what = d.kind == "kernel" ? absl::StrCat("kernel '", d.key, "'")
+                       : d.kind == "copy" ? absl::StrCat(d.key, " copies")
+                                          : std::string("memsets");
+    std::string actual =
+        absl::StrCat(d.actual_count, d.kind == "kernel" ? "" : absl::StrCat(" (", FormatBytes(d.actual_bytes), ")"));
+    std::string expected = absl::StrCat(
+        d.expected_count, d.kind == "kernel" ? "" : absl::StrCat(" (", FormatBytes(d.expected_bytes), ")"));
+    return absl::StrCat(what, " per instance: ", actual, in(d.actual_instances), " vs ", expected,
+                        in(d.expected_instances));
+  }
   if (d.kind == "kernel") {
     return absl::StrCat("kernel '", d.key, "': ", d.actual_count, " instances vs ", d.expected_count);
   }
@@ -31,17 +45,40 @@ std::string CompareWindowRuleText(const CompareResult& r) {
   const CompareOptions& o = r.options;
   std::string instances =
       o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance) : std::string("all instances, summed");
-  if (o.window_rule == CompareOptions::WindowRule::kDefault) {
-    if (r.steady_state_rule) {
-      return absl::StrCat("the steady state: NVTX range '", o.nvtx_name, "' (", instances,
-                          "; every trace's steady state)");
-    }
-    return r.windows_from_nvtx
-               ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, "; every trace has it)")
-               : absl::StrCat("whole GPU activity (not every trace has the NVTX range '", o.nvtx_name, "')");
+  switch (r.window_rule) {
+    case CompareWindowRule::kSteadyStateSameRange:
+      return absl::StrCat("each run's steady state: NVTX range '", o.nvtx_name, "' (every run's steady state)");
+    case CompareWindowRule::kNvtxMeasured:
+      return absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances,
+                          "; every trace has it, the steady states are not all one range)");
+    case CompareWindowRule::kSteadyStateMatched:
+      return "each run's steady state (different NVTX ranges or kernel sequences, matched per instance)";
+    case CompareWindowRule::kGpuSpanWorkDiffers:
+      return "whole GPU activity of every run (the steady states do different work per instance)";
+    case CompareWindowRule::kGpuSpanNoSteadyState:
+      return "whole GPU activity of every run (not every run has a steady state)";
+    case CompareWindowRule::kNvtx: return absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, ")");
+    case CompareWindowRule::kWholeGpu: return "whole GPU activity";
   }
-  return r.windows_from_nvtx ? absl::StrCat("NVTX range '", o.nvtx_name, "' (", instances, ")")
-                             : std::string("whole GPU activity");
+  return "";
+}
+
+std::string CompareFigureName(const CompareResult& r) {
+  return r.per_instance ? "time per instance" : "total interval";
+}
+
+std::string CompareModeText(const CompareResult& r) {
+  if (!r.per_instance) return "over the whole window (total interval: first GPU op start to last GPU op end)";
+  std::string counts;
+  for (int side = 0; side < 2; ++side) {
+    std::vector<std::string> seen;
+    for (const CompareRun& run : side == 0 ? r.control : r.variant) {
+      std::string c = absl::StrCat(run.window.instances);
+      if (std::find(seen.begin(), seen.end(), c) == seen.end()) seen.push_back(c);
+    }
+    absl::StrAppend(&counts, side == 0 ? "control " : ", variant ", absl::StrJoin(seen, "/"));
+  }
+  return absl::StrCat("per instance (time per instance, with instance counts: ", counts, ")");
 }
 
 std::string CompareHazardSentence(const CompareResult& r) {
@@ -58,13 +95,17 @@ std::string SignedDuration(int64_t ns) { return (ns > 0 ? "+" : "") + FormatDura
 std::string SignedPct(double pct) { return absl::StrFormat("%+.1f%%", pct); }
 
 // "kernel launch gaps fell from 3.1 ms to 0.4 ms" when they fell noticeably, else "".
+// " per instance" when the metrics are per instance, else "".
+std::string PerInstance(const CompareResult& r) { return r.per_instance ? " per instance" : ""; }
+
 std::string LaunchSaving(const CompareResult& r) {
   const MetricComparison* gaps = r.Find("kernel_gap_ns");
   if (gaps == nullptr || gaps->control.median <= 0) return "";
   int64_t fell = gaps->control.median - gaps->variant.median;
   if (fell < 1000 || fell * 10 < gaps->control.median) return "";
   return absl::StrCat("kernel launch gaps fell from ", FormatDuration(gaps->control.median), " to ",
-                      FormatDuration(gaps->variant.median), " (launch-time saving of ", FormatDuration(fell), ")");
+                      FormatDuration(gaps->variant.median), PerInstance(r), " (launch-time saving of ",
+                      FormatDuration(fell), ")");
 }
 
 // The largest overlap pair of the variant: "compute|H2D 1.30 ms".
@@ -96,9 +137,9 @@ std::string CompareVerdictSentence(const CompareResult& r) {
   const MetricComparison* ov = r.Find("overlap_ns");
   const MetricComparison* busy = r.Find("busy_ns");
   int64_t overlap = ov ? ov->variant.median : 0;
-  std::string noise =
-      absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
-                   absl::StrFormat("%g", r.options.noise_pct), "% of the control total and the run-to-run spread)");
+  std::string noise = absl::StrCat("the noise threshold of ", FormatDuration(r.noise_ns), " (max of ",
+                                   absl::StrFormat("%g", r.options.noise_pct), "% of the control ",
+                                   r.per_instance ? "time per instance" : "total", " and the run-to-run spread)");
   std::string launch = LaunchSaving(r);
   std::string s;
   switch (r.verdict) {
@@ -127,45 +168,48 @@ std::string CompareVerdictSentence(const CompareResult& r) {
     case CompareVerdict::kNoOverlap:
       s = absl::StrCat("Not verified: no overlap in the variant (", FormatDuration(overlap),
                        " of concurrent GPU activity, below ", absl::StrFormat("%g", 100 * r.options.min_overlap_share),
-                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time).");
+                       "% of its ", FormatDuration(busy ? busy->variant.median : 0), " busy time", PerInstance(r),
+                       ").");
       if (std::llabs(r.saved_ns) <= r.noise_ns) {
-        absl::StrAppend(&s, " The total interval changed by ", SignedDuration(-r.saved_ns), " (", ChangeText(r),
-                        "), within noise.");
+        absl::StrAppend(&s, " The ", CompareFigureName(r), " changed by ", SignedDuration(-r.saved_ns), " (",
+                        ChangeText(r), "), within noise.");
       } else if (r.saved_ns > 0) {
-        absl::StrAppend(&s, " The total interval still improved by ", FormatDuration(r.saved_ns), " (",
+        absl::StrAppend(&s, " The ", CompareFigureName(r), " still improved by ", FormatDuration(r.saved_ns), " (",
                         Pct(r.saved_pct), ", ", ChangeText(r), "): a gain that does not come from overlap",
                         launch.empty() ? "" : ": ", launch, ".");
       } else {
-        absl::StrAppend(&s, " The total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+        absl::StrAppend(&s, " The ", CompareFigureName(r), " got worse by ", FormatDuration(-r.saved_ns), " (",
                         SignedPct(-r.saved_pct), ", ", ChangeText(r), ").");
       }
       absl::StrAppend(&s, WhyText(r));
       break;
     case CompareVerdict::kWithinNoise:
-      s = absl::StrCat("Not verified: the total interval changed by ", SignedDuration(-r.saved_ns), " (",
+      s = absl::StrCat("Not verified: the ", CompareFigureName(r), " changed by ", SignedDuration(-r.saved_ns), " (",
                        SignedPct(-r.saved_pct), ", ", ChangeText(r), "), within ", noise, ".");
       if (r.options.goal == CompareGoal::kOverlap) {
-        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), LargestPair(r),
+        absl::StrAppend(&s, " Overlap is present (", FormatDuration(overlap), PerInstance(r), LargestPair(r),
                         ") but brings no measurable gain.");
       }
       absl::StrAppend(&s, WhyText(r));
       break;
     case CompareVerdict::kOverlapWithoutGain:
-      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), LargestPair(r),
-                       ") but the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
-                       SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
+      s = absl::StrCat("Not verified: overlap is present in the variant (", FormatDuration(overlap), PerInstance(r),
+                       LargestPair(r), ") but the ", CompareFigureName(r), " got worse by ",
+                       FormatDuration(-r.saved_ns), " (", SignedPct(-r.saved_pct), ", ", ChangeText(r), ").",
+                       WhyText(r));
       break;
     case CompareVerdict::kNoGain:
-      s = absl::StrCat("Not verified: the total interval got worse by ", FormatDuration(-r.saved_ns), " (",
+      s = absl::StrCat("Not verified: the ", CompareFigureName(r), " got worse by ", FormatDuration(-r.saved_ns), " (",
                        SignedPct(-r.saved_pct), ", ", ChangeText(r), ").", WhyText(r));
       break;
     case CompareVerdict::kVerified:
       s = absl::StrCat("Verified: same work, validation ",
                        r.validation_not_recorded > 0 ? "passed where recorded" : "passed",
                        r.options.goal == CompareGoal::kOverlap
-                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", LargestPair(r))
+                           ? absl::StrCat(", ", FormatDuration(overlap), " of overlap in the variant", PerInstance(r),
+                                          LargestPair(r))
                            : std::string(),
-                       "; the total interval fell from ", FormatDuration(r.control_total_ns), " to ",
+                       "; the ", CompareFigureName(r), " fell from ", FormatDuration(r.control_total_ns), " to ",
                        FormatDuration(r.variant_total_ns), ": ", FormatDuration(r.saved_ns), " saved (",
                        Pct(r.saved_pct), "), beyond ", noise, ".");
       if (!launch.empty()) absl::StrAppend(&s, " Also: ", launch, ".");
@@ -209,6 +253,12 @@ nlohmann::json RunJson(const CompareRun& run) {
           {"workload", run.workload},
           {"validation", run.validation.empty() ? nlohmann::json() : nlohmann::json(run.validation)},
           {"windows", windows},
+          {"window",
+           {{"source", run.window.source},
+            {"description", run.window.description},
+            {"unit", run.window.unit.empty() ? nlohmann::json() : nlohmann::json(run.window.unit)},
+            {"instances", run.window.instances}}},
+          {"time_per_instance_ns", run.metrics.time_per_instance_ns},
           {"total_interval_ns", run.metrics.total_interval_ns},
           {"window_ns", run.metrics.window_ns},
           {"busy_ns", run.metrics.busy_ns},
@@ -263,18 +313,27 @@ nlohmann::json CompareToJson(const CompareResult& r) {
   nlohmann::json control = nlohmann::json::array(), variant = nlohmann::json::array();
   for (const CompareRun& run : r.control) control.push_back(RunJson(run));
   for (const CompareRun& run : r.variant) variant.push_back(RunJson(run));
-  nlohmann::json diffs = nlohmann::json::array();
-  for (const RunWorkDifference& d : r.work_differences) {
-    diffs.push_back({{"side", d.side},
-                     {"path", d.path},
-                     {"kind", d.difference.kind},
-                     {"key", d.difference.key},
-                     {"expected_count", d.difference.expected_count},
-                     {"actual_count", d.difference.actual_count},
-                     {"expected_bytes", d.difference.expected_bytes},
-                     {"actual_bytes", d.difference.actual_bytes},
-                     {"sentence", WorkDifferenceSentence(d.difference)}});
-  }
+  auto diff_json = [](const std::vector<RunWorkDifference>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const RunWorkDifference& d : list) {
+      nlohmann::json j = {{"side", d.side},
+                          {"path", d.path},
+                          {"kind", d.difference.kind},
+                          {"key", d.difference.key},
+                          {"expected_count", d.difference.expected_count},
+                          {"actual_count", d.difference.actual_count},
+                          {"expected_bytes", d.difference.expected_bytes},
+                          {"actual_bytes", d.difference.actual_bytes},
+                          {"sentence", WorkDifferenceSentence(d.difference)}};
+      if (d.difference.expected_instances > 0) {
+        j["expected_instances"] = d.difference.expected_instances;
+        j["actual_instances"] = d.difference.actual_instances;
+      }
+      out.push_back(std::move(j));
+    }
+    return out;
+  };
+  nlohmann::json diffs = diff_json(r.work_differences);
   nlohmann::json metrics = nlohmann::json::array();
   for (const MetricComparison& m : r.metrics) {
     metrics.push_back({{"name", m.name},
@@ -294,6 +353,13 @@ nlohmann::json CompareToJson(const CompareResult& r) {
   return {{"schema_version", kCompareJsonSchemaVersion},
           {"generator", "streamscope compare"},
           {"window_rule", CompareWindowRuleText(r)},
+          {"window",
+           {{"rule", std::string(CompareWindowRuleName(r.window_rule))},
+            {"comparison", r.per_instance ? "per_instance" : "whole_window"},
+            {"figure", r.figure},
+            {"text", CompareWindowRuleText(r)},
+            {"compared", CompareModeText(r)},
+            {"note", r.window_note.empty() ? nlohmann::json() : nlohmann::json(r.window_note)}}},
           {"options",
            {{"noise_pct", r.options.noise_pct},
             {"goal", std::string(CompareGoalName(r.options.goal))},
@@ -304,7 +370,8 @@ nlohmann::json CompareToJson(const CompareResult& r) {
            {{"same", r.work_same},
             {"reference", r.reference_path},
             {"summary", WorkJson(r.control.front().work)},
-            {"differences", diffs}}},
+            {"differences", diffs},
+            {"occasional", diff_json(r.occasional_work)}}},
           {"validation",
            {{"passed", r.validation_passed},
             {"failures", r.validation_failures},
@@ -317,6 +384,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
             {"sentence", CompareVerdictSentence(r)},
             {"failed_conditions", r.failed_conditions},
             {"hazard", r.hazard_run < 0 ? nlohmann::json(nullptr) : nlohmann::json(CompareHazardSentence(r))},
+            {"figure", r.figure},
             {"control_total_ns", r.control_total_ns},
             {"variant_total_ns", r.variant_total_ns},
             {"saved_ns", r.saved_ns},
@@ -333,12 +401,26 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
       << r.variant.size() << " variant run" << (r.variant.size() == 1 ? "" : "s")
       << " (goal: " << CompareGoalName(r.options.goal) << ")\n";
   out << "Window: " << CompareWindowRuleText(r) << "\n";
+  out << "Compared: " << CompareModeText(r) << "\n";
+  if (!r.window_note.empty()) {
+    for (const std::string& line : WrapParagraph(r.window_note, kReportTextColumns, "Note: ", "  ")) {
+      out << line << "\n";
+    }
+  }
   for (int side = 0; side < 2; ++side) {
     for (const CompareRun& run : side == 0 ? r.control : r.variant) {
       out << "  " << (side == 0 ? "control " : "variant ") << run.path;
       if (!run.workload.empty()) out << "  workload " << run.workload;
       out << "  validation " << (run.validation.empty() ? "not recorded" : run.validation) << "  total "
-          << FormatDuration(run.metrics.total_interval_ns) << "\n";
+          << FormatDuration(run.metrics.total_interval_ns);
+      if (r.per_instance) {
+        out << "  per instance " << FormatDuration(run.metrics.time_per_instance_ns) << " x" << run.window.instances;
+      }
+      out << "\n";
+      for (const std::string& line :
+           WrapParagraph(run.window.description, kReportTextColumns, "    window: ", "      ")) {
+        out << line << "\n";
+      }
     }
   }
   out << "\nWork: ";
@@ -349,6 +431,10 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
     for (const RunWorkDifference& d : r.work_differences) {
       out << "  " << d.side << " " << d.path << ": " << WorkDifferenceSentence(d.difference) << "\n";
     }
+  }
+  for (const RunWorkDifference& d : r.occasional_work) {
+    out << "  not in every instance (listed, not counted as different work): " << d.side << " " << d.path << ": "
+        << WorkDifferenceSentence(d.difference) << "\n";
   }
   out << "Validation: ";
   if (r.validation_passed) {
@@ -377,6 +463,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
     }
   }
 
+  if (r.per_instance) out << "Metrics per instance: each run's figures over its windows / its instances\n";
   std::vector<std::array<std::string, 4>> rows = {{"metric (median [min..max, MAD])", "control", "variant", "change"}};
   for (const MetricComparison& m : r.metrics) {
     std::string change = absl::StrCat(m.change_ns > 0 ? "+" : "", FormatDuration(m.change_ns));

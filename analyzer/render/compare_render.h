@@ -2,13 +2,14 @@
 // runs in analyzer/commands/compare_runner.cc). The JSON structure is
 // documented in analyzer/COMPARE.md:
 //   { "schema_version": 2, "generator": "streamscope compare",
-//     "window_rule", "options": {noise_pct, goal, min_overlap_share},
+//     "window_rule", "window": {rule, comparison, figure, text, compared, note},
+//     "options": {noise_pct, goal, min_overlap_share},
 //     "control": [run], "variant": [run],
-//     "work": {same, reference, summary: {...}, differences: [...]},
+//     "work": {same, reference, summary: {...}, differences: [...], occasional: [...]},
 //     "validation": {passed, failures: [...], not_recorded},
 //     "overlap_present",
 //     "metrics": [{name, control: stats, variant: stats, change_ns, change_pct}],
-//     "verdict": {verdict, verified, sentence, failed_conditions, control_total_ns,
+//     "verdict": {verdict, verified, sentence, failed_conditions, figure, control_total_ns,
 //                 variant_total_ns, saved_ns, saved_pct, noise_ns},
 //     "diagnose": null or {path, pid, ...diagnose window JSON} }
 #ifndef STREAMSCOPE_ANALYZER_RENDER_COMPARE_RENDER_H_
@@ -36,6 +37,11 @@ std::string CompareVerdictSentence(const CompareResult& result);
 // The window rule in words: "NVTX range 'measured' (all instances, summed;
 // every trace has it)", "whole GPU activity", ...
 std::string CompareWindowRuleText(const CompareResult& result);
+// "time per instance" (per instance) or "total interval": the verdict's figure.
+std::string CompareFigureName(const CompareResult& result);
+// How the runs are compared: "per instance (time per instance = ...;
+// instances: control 12, variant 12)" or "over the whole window (...)".
+std::string CompareModeText(const CompareResult& result);
 // One certain hazard of the variant, naming the buffer and both ops; "" if none.
 std::string CompareHazardSentence(const CompareResult& result);
 // "kernel 'k': 8 instances vs 10", "H2D copies: 3 (...) vs 4 (...)".

@@ -76,6 +76,9 @@ def main():
     parser.add_argument("model", choices=["resnet18", "resnet18_loader", "gpt2_compile", "vit_timm"])
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--range", default="step",
+                        help="NVTX range around each step (default 'step'; '' = none: compare's window tests "
+                             "record the same loop renamed or without ranges)")
     args = parser.parse_args()
     torch.manual_seed(0)
     losses = []
@@ -111,11 +114,13 @@ def main():
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for i in range(args.steps):
-        torch.cuda.nvtx.range_push("step")
+        if args.range:
+            torch.cuda.nvtx.range_push(args.range)
         loss = one_step()
         if i in (0, args.steps - 1):
             losses.append(float(loss))  # a sync, as logging does
-        torch.cuda.nvtx.range_pop()
+        if args.range:
+            torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
     dt = time.perf_counter() - t0
     print(f"public_models: {args.model} steps={args.steps} {dt * 1e3 / args.steps:.2f} ms/step "

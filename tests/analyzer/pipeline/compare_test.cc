@@ -214,13 +214,22 @@ TEST(Compare, NoiseFlagRaisesTheThreshold) {
   EXPECT_EQ(CompareRuns({&control}, {&variant}, o).verdict, CompareVerdict::kWithinNoise);
 }
 
-TEST(Compare, WithoutTheMeasuredRangeEverywhereTheWholeGpuActivityIsCompared) {
+TEST(Compare, WithoutTheMeasuredRangeEverywhereTheSteadyStatesArePerChunk) {
+  // Both runs' steady state is the kernel 'chunk' repeated 4 times, with the
+  // copies submitted between the kernels: all of the work, per chunk.
   TraceModel control = Build(Pipeline{});
   TraceModel variant = Build(Pipeline{.streams = 2, .measured_range = false});
   CompareResult r = CompareRuns({&control}, {&variant});
-  EXPECT_NE(CompareWindowRuleText(r).find("whole GPU activity"), std::string::npos) << CompareWindowRuleText(r);
+  EXPECT_EQ(r.window_rule, CompareWindowRule::kSteadyStateMatched) << CompareWindowRuleText(r);
+  EXPECT_NE(CompareWindowRuleText(r).find("each run's steady state"), std::string::npos) << CompareWindowRuleText(r);
+  EXPECT_TRUE(r.per_instance);
+  EXPECT_EQ(r.control.front().window.instances, 4);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified);
   EXPECT_EQ(r.control.front().metrics.window_ns, us(1200));
+  // Per chunk: the mean period between the kernels' starts (200, 500, 800,
+  // 1100 us; with two streams 200, 300, 500, 600 us).
+  EXPECT_EQ(r.control_total_ns, us(300));
+  EXPECT_EQ(r.variant_total_ns, us(400) / 3);
   // Asking for a range a trace lacks is an error.
   CompareOptions o;
   o.window_rule = CompareOptions::WindowRule::kNvtx;
