@@ -87,9 +87,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // The ranking and the critical path share one dependency graph.
   if (plan.diagnose || plan.critical_path) {
     DependencyGraph graph = BuildDependencyGraph(model, window);
+    if (plan.overlap) MarkPhase("dependency_graph");
     if (plan.diagnose) RankDiagnoseFindings(model, graph, plan.diagnose_options, &w.diagnose);
+    if (plan.overlap) MarkPhase("what_if");
     if (plan.critical_path) w.critical_path = FindCriticalPath(model, graph);
-    if (plan.overlap) MarkPhase("what_if+critical_path");
+    if (plan.overlap) MarkPhase("critical_path");
   }
   if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
     if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);
