@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <tuple>
@@ -663,7 +664,19 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   return result;
 }
 
+// Every cause of `causes` (not empty) removed in one replay.
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes);
+
 }  // namespace
+
+struct WhatIfSession::Impl {
+  Impl(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions o)
+      : options(std::move(o)), graph(graph), context(model, graph, options) {}
+  WhatIfOptions options;  // before context, which keeps a reference to it
+  const DependencyGraph& graph;
+  WhatIfContext context;
+};
 
 std::vector<WhatIfCause> FindWhatIfCauses(const TraceModel& model, const DependencyGraph& graph,
                                           const WhatIfOptions& options) {
@@ -691,10 +704,30 @@ WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& gra
 
 WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
                                 const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
-  WhatIfEstimate together;
-  if (causes.empty()) return together;
-  together.cause = causes.front();
+  if (causes.empty()) return {};
   WhatIfContext context(model, graph, options);
+  return Together(graph, context, causes);
+}
+
+WhatIfSession::WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options)
+    : impl_(std::make_unique<Impl>(model, graph, std::move(options))) {}
+WhatIfSession::~WhatIfSession() = default;
+
+WhatIfResult WhatIfSession::EstimateSavings() const {
+  return Estimate(impl_->graph, impl_->context, impl_->context.Candidates(), impl_->options.min_cost_ns);
+}
+
+WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& causes) const {
+  if (causes.empty()) return {};
+  return Together(impl_->graph, impl_->context, causes);
+}
+
+namespace {
+
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes) {
+  WhatIfEstimate together;
+  together.cause = causes.front();
   ReplayEdits all, one;
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
@@ -729,6 +762,8 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
   }
   return together;
 }
+
+}  // namespace
 
 WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const std::vector<WhatIfCause>& causes,
                              const WhatIfOptions& options) {
