@@ -21,7 +21,7 @@ for b in "$ss" "$gen"; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-out="$repo/bench/results/perfetto_proto.md"
+out=${RESULT_MD:-$repo/bench/results/perfetto_proto.md}  # RESULT_MD: write the result elsewhere
 
 rows=()
 # run NAME OUTPUT CMD...: wall s, peak RSS, writer s and size of OUTPUT.
@@ -34,12 +34,14 @@ run() {
   cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/$name.time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/$name.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/$name.time")
-  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out")
+  # export prints its "wrote ..." and "load ..." lines on stderr (with /usr/bin/time's report).
+  grep -h '^wrote \|^load \|^note: ' "$work/$name.out" "$work/$name.time" >"$work/$name.lines" || true
+  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.lines")
   size=$(awk -v b="$(stat -c %s "$output")" 'BEGIN {printf "%.1f", b/1e6}')
   sizes[$name]=$size
   rows+=("| $name | \`${*//$work\//}\` | $wall | $cpu | $writer | $rss | $size |")
   echo "$name: ${wall} s (writer ${writer} s), ${rss} MiB, ${size} MB"
-  sed 's/^/    /' "$work/$name.out"
+  sed 's/^/    /' "$work/$name.lines"
   rm -f "$output"  # keep the disk free for the next run
 }
 declare -A sizes
@@ -88,6 +90,6 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a/b}'; }
   echo
   echo "Export output lines:"
   echo
-  for n in json proto; do echo '```'; cat "$work/$n.out"; echo '```'; done
+  for n in json proto; do echo '```'; cat "$work/$n.lines"; echo '```'; done
 } > "$out"
 echo "wrote $out"
