@@ -14,6 +14,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-build}
 iterations=${2:-250000}
+TIME_BIN=${TIME_BIN:-/usr/bin/time}  # GNU time, or bench/time_shim.py where it is missing
 ss="$build/bin/streamscope"
 gen="$build/bin/make_export_trace"
 for b in "$ss" "$gen"; do
@@ -29,7 +30,7 @@ run() {
   local name=$1 output=$2
   shift 2
   sync
-  /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
+  "$TIME_BIN" -v "$@" > "$work/$name.out" 2> "$work/$name.time"
   local wall rss writer size cpu
   cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/$name.time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/$name.time")

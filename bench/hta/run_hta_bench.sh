@@ -26,6 +26,7 @@ cd "$(dirname "$0")/../.."
 STREAMSCOPE=${STREAMSCOPE:-build/bin/streamscope}
 HTA_PYTHON=${HTA_PYTHON:-python3}
 BENCH_DIR=${BENCH_DIR:-/tmp/streamscope-hta-bench}
+TIME_BIN=${TIME_BIN:-/usr/bin/time}  # GNU time, or bench/time_shim.py where it is missing
 REPEAT=${REPEAT:-3}
 LARGE_OPS=${LARGE_OPS:-1000000}
 LARGE_REPEAT=${LARGE_REPEAT:-1}
@@ -44,7 +45,7 @@ py_version=$("$HTA_PYTHON" -c "import sys, pandas; print(sys.version.split()[0],
 measure() {
   local prefix=$1; shift
   local tf; tf=$(mktemp)
-  if ! /usr/bin/time -o "$tf" -f "%e %M %U %S" "$@" >"$prefix.out" 2>"$prefix.err"; then
+  if ! "$TIME_BIN" -o "$tf" -f "%e %M %U %S" "$@" >"$prefix.out" 2>"$prefix.err"; then
     echo "FAILED: $* (see $prefix.err)" >&2; tail -5 "$prefix.err" >&2; rm -f "$tf"; exit 1
   fi
   tail -1 "$tf" >>"$prefix.times"; rm -f "$tf"
