@@ -1,7 +1,5 @@
 // `streamscope`: record (run), analyze (report, compare, diagnose), export
 // and convert CUDA timeline traces. See README.md.
-#include <malloc.h>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,13 +9,6 @@
 #include "analyzer/cli/exit_codes.h"
 
 int main(int argc, char** argv) {
-  // The analyses allocate and free buffers of tens of MB many times a run
-  // (a replay of the dependency graph per what-if cause): served from the
-  // heap and kept there, rather than mapped and unmapped each time, they are
-  // faulted in once (report at 1M ops: 0.8 s less system time, 4% more peak
-  // memory).
-  mallopt(M_MMAP_THRESHOLD, 1 << 30);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   CLI::App app{"streamscope: what really ran at the same time on the GPU, what did not, and why"};
   app.require_subcommand(1);
   app.set_version_flag("--version", STREAMSCOPE_VERSION);

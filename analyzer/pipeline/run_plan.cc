@@ -1,6 +1,9 @@
 #include "analyzer/pipeline/run_plan.h"
 
+#include <malloc.h>
+
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -15,8 +18,27 @@
 
 namespace streamscope {
 
+namespace {
+
+// The analyses allocate and free buffers of tens of MB many times a run (a
+// replay of the dependency graph per what-if cause): served from the heap
+// and kept there, rather than mapped and unmapped each time, they are
+// faulted in once (report at 1M ops: 0.8 s less system time). Set here, after
+// the import, whose growing vectors would otherwise stay on the heap too
+// (convert at 1M ops: 260 -> 355 MiB peak when set at start-up).
+void KeepLargeBuffersOnTheHeap() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
+}
+
+}  // namespace
+
 absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& window, const AnalysisPlan& plan,
                                       const TraceHazards* hazards) {
+  KeepLargeBuffersOnTheHeap();
   if (window.end_ns < window.start_ns) {
     return absl::InvalidArgumentError(absl::StrCat(model.path, ": window ", window.label, " ends before it starts"));
   }
