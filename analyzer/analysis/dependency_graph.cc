@@ -4,6 +4,7 @@
 #include <array>
 #include <iterator>
 #include <limits>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -281,14 +282,22 @@ class DependencyGraphBuilder {
     }
     g_.op_submitter_.assign(g_.ops_.size(), -1);
     g_.op_submitter_api_.assign(g_.ops_.size(), -1);
-    own_ops_.assign(g_.calls_.size(), {});
+    own_ops_begin_.assign(g_.calls_.size() + 1, 0);
     for (size_t k = 0; k < g_.ops_.size(); ++k) {
       int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ops_[k]));
       if (a < 0 || outer_.outer[a] < 0) continue;
       g_.op_submitter_api_[k] = a;
       int32_t c = g_.GraphCall(outer_.outer[a]);
       g_.op_submitter_[k] = c;
-      if (c >= 0) own_ops_[c].push_back(g_.ops_[k]);
+      if (c >= 0) ++own_ops_begin_[static_cast<size_t>(c) + 1];
+    }
+    // Each call's ops in graph op order, all in one array (a counting sort):
+    // a vector per call cost a million allocations at 1M calls.
+    for (size_t c = 0; c < g_.calls_.size(); ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
+    own_ops_.resize(own_ops_begin_.back());
+    std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
+    for (size_t k = 0; k < g_.ops_.size(); ++k) {
+      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ops_[k];
     }
   }
 
@@ -445,11 +454,11 @@ class DependencyGraphBuilder {
         break;
       case NameClass::kSyncCopy:
         kind = BlockingKind::kSyncCopy;
-        w = own_ops_[c];
+        w.assign(OwnOps(c).begin(), OwnOps(c).end());
         break;
       case NameClass::kAsyncCopy: {
         bool held = false;
-        for (int32_t op : own_ops_[c]) {
+        for (int32_t op : OwnOps(c)) {
           bool pageable = m_.ops.src_kind[op] == MemoryKind::kPageable || m_.ops.dst_kind[op] == MemoryKind::kPageable;
           if (pageable && IsCopy(m_.ops.category[op]) &&
               end >= SaturatingSub(OpEndOf(m_, op), o_.pageable_hold_tolerance_ns)) {
@@ -458,7 +467,7 @@ class DependencyGraphBuilder {
         }
         if (held) {
           kind = BlockingKind::kPageableCopy;
-          w = own_ops_[c];
+          w.assign(OwnOps(c).begin(), OwnOps(c).end());
         }
         break;
       }
@@ -670,7 +679,12 @@ class DependencyGraphBuilder {
   const EventFacts& events_;
   const StreamPredecessors& preds_;
   std::vector<std::vector<int32_t>> partners_;
-  std::vector<std::vector<int32_t>> own_ops_;  // per graph call: model ops it submitted
+  // Graph call c's model ops: own_ops_[own_ops_begin_[c] .. own_ops_begin_[c + 1]).
+  std::vector<uint32_t> own_ops_begin_;
+  std::vector<int32_t> own_ops_;
+  std::span<const int32_t> OwnOps(size_t c) const {
+    return {own_ops_.data() + own_ops_begin_[c], own_ops_.data() + own_ops_begin_[c + 1]};
+  }
   std::vector<NameClass> classes_;
   std::vector<Pending> pending_;
   std::vector<uint32_t> by_target_;  // pending_ indices grouped by target

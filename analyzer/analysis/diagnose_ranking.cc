@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 namespace streamscope {
@@ -103,8 +104,14 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
            f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
            f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation;
   }
+  // Built on first use, shared by the estimates below.
+  std::optional<WhatIfSession> shared;
+  auto session = [&]() -> const WhatIfSession& {
+    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions());
+    return *shared;
+  };
   WhatIfResult what_if;
-  if (any) what_if = EstimateSavings(model, graph, RankingWhatIfOptions());
+  if (any) what_if = session().EstimateSavings();
   // sync_between: every way the host waits for its work each iteration,
   // dropped together: the explicit syncs and the pageable *Async copies
   // that held the host until their copy ran (a sync after such a copy waits
@@ -121,7 +128,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   if (explicit_sync) {
     // Listed under an explicit sync cause, so that sync_between covers it.
     std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
-    what_if.estimates.push_back(EstimateTogether(model, graph, waits, RankingWhatIfOptions()));
+    what_if.estimates.push_back(session().EstimateTogether(waits));
   }
   // pageable_copies: the *Async copies that held the host no longer hold
   // it, each copy keeping its measured time: a lower bound that needs no
@@ -138,7 +145,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
       if (std::find(holds.begin(), holds.end(), cause) == holds.end()) holds.push_back(cause);
     }
   }
-  if (!holds.empty()) what_if.estimates.push_back(EstimateTogether(model, graph, holds, RankingWhatIfOptions()));
+  if (!holds.empty()) what_if.estimates.push_back(session().EstimateTogether(holds));
   // cpu_starvation: the host work of every NVTX range (and of unannotated
   // code) removed together: a data loader's work is often split over the
   // step's range and code outside any range, and removing one name alone
@@ -151,7 +158,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
     }
   }
   if (host_work.size() > 1) {
-    what_if.estimates.push_back(EstimateTogether(model, graph, host_work, RankingWhatIfOptions()));
+    what_if.estimates.push_back(session().EstimateTogether(host_work));
   }
   RankDiagnoseFindings(model, what_if, options, result);
 }

@@ -10,21 +10,27 @@ namespace streamscope {
 std::vector<InnermostNvtxSpan> InnermostNvtxSpans(const TraceModel& model, const std::vector<int32_t>& ranges) {
   constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
   constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
-  struct Event {
+  // Starts (with their range) and ends sorted apart and walked together (the
+  // ranges come sorted by start, so the starts usually need no sort; the
+  // order of events at one time does not matter below).
+  struct Start {
     int64_t t;
     int32_t range;
-    bool is_start;
   };
-  std::vector<Event> events;
-  events.reserve(ranges.size() * 2);
+  std::vector<Start> starts;
+  std::vector<int64_t> ends;
+  starts.reserve(ranges.size());
+  ends.reserve(ranges.size());
   for (int32_t r : ranges) {
     const NvtxRange& nr = model.nvtx_ranges[r];
     int64_t end = nr.end_ns.value_or(kMaxTime);
     if (end <= nr.start_ns) continue;
-    events.push_back({nr.start_ns, r, true});
-    if (end != kMaxTime) events.push_back({end, r, false});
+    starts.push_back({nr.start_ns, r});
+    if (end != kMaxTime) ends.push_back(end);
   }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+  auto earlier = [](const Start& a, const Start& b) { return a.t < b.t; };
+  if (!std::is_sorted(starts.begin(), starts.end(), earlier)) std::sort(starts.begin(), starts.end(), earlier);
+  std::sort(ends.begin(), ends.end());
   auto innermost_less = [&](int32_t a, int32_t b) {
     const NvtxRange& ra = model.nvtx_ranges[a];
     const NvtxRange& rb = model.nvtx_ranges[b];
@@ -42,13 +48,12 @@ std::vector<InnermostNvtxSpan> InnermostNvtxSpans(const TraceModel& model, const
     }
   };
   int64_t prev_t = kMinTime;
-  size_t i = 0;
-  while (i < events.size()) {
-    int64_t t = events[i].t;
+  size_t i = 0, j = 0;
+  while (i < starts.size() || j < ends.size()) {
+    const int64_t t = j == ends.size() || (i < starts.size() && starts[i].t < ends[j]) ? starts[i].t : ends[j];
     if (!active.empty()) emit(prev_t, t, active.top());
-    for (; i < events.size() && events[i].t == t; ++i) {
-      if (events[i].is_start) active.push(events[i].range);
-    }
+    for (; i < starts.size() && starts[i].t == t; ++i) active.push(starts[i].range);
+    while (j < ends.size() && ends[j] == t) ++j;
     while (!active.empty() && end_of(active.top()) <= t) active.pop();
     prev_t = t;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -63,6 +64,41 @@ std::pair<int64_t, int64_t> SubmittedInside(const TraceModel& m, const std::vect
   return {time, last_end};
 }
 
+// The ops in submission order: their submit times, durations and ends, so
+// that the ops submitted inside a set of spans are runs of it.
+struct OpsBySubmit {
+  explicit OpsBySubmit(const TraceModel& m, const std::vector<int64_t>& submit) {
+    std::vector<std::pair<int64_t, uint32_t>> order(submit.size());
+    for (size_t i = 0; i < submit.size(); ++i) order[i] = {submit[i], static_cast<uint32_t>(i)};
+    std::sort(order.begin(), order.end());
+    t.resize(order.size());
+    duration.resize(order.size());
+    end.resize(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      t[k] = order[k].first;
+      duration[k] = Duration(m, order[k].second);
+      end[k] = m.ops.end_ns[order[k].second];
+    }
+  }
+  std::vector<int64_t> t, duration, end;
+};
+
+// SubmittedInside on ops in submission order (`spans` normalized: disjoint,
+// so each op counts once; durations are not negative, so the saturating sum
+// does not depend on the order): one run per span instead of a binary search
+// per op (at 1M ops and up to 32 candidate ranges, 0.2 s).
+std::pair<int64_t, int64_t> SubmittedInside(const OpsBySubmit& ops, const IntervalList& spans) {
+  int64_t time = 0, last_end = kMinTime;
+  for (const Interval& s : spans) {
+    size_t k = static_cast<size_t>(std::lower_bound(ops.t.begin(), ops.t.end(), s.start) - ops.t.begin());
+    for (; k < ops.t.size() && ops.t[k] < s.end; ++k) {
+      time = SaturatingAdd(time, ops.duration[k]);
+      last_end = std::max(last_end, ops.end[k]);
+    }
+  }
+  return {time, last_end};
+}
+
 // Nesting depth of every range on its thread (ranges sorted by start).
 std::vector<int32_t> NestingDepths(const TraceModel& m) {
   std::vector<int32_t> depth(m.nvtx_ranges.size(), 0);
@@ -104,6 +140,7 @@ bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::ve
            std::make_tuple(b->depth, -static_cast<int64_t>(b->instances.size()), first_start(b), b->name);
   });
   constexpr size_t kMaxEvaluated = 32;  // each costs a pass over the ops
+  std::optional<OpsBySubmit> by_submit;
   for (size_t k = 0; k < candidates.size() && k < kMaxEvaluated; ++k) {
     const Candidate& c = *candidates[k];
     IntervalList spans;
@@ -113,7 +150,8 @@ bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::ve
       last_end = std::max(last_end, *m.nvtx_ranges[r].end_ns);
     }
     spans = Normalize(std::move(spans));
-    auto [time, ops_end] = SubmittedInside(m, submit, spans);
+    if (!by_submit) by_submit.emplace(m, submit);
+    auto [time, ops_end] = SubmittedInside(*by_submit, spans);
     double share = total > 0 ? static_cast<double>(time) / static_cast<double>(total) : 0;
     if (share < o.min_gpu_share) continue;
     out.method = SteadyStateMethod::kNvtxRange;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -224,7 +225,7 @@ class WhatIfContext {
     std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
     absl::flat_hash_map<StringId, int64_t> host;
     for (const HostGap& gap : gaps_) {
-      for (const auto& [name, ns] : gap.parts) host[name] += ns;
+      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) host[parts_[k].first] += parts_[k].second;
     }
     for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
     std::vector<std::pair<WhatIfCause, int64_t>> syncs;
@@ -295,24 +296,37 @@ class WhatIfContext {
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
-    est.ops = ev.Listed(ev.ops);
-    est.calls = ev.Listed(ev.calls);
+    est.ops = ev.Listed(std::move(ev.ops));
+    est.calls = ev.Listed(std::move(ev.calls));
   }
 
  private:
   struct HostGap {
     uint32_t edge;
     size_t call;
-    std::vector<std::pair<StringId, int64_t>> parts;  // host time per innermost range (kNoString: none)
+    uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
   };
   struct Evidence {
     explicit Evidence(int limit) : limit(limit) {}
     int limit;
     std::vector<int32_t> ops, calls;
+    // The `limit` smallest distinct values, ascending. The smallest few
+    // times `limit` values sorted first usually hold them (a whole sort of
+    // every op of a cause cost a second at 1M ops); else the whole sort.
     std::vector<int32_t> Listed(std::vector<int32_t> v) const {
+      const size_t keep = static_cast<size_t>(std::max(0, limit));
+      const size_t head = std::min(v.size(), keep * 4 + 64);
+      if (head < v.size()) {
+        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head), v.end());
+        auto unique_end = std::unique(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
+        if (static_cast<size_t>(unique_end - v.begin()) >= keep) {
+          v.resize(keep);
+          return v;
+        }
+      }
       std::sort(v.begin(), v.end());
       v.erase(std::unique(v.begin(), v.end()), v.end());
-      if (v.size() > static_cast<size_t>(std::max(0, limit))) v.resize(static_cast<size_t>(std::max(0, limit)));
+      if (v.size() > keep) v.resize(keep);
       return v;
     }
   };
@@ -331,10 +345,7 @@ class WhatIfContext {
   void OpsOfCall(size_t c, Evidence& ev) const {
     // The graph's ops are in start order; a call's ops are few: scan its
     // end event's dependants would need out-edges, so ask the submitters.
-    auto it = ops_by_call_.find(c);
-    if (it != ops_by_call_.end()) {
-      for (int32_t op : it->second) ev.ops.push_back(op);
-    }
+    for (uint32_t k = ops_of_call_begin_[c]; k < ops_of_call_begin_[c + 1]; ++k) ev.ops.push_back(ops_of_call_[k]);
   }
 
   void HostGaps(const absl::flat_hash_set<int64_t>& tids) {
@@ -347,8 +358,18 @@ class WhatIfContext {
     }
     absl::flat_hash_map<int64_t, std::vector<RangeSpan>> spans;
     for (auto& [tid, list] : ranges) spans[tid] = InnermostSpans(m_, list);
+    // Model ops per graph call, in graph op order (counting sort).
+    ops_of_call_begin_.assign(g_.call_count() + 1, 0);
     for (size_t k = 0; k < g_.op_count(); ++k) {
-      if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_by_call_[static_cast<size_t>(c)].push_back(g_.ModelOp(k));
+      if (int32_t c = g_.OpSubmitter(k); c >= 0) ++ops_of_call_begin_[static_cast<size_t>(c) + 1];
+    }
+    for (size_t c = 0; c < g_.call_count(); ++c) ops_of_call_begin_[c + 1] += ops_of_call_begin_[c];
+    ops_of_call_.resize(ops_of_call_begin_.back());
+    {
+      std::vector<uint32_t> fill(ops_of_call_begin_.begin(), ops_of_call_begin_.end() - 1);
+      for (size_t k = 0; k < g_.op_count(); ++k) {
+        if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
+      }
     }
     const std::vector<DepEdge>& edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
@@ -358,17 +379,17 @@ class WhatIfContext {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, c, {}};
+        HostGap gap{i, c, static_cast<uint32_t>(parts_.size()), 0};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
-          for (auto& [n, total] : gap.parts) {
-            if (n == name) {
-              total += ns;
+          for (size_t k = gap.parts_begin; k < parts_.size(); ++k) {
+            if (parts_[k].first == name) {
+              parts_[k].second += ns;
               return;
             }
           }
-          gap.parts.push_back({name, ns});
+          parts_.push_back({name, ns});
         };
         auto it = spans.find(g_.CallTid(c));
         if (it != spans.end()) {
@@ -382,14 +403,16 @@ class WhatIfContext {
           }
         }
         add(kNoString, b - cursor);
-        gaps_.push_back(std::move(gap));
+        gap.parts_end = static_cast<uint32_t>(parts_.size());
+        gaps_.push_back(gap);
       }
     }
   }
 
   void HostWork(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     for (const HostGap& gap : gaps_) {
-      for (const auto& [name, ns] : gap.parts) {
+      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
+        const auto& [name, ns] = parts_[k];
         if (name != cause.name) continue;
         Touch(edits);
         edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
@@ -516,17 +539,16 @@ class WhatIfContext {
         if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
       }
       // Its ops were submitted after the module loaded: that much earlier.
-      auto it = ops_by_call_.find(static_cast<size_t>(c));
-      if (it != ops_by_call_.end()) {
-        for (int32_t op : it->second) {
-          int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
-          for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
-            if (edges[e].kind != DepEdgeKind::kSubmit) continue;
-            int64_t floor = std::min(edits.lag[e], g_.launch_latency_ns());
-            edits.lag[e] = std::max(floor, edits.lag[e] - excess);
-          }
-          ev.ops.push_back(op);
+      for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
+           ++k) {
+        const int32_t op = ops_of_call_[k];
+        int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
+        for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
+          if (edges[e].kind != DepEdgeKind::kSubmit) continue;
+          int64_t floor = std::min(edits.lag[e], g_.launch_latency_ns());
+          edits.lag[e] = std::max(floor, edits.lag[e] - excess);
         }
+        ev.ops.push_back(op);
       }
       est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, excess);
       ev.calls.push_back(f.api);
@@ -560,7 +582,10 @@ class WhatIfContext {
   const WhatIfOptions& o_;
   std::vector<uint32_t> pos_;  // per event: position in g_.order()
   std::vector<HostGap> gaps_;
-  absl::flat_hash_map<size_t, std::vector<int32_t>> ops_by_call_;  // graph call -> model ops
+  std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
+  // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
+  std::vector<uint32_t> ops_of_call_begin_;
+  std::vector<int32_t> ops_of_call_;
   std::vector<FirstLaunchOutlier> first_launches_;
 };
 
@@ -599,7 +624,19 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   return result;
 }
 
+// Every cause of `causes` (not empty) removed in one replay.
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes);
+
 }  // namespace
+
+struct WhatIfSession::Impl {
+  Impl(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions o)
+      : options(std::move(o)), graph(graph), context(model, graph, options) {}
+  WhatIfOptions options;  // before context, which keeps a reference to it
+  const DependencyGraph& graph;
+  WhatIfContext context;
+};
 
 std::vector<WhatIfCause> FindWhatIfCauses(const TraceModel& model, const DependencyGraph& graph,
                                           const WhatIfOptions& options) {
@@ -627,10 +664,30 @@ WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& gra
 
 WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
                                 const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
-  WhatIfEstimate together;
-  if (causes.empty()) return together;
-  together.cause = causes.front();
+  if (causes.empty()) return {};
   WhatIfContext context(model, graph, options);
+  return Together(graph, context, causes);
+}
+
+WhatIfSession::WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options)
+    : impl_(std::make_unique<Impl>(model, graph, std::move(options))) {}
+WhatIfSession::~WhatIfSession() = default;
+
+WhatIfResult WhatIfSession::EstimateSavings() const {
+  return Estimate(impl_->graph, impl_->context, impl_->context.Candidates(), impl_->options.min_cost_ns);
+}
+
+WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& causes) const {
+  if (causes.empty()) return {};
+  return Together(impl_->graph, impl_->context, causes);
+}
+
+namespace {
+
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes) {
+  WhatIfEstimate together;
+  together.cause = causes.front();
   ReplayEdits all, one;
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
@@ -665,6 +722,8 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
   }
   return together;
 }
+
+}  // namespace
 
 WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const std::vector<WhatIfCause>& causes,
                              const WhatIfOptions& options) {

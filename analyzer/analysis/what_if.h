@@ -57,6 +57,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -179,6 +180,24 @@ WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& gra
 // nothing). Costs and evidence add up; estimable when every cause is.
 WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
                                 const std::vector<WhatIfCause>& causes, const WhatIfOptions& options = {});
+
+// The what-ifs of one graph under one set of options, sharing what every
+// call above builds first (host gaps by NVTX range, ops per call, first
+// launches: at 1M ops a few tenths of a second each time). The same results
+// as the free functions. `model` and `graph` must outlive it.
+class WhatIfSession {
+ public:
+  WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options = {});
+  ~WhatIfSession();
+  WhatIfSession(const WhatIfSession&) = delete;
+  WhatIfSession& operator=(const WhatIfSession&) = delete;
+  WhatIfResult EstimateSavings() const;  // EstimateSavings(model, graph, options)
+  WhatIfEstimate EstimateTogether(const std::vector<WhatIfCause>& causes) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace streamscope
 

@@ -15,6 +15,7 @@
 #include "analyzer/export/timeline_window.h"
 #include "analyzer/importers/kernel_shapes.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/pipeline/phase_timer.h"
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
 #include "analyzer/export/perfetto_proto_writer.h"
 #endif
@@ -72,6 +73,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     if (absl::Status s = AddKernelShapes(&m); !s.ok()) return Prefixed("export: ", s);
   }
   double load_s = Seconds(t0);
+  MarkPhase("load");
 
   struct Prepared {
     Window json_window, html_window;  // drawn
@@ -138,6 +140,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     }
   }
   double analyze_s = Seconds(t0) - load_s;
+  MarkPhase("analyses");
 
   // One timeline (Perfetto JSON or protobuf: the same inputs and counts).
   auto write_timeline = [&](const std::string& path, OutputFile* file, auto writer, bool print_notes) -> absl::Status {
@@ -151,6 +154,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     ProgressPhase("writing " + path);
     absl::Status s = writer(inputs, PerfettoExportOptions{}, file, &stats);
     ProgressIdle();
+    MarkPhase("write timeline");  // STREAMSCOPE_PROFILE: the writer's CPU against its wall time
     if (!s.ok()) return Prefixed("export: ", s);
     out << absl::StrFormat(
         "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "

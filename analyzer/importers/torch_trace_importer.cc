@@ -1070,20 +1070,31 @@ void TorchSax::Finish() {
   // Range depth per thread and domain (Kineto's CPU ops nest properly on a
   // thread; outer first when two start together).
   {
-    std::vector<uint32_t> order(m_.nvtx_ranges.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-    const auto& r = m_.nvtx_ranges;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return std::make_tuple(r[a].tid, r[a].domain, r[a].start_ns, -*r[a].end_ns, a) <
-             std::make_tuple(r[b].tid, r[b].domain, r[b].start_ns, -*r[b].end_ns, b);
-    });
+    // The sort keys inline (not an index sorted through the ranges): at 1M
+    // ranges this sort took 5% of `report`'s CPU time through the indirection.
+    struct Order {
+      int64_t tid;
+      int32_t domain;
+      uint32_t index;
+      int64_t start_ns, neg_end_ns;
+      bool operator<(const Order& o) const {
+        return std::tie(tid, domain, start_ns, neg_end_ns, index) <
+               std::tie(o.tid, o.domain, o.start_ns, o.neg_end_ns, o.index);
+      }
+    };
+    std::vector<Order> order(m_.nvtx_ranges.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      const NvtxRange& x = m_.nvtx_ranges[i];
+      order[i] = {x.tid, x.domain, static_cast<uint32_t>(i), x.start_ns, -*x.end_ns};
+    }
+    if (!std::is_sorted(order.begin(), order.end())) std::sort(order.begin(), order.end());
     std::vector<int64_t> open_ends;
     for (size_t k = 0; k < order.size(); ++k) {
-      NvtxRange& x = m_.nvtx_ranges[order[k]];
-      if (k == 0 || x.tid != r[order[k - 1]].tid || x.domain != r[order[k - 1]].domain) open_ends.clear();
-      while (!open_ends.empty() && open_ends.back() <= x.start_ns) open_ends.pop_back();
-      x.depth = static_cast<int32_t>(open_ends.size());
-      open_ends.push_back(*x.end_ns);
+      const Order& o = order[k];
+      if (k == 0 || o.tid != order[k - 1].tid || o.domain != order[k - 1].domain) open_ends.clear();
+      while (!open_ends.empty() && open_ends.back() <= o.start_ns) open_ends.pop_back();
+      m_.nvtx_ranges[o.index].depth = static_cast<int32_t>(open_ends.size());
+      open_ends.push_back(-o.neg_end_ns);
     }
   }
 

@@ -7,7 +7,8 @@
 # (bin/streamscope), gen (bin/make_export_trace, target make_export_trace,
 # tests/analyzer/export) and work (a temporary folder removed on exit);
 # exits 2 when a binary is missing. Defines:
-#   measure NAME CMD...  runs CMD under /usr/bin/time -v, stdout to
+#   measure NAME CMD...  runs CMD under /usr/bin/time -v (TIME_BIN: another
+#                        with its output, e.g. bench/time_shim.py), stdout to
 #                        $work/NAME.out; sets wall (s), cpu (user+sys s)
 #                        and rss (peak MiB)
 #   generate_trace       writes $work/trace.sqlite with 4 GPU ops, 5 API
@@ -32,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 measure() {
   local name=$1
   shift
-  /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
+  "${TIME_BIN:-/usr/bin/time}" -v "$@" > "$work/$name.out" 2> "$work/$name.time"
   cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u+s}' "$work/$name.time")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$work/$name.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/$name.time")

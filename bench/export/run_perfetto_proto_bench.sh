@@ -11,7 +11,7 @@
 # 1,000,000 ops), 5 API calls and an NVTX range per iteration
 # (tests/analyzer/export/export_fixture_trace.h).
 . "$(dirname "$0")/export_bench_common.sh" "$@"
-out="$repo/bench/results/perfetto_proto.md"
+out=${RESULT_MD:-$repo/bench/results/perfetto_proto.md}  # RESULT_MD: write the result elsewhere
 
 rows=()
 # run NAME OUTPUT CMD...: wall s, peak RSS, writer s and size of OUTPUT.
@@ -21,18 +21,21 @@ run() {
   sync
   measure "$name" "$@"
   local writer size
-  # The command prints "wrote ... in X s" on stderr, which measure keeps with /usr/bin/time's lines.
-  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.out" "$work/$name.time")
+  # export prints its "wrote ..." and "load ..." lines on stderr (with /usr/bin/time's report).
+  grep -h '^wrote \|^load \|^note: ' "$work/$name.out" "$work/$name.time" >"$work/$name.lines" || true
+  writer=$(awk '/^wrote / {print $(NF-1)}' "$work/$name.lines")
   size=$(awk -v b="$(stat -c %s "$output")" 'BEGIN {printf "%.1f", b/1e6}')
   sizes[$name]=$size
   rows+=("| $name | \`${*//$work\//}\` | $wall | $cpu | $writer | $rss | $size |")
   echo "$name: ${wall} s (writer ${writer} s), ${rss} MiB, ${size} MB"
-  sed 's/^/    /' "$work/$name.out"
+  sed 's/^/    /' "$work/$name.lines"
   rm -f "$output"  # keep the disk free for the next run
 }
 declare -A sizes
 
-generate_trace
+echo "generating a trace with $((iterations * 4)) GPU ops..."
+"$gen" "$work/trace.sqlite" "$iterations" --no-jitter
+trace_mb=$(awk -v b="$(stat -c %s "$work/trace.sqlite")" 'BEGIN {printf "%.0f", b/1e6}')
 
 load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # Warm the page cache so the first run is not charged for it.
@@ -52,10 +55,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a/b}'; }
   echo
   echo "\`bench/export/run_perfetto_proto_bench.sh $build $iterations\` — $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo
-  machine_line
-  echo "$(build_line); protobuf $(protoc --version 2>/dev/null | awk '{print $2}')."
+  echo "Machine: $(lscpu | awk -F': +' '/Model name/ {print $2; exit}'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB RAM, $(uname -sr)."
+  echo "Build: $(grep -m1 CMAKE_BUILD_TYPE "$build/CMakeCache.txt" 2>/dev/null | cut -d= -f2), commit $(git -C "$repo" rev-parse --short HEAD); protobuf $(protoc --version 2>/dev/null | awk '{print $2}')."
   echo
-  trace_lines
+  echo "Trace: synthetic (tests/analyzer/export/export_fixture_trace.h), $((iterations * 4)) GPU ops"
+  echo "(kernels, H2D, D2H, memsets on 3 streams), $((iterations * 5 + 1)) API calls, $((iterations + 1)) NVTX"
   echo "ranges; ${trace_mb} MB. One run each, in this order, same machine; wall and peak RSS"
   echo "from \`/usr/bin/time -v\` (whole command: load, analyses, writing); writer s = the"
   echo "command's own \"wrote ... in X s\" (writing the file only); load average at the start:"
@@ -73,6 +77,6 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a/b}'; }
   echo
   echo "Export output lines:"
   echo
-  for n in json proto; do echo '```'; cat "$work/$n.out"; echo '```'; done
+  for n in json proto; do echo '```'; cat "$work/$n.lines"; echo '```'; done
 } > "$out"
 echo "wrote $out"

@@ -17,16 +17,20 @@
 #     bench/hta/run_hta_bench.sh [NUM_OPS...]          (default: 100000 1000000)
 #
 # REPEAT (default 3) repetitions per size; sizes of at least LARGE_OPS
-# (default 1000000) get LARGE_REPEAT (default 1) instead, for all three
-# commands alike, because one HTA run at 1M ops takes minutes.
+# (default 1000000) get LARGE_REPEAT (default 1) instead, because one HTA run
+# at 1M ops takes minutes; HTA_LARGE_REPEAT (default LARGE_REPEAT) runs HTA
+# in only the first repetitions there (streamscope in all of them). The
+# details give the median CPU and wall time of each command next to the best.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 STREAMSCOPE=${STREAMSCOPE:-build/bin/streamscope}
 HTA_PYTHON=${HTA_PYTHON:-python3}
 BENCH_DIR=${BENCH_DIR:-/tmp/streamscope-hta-bench}
+TIME_BIN=${TIME_BIN:-/usr/bin/time}  # GNU time, or bench/time_shim.py where it is missing
 REPEAT=${REPEAT:-3}
 LARGE_OPS=${LARGE_OPS:-1000000}
 LARGE_REPEAT=${LARGE_REPEAT:-1}
+HTA_LARGE_REPEAT=${HTA_LARGE_REPEAT:-$LARGE_REPEAT}
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(100000 1000000)
 [ -x "$STREAMSCOPE" ] || { echo "missing $STREAMSCOPE: build the CLI first (cmake --build build --target streamscope)" >&2; exit 1; }
@@ -41,7 +45,7 @@ py_version=$("$HTA_PYTHON" -c "import sys, pandas; print(sys.version.split()[0],
 measure() {
   local prefix=$1; shift
   local tf; tf=$(mktemp)
-  if ! /usr/bin/time -o "$tf" -f "%e %M %U %S" "$@" >"$prefix.out" 2>"$prefix.err"; then
+  if ! "$TIME_BIN" -o "$tf" -f "%e %M %U %S" "$@" >"$prefix.out" 2>"$prefix.err"; then
     echo "FAILED: $* (see $prefix.err)" >&2; tail -5 "$prefix.err" >&2; rm -f "$tf"; exit 1
   fi
   tail -1 "$tf" >>"$prefix.times"; rm -f "$tf"
@@ -49,12 +53,15 @@ measure() {
 best_wall() { awk 'NR == 1 || $1 < b {b = $1} END {printf "%.2f", b}' "$1"; }
 best_cpu() { awk 'NR == 1 || $3 + $4 < b {b = $3 + $4} END {printf "%.2f", b}' "$1"; }
 best_rss_mib() { awk 'NR == 1 || $2 < b {b = $2} END {printf "%.0f", b / 1024}' "$1"; }
+median_of() {  # median_of FILE FIELD-EXPRESSION: median over the runs (lower middle for an even count)
+  awk "{print $2}" "$1" | sort -g | awk '{v[NR] = $1} END {printf "%.2f", v[int((NR + 1) / 2)]}'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.0fx", a / b}'; }
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "HTA $hta_version (Python $py_version, default JSON parser backend); streamscope $STREAMSCOPE"
-echo "command: STREAMSCOPE=$STREAMSCOPE HTA_PYTHON=$HTA_PYTHON REPEAT=$REPEAT LARGE_REPEAT=$LARGE_REPEAT bench/hta/run_hta_bench.sh ${SIZES[*]}"
+echo "command: STREAMSCOPE=$STREAMSCOPE HTA_PYTHON=$HTA_PYTHON REPEAT=$REPEAT LARGE_REPEAT=$LARGE_REPEAT HTA_LARGE_REPEAT=$HTA_LARGE_REPEAT bench/hta/run_hta_bench.sh ${SIZES[*]}"
 echo
 rows=()
 for n in "${SIZES[@]}"; do
@@ -67,11 +74,12 @@ for n in "${SIZES[@]}"; do
   fi
   rm -f "$BENCH_DIR/convert-$n".* "$sqlite"
   measure "$BENCH_DIR/convert-$n" "$STREAMSCOPE" convert "$trace" -o "$sqlite" --force
-  reps=$REPEAT; [ "$n" -ge "$LARGE_OPS" ] && reps=$LARGE_REPEAT
+  reps=$REPEAT hta_reps=$REPEAT
+  if [ "$n" -ge "$LARGE_OPS" ]; then reps=$LARGE_REPEAT hta_reps=$HTA_LARGE_REPEAT; fi
   rm -f "$BENCH_DIR"/{hta,json,sqlite}-"$n".times
   for i in $(seq "$reps"); do
     echo "size $n, repetition $i of $reps: HTA, streamscope JSON, streamscope SQLite" >&2
-    measure "$BENCH_DIR/hta-$n" "$HTA_PYTHON" bench/hta/hta_breakdowns.py "$dir"
+    [ "$i" -le "$hta_reps" ] && measure "$BENCH_DIR/hta-$n" "$HTA_PYTHON" bench/hta/hta_breakdowns.py "$dir"
     measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-json-$n.json" --force
     measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json -o "$BENCH_DIR/report-sqlite-$n.json" --force
   done
@@ -94,8 +102,10 @@ EOF
 )
   mib=$(( $(stat -c %s "$trace") / 1048576 ))
   stages=$(grep -v '^figures' "$BENCH_DIR/hta-$n.out" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
-  rows+=("| $n | $mib MiB | $reps | $hw s, $hc s, $hm MiB | $jw s, $jc s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hc" "$jc"), $(ratio "$hm" "$jm") | $sw s, $sc s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hc" "$sc"), $(ratio "$hm" "$sm") | $cw s, $cm MiB |")
-  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB, user s, sys s): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times")")
+  runs=$reps; [ "$hta_reps" != "$reps" ] && runs="$hta_reps HTA, $reps streamscope"
+  rows+=("| $n | $mib MiB | $runs | $hw s, $hc s, $hm MiB | $jw s, $jc s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hc" "$jc"), $(ratio "$hm" "$jm") | $sw s, $sc s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hc" "$sc"), $(ratio "$hm" "$sm") | $cw s, $cm MiB |")
+  medians="HTA $(median_of "$BENCH_DIR/hta-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/hta-$n.times" '$1') s wall; JSON $(median_of "$BENCH_DIR/json-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/json-$n.times" '$1') s wall; SQLite $(median_of "$BENCH_DIR/sqlite-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/sqlite-$n.times" '$1') s wall"
+  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - medians: $medians"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB, user s, sys s): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times")")
 done
 echo "| GPU ops | trace JSON | runs | HTA: wall, CPU, peak RSS | streamscope JSON: wall, CPU, peak RSS | HTA / streamscope JSON: wall, CPU, memory | streamscope SQLite: wall, CPU, peak RSS | HTA / streamscope SQLite: wall, CPU, memory | convert JSON to SQLite (once): wall, peak RSS |"
 echo "|---|---|---|---|---|---|---|---|---|"

@@ -24,4 +24,14 @@ d=$(dirname "$(readlink -f "$0")")
 LD_LIBRARY_PATH=$d/../absl${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} exec "$d/streamscope.real" "$@"
 WRAP
 chmod +x "$ROOT/out/gpu/bin/streamscope"
+# The export benchmark's trace generator (tools/gpu/bench_quiet.sh), where the
+# build has it (tests enabled), started the same way.
+if [ -x "$B/bin/make_export_trace" ]; then
+  strip -o "$ROOT/out/gpu/bin/make_export_trace.real" "$B/bin/make_export_trace"
+  for l in $(ldd "$B/bin/make_export_trace" | awk '/libabsl|libsqlite3|libprotobuf|libz\./ {print $3}'); do
+    cp -L "$l" "$ROOT/out/gpu/absl/"
+  done
+  sed 's/streamscope\.real/make_export_trace.real/' "$ROOT/out/gpu/bin/streamscope" >"$ROOT/out/gpu/bin/make_export_trace"
+  chmod +x "$ROOT/out/gpu/bin/make_export_trace"
+fi
 du -sh "$ROOT/out/gpu"

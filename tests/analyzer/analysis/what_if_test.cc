@@ -287,6 +287,34 @@ TEST(WhatIf, PrebuiltGraphGivesTheSameEstimates) {
   EXPECT_EQ(c.estimates.front().estimated_saving_ns, 5000 * kUs);
 }
 
+TEST(WhatIf, SessionGivesTheSameEstimatesAsTheFreeFunctions) {
+  TraceModel m = testing::ThreeCausesTrace();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  WhatIfOptions o;
+  o.max_listed = 1;
+  const WhatIfSession session(m, g, o);
+  WhatIfResult a = EstimateSavings(m, g, o), b = session.EstimateSavings();
+  ASSERT_EQ(a.estimates.size(), 4u);
+  ASSERT_EQ(b.estimates.size(), a.estimates.size());
+  std::vector<WhatIfCause> causes;
+  for (size_t k = 0; k < a.estimates.size(); ++k) {
+    EXPECT_EQ(b.estimates[k].cause, a.estimates[k].cause);
+    EXPECT_EQ(b.estimates[k].estimated_saving_ns, a.estimates[k].estimated_saving_ns);
+    EXPECT_EQ(b.estimates[k].measured_cost_ns, a.estimates[k].measured_cost_ns);
+    EXPECT_EQ(b.estimates[k].ops, a.estimates[k].ops);
+    EXPECT_EQ(b.estimates[k].calls, a.estimates[k].calls);
+    causes.push_back(a.estimates[k].cause);
+  }
+  // Asked again (the session is reused), and for causes together.
+  EXPECT_EQ(session.EstimateSavings().estimates.front().estimated_saving_ns, 5000 * kUs);
+  WhatIfEstimate together = EstimateTogether(m, g, causes, o), shared = session.EstimateTogether(causes);
+  EXPECT_GT(together.estimated_saving_ns, a.estimates.front().estimated_saving_ns);
+  EXPECT_EQ(shared.estimated_saving_ns, together.estimated_saving_ns);
+  EXPECT_EQ(shared.measured_cost_ns, together.measured_cost_ns);
+  EXPECT_EQ(shared.op_count, together.op_count);
+  EXPECT_EQ(session.EstimateTogether({}).estimated_saving_ns, 0);
+}
+
 TEST(WhatIf, ManyRangeNamesAreCappedToTheCostliestPerKind) {
   // 30 launches, each after host work in its own NVTX range r0..r29 of
   // (j + 1) x 10 us.
