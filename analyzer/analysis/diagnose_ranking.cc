@@ -1,5 +1,7 @@
 #include "analyzer/analysis/diagnose_ranking.h"
 
+#include "analyzer/analysis/host_link_rate.h"
+
 #include <algorithm>
 #include <numeric>
 #include <vector>
@@ -38,6 +40,12 @@ WhatIfOptions RankingWhatIfOptions() {
   WhatIfOptions o;
   o.max_causes_per_kind = 4;
   o.max_listed = 0;
+  return o;
+}
+
+WhatIfOptions RankingWhatIfOptions(const TraceModel& model) {
+  WhatIfOptions o = RankingWhatIfOptions();
+  o.link_bytes_per_ns = LinkBytesPerNs(model);
   return o;
 }
 
@@ -103,8 +111,9 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
            f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
            f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation;
   }
+  const WhatIfOptions what_if_options = RankingWhatIfOptions(model);
   WhatIfResult what_if;
-  if (any) what_if = EstimateSavings(model, graph, RankingWhatIfOptions());
+  if (any) what_if = EstimateSavings(model, graph, what_if_options);
   // sync_between: every way the host waits for its work each iteration,
   // dropped together: the explicit syncs and the pageable *Async copies
   // that held the host until their copy ran (a sync after such a copy waits
@@ -121,7 +130,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   if (explicit_sync) {
     // Listed under an explicit sync cause, so that sync_between covers it.
     std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
-    what_if.estimates.push_back(EstimateTogether(model, graph, waits, RankingWhatIfOptions()));
+    what_if.estimates.push_back(EstimateTogether(model, graph, waits, what_if_options));
   }
   // pageable_copies: the *Async copies that held the host no longer hold
   // it, each copy keeping its measured time: a lower bound that needs no
@@ -138,7 +147,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
       if (std::find(holds.begin(), holds.end(), cause) == holds.end()) holds.push_back(cause);
     }
   }
-  if (!holds.empty()) what_if.estimates.push_back(EstimateTogether(model, graph, holds, RankingWhatIfOptions()));
+  if (!holds.empty()) what_if.estimates.push_back(EstimateTogether(model, graph, holds, what_if_options));
   // cpu_starvation: the host work of every NVTX range (and of unannotated
   // code) removed together: a data loader's work is often split over the
   // step's range and code outside any range, and removing one name alone
@@ -151,7 +160,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
     }
   }
   if (host_work.size() > 1) {
-    what_if.estimates.push_back(EstimateTogether(model, graph, host_work, RankingWhatIfOptions()));
+    what_if.estimates.push_back(EstimateTogether(model, graph, host_work, what_if_options));
   }
   RankDiagnoseFindings(model, what_if, options, result);
 }
