@@ -1,13 +1,10 @@
 #include "collector/cupti_callbacks.h"
 
 #include <nvtx3/nvToolsExt.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -133,42 +130,6 @@ void CuptiCallbacks::OnResource(CUpti_CallbackId cbid, const void* data) {
   }
 }
 
-namespace {
-
-struct HostLinkJob {
-  TraceWriter* writer;  // never destroyed: it drops (and counts) what arrives after capture ended
-  uint32_t device;
-  std::string bus_id;
-};
-
-void* HostLinkThreadMain(void* arg) {
-  std::unique_ptr<HostLinkJob> job(static_cast<HostLinkJob*>(arg));
-  RecordBatch batch;
-  batch.emplace_back(ProbeHostLink(job->device, job->bus_id));
-  job->writer->Submit(std::move(batch));
-  return nullptr;
-}
-
-// A detached pthread, not std::thread: a thread that cannot start must be a
-// missing row, not an exception in a library built without them. It starts
-// with every signal blocked, so the application's signals never land on it.
-void StartHostLinkProbe(TraceWriter* writer, uint32_t device, std::string bus_id) {
-  auto* job = new HostLinkJob{writer, device, std::move(bus_id)};
-  sigset_t all, previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &previous);
-  pthread_t thread;
-  const int rc = pthread_create(&thread, nullptr, HostLinkThreadMain, job);
-  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (rc != 0) {
-    delete job;
-    return;
-  }
-  pthread_detach(thread);
-}
-
-}  // namespace
-
 void CuptiCallbacks::ProbeDeviceOnce(uint32_t device) {
   {
     std::lock_guard<std::mutex> lock(probe_mu_);
@@ -186,7 +147,7 @@ void CuptiCallbacks::ProbeDeviceOnce(uint32_t device) {
   // The host link, on a thread of its own: NVML's initialization can take
   // a while and this runs inside the application's context creation.
   StatusOr<std::string> bus_id = DevicePciBusId(static_cast<int>(device));
-  StartHostLinkProbe(writer_, device, bus_id.ok() ? *bus_id : std::string());
+  ProbeHostLinkInBackground(writer_, device, bus_id.ok() ? *bus_id : std::string());
 }
 
 void CuptiCallbacks::ProbeAllDevices() {

@@ -1,11 +1,18 @@
 #include "collector/host_link_probe.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <cctype>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 
+#include "collector/trace_writer.h"
 #include "schema/enum_values.h"
 
 namespace streamscope::collector {
@@ -115,7 +122,65 @@ bool ProbeWithSysfs(const HostLinkProbeOptions& options, const std::string& bus_
   return any;
 }
 
+// Background probes still running.
+struct InFlight {
+  std::mutex mu;
+  std::condition_variable cv;
+  int count = 0;
+};
+InFlight& Probes() {
+  static InFlight* p = new InFlight;  // never destroyed: detached threads may outlive exit handlers
+  return *p;
+}
+
+struct HostLinkJob {
+  TraceWriter* writer;
+  uint32_t device;
+  std::string bus_id;
+};
+
+void* HostLinkThreadMain(void* arg) {
+  std::unique_ptr<HostLinkJob> job(static_cast<HostLinkJob*>(arg));
+  RecordBatch batch;
+  batch.emplace_back(ProbeHostLink(job->device, job->bus_id));
+  job->writer->Submit(std::move(batch));
+  InFlight& p = Probes();
+  std::lock_guard<std::mutex> lock(p.mu);
+  --p.count;
+  p.cv.notify_all();
+  return nullptr;
+}
+
 }  // namespace
+
+// A pthread, not std::thread: the collector is built without exceptions.
+void ProbeHostLinkInBackground(TraceWriter* writer, uint32_t device_id, std::string pci_bus_id) {
+  auto* job = new HostLinkJob{writer, device_id, std::move(pci_bus_id)};
+  InFlight& p = Probes();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    ++p.count;
+  }
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pthread_t thread;
+  const int rc = pthread_create(&thread, nullptr, HostLinkThreadMain, job);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (rc != 0) {
+    delete job;
+    std::lock_guard<std::mutex> lock(p.mu);
+    --p.count;
+    return;
+  }
+  pthread_detach(thread);
+}
+
+bool WaitForHostLinkProbes(int timeout_ms) {
+  InFlight& p = Probes();
+  std::unique_lock<std::mutex> lock(p.mu);
+  return p.cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return p.count == 0; });
+}
 
 std::optional<int64_t> PcieGenerationOfSpeed(std::string_view speed) {
   std::string s(speed);

@@ -22,6 +22,8 @@
 
 namespace streamscope::collector {
 
+class TraceWriter;
+
 struct HostLinkProbeOptions {
   std::string nvml_library = "libnvidia-ml.so.1";  // "" skips NVML
   std::string sysfs_pci_devices = "/sys/bus/pci/devices";
@@ -35,6 +37,17 @@ HostLinkRecord ProbeHostLink(uint32_t device_id, const std::string& pci_bus_id,
 // PCIe generation of a sysfs link speed ("16.0 GT/s PCIe", "8 GT/s",
 // "2.5 GT/s"); nullopt for anything else ("Unknown", empty).
 std::optional<int64_t> PcieGenerationOfSpeed(std::string_view speed);
+
+// ProbeHostLink on a detached thread started with every signal blocked (so
+// the application's signals never land on it), handing the record to
+// `writer` (never destroyed: it drops and counts what arrives after capture
+// ended). A thread that cannot start is a missing row, never an error.
+void ProbeHostLinkInBackground(TraceWriter* writer, uint32_t device_id, std::string pci_bus_id);
+
+// Waits at most `timeout_ms` for background probes still running (capture
+// is ending: their rows should make it into the trace); true when none is
+// left.
+bool WaitForHostLinkProbes(int timeout_ms);
 
 // A bus id as sysfs names its directory: lower case, 4-digit domain
 // ("00000000:3B:00.0" -> "0000:3b:00.0").

@@ -3,6 +3,7 @@
 #include "collector/host_link_probe.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "collector/trace_writer.h"
 #include "schema/enum_values.h"
 
 namespace streamscope::collector {
@@ -71,6 +73,27 @@ TEST_F(HostLinkProbeTest, ImplausibleSysfsFiguresAreLeftUnset) {
   HostLinkRecord r = ProbeHostLink(0, "0000:01:00.0", options_);
   EXPECT_EQ(r.source, schema::link_source::kNone);
   EXPECT_FALSE(r.pcie_gen_current || r.pcie_width_current || r.pcie_gen_max);
+}
+
+TEST_F(HostLinkProbeTest, BackgroundProbeReachesTheTraceBeforeCaptureEnds) {
+  WriterOptions o;
+  o.path = root_ + "/trace.sqlite";
+  auto w = TraceWriter::Open(o);
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ProbeHostLinkInBackground(w->get(), 3, "");  // no bus id: a row that says nothing was readable
+  EXPECT_TRUE(WaitForHostLinkProbes(5000));
+  ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(o.path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*), min(device_id), min(source) FROM device_link", -1, &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), 1);
+  EXPECT_EQ(sqlite3_column_int(st, 1), 3);
+  EXPECT_EQ(sqlite3_column_int(st, 2), schema::link_source::kNone);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
 }
 
 TEST(PcieGenerationOfSpeed, EachGenerationsLaneRate) {
