@@ -42,6 +42,7 @@
 #include "collector/cupti_layer.h"
 #include "collector/cupti_library.h"
 #include "collector/device_probe.h"
+#include "collector/host_link_probe.h"
 #include "collector/output_path.h"
 #include "collector/trace_writer.h"
 
@@ -232,6 +233,9 @@ Status StopCollector(std::string_view reason, bool from_signal) {
         c->tracer->Stop();
       }
     }
+    // A short program may end while its devices' host links are still being
+    // probed (NVML's init): give them a bounded moment to land in the trace.
+    if (!from_signal) (void)WaitForHostLinkProbes(500);
     // A failed writer has already said so on stderr, once.
     Status st = c->writer->Finish(reason, end);
     if (c->tracer && !from_signal) c->tracer->ReleaseBuffers();

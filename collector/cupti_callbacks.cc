@@ -11,6 +11,7 @@
 #include "collector/cupti_api.h"
 #include "collector/cupti_status.h"
 #include "collector/device_probe.h"
+#include "collector/host_link_probe.h"
 #include "collector/kernel_param_layout.h"
 #include "collector/trace_writer.h"
 
@@ -143,6 +144,10 @@ void CuptiCallbacks::ProbeDeviceOnce(uint32_t device) {
   RecordBatch batch;
   batch.emplace_back(std::move(*rec));
   writer_->Submit(std::move(batch));
+  // The host link, on a thread of its own: NVML's initialization can take
+  // a while and this runs inside the application's context creation.
+  StatusOr<std::string> bus_id = DevicePciBusId(static_cast<int>(device));
+  ProbeHostLinkInBackground(writer_, device, bus_id.ok() ? *bus_id : std::string());
 }
 
 void CuptiCallbacks::ProbeAllDevices() {

@@ -18,6 +18,7 @@ struct DriverApi {
   CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*cuDriverGetVersion)(int*) = nullptr;
   CUresult (*cuDeviceGetCount)(int*) = nullptr;
+  CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice) = nullptr;
   bool ok = false;
 };
 
@@ -36,6 +37,7 @@ DriverApi ResolveDriver() {
   a.cuDeviceGetAttribute = reinterpret_cast<decltype(a.cuDeviceGetAttribute)>(dlsym(h, "cuDeviceGetAttribute"));
   a.cuDriverGetVersion = reinterpret_cast<decltype(a.cuDriverGetVersion)>(dlsym(h, "cuDriverGetVersion"));
   a.cuDeviceGetCount = reinterpret_cast<decltype(a.cuDeviceGetCount)>(dlsym(h, "cuDeviceGetCount"));
+  a.cuDeviceGetPCIBusId = reinterpret_cast<decltype(a.cuDeviceGetPCIBusId)>(dlsym(h, "cuDeviceGetPCIBusId"));
   a.ok = a.cuDeviceGet && a.cuDeviceGetName && a.cuDeviceGetAttribute;
   return a;
 }
@@ -75,6 +77,18 @@ StatusOr<int> DeviceCount() {
     return UnavailableError("CUDA driver not loaded or not initialized");
   }
   return n;
+}
+
+StatusOr<std::string> DevicePciBusId(int ordinal) {
+  const DriverApi d = Driver();
+  if (!d.ok || d.cuDeviceGetPCIBusId == nullptr) return UnavailableError("CUDA driver not loaded");
+  CUdevice dev;
+  if (d.cuDeviceGet(&dev, ordinal) != CUDA_SUCCESS) return NotFoundError(StrCat("no CUDA device ", ordinal));
+  char bus[32] = {};
+  if (d.cuDeviceGetPCIBusId(bus, sizeof(bus) - 1, dev) != CUDA_SUCCESS || bus[0] == 0) {
+    return UnavailableError("cuDeviceGetPCIBusId failed");
+  }
+  return std::string(bus);
 }
 
 StatusOr<DeviceRecord> ProbeDevice(int ordinal) {

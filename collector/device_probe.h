@@ -17,6 +17,10 @@ namespace streamscope::collector {
 // Properties of CUDA device `ordinal`. Needs an initialized driver.
 StatusOr<DeviceRecord> ProbeDevice(int ordinal);
 
+// PCI bus id of CUDA device `ordinal` as the driver writes it
+// ("0000:3B:00.0", cuDeviceGetPCIBusId). Needs an initialized driver.
+StatusOr<std::string> DevicePciBusId(int ordinal);
+
 // Number of CUDA devices; an error before the process initialized CUDA.
 StatusOr<int> DeviceCount();
 

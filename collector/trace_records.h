@@ -127,6 +127,15 @@ struct DeviceRecord {
       max_shared_memory_per_block, pci_bus_id, pci_device_id;
 };
 
+// A device's host link (collector/host_link_probe.h): PCIe generation and
+// width, NVLink-C2C. Unset figures were not readable.
+struct HostLinkRecord {
+  uint32_t device_id = 0;
+  std::string pci_bus_id;  // "" when unknown
+  int64_t source = 0;      // schema::link_source
+  std::optional<int64_t> pcie_gen_current, pcie_width_current, pcie_gen_max, pcie_width_max, c2c_enabled;
+};
+
 struct OverheadRecord {
   uint32_t kind = 0;
   uint32_t object_kind = 0;
@@ -221,10 +230,10 @@ struct EventOpRecord {
   std::optional<double> elapsed_ms;
 };
 
-using TraceRecord =
-    std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord, ApiRecord, SyncRecord, MarkerRecord,
-                 MarkerDataRecord, StreamRecord, ContextRecord, DeviceRecord, OverheadRecord, StreamCreatedRecord,
-                 NvtxStartEndRecord, AllocationRecord, FreeRecord, MemoryAccessRecord, EventOpRecord>;
+using TraceRecord = std::variant<KernelRecord, MemcpyRecord, MemsetRecord, GraphExecRecord, ApiRecord, SyncRecord,
+                                 MarkerRecord, MarkerDataRecord, StreamRecord, ContextRecord, DeviceRecord,
+                                 HostLinkRecord, OverheadRecord, StreamCreatedRecord, NvtxStartEndRecord,
+                                 AllocationRecord, FreeRecord, MemoryAccessRecord, EventOpRecord>;
 
 using RecordBatch = std::vector<TraceRecord>;
 

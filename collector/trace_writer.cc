@@ -217,7 +217,7 @@ struct TraceWriter::Db {
   std::chrono::steady_clock::time_point txn_start;
   BulkInsert bulk_kernel, bulk_api, bulk_memcpy;
   Stmt ins_string, ins_memset, ins_graph, ins_sync, ins_range, ins_mark, ins_stream, ins_context, ins_device,
-      ins_overhead, ins_thread, ins_meta, ins_stat, ins_alloc, upd_free, ins_access, ins_event;
+      ins_device_link, ins_overhead, ins_thread, ins_meta, ins_stat, ins_alloc, upd_free, ins_access, ins_event;
   // Frees that arrived before their allocation row (allocated and freed on
   // different threads, whose batches are flushed independently).
   std::unordered_map<uint64_t, FreeRecord> pending_frees;
@@ -246,6 +246,7 @@ struct TraceWriter::Db {
   Status Insert(const StreamRecord& r);
   Status Insert(const ContextRecord& r);
   Status Insert(const DeviceRecord& r);
+  Status Insert(const HostLinkRecord& r);
   Status Insert(const OverheadRecord& r);
   Status Insert(const NvtxStartEndRecord& r);
   Status Insert(const AllocationRecord& r);
@@ -386,6 +387,9 @@ StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) 
        "async_engine_count,concurrent_kernels,global_memory_bytes,global_memory_bandwidth_kbps,"
        "global_memory_clock_khz,max_threads_per_block,max_shared_memory_per_block,pci_bus_id,"
        "pci_device_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"},
+      {&d.ins_device_link,
+       "INSERT OR REPLACE INTO device_link(device_id,pci_bus_id,source,pcie_gen_current,"
+       "pcie_width_current,pcie_gen_max,pcie_width_max,c2c_enabled) VALUES(?,?,?,?,?,?,?,?)"},
       {&d.ins_overhead, "INSERT INTO cupti_overhead(kind,object_kind,object_id,start_ns,end_ns) VALUES(?,?,?,?,?)"},
       {&d.ins_thread, "INSERT OR IGNORE INTO thread(tid,name) VALUES(?,?)"},
       {&d.ins_meta, "INSERT OR REPLACE INTO metadata(key,value) VALUES(?,?)"},
@@ -887,6 +891,23 @@ Status TraceWriter::Db::Insert(const DeviceRecord& r) {
       .Opt(15, r.pci_device_id);
   ++rows_written;
   return ins_device.Step();
+}
+
+Status TraceWriter::Db::Insert(const HostLinkRecord& r) {
+  ins_device_link.Int(1, r.device_id);
+  if (r.pci_bus_id.empty()) {
+    ins_device_link.Null(2);
+  } else {
+    ins_device_link.Text(2, r.pci_bus_id);
+  }
+  ins_device_link.Int(3, r.source)
+      .Opt(4, r.pcie_gen_current)
+      .Opt(5, r.pcie_width_current)
+      .Opt(6, r.pcie_gen_max)
+      .Opt(7, r.pcie_width_max)
+      .Opt(8, r.c2c_enabled);
+  ++rows_written;
+  return ins_device_link.Step();
 }
 
 Status TraceWriter::Db::Insert(const OverheadRecord& r) {

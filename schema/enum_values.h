@@ -85,6 +85,13 @@ inline constexpr int64_t kActivityBufferRequest = 458752;
 inline constexpr int64_t kUvmActivityInit = 524288;
 }  // namespace overhead_kind
 
+// enum_link_source: where a device_link row's figures came from.
+namespace link_source {
+inline constexpr int64_t kNone = 0;
+inline constexpr int64_t kNvml = 1;
+inline constexpr int64_t kSysfs = 2;
+}  // namespace link_source
+
 // The same values with their names in the enum_* tables.
 struct EnumValue {
   int64_t value;
@@ -138,6 +145,11 @@ inline constexpr EnumValue kOverheadKinds[] = {
     {overhead_kind::kActivityBufferRequest, "activity_buffer_request"},
     {overhead_kind::kUvmActivityInit, "uvm_activity_init"},
 };
+inline constexpr EnumValue kLinkSources[] = {
+    {link_source::kNone, "none"},
+    {link_source::kNvml, "nvml"},
+    {link_source::kSysfs, "sysfs"},
+};
 
 // Each enum_* table of the schema with the values above.
 struct EnumTable {
@@ -152,6 +164,7 @@ inline constexpr EnumTable kEnumTables[] = {
     {"enum_sync_kind", kSyncKinds, std::size(kSyncKinds)},
     {"enum_api_domain", kApiDomains, std::size(kApiDomains)},
     {"enum_overhead_kind", kOverheadKinds, std::size(kOverheadKinds)},
+    {"enum_link_source", kLinkSources, std::size(kLinkSources)},
 };
 
 }  // namespace streamscope::schema

@@ -34,6 +34,9 @@
 --      and views until `streamscope report --save` upgrades it in place
 --      (schema::UpgradeSql: enum_copy_kind rows, the two views, both
 --      version stamps; no table changes).
+--   Optional tables (any version may lack them; readers treat a missing one
+--   as "not recorded"): device_link and enum_link_source (host link of each
+--   device, written by collectors from 2026-12).
 
 PRAGMA user_version = 2;
 
@@ -130,6 +133,33 @@ CREATE TABLE device (
   max_shared_memory_per_block   INTEGER,
   pci_bus_id                    INTEGER,
   pci_device_id                 INTEGER
+);
+
+-- Where a device_link row's figures came from.
+CREATE TABLE enum_link_source (value INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT INTO enum_link_source VALUES
+  (0,'none'),    -- probed, nothing readable (no NVML, no /sys): all figures NULL
+  (1,'nvml'),    -- libnvidia-ml (nvmlDeviceGet*PcieLink*, nvmlDeviceGetC2cModeInfoV)
+  (2,'sysfs');   -- /sys/bus/pci/devices/<bus id>/{current,max}_link_{speed,width}
+
+-- One row per device whose host link was probed (the collector, at
+-- start-up; Nsight Systems and torch.profiler traces carry no link facts, so
+-- their conversions have none). The link sets the ceiling of host<->device
+-- copies: PCIe generation (1-6) and width (lanes), or NVLink-C2C (Grace
+-- Hopper). `current` is the link's state when probed: an idle GPU may train
+-- its link down to save power, so the analyzer's rate uses `max` (the
+-- highest the device and the slot support) when known. Added to version 2
+-- without a version change: a trace without this table (older, converted)
+-- simply has no link facts, and older readers ignore it.
+CREATE TABLE device_link (
+  device_id           INTEGER PRIMARY KEY,  -- device.id
+  pci_bus_id          TEXT,                 -- 'dddd:bb:dd.f' as the driver names it
+  source              INTEGER NOT NULL DEFAULT 0 REFERENCES enum_link_source(value),
+  pcie_gen_current    INTEGER,
+  pcie_width_current  INTEGER,
+  pcie_gen_max        INTEGER,
+  pcie_width_max      INTEGER,
+  c2c_enabled         INTEGER               -- 1: attached over NVLink-C2C; 0: not; NULL: unknown
 );
 
 CREATE TABLE context (

@@ -18,7 +18,9 @@
 #include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/contention.h"
+#include "analyzer/analysis/copy_bound.h"
 #include "analyzer/analysis/diagnose_support.h"
+#include "analyzer/analysis/host_link_rate.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
@@ -51,6 +53,7 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
     case DiagnoseCause::kCpuStarvation: return "cpu_starvation";
     case DiagnoseCause::kContention: return "contention";
     case DiagnoseCause::kSmallWork: return "small_work";
+    case DiagnoseCause::kCopyBandwidthBound: return "copy_bandwidth_bound";
   }
   return "unknown";
 }
@@ -58,7 +61,8 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
 DiagnoseStep StepOf(DiagnoseCause c) {
   switch (c) {
     case DiagnoseCause::kCopyEngines:
-    case DiagnoseCause::kNoConcurrentKernels: return DiagnoseStep::kHardware;
+    case DiagnoseCause::kNoConcurrentKernels:
+    case DiagnoseCause::kCopyBandwidthBound: return DiagnoseStep::kHardware;
     case DiagnoseCause::kPageableCopies: return DiagnoseStep::kMemoryType;
     case DiagnoseCause::kSameStream:
     case DiagnoseCause::kEventWait:
@@ -222,7 +226,15 @@ class Diagnoser {
     if (contention_in_ == nullptr && ops_.size() >= kContentionThreadFrom) {
       contention_thread = std::thread([&] { contention = AnalyzeContention(m_, w_, o_); });
     }
+    if (!ops_.empty()) {
+      int64_t first = m_.ops.start_ns[ops_.front()], last = first;
+      for (int32_t op : ops_) last = std::max(last, m_.ops.end_ns[op]);
+      result_.gpu_span_ns = std::min(last, w_.end_ns) - first;
+    }
     Hardware();
+    for (DiagnoseFinding& f : FindCopyBandwidthBound(m_, *overlap_, ops_, result_.gpu_span_ns, o_)) {
+      findings_.push_back(std::move(f));
+    }
     MemoryType();
     SameStream();
     EventWaits();
@@ -239,11 +251,6 @@ class Diagnoser {
     }
     if (contention) findings_.push_back(std::move(*contention));
     SmallWork();
-    if (!ops_.empty()) {
-      int64_t first = m_.ops.start_ns[ops_.front()], last = first;
-      for (int32_t op : ops_) last = std::max(last, m_.ops.end_ns[op]);
-      result_.gpu_span_ns = std::min(last, w_.end_ns) - first;
-    }
     int64_t threshold = std::max<int64_t>(
         o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(result_.gpu_span_ns)));
     for (DiagnoseFinding& f : findings_) f.significant = f.impact_ns >= threshold;
@@ -408,6 +415,24 @@ class Diagnoser {
         ref = o_.reference->pinned_ns_per_byte[ci];
         part.reference = PageableCopiesFacts::Reference::kReferenceTrace;
         part.reference_source = o_.reference->source;
+      } else if (!part.latency_bound) {
+        // The host link's ceiling, when every device of these copies has a
+        // known link: the slowest, so the extra time is not overstated.
+        std::optional<HostLinkRate> slowest;
+        for (int32_t dev : p.devices) {
+          std::optional<HostLinkRate> r = DeviceLinkRate(m_, dev);
+          if (!r) {
+            slowest.reset();
+            break;
+          }
+          if (!slowest || r->bytes_per_ns < slowest->bytes_per_ns) slowest = r;
+        }
+        if (slowest) {
+          ref = 1.0 / slowest->bytes_per_ns;
+          part.reference = PageableCopiesFacts::Reference::kDeviceLink;
+          part.reference_source = slowest->label;
+          part.link_bytes_per_ns = slowest->bytes_per_ns;
+        }
       }
       f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);
       f.figures[cat + "_pageable_bytes"] = static_cast<double>(p.bytes);

@@ -6,12 +6,16 @@
 //   1 hardware       copy_engines (async_engine_count < 2: H2D||D2H
 //                    impossible; 0: copies cannot overlap kernels),
 //                    no_concurrent_kernels (concurrent_kernels == 0 with
-//                    kernels on several streams);
+//                    kernels on several streams), copy_bandwidth_bound
+//                    (copy_bound.h: copies of one direction keep a copy
+//                    engine busy most of the window near the reference
+//                    rate: the host link is the limit);
 //   2 memory_type    pageable_copies (a copy's source or destination is
 //                    pageable host memory), compared with the same device's
 //                    pinned copies of the same direction and similar size in
 //                    this trace, else the reference's (a control trace), else
-//                    with nothing (the rate is unknown: never a constant);
+//                    the device's host link rate (a theoretical ceiling),
+//                    else with nothing (the rate is unknown: never a constant);
 //                    copies below latency_bound_copy_bytes are judged by
 //                    their time per copy, larger ones per byte;
 //   3 dependencies   same_stream (a category pair that could overlap —
@@ -89,10 +93,11 @@ enum class DiagnoseCause : uint8_t {
   kCpuStarvation = 8,
   kContention = 9,
   kSmallWork = 10,
+  kCopyBandwidthBound = 11,  // step hardware
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
-// "cpu_starvation", "contention", "small_work"
+// "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound"
 std::string_view DiagnoseCauseName(DiagnoseCause c);
 DiagnoseStep StepOf(DiagnoseCause c);
 
@@ -133,6 +138,15 @@ struct DiagnoseOptions {
   double contention_max_ratio = 8.0;
   int max_evidence = 8;                          // ops and calls cited per finding
   const DiagnoseReference* reference = nullptr;  // not owned; may be null
+  // copy_bandwidth_bound: the copies of one direction keep a copy engine
+  // busy at least this share of the GPU span ...
+  double copy_bound_min_busy_share = 0.5;
+  // ... and at least this many times as long as the device's kernels ran
+  // (a pipeline whose copies and kernels take as long as each other is
+  // bound by both: event_pipeline.sqlite, 757 us of H2D vs 752 us of kernels) ...
+  double copy_bound_min_compute_ratio = 1.5;
+  // ... at least this share of the reference rate (copy_bound.h).
+  double copy_bound_min_rate_share = 0.7;
 };
 
 // What each cause found, as data: render/diagnose_render.cc words the
@@ -150,15 +164,19 @@ struct NoConcurrentKernelsFacts {
   int64_t kernel_streams = 0;
 };
 struct PageableCopiesFacts {
-  // Where the pinned rate that pageable copies are compared with came from.
-  // kNone: no pinned copy of similar size on the device, here or in the
-  // reference trace: the reference rate is unknown (never a constant).
-  enum class Reference : uint8_t { kNone, kThisTrace, kReferenceTrace };
+  // Where the pinned rate that pageable copies are compared with came from,
+  // in this order: the same device's pinned copies of similar size in this
+  // trace; in the reference trace (a compare's control, measured too); the
+  // device's host link (host_link_rate.h: a theoretical ceiling, bandwidth-
+  // bound copies only). kNone: none of them: the reference rate is unknown
+  // (never a constant).
+  enum class Reference : uint8_t { kNone, kThisTrace, kReferenceTrace, kDeviceLink };
   struct Direction {
     OpCategory category = OpCategory::kHtoD;
     int64_t count = 0, bytes = 0, ns = 0;
     Reference reference = Reference::kNone;
-    std::string reference_source;  // kReferenceTrace: its path
+    std::string reference_source;  // kReferenceTrace: its path; kDeviceLink: the link ("PCIe 5.0 x16")
+    double link_bytes_per_ns = 0;  // kDeviceLink: the link's rate (= GB/s)
     // Latency-bound (average size < latency_bound_copy_bytes): judged per
     // copy (median_ns vs pinned_median_ns), not per byte.
     bool latency_bound = false;
@@ -169,6 +187,26 @@ struct PageableCopiesFacts {
   };
   std::vector<Direction> directions;  // in category order
   int64_t host_held_calls = 0, host_held_ns = 0;
+};
+struct CopyBoundFacts {
+  // kThisTrace: the fastest pinned copies of the direction in this trace
+  // (90th percentile rate of bandwidth-bound ones); kDeviceLink: the host
+  // link's theoretical ceiling (host_link_rate.h).
+  enum class Reference : uint8_t { kThisTrace, kDeviceLink };
+  int32_t device_id = 0;
+  OpCategory category = OpCategory::kDtoH;
+  int64_t copies = 0, bytes = 0;
+  int64_t busy_ns = 0;               // union of the direction's copies in the window
+  int64_t span_ns = 0;               // the window's GPU span
+  int64_t compute_ns = 0;            // union of the device's kernels in the window
+  int64_t exposed_ns = 0;            // the direction's copies running while no kernel ran
+  double achieved_bytes_per_ns = 0;  // bandwidth-bound copies: bytes / their time
+  Reference reference = Reference::kThisTrace;
+  double reference_bytes_per_ns = 0;
+  std::string link;  // "PCIe 5.0 x16", "" when the link is not recorded
+  double link_bytes_per_ns = 0;
+  int64_t link_floor_ns = 0;  // the direction's bytes at the link's ceiling (0: link unknown)
+  int copy_engines = -1;      // the device's async engine count, -1 unknown
 };
 struct SameStreamFacts {
   struct Device {
@@ -228,9 +266,10 @@ struct SmallWorkFacts {
   std::vector<Group> groups;  // the first (at most 3) launch-bound groups
   int64_t idle_ns = 0;
 };
-using DiagnoseFacts = std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts,
-                                   SameStreamFacts, EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts,
-                                   ImplicitSyncFacts, CpuStarvationFacts, ContentionFacts, SmallWorkFacts>;
+using DiagnoseFacts =
+    std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
+                 EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
+                 ContentionFacts, SmallWorkFacts, CopyBoundFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;

@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "analyzer/analysis/host_link_rate.h"
+
 namespace streamscope {
 namespace {
 
@@ -39,6 +41,12 @@ WhatIfOptions RankingWhatIfOptions() {
   WhatIfOptions o;
   o.max_causes_per_kind = 4;
   o.max_listed = 0;
+  return o;
+}
+
+WhatIfOptions RankingWhatIfOptions(const TraceModel& model) {
+  WhatIfOptions o = RankingWhatIfOptions();
+  o.link_bytes_per_ns = LinkBytesPerNs(model);
   return o;
 }
 
@@ -107,7 +115,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   // Built on first use, shared by the estimates below.
   std::optional<WhatIfSession> shared;
   auto session = [&]() -> const WhatIfSession& {
-    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions());
+    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions(model));
     return *shared;
   };
   WhatIfResult what_if;

@@ -41,6 +41,9 @@ namespace streamscope {
 // What-if options the ranking uses: a few candidates per kind (the
 // costliest), enough to find each finding's largest saving.
 WhatIfOptions RankingWhatIfOptions();
+// The same with each device's host link rate (host_link_rate.h), the
+// pageable_copy what-if's rate when the trace has no pinned copies to match.
+WhatIfOptions RankingWhatIfOptions(const TraceModel& model);
 
 // Fills estimated_saving_ns / saving_estimated of every finding of
 // `result` from `what_if` (EstimateSavings over the same window), then

@@ -462,7 +462,7 @@ class WhatIfContext {
       if (rate > 0) {
         from_trace = true;
       } else if (auto it = o_.link_bytes_per_ns.find(m_.ops.device_id[i]);
-                 it != o_.link_bytes_per_ns.end() && it->second > 0) {
+                 it != o_.link_bytes_per_ns.end() && it->second > 0 && m_.ops.bytes[i] >= o_.link_rate_min_bytes) {
         rate = it->second;
         from_link = true;
       }

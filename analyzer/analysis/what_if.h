@@ -32,8 +32,10 @@
 //                 copies of the same direction and of similar size (within
 //                 similar_size_factor) in the trace, else the device's link
 //                 rate (options.link_bytes_per_ns, filled by the caller from
-//                 the device's link), else no estimate (estimable false when
-//                 no copy has a rate). Measured cost: the copies' time.
+//                 the device's link; copies of link_rate_min_bytes or more
+//                 only: smaller ones are latency-bound), else no estimate
+//                 (estimable false when no copy has a rate). Measured
+//                 cost: the copies' time.
 //   same_stream   stream `stream` split in one stream per engine class
 //                 (kernels and memsets; H2D; D2H — one class with H2D when
 //                 the device has one copy engine; other copies): stream
@@ -125,6 +127,9 @@ struct WhatIfOptions {
   // Host<->device link rate per device id, bytes per ns (= GB/s), from the
   // device's link (PCIe generation and width, NVLink-C2C); no entry: unknown.
   std::map<int32_t, double> link_bytes_per_ns;
+  // A link rate is a bandwidth ceiling: copies smaller than this are
+  // latency-bound (a few us whatever the link) and keep their measured time.
+  int64_t link_rate_min_bytes = 64 << 10;
   int64_t min_cost_ns = 1;  // candidate causes below this measured cost are not listed
   // Candidate causes replayed per kind, those of largest cost first (host
   // time of an NVTX range, call time of a sync, hideable time of a stream):

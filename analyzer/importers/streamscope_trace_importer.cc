@@ -353,6 +353,39 @@ absl::Status CheckTables(SqliteDb& db) {
                                                  missing.size() > 1 ? "s " : " ", absl::StrJoin(missing, ", ")));
 }
 
+// device_link (optional in every version: older traces and conversions have
+// none). A row for a device the trace does not list is counted, not kept.
+absl::Status ReadHostLinks(SqliteDb& db, TraceModel* model) {
+  if (!db.HasTable("device_link")) return absl::OkStatus();
+  auto figure = [](const SqliteStatement& r, int col) {
+    std::optional<int64_t> v = r.OptionalInt64(col);
+    return v && *v >= 0 && *v <= 64 ? static_cast<int32_t>(*v) : -1;
+  };
+  return db.ForEachRow(
+      "SELECT l.device_id, COALESCE(e.name, 'unknown'), l.pcie_gen_current, l.pcie_width_current, "
+      "l.pcie_gen_max, l.pcie_width_max, l.c2c_enabled FROM device_link l "
+      "LEFT JOIN enum_link_source e ON e.value = l.source",
+      [&](const SqliteStatement& r) {
+        const int64_t id = r.Int64(0);
+        Device* d = nullptr;
+        for (Device& dev : model->devices) {
+          if (dev.id == id) d = &dev;
+        }
+        if (d == nullptr) {
+          ++model->import_stats["device_link_unknown_device"];
+          return;
+        }
+        d->link.recorded = true;
+        d->link.source = std::string(r.Text(1));
+        d->link.pcie_gen_current = figure(r, 2);
+        d->link.pcie_width_current = figure(r, 3);
+        d->link.pcie_gen_max = figure(r, 4);
+        d->link.pcie_width_max = figure(r, 5);
+        std::optional<int64_t> c2c = r.OptionalInt64(6);
+        d->link.c2c_enabled = c2c ? (*c2c != 0 ? 1 : 0) : -1;
+      });
+}
+
 }  // namespace
 
 bool LooksLikeStreamscopeTrace(SqliteDb& db) { return db.HasTable("metadata"); }
@@ -417,6 +450,7 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
         model->devices.push_back(std::move(d));
       });
   if (!s.ok()) return s;
+  if (absl::Status link = ReadHostLinks(db, model); !link.ok()) return link;
   absl::flat_hash_map<int64_t, int32_t> context_device;
   s = db.ForEachRow("SELECT id, device_id FROM context",
                     [&](const SqliteStatement& r) { context_device[r.Int64(0)] = static_cast<int32_t>(r.Int64(1)); });

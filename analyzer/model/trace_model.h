@@ -96,6 +96,16 @@ struct Device {
   int32_t async_engine_count = -1;  // -1 = unknown
   int32_t concurrent_kernels = -1;  // -1 = unknown, 0/1
   int64_t global_memory_bytes = 0;
+  // The host link (the trace's device_link table; streamscope traces only).
+  // -1 = not recorded.
+  struct HostLink {
+    bool recorded = false;  // a device_link row exists (figures may still be unknown)
+    std::string source;     // "nvml", "sysfs", "none"
+    int32_t pcie_gen_current = -1, pcie_width_current = -1;
+    int32_t pcie_gen_max = -1, pcie_width_max = -1;
+    int32_t c2c_enabled = -1;  // 1: NVLink-C2C; 0: not; -1: unknown
+  };
+  HostLink link;
 };
 
 struct Stream {

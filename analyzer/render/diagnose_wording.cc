@@ -48,6 +48,10 @@ std::string ReferenceText(const PageableCopiesFacts::Direction& d) {
       return absl::StrCat("pinned ", cat, " copies of similar size in this trace");
     case PageableCopiesFacts::Reference::kReferenceTrace:
       return absl::StrCat("pinned ", cat, " copies in ", d.reference_source);
+    case PageableCopiesFacts::Reference::kDeviceLink:
+      return absl::StrCat("the device link's theoretical ceiling (", d.reference_source, ", ",
+                          absl::StrFormat("%.1f", d.link_bytes_per_ns), " GB/s per direction; no pinned ", cat,
+                          " copy of similar size in this trace, and real copies stay below a link's ceiling)");
     case PageableCopiesFacts::Reference::kNone: break;
   }
   return "";
@@ -102,6 +106,48 @@ std::string Summary(const PageableCopiesFacts& x, int64_t, const TraceModel&) {
   if (x.host_held_calls > 0) {
     absl::StrAppend(&s, "; ", x.host_held_calls, " of the *Async copy calls held the host thread until the copy ran (",
                     FormatDuration(x.host_held_ns), " of host time), so work behind them was submitted late");
+  }
+  return s;
+}
+
+// "52.8 GB/s".
+std::string Gbps(double bytes_per_ns) { return absl::StrFormat("%.1f GB/s", bytes_per_ns); }
+
+std::string Summary(const CopyBoundFacts& x, int64_t, const TraceModel&) {
+  const std::string cat(OpCategoryName(x.category));
+  const double share = x.reference_bytes_per_ns > 0 ? x.achieved_bytes_per_ns / x.reference_bytes_per_ns : 0;
+  std::string s =
+      absl::StrCat(Count(x.copies, cat + " copy", cat + " copies"), " on device ", x.device_id, " (",
+                   FormatBytes(x.bytes), ") kept a copy engine busy ", FormatDuration(x.busy_ns), " (",
+                   FormatShare(x.busy_ns, x.span_ns), " of the GPU span; kernels ran ", FormatDuration(x.compute_ns),
+                   ") at ", Gbps(x.achieved_bytes_per_ns), ", ", FormatShare(share), " of ");
+  if (x.reference == CopyBoundFacts::Reference::kThisTrace) {
+    absl::StrAppend(&s, "the fastest pinned ", cat, " copies in this trace (", Gbps(x.reference_bytes_per_ns), ")");
+    if (!x.link.empty()) {
+      absl::StrAppend(&s, " and ", FormatShare(x.achieved_bytes_per_ns / x.link_bytes_per_ns), " of the ", x.link,
+                      " link's theoretical ceiling (", Gbps(x.link_bytes_per_ns), " per direction)");
+    }
+  } else {
+    absl::StrAppend(&s, "the ", x.link, " link's theoretical ceiling (", Gbps(x.reference_bytes_per_ns),
+                    " per direction; real copies stay below it)");
+  }
+  absl::StrAppend(&s, ": the copies, not their scheduling, set the pace; ", FormatDuration(x.exposed_ns),
+                  " of them ran while no kernel did");
+  if (x.link_floor_ns > 0) {
+    absl::StrAppend(&s, "; at the link's ceiling these bytes would still need ", FormatDuration(x.link_floor_ns));
+  }
+  return s;
+}
+
+std::string CopyBoundRemedy(const CopyBoundFacts& x) {
+  std::string s =
+      "move fewer bytes: copy only the results needed (fewer or smaller transfers, reduced precision or "
+      "compressed data), keep data on the device between steps instead of copying it back and forth, and overlap "
+      "the remaining copies with compute on other streams";
+  if (x.copy_engines >= 2) {
+    absl::StrAppend(&s,
+                    "; H2D and D2H run on separate copy engines, so work that copies both ways can use both "
+                    "directions at once");
   }
   return s;
 }
@@ -302,6 +348,10 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
     case DiagnoseCause::kSmallWork:
       return "capture the launch sequence in a CUDA graph (cudaStreamBeginCapture ... cudaGraphLaunch), or fuse "
              "the kernels so that each launch does more work";
+    case DiagnoseCause::kCopyBandwidthBound: {
+      const auto* x = std::get_if<CopyBoundFacts>(&f.facts);
+      return x != nullptr ? CopyBoundRemedy(*x) : "";
+    }
   }
   return "";
 }
@@ -309,6 +359,9 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
 std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns) {
   std::string s = absl::StrCat("measured cost ", FormatDuration(f.impact_ns), " (",
                                FormatShare(f.impact_ns, gpu_span_ns), " of the GPU span)");
+  if (!f.saving_estimated && f.cause == DiagnoseCause::kCopyBandwidthBound) {
+    return absl::StrCat(s, "; saving not estimated (no what-if models moving fewer bytes)");
+  }
   if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
   if (f.estimated_saving_ns <= 0) return absl::StrCat(s, "; estimated saving none (the window would not end sooner)");
   return absl::StrCat(s, "; estimated saving ", FormatDuration(f.estimated_saving_ns), " (",

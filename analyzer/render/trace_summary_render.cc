@@ -1,12 +1,29 @@
 #include "analyzer/render/trace_summary_render.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analyzer/analysis/host_link_rate.h"
 #include "analyzer/base/units.h"
 
 namespace streamscope {
 namespace {
 
 std::string CountName(int c) { return c == 0 ? "kernels" : std::string(OpCategoryName(static_cast<OpCategory>(c))); }
+
+// "host link PCIe 5.0 x16 (63.0 GB/s per direction, a theoretical ceiling;
+// gen 1 x16 when probed; from nvml)".
+std::string HostLinkText(const Device::HostLink& l) {
+  std::optional<HostLinkRate> rate = RateOfHostLink(l);
+  if (!rate) return absl::StrCat("host link not readable (from ", l.source, ")");
+  std::string s = absl::StrCat("host link ", rate->label, " (", absl::StrFormat("%.1f", rate->bytes_per_ns),
+                               " GB/s per direction, a theoretical ceiling");
+  if (l.c2c_enabled != 1 && l.pcie_gen_current > 0 && l.pcie_width_current > 0 &&
+      (l.pcie_gen_current != l.pcie_gen_max || l.pcie_width_current != l.pcie_width_max)) {
+    absl::StrAppend(&s, "; gen ", l.pcie_gen_current, " x", l.pcie_width_current, " when probed");
+  }
+  absl::StrAppend(&s, "; from ", l.source, ")");
+  return s;
+}
 
 std::string DeviceText(const Device& d) {
   std::string s = absl::StrCat("device ", d.id, ": ", d.name.empty() ? "(unnamed)" : d.name);
@@ -23,6 +40,7 @@ std::string DeviceText(const Device& d) {
   absl::StrAppend(&s, " (");
   for (size_t i = 0; i < facts.size(); ++i) absl::StrAppend(&s, i ? ", " : "", facts[i]);
   absl::StrAppend(&s, ")");
+  if (d.link.recorded) absl::StrAppend(&s, "; ", HostLinkText(d.link));
   if (d.async_engine_count == 1)
     absl::StrAppend(&s, " -- one copy engine: H2D and D2H copies cannot overlap each other");
   if (d.async_engine_count == 0) absl::StrAppend(&s, " -- no copy engine: copies cannot overlap kernels");
@@ -35,6 +53,22 @@ std::string StatList(const std::vector<std::pair<std::string, int64_t>>& stats) 
   std::string out;
   for (const auto& [key, value] : stats) absl::StrAppend(&out, out.empty() ? "" : ", ", key, "=", value);
   return out;
+}
+
+// The host link as recorded (-1 figures as null); absent when not recorded.
+void AddHostLinkJson(const Device& d, nlohmann::json* device) {
+  if (!d.link.recorded) return;
+  auto figure = [](int32_t v) { return v < 0 ? nlohmann::json() : nlohmann::json(v); };
+  std::optional<HostLinkRate> rate = RateOfHostLink(d.link);
+  (*device)["host_link"] = {
+      {"source", d.link.source},
+      {"pcie_gen_current", figure(d.link.pcie_gen_current)},
+      {"pcie_width_current", figure(d.link.pcie_width_current)},
+      {"pcie_gen_max", figure(d.link.pcie_gen_max)},
+      {"pcie_width_max", figure(d.link.pcie_width_max)},
+      {"c2c", d.link.c2c_enabled < 0 ? nlohmann::json() : nlohmann::json(d.link.c2c_enabled == 1)},
+      {"label", rate ? nlohmann::json(rate->label) : nlohmann::json()},
+      {"bytes_per_ns_per_direction", rate ? nlohmann::json(rate->bytes_per_ns) : nlohmann::json()}};
 }
 
 }  // namespace
@@ -77,7 +111,7 @@ std::vector<std::string> TraceSummaryNotes(const TraceSummary& s) {
 }
 
 nlohmann::json DeviceJson(const Device& d) {
-  return {
+  nlohmann::json j = {
       {"id", d.id},
       {"name", d.name},
       {"uuid", d.uuid},
@@ -86,6 +120,8 @@ nlohmann::json DeviceJson(const Device& d) {
       {"copy_engines", d.async_engine_count < 0 ? nlohmann::json() : nlohmann::json(d.async_engine_count)},
       {"concurrent_kernels", d.concurrent_kernels < 0 ? nlohmann::json() : nlohmann::json(d.concurrent_kernels > 0)},
       {"global_memory_bytes", d.global_memory_bytes}};
+  AddHostLinkJson(d, &j);
+  return j;
 }
 
 nlohmann::json TraceSummaryToJson(const TraceSummary& s, const TraceModel& model) {

@@ -240,6 +240,28 @@ TEST_F(TraceWriterTest, NvtxRangesMarksAndOpenRanges) {
   EXPECT_EQ(db.Text("SELECT name FROM nvtx_mark_named"), "tick");
 }
 
+TEST_F(TraceWriterTest, HostLinkRowKeepsUnknownFiguresNull) {
+  auto w = TraceWriter::Open(Options());
+  ASSERT_TRUE(w.ok());
+  RecordBatch b;
+  HostLinkRecord link;
+  link.device_id = 0;
+  link.pci_bus_id = "0000:3B:00.0";
+  link.source = 2;  // sysfs
+  link.pcie_gen_current = 1;
+  link.pcie_width_current = 16;
+  link.pcie_gen_max = 5;
+  link.pcie_width_max = 16;
+  b.push_back(link);
+  ASSERT_TRUE((*w)->Submit(std::move(b)));
+  ASSERT_TRUE((*w)->Finish("normal_exit", 1).ok());
+  Db db(path_);
+  EXPECT_EQ(db.Text("SELECT pci_bus_id FROM device_link WHERE device_id = 0"), "0000:3B:00.0");
+  EXPECT_EQ(db.Text("SELECT name FROM device_link JOIN enum_link_source ON value = source"), "sysfs");
+  EXPECT_EQ(db.Int("SELECT pcie_gen_current * 10 + pcie_gen_max FROM device_link"), 15);
+  EXPECT_EQ(db.Int("SELECT c2c_enabled IS NULL FROM device_link"), 1);
+}
+
 TEST_F(TraceWriterTest, DevicesSyncsAndOverheadRoundTrip) {
   auto w = TraceWriter::Open(Options());
   ASSERT_TRUE(w.ok());
