@@ -12,7 +12,7 @@
 #include "analyzer/analysis/what_if.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {

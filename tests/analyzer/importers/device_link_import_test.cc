@@ -4,7 +4,7 @@
 
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/synthetic_trace.h"
+#include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {

@@ -10,7 +10,7 @@
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/model_builder.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
