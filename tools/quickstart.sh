@@ -5,12 +5,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install_deps.sh
-# Only what the main job needs: the CLI, and with CUDA the collector and the
-# workloads (the test command builds tests, benchmarks and fuzz replays).
-BUILD_TARGETS="streamscope streamscope_collector streamscope_workloads" tools/build.sh
+# Only what the main job needs: the CLI, and on a machine with a GPU the
+# collector and the workloads (the test command builds tests, benchmarks and
+# fuzz replays).
+have_gpu=false
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then have_gpu=true; fi
+if $have_gpu; then
+  BUILD_TARGETS="streamscope streamscope_collector streamscope_workloads" tools/build.sh
+else
+  BUILD_TARGETS="streamscope" tools/build.sh
+fi
 BIN=${BUILD_DIR:-build}/bin
-if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU ' \
-   && [ -x "$BIN/streamscope_workloads" ]; then
+if $have_gpu && [ -x "$BIN/streamscope_workloads" ]; then
   OUT_DIR=${OUT_DIR:-streamscope-workloads}
   echo "streamscope: profiling the reference workloads into $OUT_DIR/"
   exec "$BIN/streamscope" workloads run --all --output-dir "$OUT_DIR"

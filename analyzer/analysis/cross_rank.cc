@@ -1,4 +1,5 @@
 #include "analyzer/analysis/cross_rank.h"
+#include "analyzer/analysis/lower_median.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -9,14 +10,6 @@ namespace streamscope {
 namespace {
 
 constexpr int64_t kSuspectResidualNs = 100'000;
-
-// The lower median (deterministic for integers); 0 for an empty list.
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  auto mid = values.begin() + static_cast<std::ptrdiff_t>((values.size() - 1) / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
-}
 
 // One collective matched on every rank: the k-th kernel of `name`, and
 // per rank the index of that kernel in the rank's comm_kernels.
@@ -69,19 +62,19 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
         std::vector<int64_t> d;
         d.reserve(matches.size());
         for (const Match& m : matches) d.push_back(end_of(ref, m) - end_of(r, m));
-        offset[r] = Median(std::move(d));
+        offset[r] = LowerMedian(std::move(d));
       }
       std::vector<int64_t> consensus;
       consensus.reserve(matches.size());
       for (const Match& m : matches) {
         std::vector<int64_t> ends;
         for (size_t r = 0; r < n; ++r) ends.push_back(end_of(r, m) + offset[r]);
-        consensus.push_back(Median(std::move(ends)));
+        consensus.push_back(LowerMedian(std::move(ends)));
       }
       for (size_t r = 0; r < n; ++r) {
         std::vector<int64_t> d;
         for (size_t k = 0; k < matches.size(); ++k) d.push_back(consensus[k] - end_of(r, matches[k]));
-        offset[r] = Median(std::move(d));
+        offset[r] = LowerMedian(std::move(d));
       }
       const int64_t ref_offset = offset[ref];
       for (int64_t& o : offset) o -= ref_offset;
@@ -93,7 +86,7 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   for (const Match& m : matches) {
     std::vector<int64_t> ends;
     for (size_t r = 0; r < n; ++r) ends.push_back(facts[r].comm_kernels[m.kernel[r]].end_ns + offset[r]);
-    const int64_t consensus = Median(ends);
+    const int64_t consensus = LowerMedian(ends);
     for (size_t r = 0; r < n; ++r) {
       int64_t dev = std::llabs(ends[r] - consensus);
       result.ranks[r].alignment_residual_ns = std::max(result.ranks[r].alignment_residual_ns, dev);
@@ -102,7 +95,7 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   }
   if (!all.empty()) {
     a.residual_max_ns = *std::max_element(all.begin(), all.end());
-    a.residual_median_ns = Median(std::move(all));
+    a.residual_median_ns = LowerMedian(std::move(all));
   }
   // Collective ends agree within microseconds; far more means the k-th
   // kernels were not the same collective (a rank's window cut one off).

@@ -72,10 +72,6 @@ OuterCalls::OuterCalls(const TraceModel& m) : outer(m.api.size(), -1), prev_on_t
 
 namespace {
 
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
-
-bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
-
 // Effective end: an op recorded as ending before it started ends at its start.
 int64_t OpEndOf(const TraceModel& m, size_t i) { return std::max(m.ops.start_ns[i], m.ops.end_ns[i]); }
 

@@ -90,7 +90,6 @@ using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
 using diagnose_support::SharedTime;
 
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
 constexpr int kH2D = static_cast<int>(OpCategory::kHtoD);
 constexpr int kD2H = static_cast<int>(OpCategory::kDtoH);
 constexpr int kCompute = static_cast<int>(OpCategory::kKernel);

@@ -42,9 +42,6 @@ bool IsCpuStarvation(GapCause c) {
 
 namespace {
 
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
-
 struct ThreadActivity {
   // Outermost API calls as api indices (4 bytes per call, not a 24-byte
   // span: traces hold millions). Call k's span is [max(its start, call

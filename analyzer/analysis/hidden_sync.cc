@@ -36,13 +36,12 @@ std::string_view ImplicitSyncKindName(ImplicitSyncKind k) {
 
 namespace {
 
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
 // Bounds the backward scans over op ends; ops ending at the same instant
 // beyond this are not told apart (a finding is still made from the others).
 constexpr int kMaxScan = 64;
 
 // What a call's name says about it; computed once per distinct name.
-enum class NameClass : int8_t {
+enum class CallNameClass : int8_t {
   kUnset = -1,
   kOther = 0,
   kExplicitSync,
@@ -54,23 +53,23 @@ enum class NameClass : int8_t {
   kDeviceConfig,
 };
 
-NameClass Classify(std::string_view raw) {
+CallNameClass Classify(std::string_view raw) {
   std::string_view n = BaseApiName(raw);
   bool is_async = n.find("Async") != std::string_view::npos;
-  if (n.find("Synchronize") != std::string_view::npos) return NameClass::kExplicitSync;
+  if (n.find("Synchronize") != std::string_view::npos) return CallNameClass::kExplicitSync;
   if (n.starts_with("cudaMemcpy") || n.starts_with("cuMemcpy")) {
-    return is_async ? NameClass::kAsyncMemcpy : NameClass::kSyncMemcpy;
+    return is_async ? CallNameClass::kAsyncMemcpy : CallNameClass::kSyncMemcpy;
   }
   if (n.starts_with("cudaMemset") || n.starts_with("cuMemset")) {
-    return is_async ? NameClass::kOther : NameClass::kSyncMemset;
+    return is_async ? CallNameClass::kOther : CallNameClass::kSyncMemset;
   }
   switch (DeviceDrainingCallOf(n)) {
-    case DeviceDrainingCall::kPinnedAllocFree: return NameClass::kPinnedAllocFree;
-    case DeviceDrainingCall::kAllocFree: return NameClass::kAllocFree;
-    case DeviceDrainingCall::kDeviceConfig: return NameClass::kDeviceConfig;
+    case DeviceDrainingCall::kPinnedAllocFree: return CallNameClass::kPinnedAllocFree;
+    case DeviceDrainingCall::kAllocFree: return CallNameClass::kAllocFree;
+    case DeviceDrainingCall::kDeviceConfig: return CallNameClass::kDeviceConfig;
     case DeviceDrainingCall::kNone: break;
   }
-  return NameClass::kOther;
+  return CallNameClass::kOther;
 }
 
 SyncKind SyncKindForName(std::string_view raw) {
@@ -153,8 +152,8 @@ struct ImplicitSyncFacts {
     median.assign(m.strings.size() + 1, kNoMedian);
     std::vector<std::vector<int64_t>> durations(m.strings.size() + 1);
     for (size_t i = 0; i < api.size(); ++i) {
-      NameClass cls = ClassOf(api.name[i]);
-      if (top[i] && (cls == NameClass::kOther || cls == NameClass::kAsyncMemcpy)) {
+      CallNameClass cls = ClassOf(api.name[i]);
+      if (top[i] && (cls == CallNameClass::kOther || cls == CallNameClass::kAsyncMemcpy)) {
         durations[NameSlot(api.name[i])].push_back(SaturatingSub(api.end_ns[i], api.start_ns[i]));
       }
     }
@@ -166,17 +165,17 @@ struct ImplicitSyncFacts {
       median[k] = *mid;
     }
   }
-  NameClass ClassOf(StringId name) const {
-    return name >= 0 && static_cast<size_t>(name) < classes.size() ? classes[name] : NameClass::kOther;
+  CallNameClass ClassOf(StringId name) const {
+    return name >= 0 && static_cast<size_t>(name) < classes.size() ? classes[name] : CallNameClass::kOther;
   }
   // Name id + 1; slot 0: no name.
   size_t NameSlot(StringId name) const {
     return name >= 0 && static_cast<size_t>(name) < classes.size() ? static_cast<size_t>(name) + 1 : 0;
   }
-  std::vector<NameClass> classes;  // by name id
-  std::vector<uint8_t> top;        // per call: outermost on its thread
-  std::vector<int32_t> own;        // per call: its first op, or -1
-  std::vector<int64_t> median;     // by NameSlot; kNoMedian where no call counted
+  std::vector<CallNameClass> classes;  // by name id
+  std::vector<uint8_t> top;            // per call: outermost on its thread
+  std::vector<int32_t> own;            // per call: its first op, or -1
+  std::vector<int64_t> median;         // by NameSlot; kNoMedian where no call counted
 };
 
 // (c) Sync records (sorted by start, as the model keeps them) and the
@@ -194,7 +193,7 @@ struct ExplicitSyncFacts {
       StringId name = m.api.name[i];
       if (name < 0 || static_cast<size_t>(name) >= is_sync_name.size()) continue;
       if (is_sync_name[name] < 0) {
-        is_sync_name[name] = Classify(m.strings.Get(name)) == NameClass::kExplicitSync ? 1 : 0;
+        is_sync_name[name] = Classify(m.strings.Get(name)) == CallNameClass::kExplicitSync ? 1 : 0;
       }
       if (!is_sync_name[name]) continue;
       // A driver sync nested in a runtime sync is the same wait.
@@ -303,8 +302,8 @@ class HiddenSyncAnalyzer {
     auto [first, last] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
     for (size_t i = first; i < last; ++i) {
       if (!top[i]) continue;
-      NameClass cls = facts.ClassOf(api.name[i]);
-      if (cls == NameClass::kExplicitSync) continue;
+      CallNameClass cls = facts.ClassOf(api.name[i]);
+      if (cls == CallNameClass::kExplicitSync) continue;
       int32_t a = static_cast<int32_t>(i);
       int64_t start = api.start_ns[i], end = api.end_ns[i], dur = end - start;
       ImplicitSyncFinding f;
@@ -312,12 +311,12 @@ class HiddenSyncAnalyzer {
       f.own_op = own[i];
       bool listed = true;
       switch (cls) {
-        case NameClass::kSyncMemcpy: f.kind = ImplicitSyncKind::kSyncMemcpy; break;
-        case NameClass::kSyncMemset: f.kind = ImplicitSyncKind::kSyncMemset; break;
-        case NameClass::kAllocFree: f.kind = ImplicitSyncKind::kAllocFree; break;
-        case NameClass::kPinnedAllocFree: f.kind = ImplicitSyncKind::kPinnedAllocFree; break;
-        case NameClass::kDeviceConfig: f.kind = ImplicitSyncKind::kDeviceConfig; break;
-        case NameClass::kAsyncMemcpy:
+        case CallNameClass::kSyncMemcpy: f.kind = ImplicitSyncKind::kSyncMemcpy; break;
+        case CallNameClass::kSyncMemset: f.kind = ImplicitSyncKind::kSyncMemset; break;
+        case CallNameClass::kAllocFree: f.kind = ImplicitSyncKind::kAllocFree; break;
+        case CallNameClass::kPinnedAllocFree: f.kind = ImplicitSyncKind::kPinnedAllocFree; break;
+        case CallNameClass::kDeviceConfig: f.kind = ImplicitSyncKind::kDeviceConfig; break;
+        case CallNameClass::kAsyncMemcpy:
           listed = f.own_op >= 0 &&
                    (ops.src_kind[f.own_op] == MemoryKind::kPageable || ops.dst_kind[f.own_op] == MemoryKind::kPageable);
           f.kind = ImplicitSyncKind::kPageableAsyncMemcpy;

@@ -1,4 +1,5 @@
 #include "analyzer/analysis/innermost_nvtx.h"
+#include "analyzer/model/saturating.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,8 +9,6 @@
 namespace streamscope {
 
 std::vector<InnermostNvtxSpan> InnermostNvtxSpans(const TraceModel& model, const std::vector<int32_t>& ranges) {
-  constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
-  constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
   // Starts (with their range) and ends sorted apart and walked together (the
   // ranges come sorted by start, so the starts usually need no sort; the
   // order of events at one time does not matter below).

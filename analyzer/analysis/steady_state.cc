@@ -1,4 +1,5 @@
 #include "analyzer/analysis/steady_state.h"
+#include "analyzer/analysis/lower_median.h"
 
 #include <algorithm>
 #include <limits>
@@ -25,18 +26,8 @@ std::string_view SteadyStateMethodName(SteadyStateMethod m) {
 
 namespace {
 
-constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
-
 int64_t Duration(const TraceModel& m, size_t i) {
   return std::max<int64_t>(0, SaturatingSub(m.ops.end_ns[i], m.ops.start_ns[i]));
-}
-
-int64_t Median(std::vector<int64_t> v) {
-  if (v.empty()) return 0;
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
 }
 
 // Per op: when it was submitted (its call's start, else its own start).
@@ -226,7 +217,7 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
   for (int64_t r = 0; r + 1 < repeats; ++r) {
     periods_ns.push_back(submit[kernels[best_a + (r + 1) * best_p]] - submit[kernels[best_a + r * best_p]]);
   }
-  const int64_t period_ns = std::max<int64_t>(0, Median(periods_ns));
+  const int64_t period_ns = std::max<int64_t>(0, LowerMedian(periods_ns));
   const int64_t after = best_a + repeats * best_p;
   int64_t lo = best_a > 0 ? std::min(SaturatingAdd(submit[kernels[best_a - 1]], 1), submit[first]) : kMinTime;
   lo = std::max(lo, SaturatingSub(submit[first], period_ns));
@@ -277,7 +268,7 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
   }
   absl::flat_hash_map<StringId, int64_t> api_median;
   for (auto& [name, d] : by_api_name) {
-    if (d.size() >= 2) api_median[name] = Median(d);
+    if (d.size() >= 2) api_median[name] = LowerMedian(d);
   }
   std::vector<FirstLaunchOutlier> out;
   for (auto& [kernel, launches] : by_kernel) {
@@ -291,7 +282,7 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
       for (size_t k = 1; k < launches.size(); ++k) {
         others.push_back(SaturatingSub(m.api.end_ns[launches[k].api], m.api.start_ns[launches[k].api]));
       }
-      median = Median(std::move(others));
+      median = LowerMedian(std::move(others));
     } else if (auto it = api_median.find(m.api.name[first.api]); it != api_median.end()) {
       median = it->second;
     }

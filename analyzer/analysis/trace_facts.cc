@@ -6,11 +6,7 @@
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
-namespace {
-
-bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
-
-}  // namespace
+namespace {}  // namespace
 
 StreamPredecessors::StreamPredecessors(const TraceModel& m) : prev(m.ops.size(), -1) {
   std::vector<int32_t> last(m.streams.size(), -1);

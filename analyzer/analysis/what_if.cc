@@ -103,9 +103,6 @@ int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed) {
 
 namespace {
 
-constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
-constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
-
 bool IsPageable(const TraceModel& m, size_t i) {
   return m.ops.src_kind[i] == MemoryKind::kPageable || m.ops.dst_kind[i] == MemoryKind::kPageable;
 }

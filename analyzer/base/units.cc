@@ -24,6 +24,12 @@ std::string FormatDuration(int64_t ns) {
 
 std::string FormatOffset(int64_t ns) { return (ns < 0 ? "-" : "+") + FormatDuration(ns < 0 ? -ns : ns); }
 
+double ShareOf(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+std::string FormatWholePercent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
+
 std::string FormatShare(double share) {
   double pct = share * 100;
   if (pct >= 10 || pct == 0) return absl::StrFormat("%.0f%%", pct);

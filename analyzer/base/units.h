@@ -15,6 +15,10 @@ std::string FormatOffset(int64_t ns);
 // "78%", "0.4%", "100%"; "-" when the whole is 0.
 std::string FormatShare(int64_t part, int64_t whole);
 std::string FormatShare(double share);
+// part / whole as a fraction; 0 when the whole is not positive.
+double ShareOf(int64_t part, int64_t whole);
+// A fraction as a whole percentage: "78%", "0%" (no decimals, unlike FormatShare).
+std::string FormatWholePercent(double fraction);
 // "4.00 MiB".
 std::string FormatBytes(int64_t bytes);
 

@@ -67,7 +67,6 @@ int64_t OptionalId(const SqliteStatement& row, int col) {
 std::string ColOr(ImportContext& ctx, const std::string& table, std::string_view column, std::string_view fallback) {
   return ctx.ColOr(table, column, fallback);
 }
-constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
 
 struct OpRow {
   int64_t start = 0, end = 0;

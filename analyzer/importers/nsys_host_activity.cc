@@ -23,7 +23,6 @@ constexpr int64_t kEventClassRuntime = 0;
 constexpr int64_t kEventClassDriver = 1;
 
 constexpr int64_t kNullValue = INT64_MIN;
-constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
 
 }  // namespace
 

@@ -28,6 +28,10 @@
 
 namespace streamscope::nsys {
 
+// SQL for a NULL integer column where an export lacks the column (INT64_MIN,
+// written so that SQLite reads it as an integer).
+inline constexpr std::string_view kNullSql = "-9223372036854775807 - 1";
+
 // One process being imported.
 struct ProcessState {
   TraceModel model;

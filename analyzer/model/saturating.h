@@ -14,6 +14,11 @@ namespace streamscope {
 // and narrow enough that the difference of any two fits in an int64.
 inline constexpr int64_t kMinTraceTime = -(int64_t{1} << 60);
 inline constexpr int64_t kMaxTraceTime = int64_t{1} << 62;
+// Sentinels for "no time yet" in running minima and maxima (not trace
+// times: the whole int64 range).
+inline constexpr int64_t kMinTime = std::numeric_limits<int64_t>::min();
+inline constexpr int64_t kMaxTime = std::numeric_limits<int64_t>::max();
+
 inline bool IsTraceTime(int64_t t) { return t >= kMinTraceTime && t <= kMaxTraceTime; }
 
 inline int64_t SaturatingAdd(int64_t a, int64_t b) {

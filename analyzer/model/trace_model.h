@@ -332,6 +332,9 @@ struct TraceModel {
   int32_t ApiForOp(size_t op) const;
 };
 
+// True if `s` indexes one of the model's streams (not -1, not past the end).
+inline bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_MODEL_TRACE_MODEL_H_

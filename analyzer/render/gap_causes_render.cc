@@ -12,13 +12,7 @@
 namespace streamscope {
 namespace {
 
-std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
-
-double Share(int64_t part, int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-nlohmann::json OpJson(const TraceModel& model, int32_t op) {
+nlohmann::json GapOpJson(const TraceModel& model, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = model.ops;
   nlohmann::json j;
@@ -98,7 +92,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
     j["causes"].push_back({{"cause", std::string(GapCauseName(cause))},
                            {"cpu_starvation", IsCpuStarvation(cause)},
                            {"ns", r.cause_ns[c]},
-                           {"share_of_idle", Share(r.cause_ns[c], r.idle_ns)}});
+                           {"share_of_idle", ShareOf(r.cause_ns[c], r.idle_ns)}});
   }
   j["devices"] = nlohmann::json::array();
   for (const DeviceGapSummary& d : r.devices) {
@@ -106,7 +100,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
                             {"window_ns", d.window_ns},
                             {"busy_ns", d.busy_ns},
                             {"idle_ns", d.idle_ns},
-                            {"idle_share_of_window", Share(d.idle_ns, d.window_ns)},
+                            {"idle_share_of_window", ShareOf(d.idle_ns, d.window_ns)},
                             {"gaps", d.gaps},
                             {"causes", CauseMap(d.cause_ns)}});
   }
@@ -122,7 +116,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
                            {"nvtx_name", NameJson(model, t.detail, IsNvtxName(t.cause))},
                            {"tid", t.tid >= 0 ? nlohmann::json(t.tid) : nlohmann::json(nullptr)},
                            {"ns", t.ns},
-                           {"share_of_idle", Share(t.ns, idle)},
+                           {"share_of_idle", ShareOf(t.ns, idle)},
                            {"gaps", t.gaps}});
   }
   j["threads"] = nlohmann::json::array();
@@ -130,7 +124,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
     j["threads"].push_back({{"tid", t.tid},
                             {"device_id", t.device_id},
                             {"starved_ns", t.starved_ns},
-                            {"share_of_window", Share(t.starved_ns, r.window.length())},
+                            {"share_of_window", ShareOf(t.starved_ns, r.window.length())},
                             {"gaps", t.gaps},
                             {"causes", CauseMap(t.cause_ns)}});
   }
@@ -141,8 +135,8 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
                          {"end_ns", g.end_ns},
                          {"length_ns", g.length()},
                          {"primary_cause", std::string(GapCauseName(g.primary))},
-                         {"prev_op", OpJson(model, g.prev_op)},
-                         {"next_op", OpJson(model, g.next_op)}};
+                         {"prev_op", GapOpJson(model, g.prev_op)},
+                         {"next_op", GapOpJson(model, g.next_op)}};
     if (g.api >= 0) {
       gj["api"] = {{"id", model.api.source_id[g.api]},
                    {"name", std::string(model.strings.Get(model.api.name[g.api]))},
@@ -179,7 +173,7 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
   }
   for (const DeviceGapSummary& d : r.devices) {
     out << "  GPU " << d.device_id << " idled " << FormatDuration(d.idle_ns) << " ("
-        << Percent(Share(d.idle_ns, d.window_ns)) << " of the window) in " << d.gaps
+        << FormatWholePercent(ShareOf(d.idle_ns, d.window_ns)) << " of the window) in " << d.gaps
         << (d.gaps == 1 ? " gap.\n" : " gaps.\n");
     // Plain-sentence findings: which host threads the GPU waited for.
     for (const ThreadStarvation& t : r.threads) {
@@ -191,7 +185,7 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
         }
       }
       out << "    GPU " << d.device_id << " idled " << FormatDuration(t.starved_ns) << " ("
-          << Percent(Share(t.starved_ns, wlen)) << " of the window) waiting for host thread " << t.tid;
+          << FormatWholePercent(ShareOf(t.starved_ns, wlen)) << " of the window) waiting for host thread " << t.tid;
       for (size_t k = 0; k < what.size() && k < 3; ++k) {
         out << (k == 0                                      ? ", which was "
                 : k + 1 == std::min<size_t>(what.size(), 3) ? " and "
@@ -205,7 +199,7 @@ void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std:
     for (int c = 0; c < kNumGapCauses; ++c) {
       if (d.cause_ns[c] <= 0) continue;
       out << (first ? " " : ", ") << GapCauseName(static_cast<GapCause>(c)) << " " << FormatDuration(d.cause_ns[c])
-          << " (" << Percent(Share(d.cause_ns[c], d.idle_ns)) << ")";
+          << " (" << FormatWholePercent(ShareOf(d.cause_ns[c], d.idle_ns)) << ")";
       first = false;
     }
     out << (first ? " no idle time.\n" : ".\n");
@@ -257,7 +251,7 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
     causes.rows.push_back({r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
                            int64_t{IsCpuStarvation(t.cause) ? 1 : 0}, NameCell(model, t.detail, IsApiName(t.cause)),
                            NameCell(model, t.detail, IsNvtxName(t.cause)),
-                           t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, Share(t.ns, idle), t.gaps});
+                           t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, ShareOf(t.ns, idle), t.gaps});
   }
   ResultTable worst;
   worst.name = "analysis_gap_worst";

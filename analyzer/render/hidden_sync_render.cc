@@ -12,32 +12,22 @@
 namespace streamscope {
 namespace {
 
-std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
-
-double Share(int64_t part, int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
-
-std::string Str(std::string_view v) { return std::string(v); }
-
-nlohmann::json OpJson(const TraceModel& m, int32_t op) {
+nlohmann::json SyncOpJson(const TraceModel& m, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = m.ops;
   nlohmann::json j;
-  j["table"] = Str(OpTable(ops.category[op]));
+  j["table"] = std::string(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
-  j["category"] = Str(OpCategoryName(ops.category[op]));
-  j["name"] = ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
+  j["category"] = std::string(OpCategoryName(ops.category[op]));
+  j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
   j["stream_id"] = StreamIdJson(m, ops.stream[op]);
-  j["stream_kind"] =
-      Str(StreamKindName(ValidStream(m, ops.stream[op]) ? m.streams[ops.stream[op]].kind : StreamKind::kUnknown));
+  j["stream_kind"] = std::string(
+      StreamKindName(ValidStream(m, ops.stream[op]) ? m.streams[ops.stream[op]].kind : StreamKind::kUnknown));
   j["device_id"] = ops.device_id[op];
   j["start_ns"] = ops.start_ns[op];
   j["end_ns"] = ops.end_ns[op];
-  j["src_kind"] = Str(MemoryKindName(ops.src_kind[op]));
-  j["dst_kind"] = Str(MemoryKindName(ops.dst_kind[op]));
+  j["src_kind"] = std::string(MemoryKindName(ops.src_kind[op]));
+  j["dst_kind"] = std::string(MemoryKindName(ops.dst_kind[op]));
   j["bytes"] = ops.bytes[op];
   return j;
 }
@@ -47,7 +37,7 @@ std::string OpText(const TraceModel& m, int32_t op) { return OpNamedRef(m, op, /
 
 nlohmann::json ApiJson(const TraceModel& m, int32_t api) {
   if (api < 0) return nullptr;
-  return {{"id", m.api.source_id[api]},  {"name", Str(m.strings.Get(m.api.name[api]))},
+  return {{"id", m.api.source_id[api]},  {"name", std::string(m.strings.Get(m.api.name[api]))},
           {"tid", m.api.tid[api]},       {"start_ns", m.api.start_ns[api]},
           {"end_ns", m.api.end_ns[api]}, {"duration_ns", m.api.end_ns[api] - m.api.start_ns[api]}};
 }
@@ -90,16 +80,16 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                   {"max_listed", o.max_listed}};
   nlohmann::json ser;
   for (int d = 0; d < 2; ++d) {
-    std::string name = Str(SerializationDirectionName(static_cast<SerializationDirection>(d)));
+    std::string name = std::string(SerializationDirectionName(static_cast<SerializationDirection>(d)));
     ser["count"][name] = r.serialization_count[d];
     ser["delay_ns"][name] = r.serialization_delay_ns[d];
   }
   ser["worst"] = nlohmann::json::array();
   for (size_t i : Worst(r.serialization, Limit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
     const SerializationFinding& f = r.serialization[i];
-    ser["worst"].push_back({{"direction", Str(SerializationDirectionName(f.direction))},
-                            {"delayed_op", OpJson(m, f.delayed_op)},
-                            {"waited_op", OpJson(m, f.waited_op)},
+    ser["worst"].push_back({{"direction", std::string(SerializationDirectionName(f.direction))},
+                            {"delayed_op", SyncOpJson(m, f.delayed_op)},
+                            {"waited_op", SyncOpJson(m, f.waited_op)},
                             {"ready_ns", f.ready_ns},
                             {"delay_ns", f.delay_ns}});
   }
@@ -108,8 +98,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
   nlohmann::json imp;
   imp["totals"] = nlohmann::json::array();
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
-    imp["totals"].push_back({{"name", Str(m.strings.Get(t.name))},
-                             {"kind", Str(ImplicitSyncKindName(t.kind))},
+    imp["totals"].push_back({{"name", std::string(m.strings.Get(t.name))},
+                             {"kind", std::string(ImplicitSyncKindName(t.kind))},
                              {"calls", t.calls},
                              {"observed_calls", t.observed_calls},
                              {"call_ns", t.call_ns},
@@ -120,10 +110,10 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                         [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
     const ImplicitSyncFinding& f = r.implicit_calls[i];
     imp["worst"].push_back({{"api", ApiJson(m, f.api)},
-                            {"kind", Str(ImplicitSyncKindName(f.kind))},
+                            {"kind", std::string(ImplicitSyncKindName(f.kind))},
                             {"observed", f.observed},
-                            {"own_op", OpJson(m, f.own_op)},
-                            {"waited_for_op", OpJson(m, f.waited_for_op)},
+                            {"own_op", SyncOpJson(m, f.own_op)},
+                            {"waited_for_op", SyncOpJson(m, f.waited_for_op)},
                             {"waited_ns", f.waited_ns},
                             {"drained_ops", f.drained_ops}});
   }
@@ -132,19 +122,19 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
   nlohmann::json ex;
   ex["host_ns"] = r.explicit_host_ns;
   ex["gpu_idle_ns"] = r.explicit_gpu_idle_ns;
-  ex["gpu_idle_share"] = Share(r.explicit_gpu_idle_ns, r.explicit_host_ns);
+  ex["gpu_idle_share"] = ShareOf(r.explicit_gpu_idle_ns, r.explicit_host_ns);
   ex["totals"] = nlohmann::json::array();
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
-    ex["totals"].push_back({{"kind", Str(SyncKindName(t.kind))},
+    ex["totals"].push_back({{"kind", std::string(SyncKindName(t.kind))},
                             {"count", t.count},
                             {"host_ns", t.host_ns},
                             {"gpu_idle_ns", t.gpu_idle_ns},
-                            {"gpu_idle_share", Share(t.gpu_idle_ns, t.host_ns)}});
+                            {"gpu_idle_share", ShareOf(t.gpu_idle_ns, t.host_ns)}});
   }
   ex["worst"] = nlohmann::json::array();
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
     ex["worst"].push_back(
-        {{"kind", Str(SyncKindName(f.kind))},
+        {{"kind", std::string(SyncKindName(f.kind))},
          {"sync_id", f.sync >= 0 ? nlohmann::json(m.syncs[f.sync].source_id) : nlohmann::json(nullptr)},
          {"api", ApiJson(m, f.api)},
          {"tid", f.tid},
@@ -220,12 +210,12 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     return;
   }
   out << "  Explicit syncs blocked host threads for " << FormatDuration(r.explicit_host_ns) << "; the GPU was idle for "
-      << FormatDuration(r.explicit_gpu_idle_ns) << " (" << Percent(Share(r.explicit_gpu_idle_ns, r.explicit_host_ns))
-      << ") of it.\n";
+      << FormatDuration(r.explicit_gpu_idle_ns) << " ("
+      << FormatWholePercent(ShareOf(r.explicit_gpu_idle_ns, r.explicit_host_ns)) << ") of it.\n";
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     out << "    " << SyncKindName(t.kind) << ": " << t.count << " call(s), " << FormatDuration(t.host_ns)
-        << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " (" << Percent(Share(t.gpu_idle_ns, t.host_ns))
-        << ").\n";
+        << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " ("
+        << FormatWholePercent(ShareOf(t.gpu_idle_ns, t.host_ns)) << ").\n";
   }
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
     out << "    ";
@@ -252,18 +242,19 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
   summary.name = "analysis_hidden_sync";
   summary.columns = {"window", "section", "name", "kind", "count", "observed", "ns", "waited_ns", "gpu_idle_ns"};
   for (int d = 0; d < 2; ++d) {
-    std::string name = Str(SerializationDirectionName(static_cast<SerializationDirection>(d)));
+    std::string name = std::string(SerializationDirectionName(static_cast<SerializationDirection>(d)));
     summary.rows.push_back({r.window.label, std::string("serialization"), name, name, r.serialization_count[d],
                             r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue()});
   }
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
-    summary.rows.push_back({r.window.label, std::string("implicit"), Str(m.strings.Get(t.name)),
-                            Str(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns, t.waited_ns,
-                            ResultValue()});
+    summary.rows.push_back({r.window.label, std::string("implicit"), std::string(m.strings.Get(t.name)),
+                            std::string(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns,
+                            t.waited_ns, ResultValue()});
   }
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
-    summary.rows.push_back({r.window.label, std::string("explicit"), Str(SyncKindName(t.kind)),
-                            Str(SyncKindName(t.kind)), t.count, t.count, t.host_ns, ResultValue(), t.gpu_idle_ns});
+    summary.rows.push_back({r.window.label, std::string("explicit"), std::string(SyncKindName(t.kind)),
+                            std::string(SyncKindName(t.kind)), t.count, t.count, t.host_ns, ResultValue(),
+                            t.gpu_idle_ns});
   }
 
   ResultTable ser;
@@ -272,7 +263,7 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                  "delayed_start_ns", "ready_ns",  "delay_ns",  "waited_op_table",  "waited_op_id",  "waited_stream_id",
                  "waited_end_ns"};
   for (const SerializationFinding& f : r.serialization) {
-    ser.rows.push_back({r.window.label, Str(SerializationDirectionName(f.direction)),
+    ser.rows.push_back({r.window.label, std::string(SerializationDirectionName(f.direction)),
                         int64_t{m.ops.device_id[f.delayed_op]}, op_table(f.delayed_op), op_id(f.delayed_op),
                         StreamIdCell(m, m.ops.stream[f.delayed_op]), m.ops.start_ns[f.delayed_op], f.ready_ns,
                         f.delay_ns, op_table(f.waited_op), op_id(f.waited_op),
@@ -285,8 +276,8 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                    "end_ns",           "duration_ns", "observed",   "own_op_table", "own_op_id", "waited_for_op_table",
                    "waited_for_op_id", "waited_ns",   "drained_ops"};
   for (const ImplicitSyncFinding& f : r.implicit_calls) {
-    calls.rows.push_back({r.window.label, m.api.source_id[f.api], Str(m.strings.Get(m.api.name[f.api])),
-                          Str(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api],
+    calls.rows.push_back({r.window.label, m.api.source_id[f.api], std::string(m.strings.Get(m.api.name[f.api])),
+                          std::string(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api],
                           m.api.end_ns[f.api], CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op),
                           op_id(f.own_op), op_table(f.waited_for_op), op_id(f.waited_for_op), f.waited_ns,
                           f.drained_ops});

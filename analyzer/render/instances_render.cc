@@ -38,10 +38,6 @@ std::string Shortened(const std::string& text) {
   return text.substr(0, cut) + "...";
 }
 
-double Share(int64_t part, int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
 }  // namespace
 
 std::string InstancesName(const std::string& window_label) {
@@ -57,8 +53,8 @@ void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top,
   int64_t total = 0, copy = 0, exposed = 0;
   for (const InstanceFigures& x : instances) {
     lengths.push_back(x.length_ns);
-    busy.push_back(Share(x.busy_ns, x.device_ns));
-    if (x.copy_ns > 0) hidden.push_back(Share(x.copy_ns - x.exposed_copy_ns, x.copy_ns));
+    busy.push_back(ShareOf(x.busy_ns, x.device_ns));
+    if (x.copy_ns > 0) hidden.push_back(ShareOf(x.copy_ns - x.exposed_copy_ns, x.copy_ns));
     total += x.length_ns;
     copy += x.copy_ns;
     exposed += x.exposed_copy_ns;

@@ -20,32 +20,25 @@ constexpr const char* kLaunchBoundRule =
     "after the previous kernel on the same stream whose launch call had already begun before "
     "that kernel ended (launch_gaps_exceed_gpu)";
 
-std::string Percent(double fraction) { return absl::StrFormat("%.0f%%", fraction * 100.0); }
-
-double Share(int64_t part, int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-std::string Str(std::string_view v) { return std::string(v); }
-
 std::string NameOf(const TraceModel& m, StringId id) {
-  return id >= 0 ? Str(m.strings.Get(id)) : std::string("(unnamed)");
+  return id >= 0 ? std::string(m.strings.Get(id)) : std::string("(unnamed)");
 }
 
 int64_t StreamId(const TraceModel& m, int32_t s) {
   return s >= 0 && static_cast<size_t>(s) < m.streams.size() ? m.streams[s].id : -1;
 }
 
-nlohmann::json OpJson(const TraceModel& m, int32_t op) {
+nlohmann::json KernelJson(const TraceModel& m, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = m.ops;
-  return {{"table", "kernel"},
-          {"id", ops.source_id[op]},
-          {"name", ops.name[op] >= 0 ? nlohmann::json(Str(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr)},
-          {"stream_id", StreamId(m, ops.stream[op])},
-          {"device_id", ops.device_id[op]},
-          {"start_ns", ops.start_ns[op]},
-          {"end_ns", ops.end_ns[op]}};
+  return {
+      {"table", "kernel"},
+      {"id", ops.source_id[op]},
+      {"name", ops.name[op] >= 0 ? nlohmann::json(std::string(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr)},
+      {"stream_id", StreamId(m, ops.stream[op])},
+      {"device_id", ops.device_id[op]},
+      {"start_ns", ops.start_ns[op]},
+      {"end_ns", ops.end_ns[op]}};
 }
 
 nlohmann::json DistJson(const Distribution& d) {
@@ -89,7 +82,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
   j["first_launch_outliers"] = first;
   j["graph_removable_ns"] = r.graph_removable_ns;
   j["graph_removable_gaps"] = r.graph_removable_gaps;
-  j["graph_removable_share_of_window"] = Share(r.graph_removable_ns, r.window.length());
+  j["graph_removable_share_of_window"] = ShareOf(r.graph_removable_ns, r.window.length());
   j["graph_kernel_gap_ns"] = r.graph_kernel_gap_ns;
   j["by_name"] = nlohmann::json::array();
   for (const KernelLaunchStats& k : r.kernels) {
@@ -109,21 +102,23 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
                             {"graph_removable_gaps", k.graph_removable_gaps},
                             {"launch_bound", k.launch_bound()},
                             {"launch_bound_reasons", reasons},
-                            {"first_op", OpJson(m, k.first_op)},
-                            {"max_queue_op", OpJson(m, k.max_queue_op)}});
+                            {"first_op", KernelJson(m, k.first_op)},
+                            {"max_queue_op", KernelJson(m, k.max_queue_op)}});
   }
   j["worst_removable_gaps"] = nlohmann::json::array();
   for (const RemovableGap& g : r.worst_gaps) {
     nlohmann::json api = nullptr;
     if (g.api >= 0) {
       api = {{"id", m.api.source_id[g.api]},
-             {"name", Str(m.strings.Get(m.api.name[g.api]))},
+             {"name", std::string(m.strings.Get(m.api.name[g.api]))},
              {"tid", m.api.tid[g.api]},
              {"start_ns", m.api.start_ns[g.api]},
              {"end_ns", m.api.end_ns[g.api]}};
     }
-    j["worst_removable_gaps"].push_back(
-        {{"prev_op", OpJson(m, g.prev_op)}, {"next_op", OpJson(m, g.next_op)}, {"idle_ns", g.idle_ns}, {"api", api}});
+    j["worst_removable_gaps"].push_back({{"prev_op", KernelJson(m, g.prev_op)},
+                                         {"next_op", KernelJson(m, g.next_op)},
+                                         {"idle_ns", g.idle_ns},
+                                         {"api", api}});
   }
   j["streams"] = nlohmann::json::array();
   for (const StreamLaunchGaps& s : r.streams) {
@@ -147,7 +142,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       << " launched from CUDA graphs; " << r.no_api_count << " without a recorded launch call (unknown submitter).\n";
   if (r.graph_removable_gaps > 0) {
     out << "  A CUDA graph could remove up to " << FormatDuration(r.graph_removable_ns) << " of GPU idle "
-        << "time (" << Percent(Share(r.graph_removable_ns, r.window.length()))
+        << "time (" << FormatWholePercent(ShareOf(r.graph_removable_ns, r.window.length()))
         << " of the window): " << r.graph_removable_gaps
         << " gap(s) between consecutive kernels on a stream whose launch call began before the "
            "previous kernel ended.\n";
