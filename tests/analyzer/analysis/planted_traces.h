@@ -106,6 +106,25 @@ inline TraceModel ThreeCausesTrace() {
   return b.Build();
 }
 
+// One stream sync, then four pageable 1 MiB H2D copies whose calls held the
+// host until the copy ran (call [c, c + 410) us, copy [c + 5, c + 405)),
+// 100 us of host work between calls. Dropping the holds lets the copies run
+// back to back: most of the saving is the copies'. The sync only made the
+// host wait 100 us for one kernel before the first copy call.
+inline TraceModel SyncBeforePageableCopiesTrace() {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  b.Kernel("k", kStream, 5 * kUs, 105 * kUs, ApiTimes{0, 10 * kUs, 1});
+  b.Sync(SyncKind::kStreamSynchronize, kStream, 10 * kUs, 110 * kUs, "cudaStreamSynchronize", 1);
+  constexpr int64_t kMiB = 1 << 20;
+  for (int64_t j = 0; j < 4; ++j) {
+    int64_t c = (110 + 510 * j) * kUs;
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, kStream, c + 5 * kUs, c + 405 * kUs,
+           ApiTimes{c, c + 410 * kUs, 1}, "cudaMemcpyAsync", true, kMiB);
+  }
+  return b.Build();
+}
+
 // A first launch that loads its module: call [0, 5000) us, kernel
 // [4995, 5095); then five launches 200 us apart (call [5000 + 200 j,
 // +10)), each kernel 5 us after its call, 100 us long. Recorded end
