@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
@@ -22,7 +23,9 @@ std::string Chosen(const ReportSummary& s) {
 }
 
 std::string FindingHead(const SummaryFinding& f, size_t rank) {
-  return absl::StrCat("    ", rank, ". ", std::string(DiagnoseCauseName(f.cause)), ": ", SummarySavingText(f));
+  std::string qualifier = f.qualifier.empty() ? "" : absl::StrCat(" (", f.qualifier, ")");
+  return absl::StrCat("    ", rank, ". ", std::string(DiagnoseCauseName(f.cause)), qualifier, ": ",
+                      SummarySavingText(f));
 }
 
 }  // namespace
@@ -104,6 +107,7 @@ ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, c
     x.estimated_saving_ns = f.estimated_saving_ns;
     x.impact_ns = f.impact_ns;
     x.summary = DiagnoseSummary(f, model);
+    if (const auto* c = std::get_if<CopyBoundFacts>(&f.facts)) x.qualifier = std::string(OpCategoryName(c->category));
     x.change = DiagnoseRemedy(f);
     s.top.push_back(std::move(x));
     if (static_cast<int>(s.top.size()) == kSummaryMaxFindings) break;

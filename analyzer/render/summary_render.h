@@ -55,7 +55,10 @@ struct SummaryFinding {
   int64_t estimated_saving_ns = 0;  // when saving_estimated
   int64_t impact_ns = 0;            // measured cost on the GPU timeline
   std::string summary;              // DiagnoseSummary
-  std::string change;               // DiagnoseRemedy: the one change to make
+  // What tells two findings of one cause apart in the summary: the copy
+  // direction of copy_bandwidth_bound ("D2H"); empty for the other causes.
+  std::string qualifier;
+  std::string change;  // DiagnoseRemedy: the one change to make
 };
 
 struct ReportSummary {

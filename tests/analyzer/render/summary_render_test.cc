@@ -104,6 +104,21 @@ TEST_F(SummaryRender, WithoutARankingTheFindingsOrderAndMeasuredCostAreUsed) {
   EXPECT_NE(text.find("cudaMallocHost"), std::string::npos) << text;
 }
 
+TEST_F(SummaryRender, TwoCopyBoundDirectionsAreToldApartByTheirDirection) {
+  // simpleMultiCopy: H2D and D2H both keep a copy engine busy; the summary
+  // must not print the same head twice.
+  for (OpCategory dir : {OpCategory::kDtoH, OpCategory::kHtoD}) {
+    DiagnoseFinding f = Finding(DiagnoseCause::kCopyBandwidthBound, 6'000, false, 0);
+    CopyBoundFacts x;
+    x.category = dir;
+    f.facts = x;
+    results_.diagnose.findings.push_back(f);
+  }
+  std::string text = absl::StrJoin(SummaryTextLines(SummarizeWindow(results_, model_, WindowSpec{}), model_), "\n");
+  EXPECT_NE(text.find("1. copy_bandwidth_bound (D2H): costs 6.00 us measured"), std::string::npos) << text;
+  EXPECT_NE(text.find("2. copy_bandwidth_bound (H2D): costs 6.00 us measured"), std::string::npos) << text;
+}
+
 TEST_F(SummaryRender, TheTextKeepsItsLineBudgetWithLongRemedies) {
   for (DiagnoseCause c : {DiagnoseCause::kContention, DiagnoseCause::kEventWait, DiagnoseCause::kPageableCopies,
                           DiagnoseCause::kSmallWork}) {
