@@ -145,11 +145,9 @@ void TraceEventWriter::ThreadSortIndex(int64_t pid, int64_t tid, int64_t index) 
   EndEvent();
 }
 
-void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns, std::string_view name,
-                                std::string_view cat, const TraceEventArgs* args, std::string_view cname) {
-  StartEvent('X', pid, tid);
-  AppendTs("ts", start_ns - base_);
-  AppendTs("dur", dur_ns < 0 ? 0 : dur_ns);
+// Ends a Complete or Instant event: its name, category, colour and args, then the event.
+void TraceEventWriter::FinishNamedEvent(std::string_view name, std::string_view cat, const TraceEventArgs* args,
+                                        std::string_view cname) {
   ev_.append(",\"name\":");
   AppendJsonString(name, &ev_);
   ev_.append(",\"cat\":");
@@ -166,24 +164,20 @@ void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int6
   EndEvent();
 }
 
+void TraceEventWriter::Complete(int64_t pid, int64_t tid, int64_t start_ns, int64_t dur_ns, std::string_view name,
+                                std::string_view cat, const TraceEventArgs* args, std::string_view cname) {
+  StartEvent('X', pid, tid);
+  AppendTs("ts", start_ns - base_);
+  AppendTs("dur", dur_ns < 0 ? 0 : dur_ns);
+  FinishNamedEvent(name, cat, args, cname);
+}
+
 void TraceEventWriter::Instant(int64_t pid, int64_t tid, int64_t ts_ns, std::string_view name, std::string_view cat,
                                const TraceEventArgs* args, std::string_view cname) {
   StartEvent('i', pid, tid);
   AppendTs("ts", ts_ns - base_);
-  ev_.append(",\"s\":\"t\",\"name\":");
-  AppendJsonString(name, &ev_);
-  ev_.append(",\"cat\":");
-  AppendJsonString(cat, &ev_);
-  if (!cname.empty()) {
-    ev_.append(",\"cname\":");
-    AppendJsonString(cname, &ev_);
-  }
-  if (args != nullptr && !args->empty()) {
-    ev_.append(",\"args\":{");
-    ev_.append(args->body());
-    ev_.push_back('}');
-  }
-  EndEvent();
+  ev_.append(",\"s\":\"t\"");
+  FinishNamedEvent(name, cat, args, cname);
 }
 
 void TraceEventWriter::FlowStart(int64_t pid, int64_t tid, int64_t ts_ns, uint64_t id, std::string_view name,

@@ -72,6 +72,8 @@ class TraceEventWriter {
 
  private:
   void StartEvent(char ph, int64_t pid, int64_t tid);
+  void FinishNamedEvent(std::string_view name, std::string_view cat, const TraceEventArgs* args,
+                        std::string_view cname);
   void AppendTs(std::string_view key, int64_t ns);  // `,"key":12.345`
   void EndEvent();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/importers/model_column_reserve.h"
 
 namespace streamscope::nsys {
 
@@ -29,33 +30,8 @@ ProcessState* ImportContext::ProcessForPid(int64_t pid, bool create) {
   // The first process gets room for every row (the common single-process
   // export); others grow as needed.
   if (processes_.empty()) {
-    GpuOps& ops = state->model.ops;
-    const size_t n = static_cast<size_t>(reserve_ops_);
-    ops.start_ns.reserve(n);
-    ops.end_ns.reserve(n);
-    ops.category.reserve(n);
-    ops.device_id.reserve(n);
-    ops.stream.reserve(n);
-    ops.correlation_id.reserve(n);
-    ops.name.reserve(n);
-    ops.bytes.reserve(n);
-    ops.src_kind.reserve(n);
-    ops.dst_kind.reserve(n);
-    ops.is_async.reserve(n);
-    ops.peer_device.reserve(n);
-    ops.graph_id.reserve(n);
-    ops.source_id.reserve(n);
-    ApiCalls& api = state->model.api;
-    const size_t a = static_cast<size_t>(reserve_api_);
-    api.start_ns.reserve(a);
-    api.end_ns.reserve(a);
-    api.tid.reserve(a);
-    api.name.reserve(a);
-    api.domain.reserve(a);
-    api.cbid.reserve(a);
-    api.correlation_id.reserve(a);
-    api.return_value.reserve(a);
-    api.source_id.reserve(a);
+    ReserveOpColumns(state->model.ops, static_cast<size_t>(reserve_ops_));
+    ReserveApiColumns(state->model.api, static_cast<size_t>(reserve_api_));
   }
   ProcessState* out = state.get();
   processes_.emplace(pid, std::move(state));

@@ -21,6 +21,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/importers/model_column_reserve.h"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
 
@@ -134,21 +135,8 @@ struct OpReader {
   }
 
   void Reserve(size_t n) {
-    ops.start_ns.reserve(n);
-    ops.end_ns.reserve(n);
-    ops.category.reserve(n);
-    ops.device_id.reserve(n);
+    ReserveOpColumns(ops, n);
     raw_stream.reserve(n);
-    ops.stream.reserve(n);
-    ops.correlation_id.reserve(n);
-    ops.name.reserve(n);
-    ops.bytes.reserve(n);
-    ops.src_kind.reserve(n);
-    ops.dst_kind.reserve(n);
-    ops.is_async.reserve(n);
-    ops.peer_device.reserve(n);
-    ops.graph_id.reserve(n);
-    ops.source_id.reserve(n);
   }
 
   absl::Status Read(SqliteDb& db, const StringMap& names) {
