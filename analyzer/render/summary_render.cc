@@ -96,10 +96,18 @@ ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, c
   if (order.empty()) {
     for (size_t i = 0; i < dg.findings.size(); ++i) order.push_back(static_cast<int32_t>(i));
   }
-  for (int32_t i : order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int32_t i = order[k];
     if (i < 0 || static_cast<size_t>(i) >= dg.findings.size()) continue;
     const DiagnoseFinding& f = dg.findings[i];
     if (!f.significant) continue;
+    // Ranked: only the leading findings are changes to make; a measured cost
+    // that no estimate says would shorten the window is not one.
+    if (s.ranked && k >= static_cast<size_t>(std::max(0, dg.leading_count))) {
+      ++s.lesser_significant;
+      continue;
+    }
+    if (static_cast<int>(s.top.size()) == kSummaryMaxFindings) continue;
     SummaryFinding x;
     x.finding = i;
     x.cause = f.cause;
@@ -110,7 +118,6 @@ ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, c
     if (const auto* c = std::get_if<CopyBoundFacts>(&f.facts)) x.qualifier = std::string(OpCategoryName(c->category));
     x.change = DiagnoseRemedy(f);
     s.top.push_back(std::move(x));
-    if (static_cast<int>(s.top.size()) == kSummaryMaxFindings) break;
   }
   return s;
 }
@@ -159,6 +166,12 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     }
   }
   if (!s.diagnosed) return lines;
+  if (s.top.empty() && s.lesser_significant > 0) {
+    add(absl::StrCat("  No change found that would end the window sooner by the estimates (", s.lesser_significant,
+                     s.lesser_significant == 1 ? " finding" : " findings",
+                     " with a measured cost: report --section diagnose)."));
+    return lines;
+  }
   if (s.top.empty()) {
     add("  No significant finding (report --section diagnose lists the minor ones).");
     return lines;

@@ -74,6 +74,9 @@ struct ReportSummary {
   std::vector<SummaryFinding> top;  // at most kSummaryMaxFindings, ranked
   bool diagnosed = false;           // the diagnosis ran
   bool ranked = false;              // by estimated saving (else in the diagnosis' order)
+  // Ranked: significant findings left out of `top` because no estimate says
+  // removing them would end the window sooner (saving below the threshold).
+  int lesser_significant = 0;
 };
 
 // "saves about 4.30 ms (estimate); costs 4.30 ms measured", or "costs

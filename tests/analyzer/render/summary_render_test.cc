@@ -79,6 +79,7 @@ TEST_F(SummaryRender, FindingsFollowTheRankingNotTheCheckOrder) {
                                 Finding(DiagnoseCause::kSyncBetween, 2'000, true, 3'000),
                                 Finding(DiagnoseCause::kCpuStarvation, 1'000, false, 0)};
   results_.diagnose.ranked = {1, 0, 2};
+  results_.diagnose.leading_count = 3;
   ReportSummary s = SummarizeWindow(results_, model_, WindowSpec{});
   ASSERT_EQ(s.top.size(), 3u);
   EXPECT_EQ(s.top[0].cause, DiagnoseCause::kSyncBetween);
@@ -90,6 +91,27 @@ TEST_F(SummaryRender, FindingsFollowTheRankingNotTheCheckOrder) {
   EXPECT_EQ(j["top_findings"][0]["finding_index"], 1);
   EXPECT_TRUE(j["top_findings"][2]["estimated_saving_ns"].is_null());
   EXPECT_EQ(j["overlap_possible_ns"], 2'000);
+}
+
+TEST_F(SummaryRender, AMeasuredCostWithNoSavingIsNotAChangeToMake) {
+  // concurrent_kernels: the one significant finding (a sync, 26.5 us
+  // measured) would not end the window sooner; the ranking leads with none.
+  results_.diagnose.findings = {Finding(DiagnoseCause::kSyncBetween, 2'000, true, 0),
+                                Finding(DiagnoseCause::kPageableCopies, 5'000, true, 3'000)};
+  results_.diagnose.ranked = {1, 0};
+  results_.diagnose.leading_count = 1;
+  ReportSummary s = SummarizeWindow(results_, model_, WindowSpec{});
+  ASSERT_EQ(s.top.size(), 1u);
+  EXPECT_EQ(s.top[0].cause, DiagnoseCause::kPageableCopies);
+  EXPECT_EQ(s.lesser_significant, 1);
+  results_.diagnose.leading_count = 0;
+  s = SummarizeWindow(results_, model_, WindowSpec{});
+  EXPECT_TRUE(s.top.empty());
+  std::string text = absl::StrJoin(SummaryTextLines(s, model_), "\n");
+  EXPECT_NE(text.find("No change found that would end the window sooner by the estimates (2 findings"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("saves about 0 ns"), std::string::npos) << text;
 }
 
 TEST_F(SummaryRender, WithoutARankingTheFindingsOrderAndMeasuredCostAreUsed) {
