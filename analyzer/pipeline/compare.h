@@ -150,10 +150,11 @@ struct CompareResult {
   CompareOptions options;
   // The rule that chose the windows (compare_windows.h), whether the runs
   // are compared per instance, and why (names both sides' windows when
-  // they differ; "" when every run's window is the same kind of range).
+  // they differ; no note when every run's window is the same kind of range;
+  // worded by render/compare_windows_render.h).
   CompareWindowRule window_rule = CompareWindowRule::kGpuSpanNoSteadyState;
   bool per_instance = false;
-  std::string window_note;
+  CompareWindowNote window_note;
   // "time_per_instance_ns" (per_instance) or "total_interval_ns": the
   // figure the verdict is on (control_total_ns, variant_total_ns, saved).
   std::string figure = "total_interval_ns";
