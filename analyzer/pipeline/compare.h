@@ -146,6 +146,14 @@ struct RunWorkDifference {
   WorkDifference difference;
 };
 
+// A run whose workload recorded a failed validation (its "validation="
+// mark, as recorded: "failed: ...").
+struct RunValidationFailure {
+  std::string side;  // "control", "variant"
+  std::string path;
+  std::string validation;
+};
+
 struct CompareResult {
   CompareOptions options;
   // The rule that chose the windows (compare_windows.h), whether the runs
@@ -168,7 +176,7 @@ struct CompareResult {
   // (IsOccasional), listed but not counted in work_same.
   std::vector<RunWorkDifference> occasional_work;
   bool validation_passed = true;
-  std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
+  std::vector<RunValidationFailure> validation_failures;
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
   int64_t variant_certain_hazards = 0;  // summed over the variant runs

@@ -21,6 +21,10 @@
 
 namespace streamscope {
 
+std::string ValidationFailureText(const RunValidationFailure& f) {
+  return absl::StrCat(f.side, " ", f.path, ": ", f.validation);
+}
+
 std::string WorkDifferenceSentence(const WorkDifference& d) {
   if (d.expected_instances > 0 && d.actual_instances > 0) {  // per instance: counts over different instance counts
     auto in = [](int64_t n) { return absl::StrCat(" in ", n, n == 1 ? " instance" : " instances"); };
@@ -155,7 +159,8 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       break;
     }
     case CompareVerdict::kValidationFailed:
-      s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
+      s = absl::StrCat("Not verified: the workload's validation failed: ",
+                       ValidationFailureText(r.validation_failures.front()));
       if (r.validation_failures.size() > 1)
         absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
       absl::StrAppend(&s, ".");
@@ -339,6 +344,8 @@ nlohmann::json CompareToJson(const CompareResult& r) {
   };
   nlohmann::json diffs = diff_json(r.work_differences);
   const std::string note = CompareWindowNoteText(r.window_rule, r.window_note);
+  std::vector<std::string> failures;
+  for (const RunValidationFailure& f : r.validation_failures) failures.push_back(ValidationFailureText(f));
   nlohmann::json metrics = nlohmann::json::array();
   for (const MetricComparison& m : r.metrics) {
     metrics.push_back({{"name", m.name},
@@ -378,9 +385,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
             {"differences", diffs},
             {"occasional", diff_json(r.occasional_work)}}},
           {"validation",
-           {{"passed", r.validation_passed},
-            {"failures", r.validation_failures},
-            {"not_recorded", r.validation_not_recorded}}},
+           {{"passed", r.validation_passed}, {"failures", failures}, {"not_recorded", r.validation_not_recorded}}},
           {"overlap_present", r.overlap_present},
           {"metrics", metrics},
           {"verdict",
@@ -450,7 +455,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
         << "\n";
   } else {
     out << "FAILED\n";
-    for (const std::string& f : r.validation_failures) out << "  " << f << "\n";
+    for (const RunValidationFailure& f : r.validation_failures) out << "  " << ValidationFailureText(f) << "\n";
   }
   out << "Overlap in the variant: " << (r.overlap_present ? "present" : "absent") << "\n";
   {
