@@ -8,6 +8,7 @@
 #include "analyzer/analysis/window.h"
 #include "analyzer/base/units.h"
 #include "analyzer/export/html_report.h"
+#include "analyzer/export/text_escape.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
 #include "analyzer/render/window_label.h"
@@ -88,9 +89,10 @@ TEST_F(TimelineSummary, TheWindowRowIsTheAnalysedWindowNotTheDrawnSpan) {
   ASSERT_LT(view.length(), whole_.length());
   HtmlTimelineInput in{"", &model_, whole_, nullptr, view};
   std::string html = WriteHtml(dir_, in);
-  EXPECT_NE(html.find("<th>window</th><td>" + WindowLabel(view) + " — " + FormatDuration(view.length()) + "</td>"),
+  EXPECT_NE(html.find("<th>window</th><td>" + HtmlEscaped(WindowLabel(view)) + " — " + FormatDuration(view.length()) +
+                      "</td>"),
             std::string::npos);
-  EXPECT_EQ(html.find("<th>window</th><td>" + WindowLabel(view) + " — " + FormatDuration(whole_.length())),
+  EXPECT_EQ(html.find("<th>window</th><td>" + HtmlEscaped(WindowLabel(view)) + " — " + FormatDuration(whole_.length())),
             std::string::npos);
   EXPECT_NE(html.find("<th>drawn</th><td>" + FormatDuration(whole_.length())), std::string::npos);
   int64_t in_view = 0;
