@@ -82,7 +82,7 @@ std::vector<DiagnoseFinding> FindCopyBandwidthBound(const TraceModel& m, const O
       facts.exposed_ns = d.exposed_ns[ci];
       facts.achieved_bytes_per_ns = achieved;
       if (link) {
-        facts.link = link->label;
+        facts.link = link;
         facts.link_bytes_per_ns = link->bytes_per_ns;
         facts.link_floor_ns = static_cast<int64_t>(static_cast<double>(bytes) / link->bytes_per_ns);
       }
@@ -101,9 +101,6 @@ std::vector<DiagnoseFinding> FindCopyBandwidthBound(const TraceModel& m, const O
                    {"reference_gbps", facts.reference_bytes_per_ns},
                    {"compute_ns", static_cast<double>(compute)}};
       if (link) f.figures["link_gbps"] = link->bytes_per_ns;
-      f.labels["reference"] =
-          facts.reference == CopyBoundFacts::Reference::kThisTrace ? "pinned copies in this trace" : "device link";
-      if (link) f.labels["link"] = link->label;
       for (int32_t op : cited) diagnose_support::CiteOp(f, op, o.max_evidence);
       f.facts = std::move(facts);
       findings.push_back(std::move(f));

@@ -429,8 +429,7 @@ class Diagnoser {
         if (slowest) {
           ref = 1.0 / slowest->bytes_per_ns;
           part.reference = PageableCopiesFacts::Reference::kDeviceLink;
-          part.reference_source = slowest->label;
-          part.link_bytes_per_ns = slowest->bytes_per_ns;
+          part.link = *slowest;
         }
       }
       f.figures[cat + "_pageable_copies"] = static_cast<double>(p.count);

@@ -53,6 +53,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -60,6 +61,7 @@
 
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/host_link_rate.h"
 #include "analyzer/analysis/launch_stats.h"
 #include "analyzer/analysis/overlap.h"
 #include "analyzer/analysis/window.h"
@@ -175,8 +177,8 @@ struct PageableCopiesFacts {
     OpCategory category = OpCategory::kHtoD;
     int64_t count = 0, bytes = 0, ns = 0;
     Reference reference = Reference::kNone;
-    std::string reference_source;  // kReferenceTrace: its path; kDeviceLink: the link ("PCIe 5.0 x16")
-    double link_bytes_per_ns = 0;  // kDeviceLink: the link's rate (= GB/s)
+    std::string reference_source;  // kReferenceTrace: its path
+    HostLinkRate link;             // kDeviceLink: the link and its rate (= GB/s)
     // Latency-bound (average size < latency_bound_copy_bytes): judged per
     // copy (median_ns vs pinned_median_ns), not per byte.
     bool latency_bound = false;
@@ -203,7 +205,7 @@ struct CopyBoundFacts {
   double achieved_bytes_per_ns = 0;  // bandwidth-bound copies: bytes / their time
   Reference reference = Reference::kThisTrace;
   double reference_bytes_per_ns = 0;
-  std::string link;  // "PCIe 5.0 x16", "" when the link is not recorded
+  std::optional<HostLinkRate> link;  // the device's host link; nullopt when not recorded
   double link_bytes_per_ns = 0;
   int64_t link_floor_ns = 0;  // the direction's bytes at the link's ceiling (0: link unknown)
   int copy_engines = -1;      // the device's async engine count, -1 unknown

@@ -1,7 +1,5 @@
 #include "analyzer/analysis/host_link_rate.h"
 
-#include "absl/strings/str_cat.h"
-
 namespace streamscope {
 
 double PcieBytesPerNs(int32_t generation, int32_t width) {
@@ -14,12 +12,12 @@ double PcieBytesPerNs(int32_t generation, int32_t width) {
 
 std::optional<HostLinkRate> RateOfHostLink(const Device::HostLink& link) {
   if (!link.recorded) return std::nullopt;
-  if (link.c2c_enabled == 1) return HostLinkRate{kNvlinkC2cBytesPerNs, "NVLink-C2C"};
+  if (link.c2c_enabled == 1) return HostLinkRate{kNvlinkC2cBytesPerNs, true, 0, 0};
   int32_t gen = link.pcie_gen_max > 0 ? link.pcie_gen_max : link.pcie_gen_current;
   int32_t width = link.pcie_width_max > 0 ? link.pcie_width_max : link.pcie_width_current;
   double rate = PcieBytesPerNs(gen, width);
   if (rate <= 0) return std::nullopt;
-  return HostLinkRate{rate, absl::StrCat("PCIe ", gen, ".0 x", width)};
+  return HostLinkRate{rate, false, gen, width};
 }
 
 std::optional<HostLinkRate> DeviceLinkRate(const TraceModel& model, int32_t device_id) {

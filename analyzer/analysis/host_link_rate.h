@@ -12,15 +12,18 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <string>
 
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {
 
+// What the link is is data: render/host_link_render.h HostLinkName words it
+// ("PCIe 5.0 x16", "NVLink-C2C").
 struct HostLinkRate {
   double bytes_per_ns = 0;  // = GB/s, one direction
-  std::string label;        // "PCIe 5.0 x16", "NVLink-C2C"
+  bool nvlink_c2c = false;  // NVLink-C2C, else PCIe
+  int32_t pcie_gen = 0;     // PCIe: the generation and width the rate is for
+  int32_t pcie_width = 0;
 };
 
 // Bytes per ns of one direction of a PCIe link; 0 for a generation outside

@@ -54,7 +54,7 @@ RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& w
   std::map<StringId, int32_t> name_index;
   for (const Window& window : windows) {
     RankWindowFacts wf;
-    wf.label = window.label;
+    wf.origin = window.origin;
     wf.start_ns = window.start_ns;
     wf.end_ns = window.end_ns;
     std::map<int32_t, RankDeviceFigures> devices;

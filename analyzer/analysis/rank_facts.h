@@ -32,7 +32,7 @@ struct RankDeviceFigures {
 };
 
 struct RankWindowFacts {
-  std::string label;
+  WindowOrigin origin;  // how the window was chosen (its label: render/window_label.h)
   int64_t start_ns = 0, end_ns = 0;
   std::vector<RankDeviceFigures> devices;  // ascending device id
 };

@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
 
@@ -152,8 +151,10 @@ bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::ve
     out.gpu_share = share;
     out.window.start_ns = spans.front().start;
     out.window.end_ns = std::max(last_end, ops_end);
-    out.window.label = absl::StrCat("steady state: ", c.instances.size(), " instances of NVTX range '",
-                                    std::string(m.strings.Get(c.name)), "'");
+    out.window.origin = WindowOrigin{};
+    out.window.origin.kind = WindowKind::kSteadyNvtxRange;
+    out.window.origin.name = std::string(m.strings.Get(c.name));
+    out.window.origin.count = static_cast<int64_t>(c.instances.size());
     return true;
   }
   return false;
@@ -239,8 +240,10 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
   out.gpu_share = share;
   out.window.start_ns = start;
   out.window.end_ns = std::max(ops_end, SaturatingAdd(submit[last], 1));
-  out.window.label = absl::StrCat("steady state: ", repeats, " repeats of a sequence of ", best_p,
-                                  best_p == 1 ? " kernel" : " kernels");
+  out.window.origin = WindowOrigin{};
+  out.window.origin.kind = WindowKind::kSteadyKernelSequence;
+  out.window.origin.count = repeats;
+  out.window.origin.period_kernels = best_p;
   return true;
 }
 
@@ -311,7 +314,7 @@ SteadyState FindSteadyState(const TraceModel& m, const SteadyStateOptions& o) {
     out.first_launch_excess_ns = SaturatingAdd(out.first_launch_excess_ns, f.excess_ns());
   }
   if (m.ops.size() == 0) {
-    out.window.label = "whole trace (no GPU op)";
+    out.window.origin.kind = WindowKind::kWholeTraceNoGpuOp;
     return out;
   }
   int64_t first_op = m.ops.start_ns.front(), last_end = kMinTime, total = 0;
@@ -332,7 +335,7 @@ SteadyState FindSteadyState(const TraceModel& m, const SteadyStateOptions& o) {
   out.gpu_share = 1;
   out.window.start_ns = first_op;
   out.window.end_ns = std::max(first_op, last_end);
-  out.window.label = "GPU activity (no steady state found)";
+  out.window.origin.kind = WindowKind::kGpuActivity;
   return out;
 }
 

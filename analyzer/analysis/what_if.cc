@@ -485,10 +485,10 @@ class WhatIfContext {
       }
     }
     est.estimable = from_trace || from_link;
-    est.rate_source = from_trace && from_link ? "pinned copies in this trace and device link"
-                      : from_trace            ? "pinned copies in this trace"
-                      : from_link             ? "device link"
-                                              : "none";
+    est.rate_source = from_trace && from_link ? WhatIfRateSource::kThisTraceAndDeviceLink
+                      : from_trace            ? WhatIfRateSource::kThisTrace
+                      : from_link             ? WhatIfRateSource::kDeviceLink
+                                              : WhatIfRateSource::kNone;
   }
 
   void SameStream(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {

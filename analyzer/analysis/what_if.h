@@ -138,14 +138,22 @@ struct WhatIfOptions {
   int max_listed = 8;  // ops and calls kept per estimate
 };
 
+// Where a pageable copy estimate's pinned rate came from.
+enum class WhatIfRateSource : uint8_t {
+  kNone = 0,                    // no rate known: the copies keep their measured time
+  kThisTrace = 1,               // pinned copies in this trace
+  kDeviceLink = 2,              // the device's host link (host_link_rate.h)
+  kThisTraceAndDeviceLink = 3,  // some copies from each
+};
+
 struct WhatIfEstimate {
   WhatIfCause cause;
   int64_t measured_cost_ns = 0;
   int64_t estimated_saving_ns = 0;  // recorded end - replayed end (negative: later)
   bool estimable = true;            // false: no rate known (pageable copies)
-  // pageable_copy: where the rate came from ("pinned copies in this trace",
-  // "device link", mixed, or none) and the copies left at their measured time.
-  std::string rate_source;
+  // pageable_copy: where the rate came from and the copies left at their
+  // measured time.
+  WhatIfRateSource rate_source = WhatIfRateSource::kNone;
   int64_t unestimated_ops = 0;
   int64_t op_count = 0, call_count = 0;  // involved
   std::vector<int32_t> ops, calls;       // op / api indices, the first max_listed

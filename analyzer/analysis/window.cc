@@ -8,6 +8,16 @@
 #include "analyzer/analysis/steady_state.h"
 
 namespace streamscope {
+namespace {
+
+// The explicit window as asked, for error messages (a window that resolves
+// is worded by render/window_label.h).
+std::string AskedText(const WindowSpec& spec) {
+  return spec.relative_to_trace_start ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
+                                      : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
+}
+
+}  // namespace
 
 Window WholeTraceWindow(const TraceModel& model) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -17,7 +27,7 @@ Window WholeTraceWindow(const TraceModel& model) {
   for (int64_t e : model.ops.end_ns) hi = std::max(hi, e);
   for (int64_t e : model.api.end_ns) hi = std::max(hi, e);
   Window w;
-  w.label = "whole trace";
+  w.origin.kind = WindowKind::kWholeTrace;
   if (lo == INT64_MAX) return w;
   w.start_ns = lo;
   w.end_ns = std::max(lo, hi);
@@ -36,21 +46,24 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
     case WindowSpec::Kind::kExplicit: {
       Window w;
       int64_t base = spec.relative_to_trace_start ? whole.start_ns : 0;
-      w.label = spec.relative_to_trace_start ? absl::StrCat("explicit [+", spec.start_ns, " ns, +", spec.end_ns, " ns)")
-                                             : absl::StrCat("explicit [", spec.start_ns, " ns, ", spec.end_ns, " ns)");
+      w.origin.kind = WindowKind::kExplicit;
+      w.origin.relative = spec.relative_to_trace_start;
+      w.origin.asked_start_ns = spec.start_ns;
+      w.origin.asked_end_ns = spec.end_ns;
+      const std::string asked = AskedText(spec);
       // Offsets near the int64 limits would overflow: such a window is outside any trace.
       if (__builtin_add_overflow(base, spec.start_ns, &w.start_ns) ||
           __builtin_add_overflow(base, spec.end_ns, &w.end_ns)) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " lies outside the trace"));
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " lies outside the trace"));
       }
       if (w.end_ns <= w.start_ns) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is empty"));
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " is empty"));
       }
       if (int64_t length; __builtin_sub_overflow(w.end_ns, w.start_ns, &length)) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " is longer than 2^63 ns"));
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " is longer than 2^63 ns"));
       }
       if (w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", w.label, " lies outside the trace [",
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " lies outside the trace [",
                                                   whole.start_ns, ", ", whole.end_ns, ") ns"));
       }
       return std::vector<Window>{w};
@@ -77,7 +90,10 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
         Window w;
         w.start_ns = r.start_ns;
         w.end_ns = r.end_ns.value_or(std::max(whole.end_ns, r.start_ns));
-        w.label = absl::StrCat("NVTX '", spec.nvtx_name, "' #", k, r.end_ns ? "" : " (open at capture end)");
+        w.origin.kind = WindowKind::kNvtxInstance;
+        w.origin.name = spec.nvtx_name;
+        w.origin.instance = static_cast<int64_t>(k);
+        w.origin.open_at_capture_end = !r.end_ns;
         return w;
       };
       std::vector<Window> out;

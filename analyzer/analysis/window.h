@@ -14,10 +14,44 @@
 
 namespace streamscope {
 
+// How a window was chosen: the data its label is worded from
+// (render/window_label.h WindowLabel, the one place that words it).
+enum class WindowKind : uint8_t {
+  kUnnamed = 0,           // built by hand (tests, internal steps): no label
+  kWholeTrace,            // first to last GPU op or API call
+  kWholeTraceNoGpuOp,     // the default window of a trace without GPU ops
+  kGpuActivity,           // the default window without a steady state: the GPU span
+  kWholeGpuActivity,      // compare's GPU span (first GPU op to last)
+  kExplicit,              // --from / --to, as asked
+  kNvtxInstance,          // one instance of a named NVTX range
+  kNvtxInstanceSpan,      // instances 1 to `count` of a named NVTX range, their span (export)
+  kSteadyNvtxRange,       // steady state: `count` instances of an NVTX range
+  kSteadyKernelSequence,  // steady state: `count` repeats of `period_kernels` kernels
+  kNamed,                 // a label read from a file (rank facts JSON), kept as read
+};
+
+struct WindowOrigin {
+  WindowKind kind = WindowKind::kUnnamed;
+  // kNvtxInstance, kNvtxInstanceSpan, kSteadyNvtxRange: the NVTX range
+  // name; kNamed: the label as read.
+  std::string name;
+  int64_t instance = 0;  // kNvtxInstance: 1-based
+  // kNvtxInstanceSpan, kSteadyNvtxRange: instances; kSteadyKernelSequence: repeats.
+  int64_t count = 0;
+  int64_t period_kernels = 0;        // kSteadyKernelSequence
+  bool open_at_capture_end = false;  // kNvtxInstance: the range was still open
+  // kExplicit: the times as asked, offsets from the trace start when
+  // `relative`, else absolute.
+  bool relative = false;
+  int64_t asked_start_ns = 0, asked_end_ns = 0;
+  // Cut to its first N ops (the export's op limit); nullopt when not cut.
+  std::optional<int64_t> cut_to_ops;
+};
+
 struct Window {
   int64_t start_ns = 0;
-  int64_t end_ns = 0;  // exclusive
-  std::string label;   // "whole trace", "NVTX 'measured' #1", "explicit"
+  int64_t end_ns = 0;   // exclusive
+  WindowOrigin origin;  // how it was chosen (its label: render/window_label.h)
   Interval interval() const { return {start_ns, end_ns}; }
   int64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };

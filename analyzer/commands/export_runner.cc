@@ -101,7 +101,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
       if (all.length() > 0) {
         all.start_ns = std::min(all.start_ns, w->start_ns);
         all.end_ns = std::max(all.end_ns, w->end_ns);
-        all.label = w->label;
+        all.origin = w->origin;
       } else {
         all = *w;
       }

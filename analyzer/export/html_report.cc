@@ -14,6 +14,7 @@
 #include "analyzer/export/trace_event_writer.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/trace_summary_render.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -54,7 +55,7 @@ class TimelineDrawer {
 
   void Draw() {
     std::string head = in_.label.empty() ? m_.path : absl::StrCat(in_.label, ": ", m_.path);
-    AddRow(kHeadH, head, "head", absl::StrCat(head, "\nwindow: ", w_.label, ", ", FormatDuration(w_.length())));
+    AddRow(kHeadH, head, "head", absl::StrCat(head, "\nwindow: ", WindowLabel(w_), ", ", FormatDuration(w_.length())));
     std::map<int32_t, std::vector<const StreamBlocks*>> by_device;
     for (const StreamBlocks& sb : blocks_.streams) by_device[m_.streams[sb.stream].device_id].push_back(&sb);
     for (int32_t d : m_.op_devices) by_device[d];
@@ -387,7 +388,7 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   // The analyses' window (the one the page opens on) and, when the page draws
   // more around it, the drawn span: their lengths must not be mixed up.
   const Window& view = in.view.length() > 0 ? in.view : in.window;
-  kv("window", absl::StrCat(view.label, " — ", FormatDuration(view.length())));
+  kv("window", absl::StrCat(WindowLabel(view), " — ", FormatDuration(view.length())));
   if (view.start_ns != in.window.start_ns || view.end_ns != in.window.end_ns) {
     kv("drawn", absl::StrCat(FormatDuration(in.window.length()), ", ", blocks.ops,
                              " ops (zoom out to see what lies outside the window)"));

@@ -80,7 +80,7 @@ Window CapWindowToOps(const TraceModel& model, const Window& window, int64_t max
       int64_t s = model.ops.start_ns[i];
       if (s > cut.start_ns && s < cut.end_ns) {
         cut.end_ns = s;
-        cut.label = absl::StrCat(window.label, ", cut to its first ", max_ops, " ops");
+        cut.origin.cut_to_ops = max_ops;
       }
       return cut;
     }

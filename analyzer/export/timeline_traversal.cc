@@ -1,6 +1,7 @@
 #include "analyzer/export/timeline_traversal.h"
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -131,7 +132,7 @@ void AddTimelineNotes(PerfettoExportStats& stats) {
 nlohmann::json TimelineTraceInfo(const PerfettoTraceInput& t) {
   nlohmann::json info = {{"path", t.model->path},           {"label", t.label},
                          {"format", t.model->format},       {"pid", t.model->pid},
-                         {"window", t.window.label},        {"window_start_ns", t.window.start_ns},
+                         {"window", WindowLabel(t.window)}, {"window_start_ns", t.window.start_ns},
                          {"window_end_ns", t.window.end_ns}};
   if (t.analysis != nullptr) {
     info["analyses"] = t.analysis->analyses;

@@ -20,7 +20,10 @@ absl::StatusOr<Window> ResolveExportWindow(const TraceModel& model, const Window
     span.start_ns = std::min(span.start_ns, w.start_ns);
     span.end_ns = std::max(span.end_ns, w.end_ns);
   }
-  span.label = absl::StrCat("NVTX '", spec.nvtx_name, "' #1 to #", windows->size(), " (their span)");
+  span.origin = WindowOrigin{};
+  span.origin.kind = WindowKind::kNvtxInstanceSpan;
+  span.origin.name = spec.nvtx_name;
+  span.origin.count = static_cast<int64_t>(windows->size());
   return span;
 }
 

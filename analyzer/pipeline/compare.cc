@@ -312,8 +312,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
       if (run.validation.empty()) {
         r.validation_not_recorded += 1;
       } else if (run.validation.rfind("failed", 0) == 0) {
-        r.validation_failures.push_back(
-            absl::StrCat(side == 0 ? "control " : "variant ", run.path, ": ", run.validation));
+        r.validation_failures.push_back({side == 0 ? "control" : "variant", run.path, run.validation});
       }
     }
   }

@@ -146,14 +146,23 @@ struct RunWorkDifference {
   WorkDifference difference;
 };
 
+// A run whose workload recorded a failed validation (its "validation="
+// mark, as recorded: "failed: ...").
+struct RunValidationFailure {
+  std::string side;  // "control", "variant"
+  std::string path;
+  std::string validation;
+};
+
 struct CompareResult {
   CompareOptions options;
   // The rule that chose the windows (compare_windows.h), whether the runs
   // are compared per instance, and why (names both sides' windows when
-  // they differ; "" when every run's window is the same kind of range).
+  // they differ; no note when every run's window is the same kind of range;
+  // worded by render/compare_windows_render.h).
   CompareWindowRule window_rule = CompareWindowRule::kGpuSpanNoSteadyState;
   bool per_instance = false;
-  std::string window_note;
+  CompareWindowNote window_note;
   // "time_per_instance_ns" (per_instance) or "total_interval_ns": the
   // figure the verdict is on (control_total_ns, variant_total_ns, saved).
   std::string figure = "total_interval_ns";
@@ -167,7 +176,7 @@ struct CompareResult {
   // (IsOccasional), listed but not counted in work_same.
   std::vector<RunWorkDifference> occasional_work;
   bool validation_passed = true;
-  std::vector<std::string> validation_failures;  // "<side> <path>: failed: ..."
+  std::vector<RunValidationFailure> validation_failures;
   int64_t validation_not_recorded = 0;
   bool overlap_present = false;
   int64_t variant_certain_hazards = 0;  // summed over the variant runs

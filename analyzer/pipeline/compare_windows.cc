@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "analyzer/analysis/steady_state.h"
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/pipeline/compare_work.h"
@@ -34,7 +33,7 @@ absl::StatusOr<Window> GpuSpanWindow(const TraceModel& model) {
   w.start_ns = model.ops.start_ns.front();
   w.end_ns = *std::max_element(model.ops.end_ns.begin(), model.ops.end_ns.end());
   w.end_ns = std::max(w.end_ns, w.start_ns + 1);
-  w.label = "whole GPU activity";
+  w.origin.kind = WindowKind::kWholeGpuActivity;
   return w;
 }
 
@@ -106,29 +105,19 @@ std::vector<int64_t> SequenceRepeatStarts(const TraceModel& m, const SteadyState
   return starts;
 }
 
-// "12 instances of NVTX range 'step'": the steady state's label without
-// its "steady state: " prefix.
-std::string SteadyText(const SteadyState& s) {
-  std::string_view label = s.window.label;
-  constexpr std::string_view kPrefix = "steady state: ";
-  if (label.substr(0, kPrefix.size()) == kPrefix) label.remove_prefix(kPrefix.size());
-  return std::string(label);
-}
-
 // The run's steady-state window as one window of `instances` instances.
 RunWindow SteadyRunWindow(const TraceModel& m) {
   const SteadyState& s = DefaultSteadyState(m);
   RunWindow r;
   r.windows = {s.window};
-  r.description = s.window.label;
   if (s.method == SteadyStateMethod::kNvtxRange) {
     r.source = "steady_state_nvtx_range";
-    r.unit = absl::StrCat("NVTX range '", std::string(m.strings.Get(s.nvtx_name)), "'");
+    r.nvtx_name = std::string(m.strings.Get(s.nvtx_name));
     r.instances = static_cast<int64_t>(s.nvtx_instances.size());
     r.instance_starts_ns = NvtxInstanceStarts(m, s);
   } else {
     r.source = "steady_state_kernel_sequence";
-    r.unit = absl::StrCat("a sequence of ", s.period_kernels, s.period_kernels == 1 ? " kernel" : " kernels");
+    r.period_kernels = s.period_kernels;
     r.instances = s.repeats;
     r.instance_starts_ns = SequenceRepeatStarts(m, s);
   }
@@ -137,13 +126,16 @@ RunWindow SteadyRunWindow(const TraceModel& m) {
   return r;
 }
 
-absl::StatusOr<RunWindow> GpuSpanRunWindow(const TraceModel& m, std::string why) {
+absl::StatusOr<RunWindow> GpuSpanRunWindow(const TraceModel& m, GpuSpanReason why) {
   absl::StatusOr<Window> w = GpuSpanWindow(m);
   if (!w.ok()) return w.status();
   RunWindow r;
   r.windows = {*w};
   r.source = "gpu_span";
-  r.description = absl::StrCat("GPU span, first GPU op to last (", why, ")");
+  r.why = why;
+  if (why == GpuSpanReason::kSteadyStateUnused || why == GpuSpanReason::kSteadyStateOtherWork) {
+    r.steady_state = DefaultSteadyState(m).window.origin;
+  }
   return r;
 }
 
@@ -157,39 +149,10 @@ absl::StatusOr<RunWindow> NvtxRunWindow(const TraceModel& m, const CompareOption
   RunWindow r;
   r.windows = *std::move(w);
   r.source = "nvtx_range";
-  r.unit = absl::StrCat("NVTX range '", name, "'");
+  r.nvtx_name = name;
+  r.nvtx_instance = o.nvtx_instance;
   r.instances = std::max<int64_t>(1, static_cast<int64_t>(r.windows.size()));
-  r.description = o.nvtx_instance ? absl::StrCat("instance ", *o.nvtx_instance, " of NVTX range '", name, "'")
-                                  : absl::StrCat(r.windows.size(), r.windows.size() == 1 ? " instance" : " instances",
-                                                 " of NVTX range '", name, "'");
   return r;
-}
-
-// "control: <description>" with each distinct description of the side once.
-std::string SideText(const char* side, const std::vector<RunWindow>& runs) {
-  std::vector<std::string> seen;
-  for (const RunWindow& r : runs) {
-    if (std::find(seen.begin(), seen.end(), r.description) == seen.end()) seen.push_back(r.description);
-  }
-  return absl::StrCat(side, ": ", absl::StrJoin(seen, " / "));
-}
-
-// The instance counts of all runs: "12" when equal, else "12 vs 20" (control
-// counts, then variant counts, each distinct once per side).
-std::string CountsText(const CompareWindowChoice& c, bool* equal) {
-  std::vector<int64_t> counts[2];
-  *equal = true;
-  int64_t first = c.control.front().instances;
-  for (int side = 0; side < 2; ++side) {
-    for (const RunWindow& r : side == 0 ? c.control : c.variant) {
-      if (std::find(counts[side].begin(), counts[side].end(), r.instances) == counts[side].end()) {
-        counts[side].push_back(r.instances);
-      }
-      *equal &= r.instances == first;
-    }
-  }
-  if (*equal) return absl::StrCat(first);
-  return absl::StrCat(absl::StrJoin(counts[0], "/"), " vs ", absl::StrJoin(counts[1], "/"));
 }
 
 // Work differences of every run from the first control run, per instance,
@@ -205,14 +168,6 @@ std::vector<WorkDifference> PerInstanceDifferences(const std::vector<const Trace
     }
   }
   return out;
-}
-
-// "kernel 'k': 30 in 20 instances vs 30 in 10" (actual, then expected).
-std::string DifferenceText(const WorkDifference& d) {
-  std::string key = d.kind == "kernel" ? absl::StrCat("kernel '", d.key, "'") : absl::StrCat(d.key, " ", d.kind);
-  if (d.expected_instances == 0) return absl::StrCat(key, ": ", d.actual_count, " vs ", d.expected_count);
-  return absl::StrCat(key, ": ", d.actual_count, " in ", d.actual_instances, " instances vs ", d.expected_count, " in ",
-                      d.expected_instances);
 }
 
 }  // namespace
@@ -254,19 +209,19 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
     status = nvtx(options.nvtx_name);
   } else if (options.window_rule == CompareOptions::WindowRule::kWholeGpu) {
     c.rule = CompareWindowRule::kWholeGpu;
-    status = gpu_span([](const TraceModel&) { return std::string("asked for with --window whole"); });
+    status = gpu_span([](const TraceModel&) { return GpuSpanReason::kAskedFor; });
   } else {
     std::string name = SteadyRangeName(*all.front());
     bool same_range = !name.empty();
     bool measured = true, steady_everywhere = true;
-    std::vector<std::string> without;  // runs without a steady state
+    std::vector<CompareWindowNote::Run> without;  // runs without a steady state
     for (int side = 0; side < 2; ++side) {
       for (const TraceModel* m : side == 0 ? control : variant) {
         same_range &= SteadyRangeName(*m) == name;
         measured &= HasNvtxRange(*m, "measured");
         if (!HasSteadyState(DefaultSteadyState(*m))) {
           steady_everywhere = false;
-          without.push_back(absl::StrCat(side == 0 ? "control " : "variant ", m->path));
+          without.push_back({side == 0, m->path});
         }
       }
     }
@@ -281,13 +236,8 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
       c.rule = CompareWindowRule::kSteadyStateMatched;
       status = steady();
       if (status.ok()) {
-        bool equal = true;
-        std::string counts = CountsText(c, &equal);
-        c.note =
-            absl::StrCat("steady states matched per instance (", SideText("control", c.control), "; ",
-                         SideText("variant", c.variant), "): ",
-                         equal ? absl::StrCat("each run has ", counts, " instances")
-                               : absl::StrCat("instance counts differ (", counts, "), work compared per instance"));
+        c.note.steady_control = c.control;
+        c.note.steady_variant = c.variant;
         std::vector<WorkDifference> diffs = PerInstanceDifferences(all, [&] {
           std::vector<RunWindow> runs = c.control;
           runs.insert(runs.end(), c.variant.begin(), c.variant.end());
@@ -298,37 +248,25 @@ absl::StatusOr<CompareWindowChoice> ChooseCompareWindows(const std::vector<const
           // is one layer of a step): the whole GPU activity, if it did the
           // same work, is the comparable window.
           CompareWindowChoice steady_choice = c;
-          absl::Status span = gpu_span([](const TraceModel& m) {
-            return absl::StrCat("its steady state (", SteadyText(DefaultSteadyState(m)),
-                                ") does other work per instance than the first control run's");
-          });
+          absl::Status span = gpu_span([](const TraceModel&) { return GpuSpanReason::kSteadyStateOtherWork; });
           std::vector<RunWindow> runs = c.control;
           runs.insert(runs.end(), c.variant.begin(), c.variant.end());
           if (span.ok() && PerInstanceDifferences(all, runs).empty()) {
             c.rule = CompareWindowRule::kGpuSpanWorkDiffers;
-            c.note = absl::StrCat("the runs' steady states (", SideText("control", steady_choice.control), "; ",
-                                  SideText("variant", steady_choice.variant), ") do different work per instance (",
-                                  DifferenceText(diffs.front()),
-                                  "), while the whole GPU activity of every run does the same work: compared over "
-                                  "the GPU span of every run");
+            c.note.difference = diffs.front();
           } else {
             c = std::move(steady_choice);
-            absl::StrAppend(&c.note, "; the work per instance differs, and so does the whole GPU activity's");
+            c.note.work_differs_everywhere = true;
           }
         }
       }
     } else {
       c.rule = CompareWindowRule::kGpuSpanNoSteadyState;
       status = gpu_span([](const TraceModel& m) {
-        const SteadyState& s = DefaultSteadyState(m);
-        return HasSteadyState(s)
-                   ? absl::StrCat("its steady state (", SteadyText(s), ") is not used: another run has none")
-                   : std::string("no steady state found");
+        return HasSteadyState(DefaultSteadyState(m)) ? GpuSpanReason::kSteadyStateUnused
+                                                     : GpuSpanReason::kNoSteadyState;
       });
-      c.note = absl::StrCat("no steady state in ", absl::StrJoin(without, ", "),
-                            " (no NVTX range repeated with most of the GPU time, no repeating kernel sequence): "
-                            "every run is compared over its GPU span, first GPU op to last, not a steady window "
-                            "against a whole run");
+      c.note.without_steady_state = std::move(without);
     }
   }
   if (!status.ok()) return status;

@@ -29,6 +29,7 @@
 #define STREAMSCOPE_ANALYZER_PIPELINE_COMPARE_WINDOWS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
+#include "analyzer/pipeline/compare_work.h"
 
 namespace streamscope {
 
@@ -54,15 +56,31 @@ enum class CompareWindowRule : uint8_t {
 // "gpu_span_work_differs", "gpu_span_no_steady_state", "nvtx", "whole_gpu"
 std::string_view CompareWindowRuleName(CompareWindowRule r);
 
-// One run's window(s).
+// Why a run is compared over its GPU span (RunWindow::why).
+enum class GpuSpanReason : uint8_t {
+  kAskedFor = 0,              // --window whole
+  kNoSteadyState = 1,         // the run has none
+  kSteadyStateUnused = 2,     // it has one, another run has none
+  kSteadyStateOtherWork = 3,  // its steady state does other work per instance than the first control run's
+};
+
+// One run's window(s). What one instance is ("NVTX range 'step'", "a
+// sequence of 5 kernels") and the run's window and why, in words ("steady
+// state: 12 instances of NVTX range 'step'", "GPU span, first GPU op to
+// last (no steady state found)"), are worded from these fields by
+// render/compare_windows_render.h (RunWindowUnit, RunWindowDescription).
 struct RunWindow {
   std::vector<Window> windows;
   // "steady_state_nvtx_range", "steady_state_kernel_sequence", "nvtx_range"
   // (a named range's instances), "gpu_span".
   std::string source;
-  // What one instance is: "NVTX range 'step'", "a sequence of 5 kernels";
-  // "" for gpu_span.
-  std::string unit;
+  std::string nvtx_name;                         // steady_state_nvtx_range, nvtx_range: the range
+  int64_t period_kernels = 0;                    // steady_state_kernel_sequence: kernels per repeat
+  std::optional<int> nvtx_instance;              // nvtx_range: the one instance asked for (1-based)
+  GpuSpanReason why = GpuSpanReason::kAskedFor;  // gpu_span
+  // gpu_span with kSteadyStateUnused or kSteadyStateOtherWork: the run's
+  // steady-state window.
+  WindowOrigin steady_state;
   int64_t instances = 1;
   // Steady states: the GPU start of each instance (of the first op
   // submitted in an NVTX instance; of the first kernel of a sequence's
@@ -71,9 +89,26 @@ struct RunWindow {
   // instance: autotuning, a graph's instantiation): the loop's period,
   // whether the GPU or the host sets it.
   std::vector<int64_t> instance_starts_ns;
-  // This run's window and why, in words: "steady state: 12 instances of
-  // NVTX range 'step'", "GPU span (no steady state found)".
-  std::string description;
+};
+
+// Why these windows, for the rules that name both sides' windows
+// (kSteadyStateMatched and the GPU span rules); worded by
+// render/compare_windows_render.h (CompareWindowNoteText).
+struct CompareWindowNote {
+  // kSteadyStateMatched, kGpuSpanWorkDiffers: every run's steady-state
+  // window, one per run, in run order.
+  std::vector<RunWindow> steady_control, steady_variant;
+  // kSteadyStateMatched: the work per instance differs, and so does the
+  // whole GPU activity's.
+  bool work_differs_everywhere = false;
+  // kGpuSpanWorkDiffers: the first difference in work per instance.
+  std::optional<WorkDifference> difference;
+  // kGpuSpanNoSteadyState: the runs without a steady state, in run order.
+  struct Run {
+    bool control = true;  // else variant
+    std::string path;
+  };
+  std::vector<Run> without_steady_state;
 };
 
 struct CompareWindowChoice {
@@ -81,8 +116,8 @@ struct CompareWindowChoice {
   bool per_instance = false;  // some run's windows hold more than one instance
   std::string nvtx_name;      // kSteadyStateSameRange, kNvtxMeasured, kNvtx
   // Why these windows, naming both sides' windows when they differ
-  // (kSteadyStateMatched and the GPU span rules); "" otherwise.
-  std::string note;
+  // (kSteadyStateMatched and the GPU span rules; no note otherwise).
+  CompareWindowNote note;
   std::vector<RunWindow> control, variant;  // one per run, in run order
 };
 

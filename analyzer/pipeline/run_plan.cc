@@ -40,7 +40,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
                                       const TraceHazards* hazards) {
   KeepLargeBuffersOnTheHeap();
   if (window.end_ns < window.start_ns) {
-    return absl::InvalidArgumentError(absl::StrCat(model.path, ": window ", window.label, " ends before it starts"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(model.path, ": window [", window.start_ns, " ns, ", window.end_ns, " ns) ends before it starts"));
   }
   WindowResults w;
   w.window = window;

@@ -12,12 +12,18 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/compare_windows_render.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/hazards_render.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
+
+std::string ValidationFailureText(const RunValidationFailure& f) {
+  return absl::StrCat(f.side, " ", f.path, ": ", f.validation);
+}
 
 std::string WorkDifferenceSentence(const WorkDifference& d) {
   if (d.expected_instances > 0 && d.actual_instances > 0) {  // per instance: counts over different instance counts
@@ -153,7 +159,8 @@ std::string CompareVerdictSentence(const CompareResult& r) {
       break;
     }
     case CompareVerdict::kValidationFailed:
-      s = absl::StrCat("Not verified: the workload's validation failed: ", r.validation_failures.front());
+      s = absl::StrCat("Not verified: the workload's validation failed: ",
+                       ValidationFailureText(r.validation_failures.front()));
       if (r.validation_failures.size() > 1)
         absl::StrAppend(&s, " (and ", r.validation_failures.size() - 1, " more runs)");
       absl::StrAppend(&s, ".");
@@ -244,9 +251,11 @@ nlohmann::json WorkJson(const WorkSummary& w) {
 }
 
 nlohmann::json RunJson(const CompareRun& run) {
+  const std::string unit = RunWindowUnit(run.window);
   nlohmann::json windows = nlohmann::json::array();
   for (const Window& w : run.windows) {
-    windows.push_back({{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"length_ns", w.length()}});
+    windows.push_back(
+        {{"label", WindowLabel(w)}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"length_ns", w.length()}});
   }
   return {{"path", run.path},
           {"pid", run.pid},
@@ -255,8 +264,8 @@ nlohmann::json RunJson(const CompareRun& run) {
           {"windows", windows},
           {"window",
            {{"source", run.window.source},
-            {"description", run.window.description},
-            {"unit", run.window.unit.empty() ? nlohmann::json() : nlohmann::json(run.window.unit)},
+            {"description", RunWindowDescription(run.window)},
+            {"unit", unit.empty() ? nlohmann::json() : nlohmann::json(unit)},
             {"instances", run.window.instances}}},
           {"time_per_instance_ns", run.metrics.time_per_instance_ns},
           {"total_interval_ns", run.metrics.total_interval_ns},
@@ -334,6 +343,9 @@ nlohmann::json CompareToJson(const CompareResult& r) {
     return out;
   };
   nlohmann::json diffs = diff_json(r.work_differences);
+  const std::string note = CompareWindowNoteText(r.window_rule, r.window_note);
+  std::vector<std::string> failures;
+  for (const RunValidationFailure& f : r.validation_failures) failures.push_back(ValidationFailureText(f));
   nlohmann::json metrics = nlohmann::json::array();
   for (const MetricComparison& m : r.metrics) {
     metrics.push_back({{"name", m.name},
@@ -359,7 +371,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
             {"figure", r.figure},
             {"text", CompareWindowRuleText(r)},
             {"compared", CompareModeText(r)},
-            {"note", r.window_note.empty() ? nlohmann::json() : nlohmann::json(r.window_note)}}},
+            {"note", note.empty() ? nlohmann::json() : nlohmann::json(note)}}},
           {"options",
            {{"noise_pct", r.options.noise_pct},
             {"goal", std::string(CompareGoalName(r.options.goal))},
@@ -373,9 +385,7 @@ nlohmann::json CompareToJson(const CompareResult& r) {
             {"differences", diffs},
             {"occasional", diff_json(r.occasional_work)}}},
           {"validation",
-           {{"passed", r.validation_passed},
-            {"failures", r.validation_failures},
-            {"not_recorded", r.validation_not_recorded}}},
+           {{"passed", r.validation_passed}, {"failures", failures}, {"not_recorded", r.validation_not_recorded}}},
           {"overlap_present", r.overlap_present},
           {"metrics", metrics},
           {"verdict",
@@ -402,8 +412,8 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
       << " (goal: " << CompareGoalName(r.options.goal) << ")\n";
   out << "Window: " << CompareWindowRuleText(r) << "\n";
   out << "Compared: " << CompareModeText(r) << "\n";
-  if (!r.window_note.empty()) {
-    for (const std::string& line : WrapParagraph(r.window_note, kReportTextColumns, "Note: ", "  ")) {
+  if (std::string note = CompareWindowNoteText(r.window_rule, r.window_note); !note.empty()) {
+    for (const std::string& line : WrapParagraph(note, kReportTextColumns, "Note: ", "  ")) {
       out << line << "\n";
     }
   }
@@ -418,7 +428,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
       }
       out << "\n";
       for (const std::string& line :
-           WrapParagraph(run.window.description, kReportTextColumns, "    window: ", "      ")) {
+           WrapParagraph(RunWindowDescription(run.window), kReportTextColumns, "    window: ", "      ")) {
         out << line << "\n";
       }
     }
@@ -445,7 +455,7 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
         << "\n";
   } else {
     out << "FAILED\n";
-    for (const std::string& f : r.validation_failures) out << "  " << f << "\n";
+    for (const RunValidationFailure& f : r.validation_failures) out << "  " << ValidationFailureText(f) << "\n";
   }
   out << "Overlap in the variant: " << (r.overlap_present ? "present" : "absent") << "\n";
   {

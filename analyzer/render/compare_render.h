@@ -46,6 +46,9 @@ std::string CompareModeText(const CompareResult& result);
 std::string CompareHazardSentence(const CompareResult& result);
 // "kernel 'k': 8 instances vs 10", "H2D copies: 3 (...) vs 4 (...)".
 std::string WorkDifferenceSentence(const WorkDifference& d);
+// "control a.sqlite: failed: checksum" (the side, the path, the validation
+// as recorded).
+std::string ValidationFailureText(const RunValidationFailure& f);
 
 }  // namespace streamscope
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -88,7 +89,7 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
   }
   return {{"analysis", "critical_path"},
           {"window",
-           {{"label", p.window.label},
+           {{"label", WindowLabel(p.window)},
             {"start_ns", p.window.start_ns},
             {"end_ns", p.window.end_ns},
             {"length_ns", p.window.length()}}},
@@ -103,7 +104,7 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
 }
 
 void RenderCriticalPathText(const CriticalPath& p, const TraceModel& m, int top, std::ostream& out) {
-  out << "Critical path — window '" << p.window.label << "'\n";
+  out << "Critical path — window '" << WindowLabel(p.window) << "'\n";
   if (p.segments.empty()) {
     out << "  No critical path: the window holds no GPU op that started in it.\n";
     return;

@@ -10,6 +10,7 @@
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -77,7 +78,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
   return {{"analysis", "diagnose"},
           {"window",
-           {{"label", r.window.label},
+           {{"label", WindowLabel(r.window)},
             {"start_ns", r.window.start_ns},
             {"end_ns", r.window.end_ns},
             {"length_ns", r.window.length()}}},
@@ -93,7 +94,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
 }
 
 void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostream& out, const std::string& indent) {
-  out << indent << "Diagnosis (" << r.window.label << ", " << FormatDuration(r.window.length()) << "; GPU span "
+  out << indent << "Diagnosis (" << WindowLabel(r.window) << ", " << FormatDuration(r.window.length()) << "; GPU span "
       << FormatDuration(r.gpu_span_ns) << ", busy " << FormatDuration(r.busy_ns) << ", ops overlapped "
       << FormatDuration(r.overlap_ns)
       << "). Checked in order: hardware, memory type, dependencies, hidden sync, CPU starvation, contention, "
@@ -142,7 +143,7 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
 }
 
 void InstanceCauses::Add(DiagnoseResult result) {
-  if (instances_++ == 0) name_ = InstancesName(result.window.label);
+  if (instances_++ == 0) name_ = InstancesName(WindowLabel(result.window));
   std::vector<int> seen;  // a cause can be found more than once per window (per device)
   for (const DiagnoseFinding& f : result.findings) {
     Cause& c = causes_[static_cast<int>(f.cause)];
@@ -160,7 +161,7 @@ void InstanceCauses::Add(DiagnoseResult result) {
   c.primary += 1;
   if (c.worst_label.empty() || primary->impact_ns > c.worst_ns) {
     c.worst_ns = primary->impact_ns;
-    c.worst_label = result.window.label;
+    c.worst_label = WindowLabel(result.window);
   }
   if (!worst_ || primary->impact_ns > worst_->primary()->impact_ns) worst_ = std::move(result);
 }

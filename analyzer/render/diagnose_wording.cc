@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/host_link_render.h"
 #include "analyzer/render/text_layout.h"
 
 namespace streamscope {
@@ -49,8 +50,8 @@ std::string ReferenceText(const PageableCopiesFacts::Direction& d) {
     case PageableCopiesFacts::Reference::kReferenceTrace:
       return absl::StrCat("pinned ", cat, " copies in ", d.reference_source);
     case PageableCopiesFacts::Reference::kDeviceLink:
-      return absl::StrCat("the device link's theoretical ceiling (", d.reference_source, ", ",
-                          absl::StrFormat("%.1f", d.link_bytes_per_ns), " GB/s per direction; no pinned ", cat,
+      return absl::StrCat("the device link's theoretical ceiling (", HostLinkName(d.link), ", ",
+                          absl::StrFormat("%.1f", d.link.bytes_per_ns), " GB/s per direction; no pinned ", cat,
                           " copy of similar size in this trace, and real copies stay below a link's ceiling)");
     case PageableCopiesFacts::Reference::kNone: break;
   }
@@ -123,13 +124,14 @@ std::string Summary(const CopyBoundFacts& x, int64_t, const TraceModel&) {
                    ") at ", Gbps(x.achieved_bytes_per_ns), ", ", FormatShare(share), " of ");
   if (x.reference == CopyBoundFacts::Reference::kThisTrace) {
     absl::StrAppend(&s, "the fastest pinned ", cat, " copies in this trace (", Gbps(x.reference_bytes_per_ns), ")");
-    if (!x.link.empty()) {
-      absl::StrAppend(&s, " and ", FormatShare(x.achieved_bytes_per_ns / x.link_bytes_per_ns), " of the ", x.link,
-                      " link's theoretical ceiling (", Gbps(x.link_bytes_per_ns), " per direction)");
+    if (x.link) {
+      absl::StrAppend(&s, " and ", FormatShare(x.achieved_bytes_per_ns / x.link_bytes_per_ns), " of the ",
+                      HostLinkName(*x.link), " link's theoretical ceiling (", Gbps(x.link_bytes_per_ns),
+                      " per direction)");
     }
   } else {
-    absl::StrAppend(&s, "the ", x.link, " link's theoretical ceiling (", Gbps(x.reference_bytes_per_ns),
-                    " per direction; real copies stay below it)");
+    absl::StrAppend(&s, "the ", x.link ? HostLinkName(*x.link) : std::string(), " link's theoretical ceiling (",
+                    Gbps(x.reference_bytes_per_ns), " per direction; real copies stay below it)");
   }
   absl::StrAppend(&s, ": the copies, not their scheduling, set the pace; ", FormatDuration(x.exposed_ns),
                   " of them ran while no kernel did");
@@ -390,6 +392,11 @@ std::map<std::string, std::string> DiagnoseLabels(const DiagnoseFinding& f) {
       if (d.reference == PageableCopiesFacts::Reference::kNone) continue;
       labels[std::string(OpCategoryName(d.category)) + "_reference"] = ReferenceText(d);
     }
+  }
+  if (const auto* x = std::get_if<CopyBoundFacts>(&f.facts)) {
+    labels["reference"] =
+        x->reference == CopyBoundFacts::Reference::kThisTrace ? "pinned copies in this trace" : "device link";
+    if (x->link) labels["link"] = HostLinkName(*x->link);
   }
   return labels;
 }

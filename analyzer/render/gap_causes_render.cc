@@ -8,6 +8,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -77,7 +78,7 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
 nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model) {
   nlohmann::json j;
   j["analysis"] = "gap_causes";
-  j["window"] = {{"label", r.window.label},
+  j["window"] = {{"label", WindowLabel(r.window)},
                  {"start_ns", r.window.start_ns},
                  {"end_ns", r.window.end_ns},
                  {"length_ns", r.window.length()}};
@@ -166,7 +167,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
 
 void RenderGapCausesText(const GapCausesResult& r, const TraceModel& model, std::ostream& out) {
   int64_t wlen = r.window.length();
-  out << "Gap causes (CPU starvation) — window '" << r.window.label << "', " << FormatDuration(wlen) << "\n";
+  out << "Gap causes (CPU starvation) — window '" << WindowLabel(r.window) << "', " << FormatDuration(wlen) << "\n";
   if (r.devices.empty()) {
     out << "  No GPU ops in the trace.\n";
     return;
@@ -248,7 +249,7 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
     for (const DeviceGapSummary& d : r.devices) {
       if (d.device_id == t.device_id) idle = d.idle_ns;
     }
-    causes.rows.push_back({r.window.label, int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
+    causes.rows.push_back({WindowLabel(r.window), int64_t{t.device_id}, std::string(GapCauseName(t.cause)),
                            int64_t{IsCpuStarvation(t.cause) ? 1 : 0}, NameCell(model, t.detail, IsApiName(t.cause)),
                            NameCell(model, t.detail, IsNvtxName(t.cause)),
                            t.tid >= 0 ? ResultValue(t.tid) : ResultValue(), t.ns, ShareOf(t.ns, idle), t.gaps});
@@ -271,7 +272,7 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
     };
     auto op_id = [&](int32_t op) { return op >= 0 ? ResultValue(model.ops.source_id[op]) : ResultValue(); };
     bool has_api = g.api >= 0;
-    worst.rows.push_back({r.window.label, rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
+    worst.rows.push_back({WindowLabel(r.window), rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
                           std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
                           op_table(g.next_op), op_id(g.next_op),
                           g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
@@ -281,8 +282,9 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
                           has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
     int64_t part_index = 0;
     for (const GapPart& p : g.parts) {
-      parts.rows.push_back({r.window.label, rank - 1, part_index++, std::string(GapCauseName(p.cause)), p.start_ns,
-                            p.end_ns, p.length(), p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
+      parts.rows.push_back({WindowLabel(r.window), rank - 1, part_index++, std::string(GapCauseName(p.cause)),
+                            p.start_ns, p.end_ns, p.length(),
+                            p.api >= 0 ? ResultValue(model.api.source_id[p.api]) : ResultValue(),
                             NameCell(model, p.detail, IsApiName(p.cause)),
                             p.nvtx >= 0 ? ResultValue(model.nvtx_ranges[p.nvtx].source_id) : ResultValue(),
                             NameCell(model, p.detail, IsNvtxName(p.cause))});

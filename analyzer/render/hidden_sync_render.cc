@@ -8,6 +8,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -67,7 +68,7 @@ size_t Limit(const HiddenSyncResult& r) { return static_cast<size_t>(std::max(r.
 nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) {
   nlohmann::json j;
   j["analysis"] = "hidden_sync";
-  j["window"] = {{"label", r.window.label},
+  j["window"] = {{"label", WindowLabel(r.window)},
                  {"start_ns", r.window.start_ns},
                  {"end_ns", r.window.end_ns},
                  {"length_ns", r.window.length()}};
@@ -152,7 +153,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
 void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::ostream& out) {
   int64_t w0 = r.window.start_ns;
   auto at = [&](int64_t t) { return "+" + FormatDuration(t - w0); };
-  out << "Hidden synchronization — window '" << r.window.label << "', " << FormatDuration(r.window.length()) << "\n";
+  out << "Hidden synchronization — window '" << WindowLabel(r.window) << "', " << FormatDuration(r.window.length())
+      << "\n";
 
   // (a)
   int64_t b2l = r.serialization_count[0], l2b = r.serialization_count[1];
@@ -243,16 +245,16 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
   summary.columns = {"window", "section", "name", "kind", "count", "observed", "ns", "waited_ns", "gpu_idle_ns"};
   for (int d = 0; d < 2; ++d) {
     std::string name = std::string(SerializationDirectionName(static_cast<SerializationDirection>(d)));
-    summary.rows.push_back({r.window.label, std::string("serialization"), name, name, r.serialization_count[d],
+    summary.rows.push_back({WindowLabel(r.window), std::string("serialization"), name, name, r.serialization_count[d],
                             r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue()});
   }
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
-    summary.rows.push_back({r.window.label, std::string("implicit"), std::string(m.strings.Get(t.name)),
+    summary.rows.push_back({WindowLabel(r.window), std::string("implicit"), std::string(m.strings.Get(t.name)),
                             std::string(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns,
                             t.waited_ns, ResultValue()});
   }
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
-    summary.rows.push_back({r.window.label, std::string("explicit"), std::string(SyncKindName(t.kind)),
+    summary.rows.push_back({WindowLabel(r.window), std::string("explicit"), std::string(SyncKindName(t.kind)),
                             std::string(SyncKindName(t.kind)), t.count, t.count, t.host_ns, ResultValue(),
                             t.gpu_idle_ns});
   }
@@ -263,7 +265,7 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                  "delayed_start_ns", "ready_ns",  "delay_ns",  "waited_op_table",  "waited_op_id",  "waited_stream_id",
                  "waited_end_ns"};
   for (const SerializationFinding& f : r.serialization) {
-    ser.rows.push_back({r.window.label, std::string(SerializationDirectionName(f.direction)),
+    ser.rows.push_back({WindowLabel(r.window), std::string(SerializationDirectionName(f.direction)),
                         int64_t{m.ops.device_id[f.delayed_op]}, op_table(f.delayed_op), op_id(f.delayed_op),
                         StreamIdCell(m, m.ops.stream[f.delayed_op]), m.ops.start_ns[f.delayed_op], f.ready_ns,
                         f.delay_ns, op_table(f.waited_op), op_id(f.waited_op),
@@ -276,7 +278,7 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                    "end_ns",           "duration_ns", "observed",   "own_op_table", "own_op_id", "waited_for_op_table",
                    "waited_for_op_id", "waited_ns",   "drained_ops"};
   for (const ImplicitSyncFinding& f : r.implicit_calls) {
-    calls.rows.push_back({r.window.label, m.api.source_id[f.api], std::string(m.strings.Get(m.api.name[f.api])),
+    calls.rows.push_back({WindowLabel(r.window), m.api.source_id[f.api], std::string(m.strings.Get(m.api.name[f.api])),
                           std::string(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api],
                           m.api.end_ns[f.api], CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op),
                           op_id(f.own_op), op_table(f.waited_for_op), op_id(f.waited_for_op), f.waited_ns,

@@ -8,6 +8,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -60,7 +61,7 @@ size_t Limit(const LaunchStatsResult& r) { return static_cast<size_t>(std::max(r
 nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m) {
   nlohmann::json j;
   j["analysis"] = "launch_stats";
-  j["window"] = {{"label", r.window.label},
+  j["window"] = {{"label", WindowLabel(r.window)},
                  {"start_ns", r.window.start_ns},
                  {"end_ns", r.window.end_ns},
                  {"length_ns", r.window.length()}};
@@ -133,7 +134,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
 }
 
 void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std::ostream& out) {
-  out << "Launch statistics — window '" << r.window.label << "', " << FormatDuration(r.window.length()) << "\n";
+  out << "Launch statistics — window '" << WindowLabel(r.window) << "', " << FormatDuration(r.window.length()) << "\n";
   if (r.kernel_count == 0) {
     out << "  No kernels started in the window.\n";
     return;
@@ -228,7 +229,7 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
     t.columns.push_back(c);
   }
   for (const KernelLaunchStats& k : r.kernels) {
-    std::vector<ResultValue> row = {r.window.label, k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
+    std::vector<ResultValue> row = {WindowLabel(r.window), k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
                                     int64_t{k.from_graph ? 1 : 0}, k.count, k.no_api_count};
     for (const Distribution* d : {&k.api_ns, &k.queue_ns, &k.gpu_ns}) {
       if (d->count == 0) {
@@ -253,7 +254,7 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
   s.columns = {"window",          "stream_id",          "device_id",           "kernels",
                "idle_between_ns", "graph_removable_ns", "graph_removable_gaps"};
   for (const StreamLaunchGaps& g : r.streams) {
-    s.rows.push_back({r.window.label, StreamId(m, g.stream), int64_t{g.device_id}, g.kernels, g.idle_between_ns,
+    s.rows.push_back({WindowLabel(r.window), StreamId(m, g.stream), int64_t{g.device_id}, g.kernels, g.idle_between_ns,
                       g.graph_removable_ns, g.graph_removable_gaps});
   }
   ResultTable gaps;
@@ -262,7 +263,7 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
                   "next_op_id", "next_start_ns", "idle_ns",   "api_id",    "api_start_ns", "tid"};
   int64_t rank = 1;
   for (const RemovableGap& g : r.worst_gaps) {
-    gaps.rows.push_back({r.window.label, rank++, StreamId(m, m.ops.stream[g.next_op]),
+    gaps.rows.push_back({WindowLabel(r.window), rank++, StreamId(m, m.ops.stream[g.next_op]),
                          int64_t{m.ops.device_id[g.next_op]}, m.ops.source_id[g.prev_op], m.ops.end_ns[g.prev_op],
                          m.ops.source_id[g.next_op], m.ops.start_ns[g.next_op], g.idle_ns, m.api.source_id[g.api],
                          m.api.start_ns[g.api], m.api.tid[g.api]});

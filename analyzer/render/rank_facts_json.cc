@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -30,7 +31,8 @@ RankFacts ProcessFromJson(const nlohmann::json& p) {
   f.windows_are_steps = p.at("windows_are_steps").get<bool>();
   for (const nlohmann::json& w : p.at("windows")) {
     RankWindowFacts wf;
-    wf.label = w.at("label").get<std::string>();
+    wf.origin.kind = WindowKind::kNamed;
+    wf.origin.name = w.at("label").get<std::string>();
     wf.start_ns = w.at("start_ns").get<int64_t>();
     wf.end_ns = w.at("end_ns").get<int64_t>();
     for (const nlohmann::json& d : w.at("devices")) {
@@ -64,7 +66,8 @@ nlohmann::json RankFactsToJson(const std::vector<RankFacts>& processes) {
       for (const RankDeviceFigures& d : w.devices) {
         devices.push_back({d.device_id, d.window_ns, d.busy_ns, d.idle_ns, d.comm_ns, d.compute_ns, d.overlapped_ns});
       }
-      windows.push_back({{"label", w.label}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"devices", devices}});
+      windows.push_back(
+          {{"label", WindowLabel(w.origin)}, {"start_ns", w.start_ns}, {"end_ns", w.end_ns}, {"devices", devices}});
     }
     nlohmann::json collectives = nlohmann::json::array();
     for (const std::string& name : f.comm_names) collectives.push_back(CollectiveOf(name));

@@ -22,6 +22,7 @@
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/timing_audit_render.h"
 #include "analyzer/render/trace_summary_render.h"
+#include "analyzer/render/window_label.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -30,7 +31,7 @@ namespace {
 InstanceFigures FiguresOf(const WindowResults& w, size_t index, const TraceModel& model, int64_t trace_start_ns) {
   InstanceFigures x;
   x.index = index;
-  x.label = w.window.label;
+  x.label = WindowLabel(w.window);
   x.start_ns = w.window.start_ns - trace_start_ns;
   x.length_ns = w.window.length();
   for (const DeviceGaps& g : w.idle.devices) {
@@ -115,7 +116,7 @@ nlohmann::json WindowSpecJson(const WindowSpec& spec) {
 nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model, const RenderOptions& render,
                           const WindowSpec& spec, int window_count, int64_t trace_start_ns) {
   nlohmann::json j = {{"index", index},
-                      {"label", w.window.label},
+                      {"label", WindowLabel(w.window)},
                       {"start_ns", w.window.start_ns},
                       {"end_ns", w.window.end_ns},
                       {"length_ns", w.window.length()},
@@ -273,7 +274,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     auto render_window = [&](const WindowResults& w) {
       if (!any_window_section) return;
       separate();
-      out << "Window " << w.window.label << ": " << FormatDuration(w.window.length()) << " at "
+      out << "Window " << WindowLabel(w.window) << ": " << FormatDuration(w.window.length()) << " at "
           << FormatOffset(w.window.start_ns - t.summary.whole.start_ns) << " from the trace start ["
           << w.window.start_ns << ", " << w.window.end_ns << ") ns\n";
       if (shown("overlap")) RenderOverlapText(w.overlap, t.model, render, out);
@@ -361,7 +362,7 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
   for (size_t i = 0; i < t.windows.size(); ++i) {
     const WindowResults& w = t.windows[i];
     int64_t index = static_cast<int64_t>(i);
-    windows.rows.push_back({index, w.window.label, w.window.start_ns, w.window.end_ns, w.window.length()});
+    windows.rows.push_back({index, WindowLabel(w.window), w.window.start_ns, w.window.end_ns, w.window.length()});
     merge(index, OverlapToTables(w.overlap, t.model));
     merge(index, IdleGapsToTables(w.idle, t.model));
     merge(index, CommunicationToTables(w.communication));

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/op_ref.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 
@@ -34,7 +35,7 @@ nlohmann::json SteadyStateToJson(const SteadyState& s, const TraceModel& m) {
                      {"excess_ns", f.excess_ns()}});
   }
   nlohmann::json j = {{"method", std::string(SteadyStateMethodName(s.method))},
-                      {"label", s.window.label},
+                      {"label", WindowLabel(s.window)},
                       {"start_ns", s.window.start_ns},
                       {"end_ns", s.window.end_ns},
                       {"length_ns", s.window.length()},

@@ -8,6 +8,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/text_layout.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -135,7 +136,7 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     }
     lines.push_back(wrapped.substr(from));
   };
-  add(absl::StrCat("Summary of window ", ShortenMiddle(s.window.label, kMaxLabelColumns), ", ",
+  add(absl::StrCat("Summary of window ", ShortenMiddle(WindowLabel(s.window), kMaxLabelColumns), ", ",
                    FormatDuration(s.window.length()), " at ", FormatOffset(s.window.start_ns - s.trace_start_ns), " (",
                    Chosen(s), ")"));
   if (s.devices.empty()) {
@@ -227,7 +228,7 @@ nlohmann::json SummaryToJson(const ReportSummary& s) {
          {"change", f.change}});
   }
   return {{"window",
-           {{"label", s.window.label},
+           {{"label", WindowLabel(s.window)},
             {"start_ns", s.window.start_ns},
             {"end_ns", s.window.end_ns},
             {"length_ns", s.window.length()},

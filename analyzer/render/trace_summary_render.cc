@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/analysis/host_link_rate.h"
 #include "analyzer/base/units.h"
+#include "analyzer/render/host_link_render.h"
 
 namespace streamscope {
 namespace {
@@ -15,7 +16,7 @@ std::string CountName(int c) { return c == 0 ? "kernels" : std::string(OpCategor
 std::string HostLinkText(const Device::HostLink& l) {
   std::optional<HostLinkRate> rate = RateOfHostLink(l);
   if (!rate) return absl::StrCat("host link not readable (from ", l.source, ")");
-  std::string s = absl::StrCat("host link ", rate->label, " (", absl::StrFormat("%.1f", rate->bytes_per_ns),
+  std::string s = absl::StrCat("host link ", HostLinkName(*rate), " (", absl::StrFormat("%.1f", rate->bytes_per_ns),
                                " GB/s per direction, a theoretical ceiling");
   if (l.c2c_enabled != 1 && l.pcie_gen_current > 0 && l.pcie_width_current > 0 &&
       (l.pcie_gen_current != l.pcie_gen_max || l.pcie_width_current != l.pcie_width_max)) {
@@ -67,7 +68,7 @@ void AddHostLinkJson(const Device& d, nlohmann::json* device) {
       {"pcie_gen_max", figure(d.link.pcie_gen_max)},
       {"pcie_width_max", figure(d.link.pcie_width_max)},
       {"c2c", d.link.c2c_enabled < 0 ? nlohmann::json() : nlohmann::json(d.link.c2c_enabled == 1)},
-      {"label", rate ? nlohmann::json(rate->label) : nlohmann::json()},
+      {"label", rate ? nlohmann::json(HostLinkName(*rate)) : nlohmann::json()},
       {"bytes_per_ns_per_direction", rate ? nlohmann::json(rate->bytes_per_ns) : nlohmann::json()}};
 }
 

@@ -50,7 +50,7 @@ TraceModel ThreeDeviceModel() {
 
 TEST(Communication, OverlapExposedAndHiddenShareAreUnionsPerDevice) {
   TraceModel m = ThreeDeviceModel();
-  CommunicationResult r = AnalyzeCommunication(m, Window{0, 500, "whole"});
+  CommunicationResult r = AnalyzeCommunication(m, Window{0, 500, {}});
   ASSERT_EQ(r.devices.size(), 2u) << "device 2 has no communication and is not listed";
   const DeviceCommunication* d0 = FindDevice(r, 0);
   ASSERT_NE(d0, nullptr);
@@ -74,7 +74,7 @@ TEST(Communication, OverlapExposedAndHiddenShareAreUnionsPerDevice) {
 
 TEST(Communication, OpsAreClippedToTheWindow) {
   TraceModel m = ThreeDeviceModel();
-  CommunicationResult r = AnalyzeCommunication(m, Window{60, 200, "explicit"});
+  CommunicationResult r = AnalyzeCommunication(m, Window{60, 200, {}});
   const DeviceCommunication* d0 = FindDevice(r, 0);
   ASSERT_NE(d0, nullptr);
   EXPECT_EQ(d0->comm_ns, 140);    // [60,200)
@@ -105,7 +105,7 @@ TraceModel Rank(std::string rank, std::vector<int64_t> starts, std::vector<int64
 
 std::vector<RankInput> Inputs(const std::vector<TraceModel>& models) {
   std::vector<RankInput> inputs;
-  for (const TraceModel& m : models) inputs.push_back({&m, {Window{0, 2000, "whole"}}});
+  for (const TraceModel& m : models) inputs.push_back({&m, {Window{0, 2000, {}}}});
   return inputs;
 }
 

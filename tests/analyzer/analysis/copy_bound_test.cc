@@ -61,7 +61,6 @@ Window GpuWindow(const TraceModel& m) {
   Window w;
   w.start_ns = m.ops.start_ns.front();
   for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  w.label = "test";
   return w;
 }
 
@@ -94,7 +93,7 @@ TEST(CopyBandwidthBound, BackToBackPinnedCopiesAtTheirOwnRateAreTheLimit) {
   EXPECT_EQ(x.reference, CopyBoundFacts::Reference::kThisTrace);  // measured beats theoretical
   EXPECT_NEAR(x.reference_bytes_per_ns, 52.43, 0.01);
   EXPECT_NEAR(x.link_bytes_per_ns, 63.015, 0.001);
-  EXPECT_EQ(f->labels.at("link"), "PCIe 5.0 x16");
+  EXPECT_EQ(DiagnoseLabels(*f).at("link"), "PCIe 5.0 x16");
   std::string summary = DiagnoseSummary(*f, m);
   EXPECT_NE(summary.find("40 D2H copies on device 0 (640.00 MiB) kept a copy engine busy 12.8 ms (99% of the GPU span"),
             std::string::npos)
@@ -129,7 +128,7 @@ TEST(CopyBandwidthBound, WithoutPinnedCopiesTheLinkIsTheReference) {
   const auto& x = std::get<CopyBoundFacts>(f->facts);
   EXPECT_EQ(x.reference, CopyBoundFacts::Reference::kDeviceLink);
   EXPECT_NEAR(x.reference_bytes_per_ns, 63.015, 0.001);
-  EXPECT_EQ(f->labels.at("reference"), "device link");
+  EXPECT_EQ(DiagnoseLabels(*f).at("reference"), "device link");
   EXPECT_NE(DiagnoseSummary(*f, m).find("83% of the PCIe 5.0 x16 link's theoretical ceiling"), std::string::npos)
       << DiagnoseSummary(*f, m);
 }

@@ -92,7 +92,7 @@ TEST(CriticalPath, SyncWaitIsFollowedBackIntoTheGpu) {
 
 TEST(CriticalPath, WindowClipsThePath) {
   TraceModel m = testing::HostSleepTrace();
-  Window w{5000 * kUs, 11425 * kUs, "late"};
+  Window w{5000 * kUs, 11425 * kUs, {}};
   CriticalPath p = FindCriticalPath(m, w);
   ExpectTiled(p);
   EXPECT_GE(p.start_ns, w.start_ns);

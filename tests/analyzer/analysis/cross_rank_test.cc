@@ -35,7 +35,7 @@ TraceModel Rank(int rank, std::string host, int64_t base, std::vector<std::pair<
   return m;
 }
 
-Window Whole(int64_t base) { return Window{base, base + 2000, "whole"}; }
+Window Whole(int64_t base) { return Window{base, base + 2000, {}}; }
 
 TEST(CrossRank, ClocksOfDifferentHostsAreAlignedOnTheEndsOfTheirCollectives) {
   // Rank 1's host clock is 5 s ahead, its wall clock 1 ms off. Both
@@ -86,7 +86,7 @@ TEST(CrossRank, EndsThatStillDisagreeAfterAlignmentAreSaidToBeMismatched) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "a", 0, {{100, 200}, {1100, 1200}, {1300, 3000000}}));
   m.push_back(Rank(1, "b", 0, {{1100, 1200}, {1300, 3000000}}));
-  const std::vector<Window> whole = {Window{0, 4'000'000, "whole"}};
+  const std::vector<Window> whole = {Window{0, 4'000'000, {}}};
   CrossRankResult r = AnalyzeCrossRank({{&m[0], whole}, {&m[1], whole}}, 10);
   EXPECT_GT(r.alignment.residual_max_ns, 100'000);
   bool said = false;
@@ -124,7 +124,7 @@ TEST(CrossRank, EachStepNamesTheRankTheOthersWaitedFor) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "node1", 0, {{100, 400}, {1500, 1600}}));
   m.push_back(Rank(1, "node1", 0, {{250, 400}, {1050, 1600}}));
-  std::vector<Window> steps = {{0, 1000, "step #1"}, {1000, 2000, "step #2"}};
+  std::vector<Window> steps = {{0, 1000, {}}, {1000, 2000, {}}};
   CrossRankResult r = AnalyzeCrossRank({{&m[0], steps, true}, {&m[1], steps, true}}, 10);
   ASSERT_EQ(r.steps.size(), 2u);
   EXPECT_EQ(r.steps[0].step, 0);

@@ -205,7 +205,7 @@ TEST(DependencyGraph, NestedDriverCallBelongsToItsRuntimeCall) {
 
 TEST(DependencyGraph, OpsBeforeTheWindowAreFixedSources) {
   TraceModel m = testing::HostSleepTrace();
-  Window w{(1000 + 2030 * 2) * kUs, 11425 * kUs, "steps 2-4"};
+  Window w{(1000 + 2030 * 2) * kUs, 11425 * kUs, {}};
   DependencyGraph g = BuildDependencyGraph(m, w);
   EXPECT_EQ(g.recorded_end_ns(), 11425 * kUs);
   EXPECT_EQ(g.call_count(), 9u);

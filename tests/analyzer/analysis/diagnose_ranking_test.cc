@@ -14,6 +14,7 @@
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/diagnose_wording.h"
+#include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/planted_traces.h"
 
@@ -205,7 +206,7 @@ TEST(DiagnoseRanking, LongStartupDefaultWindowIsTheStepInstancesWithStartupApart
   ASSERT_TRUE(windows.ok());
   ASSERT_EQ(windows->size(), 1u);
   const Window& w = windows->front();
-  EXPECT_NE(w.label.find("20 instances of NVTX range 'step'"), std::string::npos) << w.label;
+  EXPECT_NE(WindowLabel(w).find("20 instances of NVTX range 'step'"), std::string::npos) << WindowLabel(w);
   EXPECT_GE(w.start_ns, s.startup.end) << "start-up lies outside the default window";
   absl::StatusOr<WindowResults> r = RunPlan(m, w, ReportPlan(false, 10, 10'000));
   ASSERT_TRUE(r.ok());

@@ -32,7 +32,6 @@ Window GpuWindow(const TraceModel& m) {
   Window w;
   w.start_ns = m.ops.start_ns.front();
   for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  w.label = "test";
   return w;
 }
 
@@ -393,7 +392,7 @@ TEST(Diagnose, JsonAndTextNameThePrimaryCauseWithEvidence) {
 
 TEST(Diagnose, EmptyWindowHasNoFindingsAndSaysSo) {
   TraceModel m = SequentialOnOneStream();
-  Window w{us(5000), us(6000), "empty"};
+  Window w{us(5000), us(6000), {}};
   DiagnoseResult r = AnalyzeDiagnose(m, w, {});
   EXPECT_TRUE(r.findings.empty());
   ASSERT_FALSE(r.notes.empty());

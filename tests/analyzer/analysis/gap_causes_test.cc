@@ -18,7 +18,7 @@ using testing::ModelBuilder;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 
-Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
+Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
 
 int64_t CauseNs(const GapCausesResult& r, GapCause c) { return r.cause_ns[static_cast<int>(c)]; }
 

@@ -21,7 +21,7 @@ using Access = MemoryAccess::Access;
 
 constexpr int64_t kS1 = 11, kS2 = 12;
 constexpr uint64_t kBuf = 0x7000'0000;
-const Window kWhole{0, 1'000'000, "whole"};
+const Window kWhole{0, 1'000'000, {}};
 
 // Two streams; a H2D copy on s1 into the buffer and a kernel on s2, with or
 // without the event wait that orders the kernel after the copy.
@@ -165,8 +165,8 @@ TEST(Hazards, AccessesWithoutAnOpAreCountedNotFatal) {
 
 TEST(Hazards, AHazardBelongsToTheWindowOfItsLaterOp) {
   CopyThenKernel t = MakeCopyThenKernel(false, 5000);
-  EXPECT_EQ(AnalyzeHazards(t.model, Window{0, 1000, "early"}).possible_count, 0);
-  EXPECT_EQ(AnalyzeHazards(t.model, Window{1000, 10000, "late"}).possible_count, 1);
+  EXPECT_EQ(AnalyzeHazards(t.model, Window{0, 1000, {}}).possible_count, 0);
+  EXPECT_EQ(AnalyzeHazards(t.model, Window{1000, 10000, {}}).possible_count, 1);
 }
 
 TEST(Hazards, NoAccessRecordsMeansNotChecked) {

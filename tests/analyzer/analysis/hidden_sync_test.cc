@@ -14,7 +14,7 @@ using testing::ModelBuilder;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 
-Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
+Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
 
 const ImplicitSyncTotal* TotalFor(const HiddenSyncResult& r, const TraceModel& m, std::string_view name) {
   for (const ImplicitSyncTotal& t : r.implicit_totals) {

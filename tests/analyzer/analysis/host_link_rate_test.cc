@@ -1,5 +1,6 @@
 // Known answers for the host link's theoretical per-direction rate.
 #include "analyzer/analysis/host_link_rate.h"
+#include "analyzer/render/host_link_render.h"
 
 #include "gtest/gtest.h"
 
@@ -39,10 +40,10 @@ TEST(HostLinkRate, MaximumLinkWinsOverAnIdleDownTrainedOne) {
   std::optional<HostLinkRate> r = RateOfHostLink(Pcie(1, 16, 5, 16));
   ASSERT_TRUE(r.has_value());
   EXPECT_NEAR(r->bytes_per_ns, 63.015, 0.001);
-  EXPECT_EQ(r->label, "PCIe 5.0 x16");
+  EXPECT_EQ(HostLinkName(*r), "PCIe 5.0 x16");
   std::optional<HostLinkRate> current_only = RateOfHostLink(Pcie(4, 8, -1, -1));
   ASSERT_TRUE(current_only.has_value());
-  EXPECT_EQ(current_only->label, "PCIe 4.0 x8");
+  EXPECT_EQ(HostLinkName(*current_only), "PCIe 4.0 x8");
 }
 
 TEST(HostLinkRate, NvlinkC2cIsFourHundredFiftyGigabytesPerDirection) {
@@ -51,7 +52,7 @@ TEST(HostLinkRate, NvlinkC2cIsFourHundredFiftyGigabytesPerDirection) {
   std::optional<HostLinkRate> r = RateOfHostLink(l);
   ASSERT_TRUE(r.has_value());
   EXPECT_DOUBLE_EQ(r->bytes_per_ns, 450.0);
-  EXPECT_EQ(r->label, "NVLink-C2C");
+  EXPECT_EQ(HostLinkName(*r), "NVLink-C2C");
 }
 
 TEST(HostLinkRate, ModelRatesByDevice) {

@@ -88,7 +88,7 @@ TEST(IdleGaps, StreamGapsLieBetweenTheStreamsOwnOps) {
 
 TEST(IdleGaps, AnExplicitWindowAddsLeadingAndTrailingGaps) {
   for (const TraceModel& m : BothWays(TwoStreams())) {
-    IdleGapsResult r = Gaps(m, Window{0, 600, "explicit"}, 0);
+    IdleGapsResult r = Gaps(m, Window{0, 600, {}}, 0);
     const DeviceGaps& d = r.devices[0];
     EXPECT_EQ(d.gap_count, 4);
     EXPECT_EQ(d.idle_ns, 340);
@@ -104,7 +104,7 @@ TEST(IdleGaps, AnExplicitWindowAddsLeadingAndTrailingGaps) {
 
 TEST(IdleGaps, OpsCrossingTheWindowAreClipped) {
   for (const TraceModel& m : BothWays(TwoStreams())) {
-    IdleGapsResult r = Gaps(m, Window{250, 420, "explicit"}, 0);
+    IdleGapsResult r = Gaps(m, Window{250, 420, {}}, 0);
     const DeviceGaps& d = r.devices[0];
     EXPECT_EQ(d.busy_ns, 50 + 20);  // [250,300) and [400,420)
     EXPECT_EQ(d.idle_ns, 100);
@@ -148,7 +148,7 @@ TEST(IdleGaps, EachDeviceHasItsOwnGaps) {
 
 TEST(IdleGaps, ADeviceWithNoOpsInTheWindowIsIdleThroughout) {
   for (const TraceModel& m : BothWays(TwoStreams())) {
-    IdleGapsResult r = Gaps(m, Window{1000, 2000, "after"}, 0);
+    IdleGapsResult r = Gaps(m, Window{1000, 2000, {}}, 0);
     EXPECT_EQ(r.devices[0].idle_ns, 1000);
     EXPECT_EQ(r.devices[0].op_count, 0);
     EXPECT_TRUE(r.streams.empty());

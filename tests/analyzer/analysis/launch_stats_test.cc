@@ -14,7 +14,7 @@ using testing::ModelBuilder;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 
-Window W(int64_t start, int64_t end) { return Window{start, end, "test"}; }
+Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
 
 const KernelLaunchStats* Group(const LaunchStatsResult& r, const TraceModel& m, std::string_view name,
                                bool graph = false) {

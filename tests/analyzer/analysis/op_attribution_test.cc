@@ -95,7 +95,7 @@ TEST(OpAttribution, GpuTimePerOperatorAndAnnotationSumsTheOpsTheyLaunched) {
 
 TEST(OpAttribution, GpuTimeIsClippedToTheWindow) {
   TraceModel m = LoadSynthetic();
-  Window w{kBase + 25'000, kBase + 60'000, "explicit"};
+  Window w{kBase + 25'000, kBase + 60'000, {}};
   OpAttributionResult r = AnalyzeOpAttribution(m, w);
   EXPECT_EQ(r.op_count, 4);  // gemm_a, H2D, relu, memset
   EXPECT_EQ(TimeByName(m, r.by_operator),
@@ -114,7 +114,7 @@ TEST(OpAttribution, NvtxRangesOfAStreamscopeTraceAreAnnotations) {
   b.Kernel("k_none", 13, 2'000, 2'100, testing::ApiTimes{1'500, 1'510, 1});
   b.Kernel("k_unknown_call", 13, 800, 900);
   TraceModel m = b.Build();
-  OpAttributionResult r = AnalyzeOpAttribution(m, Window{0, 3'000, "explicit"});
+  OpAttributionResult r = AnalyzeOpAttribution(m, Window{0, 3'000, {}});
   EXPECT_FALSE(r.has_cpu_ops);
   EXPECT_TRUE(r.has_annotations);
   EXPECT_EQ(r.without_call, 1);
@@ -131,7 +131,7 @@ TEST(OpAttribution, ATraceWithoutRangesHasNothingToAttribute) {
   b.Stream(13, StreamKind::kNonBlocking);
   b.Kernel("k", 13, 500, 600, testing::ApiTimes{150, 160, 1});
   TraceModel m = b.Build();
-  OpAttributionResult r = AnalyzeOpAttribution(m, Window{0, 1'000, "explicit"});
+  OpAttributionResult r = AnalyzeOpAttribution(m, Window{0, 1'000, {}});
   EXPECT_FALSE(r.any_ranges());
   EXPECT_TRUE(r.ops.empty());
   EXPECT_TRUE(r.by_annotation.empty());

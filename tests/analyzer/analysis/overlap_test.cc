@@ -142,7 +142,7 @@ TEST(Overlap, OpsCrossingTheWindowBordersAreClipped) {
   t.Kernel(1, 10, 1000);
   t.Copy(OpCategory::kHtoD, 2, 500, 1500);
   for (const TraceModel& m : BothWays(t)) {
-    Window w{600, 1200, "explicit"};
+    Window w{600, 1200, {}};
     OverlapResult r = AnalyzeOverlap(m, w, {});
     const DeviceOverlap& d = Device(r, 0);
     EXPECT_EQ(d.category_ns[0], 400);
@@ -157,7 +157,7 @@ TEST(Overlap, OpsCrossingTheWindowBordersAreClipped) {
     EXPECT_EQ(d.intervals[0].start_ns, 600);
     EXPECT_EQ(d.intervals[0].end_ns, 1000);
     // An op entirely outside the window is not counted.
-    OverlapResult before = AnalyzeOverlap(m, Window{1600, 1700, "after"}, {});
+    OverlapResult before = AnalyzeOverlap(m, Window{1600, 1700, {}}, {});
     EXPECT_EQ(Device(before, 0).busy_ns, 0);
     EXPECT_TRUE(Device(before, 0).pairs.empty());
   }

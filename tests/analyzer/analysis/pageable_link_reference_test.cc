@@ -11,6 +11,7 @@
 #include "analyzer/analysis/host_link_rate.h"
 #include "analyzer/analysis/what_if.h"
 #include "analyzer/render/diagnose_wording.h"
+#include "analyzer/render/host_link_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -52,7 +53,6 @@ Window GpuWindow(const TraceModel& m) {
   Window w;
   w.start_ns = m.ops.start_ns.front();
   for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  w.label = "test";
   return w;
 }
 
@@ -130,7 +130,7 @@ TEST(PageableLinkReference, NvlinkC2cDeviceUsesItsCeiling) {
   TraceModel m = OnePageableCopy(Link(5, 16, /*c2c=*/1));
   DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
-  EXPECT_EQ(H2D(f).reference_source, "NVLink-C2C");
+  EXPECT_EQ(HostLinkName(H2D(f).link), "NVLink-C2C");
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 45.0, 0.01);
 }
 

@@ -13,6 +13,7 @@
 #include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/what_if.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -85,7 +86,7 @@ TEST(ReplayRealTraces, ReferenceWorkloadsHaveAnNvtxSteadyStateOrTheirGpuSpan) {
     for (const TraceModel& m : *models) {
       const SteadyState& s = DefaultSteadyState(m);
       std::cout << path << ": " << SteadyStateMethodName(s.method) << " [" << s.window.start_ns << ", "
-                << s.window.end_ns << ") '" << s.window.label << "', start-up " << s.startup.length() << " ns, "
+                << s.window.end_ns << ") '" << WindowLabel(s.window) << "', start-up " << s.startup.length() << " ns, "
                 << s.first_launches.size() << " first launches (" << s.first_launch_excess_ns << " ns)\n";
       EXPECT_NE(s.method, SteadyStateMethod::kNone) << path;
       if (m.ops.size() > 0) {

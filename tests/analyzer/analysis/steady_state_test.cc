@@ -1,4 +1,5 @@
 #include "analyzer/analysis/steady_state.h"
+#include "analyzer/render/window_label.h"
 
 #include <string>
 
@@ -50,7 +51,7 @@ TEST(SteadyState, RepeatedNvtxRangeAfterLongStartupIsTheSteadyState) {
   EXPECT_EQ(s.nvtx_depth, 1);
   EXPECT_EQ(s.window.start_ns, 100 * kMs + 100 * kUs) << "from the steady state's first GPU op";
   EXPECT_EQ(s.window.end_ns, 110 * kMs);
-  EXPECT_EQ(s.window.label, "steady state: 10 instances of NVTX range 'step'");
+  EXPECT_EQ(WindowLabel(s.window), "steady state: 10 instances of NVTX range 'step'");
   EXPECT_NEAR(s.gpu_share, 6.0 / 6.1, 1e-9);  // the warm-up kernel is outside
   // Start-up: from the first call to the first GPU op.
   EXPECT_EQ(s.startup.start, 1 * kMs);
@@ -88,7 +89,7 @@ TEST(SteadyState, RangeCoveringLittleGpuWorkIsNotTheSteadyState) {
   EXPECT_EQ(s.method, SteadyStateMethod::kGpuSpan);
   EXPECT_EQ(s.window.start_ns, 20 * kUs);
   EXPECT_EQ(s.window.end_ns, 9 * kMs);
-  EXPECT_EQ(s.window.label, "GPU activity (no steady state found)");
+  EXPECT_EQ(WindowLabel(s.window), "GPU activity (no steady state found)");
 }
 
 // Without NVTX: 100 ms of start-up with two one-off kernels, then 10
@@ -118,7 +119,7 @@ TEST(SteadyState, RepeatingKernelSequenceWithoutNvtxIsFound) {
   EXPECT_EQ(m.strings.Get(m.ops.name[s.last_kernel]), "c");
   EXPECT_EQ(s.window.start_ns, 100 * kMs + 5 * kUs);   // the first kernel of the stretch
   EXPECT_EQ(s.window.end_ns, 100 * kMs + 2995 * kUs);  // the last kernel's end
-  EXPECT_EQ(s.window.label, "steady state: 10 repeats of a sequence of 3 kernels");
+  EXPECT_EQ(WindowLabel(s.window), "steady state: 10 repeats of a sequence of 3 kernels");
   EXPECT_EQ(s.startup.end, 95 * kMs);
 }
 

@@ -15,7 +15,7 @@ using testing::Record;
 using testing::WaitEvent;
 
 constexpr int64_t kS1 = 11, kS2 = 12;
-const Window kWhole{0, 1'000'000, "whole"};
+const Window kWhole{0, 1'000'000, {}};
 constexpr int64_t kStart = 0x5A, kStop = 0x5B;
 
 void Elapsed(ModelBuilder& b, int64_t ts, double ms) {
@@ -158,7 +158,7 @@ TEST(TimingAudit, RandomTracesNeverCrash) {
     e.ts_ns = 10;
     m.event_ops.push_back(e);
     HappensBefore hb(m);
-    TimingAuditResult r = AnalyzeTimingAudit(m, &hb, Window{INT64_MIN / 4, INT64_MAX / 4, "all"});
+    TimingAuditResult r = AnalyzeTimingAudit(m, &hb, Window{INT64_MIN / 4, INT64_MAX / 4, {}});
     EXPECT_GE(r.nvtx_ranges, 0);
   }
 }

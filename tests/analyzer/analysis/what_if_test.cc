@@ -93,7 +93,7 @@ TEST(WhatIf, PlantedCausesAreRankedByWhatRemovingThemSaves) {
   EXPECT_EQ(pageable->estimated_saving_ns, 1550 * kUs);
   EXPECT_EQ(pageable->measured_cost_ns, 2000 * kUs);
   EXPECT_TRUE(pageable->estimable);
-  EXPECT_EQ(pageable->rate_source, "pinned copies in this trace");
+  EXPECT_EQ(pageable->rate_source, WhatIfRateSource::kThisTrace);
   EXPECT_EQ(pageable->op_count, 5);
   EXPECT_EQ(sync->estimated_saving_ns, 1275 * kUs);
   EXPECT_EQ(sync->measured_cost_ns, 1570 * kUs);
@@ -136,7 +136,7 @@ TEST(WhatIf, PageableCopyWithoutPinnedCopiesUsesTheDeviceLinkOrSaysItCannot) {
   const WhatIfEstimate* copy = Find(r, WhatIfKind::kPageableCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_FALSE(copy->estimable);
-  EXPECT_EQ(copy->rate_source, "none");
+  EXPECT_EQ(copy->rate_source, WhatIfRateSource::kNone);
   EXPECT_EQ(copy->unestimated_ops, 1);
   EXPECT_EQ(copy->measured_cost_ns, 1000 * kUs);
   EXPECT_EQ(&r.estimates.back(), copy) << "causes without an estimate come last";
@@ -149,7 +149,7 @@ TEST(WhatIf, PageableCopyWithoutPinnedCopiesUsesTheDeviceLinkOrSaysItCannot) {
   copy = Find(r, WhatIfKind::kPageableCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_TRUE(copy->estimable);
-  EXPECT_EQ(copy->rate_source, "device link");
+  EXPECT_EQ(copy->rate_source, WhatIfRateSource::kDeviceLink);
   EXPECT_EQ(copy->estimated_saving_ns, 910 * kUs);
 }
 
@@ -239,7 +239,7 @@ TEST(WhatIf, DroppingTheLegacyStreamRulesLetsTheStreamsOverlap) {
 TEST(WhatIf, NvtxWindowCountsOnlyHostWorkInsideIt) {
   // The sleep trace's steps 2-4 only: window from step 2's start.
   TraceModel m = testing::HostSleepTrace();
-  Window w{(1000 + 2030 * 2) * kUs, 11425 * kUs, "steps 2-4"};
+  Window w{(1000 + 2030 * 2) * kUs, 11425 * kUs, {}};
   WhatIfResult r = EstimateSavings(m, w);
   EXPECT_EQ(r.recorded_end_ns, 11425 * kUs);
   EXPECT_EQ(r.replay_error, 0);
@@ -347,7 +347,7 @@ TEST(WhatIf, EmptyWindowAndEmptyTraceGiveNoCause) {
   EXPECT_TRUE(r.estimates.empty());
   EXPECT_EQ(r.replay_error, 0);
   TraceModel m = testing::HostSleepTrace();
-  r = EstimateSavings(m, Window{-10, -5, "before"});
+  r = EstimateSavings(m, Window{-10, -5, {}});
   EXPECT_TRUE(r.estimates.empty());
 }
 
@@ -358,7 +358,7 @@ TEST(WhatIf, InconsistentTracesNeverCrash) {
     WhatIfResult r = EstimateSavings(m, w);
     EXPECT_GE(r.replay_error, 0) << seed;
     // Halves of the trace as windows too.
-    Window half{w.start_ns + w.length() / 4, w.start_ns + 3 * (w.length() / 4), "half"};
+    Window half{w.start_ns + w.length() / 4, w.start_ns + 3 * (w.length() / 4), {}};
     EstimateSavings(m, half);
   }
 }

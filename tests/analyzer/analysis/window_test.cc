@@ -1,6 +1,7 @@
 // Window selection: whole trace, NVTX ranges by name and instance, explicit
 // times.
 #include "analyzer/analysis/window.h"
+#include "analyzer/render/window_label.h"
 
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/synthetic_trace.h"
@@ -50,7 +51,7 @@ TEST(Window, NvtxNameSelectsEveryInstanceInStartOrder) {
   ASSERT_EQ(second->size(), 1u);
   EXPECT_EQ((*second)[0].start_ns, 300);
   EXPECT_EQ((*second)[0].end_ns, 400);
-  EXPECT_EQ((*second)[0].label, "NVTX 'measured' #2");
+  EXPECT_EQ(WindowLabel((*second)[0]), "NVTX 'measured' #2");
 }
 
 TEST(Window, AMissingNvtxInstanceIsOutOfRange) {

@@ -15,6 +15,7 @@
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/report_runner.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -146,10 +147,10 @@ TEST(WorkloadTraces, CpuStarvedEachHostPrepareInstanceIsAWindowWhereTheGpuWaits)
   ASSERT_TRUE(windows.ok()) << windows.status();
   ASSERT_EQ(windows->size(), 12u);
   for (const Window& w : *windows) {
-    EXPECT_GE(w.length(), 3 * kMs) << w.label;
+    EXPECT_GE(w.length(), 3 * kMs) << WindowLabel(w);
     IdleGapsResult idle = AnalyzeIdleGaps(t.model, w, IdleGapsOptions{});
     ASSERT_EQ(idle.devices.size(), 1u);
-    EXPECT_LT(idle.devices[0].busy_ns * 2, idle.devices[0].window_ns) << w.label << ": the GPU idles most of it";
+    EXPECT_LT(idle.devices[0].busy_ns * 2, idle.devices[0].window_ns) << WindowLabel(w) << ": the GPU idles most of it";
     GapCausesResult causes = AnalyzeGapCauses(t.model, w, GapCausesOptions{});
     int64_t waiting_ns = 0;
     for (const GapCauseTotal& total : causes.totals) {
@@ -157,7 +158,7 @@ TEST(WorkloadTraces, CpuStarvedEachHostPrepareInstanceIsAWindowWhereTheGpuWaits)
         waiting_ns += total.ns;
       }
     }
-    EXPECT_GE(waiting_ns * 2, w.length()) << w.label << ": most of it waiting for the host inside host_prepare";
+    EXPECT_GE(waiting_ns * 2, w.length()) << WindowLabel(w) << ": most of it waiting for the host inside host_prepare";
   }
   // The text report summarizes the 12 instances.
   ReportOptions opt;

@@ -34,7 +34,7 @@ const AnalysisTrack& GapTrack(const AnalysisTracks& t) {
 
 TEST(GapCauseTracks, AGapCitesItsSubmittingCallLikeTheCriticalPath) {
   TraceModel m = StarvedModel();
-  GapCausesResult r = AnalyzeGapCauses(m, Window{0, us(115), "test"});
+  GapCausesResult r = AnalyzeGapCauses(m, Window{0, us(115), {}});
   AnalysisTracks tracks;
   AddGapCauseTracks(m, r, &tracks);
   int cited = 0;
@@ -53,7 +53,7 @@ TEST(GapCauseTracks, AGapCitesItsSubmittingCallLikeTheCriticalPath) {
 
 TEST(GapCauseTracks, AGapOfOneNamedPartShowsItAsANestedSlice) {
   TraceModel m = StarvedModel();
-  GapCausesResult r = AnalyzeGapCauses(m, Window{0, us(115), "test"});
+  GapCausesResult r = AnalyzeGapCauses(m, Window{0, us(115), {}});
   // Keep only the gap's NVTX part, stretched over the whole gap.
   GapFinding* gap = nullptr;
   for (GapFinding& g : r.worst_gaps) {

@@ -11,6 +11,7 @@
 #include "analyzer/commands/compare_runner.h"
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
+#include "analyzer/render/compare_windows_render.h"
 #include "gtest/gtest.h"
 
 namespace streamscope {
@@ -47,7 +48,8 @@ TEST(CompareWindowsRealTraces, GraphVsIndividualLaunchesIsComparedPerKernelAndVe
   o.goal = CompareGoal::kSpeedup;
   auto r = Compare({&control}, {&variant}, o);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->window_rule, CompareWindowRule::kSteadyStateMatched) << r->window_note;
+  EXPECT_EQ(r->window_rule, CompareWindowRule::kSteadyStateMatched)
+      << CompareWindowNoteText(r->window_rule, r->window_note);
   EXPECT_TRUE(r->per_instance);
   EXPECT_EQ(r->control[0].window.instances, 501);  // 'TinyStep' x501, a sequence of 1 kernel
   EXPECT_EQ(r->variant[0].window.instances, 501);
@@ -65,7 +67,8 @@ TEST(CompareWindowsRealTraces, SequentialVsOverlappedIsComparedPerChunk) {
   LOAD_WITHOUT_MEASURED_OR_SKIP(variant, "overlapped");
   auto r = Compare({&control}, {&variant}, {});
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->window_rule, CompareWindowRule::kSteadyStateMatched) << r->window_note;
+  EXPECT_EQ(r->window_rule, CompareWindowRule::kSteadyStateMatched)
+      << CompareWindowNoteText(r->window_rule, r->window_note);
   EXPECT_EQ(r->control[0].window.instances, 9);  // 'ChunkTransform': a warm-up launch and 8 chunks
   EXPECT_TRUE(r->work_same);
   EXPECT_EQ(r->verdict, CompareVerdict::kVerified) << CompareVerdictSentence(*r);

@@ -9,6 +9,7 @@
 
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
+#include "analyzer/render/compare_windows_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -17,6 +18,9 @@ namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+
+// The window note in words ("" when the rule names no note).
+std::string Note(const CompareResult& r) { return CompareWindowNoteText(r.window_rule, r.window_note); }
 
 constexpr int64_t kUs = 1000;
 constexpr int64_t kMs = 1000 * kUs;
@@ -103,10 +107,10 @@ TEST(CompareWindows, SameSteadyRangeIsComparedPerInstance) {
   EXPECT_EQ(r.window_rule, CompareWindowRule::kSteadyStateSameRange);
   EXPECT_TRUE(r.per_instance);
   EXPECT_EQ(r.figure, "time_per_instance_ns");
-  EXPECT_TRUE(r.window_note.empty()) << r.window_note;
+  EXPECT_TRUE(Note(r).empty()) << Note(r);
   EXPECT_EQ(r.control[0].window.instances, 10);
   EXPECT_EQ(r.control[0].window.source, "steady_state_nvtx_range");
-  EXPECT_EQ(r.control[0].window.description, "steady state: 10 instances of NVTX range 'step'");
+  EXPECT_EQ(RunWindowDescription(r.control[0].window), "steady state: 10 instances of NVTX range 'step'");
   EXPECT_EQ(r.control[0].metrics.total_interval_ns, StepsInterval(10, kMs));  // 9.6 ms
   // The period between the steps' first kernels.
   EXPECT_EQ(r.control[0].window.instance_starts_ns.size(), 10u);
@@ -155,7 +159,7 @@ TEST(CompareWindows, RenamedRangeWithTheSameCountIsMatchedPerInstanceWithANote) 
   CompareResult r = CompareLoops(control, variant);
   EXPECT_EQ(r.window_rule, CompareWindowRule::kSteadyStateMatched);
   EXPECT_TRUE(r.per_instance);
-  EXPECT_EQ(r.window_note,
+  EXPECT_EQ(Note(r),
             "steady states matched per instance (control: steady state: 10 instances of NVTX range 'step'; variant: "
             "steady state: 10 instances of NVTX range 'train_step'): each run has 10 instances");
   EXPECT_EQ(r.control[0].metrics.time_per_instance_ns, kMs);
@@ -169,12 +173,12 @@ TEST(CompareWindows, NvtxSteadyStateAgainstARepeatingKernelSequenceIsComparedPer
   CompareResult r = CompareLoops(control, variant);
   EXPECT_EQ(r.window_rule, CompareWindowRule::kSteadyStateMatched);
   EXPECT_EQ(r.variant[0].window.source, "steady_state_kernel_sequence");
-  EXPECT_EQ(r.variant[0].window.unit, "a sequence of 3 kernels");
+  EXPECT_EQ(RunWindowUnit(r.variant[0].window), "a sequence of 3 kernels");
   EXPECT_EQ(r.variant[0].window.instances, 10);
-  EXPECT_NE(r.window_note.find("control: steady state: 10 instances of NVTX range 'step'; variant: steady state: "
-                               "10 repeats of a sequence of 3 kernels"),
+  EXPECT_NE(Note(r).find("control: steady state: 10 instances of NVTX range 'step'; variant: steady state: "
+                         "10 repeats of a sequence of 3 kernels"),
             std::string::npos)
-      << r.window_note;
+      << Note(r);
   EXPECT_TRUE(r.work_same);
   EXPECT_EQ(r.control[0].metrics.time_per_instance_ns, kMs);
   EXPECT_EQ(r.variant[0].window.instance_starts_ns.size(), 10u);  // each repeat's first kernel, a
@@ -187,8 +191,8 @@ TEST(CompareWindows, RenamedRangeWithOtherCountsComparesWorkPerInstance) {
   TraceModel variant = Build({.steps = 20, .step_ns = 800 * kUs, .range = "iteration"});
   CompareResult r = CompareLoops(control, variant);
   EXPECT_EQ(r.window_rule, CompareWindowRule::kSteadyStateMatched);
-  EXPECT_NE(r.window_note.find("instance counts differ (10 vs 20), work compared per instance"), std::string::npos)
-      << r.window_note;
+  EXPECT_NE(Note(r).find("instance counts differ (10 vs 20), work compared per instance"), std::string::npos)
+      << Note(r);
   EXPECT_TRUE(r.work_same);
   EXPECT_EQ(r.saved_ns, 200 * kUs);
 }
@@ -224,10 +228,10 @@ TEST(CompareWindows, RestructuredRangesDoingOtherWorkPerInstanceFallBackToTheGpu
   EXPECT_EQ(r.window_rule, CompareWindowRule::kGpuSpanWorkDiffers);
   EXPECT_FALSE(r.per_instance);
   EXPECT_EQ(r.figure, "total_interval_ns");
-  EXPECT_NE(r.window_note.find("variant: steady state: 10 instances of NVTX range 'forward') do different work "
-                               "per instance"),
+  EXPECT_NE(Note(r).find("variant: steady state: 10 instances of NVTX range 'forward') do different work "
+                         "per instance"),
             std::string::npos)
-      << r.window_note;
+      << Note(r);
   EXPECT_TRUE(r.work_same);
   // From the warm-up kernel (1 ms) to the last c.
   EXPECT_EQ(r.control[0].metrics.total_interval_ns, 9 * kMs + StepsInterval(10, kMs) + 100 * kUs);
@@ -243,13 +247,13 @@ TEST(CompareWindows, OneRunWithoutSteadyStateComparesBothGpuSpansAndSaysWhy) {
   CompareResult r = CompareLoops(control, variant);
   EXPECT_EQ(r.window_rule, CompareWindowRule::kGpuSpanNoSteadyState);
   EXPECT_FALSE(r.per_instance);
-  EXPECT_NE(r.window_note.find("no steady state in variant variant.sqlite"), std::string::npos) << r.window_note;
-  EXPECT_NE(r.window_note.find("not a steady window against a whole run"), std::string::npos) << r.window_note;
+  EXPECT_NE(Note(r).find("no steady state in variant variant.sqlite"), std::string::npos) << Note(r);
+  EXPECT_NE(Note(r).find("not a steady window against a whole run"), std::string::npos) << Note(r);
   EXPECT_EQ(r.control[0].window.source, "gpu_span") << "the control's steady state is not used alone";
-  EXPECT_EQ(r.control[0].window.description,
+  EXPECT_EQ(RunWindowDescription(r.control[0].window),
             "GPU span, first GPU op to last (its steady state (10 instances of NVTX range 'step') is not used: "
             "another run has none)");
-  EXPECT_EQ(r.variant[0].window.description, "GPU span, first GPU op to last (no steady state found)");
+  EXPECT_EQ(RunWindowDescription(r.variant[0].window), "GPU span, first GPU op to last (no steady state found)");
   EXPECT_EQ(r.control[0].metrics.total_interval_ns, 18700 * kUs);  // 1 ms .. 19.7 ms
   EXPECT_EQ(r.variant[0].metrics.total_interval_ns, 16550 * kUs);  // 1 ms .. 17.55 ms
   EXPECT_EQ(r.saved_ns, 2150 * kUs);
@@ -262,7 +266,7 @@ TEST(CompareWindows, TheMeasuredRangeStillWinsOverMatchedSteadyStates) {
   CompareResult r = CompareLoops(control, variant);
   EXPECT_EQ(r.window_rule, CompareWindowRule::kNvtxMeasured);
   EXPECT_FALSE(r.per_instance);
-  EXPECT_EQ(r.control[0].window.description, "1 instance of NVTX range 'measured'");
+  EXPECT_EQ(RunWindowDescription(r.control[0].window), "1 instance of NVTX range 'measured'");
 }
 
 TEST(CompareWindows, TextAndJsonNameEachSidesWindowTheComparisonAndTheNote) {
@@ -287,7 +291,7 @@ TEST(CompareWindows, TextAndJsonNameEachSidesWindowTheComparisonAndTheNote) {
   EXPECT_EQ(j["window"]["rule"], "steady_state_matched");
   EXPECT_EQ(j["window"]["comparison"], "per_instance");
   EXPECT_EQ(j["window"]["figure"], "time_per_instance_ns");
-  EXPECT_EQ(j["window"]["note"], r.window_note);
+  EXPECT_EQ(j["window"]["note"], Note(r));
   EXPECT_EQ(j["control"][0]["window"]["source"], "steady_state_nvtx_range");
   EXPECT_EQ(j["control"][0]["window"]["unit"], "NVTX range 'step'");
   EXPECT_EQ(j["variant"][0]["window"]["source"], "steady_state_kernel_sequence");

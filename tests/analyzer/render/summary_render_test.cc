@@ -48,7 +48,8 @@ class SummaryRender : public ::testing::Test {
     b.Stream(13, StreamKind::kNonBlocking);
     b.Kernel("k", 13, 1'000, 2'000);
     model_ = b.Build();
-    results_.window = {1'000, 11'000, "whole trace"};
+    results_.window = {1'000, 11'000, {}};
+    results_.window.origin.kind = WindowKind::kWholeTrace;
     DeviceGaps g;
     g.window_ns = 10'000;
     g.busy_ns = 4'000;
