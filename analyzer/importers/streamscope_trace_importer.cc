@@ -197,15 +197,7 @@ struct OpReader {
 
 absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, ApiCalls* api,
                           std::map<std::string, int64_t>* stats) {
-  api->start_ns.reserve(reserve);
-  api->end_ns.reserve(reserve);
-  api->tid.reserve(reserve);
-  api->name.reserve(reserve);
-  api->domain.reserve(reserve);
-  api->cbid.reserve(reserve);
-  api->correlation_id.reserve(reserve);
-  api->return_value.reserve(reserve);
-  api->source_id.reserve(reserve);
+  ReserveApiColumns(*api, reserve);
   return db.ForEachRow(
       "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value "
       "FROM api_call",

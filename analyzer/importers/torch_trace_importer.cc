@@ -20,6 +20,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/importers/model_column_reserve.h"
 #include "analyzer/importers/torch_gz_input.h"
 #include "analyzer/importers/torch_json_number.h"
 #include "analyzer/importers/torch_json_reader.h"
@@ -445,32 +446,9 @@ class TorchSax {
   // the copies and page faults of doubling vectors of hundreds of MB.
   void Reserve(int64_t json_bytes) {
     const size_t ops = static_cast<size_t>(json_bytes / 700), calls = static_cast<size_t>(json_bytes / 700);
-    GpuOps& o = m_.ops;
-    o.start_ns.reserve(ops);
-    o.end_ns.reserve(ops);
-    o.category.reserve(ops);
-    o.device_id.reserve(ops);
-    o.stream.reserve(ops);
-    o.correlation_id.reserve(ops);
-    o.name.reserve(ops);
-    o.bytes.reserve(ops);
-    o.src_kind.reserve(ops);
-    o.dst_kind.reserve(ops);
-    o.is_async.reserve(ops);
-    o.peer_device.reserve(ops);
-    o.graph_id.reserve(ops);
-    o.source_id.reserve(ops);
+    ReserveOpColumns(m_.ops, ops);
     m_.kernel_shapes.reserve(ops);
-    ApiCalls& a = m_.api;
-    a.start_ns.reserve(calls);
-    a.end_ns.reserve(calls);
-    a.tid.reserve(calls);
-    a.name.reserve(calls);
-    a.domain.reserve(calls);
-    a.cbid.reserve(calls);
-    a.correlation_id.reserve(calls);
-    a.return_value.reserve(calls);
-    a.source_id.reserve(calls);
+    ReserveApiColumns(m_.api, calls);
     m_.nvtx_ranges.reserve(static_cast<size_t>(json_bytes / 700));
     flow_starts_.reserve(static_cast<size_t>(json_bytes / 700));
     flow_ends_.reserve(static_cast<size_t>(json_bytes / 700));
