@@ -115,6 +115,8 @@ class Stmt {
     sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
     return *this;
   }
+  // NULL for "none": an empty name, uuid or bus id is unknown, not "".
+  Stmt& TextOrNull(int i, std::string_view v) { return v.empty() ? Null(i) : Text(i, v); }
   Status Step() {
     int rc = sqlite3_step(stmt_);
     sqlite3_reset(stmt_);
@@ -317,12 +319,7 @@ struct TraceWriter::Db {
   Status SeeThread(uint32_t tid, const WriterOptions& o) {
     if (!threads.insert(tid).second) return OkStatus();
     std::string name = o.thread_name ? o.thread_name(tid) : DefaultThreadName(tid);
-    ins_thread.Int(1, tid);
-    if (name.empty()) {
-      ins_thread.Null(2);
-    } else {
-      ins_thread.Text(2, name);
-    }
+    ins_thread.Int(1, tid).TextOrNull(2, name);
     return ins_thread.Step();
   }
 };
@@ -871,13 +868,10 @@ Status TraceWriter::Db::Insert(const ContextRecord& r) {
 }
 
 Status TraceWriter::Db::Insert(const DeviceRecord& r) {
-  ins_device.Int(1, r.id).Text(2, r.name);
-  if (r.uuid.empty()) {
-    ins_device.Null(3);
-  } else {
-    ins_device.Text(3, r.uuid);
-  }
-  ins_device.Opt(4, r.compute_major)
+  ins_device.Int(1, r.id)
+      .Text(2, r.name)
+      .TextOrNull(3, r.uuid)
+      .Opt(4, r.compute_major)
       .Opt(5, r.compute_minor)
       .Opt(6, r.sm_count)
       .Opt(7, r.async_engine_count)
@@ -894,13 +888,9 @@ Status TraceWriter::Db::Insert(const DeviceRecord& r) {
 }
 
 Status TraceWriter::Db::Insert(const HostLinkRecord& r) {
-  ins_device_link.Int(1, r.device_id);
-  if (r.pci_bus_id.empty()) {
-    ins_device_link.Null(2);
-  } else {
-    ins_device_link.Text(2, r.pci_bus_id);
-  }
-  ins_device_link.Int(3, r.source)
+  ins_device_link.Int(1, r.device_id)
+      .TextOrNull(2, r.pci_bus_id)
+      .Int(3, r.source)
       .Opt(4, r.pcie_gen_current)
       .Opt(5, r.pcie_width_current)
       .Opt(6, r.pcie_gen_max)
