@@ -58,11 +58,13 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
   output->excludes(output_dir);
   cmd->add_option("-j,--jobs", args->jobs, "Analyze this many traces at once (threads); the output is the same")
       ->check(AtLeast(1));
-  auto* section = cmd->add_option("--section", args->sections,
-                                  "Print only this section of the text report (repeatable): " +
-                                      absl::StrJoin(ReportSectionNames(), ", "))
-                      ->allow_extra_args(false)
-                      ->check(OneOf(ReportSectionNames()));
+  auto* section =
+      cmd->add_option(
+             "--section", args->sections,
+             "Report only this section (repeatable; text, JSON or CSV), computing only the analyses it needs: " +
+                 absl::StrJoin(ReportSectionNames(), ", "))
+          ->allow_extra_args(false)
+          ->check(OneOf(ReportSectionNames()));
   cmd->add_flag("--summary", args->summary, "Print only the summary (the report's first lines)")->excludes(section);
 
   cmd->callback([args, exit_code, given]() {

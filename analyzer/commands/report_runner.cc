@@ -99,7 +99,8 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     mark("summary");
     auto windows = ResolveWindows(t.model, options.window);
     if (!windows.ok()) return windows.status();
-    TraceHazards hazards = PrepareHazards(t.model);
+    TraceHazards hazards;
+    if (NeedsHazards(plan)) hazards = PrepareHazards(t.model);
     // Text over many instances keeps only what its summary prints.
     const bool summarize =
         options.format == ReportOptions::Format::kText && !options.save && windows->size() > kFullTextWindows;
@@ -132,11 +133,12 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
           absl::StrCat("report: no section named '", name, "' (sections: ", absl::StrJoin(known, ", "), ")"));
     }
   }
-  if (!options.sections.empty() && options.format != ReportOptions::Format::kText) {
-    return UsageError("report: --section and --summary pick sections of the text report (--format text)");
+  if (!options.sections.empty() && options.save) {
+    return UsageError("report: --save writes every analysis table; it does not take --section or --summary");
   }
-  const AnalysisPlan plan =
-      ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top, options.gap_threshold_ns);
+  // Sections restrict what is computed as well as what is written.
+  const AnalysisPlan plan = ReportPlan(options.format == ReportOptions::Format::kCsv || options.save, options.top,
+                                       options.gap_threshold_ns, options.sections);
   // One slot per file, filled by `jobs` threads; read in argument order, so
   // the result (and the first error reported) do not depend on --jobs.
   const size_t files = options.traces.size();
@@ -198,18 +200,18 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
       RenderReportText(traces, render, sink, ReportTextOptions{options.sections, options.window});
       break;
     case ReportOptions::Format::kJson:
-      RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top}, render, sink);
+      RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top, options.sections}, render, sink);
       break;
     case ReportOptions::Format::kCsv:
       if (options.output_is_folder) {  // a folder, one file per table (csv_writer.h)
         std::vector<std::vector<ResultTable>> tables;
-        for (const TraceAnalysis& t : traces) tables.push_back(ReportTables(t));
+        for (const TraceAnalysis& t : traces) tables.push_back(ReportTables(t, options.sections));
         absl::Status s = WriteCsvFolder(options.output_path, tables, options.force);
         if (!s.ok()) return s;
         MarkPhase("render");
         return absl::OkStatus();
       }
-      RenderReportCsv(traces, sink);
+      RenderReportCsv(traces, sink, options.sections);
       break;
   }
   if (!options.output_path.empty()) {

@@ -2,14 +2,57 @@
 
 #include <algorithm>
 #include <climits>
+#include <string_view>
 
 namespace streamscope {
 
-AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns) {
+namespace {
+
+// Turns on what the report section `name` shows.
+void AddSection(std::string_view name, AnalysisPlan& plan) {
+  if (name == "summary") {  // its figures and the diagnosis' leading findings
+    plan.overlap = plan.idle_gaps = plan.gap_causes = plan.diagnose = true;
+  } else if (name == "instances") {  // each instance's busy share, copies, primary finding
+    plan.overlap = plan.idle_gaps = plan.diagnose = true;
+  } else if (name == "combined") {  // totals of busy, idle, compute and copy time
+    plan.overlap = plan.idle_gaps = true;
+  } else if (name == "overlap") {
+    plan.overlap = true;
+  } else if (name == "idle-gaps") {
+    plan.idle_gaps = true;
+  } else if (name == "communication") {
+    plan.communication = true;
+  } else if (name == "gap-causes") {
+    plan.gap_causes = true;
+  } else if (name == "hidden-sync") {
+    plan.hidden_sync = true;
+  } else if (name == "launch-stats") {
+    plan.launch_stats = true;
+  } else if (name == "diagnose") {
+    // Its evidence is these analyses' results (it would compute them itself).
+    plan.diagnose = plan.overlap = plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
+  } else if (name == "critical-path") {
+    plan.critical_path = true;
+  } else if (name == "hazards") {
+    plan.ownership = plan.hazards = true;
+  } else if (name == "timing-audit") {
+    plan.timing_audit = true;
+  } else if (name == "launchers") {
+    plan.op_attribution = true;
+  }
+  // "trace": the trace's own summary, computed for every report.
+}
+
+}  // namespace
+
+AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const std::vector<std::string>& sections) {
   AnalysisPlan plan;
-  plan.overlap = plan.idle_gaps = plan.communication = true;
-  plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = plan.critical_path = true;
-  plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
+  if (sections.empty()) {
+    plan.overlap = plan.idle_gaps = plan.communication = true;
+    plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = plan.critical_path = true;
+    plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
+  }
+  for (const std::string& name : sections) AddSection(name, plan);
   if (tables) {
     plan.overlap_options.max_ops_per_interval = -1;
     plan.hazard_options.max_listed = -1;
@@ -21,6 +64,8 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns) {
   plan.threads = true;
   return plan;
 }
+
+bool NeedsHazards(const AnalysisPlan& plan) { return plan.ownership || plan.hazards || plan.timing_audit; }
 
 AnalysisPlan DiagnosePlan(const DiagnoseOptions& options) {
   AnalysisPlan plan;

@@ -6,6 +6,8 @@
 #define STREAMSCOPE_ANALYZER_PIPELINE_ANALYSIS_PLAN_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "analyzer/analysis/diagnose.h"
 #include "analyzer/analysis/gap_causes.h"
@@ -56,10 +58,16 @@ struct AnalysisPlan {
   bool threads = false;
 };
 
-// `report`: every analysis. `tables`: CSV or --save, which carry every op
-// of every overlap interval and every hazard; otherwise text and JSON list
-// the `top` longest intervals.
-AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns);
+// `report`: every analysis, or with `sections` (report section names,
+// render/report_render.h) only the analyses those sections show and the
+// ones they are derived from: `--section overlap` computes the overlap
+// alone, not the diagnosis' what-if ranking. `tables`: CSV or --save, which
+// carry every op of every overlap interval and every hazard; otherwise text
+// and JSON list the `top` longest intervals.
+AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const std::vector<std::string>& sections = {});
+
+// Whether a plan needs the trace's TraceHazards (PrepareHazards).
+bool NeedsHazards(const AnalysisPlan& plan);
 
 // `diagnose`: the diagnosis alone (it runs what it needs).
 AnalysisPlan DiagnosePlan(const DiagnoseOptions& options);

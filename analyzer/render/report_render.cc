@@ -114,25 +114,32 @@ nlohmann::json WindowSpecJson(const WindowSpec& spec) {
 }
 
 nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel& model, const RenderOptions& render,
-                          const WindowSpec& spec, int window_count, int64_t trace_start_ns) {
+                          const ReportJsonHeader& header, int window_count, int64_t trace_start_ns) {
+  auto shown = [&](std::string_view name) { return SectionShown(header.sections, name); };
   nlohmann::json j = {{"index", index},
                       {"label", WindowLabel(w.window)},
                       {"start_ns", w.window.start_ns},
                       {"end_ns", w.window.end_ns},
-                      {"length_ns", w.window.length()},
-                      {"overlap", OverlapToJson(w.overlap, model, render)},
-                      {"idle_gaps", IdleGapsToJson(w.idle, model, render)},
-                      {"communication", CommunicationToJson(w.communication, model, render)}};
-  j["summary"] = SummaryToJson(SummarizeWindow(w, model, spec, window_count, false, trace_start_ns));
-  j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
-  j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
-  j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
-  j["diagnose"] = DiagnoseToJson(w.diagnose, model);
-  j["critical_path"] = CriticalPathToJson(w.critical_path, model, render.top);
-  j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
-  j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
-  j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
-  if (ShouldRenderOpAttribution(w.op_attribution)) j["op_attribution"] = OpAttributionToJson(w.op_attribution, model);
+                      {"length_ns", w.window.length()}};
+  if (shown("overlap")) j["overlap"] = OverlapToJson(w.overlap, model, render);
+  if (shown("idle-gaps")) j["idle_gaps"] = IdleGapsToJson(w.idle, model, render);
+  if (shown("communication")) j["communication"] = CommunicationToJson(w.communication, model, render);
+  if (shown("summary")) {
+    j["summary"] = SummaryToJson(SummarizeWindow(w, model, header.window, window_count, false, trace_start_ns));
+  }
+  if (shown("gap-causes")) j["gap_causes"] = GapCausesToJson(w.gap_causes, model);
+  if (shown("hidden-sync")) j["hidden_sync"] = HiddenSyncToJson(w.hidden_sync, model);
+  if (shown("launch-stats")) j["launch_stats"] = LaunchStatsToJson(w.launch_stats, model);
+  if (shown("diagnose")) j["diagnose"] = DiagnoseToJson(w.diagnose, model);
+  if (shown("critical-path")) j["critical_path"] = CriticalPathToJson(w.critical_path, model, render.top);
+  if (shown("hazards")) {
+    j["ownership"] = OwnershipToJson(w.ownership, model, render.top);
+    j["hazards"] = HazardsToJson(w.hazards, model, w.order_stats, render.top);
+  }
+  if (shown("timing-audit")) j["timing_audit"] = TimingAuditToJson(w.timing_audit, model);
+  if (shown("launchers") && ShouldRenderOpAttribution(w.op_attribution)) {
+    j["op_attribution"] = OpAttributionToJson(w.op_attribution, model);
+  }
   return j;
 }
 
@@ -183,23 +190,31 @@ void TraceAnalysis::Add(WindowResults w, bool summarize) {
 // of thousands of NVTX instances would otherwise build a DOM of gigabytes.
 void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJsonHeader& options,
                       const RenderOptions& render, std::ostream& out) {
-  std::vector<DeviceTotals> totals = Combine(traces);
-  nlohmann::json devices = nlohmann::json::array();
-  for (const DeviceTotals& x : totals) {
-    nlohmann::json d = TotalsJson(x);
-    d["path"] = x.path;
-    d["pid"] = x.pid;
-    d["device_id"] = x.device_id;
-    devices.push_back(d);
+  out << "{";
+  if (SectionShown(options.sections, "combined")) {
+    std::vector<DeviceTotals> totals = Combine(traces);
+    nlohmann::json devices = nlohmann::json::array();
+    for (const DeviceTotals& x : totals) {
+      nlohmann::json d = TotalsJson(x);
+      d["path"] = x.path;
+      d["pid"] = x.pid;
+      d["device_id"] = x.device_id;
+      devices.push_back(d);
+    }
+    nlohmann::json combined = {{"devices", devices}, {"total", TotalsJson(Sum(totals))}};
+    if (traces.size() > 1) combined["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
+    out << "\n  \"combined\": ";
+    WriteJsonAt(out, combined, 1);
+    out << ",";
   }
-  nlohmann::json combined = {{"devices", devices}, {"total", TotalsJson(Sum(totals))}};
-  if (traces.size() > 1) combined["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
-  out << "{\n  \"combined\": ";
-  WriteJsonAt(out, combined, 1);
-  out << ",\n  \"gap_threshold_ns\": " << nlohmann::json(options.gap_threshold_ns).dump()
+  out << "\n  \"gap_threshold_ns\": " << nlohmann::json(options.gap_threshold_ns).dump()
       << ",\n  \"generator\": \"streamscope report\""
-      << ",\n  \"schema_version\": " << nlohmann::json(kReportJsonSchemaVersion).dump()
-      << ",\n  \"top\": " << nlohmann::json(options.top).dump() << ",\n  \"traces\": ";
+      << ",\n  \"schema_version\": " << nlohmann::json(kReportJsonSchemaVersion).dump();
+  if (!options.sections.empty()) {  // a partial report says which sections it holds
+    out << ",\n  \"sections\": ";
+    WriteJsonAt(out, options.sections, 1);
+  }
+  out << ",\n  \"top\": " << nlohmann::json(options.top).dump() << ",\n  \"traces\": ";
   if (traces.empty()) out << "[]";
   for (size_t ti = 0; ti < traces.size(); ++ti) {
     const TraceAnalysis& t = traces[ti];
@@ -220,7 +235,7 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
     for (size_t i = 0; i < t.windows.size(); ++i) {
       out << (i == 0 ? "[\n        " : ",\n        ");
       WriteJsonAt(out,
-                  WindowJson(t.windows[i], i, t.model, render, options.window, static_cast<int>(t.window_list.size()),
+                  WindowJson(t.windows[i], i, t.model, render, options, static_cast<int>(t.window_list.size()),
                              t.summary.whole.start_ns),
                   4);
     }
@@ -241,11 +256,13 @@ const std::vector<std::string>& ReportSectionNames() {
   return names;
 }
 
+bool SectionShown(const std::vector<std::string>& sections, std::string_view name) {
+  return sections.empty() || std::find(sections.begin(), sections.end(), name) != sections.end();
+}
+
 void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& final_out,
                       const ReportTextOptions& text) {
-  auto shown = [&](std::string_view name) {
-    return text.sections.empty() || std::find(text.sections.begin(), text.sections.end(), name) != text.sections.end();
-  };
+  auto shown = [&](std::string_view name) { return SectionShown(text.sections, name); };
   bool any_window_section = false;
   for (std::string_view name : {"overlap", "idle-gaps", "communication", "gap-causes", "hidden-sync", "launch-stats",
                                 "diagnose", "hazards", "timing-audit", "launchers"}) {
@@ -331,7 +348,8 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
 
 // All tables of one trace: the trace-level ones, then each per-window table
 // with a leading window_index column, rows of all windows together.
-std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
+std::vector<ResultTable> ReportTables(const TraceAnalysis& t, const std::vector<std::string>& sections) {
+  auto shown = [&](std::string_view name) { return SectionShown(sections, name); };
   std::vector<ResultTable> out;
   out.push_back(TraceSummaryToTable(t.summary));
   ResultTable windows{"analysis_window", {"window_index", "label", "start_ns", "end_ns", "length_ns"}, {}};
@@ -363,25 +381,26 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t) {
     const WindowResults& w = t.windows[i];
     int64_t index = static_cast<int64_t>(i);
     windows.rows.push_back({index, WindowLabel(w.window), w.window.start_ns, w.window.end_ns, w.window.length()});
-    merge(index, OverlapToTables(w.overlap, t.model));
-    merge(index, IdleGapsToTables(w.idle, t.model));
-    merge(index, CommunicationToTables(w.communication));
-    merge(index, GapCausesToTables(w.gap_causes, t.model));
-    merge(index, HiddenSyncToTables(w.hidden_sync, t.model));
-    merge(index, LaunchStatsToTables(w.launch_stats, t.model));
-    merge(index, CriticalPathToTables(w.critical_path, t.model));
-    merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
-    merge(index, TimingAuditToTables(w.timing_audit, t.model));
-    merge(index, OpAttributionToTables(w.op_attribution, t.model));
+    if (shown("overlap")) merge(index, OverlapToTables(w.overlap, t.model));
+    if (shown("idle-gaps")) merge(index, IdleGapsToTables(w.idle, t.model));
+    if (shown("communication")) merge(index, CommunicationToTables(w.communication));
+    if (shown("gap-causes")) merge(index, GapCausesToTables(w.gap_causes, t.model));
+    if (shown("hidden-sync")) merge(index, HiddenSyncToTables(w.hidden_sync, t.model));
+    if (shown("launch-stats")) merge(index, LaunchStatsToTables(w.launch_stats, t.model));
+    if (shown("critical-path")) merge(index, CriticalPathToTables(w.critical_path, t.model));
+    if (shown("hazards")) merge(index, HazardsToTables(w.hazards, w.ownership, t.model));
+    if (shown("timing-audit")) merge(index, TimingAuditToTables(w.timing_audit, t.model));
+    if (shown("launchers")) merge(index, OpAttributionToTables(w.op_attribution, t.model));
   }
   out.push_back(std::move(windows));
   for (ResultTable& m : merged) out.push_back(std::move(m));
   return out;
 }
 
-void RenderReportCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out) {
+void RenderReportCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out,
+                     const std::vector<std::string>& sections) {
   for (const TraceAnalysis& t : traces) {
-    for (const ResultTable& table : ReportTables(t)) {
+    for (const ResultTable& table : ReportTables(t, sections)) {
       out << "# trace: " << t.model.path << "\n# table: " << table.name << "\n";
       WriteCsv(table, out);
       out << "\n";

@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/analysis/steady_state.h"
@@ -62,13 +63,19 @@ struct ReportJsonHeader {
   WindowSpec window;
   int64_t gap_threshold_ns = 0;
   int top = 0;
+  // Names from ReportSectionNames(); empty: all. A window holds only the
+  // keys of these sections, and the document lists them in "sections".
+  std::vector<std::string> sections;
 };
 
-// The sections of a text report, in the order they print: "summary",
+// The sections of a report, in the order text prints them: "summary",
 // "trace", "instances", "overlap", "idle-gaps", "communication",
-// "gap-causes", "hidden-sync", "launch-stats", "diagnose", "hazards",
-// "timing-audit", "launchers", "combined" (analyzer/README.md says what each holds).
+// "gap-causes", "hidden-sync", "launch-stats", "diagnose", "critical-path",
+// "hazards", "timing-audit", "launchers", "combined" (analyzer/README.md
+// says what each holds).
 const std::vector<std::string>& ReportSectionNames();
+// Whether `name` is among `sections` (empty: every section is).
+bool SectionShown(const std::vector<std::string>& sections, std::string_view name);
 
 struct ReportTextOptions {
   std::vector<std::string> sections;  // names from ReportSectionNames(); empty: all
@@ -84,11 +91,13 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
 // (text_layout.h).
 void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOptions& render, std::ostream& out,
                       const ReportTextOptions& text = {});
-// All tables of one trace: the trace-level ones, then each per-window table
-// with a leading window_index column, rows of all windows together.
-std::vector<ResultTable> ReportTables(const TraceAnalysis& t);
+// All tables of one trace (of `sections` only, when given): the
+// trace-level ones, then each per-window table with a leading window_index
+// column, rows of all windows together.
+std::vector<ResultTable> ReportTables(const TraceAnalysis& t, const std::vector<std::string>& sections = {});
 // Every table of every trace, each after "# trace:" and "# table:" lines.
-void RenderReportCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out);
+void RenderReportCsv(const std::vector<TraceAnalysis>& traces, std::ostream& out,
+                     const std::vector<std::string>& sections = {});
 
 }  // namespace streamscope
 

@@ -65,8 +65,15 @@ def read_table_csv(path: Path) -> pd.DataFrame:
                        dtype_backend="numpy_nullable")
 
 
-def _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top) -> List[str]:
+def _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections=None) -> List[str]:
     args = window_args(window, nvtx, nvtx_instance, absolute)
+    if sections is not None:
+        if isinstance(sections, str):
+            sections = [sections]
+        if not sections:
+            raise ValueError("sections: name at least one report section (or pass None for all)")
+        for name in sections:
+            args += ["--section", str(name)]
     if gap_threshold_us is not None:
         if gap_threshold_us < 0:
             raise ValueError("gap_threshold_us must be >= 0")
@@ -134,8 +141,8 @@ class Report:
 
     @classmethod
     def run(cls, paths: Sequence[Path], window=None, nvtx=None, nvtx_instance=None, absolute=False,
-            gap_threshold_us=None, top=None, keep=None) -> "Report":
-        args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top)
+            gap_threshold_us=None, top=None, keep=None, sections=None) -> "Report":
+        args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections)
         tmp = tempfile.TemporaryDirectory(prefix="streamscope-report-")
         table_dir = Path(tmp.name) / "tables"
         try:
@@ -228,7 +235,7 @@ class Report:
 
 
 def report_traces(paths, window=None, *, nvtx=None, nvtx_instance=None, absolute=False, gap_threshold_us=None,
-           top=None) -> Report:
+           top=None, sections=None) -> Report:
     """`streamscope report PATH...` over the processes (ranks) of one run
     (not named `report`: that is this module's name in the package):
     every table with a leading trace_index (the position in `paths`), and
@@ -240,7 +247,7 @@ def report_traces(paths, window=None, *, nvtx=None, nvtx_instance=None, absolute
         if not p.exists():
             raise FileNotFoundError(f"{p}: no such trace file")
     return Report.run(paths, window=window, nvtx=nvtx, nvtx_instance=nvtx_instance, absolute=absolute,
-                      gap_threshold_us=gap_threshold_us, top=top)
+                      gap_threshold_us=gap_threshold_us, top=top, sections=sections)
 
 
 def _ranks_section(report: "Report") -> Dict[str, Any]:

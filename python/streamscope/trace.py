@@ -316,14 +316,17 @@ class Trace:
 
     def report(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                absolute: bool = False, gap_threshold_us: Optional[float] = None,
-               top: Optional[int] = None):
+               top: Optional[int] = None, sections=None):
         """Every analysis of `streamscope report` as DataFrames: see
         streamscope.report.Report. The window: 'whole', (start_ns, end_ns)
         from the trace start (absolute=True: trace-clock ns), or
-        nvtx='name' [nvtx_instance=k]."""
+        nvtx='name' [nvtx_instance=k]. sections: report section names
+        (e.g. ['overlap', 'idle-gaps']): only those analyses are computed
+        and only their tables written (much faster on large traces)."""
         from .report import Report
         return Report.run([self.path], window=window, nvtx=nvtx, nvtx_instance=nvtx_instance,
-                          absolute=absolute, gap_threshold_us=gap_threshold_us, top=top, keep=self)
+                          absolute=absolute, gap_threshold_us=gap_threshold_us, top=top, keep=self,
+                          sections=sections)
 
     def diagnose(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                  absolute: bool = False):

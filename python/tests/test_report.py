@@ -158,3 +158,17 @@ def test_columns_say_what_they_hold(cpu_starved):
     for name, frame in report.tables().items():
         assert "detail" not in frame.columns, name
         assert not {"stream_a", "stream_b"} & set(frame.columns), name
+
+
+def test_sections_compute_only_their_tables_with_the_same_figures(overlapped):
+    full = overlapped.report("whole")
+    part = overlapped.report("whole", sections=["overlap"])
+    assert "analysis_overlap_pair" in part.table_names
+    assert "analysis_idle_gap" not in part.table_names
+    assert "analysis_launch_stats" not in part.table_names
+    assert part.overlap_pairs.equals(full.overlap_pairs)
+    assert part.json["sections"] == ["overlap"]
+    assert set(part.json["traces"][0]["windows"][0]) == {"index", "label", "start_ns", "end_ns", "length_ns",
+                                                         "overlap"}
+    with pytest.raises(ValueError):
+        overlapped.report(sections=[])

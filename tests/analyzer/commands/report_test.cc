@@ -14,6 +14,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
+#include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
@@ -270,6 +271,60 @@ TEST(Report, CsvPrintsEveryAnalysisTable) {
       std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("# table: analysis_idle_gap\n"), std::string::npos);
+}
+
+// --section restricts what is computed and written in every format: the
+// overlap alone is neither diagnosed nor ranked, and its figures are the
+// same as in the full report.
+TEST(Report, SectionsRestrictTheAnalysesAndTheJsonToWhatWasAsked) {
+  const std::string path = Overlapped();
+  ReportOptions full = For(path);
+  full.format = ReportOptions::Format::kJson;
+  Outcome all = RunIt(full);
+  ASSERT_EQ(all.code, kExitOk) << all.err;
+  ReportOptions part = full;
+  part.sections = {"overlap", "launch-stats"};
+  Outcome some = RunIt(part);
+  ASSERT_EQ(some.code, kExitOk) << some.err;
+  const nlohmann::json j = nlohmann::json::parse(some.out), k = nlohmann::json::parse(all.out);
+  EXPECT_EQ(j["sections"], nlohmann::json({"overlap", "launch-stats"}));
+  EXPECT_FALSE(k.contains("sections"));
+  EXPECT_FALSE(j.contains("combined"));  // not asked for
+  const nlohmann::json& w = j["traces"][0]["windows"][0];
+  std::set<std::string> keys;
+  for (const auto& [key, value] : w.items()) keys.insert(key);
+  EXPECT_EQ(keys,
+            (std::set<std::string>{"index", "label", "start_ns", "end_ns", "length_ns", "overlap", "launch_stats"}));
+  EXPECT_EQ(w["overlap"], k["traces"][0]["windows"][0]["overlap"]);
+  EXPECT_EQ(w["launch_stats"], k["traces"][0]["windows"][0]["launch_stats"]);
+
+  AnalysisPlan plan = ReportPlan(false, 5, 0, {"overlap"});
+  EXPECT_TRUE(plan.overlap);
+  EXPECT_FALSE(plan.diagnose || plan.critical_path || plan.idle_gaps || plan.gap_causes || plan.hazards ||
+               plan.op_attribution || NeedsHazards(plan));
+  plan = ReportPlan(false, 5, 0, {"summary"});  // its leading findings come from the ranked diagnosis
+  EXPECT_TRUE(plan.diagnose && plan.overlap && plan.idle_gaps && plan.gap_causes);
+  EXPECT_FALSE(plan.critical_path || NeedsHazards(plan));
+  plan = ReportPlan(false, 5, 0, {});
+  EXPECT_TRUE(plan.diagnose && plan.critical_path && plan.hazards && plan.timing_audit && plan.op_attribution);
+}
+
+TEST(Report, SectionsPickTheCsvTablesAndAreRefusedWithSave) {
+  const std::string path = Overlapped();
+  ReportOptions opt = For(path);
+  opt.format = ReportOptions::Format::kCsv;
+  opt.sections = {"idle-gaps"};
+  Outcome o = RunIt(opt);
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("# table: analysis_idle_gap\n"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("# table: analysis_overlap_pair\n"), std::string::npos) << o.out;
+  ReportOptions save = For(path);
+  save.save = true;
+  save.sections = {"overlap"};
+  Outcome refused = RunIt(save);
+  EXPECT_EQ(refused.code, kExitUsage);
+  EXPECT_NE(refused.err.find("--save writes every analysis table"), std::string::npos) << refused.err;
+  EXPECT_EQ(CountRows(path, "analysis_window"), -1);  // nothing written
 }
 
 TEST(Report, SaveWritesAnalysisTablesAndReplacesEarlierOnes) {
