@@ -87,6 +87,18 @@ class TorchJsonReader {
   // returned true.
   bool Parse();
 
+  // Parsing one document in pieces on several threads (a mapped document
+  // only, Whole() non-empty; torch_trace_importer.cc): with StopAt(q),
+  // Parse and ParseElementsFrom stop with true where an element of an
+  // array at depth 2 (the top-level object's event list) ends and the next
+  // one starts at q, and fail if they pass q without such a boundary.
+  void StopAt(const char* q) { stop_at_ = q; }
+  bool stopped() const { return stopped_; }
+  // Parses from `begin`, the first byte of an element of the top-level
+  // object's array, as if "{...[" came before it: to the end of the
+  // document (which must close both), or to the StopAt point.
+  bool ParseElementsFrom(const char* begin);
+
   // After a failed Parse: what and at which byte (of the input).
   const char* error() const { return error_; }
   int64_t error_offset() const { return error_offset_; }
@@ -165,6 +177,8 @@ class TorchJsonReader {
     }
   }
 
+  // The grammar from p (a value expected) with the current stack.
+  bool Run(const char* p);
   bool ScanString(const char*& p, std::string_view& out);
   bool ScanStringSlow(const char* start, const char*& p, std::string_view& out);
   bool ScanNumber(const char*& p);
@@ -181,6 +195,8 @@ class TorchJsonReader {
   int64_t consumed_ = 0;  // input bytes before buf_[0]
   std::string scratch_;   // strings with escapes, or across a refill
   std::vector<char> stack_;
+  const char* stop_at_ = nullptr;
+  bool stopped_ = false;
   const char* error_ = "";
   int64_t error_offset_ = -1;
 };
@@ -200,6 +216,25 @@ bool TorchJsonReader<Handler>::Parse() {
     if (end_ - p < 3 || std::memcmp(p, "\xEF\xBB\xBF", 3) != 0) return Fail(p, "bad byte order mark");
     p += 3;
   }
+  return Run(p);
+}
+
+template <typename Handler>
+bool TorchJsonReader<Handler>::ParseElementsFrom(const char* begin) {
+  const std::string_view whole = src_.Whole();
+  if (whole.data() == nullptr || begin < whole.data() || begin >= whole.data() + whole.size()) {
+    return Fail(begin, "no mapped document");
+  }
+  base_ = whole.data();
+  end_ = begin;
+  mapped_end_ = whole.data() + whole.size();
+  const char* p = Refill(begin);
+  stack_ = {'{', '['};
+  return Run(p);
+}
+
+template <typename Handler>
+bool TorchJsonReader<Handler>::Run(const char* p) {
   std::string_view text;
 value:
   if (!SkipWs(p)) return Fail(p, "unexpected end of input; expected a value");
@@ -267,7 +302,17 @@ after_value:
   if (!SkipWs(p)) return Fail(p, "unexpected end of input; expected ',' or a closing bracket");
   if (*p == ',') {
     ++p;
-    if (stack_.back() == '[') goto value;
+    if (stack_.back() == '[') {
+      if (stop_at_ != nullptr && stack_.size() == 2) {  // between two events of a piece
+        if (!SkipWs(p)) return Fail(p, "unexpected end of input; expected a value");
+        if (p == stop_at_) {
+          stopped_ = true;
+          return true;
+        }
+        if (p > stop_at_) return Fail(p, "no element boundary at the piece's end");
+      }
+      goto value;
+    }
     if (!SkipWs(p)) return Fail(p, "unexpected end of input; expected a key");
     goto key;
   }

@@ -11,6 +11,32 @@ namespace {
 // Drop pages in steps of this much (fewer madvise calls).
 constexpr size_t kReleaseStep = size_t{8} << 20;
 
+// Drops the whole pages of [data + *released, upto) once they reach a step.
+void DropPages(const char* data, const char* upto, size_t& released) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t done = static_cast<size_t>(upto - data) / page * page;
+  if (done < released + kReleaseStep) return;
+  // Read-only private pages: dropped, they read back from the file if
+  // another piece's reader still touches them.
+  madvise(const_cast<char*>(data) + released, done - released, MADV_DONTNEED);
+  released = done;
+}
+
+class MappedPiece : public JsonByteSource {
+ public:
+  MappedPiece(std::string_view whole, const char* begin) : whole_(whole) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    released_ = (static_cast<size_t>(begin - whole.data()) + page - 1) / page * page;  // not the page before
+  }
+  size_t Read(char*, size_t) override { return 0; }
+  std::string_view Whole() override { return whole_; }
+  void Release(const char* upto) override { DropPages(whole_.data(), upto, released_); }
+
+ private:
+  std::string_view whole_;
+  size_t released_;
+};
+
 }  // namespace
 
 std::unique_ptr<MappedInput> MappedInput::Open(const std::string& path) {
@@ -33,12 +59,10 @@ std::unique_ptr<MappedInput> MappedInput::Open(const std::string& path) {
 
 MappedInput::~MappedInput() { munmap(const_cast<char*>(data_), size_); }
 
-void MappedInput::Release(const char* upto) {
-  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  const size_t done = static_cast<size_t>(upto - data_) / page * page;
-  if (done < released_ + kReleaseStep) return;
-  madvise(const_cast<char*>(data_) + released_, done - released_, MADV_DONTNEED);
-  released_ = done;
+void MappedInput::Release(const char* upto) { DropPages(data_, upto, released_); }
+
+std::unique_ptr<JsonByteSource> MappedInput::Piece(const char* begin) const {
+  return std::make_unique<MappedPiece>(std::string_view(data_, size_), begin);
 }
 
 }  // namespace streamscope

@@ -29,6 +29,10 @@ class MappedInput : public JsonByteSource {
   std::string_view Whole() override { return {data_, size_}; }
   void Release(const char* upto) override;
 
+  // The same document for a reader that starts at `begin` (a piece parsed
+  // on another thread): it drops only pages from `begin` on.
+  std::unique_ptr<JsonByteSource> Piece(const char* begin) const;
+
  private:
   MappedInput(const char* data, size_t size) : data_(data), size_(size) {}
   const char* data_;

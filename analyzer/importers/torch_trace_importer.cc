@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -37,6 +40,8 @@ using Json = nlohmann::json;
 // most 2^61 every absolute time stays inside [kMinTraceTime, kMaxTraceTime].
 constexpr int64_t kMaxRelativeNs = int64_t{1} << 60;
 constexpr int64_t kMaxBaseNs = int64_t{1} << 61;
+// Named pids and tids ("Spans") get ids from here up, in the order seen.
+constexpr int64_t kNamedIdentBase = int64_t{1} << 48;
 
 // A scalar JSON value as the SAX parser hands it over.
 struct Scalar {
@@ -342,6 +347,7 @@ class TorchSax {
     }
     if (ident_slot_ != nullptr && v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       *ident_slot_ = Ident{true, true, static_cast<int64_t>(v)};  // as AsIdent
+      if (static_cast<int64_t>(v) > kNamedIdentBase) numeric_ident_in_named_range_ = true;
       return Consumed();
     }
     Scalar s;
@@ -457,6 +463,18 @@ class TorchSax {
   // After a successful parse: base time, correlations from flows, async
   // flags, range depths, devices, metadata and notes.
   void Finish();
+
+  // Parsing in pieces (ParseInPieces): a later piece's handler starts
+  // inside the event list; at a piece's end the handler must be between two
+  // of its events; Absorb then takes the next piece's events, in file
+  // order, as if this handler had read them itself. False where it could
+  // not be exact (the caller parses the whole file again in one piece).
+  void StartInEventList() {
+    frames_ = {Frame::kTop, Frame::kEvents};
+    saw_events_ = true;
+  }
+  bool InEventList() const { return frames_.size() == 2 && frames_[0] == Frame::kTop && frames_[1] == Frame::kEvents; }
+  bool Absorb(TorchSax& part);
   int64_t recognized() const { return recognized_; }
 
  private:
@@ -601,15 +619,14 @@ class TorchSax {
         id.value = ScaledDecimal(t.substr(begin), 0).value_or(0);
       } else {
         auto [it, inserted] = named_idents_.try_emplace(std::string(t), 0);
-        if (inserted) it->second = (int64_t{1} << 48) + static_cast<int64_t>(named_idents_.size());
+        if (inserted) it->second = kNamedIdentBase + static_cast<int64_t>(named_idents_.size());
         id.value = it->second;
       }
-      return id;
-    }
-    if (auto v = AsInt(s)) {
+    } else if (auto v = AsInt(s)) {
       id.numeric = true;
       id.value = *v;
     }
+    if (id.numeric && id.value > kNamedIdentBase) numeric_ident_in_named_range_ = true;
     return id;
   }
 
@@ -713,6 +730,7 @@ class TorchSax {
       auto v = AsInt(s);
       if (v && *v >= 0 && *v <= kMaxBaseNs) {
         base_ns_ = *v;
+        base_set_ = true;
       } else {
         ++m_.import_stats["torch_base_time_out_of_range"];
       }
@@ -770,6 +788,10 @@ class TorchSax {
   bool saw_events_ = false;
   int64_t event_index_ = 0;  // position of the current event in traceEvents (1-based while open)
   int64_t base_ns_ = 0;
+  bool base_set_ = false;
+  // A numeric pid or tid above kNamedIdentBase: a piece's named ids could
+  // not be told from it when renumbered (Absorb refuses).
+  bool numeric_ident_in_named_range_ = false;
   int64_t recognized_ = 0;
   std::map<std::string, int64_t, std::less<>> named_idents_;
   std::vector<Flow> flow_starts_, flow_ends_;
@@ -958,6 +980,126 @@ void TorchSax::AddSync() {
   s.correlation_id = ev_.correlation.value_or(-1);
   s.source_id = event_index_ - 1;
   m_.syncs.push_back(s);
+}
+
+// Appends `from` to `to` through `map` and frees `from` at once, so that a
+// piece's column and its copy are never both resident for every column.
+template <typename T, typename Map>
+void MoveColumn(std::vector<T>& to, std::vector<T>& from, Map map) {
+  to.reserve(to.size() + from.size());
+  for (const T& v : from) to.push_back(map(v));
+  std::vector<T>().swap(from);
+}
+template <typename T>
+void MoveColumn(std::vector<T>& to, std::vector<T>& from) {
+  MoveColumn(to, from, [](const T& v) { return v; });
+}
+
+bool TorchSax::Absorb(TorchSax& part) {
+  TraceModel& pm = part.m_;
+  if (numeric_ident_in_named_range_ || part.numeric_ident_in_named_range_ ||
+      m_.metadata.size() + pm.metadata.size() >= 256) {
+    return false;  // rare enough to read again in one piece
+  }
+  // What the piece numbered by first sight, numbered on from this handler's
+  // own: the same numbers one handler reading both would have given.
+  std::vector<StringId> strings(pm.strings.size());
+  for (size_t i = 0; i < strings.size(); ++i) strings[i] = m_.strings.Intern(pm.strings.Get(static_cast<StringId>(i)));
+  auto string = [&](StringId id) { return id < 0 ? id : strings[static_cast<size_t>(id)]; };
+  std::vector<int32_t> streams(pm.streams.size());
+  for (size_t i = 0; i < streams.size(); ++i) streams[i] = m_.StreamIndexFor(pm.streams[i].id, pm.streams[i].device_id);
+  auto stream = [&](int32_t index) { return index < 0 ? index : streams[static_cast<size_t>(index)]; };
+  std::vector<std::pair<int64_t, const std::string*>> named;
+  for (const auto& [name, id] : part.named_idents_) named.emplace_back(id, &name);
+  std::sort(named.begin(), named.end());
+  absl::flat_hash_map<int64_t, int64_t> renamed;
+  for (const auto& [id, name] : named) {
+    auto [it, inserted] = named_idents_.try_emplace(*name, 0);
+    if (inserted) it->second = kNamedIdentBase + static_cast<int64_t>(named_idents_.size());
+    renamed[id] = it->second;
+  }
+  auto ident = [&](int64_t v) {
+    if (v <= kNamedIdentBase) return v;
+    auto it = renamed.find(v);
+    return it == renamed.end() ? v : it->second;
+  };
+  const int64_t events_before = event_index_;
+  auto source = [&](int64_t id) { return id + events_before; };
+  const size_t ops_before = m_.ops.size(), api_before = m_.api.size();
+
+  GpuOps& o = m_.ops;
+  GpuOps& po = pm.ops;
+  MoveColumn(o.start_ns, po.start_ns);
+  MoveColumn(o.end_ns, po.end_ns);
+  MoveColumn(o.category, po.category);
+  MoveColumn(o.device_id, po.device_id);
+  MoveColumn(o.stream, po.stream, stream);
+  MoveColumn(o.correlation_id, po.correlation_id);
+  MoveColumn(o.name, po.name, string);
+  MoveColumn(o.bytes, po.bytes);
+  MoveColumn(o.src_kind, po.src_kind);
+  MoveColumn(o.dst_kind, po.dst_kind);
+  MoveColumn(o.is_async, po.is_async);
+  MoveColumn(o.peer_device, po.peer_device);
+  MoveColumn(o.graph_id, po.graph_id);
+  MoveColumn(o.source_id, po.source_id, source);
+  MoveColumn(m_.kernel_shapes, pm.kernel_shapes);
+  ApiCalls& a = m_.api;
+  ApiCalls& pa = pm.api;
+  MoveColumn(a.start_ns, pa.start_ns);
+  MoveColumn(a.end_ns, pa.end_ns);
+  MoveColumn(a.tid, pa.tid, ident);
+  MoveColumn(a.name, pa.name, string);
+  MoveColumn(a.domain, pa.domain);
+  MoveColumn(a.cbid, pa.cbid);
+  MoveColumn(a.correlation_id, pa.correlation_id);
+  MoveColumn(a.return_value, pa.return_value);
+  MoveColumn(a.source_id, pa.source_id, source);
+  MoveColumn(m_.nvtx_ranges, pm.nvtx_ranges, [&](NvtxRange r) {
+    r.name = string(r.name);
+    r.domain = string(r.domain);
+    r.tid = ident(r.tid);
+    r.source_id = source(r.source_id);
+    return r;
+  });
+  MoveColumn(m_.syncs, pm.syncs, [&](SyncRecord x) {
+    x.stream = stream(x.stream);
+    x.source_id = source(x.source_id);
+    return x;
+  });
+  MoveColumn(pending_, part.pending_, [&](PendingCorrelation x) {
+    x.index += x.is_op ? ops_before : api_before;
+    x.pid = ident(x.pid);
+    x.tid = ident(x.tid);
+    return x;
+  });
+  auto flow = [&](Flow f) {
+    f.pid = ident(f.pid);
+    f.tid = ident(f.tid);
+    return f;
+  };
+  MoveColumn(flow_starts_, part.flow_starts_, flow);
+  MoveColumn(flow_ends_, part.flow_ends_, flow);
+
+  for (const auto& [pid, n] : part.cpu_pids_) cpu_pids_[ident(pid)] += n;
+  for (const auto& [pid, name] : part.process_names_) process_names_[ident(pid)] = name;
+  for (const auto& [key, name] : part.thread_names_) thread_names_[{ident(key.first), ident(key.second)}] = name;
+  for (const auto& [what, n] : part.ignored_) ignored_[what] += n;
+  for (const auto& [what, n] : pm.import_stats) m_.import_stats[what] += n;
+  for (const auto& [key, value] : pm.metadata) m_.metadata[key] = value;
+  for (Device& d : pm.devices) {
+    if (m_.FindDevice(d.id) == nullptr) m_.devices.push_back(std::move(d));
+  }
+  if (!part.generator_.empty()) generator_ = part.generator_;
+  if (part.base_set_) {
+    base_ns_ = part.base_ns_;
+    base_set_ = true;
+  }
+  if (domain_cpu_op_ == kNoString) domain_cpu_op_ = string(part.domain_cpu_op_);
+  if (domain_annotation_ == kNoString) domain_annotation_ = string(part.domain_annotation_);
+  recognized_ += part.recognized_;
+  event_index_ += part.event_index_;
+  return true;
 }
 
 void TorchSax::Finish() {
@@ -1185,6 +1327,94 @@ std::optional<absl::StatusOr<TraceModel>> ParseFast(JsonByteSource& source, cons
   return Conclude(model, sax, label);
 }
 
+// Where a mapped document may be cut into `pieces`: near equal shares, each
+// at the first byte of a line that opens an object after a line ending in
+// ',' (how Kineto and the usual writers lay out the event list). A guess:
+// ParseInPieces proves each point an event's start or gives up.
+std::vector<const char*> PieceStarts(std::string_view doc, size_t pieces) {
+  constexpr size_t kSearch = size_t{4} << 20;  // past a huge event, fewer pieces
+  std::vector<const char*> starts;
+  const char* const begin = doc.data();
+  const char* const end = begin + doc.size();
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  for (size_t k = 1; k < pieces; ++k) {
+    const char* p = begin + doc.size() / pieces * k;
+    if (!starts.empty() && p <= starts.back()) p = starts.back() + 1;
+    const char* const limit = std::min(end, p + kSearch);
+    while (p < limit) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(limit - p)));
+      if (nl == nullptr) break;
+      const char* before = nl;
+      while (before > begin && blank(before[-1])) --before;
+      const char* after = nl + 1;
+      while (after < end && blank(*after)) ++after;
+      if (before > begin && before[-1] == ',' && after < end && *after == '{') {
+        starts.push_back(after);
+        break;
+      }
+      p = nl + 1;
+    }
+  }
+  return starts;
+}
+
+// A large mapped trace parsed in pieces on threads of their own, then merged
+// in file order (TorchSax::Absorb): the model one pass would build. nullopt
+// when the file is too small to be worth it, or where a piece does not start
+// or end between two events of the event list, or on any error: the caller
+// then parses in one pass (which words any error).
+std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, const std::string& label,
+                                                        const TorchPieceOptions& options) {
+  const std::string_view doc = mapped.Whole();
+  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
+  if (threads_env != nullptr && std::string_view(threads_env) == "1") return std::nullopt;
+  size_t pieces = options.pieces > 0 ? static_cast<size_t>(options.pieces)
+                                     : std::min<size_t>(8, std::max(std::thread::hardware_concurrency(), 1u));
+  if (options.min_piece_bytes > 0) {
+    pieces = std::min<size_t>(pieces, doc.size() / static_cast<size_t>(options.min_piece_bytes));
+  }
+  if (pieces < 2) return std::nullopt;
+  const std::vector<const char*> starts = PieceStarts(doc, pieces);
+  if (starts.empty()) return std::nullopt;
+  const size_t n = starts.size() + 1;
+  std::vector<TraceModel> models(n);
+  std::vector<std::unique_ptr<TorchSax>> handlers;
+  for (TraceModel& m : models) handlers.push_back(std::make_unique<TorchSax>(&m));
+  std::vector<char> ok(n, 0);
+  auto piece_end = [&](size_t i) { return i + 1 < n ? starts[i] : doc.data() + doc.size(); };
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      TorchSax& sax = *handlers[i];
+      sax.StartInEventList();
+      sax.Reserve(piece_end(i) - starts[i - 1]);
+      std::unique_ptr<JsonByteSource> source = mapped.Piece(starts[i - 1]);
+      TorchJsonReader<TorchSax> reader(*source, sax);
+      const bool last = i + 1 == n;
+      if (!last) reader.StopAt(starts[i]);
+      ok[i] = reader.ParseElementsFrom(starts[i - 1]) && reader.stopped() != last && (last || sax.InEventList());
+    });
+  }
+  {
+    TorchSax& sax = *handlers[0];
+    sax.Reserve(static_cast<int64_t>(doc.size()));  // it takes every piece's events
+    TorchJsonReader<TorchSax> reader(mapped, sax);
+    reader.StopAt(starts[0]);
+    ok[0] = reader.Parse() && reader.stopped() && sax.InEventList();
+  }
+  for (std::thread& t : threads) t.join();
+  for (size_t i = 0; i < n; ++i) {
+    if (!ok[i]) return std::nullopt;
+  }
+  for (size_t i = 1; i < n; ++i) {
+    if (!handlers[0]->Absorb(*handlers[i])) return std::nullopt;
+    handlers[i].reset();
+    models[i] = TraceModel();
+  }
+  if (options.pieces_parsed != nullptr) *options.pieces_parsed = static_cast<int>(n);
+  return Conclude(models[0], *handlers[0], label);
+}
+
 // The size of a file that is not gzip-compressed; 0 if it is, or unknown.
 int64_t PlainFileSize(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -1239,9 +1469,13 @@ absl::StatusOr<TraceModel> ImportTorchTraceStream(std::istream& in, const std::s
   return ParseWithReference(again, label, nullptr);
 }
 
-absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) {
-  // A plain file: scanned in place, mapped.
+absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path) { return ImportTorchTrace(path, {}); }
+
+absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path, const TorchPieceOptions& pieces) {
+  // A plain file: scanned in place, mapped; a large one in pieces.
+  if (pieces.pieces_parsed != nullptr) *pieces.pieces_parsed = 1;
   if (auto mapped = MappedInput::Open(path)) {
+    if (auto model = ParseInPieces(*mapped, path, pieces)) return *std::move(model);
     const int64_t size = static_cast<int64_t>(mapped->Whole().size());
     if (auto model = ParseFast(*mapped, path, nullptr, size)) return *std::move(model);
     return ImportWithReference(path);
