@@ -51,9 +51,11 @@ struct Keys {
 
 // Analysis args whose string values repeat (interned), and args that only
 // restate the slice (left out: the JSON has them).
-const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"pair", "cause", "direction"};
+const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"pair", "cause", "direction", "on"};
 bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
   if (key == "cause") return !s.cause.empty();  // written once, from s.cause
+  // A critical-path segment's kind: its name starts with it.
+  if (key == "segment") return v.is_string() && s.name.starts_with(v.get_ref<const std::string&>());
   if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
   if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
   if (key == "ops_total") {  // overlaps: the length of "ops" unless that list was cut short
@@ -99,10 +101,30 @@ std::optional<PerfettoProtoSink::OpReference> ParseOpRef(const nlohmann::json& v
   return PerfettoProtoSink::OpReference{table, id};
 }
 
-// Writes an analysis arg that is an op reference or a list of them as
-// dicts; false if it is something else.
+// "call 6 cudaMemcpyAsync (thread 1)" (a call citation, render/op_ref.h
+// CallRef: the row id in the api_call table, the function, the thread) ->
+// {"api_call", 6}: the call's own slice has its name and thread.
+std::optional<PerfettoProtoSink::OpReference> ParseCallRef(const nlohmann::json& v) {
+  if (!v.is_string()) return std::nullopt;
+  std::string_view text = v.get_ref<const std::string&>();
+  if (!text.starts_with("call ") || !text.ends_with(")")) return std::nullopt;
+  std::string_view rest = text.substr(5);
+  size_t digits = rest.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string_view::npos || digits > 18 || rest[digits] != ' ') return std::nullopt;
+  if (rest.find(" (thread ", digits) == std::string_view::npos) return std::nullopt;
+  int64_t id = 0;
+  for (char ch : rest.substr(0, digits)) id = id * 10 + (ch - '0');
+  return PerfettoProtoSink::OpReference{"api_call", id};
+}
+
+// Writes an analysis arg that is an op or call reference or a list of op
+// references as dicts; false if it is something else.
 bool WriteOpRefs(PerfettoProtoSink& out, std::string_view key, const nlohmann::json& v) {
   if (auto ref = ParseOpRef(v)) {
+    out.OpRef(out.AnnotationName(key), *ref);
+    return true;
+  }
+  if (auto ref = ParseCallRef(v)) {
     out.OpRef(out.AnnotationName(key), *ref);
     return true;
   }

@@ -410,7 +410,7 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
   absl::StatusOr<AnalysisTracks> analyzed = AnalyzeForTimeline(m, WholeTraceWindow(m));
   ASSERT_TRUE(analyzed.ok()) << analyzed.status();
   const AnalysisTracks& tracks = *analyzed;
-  int checked = 0, op_refs = 0;
+  int checked = 0, op_refs = 0, call_refs = 0, segments = 0;
   for (const AnalysisTrack& t : tracks.tracks) {
     if (t.slices.empty() && t.markers.empty()) continue;
     std::vector<const Slice*> on_track;
@@ -432,6 +432,16 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
           for (const nlohmann::json& x : v) keys.push_back(OpRefKey(x));
           EXPECT_EQ(on_track[i]->args.at(key).list, keys) << key;
           ++op_refs;
+        } else if (key == "call" && v.is_string()) {
+          // "call 6 cudaMemcpyAsync (thread 1)" -> {api_call: 6}: the call's row id.
+          const std::string text = v.get<std::string>();
+          EXPECT_EQ(on_track[i]->args.at(key).s, "api_call#" + text.substr(5, text.find(' ', 5) - 5)) << text;
+          ++call_refs;
+        } else if (key == "segment") {
+          EXPECT_FALSE(on_track[i]->args.contains(key)) << "restates the name " << t.slices[i].name;
+          ++segments;
+        } else if (key == "on") {
+          EXPECT_EQ(on_track[i]->args.at(key).s, v.get<std::string>());  // interned, the same text
         }
       }
     }
@@ -439,6 +449,8 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
   }
   EXPECT_GE(checked, 2) << "expected gap and hidden-sync tracks in legacy_default";
   EXPECT_GT(op_refs, 0) << "expected gaps naming the ops around them";
+  EXPECT_GT(call_refs, 0) << "expected gaps and critical-path segments naming calls";
+  EXPECT_GT(segments, 0) << "expected a critical path";
   std::set<std::string> names;
   for (const auto& [uuid, t] : d.tracks) names.insert(t.name);
   EXPECT_TRUE(names.contains("idle gaps (by cause)"));
