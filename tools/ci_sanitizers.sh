@@ -79,18 +79,22 @@ else
   done
 fi
 # The analyzer's threads: report runs its analyses on three threads that
-# share the per-trace facts cache (TraceModel::Derived), and loading
-# finalizes ops and API calls on two. Building the analyzer under TSan adds
+# share the per-trace facts cache (TraceModel::Derived), loading finalizes
+# ops and API calls on two, and a large torch.profiler trace is parsed in
+# pieces on up to eight (torch_pieces_test forces them on small files). Building the analyzer under TSan adds
 # about 8 minutes on 2 cores, which would take CI past 30 minutes: run it
 # with ANALYZER_TSAN=1 before changing the analyzer's threads.
 if [ "${ANALYZER_TSAN:-0}" = 1 ]; then
 echo "-- analyzer_test (threaded report, facts cache)"
 cmake --build "$TSAN_DIR" -j"$JOBS" --target analyzer_test
 tsan_filter='Report.*:TraceFacts.*:DiagnoseSupport.*:WorkloadTraces*:StreamscopeTraceImporter*'
+cmake --build "$TSAN_DIR" -j"$JOBS" --target torch_trace_test
 if setarch "$(uname -m)" -R true 2>/dev/null; then
   setarch "$(uname -m)" -R "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
+  setarch "$(uname -m)" -R "$TSAN_DIR/bin/torch_trace_test" --gtest_brief=1 --gtest_filter='TorchPieces.*'
 else
   "$TSAN_DIR/bin/analyzer_test" --gtest_brief=1 --gtest_filter="$tsan_filter"
+  "$TSAN_DIR/bin/torch_trace_test" --gtest_brief=1 --gtest_filter='TorchPieces.*'
 fi
 fi
 echo "== TSan step: $((SECONDS - step_start)) s"

@@ -5,10 +5,16 @@
 #   (a) loaded in HTA with the breakdowns that match `streamscope report`
 #       (bench/hta/hta_breakdowns.py: temporal, idle time, kernel, comm/comp
 #       overlap, CUDA kernel launch stats, user annotations);
-#   (b) reported by `streamscope report TRACE.json --format json`;
-#   (c) reported by `streamscope report` on the same trace converted to a
-#       streamscope SQLite trace (`streamscope convert`, done once, not timed
-#       in the ratio; its time is shown).
+#   (b) reported by `streamscope report TRACE.json --format json --window
+#       whole` with the sections that match HTA's breakdowns (SECTIONS below:
+#       only those analyses are computed), the like-for-like comparison;
+#   (c) the same on the trace converted to a streamscope SQLite trace
+#       (`streamscope convert`, done once, not timed in the ratio; its time
+#       is shown);
+#   (d) the full `streamscope report TRACE.json --format json`: every
+#       analysis (diagnosis and its what-if ranking on the dependency graph,
+#       critical path, steady-state window, hazards, timing audit), which
+#       HTA does not compute, for reference.
 # Every run is its own process under /usr/bin/time (wall time, peak RSS); the
 # three commands alternate within each repetition, best of REPEAT (wall, CPU
 # time = user + sys, and peak RSS each taken separately). Prints a markdown section for bench/results/hta.md.
@@ -31,6 +37,13 @@ REPEAT=${REPEAT:-3}
 LARGE_OPS=${LARGE_OPS:-1000000}
 LARGE_REPEAT=${LARGE_REPEAT:-1}
 HTA_LARGE_REPEAT=${HTA_LARGE_REPEAT:-$LARGE_REPEAT}
+# HTA's six breakdowns (hta_breakdowns.py) in streamscope's sections:
+# temporal and kernel breakdown <-> overlap (time by category, busy/idle) and
+# combined; idle time breakdown <-> idle-gaps and gap-causes; comm/comp
+# overlap <-> communication; kernel launch stats <-> launch-stats; user
+# annotation breakdown <-> launchers (GPU time per operator and annotation).
+SECTIONS=(--window whole --section overlap --section combined --section idle-gaps --section gap-causes
+  --section communication --section launch-stats --section launchers)
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(100000 1000000)
 [ -x "$STREAMSCOPE" ] || { echo "missing $STREAMSCOPE: build the CLI first (cmake --build build --target streamscope)" >&2; exit 1; }
@@ -76,16 +89,20 @@ for n in "${SIZES[@]}"; do
   measure "$BENCH_DIR/convert-$n" "$STREAMSCOPE" convert "$trace" -o "$sqlite" --force
   reps=$REPEAT hta_reps=$REPEAT
   if [ "$n" -ge "$LARGE_OPS" ]; then reps=$LARGE_REPEAT hta_reps=$HTA_LARGE_REPEAT; fi
-  rm -f "$BENCH_DIR"/{hta,json,sqlite}-"$n".times
+  rm -f "$BENCH_DIR"/{hta,json,sqlite,full}-"$n".times
   for i in $(seq "$reps"); do
-    echo "size $n, repetition $i of $reps: HTA, streamscope JSON, streamscope SQLite" >&2
+    echo "size $n, repetition $i of $reps: HTA, streamscope JSON, streamscope SQLite, full report" >&2
     [ "$i" -le "$hta_reps" ] && measure "$BENCH_DIR/hta-$n" "$HTA_PYTHON" bench/hta/hta_breakdowns.py "$dir"
-    measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-json-$n.json" --force
-    measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json -o "$BENCH_DIR/report-sqlite-$n.json" --force
+    measure "$BENCH_DIR/json-$n" "$STREAMSCOPE" report "$trace" --format json "${SECTIONS[@]}" \
+      -o "$BENCH_DIR/report-json-$n.json" --force
+    measure "$BENCH_DIR/sqlite-$n" "$STREAMSCOPE" report "$sqlite" --format json "${SECTIONS[@]}" \
+      -o "$BENCH_DIR/report-sqlite-$n.json" --force
+    measure "$BENCH_DIR/full-$n" "$STREAMSCOPE" report "$trace" --format json -o "$BENCH_DIR/report-full-$n.json" --force
   done
   hw=$(best_wall "$BENCH_DIR/hta-$n.times"); hm=$(best_rss_mib "$BENCH_DIR/hta-$n.times"); hc=$(best_cpu "$BENCH_DIR/hta-$n.times")
   jw=$(best_wall "$BENCH_DIR/json-$n.times"); jm=$(best_rss_mib "$BENCH_DIR/json-$n.times"); jc=$(best_cpu "$BENCH_DIR/json-$n.times")
   sw=$(best_wall "$BENCH_DIR/sqlite-$n.times"); sm=$(best_rss_mib "$BENCH_DIR/sqlite-$n.times"); sc=$(best_cpu "$BENCH_DIR/sqlite-$n.times")
+  fw=$(best_wall "$BENCH_DIR/full-$n.times"); fm=$(best_rss_mib "$BENCH_DIR/full-$n.times"); fc=$(best_cpu "$BENCH_DIR/full-$n.times")
   cw=$(best_wall "$BENCH_DIR/convert-$n.times"); cm=$(best_rss_mib "$BENCH_DIR/convert-$n.times")
   # The same trace seen by both tools: GPU ops, GPU idle share, comm/compute overlap.
   hfig=$(grep '^figures' "$BENCH_DIR/hta-$n.out" | cut -d' ' -f2-)
@@ -103,12 +120,12 @@ EOF
   mib=$(( $(stat -c %s "$trace") / 1048576 ))
   stages=$(grep -v '^figures' "$BENCH_DIR/hta-$n.out" | tr '\n' ';' | sed 's/;$//; s/;/; /g')
   runs=$reps; [ "$hta_reps" != "$reps" ] && runs="$hta_reps HTA, $reps streamscope"
-  rows+=("| $n | $mib MiB | $runs | $hw s, $hc s, $hm MiB | $jw s, $jc s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hc" "$jc"), $(ratio "$hm" "$jm") | $sw s, $sc s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hc" "$sc"), $(ratio "$hm" "$sm") | $cw s, $cm MiB |")
-  medians="HTA $(median_of "$BENCH_DIR/hta-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/hta-$n.times" '$1') s wall; JSON $(median_of "$BENCH_DIR/json-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/json-$n.times" '$1') s wall; SQLite $(median_of "$BENCH_DIR/sqlite-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/sqlite-$n.times" '$1') s wall"
-  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - medians: $medians"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB, user s, sys s): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times")")
+  rows+=("| $n | $mib MiB | $runs | $hw s, $hc s, $hm MiB | $jw s, $jc s, $jm MiB | $(ratio "$hw" "$jw"), $(ratio "$hc" "$jc"), $(ratio "$hm" "$jm") | $sw s, $sc s, $sm MiB | $(ratio "$hw" "$sw"), $(ratio "$hc" "$sc"), $(ratio "$hm" "$sm") | $fw s, $fc s, $fm MiB | $(ratio "$hw" "$fw"), $(ratio "$hc" "$fc"), $(ratio "$hm" "$fm") | $cw s, $cm MiB |")
+  medians="HTA $(median_of "$BENCH_DIR/hta-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/hta-$n.times" '$1') s wall; JSON $(median_of "$BENCH_DIR/json-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/json-$n.times" '$1') s wall; SQLite $(median_of "$BENCH_DIR/sqlite-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/sqlite-$n.times" '$1') s wall; full report $(median_of "$BENCH_DIR/full-$n.times" '$3 + $4') s CPU, $(median_of "$BENCH_DIR/full-$n.times" '$1') s wall"
+  details+=("- $n ops: HTA stages (last run): $stages"$'\n'"  - medians: $medians"$'\n'"  - HTA figures: $hfig"$'\n'"  - streamscope figures: $sfig"$'\n'"  - all runs (wall s, peak KiB, user s, sys s): HTA $(tr '\n' ';' <"$BENCH_DIR/hta-$n.times") JSON $(tr '\n' ';' <"$BENCH_DIR/json-$n.times") SQLite $(tr '\n' ';' <"$BENCH_DIR/sqlite-$n.times") full $(tr '\n' ';' <"$BENCH_DIR/full-$n.times")")
 done
-echo "| GPU ops | trace JSON | runs | HTA: wall, CPU, peak RSS | streamscope JSON: wall, CPU, peak RSS | HTA / streamscope JSON: wall, CPU, memory | streamscope SQLite: wall, CPU, peak RSS | HTA / streamscope SQLite: wall, CPU, memory | convert JSON to SQLite (once): wall, peak RSS |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| GPU ops | trace JSON | runs | HTA: wall, CPU, peak RSS | streamscope, same breakdowns, JSON: wall, CPU, peak RSS | HTA / streamscope JSON: wall, CPU, memory | same breakdowns, SQLite | HTA / streamscope SQLite | full report (every analysis), JSON | HTA / full report | convert JSON to SQLite (once): wall, peak RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

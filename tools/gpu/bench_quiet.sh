@@ -18,7 +18,7 @@
 # PyYAML and psutil are on the GPU host already) unless HTA_PYTHON names a
 # Python that imports it. Sizes and repetitions can be made smaller for a
 # trial run: HTA_SIZES (default "100000 1000000"), PROTO_ITERATIONS (default
-# 250000 = 1M ops), REPEAT (default 3: streamscope's runs at every size and
+# 250000 = 1M ops; 0 skips the export bench), REPEAT (default 3: streamscope's runs at every size and
 # HTA's at 100k; HTA runs once at 1M).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -64,7 +64,8 @@ fi
   echo
 } >"$md"
 
-# 1. Perfetto protobuf / JSON export at 4 * PROTO_ITERATIONS ops.
+# 1. Perfetto protobuf / JSON export at 4 * PROTO_ITERATIONS ops (0: skipped).
+if [ "$PROTO_ITERATIONS" -gt 0 ]; then
 echo >>"$md"
 echo "## Perfetto export (bench/export/run_perfetto_proto_bench.sh)" >>"$md"
 echo >>"$md"
@@ -102,6 +103,7 @@ for i in $(seq "$REPEAT"); do
   { echo "--- proto run $i"; cat "$WORK/o" "$WORK/e"; } >>"$OUT/perfetto_runs.log"
 done
 rm -f "$gen_trace" "$WORK/b.pftrace"
+fi
 
 # 2. HTA against streamscope: HTA REPEAT times at 100k and once at 1M,
 # streamscope REPEAT times at both (best and median in the output). Second:
