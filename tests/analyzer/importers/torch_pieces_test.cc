@@ -222,5 +222,45 @@ TEST(TorchPieces, AMalformedPieceGetsTheOnePassError) {
   EXPECT_NE(std::string(b.status().message()).find("not a complete JSON trace"), std::string::npos) << b.status();
 }
 
+// Damaged files (cut short anywhere, one byte changed anywhere) read in
+// pieces give exactly what one pass gives: the same error, or the same
+// model. Never a crash, never a different answer.
+TEST(TorchPieces, DamagedFilesGetTheOnePassAnswerInPieces) {
+  const std::string text = PiecesTrace(12);
+  const std::string path = TempPath("damaged.json");
+  TorchPieceOptions one;
+  one.pieces = 1;
+  TorchPieceOptions many;
+  many.pieces = 4;
+  many.min_piece_bytes = 1;
+  const char kBytes[] = {'}', ']', ',', '"', '{', '\n', 'x', '\\'};
+  int damaged = 0, still_read = 0;
+  for (int k = 1; k <= 120; ++k) {
+    const size_t at = text.size() * static_cast<size_t>(k) / 121;
+    for (int variant = 0; variant < 2; ++variant) {
+      std::string bad = text;
+      if (variant == 0) {
+        bad.resize(at);
+      } else {
+        bad[at] = kBytes[k % sizeof(kBytes)];
+      }
+      WriteText(path, bad);
+      auto a = ImportTorchTrace(path, one);
+      auto b = ImportTorchTrace(path, many);
+      ASSERT_EQ(a.ok(), b.ok()) << "cut/changed at " << at << ": " << (a.ok() ? b.status() : a.status());
+      if (!a.ok()) {
+        EXPECT_EQ(a.status(), b.status()) << at;
+        ++damaged;
+      } else {
+        SCOPED_TRACE(at);
+        ExpectSameModel(*b, *a);
+        ++still_read;
+      }
+    }
+  }
+  EXPECT_GT(damaged, 120);   // every cut and most changes break the JSON
+  EXPECT_GT(still_read, 0);  // a changed digit or name still reads
+}
+
 }  // namespace
 }  // namespace streamscope
