@@ -79,7 +79,8 @@ void MoveColumn(std::vector<T>& to, std::vector<T>& from, Map map) {
 }
 template <typename T>
 void MoveColumn(std::vector<T>& to, std::vector<T>& from) {
-  MoveColumn(to, from, [](const T& v) { return v; });
+  to.insert(to.end(), from.begin(), from.end());  // one copy, no per-element growth check
+  std::vector<T>().swap(from);
 }
 
 }  // namespace
