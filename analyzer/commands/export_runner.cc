@@ -122,7 +122,9 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
         if (!options.html_path.empty() && json_analysis_window.end_ns == analysis_window.end_ns) {
           p.json_tracks = p.html_tracks;
         } else {
-          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, json_analysis_window);
+          // Tracks for the Perfetto writers alone: their largest make
+          // their slices while written, not all at once.
+          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, json_analysis_window, 200'000, nullptr, true);
           if (!tracks.ok()) return Prefixed("export: ", tracks.status());
           p.json_tracks = *std::move(tracks);
         }

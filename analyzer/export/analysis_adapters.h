@@ -5,6 +5,8 @@
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_ADAPTERS_H_
 
+#include <memory>
+
 #include "analyzer/analysis/critical_path.h"
 #include "analyzer/analysis/gap_causes.h"
 #include "analyzer/analysis/hidden_sync.h"
@@ -27,7 +29,10 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
 // max_listed_gaps to draw every gap (only listed gaps can be drawn; a note
 // says so otherwise). Findings: the largest causes. Gap lengths feed the
 // gap histogram.
-void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, AnalysisTracks* out);
+// With `keep` (which owns `gaps`), the tracks' slices are produced while a
+// writer draws them (AnalysisTrack::produce) instead of held.
+void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, AnalysisTracks* out,
+                       std::shared_ptr<const void> keep = nullptr);
 
 // Device idle gaps without causes (a fallback when gap causes did not run):
 // one "idle gaps" track per device with the listed gaps.
@@ -49,7 +54,10 @@ void AddLaunchStatsFindings(const TraceModel& model, const LaunchStatsResult& la
 // (group "critical-path"): a slice per segment, named by its kind and the
 // op or call it walks (args: segment, on, op, call). Finding: its length
 // and its host and GPU shares.
-void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out);
+// With `keep` (which owns `path`), the slices are produced while a writer
+// draws them.
+void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out,
+                          std::shared_ptr<const void> keep = nullptr);
 
 }  // namespace streamscope
 

@@ -11,6 +11,7 @@
 #define STREAMSCOPE_ANALYZER_EXPORT_ANALYSIS_TRACKS_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,29 @@ struct AnalysisMarker {
   nlohmann::json args = nlohmann::json::object();
 };
 
+using SliceSink = std::function<void(const AnalysisSlice&)>;
+
 struct AnalysisTrack {
   int32_t device_id = -1;  // -1: a host-level track
   std::string name;        // "overlap compute|H2D", "idle gaps (by cause)"
   std::string group;       // "overlap", "gaps", "sync"
   // Disjoint at each depth; depth-1 slices lie inside one depth-0 slice.
   std::vector<AnalysisSlice> slices;  // sorted by (start, depth)
+  // Or the same slices in the same order, made one at a time while a
+  // writer draws them (a timeline export's tracks of millions of slices:
+  // nothing is held per slice). Set only when it makes at least one.
+  std::function<void(const SliceSink&)> produce;
   std::vector<AnalysisMarker> markers;
+
+  bool HasSlices() const { return !slices.empty() || produce != nullptr; }
+  // Calls `f` on every slice, held or produced, in order.
+  void ForEachSlice(const SliceSink& f) const {
+    if (produce) {
+      produce(f);
+      return;
+    }
+    for (const AnalysisSlice& s : slices) f(s);
+  }
 };
 
 struct Finding {

@@ -1,4 +1,7 @@
 // AddCriticalPathTrack (analysis_adapters.h).
+#include <memory>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/export/analysis_adapters.h"
@@ -19,36 +22,48 @@ std::string SegmentName(const TraceModel& model, const PathSegment& s) {
   return name;
 }
 
+AnalysisSlice SegmentSlice(const TraceModel& model, const PathSegment& s) {
+  AnalysisSlice slice;
+  slice.start_ns = s.start_ns;
+  slice.end_ns = s.end_ns;
+  slice.kind = "critical-path";
+  slice.name = SegmentName(model, s);
+  slice.args["segment"] = std::string(PathSegmentKindName(s.kind));
+  const std::optional<int64_t> stream = StreamSourceIdOrNull(model, s.stream);
+  slice.args["on"] = IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
+                     : stream              ? absl::StrCat("stream ", *stream)
+                                           : std::string("no stream");
+  if (s.op >= 0) slice.args["op"] = OpRefJson(model, s.op);
+  if (s.api >= 0) slice.args["call"] = CallRef(model, s.api);
+  return slice;
+}
+
 }  // namespace
 
-void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out) {
+void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, AnalysisTracks* out,
+                          std::shared_ptr<const void> keep) {
   out->analyses.push_back("critical_path");
   if (path.segments.empty()) return;
   AnalysisTrack t;
   t.device_id = -1;
   t.name = "critical path";
   t.group = "critical-path";
+  int64_t drawn = 0;  // segments of positive length, a slice each
   for (const PathSegment& s : path.segments) {
     if (s.end_ns <= s.start_ns) continue;
-    AnalysisSlice slice;
-    slice.start_ns = s.start_ns;
-    slice.end_ns = s.end_ns;
-    slice.kind = "critical-path";
-    slice.name = SegmentName(model, s);
-    slice.args["segment"] = std::string(PathSegmentKindName(s.kind));
-    const std::optional<int64_t> stream = StreamSourceIdOrNull(model, s.stream);
-    slice.args["on"] = IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
-                       : stream              ? absl::StrCat("stream ", *stream)
-                                             : std::string("no stream");
-    if (s.op >= 0) slice.args["op"] = OpRefJson(model, s.op);
-    if (s.api >= 0) {
-      slice.args["call"] = CallRef(model, s.api);
-    }
-    t.slices.push_back(std::move(slice));
+    ++drawn;
+    if (keep == nullptr) t.slices.push_back(SegmentSlice(model, s));
+  }
+  if (keep != nullptr && drawn > 0) {
+    t.produce = [&model, &path, keep](const SliceSink& emit) {
+      for (const PathSegment& s : path.segments) {
+        if (s.end_ns > s.start_ns) emit(SegmentSlice(model, s));
+      }
+    };
   }
   const int64_t length = path.end_ns - path.start_ns;
   out->findings.push_back(
-      {"info", absl::StrCat("Critical path: ", FormatDuration(length), " in ", t.slices.size(), " segments: GPU ",
+      {"info", absl::StrCat("Critical path: ", FormatDuration(length), " in ", drawn, " segments: GPU ",
                             FormatDuration(path.gpu_ns), " (", FormatShare(path.gpu_ns, length), "), host ",
                             FormatDuration(path.host_ns), " (", FormatShare(path.host_ns, length),
                             "); shortening anything off this path does not end the window sooner")});

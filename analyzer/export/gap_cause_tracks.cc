@@ -1,6 +1,8 @@
 // AddGapCauseTracks and AddIdleGapTracks (analysis_adapters.h).
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/export/analysis_adapters.h"
@@ -15,9 +17,74 @@ bool ByStartThenDepth(const AnalysisSlice& a, const AnalysisSlice& b) {
   return a.depth < b.depth;
 }
 
+// A gap's slice, named after its primary cause.
+AnalysisSlice GapSlice(const TraceModel& model, const GapFinding& g) {
+  AnalysisSlice s;
+  s.start_ns = g.start_ns;
+  s.end_ns = g.end_ns;
+  s.cause = std::string(GapCauseName(g.primary));
+  s.name = absl::StrCat("gap: ", s.cause);
+  s.kind = "gap";
+  s.args["length_ns"] = g.length();
+  if (g.prev_op >= 0) s.args["prev_op"] = OpRef(model, g.prev_op);
+  if (g.next_op >= 0) s.args["next_op"] = OpRef(model, g.next_op);
+  // The submitting call, cited as the critical-path track cites calls
+  // ("call 33 cudaLaunchKernel (thread 7)": id, name, thread).
+  if (g.api >= 0) s.args["call"] = CallRef(model, g.api);
+  return s;
+}
+
+// Parts are nested slices named "<cause>: <call or NVTX range>"; a gap of
+// one part needs one only to name what the thread was doing.
+bool DrawsParts(const GapFinding& g) {
+  return g.parts.size() > 1 || (g.parts.size() == 1 && g.parts[0].detail != kNoString);
+}
+
+AnalysisSlice PartSlice(const TraceModel& model, const GapPart& p) {
+  AnalysisSlice part;
+  part.start_ns = p.start_ns;
+  part.end_ns = p.end_ns;
+  part.cause = std::string(GapCauseName(p.cause));
+  part.name =
+      p.detail != kNoString ? absl::StrCat(part.cause, ": ", std::string(model.strings.Get(p.detail))) : part.cause;
+  part.kind = "gap-part";
+  part.depth = 1;
+  part.args["length_ns"] = p.length();
+  return part;
+}
+
+// The slices of `device`'s gaps in the order the held track has them
+// (sorted by start, then depth, stably), made one at a time.
+void ProduceGapSlices(const TraceModel& model, const GapCausesResult& gaps, int32_t device, const SliceSink& emit) {
+  struct Item {
+    int64_t start_ns;
+    int32_t depth, gap, part;  // part -1: the gap itself
+  };
+  std::vector<Item> items;
+  for (size_t gi = 0; gi < gaps.worst_gaps.size(); ++gi) {
+    const GapFinding& g = gaps.worst_gaps[gi];
+    if (g.length() <= 0 || g.device_id != device) continue;
+    items.push_back({g.start_ns, 0, static_cast<int32_t>(gi), -1});
+    if (!DrawsParts(g)) continue;
+    for (size_t pi = 0; pi < g.parts.size(); ++pi) {
+      if (g.parts[pi].length() > 0) {
+        items.push_back({g.parts[pi].start_ns, 1, static_cast<int32_t>(gi), static_cast<int32_t>(pi)});
+      }
+    }
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.depth < b.depth;
+  });
+  for (const Item& it : items) {
+    const GapFinding& g = gaps.worst_gaps[static_cast<size_t>(it.gap)];
+    emit(it.part < 0 ? GapSlice(model, g) : PartSlice(model, g.parts[static_cast<size_t>(it.part)]));
+  }
+}
+
 }  // namespace
 
-void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, AnalysisTracks* out) {
+void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, AnalysisTracks* out,
+                       std::shared_ptr<const void> keep) {
   out->analyses.push_back("gap_causes");
   std::map<int32_t, AnalysisTrack> by_device;
   for (const GapFinding& g : gaps.worst_gaps) {
@@ -28,40 +95,24 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
       t.name = "idle gaps (by cause)";
       t.group = "gaps";
     }
-    AnalysisSlice s;
-    s.start_ns = g.start_ns;
-    s.end_ns = g.end_ns;
-    s.cause = std::string(GapCauseName(g.primary));
-    s.name = absl::StrCat("gap: ", s.cause);
-    s.kind = "gap";
-    s.args["length_ns"] = g.length();
-    if (g.prev_op >= 0) s.args["prev_op"] = OpRef(model, g.prev_op);
-    if (g.next_op >= 0) s.args["next_op"] = OpRef(model, g.next_op);
-    // The submitting call, cited as the critical-path track cites calls
-    // ("call 33 cudaLaunchKernel (thread 7)": id, name, thread).
-    if (g.api >= 0) s.args["call"] = CallRef(model, g.api);
-    t.slices.push_back(s);
-    // Parts are nested slices named "<cause>: <call or NVTX range>"; a
-    // gap of one part needs one only to name what the thread was doing.
-    if (g.parts.size() > 1 || (g.parts.size() == 1 && g.parts[0].detail != kNoString)) {
-      for (const GapPart& p : g.parts) {
-        if (p.length() <= 0) continue;
-        AnalysisSlice part;
-        part.start_ns = p.start_ns;
-        part.end_ns = p.end_ns;
-        part.cause = std::string(GapCauseName(p.cause));
-        part.name = p.detail != kNoString ? absl::StrCat(part.cause, ": ", std::string(model.strings.Get(p.detail)))
-                                          : part.cause;
-        part.kind = "gap-part";
-        part.depth = 1;
-        part.args["length_ns"] = p.length();
-        t.slices.push_back(std::move(part));
+    if (keep == nullptr) {
+      t.slices.push_back(GapSlice(model, g));
+      if (DrawsParts(g)) {
+        for (const GapPart& p : g.parts) {
+          if (p.length() > 0) t.slices.push_back(PartSlice(model, p));
+        }
       }
     }
     out->gap_lengths_ns.push_back(g.length());
   }
   for (auto& [dev, t] : by_device) {
-    std::stable_sort(t.slices.begin(), t.slices.end(), ByStartThenDepth);
+    if (keep == nullptr) {
+      std::stable_sort(t.slices.begin(), t.slices.end(), ByStartThenDepth);
+    } else {
+      t.produce = [&model, &gaps, keep, device = dev](const SliceSink& emit) {
+        ProduceGapSlices(model, gaps, device, emit);
+      };
+    }
     out->tracks.push_back(std::move(t));
   }
   int64_t all_gaps = 0;

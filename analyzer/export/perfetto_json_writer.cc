@@ -206,13 +206,13 @@ class TraceExporter {
       int64_t tid = t.device_id >= 0 ? t_.NextDeviceTid() : t_.NextSyntheticHostTid();
       out_.ThreadName(pid, tid, t.name);
       out_.ThreadSortIndex(pid, tid, kAnalysisSortBase + k++);
-      for (const AnalysisSlice& s : t.slices) {
+      t.ForEachSlice([&](const AnalysisSlice& s) {
         args.Clear();
         if (!s.cause.empty()) args.Str("cause", s.cause);
         for (auto& [key, v] : s.args.items()) args.Json(key, v);
         out_.Complete(pid, tid, s.start_ns, s.end_ns - s.start_ns, s.name, t.group, &args, GapCauseColor(s.cause));
         ++stats_->analysis_slices;
-      }
+      });
       for (const AnalysisMarker& mk : t.markers) {
         args.Clear();
         args.Str("explanation", mk.explanation);

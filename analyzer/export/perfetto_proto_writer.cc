@@ -350,7 +350,7 @@ class ProtoTraceExporter {
       int64_t tid = t.device_id >= 0 ? t_.NextDeviceTid() : t_.NextSyntheticHostTid();
       uint64_t track = out_.ThreadTrack(parent, pid, tid, t.name);
       uint64_t group = out_.Category(t.group);
-      for (const AnalysisSlice& s : t.slices) {
+      t.ForEachSlice([&](const AnalysisSlice& s) {
         uint64_t name = out_.EventName(s.name);
         out_.StartSlice(track, s.start_ns, s.end_ns, name, group);
         if (!s.cause.empty() && !CauseInName(s)) out_.InternedStr(k_.cause, s.cause);
@@ -361,7 +361,7 @@ class ProtoTraceExporter {
         out_.Commit();
         ++stats_->events;
         ++stats_->analysis_slices;
-      }
+      });
       for (const AnalysisMarker& mk : t.markers) {
         uint64_t mtrack = mk.host_tid >= 0 && t.device_id < 0 ? HostTrack(mk.host_tid, 0) : track;
         uint64_t name = out_.EventName(mk.name);

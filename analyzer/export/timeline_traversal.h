@@ -151,7 +151,7 @@ template <typename F>
 void TimelineTraversal::ForEachAnalysisTrack(F&& f) const {
   if (in_.analysis == nullptr) return;
   for (const AnalysisTrack& t : in_.analysis->tracks) {
-    if (!t.slices.empty() || !t.markers.empty()) f(t);
+    if (t.HasSlices() || !t.markers.empty()) f(t);
   }
 }
 

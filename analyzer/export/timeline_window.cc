@@ -1,6 +1,7 @@
 #include "analyzer/export/timeline_window.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/export/analysis_adapters.h"
@@ -44,9 +45,12 @@ Window ExtendToHostItems(const TraceModel& model, const Window& window) {
 }
 
 absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window, int64_t max_gaps,
-                                                  const WindowSpec* summary_of) {
-  absl::StatusOr<WindowResults> results = RunPlan(model, window, TimelinePlan(max_gaps, summary_of != nullptr));
-  if (!results.ok()) return results.status();
+                                                  const WindowSpec* summary_of, bool produce_slices) {
+  absl::StatusOr<WindowResults> run = RunPlan(model, window, TimelinePlan(max_gaps, summary_of != nullptr));
+  if (!run.ok()) return run.status();
+  // Shared with the tracks that produce their slices later.
+  const auto results = std::make_shared<const WindowResults>(*std::move(run));
+  std::shared_ptr<const void> keep = produce_slices ? results : nullptr;
   AnalysisTracks tracks;
   if (summary_of != nullptr) {
     ReportSummary summary = SummarizeWindow(*results, model, *summary_of);
@@ -56,10 +60,10 @@ absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const
     }
   }
   AddOverlapTracks(model, results->overlap, &tracks);
-  AddGapCauseTracks(model, results->gap_causes, &tracks);
+  AddGapCauseTracks(model, results->gap_causes, &tracks, keep);
   AddHiddenSyncMarkers(model, results->hidden_sync, &tracks);
   AddLaunchStatsFindings(model, results->launch_stats, &tracks);
-  AddCriticalPathTrack(model, results->critical_path, &tracks);
+  AddCriticalPathTrack(model, results->critical_path, &tracks, keep);
   return tracks;
 }
 

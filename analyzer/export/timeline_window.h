@@ -28,8 +28,13 @@ Window ExtendToHostItems(const TraceModel& model, const Window& window);
 // resolved from), also the report's summary and diagnosis of the window
 // (summary_lines, diagnosis), as `report` words them. Also what `compare`
 // can use to draw control above variant (html_report.h).
+// With `produce_slices`, the largest tracks (gaps, critical path) make their
+// slices while a writer draws them (AnalysisTrack::produce), keeping the
+// analyses' results instead of millions of slices: the tracks are for one
+// Perfetto export then, not for the HTML page, which reads `slices`.
 absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const Window& window,
-                                                  int64_t max_gaps = 200'000, const WindowSpec* summary_of = nullptr);
+                                                  int64_t max_gaps = 200'000, const WindowSpec* summary_of = nullptr,
+                                                  bool produce_slices = false);
 
 }  // namespace streamscope
 

@@ -448,6 +448,44 @@ TEST_P(PerfettoJsonRecorded, ExportMatchesTheTraceAndIsWellFormed) {
   }
 }
 
+// Tracks that make their slices while written (the Perfetto-only export)
+// make the slices the held tracks hold, in the same order, and hold none.
+TEST_P(PerfettoJsonRecorded, ProducedTracksMakeTheHeldSlices) {
+  std::string path = std::string("tests/data/") + GetParam() + ".sqlite";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " not present";
+  auto models = LoadTraceFile(path);
+  ASSERT_TRUE(models.ok()) << models.status();
+  const TraceModel& model = models->front();
+  const Window w = WholeTraceWindow(model);
+  const AnalysisTracks held = AnalyzeForTimeline(model, w).value();
+  const AnalysisTracks produced = AnalyzeForTimeline(model, w, 200'000, nullptr, true).value();
+  ASSERT_EQ(held.tracks.size(), produced.tracks.size());
+  EXPECT_EQ(held.findings.size(), produced.findings.size());
+  EXPECT_EQ(held.gap_lengths_ns, produced.gap_lengths_ns);
+  int lazy = 0;
+  for (size_t k = 0; k < held.tracks.size(); ++k) {
+    const AnalysisTrack &a = held.tracks[k], &b = produced.tracks[k];
+    EXPECT_EQ(a.name, b.name);
+    if (b.produce) {
+      ++lazy;
+      EXPECT_TRUE(b.slices.empty()) << b.name;
+    }
+    std::vector<AnalysisSlice> copies;
+    copies.reserve(a.slices.size() + 16);
+    b.ForEachSlice([&](const AnalysisSlice& s) { copies.push_back(s); });
+    ASSERT_EQ(copies.size(), a.slices.size()) << a.name;
+    for (size_t i = 0; i < copies.size(); ++i) {
+      EXPECT_EQ(copies[i].name, a.slices[i].name) << a.name << " " << i;
+      EXPECT_EQ(copies[i].start_ns, a.slices[i].start_ns);
+      EXPECT_EQ(copies[i].end_ns, a.slices[i].end_ns);
+      EXPECT_EQ(copies[i].depth, a.slices[i].depth);
+      EXPECT_EQ(copies[i].cause, a.slices[i].cause);
+      EXPECT_EQ(copies[i].args, a.slices[i].args);
+    }
+  }
+  EXPECT_GT(lazy, 0) << "expected the critical path (and gaps) to be produced";
+}
+
 INSTANTIATE_TEST_SUITE_P(Workloads, PerfettoJsonRecorded,
                          ::testing::Values("overlapped", "sequential", "legacy_default", "implicit_sync",
                                            "concurrent_kernels", "launch_graph"));
