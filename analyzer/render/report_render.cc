@@ -265,7 +265,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
   auto shown = [&](std::string_view name) { return SectionShown(text.sections, name); };
   bool any_window_section = false;
   for (std::string_view name : {"overlap", "idle-gaps", "communication", "gap-causes", "hidden-sync", "launch-stats",
-                                "diagnose", "hazards", "timing-audit", "launchers"}) {
+                                "diagnose", "critical-path", "hazards", "timing-audit", "launchers"}) {
     any_window_section |= shown(name);
   }
   std::ostringstream out;

@@ -309,6 +309,22 @@ TEST(Report, SectionsRestrictTheAnalysesAndTheJsonToWhatWasAsked) {
   EXPECT_TRUE(plan.diagnose && plan.critical_path && plan.hazards && plan.timing_audit && plan.op_attribution);
 }
 
+// Each section a window has prints on its own (critical-path once did not:
+// it was missing from the sections that open a window's block).
+TEST(Report, EveryWindowSectionPrintsOnItsOwn) {
+  const std::string path = Overlapped();
+  // (communication prints only for traces with collectives)
+  for (const char* name : {"overlap", "idle-gaps", "gap-causes", "hidden-sync", "launch-stats", "diagnose",
+                           "critical-path", "hazards", "timing-audit"}) {
+    ReportOptions opt = For(path);
+    opt.sections = {name};
+    Outcome o = RunIt(opt);
+    ASSERT_EQ(o.code, kExitOk) << name << ": " << o.err;
+    EXPECT_NE(o.out.find("Window "), std::string::npos) << name << " printed: " << o.out;
+    EXPECT_GT(o.out.size(), 150u) << name << " printed: " << o.out;
+  }
+}
+
 TEST(Report, SectionsPickTheCsvTablesAndAreRefusedWithSave) {
   const std::string path = Overlapped();
   ReportOptions opt = For(path);
