@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -152,17 +153,22 @@ std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, con
   std::vector<char> ok(n, 0);
   auto piece_end = [&](size_t i) { return i + 1 < n ? starts[i] : doc.data() + doc.size(); };
   std::vector<std::thread> threads;
+  auto parse_piece = [&](size_t i) {
+    TorchSax& sax = *handlers[i];
+    sax.StartInEventList();
+    sax.Reserve(piece_end(i) - starts[i - 1]);
+    std::unique_ptr<JsonByteSource> source = mapped.Piece(starts[i - 1]);
+    TorchJsonReader<TorchSax> reader(*source, sax);
+    const bool last = i + 1 == n;
+    if (!last) reader.StopAt(starts[i]);
+    ok[i] = reader.ParseElementsFrom(starts[i - 1]) && reader.stopped() != last && (last || sax.InEventList());
+  };
   for (size_t i = 1; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      TorchSax& sax = *handlers[i];
-      sax.StartInEventList();
-      sax.Reserve(piece_end(i) - starts[i - 1]);
-      std::unique_ptr<JsonByteSource> source = mapped.Piece(starts[i - 1]);
-      TorchJsonReader<TorchSax> reader(*source, sax);
-      const bool last = i + 1 == n;
-      if (!last) reader.StopAt(starts[i]);
-      ok[i] = reader.ParseElementsFrom(starts[i - 1]) && reader.stopped() != last && (last || sax.InEventList());
-    });
+    try {
+      threads.emplace_back(parse_piece, i);
+    } catch (const std::system_error&) {  // no thread to be had: this one parses the piece
+      parse_piece(i);
+    }
   }
   {
     TorchSax& sax = *handlers[0];
