@@ -43,7 +43,7 @@ absl::StatusOr<TraceModel> ImportTorchTrace(const std::string& path);
 // How a plain file is cut into pieces parsed on threads of their own.
 struct TorchPieceOptions {
   int pieces = 0;                              // 0: one per core, at most 8; 1: one pass
-  int64_t min_piece_bytes = int64_t{8} << 20;  // fewer pieces than that many bytes each
+  int64_t min_piece_bytes = int64_t{8} << 20;  // no piece smaller (fewer pieces instead)
   int* pieces_parsed = nullptr;                // if set: how many pieces were merged (1: one pass)
 };
 // ImportTorchTrace with explicit pieces (tests: pieces of a small file).
