@@ -16,7 +16,7 @@
 #       critical path, steady-state window, hazards, timing audit), which
 #       HTA does not compute, for reference.
 # Every run is its own process under /usr/bin/time (wall time, peak RSS); the
-# three commands alternate within each repetition, best of REPEAT (wall, CPU
+# commands alternate within each repetition, best of REPEAT (wall, CPU
 # time = user + sys, and peak RSS each taken separately). Prints a markdown section for bench/results/hta.md.
 #
 #   STREAMSCOPE=build/bin/streamscope HTA_PYTHON=/work/hta-venv/bin/python \
