@@ -296,34 +296,20 @@ bool TorchSax::Absorb(TorchSax& part) {
   auto source = [&](int64_t id) { return id + events_before; };
   const size_t ops_before = m_.ops.size(), api_before = m_.api.size();
 
-  GpuOps& o = m_.ops;
-  GpuOps& po = pm.ops;
-  MoveColumn(o.start_ns, po.start_ns);
-  MoveColumn(o.end_ns, po.end_ns);
-  MoveColumn(o.category, po.category);
-  MoveColumn(o.device_id, po.device_id);
-  MoveColumn(o.stream, po.stream, stream);
-  MoveColumn(o.correlation_id, po.correlation_id);
-  MoveColumn(o.name, po.name, string);
-  MoveColumn(o.bytes, po.bytes);
-  MoveColumn(o.src_kind, po.src_kind);
-  MoveColumn(o.dst_kind, po.dst_kind);
-  MoveColumn(o.is_async, po.is_async);
-  MoveColumn(o.peer_device, po.peer_device);
-  MoveColumn(o.graph_id, po.graph_id);
-  MoveColumn(o.source_id, po.source_id, source);
+  // Every column appended as it is, then the piece's numbers renumbered.
+  ForEachOpColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.ops, pm.ops);
   MoveColumn(m_.kernel_shapes, pm.kernel_shapes);
-  ApiCalls& a = m_.api;
-  ApiCalls& pa = pm.api;
-  MoveColumn(a.start_ns, pa.start_ns);
-  MoveColumn(a.end_ns, pa.end_ns);
-  MoveColumn(a.tid, pa.tid, ident);
-  MoveColumn(a.name, pa.name, string);
-  MoveColumn(a.domain, pa.domain);
-  MoveColumn(a.cbid, pa.cbid);
-  MoveColumn(a.correlation_id, pa.correlation_id);
-  MoveColumn(a.return_value, pa.return_value);
-  MoveColumn(a.source_id, pa.source_id, source);
+  for (size_t i = ops_before; i < m_.ops.size(); ++i) {
+    m_.ops.stream[i] = stream(m_.ops.stream[i]);
+    m_.ops.name[i] = string(m_.ops.name[i]);
+    m_.ops.source_id[i] = source(m_.ops.source_id[i]);
+  }
+  ForEachApiColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.api, pm.api);
+  for (size_t i = api_before; i < m_.api.size(); ++i) {
+    m_.api.tid[i] = ident(m_.api.tid[i]);
+    m_.api.name[i] = string(m_.api.name[i]);
+    m_.api.source_id[i] = source(m_.api.source_id[i]);
+  }
   MoveColumn(m_.nvtx_ranges, pm.nvtx_ranges, [&](NvtxRange r) {
     r.name = string(r.name);
     r.domain = string(r.domain);

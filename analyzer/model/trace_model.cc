@@ -209,20 +209,7 @@ void TraceModel::Finalize() {
   // second thread (the target machine has two cores).
   auto finalize_ops = [this] {
     if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns, &ops.stream); !order.empty()) {
-      Permute(ops.start_ns, order);
-      Permute(ops.end_ns, order);
-      Permute(ops.category, order);
-      Permute(ops.device_id, order);
-      Permute(ops.stream, order);
-      Permute(ops.correlation_id, order);
-      Permute(ops.name, order);
-      Permute(ops.bytes, order);
-      Permute(ops.src_kind, order);
-      Permute(ops.dst_kind, order);
-      Permute(ops.is_async, order);
-      Permute(ops.peer_device, order);
-      Permute(ops.graph_id, order);
-      Permute(ops.source_id, order);
+      ForEachOpColumn([&order](auto& column) { Permute(column, order); }, ops);
       if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
     }
     max_op_duration_ns = 0;
@@ -241,15 +228,7 @@ void TraceModel::Finalize() {
   };
   auto finalize_api = [this] {
     if (std::vector<uint32_t> order = SortOrder(api.start_ns, nullptr); !order.empty()) {
-      Permute(api.start_ns, order);
-      Permute(api.end_ns, order);
-      Permute(api.tid, order);
-      Permute(api.name, order);
-      Permute(api.domain, order);
-      Permute(api.cbid, order);
-      Permute(api.correlation_id, order);
-      Permute(api.return_value, order);
-      Permute(api.source_id, order);
+      ForEachApiColumn([&order](auto& column) { Permute(column, order); }, api);
     }
     api_by_correlation.Build(api);
   };

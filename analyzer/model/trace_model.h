@@ -136,6 +136,28 @@ struct GpuOps {
   size_t size() const { return start_ns.size(); }
 };
 
+// Calls f with the same column of each of `ops` (one GpuOps or several of
+// the same constness), for every column in turn: the one list of the
+// columns for code that treats them all alike (reserving, permuting,
+// appending, comparing).
+template <typename F, typename... Ops>
+void ForEachOpColumn(F&& f, Ops&... ops) {
+  f(ops.start_ns...);
+  f(ops.end_ns...);
+  f(ops.category...);
+  f(ops.device_id...);
+  f(ops.stream...);
+  f(ops.correlation_id...);
+  f(ops.name...);
+  f(ops.bytes...);
+  f(ops.src_kind...);
+  f(ops.dst_kind...);
+  f(ops.is_async...);
+  f(ops.peer_device...);
+  f(ops.graph_id...);
+  f(ops.source_id...);
+}
+
 // One kernel launch's shape (only for kernels; parallel to GpuOps via op index).
 struct KernelShape {
   int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
@@ -155,6 +177,20 @@ struct ApiCalls {
 
   size_t size() const { return start_ns.size(); }
 };
+
+// ForEachOpColumn for API calls.
+template <typename F, typename... Calls>
+void ForEachApiColumn(F&& f, Calls&... calls) {
+  f(calls.start_ns...);
+  f(calls.end_ns...);
+  f(calls.tid...);
+  f(calls.name...);
+  f(calls.domain...);
+  f(calls.cbid...);
+  f(calls.correlation_id...);
+  f(calls.return_value...);
+  f(calls.source_id...);
+}
 
 struct SyncRecord {
   SyncKind kind = SyncKind::kUnknown;

@@ -52,33 +52,25 @@ void ExpectSameModel(const TraceModel& a, const TraceModel& b) {
     EXPECT_EQ(a.devices[i].sm_count, b.devices[i].sm_count);
   }
   EXPECT_EQ(a.thread_names, b.thread_names);
-  const GpuOps &o = a.ops, &p = b.ops;
-  EXPECT_EQ(o.start_ns, p.start_ns);
-  EXPECT_EQ(o.end_ns, p.end_ns);
-  EXPECT_EQ(o.category, p.category);
-  EXPECT_EQ(o.device_id, p.device_id);
-  EXPECT_EQ(o.stream, p.stream);
-  EXPECT_EQ(o.correlation_id, p.correlation_id);
-  EXPECT_EQ(o.name, p.name);
-  EXPECT_EQ(o.bytes, p.bytes);
-  EXPECT_EQ(o.src_kind, p.src_kind);
-  EXPECT_EQ(o.dst_kind, p.dst_kind);
-  EXPECT_EQ(o.is_async, p.is_async);
-  EXPECT_EQ(o.peer_device, p.peer_device);
-  EXPECT_EQ(o.source_id, p.source_id);
+  int column = 0;  // which column differs, in ForEachOpColumn's order
+  ForEachOpColumn(
+      [&](const auto& x, const auto& y) {
+        const int c = column++;
+        EXPECT_EQ(x, y) << "op column " << c;
+      },
+      a.ops, b.ops);
   ASSERT_EQ(a.kernel_shapes.size(), b.kernel_shapes.size());
   for (size_t i = 0; i < a.kernel_shapes.size(); ++i) {
     EXPECT_EQ(a.kernel_shapes[i].grid[0], b.kernel_shapes[i].grid[0]);
     EXPECT_EQ(a.kernel_shapes[i].registers, b.kernel_shapes[i].registers);
   }
-  EXPECT_EQ(a.api.start_ns, b.api.start_ns);
-  EXPECT_EQ(a.api.end_ns, b.api.end_ns);
-  EXPECT_EQ(a.api.tid, b.api.tid);
-  EXPECT_EQ(a.api.name, b.api.name);
-  EXPECT_EQ(a.api.domain, b.api.domain);
-  EXPECT_EQ(a.api.cbid, b.api.cbid);
-  EXPECT_EQ(a.api.correlation_id, b.api.correlation_id);
-  EXPECT_EQ(a.api.source_id, b.api.source_id);
+  column = 0;
+  ForEachApiColumn(
+      [&](const auto& x, const auto& y) {
+        const int c = column++;
+        EXPECT_EQ(x, y) << "API column " << c;
+      },
+      a.api, b.api);
   ASSERT_EQ(a.nvtx_ranges.size(), b.nvtx_ranges.size());
   for (size_t i = 0; i < a.nvtx_ranges.size(); ++i) {
     const NvtxRange &x = a.nvtx_ranges[i], &y = b.nvtx_ranges[i];
