@@ -88,6 +88,7 @@ AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary) {
   plan.idle_gaps = plan.diagnose = summary;
   plan.overlap_options.max_ops_per_interval = 8;
   plan.gap_causes_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
+  plan.threads = true;
   return plan;
 }
 

@@ -52,9 +52,10 @@ struct AnalysisPlan {
   HazardOptions hazard_options;
   TimingAuditOptions timing_audit_options;
 
-  // Overlap, idle gaps and communication on a second thread and the
-  // diagnosis' contention step on a third (STREAMSCOPE_THREADS=1 turns
-  // both off). Results are the same either way.
+  // Overlap, idle gaps and communication on a second thread, the
+  // dependency graph (and critical path) on a third and the diagnosis'
+  // contention step on a fourth (STREAMSCOPE_THREADS=1 turns them off).
+  // Results are the same either way.
   bool threads = false;
 };
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 
 namespace streamscope {
 namespace {
@@ -44,6 +45,8 @@ class PhaseTimer {
 
 void MarkPhase(const char* phase) {
   static PhaseTimer timer;
+  static std::mutex mutex;  // an export's analyses mark phases on their own thread
+  std::lock_guard<std::mutex> lock(mutex);
   timer.Mark(phase);
 }
 

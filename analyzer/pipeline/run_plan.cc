@@ -64,6 +64,17 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   if (contention_thread_used) {
     contention_thread = std::thread([&] { contention = AnalyzeContention(model, window, plan.diagnose_options); });
   }
+  // The dependency graph reads only the model too: built on its own thread
+  // from the start, it is ready when the diagnosis' ranking needs it, and
+  // the critical path (which needs nothing else) is found there as well.
+  const bool graph_needed = plan.diagnose || plan.critical_path;
+  std::optional<DependencyGraph> graph;
+  std::thread graph_thread;
+  auto build_graph = [&] {
+    graph.emplace(BuildDependencyGraph(model, window));
+    if (plan.critical_path) w.critical_path = FindCriticalPath(model, *graph);
+  };
+  if (graph_needed && threads) graph_thread = std::thread(build_graph);
   std::thread own;
   if (!threads) {
     own_analyses();
@@ -108,13 +119,16 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     if (plan.overlap) MarkPhase("diagnose");
   }
   // The ranking and the critical path share one dependency graph.
-  if (plan.diagnose || plan.critical_path) {
-    DependencyGraph graph = BuildDependencyGraph(model, window);
-    if (plan.overlap) MarkPhase("dependency_graph");
-    if (plan.diagnose) RankDiagnoseFindings(model, graph, plan.diagnose_options, &w.diagnose);
+  if (graph_needed) {
+    if (graph_thread.joinable()) {
+      graph_thread.join();
+    } else {
+      build_graph();
+    }
+    if (plan.overlap) MarkPhase("dependency_graph+critical_path");
+    if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose);
     if (plan.overlap) MarkPhase("what_if");
-    if (plan.critical_path) w.critical_path = FindCriticalPath(model, graph);
-    if (plan.overlap) MarkPhase("critical_path");
+    graph.reset();  // before the hazards' own large buffers
   }
   if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
     if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);
