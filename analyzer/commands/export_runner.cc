@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string_view>
+#include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -80,17 +84,17 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     Window view;                      // the analyses' window, which the page opens on
     AnalysisTracks json_tracks, html_tracks;
     std::string label;
+    std::string json_note;  // what --max-ops left out of the timelines
   };
   std::vector<Prepared> prepared(models.size());
+  std::vector<Window> analysis_windows(models.size()), json_analysis_windows(models.size());
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
-    ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i),
-                  models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
-    Window analysis_window = *w;
+    analysis_windows[i] = *w;
     bool whole =
         options.window.kind == WindowSpec::Kind::kWholeTrace || options.window.kind == WindowSpec::Kind::kDefault;
     p.view = *w;
@@ -110,39 +114,94 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
       p.html_window = *w;
     }
     p.json_window = CapWindowToOps(m, p.html_window, options.json_max_ops);
-    Window json_analysis_window = analysis_window;
-    json_analysis_window.end_ns = std::min(analysis_window.end_ns, p.json_window.end_ns);
-    if (options.analyses) {
-      if (!options.html_path.empty()) {
-        absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_window, 200'000, &options.window);
-        if (!tracks.ok()) return Prefixed("export: ", tracks.status());
-        p.html_tracks = *std::move(tracks);
-      }
-      if (timeline) {
-        if (!options.html_path.empty() && json_analysis_window.end_ns == analysis_window.end_ns) {
-          p.json_tracks = p.html_tracks;
-        } else {
-          // Tracks for the Perfetto writers alone: their largest make
-          // their slices while written, not all at once.
-          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, json_analysis_window, 200'000, nullptr, true);
-          if (!tracks.ok()) return Prefixed("export: ", tracks.status());
-          p.json_tracks = *std::move(tracks);
-        }
-      }
-    }
+    json_analysis_windows[i] = analysis_windows[i];
+    json_analysis_windows[i].end_ns = std::min(analysis_windows[i].end_ns, p.json_window.end_ns);
     if (p.json_window.end_ns != p.html_window.end_ns && timeline) {
       int64_t all = CountOpsInWindow(m, p.html_window);
-      std::string note = absl::StrCat(
-          "--max-ops ", options.json_max_ops, ": the JSON holds the first ", CountOpsInWindow(m, p.json_window),
-          " of the window's ", all, " ops: it ends at +", FormatDuration(p.json_window.end_ns - p.html_window.start_ns),
-          " instead of +", FormatDuration(p.html_window.length()));
-      p.json_tracks.notes.push_back(note);
-      ProgressIdle();
-      out << "note: " << (p.label.empty() ? "" : p.label + ": ") << note << "\n";
+      p.json_note = absl::StrCat("--max-ops ", options.json_max_ops, ": the JSON holds the first ",
+                                 CountOpsInWindow(m, p.json_window), " of the window's ", all, " ops: it ends at +",
+                                 FormatDuration(p.json_window.end_ns - p.html_window.start_ns), " instead of +",
+                                 FormatDuration(p.html_window.length()));
     }
   }
-  double analyze_s = Seconds(t0) - load_s;
-  MarkPhase("analyses");
+  // A protobuf timeline alone writes its ops and host tracks while the
+  // analyses run (on a thread of their own: they read only the models);
+  // otherwise the analyses come first.
+  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
+  const bool threads = !(threads_env != nullptr && std::string_view(threads_env) == "1");
+  const bool analyze_while_writing = threads && json_file == nullptr && html_file == nullptr && proto_file != nullptr;
+  // The analyses of every trace, for the timelines and the page (errors
+  // without the command's prefix).
+  auto analyze = [&]() -> absl::Status {
+    for (size_t i = 0; i < models.size(); ++i) {
+      const TraceModel& m = models[i];
+      Prepared& p = prepared[i];
+      if (!analyze_while_writing) {
+        ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i),
+                      models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
+      }
+      if (options.analyses) {
+        if (!options.html_path.empty()) {
+          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_windows[i], 200'000, &options.window);
+          if (!tracks.ok()) return tracks.status();
+          p.html_tracks = *std::move(tracks);
+        }
+        if (timeline) {
+          if (!options.html_path.empty() && json_analysis_windows[i].end_ns == analysis_windows[i].end_ns) {
+            p.json_tracks = p.html_tracks;
+          } else {
+            // Tracks for the Perfetto writers alone: their largest make
+            // their slices while written, not all at once.
+            absl::StatusOr<AnalysisTracks> tracks =
+                AnalyzeForTimeline(m, json_analysis_windows[i], 200'000, nullptr, true);
+            if (!tracks.ok()) return tracks.status();
+            p.json_tracks = *std::move(tracks);
+          }
+        }
+      }
+      if (!p.json_note.empty()) p.json_tracks.notes.push_back(p.json_note);
+    }
+    return absl::OkStatus();
+  };
+  absl::Status analyzed = absl::OkStatus();
+  std::thread analysis_thread;
+  if (analyze_while_writing) {
+    try {
+      analysis_thread = std::thread([&] { analyzed = analyze(); });
+    } catch (const std::system_error&) {  // no thread to be had: first, then
+      analyzed = analyze();
+    }
+  } else {
+    analyzed = analyze();
+    if (!analyzed.ok()) return Prefixed("export: ", analyzed);
+  }
+  // Joins the analyses (once); what the writers call before they read them.
+  double analyze_s = 0;
+  auto await_analyses = [&]() -> absl::Status {
+    if (analysis_thread.joinable()) {
+      analysis_thread.join();
+      MarkPhase("analyses");
+    }
+    if (analyze_s == 0) analyze_s = Seconds(t0) - load_s;
+    if (!analyzed.ok()) return analyzed;
+    for (const Prepared& p : prepared) {
+      if (p.json_note.empty()) continue;
+      ProgressIdle();
+      out << "note: " << (p.label.empty() ? "" : p.label + ": ") << p.json_note << "\n";
+    }
+    return absl::OkStatus();
+  };
+  // The thread is joined on every way out.
+  struct JoinOnExit {
+    std::thread& thread;
+    ~JoinOnExit() {
+      if (thread.joinable()) thread.join();
+    }
+  } join_on_exit{analysis_thread};
+  if (!analyze_while_writing) {
+    MarkPhase("analyses");
+    if (absl::Status s = await_analyses(); !s.ok()) return Prefixed("export: ", s);
+  }
 
   // One timeline (Perfetto JSON or protobuf: the same inputs and counts).
   auto write_timeline = [&](const std::string& path, OutputFile* file, auto writer, bool print_notes) -> absl::Status {
@@ -154,7 +213,9 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     }
     PerfettoExportStats stats;
     ProgressPhase("writing " + path);
-    absl::Status s = writer(inputs, PerfettoExportOptions{}, file, &stats);
+    PerfettoExportOptions writer_options;
+    if (analyze_while_writing) writer_options.await_analyses = await_analyses;
+    absl::Status s = writer(inputs, writer_options, file, &stats);
     ProgressIdle();
     MarkPhase("write timeline");  // STREAMSCOPE_PROFILE: the writer's CPU against its wall time
     if (!s.ok()) return Prefixed("export: ", s);

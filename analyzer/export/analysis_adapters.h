@@ -21,7 +21,10 @@ namespace streamscope {
 // One track per device and overlapping category pair ("overlap compute|H2D"),
 // a slice per maximal overlap interval (args: pair, ops_total, the kept op
 // refs). Findings: overlapped / possible time per pair; exposed copy time.
-void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out);
+// With `keep` (what owns `overlap`), the tracks make their slices while
+// written (AnalysisTrack::produce) instead of holding them.
+void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out,
+                      std::shared_ptr<const void> keep = nullptr);
 
 // One "idle gaps (by cause)" track per device: a slice per gap named after
 // its primary cause (cause set, so exporters colour by it), and its parts

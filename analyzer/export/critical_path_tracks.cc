@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/export/analysis_adapters.h"
+#include "analyzer/export/slice_args.h"
 #include "analyzer/render/op_ref.h"
 
 namespace streamscope {
@@ -22,19 +23,22 @@ std::string SegmentName(const TraceModel& model, const PathSegment& s) {
   return name;
 }
 
+// A segment's slice; its args typed (WordTypedArgs words them for a held
+// track).
 AnalysisSlice SegmentSlice(const TraceModel& model, const PathSegment& s) {
   AnalysisSlice slice;
   slice.start_ns = s.start_ns;
   slice.end_ns = s.end_ns;
   slice.kind = "critical-path";
   slice.name = SegmentName(model, s);
-  slice.args["segment"] = std::string(PathSegmentKindName(s.kind));
+  // In key order, as the JSON has them.
+  if (s.api >= 0) slice.typed_args.push_back(SliceArg::Call("call", s.api));
   const std::optional<int64_t> stream = StreamSourceIdOrNull(model, s.stream);
-  slice.args["on"] = IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
-                     : stream              ? absl::StrCat("stream ", *stream)
-                                           : std::string("no stream");
-  if (s.op >= 0) slice.args["op"] = OpRefJson(model, s.op);
-  if (s.api >= 0) slice.args["call"] = CallRef(model, s.api);
+  slice.typed_args.push_back(SliceArg::Text("on", IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)
+                                                  : stream              ? absl::StrCat("stream ", *stream)
+                                                                        : std::string("no stream")));
+  if (s.op >= 0) slice.typed_args.push_back(SliceArg::OpJson("op", s.op));
+  slice.typed_args.push_back(SliceArg::Text("segment", std::string(PathSegmentKindName(s.kind))));
   return slice;
 }
 
@@ -52,12 +56,22 @@ void AddCriticalPathTrack(const TraceModel& model, const CriticalPath& path, Ana
   for (const PathSegment& s : path.segments) {
     if (s.end_ns <= s.start_ns) continue;
     ++drawn;
-    if (keep == nullptr) t.slices.push_back(SegmentSlice(model, s));
+    if (keep == nullptr) {
+      t.slices.push_back(SegmentSlice(model, s));
+      WordTypedArgs(model, &t.slices.back());
+    }
   }
   if (keep != nullptr && drawn > 0) {
-    t.produce = [&model, &path, keep](const SliceSink& emit) {
+    t.produced = drawn;
+    t.produce = [&model, &path, keep, drawn](int part, int parts, const SliceSink& emit) {
+      // Every slice is a top-level one: runs cut anywhere.
+      const auto [first, last] =
+          AnalysisTrack::PartRange(static_cast<size_t>(drawn), part, parts, [](size_t) { return true; });
+      size_t k = 0;  // drawn segments so far
       for (const PathSegment& s : path.segments) {
-        if (s.end_ns > s.start_ns) emit(SegmentSlice(model, s));
+        if (s.end_ns <= s.start_ns) continue;
+        if (k >= last) break;
+        if (k++ >= first) emit(SegmentSlice(model, s));
       }
     };
   }

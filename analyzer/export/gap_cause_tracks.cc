@@ -2,10 +2,12 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/export/analysis_adapters.h"
+#include "analyzer/export/slice_args.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/render/op_ref.h"
 
@@ -17,20 +19,21 @@ bool ByStartThenDepth(const AnalysisSlice& a, const AnalysisSlice& b) {
   return a.depth < b.depth;
 }
 
-// A gap's slice, named after its primary cause.
-AnalysisSlice GapSlice(const TraceModel& model, const GapFinding& g) {
+// A gap's slice, named after its primary cause; its args typed
+// (WordTypedArgs words them for a held track).
+AnalysisSlice GapSlice(const GapFinding& g) {
   AnalysisSlice s;
   s.start_ns = g.start_ns;
   s.end_ns = g.end_ns;
   s.cause = std::string(GapCauseName(g.primary));
   s.name = absl::StrCat("gap: ", s.cause);
   s.kind = "gap";
-  s.args["length_ns"] = g.length();
-  if (g.prev_op >= 0) s.args["prev_op"] = OpRef(model, g.prev_op);
-  if (g.next_op >= 0) s.args["next_op"] = OpRef(model, g.next_op);
-  // The submitting call, cited as the critical-path track cites calls
-  // ("call 33 cudaLaunchKernel (thread 7)": id, name, thread).
-  if (g.api >= 0) s.args["call"] = CallRef(model, g.api);
+  // In key order, as the JSON has them. The submitting call is cited as the
+  // critical-path track cites calls ("call 33 cudaLaunchKernel (thread 7)").
+  if (g.api >= 0) s.typed_args.push_back(SliceArg::Call("call", g.api));
+  s.typed_args.push_back(SliceArg::Int("length_ns", g.length()));
+  if (g.next_op >= 0) s.typed_args.push_back(SliceArg::Op("next_op", g.next_op));
+  if (g.prev_op >= 0) s.typed_args.push_back(SliceArg::Op("prev_op", g.prev_op));
   return s;
 }
 
@@ -49,18 +52,19 @@ AnalysisSlice PartSlice(const TraceModel& model, const GapPart& p) {
       p.detail != kNoString ? absl::StrCat(part.cause, ": ", std::string(model.strings.Get(p.detail))) : part.cause;
   part.kind = "gap-part";
   part.depth = 1;
-  part.args["length_ns"] = p.length();
+  part.typed_args.push_back(SliceArg::Int("length_ns", p.length()));
   return part;
 }
 
-// The slices of `device`'s gaps in the order the held track has them
-// (sorted by start, then depth, stably), made one at a time.
-void ProduceGapSlices(const TraceModel& model, const GapCausesResult& gaps, int32_t device, const SliceSink& emit) {
-  struct Item {
-    int64_t start_ns;
-    int32_t depth, gap, part;  // part -1: the gap itself
-  };
-  std::vector<Item> items;
+// Where each slice of a device's gap track comes from, in the order the
+// held track has them (sorted by start, then depth, stably).
+struct GapItem {
+  int64_t start_ns;
+  int32_t depth, gap, part;  // part -1: the gap itself
+};
+
+std::vector<GapItem> GapItems(const GapCausesResult& gaps, int32_t device) {
+  std::vector<GapItem> items;
   for (size_t gi = 0; gi < gaps.worst_gaps.size(); ++gi) {
     const GapFinding& g = gaps.worst_gaps[gi];
     if (g.length() <= 0 || g.device_id != device) continue;
@@ -72,13 +76,10 @@ void ProduceGapSlices(const TraceModel& model, const GapCausesResult& gaps, int3
       }
     }
   }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+  std::stable_sort(items.begin(), items.end(), [](const GapItem& a, const GapItem& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.depth < b.depth;
   });
-  for (const Item& it : items) {
-    const GapFinding& g = gaps.worst_gaps[static_cast<size_t>(it.gap)];
-    emit(it.part < 0 ? GapSlice(model, g) : PartSlice(model, g.parts[static_cast<size_t>(it.part)]));
-  }
+  return items;
 }
 
 }  // namespace
@@ -87,6 +88,7 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
                        std::shared_ptr<const void> keep) {
   out->analyses.push_back("gap_causes");
   std::map<int32_t, AnalysisTrack> by_device;
+  std::map<int32_t, int64_t> slices_by_device;
   for (const GapFinding& g : gaps.worst_gaps) {
     if (g.length() <= 0) continue;
     AnalysisTrack& t = by_device[g.device_id];
@@ -95,8 +97,11 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
       t.name = "idle gaps (by cause)";
       t.group = "gaps";
     }
+    slices_by_device[g.device_id] += 1 + (DrawsParts(g) ? std::count_if(g.parts.begin(), g.parts.end(),
+                                                                        [](const GapPart& p) { return p.length() > 0; })
+                                                        : 0);
     if (keep == nullptr) {
-      t.slices.push_back(GapSlice(model, g));
+      t.slices.push_back(GapSlice(g));
       if (DrawsParts(g)) {
         for (const GapPart& p : g.parts) {
           if (p.length() > 0) t.slices.push_back(PartSlice(model, p));
@@ -108,9 +113,26 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
   for (auto& [dev, t] : by_device) {
     if (keep == nullptr) {
       std::stable_sort(t.slices.begin(), t.slices.end(), ByStartThenDepth);
+      for (AnalysisSlice& s : t.slices) WordTypedArgs(model, &s);
     } else {
-      t.produce = [&model, &gaps, keep, device = dev](const SliceSink& emit) {
-        ProduceGapSlices(model, gaps, device, emit);
+      // The slices' order, made (16 bytes a slice) by the first run that
+      // needs it, on the writer's time, and shared by the runs.
+      struct Order {
+        std::once_flag once;
+        std::vector<GapItem> items;
+      };
+      auto order = std::make_shared<Order>();
+      t.produced = slices_by_device[dev];
+      t.produce = [&model, &gaps, keep, order, device = dev](int part, int parts, const SliceSink& emit) {
+        std::call_once(order->once, [&] { order->items = GapItems(gaps, device); });
+        const std::vector<GapItem>& items = order->items;
+        const auto [first, last] =
+            AnalysisTrack::PartRange(items.size(), part, parts, [&](size_t i) { return items[i].depth == 0; });
+        for (size_t i = first; i < last; ++i) {
+          const GapItem& it = items[i];
+          const GapFinding& g = gaps.worst_gaps[static_cast<size_t>(it.gap)];
+          emit(it.part < 0 ? GapSlice(g) : PartSlice(model, g.parts[static_cast<size_t>(it.part)]));
+        }
       };
     }
     out->tracks.push_back(std::move(t));

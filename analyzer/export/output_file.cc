@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -75,6 +76,34 @@ void OutputFile::Flush() {
   }
   bytes_written_ += static_cast<int64_t>(done);
   buffer_.clear();
+}
+
+void OutputFile::AppendFile(int fd, int64_t size) {
+  Flush();
+  loff_t in_offset = 0;
+  while (error_ == 0 && in_offset < size) {
+    ssize_t n = copy_file_range(fd, &in_offset, fd_, nullptr, static_cast<size_t>(size - in_offset), 0);
+    if (n > 0) {
+      bytes_written_ += n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+      error_ = errno;
+      return;
+    }
+    // Across file systems (or a kernel without it): read and write.
+    std::string block(std::min<int64_t>(size - in_offset, kFlushBytes), '\0');
+    ssize_t r = pread(fd, block.data(), block.size(), in_offset);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      error_ = r < 0 ? errno : EIO;  // the spill file is shorter than it was written
+      return;
+    }
+    in_offset += r;
+    buffer_.append(block.data(), static_cast<size_t>(r));
+    Flush();
+  }
 }
 
 absl::Status OutputFile::Commit() {

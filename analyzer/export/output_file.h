@@ -18,19 +18,30 @@
 
 namespace streamscope {
 
-class OutputFile {
+// Where a streaming writer puts its bytes: an OutputFile, or a SpillBuffer
+// (spill_buffer.h) that a parallel writer appends to one later.
+class ByteOutput {
+ public:
+  virtual ~ByteOutput() = default;
+  virtual void Write(std::string_view data) = 0;
+};
+
+class OutputFile final : public ByteOutput {
  public:
   // ALREADY_EXISTS if `path` exists and !overwrite; PERMISSION_DENIED if it
   // is a symlink or not a regular file, or the folder is not writable.
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path, bool overwrite);
-  ~OutputFile();  // removes the temporary file unless committed
+  ~OutputFile() override;  // removes the temporary file unless committed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
-  void Write(std::string_view data) {
+  void Write(std::string_view data) override {
     buffer_.append(data);
     if (buffer_.size() >= kFlushBytes) Flush();
   }
+  // Appends the first `size` bytes of file `fd` (copied by the kernel
+  // where it can).
+  void AppendFile(int fd, int64_t size);
   // Flushes, closes and moves the file to its destination.
   absl::Status Commit();
 

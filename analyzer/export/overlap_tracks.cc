@@ -1,5 +1,7 @@
 // AddOverlapTracks (analysis_adapters.h).
 #include <map>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -9,7 +11,29 @@
 
 namespace streamscope {
 
-void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out) {
+namespace {
+
+AnalysisSlice IntervalSlice(const TraceModel& model, const DeviceOverlap& dev, const OverlapInterval& iv) {
+  AnalysisSlice s;
+  s.start_ns = iv.start_ns;
+  s.end_ns = iv.end_ns;
+  s.name = OverlapPairName(iv.pair);
+  s.kind = "overlap";
+  s.args["pair"] = s.name;
+  s.args["ops_total"] = iv.ops_total;
+  nlohmann::json ops = nlohmann::json::array();
+  for (uint32_t k = 0; k < iv.ops_kept && iv.ops_offset + k < dev.interval_ops.size(); ++k) {
+    int32_t op = dev.interval_ops[iv.ops_offset + k];
+    ops.push_back(OpRef(model, op));
+  }
+  s.args["ops"] = std::move(ops);
+  return s;
+}
+
+}  // namespace
+
+void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, AnalysisTracks* out,
+                      std::shared_ptr<const void> keep) {
   out->analyses.push_back("overlap");
   for (const DeviceOverlap& dev : overlap.devices) {
     std::map<int, AnalysisTrack> by_pair;
@@ -20,22 +44,28 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
         t.name = absl::StrCat("overlap ", OverlapPairName(iv.pair));
         t.group = "overlap";
       }
-      AnalysisSlice s;
-      s.start_ns = iv.start_ns;
-      s.end_ns = iv.end_ns;
-      s.name = OverlapPairName(iv.pair);
-      s.kind = "overlap";
-      s.args["pair"] = s.name;
-      s.args["ops_total"] = iv.ops_total;
-      nlohmann::json ops = nlohmann::json::array();
-      for (uint32_t k = 0; k < iv.ops_kept && iv.ops_offset + k < dev.interval_ops.size(); ++k) {
-        int32_t op = dev.interval_ops[iv.ops_offset + k];
-        ops.push_back(OpRef(model, op));
+      if (keep == nullptr) {
+        t.slices.push_back(IntervalSlice(model, dev, iv));
+      } else {
+        ++t.produced;
       }
-      s.args["ops"] = std::move(ops);
-      t.slices.push_back(std::move(s));
     }
-    for (auto& [pair, t] : by_pair) out->tracks.push_back(std::move(t));
+    for (auto& [pair, t] : by_pair) {
+      if (keep != nullptr) {
+        t.produce = [&model, &dev, keep, pair, count = t.produced](int part, int parts, const SliceSink& emit) {
+          // Intervals of a pair are disjoint: runs cut anywhere.
+          const auto [first, last] =
+              AnalysisTrack::PartRange(static_cast<size_t>(count), part, parts, [](size_t) { return true; });
+          size_t k = 0;  // intervals of the pair so far
+          for (const OverlapInterval& i : dev.intervals) {
+            if (i.pair != pair) continue;
+            if (k >= last) break;
+            if (k++ >= first) emit(IntervalSlice(model, dev, i));
+          }
+        };
+      }
+      out->tracks.push_back(std::move(t));
+    }
 
     std::string dev_label = DeviceLabel(model, dev.device_id);
     bool any = false;

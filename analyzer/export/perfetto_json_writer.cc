@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/export/slice_args.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_traversal.h"
 #include "analyzer/export/trace_event_writer.h"
@@ -209,7 +210,12 @@ class TraceExporter {
       t.ForEachSlice([&](const AnalysisSlice& s) {
         args.Clear();
         if (!s.cause.empty()) args.Str("cause", s.cause);
-        for (auto& [key, v] : s.args.items()) args.Json(key, v);
+        if (s.typed_args.empty()) {
+          for (auto& [key, v] : s.args.items()) args.Json(key, v);
+        } else {
+          const nlohmann::json all = SliceArgsJson(m_, s);
+          for (auto& [key, v] : all.items()) args.Json(key, v);
+        }
         out_.Complete(pid, tid, s.start_ns, s.end_ns - s.start_ns, s.name, t.group, &args, GapCauseColor(s.cause));
         ++stats_->analysis_slices;
       });
@@ -246,6 +252,9 @@ absl::Status WritePerfettoJson(std::span<const PerfettoTraceInput> traces, const
   PerfettoExportStats local;
   if (stats == nullptr) stats = &local;
   *stats = PerfettoExportStats{};
+  if (options.await_analyses) {
+    if (absl::Status s = options.await_analyses(); !s.ok()) return s;
+  }
   stats->ts_base_ns = TimelineBaseTime(traces);
   TraceEventWriter writer(out, stats->ts_base_ns);
   writer.Begin();

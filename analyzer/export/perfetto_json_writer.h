@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,6 +50,13 @@ struct PerfettoExportOptions {
   bool api_calls = true;
   bool nvtx = true;
   bool flows = true;
+  // Set when the inputs' analysis tracks are still being made: called once,
+  // on the writer's thread, before it reads them (the protobuf writer
+  // writes the ops and host tracks meanwhile); an error stops the write.
+  std::function<absl::Status()> await_analyses;
+  // The protobuf writer writes an analysis track of more slices than this
+  // in runs at once (up to 8; perfetto_proto_writer.cc).
+  int64_t slices_per_run = 200'000;
 };
 
 struct PerfettoExportStats {

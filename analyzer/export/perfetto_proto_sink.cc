@@ -45,7 +45,14 @@ std::string Utf8(std::string_view s) {
 
 }  // namespace
 
-PerfettoProtoSink::PerfettoProtoSink(OutputFile* out, int64_t ts_base_ns) : out_(out), base_(ts_base_ns) {
+PerfettoProtoSink::PerfettoProtoSink(ByteOutput* out, int64_t ts_base_ns, Ids ids)
+    : out_(out),
+      base_(ts_base_ns),
+      next_uuid_(ids.first_uuid),
+      descriptor_sequence_(ids.descriptor_sequence),
+      next_sequence_(ids.first_sequence),
+      sequence_stride_(ids.sequence_stride),
+      continues_sequence_(ids.continues_sequence) {
   end_event_.set_type(pp::TrackEvent::TYPE_SLICE_END);  // track and time come from the sequence
 }
 
@@ -64,13 +71,10 @@ uint64_t PerfettoProtoSink::Category(std::string_view name) { return Intern(kCat
 uint64_t PerfettoProtoSink::AnnotationName(std::string_view name) { return Intern(kKey, name); }
 uint64_t PerfettoProtoSink::StringValue(std::string_view value) { return Intern(kValue, value); }
 
-PerfettoProtoSink::Sequence& PerfettoProtoSink::SequenceOf(uint64_t track) {
-  if (track >= sequences_.size()) sequences_.resize(track + 1);
-  return sequences_[track];
-}
+PerfettoProtoSink::Sequence& PerfettoProtoSink::SequenceOf(uint64_t track) { return sequences_[track]; }
 
 uint64_t PerfettoProtoSink::Local(InternKind kind, uint64_t id) {
-  absl::flat_hash_map<uint64_t, uint64_t>& iids = sequences_[event_track_].iids[kind];
+  absl::flat_hash_map<uint64_t, uint64_t>& iids = event_sequence_->iids[kind];
   auto [it, added] = iids.emplace(id, iids.size() + 1);
   if (!added) return it->second;
   uint64_t iid = it->second;
@@ -116,14 +120,17 @@ void PerfettoProtoSink::WriteMessagePacket(const pp::TracePacket& packet) {
 }
 
 void PerfettoProtoSink::OpenSequence(uint64_t track, Sequence& seq) {
-  seq.id = next_sequence_++;
+  seq.id = next_sequence_;
+  next_sequence_ += sequence_stride_;
+  const bool first_on_sequence = !continues_sequence_;
+  continues_sequence_ = false;
   seq.last_ts = 0;
   pp::TracePacket p;
   p.set_timestamp(0);
   p.set_timestamp_clock_id(kBootTimeClock);  // not the clock it defines
   p.set_trusted_packet_sequence_id(seq.id);
   p.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
-  p.set_first_packet_on_sequence(true);
+  if (first_on_sequence) p.set_first_packet_on_sequence(true);
   pp::TracePacketDefaults* defaults = p.mutable_trace_packet_defaults();
   defaults->set_timestamp_clock_id(kIncrementalClock);
   defaults->mutable_track_event_defaults()->set_track_uuid(track);
@@ -187,7 +194,7 @@ void PerfettoProtoSink::WriteEventPacket(Sequence& seq, uint64_t ts, const pp::T
 
 void PerfettoProtoSink::WriteDescriptor() {
   pp::TracePacket p;
-  p.set_trusted_packet_sequence_id(kDescriptorSequence);
+  p.set_trusted_packet_sequence_id(descriptor_sequence_);
   if (!descriptors_started_) {
     p.set_sequence_flags(pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
     p.set_first_packet_on_sequence(true);
@@ -208,7 +215,13 @@ uint64_t PerfettoProtoSink::ProcessTrack(int64_t pid, std::string_view name) {
 }
 
 uint64_t PerfettoProtoSink::ThreadTrack(uint64_t process_uuid, int64_t pid, int64_t tid, std::string_view name) {
-  uint64_t uuid = next_uuid_++;
+  uint64_t uuid = ReserveTrack();
+  DescribeThreadTrack(uuid, process_uuid, pid, tid, name);
+  return uuid;
+}
+
+void PerfettoProtoSink::DescribeThreadTrack(uint64_t uuid, uint64_t process_uuid, int64_t pid, int64_t tid,
+                                            std::string_view name) {
   track_.Clear();
   track_.set_uuid(uuid);
   track_.set_parent_uuid(process_uuid);
@@ -217,7 +230,6 @@ uint64_t PerfettoProtoSink::ThreadTrack(uint64_t process_uuid, int64_t pid, int6
   track_.mutable_thread()->set_tid(static_cast<int32_t>(tid));
   track_.mutable_thread()->set_thread_name(Utf8(name));
   WriteDescriptor();
-  return uuid;
 }
 
 uint64_t PerfettoProtoSink::NamedTrack(uint64_t parent_uuid, std::string_view name) {
@@ -230,8 +242,7 @@ uint64_t PerfettoProtoSink::NamedTrack(uint64_t parent_uuid, std::string_view na
   return uuid;
 }
 
-void PerfettoProtoSink::EndSlicesUntil(uint64_t track, int64_t ts_ns) {
-  Sequence& seq = SequenceOf(track);
+void PerfettoProtoSink::EndSlicesUntil(Sequence& seq, int64_t ts_ns) {
   while (!seq.open_ends.empty() && seq.open_ends.back() <= ts_ns) {
     int64_t end = seq.open_ends.back();
     seq.open_ends.pop_back();
@@ -241,8 +252,9 @@ void PerfettoProtoSink::EndSlicesUntil(uint64_t track, int64_t ts_ns) {
 
 void PerfettoProtoSink::Start(pp::TrackEvent::Type type, uint64_t track, int64_t ts_ns, uint64_t name_iid,
                               uint64_t category_iid) {
-  EndSlicesUntil(track, ts_ns);
   event_track_ = track;
+  event_sequence_ = &SequenceOf(track);
+  EndSlicesUntil(*event_sequence_, ts_ns);
   event_ts_ns_ = ts_ns;
   event_.Clear();
   event_.set_type(type);
@@ -263,7 +275,7 @@ void PerfettoProtoSink::StartInstant(uint64_t track, int64_t ts_ns, uint64_t nam
 }
 
 void PerfettoProtoSink::Commit() {
-  Sequence& seq = SequenceOf(event_track_);
+  Sequence& seq = *event_sequence_;
   uint64_t ts = Ts(event_ts_ns_);
   if (seq.id == 0) OpenSequence(event_track_, seq);
   WriteEventPacket(seq, ts, event_, has_pending_);
@@ -360,11 +372,13 @@ void PerfettoProtoSink::Json(std::string_view key, const nlohmann::json& v, bool
   }
 }
 
-absl::Status PerfettoProtoSink::Finish() {
-  for (size_t track = 0; track < sequences_.size(); ++track) {
-    EndSlicesUntil(track, INT64_MAX);
+void PerfettoProtoSink::Finish() {
+  std::vector<uint64_t> tracks;
+  for (const auto& [track, seq] : sequences_) {
+    if (!seq.open_ends.empty()) tracks.push_back(track);
   }
-  return out_->Commit();
+  std::sort(tracks.begin(), tracks.end());
+  for (uint64_t track : tracks) EndSlicesUntil(sequences_[track], INT64_MAX);
 }
 
 }  // namespace streamscope

@@ -3,7 +3,11 @@
 // whatever the trace size. What it takes care of:
 //   * framing: each packet is field 1 of the Trace message (tag + length +
 //     bytes), so the file is a valid Trace and needs no final pass;
-//   * one packet sequence per track (track descriptors go on sequence 1).
+//   * one packet sequence per track (track descriptors go on the sink's
+//     first sequence). Several sinks may write parts of one file at once
+//     (perfetto_proto_writer.cc), each with its own range of track uuids
+//     and sequence ids (Ids), and an event may go on a track another sink
+//     of the file described;
 //     A track's first event opens its sequence with a packet that clears
 //     the incremental state (SEQ_INCREMENTAL_STATE_CLEARED) and sets its
 //     defaults (the track's uuid, a sequence-scoped incremental clock) and a
@@ -24,7 +28,8 @@
 //     packets of a track come in time order. A packet earlier than its
 //     sequence's previous one (an instant written after later slices) gets
 //     an absolute BOOTTIME timestamp instead of a delta.
-// Timestamps are relative to `ts_base_ns`. Not thread-safe.
+// Timestamps are relative to `ts_base_ns`. Not thread-safe: one writer per
+// sink.
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_PERFETTO_PROTO_SINK_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_PERFETTO_PROTO_SINK_H_
 
@@ -35,6 +40,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "analyzer/export/output_file.h"
 #include "analyzer/export/perfetto_trace.pb.h"
 #include "nlohmann/json.hpp"
@@ -46,9 +52,25 @@ class PerfettoProtoSink {
   // Clock ids (clock_snapshot.proto: 1-63 builtin, 64-127 sequence-scoped).
   static constexpr uint32_t kBootTimeClock = 6;      // BUILTIN_CLOCK_BOOTTIME
   static constexpr uint32_t kIncrementalClock = 64;  // ours, per sequence
-  static constexpr uint32_t kDescriptorSequence = 1;
+  // The track uuids and packet sequence ids a sink hands out: descriptors
+  // go on `descriptor_sequence`, the tracks' sequences are first_sequence,
+  // first_sequence + sequence_stride, ... Sinks of one file need disjoint
+  // ids. Every packet carries its sequence id, so small ids matter (one
+  // byte below 128): the writer interleaves its parts' ids (stride).
+  struct Ids {
+    uint64_t first_uuid = 1;
+    uint32_t descriptor_sequence = 1;
+    uint32_t first_sequence = 2;
+    uint32_t sequence_stride = 1;
+    // The first sequence continues one an earlier part of the file wrote
+    // (the same id): its first packet clears the sequence's state again
+    // (names, defaults, clock) rather than opening it, so that parts of
+    // one track's packets can be written at once and joined in order.
+    bool continues_sequence = false;
+  };
 
-  PerfettoProtoSink(OutputFile* out, int64_t ts_base_ns);
+  PerfettoProtoSink(ByteOutput* out, int64_t ts_base_ns, Ids ids);
+  PerfettoProtoSink(ByteOutput* out, int64_t ts_base_ns) : PerfettoProtoSink(out, ts_base_ns, Ids{1, 1, 2, 1, false}) {}
 
   // Interning: a file-wide id of a string in its table, to pass to the
   // calls below (which turn it into the iid of the event's sequence, sending
@@ -61,6 +83,10 @@ class PerfettoProtoSink {
   // Tracks (one packet each, written at once); returns the track's uuid.
   uint64_t ProcessTrack(int64_t pid, std::string_view name);
   uint64_t ThreadTrack(uint64_t process_uuid, int64_t pid, int64_t tid, std::string_view name);
+  // A uuid for a track described later (DescribeThreadTrack), perhaps after
+  // another sink has written its events.
+  uint64_t ReserveTrack() { return next_uuid_++; }
+  void DescribeThreadTrack(uint64_t uuid, uint64_t process_uuid, int64_t pid, int64_t tid, std::string_view name);
   uint64_t NamedTrack(uint64_t parent_uuid, std::string_view name);
 
   // Starts the BEGIN event of slice [start, end) on `track` (ENDs of open
@@ -87,8 +113,8 @@ class PerfettoProtoSink {
   // values as JSON text. `intern`: a string value that repeats.
   void Json(std::string_view key, const nlohmann::json& v, bool intern = false);
 
-  // Ends every open slice and commits the file.
-  absl::Status Finish();
+  // Ends every open slice (in track order); the caller commits the file.
+  void Finish();
 
   int64_t packets() const { return packets_; }
   int64_t ts_base_ns() const { return base_; }
@@ -108,7 +134,7 @@ class PerfettoProtoSink {
   };
 
   uint64_t Intern(InternKind kind, std::string_view s);
-  Sequence& SequenceOf(uint64_t track);
+  Sequence& SequenceOf(uint64_t track);  // a new one on first use
   // Opens `seq` (first packet: cleared state, defaults, clock snapshot).
   void OpenSequence(uint64_t track, Sequence& seq);
   // The iid on the current event's sequence of file-wide id `id`; a new
@@ -119,13 +145,13 @@ class PerfettoProtoSink {
   void WriteEventPacket(Sequence& seq, uint64_t ts, const perfetto::protos::TrackEvent& event, bool interned);
   void WriteMessagePacket(const perfetto::protos::TracePacket& packet);  // rare packets, serialized whole
   void WriteDescriptor();                                                // track_ on the descriptor sequence
-  void EndSlicesUntil(uint64_t track, int64_t ts_ns);                    // ends open slices with end <= ts
+  void EndSlicesUntil(Sequence& seq, int64_t ts_ns);                     // ends open slices with end <= ts
   void Start(perfetto::protos::TrackEvent::Type type, uint64_t track, int64_t ts_ns, uint64_t name_iid,
              uint64_t category_iid);
   // Relative to the base, never negative.
   uint64_t Ts(int64_t ns) const { return ns > base_ ? static_cast<uint64_t>(ns - base_) : 0; }
 
-  OutputFile* out_;
+  ByteOutput* out_;
   int64_t base_;
   perfetto::protos::TrackEvent event_;       // reused: keeps its allocations
   perfetto::protos::TrackEvent end_event_;   // a bare TYPE_SLICE_END
@@ -137,11 +163,13 @@ class PerfettoProtoSink {
   bool event_is_slice_ = false;
   std::string frame_;
   int64_t packets_ = 0;
-  uint64_t next_uuid_ = 1;
-  uint32_t next_sequence_ = kDescriptorSequence + 1;
+  uint64_t next_uuid_;
+  uint32_t descriptor_sequence_, next_sequence_, sequence_stride_;
+  bool continues_sequence_;
   bool descriptors_started_ = false;
   Table tables_[kNumKinds];
-  std::vector<Sequence> sequences_;  // by track uuid
+  absl::node_hash_map<uint64_t, Sequence> sequences_;  // by track uuid (stable addresses)
+  Sequence* event_sequence_ = nullptr;                 // the event's, between Start and Commit
 };
 
 }  // namespace streamscope

@@ -7,7 +7,8 @@
 // writer passes what to write per item (a callable; the protobuf writer
 // marks its callables always_inline, so the walk costs it nothing over its
 // own loops: callgrind, 40k ops, +0.14% writer instructions). Not
-// thread-safe; one per trace and writer.
+// thread-safe; one per trace and writer, or per part of a writer that
+// writes a trace's parts on several threads.
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_TIMELINE_TRAVERSAL_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_TIMELINE_TRAVERSAL_H_
 
@@ -41,6 +42,14 @@ class TimelineTraversal {
   // from 1; synthetic host tracks above any Linux tid (pid_max <= 2^22).
   int64_t NextDeviceTid() { return next_device_tid_++; }
   int64_t NextSyntheticHostTid();
+  // Numbers on where `device` left off with device tids and `host` with
+  // synthetic host tids: a writer that walks the ops with one traversal and
+  // the host side with another numbers the tracks that follow as one
+  // traversal would.
+  void ContinueTidsFrom(const TimelineTraversal& device, const TimelineTraversal& host) {
+    next_device_tid_ = device.next_device_tid_;
+    next_host_tid_ = host.next_host_tid_;
+  }
   // Host track of OS thread `tid`: `kind` 0 = API calls (the OS tid when it
   // fits), 1 = NVTX push/pop and marks, 2+ = NVTX start/end lanes.
   int64_t HostThreadId(int64_t tid, int kind);
@@ -55,6 +64,9 @@ class TimelineTraversal {
   // overflow tracks (ops that overlapped an earlier op of the stream).
   template <typename F>
   void ForEachOp(F&& f);
+  // f(size_t op, int32_t stream) for the same ops, without lanes.
+  template <typename F>
+  void ForEachOpIndex(F&& f) const;
   // f(int32_t call, int64_t start, int64_t end) for each API call in the
   // window, parents before children; `end` is clipped to the enclosing
   // call's. Returns how many were clipped.
@@ -96,16 +108,22 @@ void AddTimelineNotes(PerfettoExportStats& stats);
 nlohmann::json TimelineTraceInfo(const PerfettoTraceInput& trace);
 
 template <typename F>
-void TimelineTraversal::ForEachOp(F&& f) {
+void TimelineTraversal::ForEachOpIndex(F&& f) const {
   const GpuOps& ops = m_.ops;
   auto [first, last] = m_.OpRangeFor(w_.start_ns, w_.end_ns + 1);
   for (size_t i = first; i < last; ++i) {
-    int64_t s = ops.start_ns[i], e = ops.end_ns[i];
-    if (!InWindow(s, e, w_)) continue;
+    if (!InWindow(ops.start_ns[i], ops.end_ns[i], w_)) continue;
     int32_t stream = ops.stream[i];
     if (stream < 0 || static_cast<size_t>(stream) >= m_.streams.size()) continue;
-    f(i, stream, lanes_[stream].Place(s, e));
+    f(i, stream);
   }
+}
+
+template <typename F>
+void TimelineTraversal::ForEachOp(F&& f) {
+  ForEachOpIndex([&](size_t i, int32_t stream) __attribute__((always_inline)) {
+    f(i, stream, lanes_[stream].Place(m_.ops.start_ns[i], m_.ops.end_ns[i]));
+  });
 }
 
 template <typename F>

@@ -59,7 +59,7 @@ absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const
       tracks.diagnosis.push_back({std::string(DiagnoseCauseName(f.cause)), SummarySavingText(f), f.summary, f.change});
     }
   }
-  AddOverlapTracks(model, results->overlap, &tracks);
+  AddOverlapTracks(model, results->overlap, &tracks, keep);
   AddGapCauseTracks(model, results->gap_causes, &tracks, keep);
   AddHiddenSyncMarkers(model, results->hidden_sync, &tracks);
   AddLaunchStatsFindings(model, results->launch_stats, &tracks);

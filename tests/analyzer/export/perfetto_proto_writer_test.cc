@@ -10,6 +10,7 @@
 // flows from each API call to its op, and Perfetto's incremental-state
 // rules (with a hand-made trace that breaks them, so the check can fail).
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,9 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/export_runner.h"
+#include "analyzer/export/perfetto_proto_writer.h"
 #include "analyzer/export/perfetto_trace.pb.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
@@ -457,6 +461,57 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
   EXPECT_TRUE(names.contains("hidden syncs"));
 }
 
+// A produced analysis track of many slices is written in runs at once, on
+// one sequence whose state each run after the first clears again: read
+// back, the file holds the same slices on the same tracks as when written
+// in one run, and it is the same file with or without threads.
+TEST(PerfettoProto, ATrackWrittenInRunsReadsBackAsInOneRun) {
+  const std::string path = "tests/data/legacy_default.sqlite";
+  auto models = LoadTraceFile(path);
+  ASSERT_TRUE(models.ok()) << models.status();
+  const TraceModel& m = models->front();
+  const Window w = ExtendToHostItems(m, WholeTraceWindow(m));
+  absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, w, 200'000, nullptr, /*produce_slices=*/true);
+  ASSERT_TRUE(tracks.ok()) << tracks.status();
+  int64_t produced = 0;
+  for (const AnalysisTrack& t : tracks->tracks) produced += t.produce ? t.produced : 0;
+  ASSERT_GT(produced, 16) << "expected gap and critical-path tracks made while written";
+  TempDir dir;
+  auto write = [&](const std::string& name, int64_t slices_per_run) {
+    auto out = OutputFile::Create(dir / name, true);
+    EXPECT_TRUE(out.ok()) << out.status();
+    PerfettoTraceInput input{&m, w, &*tracks, ""};
+    PerfettoExportOptions options;
+    options.slices_per_run = slices_per_run;
+    EXPECT_TRUE(WritePerfettoProto({&input, 1}, options, out->get(), nullptr).ok());
+    return Decode(ReadFile(dir / name));
+  };
+  const Decoded one = write("one.pftrace", int64_t{1} << 40);
+  const Decoded runs = write("runs.pftrace", 2);  // up to 8 runs a track
+  EXPECT_EQ(runs.breaches.Total(), 0);
+  EXPECT_EQ(runs.unclosed, 0);
+  EXPECT_EQ(runs.unmatched_ends, 0);
+  EXPECT_EQ(runs.sequences, one.sequences) << "runs continue their track's sequence";
+  EXPECT_GT(runs.packets, one.packets) << "each run after the first clears the state again";
+  auto key = [&](const Decoded& d, const Slice& s) {
+    std::string args;
+    for (const auto& [k, v] : s.args)
+      absl::StrAppend(&args, k, "=", v.i, "/", v.s, "/", absl::StrJoin(v.list, ","), ";");
+    return absl::StrCat(d.TrackName(s.track), "|", s.ts, "|", s.dur, "|", s.name, "|", s.category, "|", args);
+  };
+  std::vector<std::string> a, b;
+  for (const Slice& s : one.slices) a.push_back(key(one, s));
+  for (const Slice& s : runs.slices) b.push_back(key(runs, s));
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  EXPECT_EQ(a, b);
+  // The same bytes on one thread.
+  setenv("STREAMSCOPE_THREADS", "1", 1);
+  write("runs1.pftrace", 2);
+  unsetenv("STREAMSCOPE_THREADS");
+  EXPECT_EQ(ReadFile(dir / "runs1.pftrace"), ReadFile(dir / "runs.pftrace"));
+}
+
 TEST(PerfettoProto, FlowsLinkEachApiCallToTheOpsItSubmitted) {
   const std::string path = "tests/data/overlapped.sqlite";
   TempDir dir;
@@ -507,11 +562,18 @@ TEST(PerfettoProto, EverySequenceClearsItsStateAndDefinesClockAndNamesBeforeUse)
     EXPECT_EQ(d.breaches.iid_redefined, 0);
     EXPECT_EQ(d.breaches.clock_without_snapshot, 0);
     EXPECT_EQ(d.breaches.sequence_id_missing, 0);
-    // One sequence per track with events (plus the descriptors'), and most
+    // A sequence per track with events, plus the descriptors' of the
+    // writer's parts (processes, ops, host, analysis); hidden-sync markers
+    // on a host thread's track add a sequence for that track. Most
     // timestamps are deltas on the incremental clock.
-    std::set<uint64_t> tracks_with_events;
-    for (const Slice& s : d.slices) tracks_with_events.insert(s.track);
-    EXPECT_EQ(d.sequences, static_cast<int64_t>(tracks_with_events.size()) + 1);
+    std::set<uint64_t> tracks_with_events, tracks_with_instants;
+    for (const Slice& s : d.slices) {
+      tracks_with_events.insert(s.track);
+      if (s.dur < 0) tracks_with_instants.insert(s.track);
+    }
+    const auto tracks = static_cast<int64_t>(tracks_with_events.size());
+    EXPECT_GE(d.sequences, tracks + 1);
+    EXPECT_LE(d.sequences, tracks + 4 + static_cast<int64_t>(tracks_with_instants.size()));
     EXPECT_GT(d.delta_timestamps, static_cast<int64_t>(d.slices.size()));
   }
 }
