@@ -619,6 +619,17 @@ class DependencyGraphBuilder {
   }
   // Kahn's algorithm among the events order[b, e) (equal recorded times).
   void SortTies(std::vector<int32_t>& order, const std::vector<uint32_t>& pos, size_t b, size_t e) {
+    if (e - b == 2) {  // the common tie (an op's start with its call's end ...): what Kahn's gives, directly
+      const int32_t x = order[b], y = order[b + 1];
+      auto has_edge = [&](int32_t from, int32_t to) {
+        for (uint32_t i = EdgeBegin(to); i < EdgeBegin(to + 1); ++i) {
+          if (g_.edges_[i].from == from) return true;
+        }
+        return false;
+      };
+      if (x != y && has_edge(y, x) && !has_edge(x, y)) std::swap(order[b], order[b + 1]);
+      return;
+    }
     auto in_group = [&](int32_t ev) { return ev >= 0 && pos[ev] >= b && pos[ev] < e; };
     absl::flat_hash_map<int32_t, int32_t> indegree;
     absl::flat_hash_map<int32_t, std::vector<int32_t>> out;
