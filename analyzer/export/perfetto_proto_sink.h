@@ -4,7 +4,7 @@
 //   * framing: each packet is field 1 of the Trace message (tag + length +
 //     bytes), so the file is a valid Trace and needs no final pass;
 //   * one packet sequence per track (track descriptors go on the sink's
-//     first sequence). Several sinks may write parts of one file at once
+//     descriptor sequence). Several sinks may write parts of one file at once
 //     (perfetto_proto_writer.cc), each with its own range of track uuids
 //     and sequence ids (Ids), and an event may go on a track another sink
 //     of the file described;

@@ -18,7 +18,10 @@
 //   * for size, args the file already states are left out and some take
 //     other shapes (correlation ids in TrackEvent.correlation_id, launch
 //     shapes as "x,y,z", op references as {table: id}): analyzer/EXPORT.md.
-// Not thread-safe.
+// It writes a trace's parts (ops, host threads, each analysis track) on
+// threads of their own and joins them in a fixed order: the file is the
+// same whatever the thread count (analyzer/EXPORT.md "Perfetto protobuf").
+// The inputs must not change while it runs.
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_PERFETTO_PROTO_WRITER_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_PERFETTO_PROTO_WRITER_H_
 
