@@ -53,9 +53,9 @@ struct AnalysisPlan {
   TimingAuditOptions timing_audit_options;
 
   // Overlap, idle gaps and communication on a second thread, the
-  // dependency graph (and critical path) on a third and the diagnosis'
-  // contention step on a fourth (STREAMSCOPE_THREADS=1 turns them off).
-  // Results are the same either way.
+  // diagnosis' contention step on a third, and without a diagnosis the
+  // dependency graph (and critical path) on a third (STREAMSCOPE_THREADS=1
+  // turns them off). Results are the same either way.
   bool threads = false;
 };
 
