@@ -21,6 +21,7 @@
 #include "analyzer/export/spill_buffer.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_traversal.h"
+#include "analyzer/pipeline/phase_timer.h"
 #include "analyzer/render/op_ref.h"
 
 namespace streamscope {
@@ -678,6 +679,7 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
       }
     }
     parts.Join();
+    MarkPhase("timeline parts");  // STREAMSCOPE_PROFILE
     if (!analyses.ok()) return analyses;
     exporter.WriteAnalysis(analysis);
     analysis.sink.Finish();
@@ -692,6 +694,7 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
       if (absl::Status s = held->AppendTo(out); !s.ok()) return s;
     }
     if (i == 0) first_processes = std::move(processes);
+    MarkPhase("timeline joined");
   }
   AddTimelineNotes(*stats);
   if (first_processes == nullptr) first_processes = std::make_unique<Part>(out, base, PartIds(1, 0, 0));  // no trace
