@@ -63,18 +63,24 @@ OutputFile::~OutputFile() {
   if (!committed_) unlink(temp_path_.c_str());
 }
 
-void OutputFile::Flush() {
+int WriteFully(int fd, std::string_view bytes, int64_t* written) {
   size_t done = 0;
-  while (error_ == 0 && done < buffer_.size()) {
-    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
+  int err = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      error_ = errno;
+      err = errno;
       break;
     }
     done += static_cast<size_t>(n);
   }
-  bytes_written_ += static_cast<int64_t>(done);
+  *written += static_cast<int64_t>(done);
+  return err;
+}
+
+void OutputFile::Flush() {
+  if (error_ == 0) error_ = WriteFully(fd_, buffer_, &bytes_written_);
   buffer_.clear();
 }
 

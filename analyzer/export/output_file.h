@@ -18,6 +18,11 @@
 
 namespace streamscope {
 
+// Writes all of `bytes` to `fd` (again after EINTR and short writes);
+// returns 0 or the errno that stopped it, and adds what was written to
+// `*written`.
+int WriteFully(int fd, std::string_view bytes, int64_t* written);
+
 // Where a streaming writer puts its bytes: an OutputFile, or a SpillBuffer
 // (spill_buffer.h) that a parallel writer appends to one later.
 class ByteOutput {

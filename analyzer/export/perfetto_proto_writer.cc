@@ -634,7 +634,12 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
     Part ops(out, base, PartIds(trace_count, t, 1));
     auto host_output = std::make_unique<SpillBuffer>(dir);
     Part host(host_output.get(), base, PartIds(trace_count, t, 2));
-    ConcurrentParts parts(threads);
+    auto analysis_output = std::make_unique<SpillBuffer>(dir);
+    Part analysis(analysis_output.get(), base, PartIds(trace_count, t, 3));
+    std::vector<const AnalysisTrack*> slice_tracks;
+    std::vector<std::unique_ptr<SpillBuffer>> slice_outputs;
+    std::vector<std::unique_ptr<Part>> slice_parts;
+    ConcurrentParts parts(threads);  // after what its threads use: joined first on every way out
     parts.Start([&] {
       exporter.WriteOps(ops);
       ops.sink.Finish();
@@ -649,11 +654,6 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
       awaited = true;
       if (options.await_analyses) analyses = options.await_analyses();
     }
-    auto analysis_output = std::make_unique<SpillBuffer>(dir);
-    Part analysis(analysis_output.get(), base, PartIds(trace_count, t, 3));
-    std::vector<const AnalysisTrack*> slice_tracks;
-    std::vector<std::unique_ptr<SpillBuffer>> slice_outputs;
-    std::vector<std::unique_ptr<Part>> slice_parts;
     if (analyses.ok()) {
       exporter.ReserveSliceTracks(analysis);
       slice_tracks = exporter.SliceTracks();
@@ -661,8 +661,9 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
       for (uint32_t k = 0; k < slices; ++k) {
         const AnalysisTrack* track = slice_tracks[k];
         // A track of many slices in runs at once, on one sequence: each
-        // run after the first clears its state again (PartIds continues).
-        // (Not with the threads: the file is the same with STREAMSCOPE_THREADS=1.)
+        // run after the first clears its state again (Ids::continues_sequence).
+        // The runs depend on the slice count alone, so that the file is the
+        // same with STREAMSCOPE_THREADS=1.
         const auto runs = static_cast<int>(
             std::clamp<int64_t>(track->SliceCount() / std::max<int64_t>(options.slices_per_run, 1), 1, 8));
         for (int run = 0; run < runs; ++run) {

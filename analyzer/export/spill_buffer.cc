@@ -36,17 +36,7 @@ void SpillBuffer::Spill() {
       return;
     }
   }
-  size_t done = 0;
-  while (done < buffer_.size()) {
-    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      error_ = errno;
-      break;
-    }
-    done += static_cast<size_t>(n);
-  }
-  spilled_ += static_cast<int64_t>(done);
+  error_ = WriteFully(fd_, buffer_, &spilled_);
   buffer_.clear();
 }
 
