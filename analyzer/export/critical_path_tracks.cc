@@ -32,6 +32,7 @@ AnalysisSlice SegmentSlice(const TraceModel& model, const PathSegment& s) {
   slice.kind = "critical-path";
   slice.name = SegmentName(model, s);
   // In key order, as the JSON has them.
+  slice.typed_args.reserve(4);
   if (s.api >= 0) slice.typed_args.push_back(SliceArg::Call("call", s.api));
   const std::optional<int64_t> stream = StreamSourceIdOrNull(model, s.stream);
   slice.typed_args.push_back(SliceArg::Text("on", IsHostSegment(s.kind) ? absl::StrCat("thread ", s.tid)

@@ -30,6 +30,7 @@ AnalysisSlice GapSlice(const GapFinding& g) {
   s.kind = "gap";
   // In key order, as the JSON has them. The submitting call is cited as the
   // critical-path track cites calls ("call 33 cudaLaunchKernel (thread 7)").
+  s.typed_args.reserve(4);
   if (g.api >= 0) s.typed_args.push_back(SliceArg::Call("call", g.api));
   s.typed_args.push_back(SliceArg::Int("length_ns", g.length()));
   if (g.next_op >= 0) s.typed_args.push_back(SliceArg::Op("next_op", g.next_op));

@@ -1,6 +1,7 @@
 #include "analyzer/export/slice_args.h"
 
 #include <string>
+#include <vector>
 
 #include "analyzer/render/op_ref.h"
 
@@ -26,7 +27,7 @@ nlohmann::json SliceArgsJson(const TraceModel& model, const AnalysisSlice& slice
 
 void WordTypedArgs(const TraceModel& model, AnalysisSlice* slice) {
   for (const SliceArg& a : slice->typed_args) slice->args[std::string(a.key)] = SliceArgJson(model, a);
-  slice->typed_args.clear();
+  std::vector<SliceArg>().swap(slice->typed_args);  // frees it: held slices are many
 }
 
 }  // namespace streamscope
