@@ -414,7 +414,7 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
   absl::StatusOr<AnalysisTracks> analyzed = AnalyzeForTimeline(m, WholeTraceWindow(m));
   ASSERT_TRUE(analyzed.ok()) << analyzed.status();
   const AnalysisTracks& tracks = *analyzed;
-  int checked = 0, op_refs = 0, call_refs = 0, segments = 0;
+  int checked = 0, op_refs = 0, call_refs = 0, segments = 0, op_objects = 0;
   for (const AnalysisTrack& t : tracks.tracks) {
     if (t.slices.empty() && t.markers.empty()) continue;
     std::vector<const Slice*> on_track;
@@ -446,6 +446,11 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
           ++segments;
         } else if (key == "on") {
           EXPECT_EQ(on_track[i]->args.at(key).s, v.get<std::string>());  // interned, the same text
+        } else if (key == "op" && v.is_object()) {
+          // A critical-path segment's op ({"table": "kernel", "id": 3, ...}) -> {kernel: 3}.
+          EXPECT_EQ(on_track[i]->args.at(key).s,
+                    v["table"].get<std::string>() + "#" + std::to_string(v["id"].get<int64_t>()));
+          ++op_objects;
         }
       }
     }
@@ -455,6 +460,7 @@ TEST(PerfettoProto, AnalysisTracksHoldTheSameSlicesAsTheAnalyses) {
   EXPECT_GT(op_refs, 0) << "expected gaps naming the ops around them";
   EXPECT_GT(call_refs, 0) << "expected gaps and critical-path segments naming calls";
   EXPECT_GT(segments, 0) << "expected a critical path";
+  EXPECT_GT(op_objects, 0) << "expected critical-path segments on GPU ops";
   std::set<std::string> names;
   for (const auto& [uuid, t] : d.tracks) names.insert(t.name);
   EXPECT_TRUE(names.contains("idle gaps (by cause)"));
