@@ -2,13 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
-#include <string_view>
-#include <system_error>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/base/units.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/commands/progress.h"
@@ -127,9 +124,8 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   // A protobuf timeline alone writes its ops and host tracks while the
   // analyses run (on a thread of their own: they read only the models);
   // otherwise the analyses come first.
-  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
-  const bool threads = !(threads_env != nullptr && std::string_view(threads_env) == "1");
-  const bool analyze_while_writing = threads && json_file == nullptr && html_file == nullptr && proto_file != nullptr;
+  const bool analyze_while_writing =
+      ThreadsAllowed() && json_file == nullptr && html_file == nullptr && proto_file != nullptr;
   // The analyses of every trace, for the timelines and the page (errors
   // without the command's prefix).
   auto analyze = [&]() -> absl::Status {
@@ -164,25 +160,18 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     return absl::OkStatus();
   };
   absl::Status analyzed = absl::OkStatus();
-  std::thread analysis_thread;
-  if (analyze_while_writing) {
-    try {
-      analysis_thread = std::thread([&] { analyzed = analyze(); });
-    } catch (const std::system_error&) {  // no thread to be had: first, then
-      analyzed = analyze();
-    }
-  } else {
-    analyzed = analyze();
-    if (!analyzed.ok()) return Prefixed("export: ", analyzed);
-  }
+  TaskThreads analysis_thread(analyze_while_writing);  // joined on every way out
+  analysis_thread.Start([&] { analyzed = analyze(); });
+  if (!analyze_while_writing && !analyzed.ok()) return Prefixed("export: ", analyzed);
   // Joins the analyses (once); what the writers call before they read them.
   double analyze_s = 0;
+  bool awaited = false;
   auto await_analyses = [&]() -> absl::Status {
-    if (analysis_thread.joinable()) {
-      analysis_thread.join();
-      MarkPhase("analyses");
-    }
-    if (analyze_s == 0) analyze_s = Seconds(t0) - load_s;
+    if (awaited) return analyzed;
+    awaited = true;
+    analysis_thread.Join();
+    MarkPhase("analyses");
+    analyze_s = Seconds(t0) - load_s;
     if (!analyzed.ok()) return analyzed;
     for (const Prepared& p : prepared) {
       if (p.json_note.empty()) continue;
@@ -191,15 +180,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     }
     return absl::OkStatus();
   };
-  // The thread is joined on every way out.
-  struct JoinOnExit {
-    std::thread& thread;
-    ~JoinOnExit() {
-      if (thread.joinable()) thread.join();
-    }
-  } join_on_exit{analysis_thread};
   if (!analyze_while_writing) {
-    MarkPhase("analyses");
     if (absl::Status s = await_analyses(); !s.ok()) return Prefixed("export: ", s);
   }
 

@@ -1,21 +1,18 @@
 #include "analyzer/export/perfetto_proto_writer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <numeric>
 #include <optional>
 #include <string_view>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/export/perfetto_proto_sink.h"
 #include "analyzer/export/slice_args.h"
 #include "analyzer/export/spill_buffer.h"
@@ -551,32 +548,6 @@ class ProtoTraceExporter {
   absl::flat_hash_map<const AnalysisTrack*, uint64_t> slice_track_uuid_;
 };
 
-// Runs parts on threads of their own (or, with threads off or when no
-// thread can be started, at once on the caller's).
-class ConcurrentParts {
- public:
-  explicit ConcurrentParts(bool threads) : threads_(threads) {}
-  ~ConcurrentParts() { Join(); }
-  void Start(std::function<void()> part) {
-    if (threads_) {
-      try {
-        running_.emplace_back(part);
-        return;
-      } catch (const std::system_error&) {  // no thread to be had: here, then
-      }
-    }
-    part();
-  }
-  void Join() {
-    for (std::thread& t : running_) t.join();
-    running_.clear();
-  }
-
- private:
-  bool threads_;
-  std::vector<std::thread> running_;
-};
-
 // The JSON's otherData: an instant at time 0 on a global track.
 void WriteTraceInfo(std::span<const PerfettoTraceInput> traces, PerfettoProtoSink& sink,
                     const PerfettoExportStats& stats) {
@@ -617,8 +588,6 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
   *stats = PerfettoExportStats{};
   const int64_t base = TimelineBaseTime(traces);
   stats->ts_base_ns = base;
-  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
-  const bool threads = !(threads_env != nullptr && std::string_view(threads_env) == "1");
   const std::string dir = std::filesystem::path(out->path()).parent_path().string();
   absl::Status analyses = absl::OkStatus();
   bool awaited = false;
@@ -639,7 +608,7 @@ absl::Status WritePerfettoProto(std::span<const PerfettoTraceInput> traces, cons
     std::vector<const AnalysisTrack*> slice_tracks;
     std::vector<std::unique_ptr<SpillBuffer>> slice_outputs;
     std::vector<std::unique_ptr<Part>> slice_parts;
-    ConcurrentParts parts(threads);  // after what its threads use: joined first on every way out
+    TaskThreads parts;  // after what its threads use: joined first on every way out
     parts.Start([&] {
       exporter.WriteOps(ops);
       ops.sink.Finish();

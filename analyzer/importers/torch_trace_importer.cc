@@ -14,12 +14,12 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/importers/torch_event_handler.h"
 #include "analyzer/importers/torch_gz_input.h"
 #include "analyzer/importers/torch_json_reader.h"
@@ -136,8 +136,7 @@ std::vector<const char*> PieceStarts(std::string_view doc, size_t pieces) {
 std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, const std::string& label,
                                                         const TorchPieceOptions& options) {
   const std::string_view doc = mapped.Whole();
-  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
-  if (threads_env != nullptr && std::string_view(threads_env) == "1") return std::nullopt;
+  if (!ThreadsAllowed()) return std::nullopt;
   size_t pieces = options.pieces > 0 ? static_cast<size_t>(options.pieces)
                                      : std::min<size_t>(8, std::max(std::thread::hardware_concurrency(), 1u));
   if (options.min_piece_bytes > 0) {
@@ -152,7 +151,7 @@ std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, con
   for (TraceModel& m : models) handlers.push_back(std::make_unique<TorchSax>(&m));
   std::vector<char> ok(n, 0);
   auto piece_end = [&](size_t i) { return i + 1 < n ? starts[i] : doc.data() + doc.size(); };
-  std::vector<std::thread> threads;
+  TaskThreads threads;
   auto parse_piece = [&](size_t i) {
     TorchSax& sax = *handlers[i];
     sax.StartInEventList();
@@ -163,13 +162,7 @@ std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, con
     if (!last) reader.StopAt(starts[i]);
     ok[i] = reader.ParseElementsFrom(starts[i - 1]) && reader.stopped() != last && (last || sax.InEventList());
   };
-  for (size_t i = 1; i < n; ++i) {
-    try {
-      threads.emplace_back(parse_piece, i);
-    } catch (const std::system_error&) {  // no thread to be had: this one parses the piece
-      parse_piece(i);
-    }
-  }
+  for (size_t i = 1; i < n; ++i) threads.Start([&parse_piece, i] { parse_piece(i); });
   {
     TorchSax& sax = *handlers[0];
     sax.Reserve(static_cast<int64_t>(doc.size()));  // it takes every piece's events
@@ -177,7 +170,7 @@ std::optional<absl::StatusOr<TraceModel>> ParseInPieces(MappedInput& mapped, con
     reader.StopAt(starts[0]);
     ok[0] = reader.Parse() && reader.stopped() && sax.InEventList();
   }
-  for (std::thread& t : threads) t.join();
+  threads.Join();
   for (size_t i = 0; i < n; ++i) {
     if (!ok[i]) return std::nullopt;
   }

@@ -14,6 +14,7 @@
 #include "analyzer/analysis/dependency_graph.h"
 #include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/op_attribution.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/pipeline/phase_timer.h"
 
 namespace streamscope {
@@ -51,10 +52,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     if (plan.idle_gaps) w.idle = AnalyzeIdleGaps(model, window, plan.idle_gaps_options);
     if (plan.communication) w.communication = AnalyzeCommunication(model, window);
   };
-  // STREAMSCOPE_THREADS=1: everything on one thread (lower peak memory,
-  // per-analysis profile figures).
-  const char* threads_env = std::getenv("STREAMSCOPE_THREADS");
-  const bool threads = plan.threads && !(threads_env != nullptr && std::string(threads_env) == "1");
+  const bool threads = plan.threads && ThreadsAllowed();
   // The diagnosis' contention step reads only the model: it starts first,
   // on a third thread, so that it fills the time the other two wait on each
   // other (two cores: the three threads share them).

@@ -1,0 +1,37 @@
+// The analyzer's own threads: one switch to turn them off, and a group of
+// tasks that run on threads of their own when they may.
+#ifndef STREAMSCOPE_ANALYZER_BASE_THREADS_H_
+#define STREAMSCOPE_ANALYZER_BASE_THREADS_H_
+
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace streamscope {
+
+// False under STREAMSCOPE_THREADS=1: everything on the calling thread
+// (lower peak memory, per-phase profile figures). Results are the same
+// either way.
+bool ThreadsAllowed();
+
+// Runs each task on a thread of its own, or at once on the caller's when
+// `threads` is false or no thread can be started; Join (or the destructor)
+// waits for them all. Not thread-safe: one caller starts and joins.
+class TaskThreads {
+ public:
+  explicit TaskThreads(bool threads = ThreadsAllowed()) : threads_(threads) {}
+  ~TaskThreads() { Join(); }
+  TaskThreads(const TaskThreads&) = delete;
+  TaskThreads& operator=(const TaskThreads&) = delete;
+
+  void Start(std::function<void()> task);
+  void Join();
+
+ private:
+  bool threads_;
+  std::vector<std::thread> running_;
+};
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_BASE_THREADS_H_
