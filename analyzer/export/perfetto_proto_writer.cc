@@ -59,28 +59,27 @@ struct Keys {
 // Analysis args whose string values repeat (interned), and args that only
 // restate the slice (left out: the JSON has them).
 const absl::flat_hash_set<std::string_view> kRepeatingArgs = {"pair", "cause", "direction", "on"};
-bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
+// The rules, on an arg's integer or text value (null: it is not one).
+bool RepeatsTheSlice(std::string_view key, const int64_t* number, const std::string* text, const AnalysisSlice& s) {
   if (key == "cause") return !s.cause.empty();  // written once, from s.cause
   // A critical-path segment's kind: its name starts with it.
-  if (key == "segment") return v.is_string() && s.name.starts_with(v.get_ref<const std::string&>());
-  if (key == "length_ns") return v.is_number_integer() && v.get<int64_t>() == s.end_ns - s.start_ns;
-  if (key == "pair") return v.is_string() && v.get_ref<const std::string&>() == s.name;
+  if (key == "segment") return text != nullptr && s.name.starts_with(*text);
+  if (key == "length_ns") return number != nullptr && *number == s.end_ns - s.start_ns;
+  if (key == "pair") return text != nullptr && *text == s.name;
   if (key == "ops_total") {  // overlaps: the length of "ops" unless that list was cut short
     auto ops = s.args.find("ops");
-    return v.is_number_integer() && ops != s.args.end() && ops->is_array() &&
-           v.get<int64_t>() == static_cast<int64_t>(ops->size());
+    return number != nullptr && ops != s.args.end() && ops->is_array() && *number == static_cast<int64_t>(ops->size());
   }
   return false;
 }
-// The same rules for a typed arg (the "ops_total" rule needs the JSON
-// "ops" list, which no typed slice has).
+bool RepeatsTheSlice(std::string_view key, const nlohmann::json& v, const AnalysisSlice& s) {
+  const int64_t number = v.is_number_integer() ? v.get<int64_t>() : 0;
+  return RepeatsTheSlice(key, v.is_number_integer() ? &number : nullptr,
+                         v.is_string() ? &v.get_ref<const std::string&>() : nullptr, s);
+}
 bool RepeatsTheSlice(const SliceArg& a, const AnalysisSlice& s) {
-  using T = SliceArg::Type;
-  if (a.key == "cause") return !s.cause.empty();
-  if (a.key == "segment") return a.type == T::kText && s.name.starts_with(a.text);
-  if (a.key == "length_ns") return a.type == T::kInt && a.value == s.end_ns - s.start_ns;
-  if (a.key == "pair") return a.type == T::kText && a.text == s.name;
-  return false;
+  return RepeatsTheSlice(a.key, a.type == SliceArg::Type::kInt ? &a.value : nullptr,
+                         a.type == SliceArg::Type::kText ? &a.text : nullptr, s);
 }
 
 // The slice's cause, unless its name already says it ("gap: <cause>",
