@@ -14,11 +14,6 @@
 namespace streamscope {
 namespace {
 
-bool ByStartThenDepth(const AnalysisSlice& a, const AnalysisSlice& b) {
-  if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-  return a.depth < b.depth;
-}
-
 // A gap's slice, named after its primary cause; its args typed
 // (WordTypedArgs words them for a held track).
 AnalysisSlice GapSlice(const GapFinding& g) {
@@ -39,9 +34,15 @@ AnalysisSlice GapSlice(const GapFinding& g) {
 }
 
 // Parts are nested slices named "<cause>: <call or NVTX range>"; a gap of
-// one part needs one only to name what the thread was doing.
-bool DrawsParts(const GapFinding& g) {
-  return g.parts.size() > 1 || (g.parts.size() == 1 && g.parts[0].detail != kNoString);
+// one part needs one only to name what the thread was doing. f(part index)
+// for each part drawn (those of positive length).
+template <typename F>
+void ForEachDrawnPart(const GapFinding& g, F&& f) {
+  const bool draws = g.parts.size() > 1 || (g.parts.size() == 1 && g.parts[0].detail != kNoString);
+  if (!draws) return;
+  for (size_t pi = 0; pi < g.parts.size(); ++pi) {
+    if (g.parts[pi].length() > 0) f(pi);
+  }
 }
 
 AnalysisSlice PartSlice(const TraceModel& model, const GapPart& p) {
@@ -70,17 +71,19 @@ std::vector<GapItem> GapItems(const GapCausesResult& gaps, int32_t device) {
     const GapFinding& g = gaps.worst_gaps[gi];
     if (g.length() <= 0 || g.device_id != device) continue;
     items.push_back({g.start_ns, 0, static_cast<int32_t>(gi), -1});
-    if (!DrawsParts(g)) continue;
-    for (size_t pi = 0; pi < g.parts.size(); ++pi) {
-      if (g.parts[pi].length() > 0) {
-        items.push_back({g.parts[pi].start_ns, 1, static_cast<int32_t>(gi), static_cast<int32_t>(pi)});
-      }
-    }
+    ForEachDrawnPart(g, [&](size_t pi) {
+      items.push_back({g.parts[pi].start_ns, 1, static_cast<int32_t>(gi), static_cast<int32_t>(pi)});
+    });
   }
   std::stable_sort(items.begin(), items.end(), [](const GapItem& a, const GapItem& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.depth < b.depth;
   });
   return items;
+}
+
+AnalysisSlice ItemSlice(const TraceModel& model, const GapCausesResult& gaps, const GapItem& it) {
+  const GapFinding& g = gaps.worst_gaps[static_cast<size_t>(it.gap)];
+  return it.part < 0 ? GapSlice(g) : PartSlice(model, g.parts[static_cast<size_t>(it.part)]);
 }
 
 }  // namespace
@@ -98,23 +101,17 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
       t.name = "idle gaps (by cause)";
       t.group = "gaps";
     }
-    slices_by_device[g.device_id] += 1 + (DrawsParts(g) ? std::count_if(g.parts.begin(), g.parts.end(),
-                                                                        [](const GapPart& p) { return p.length() > 0; })
-                                                        : 0);
-    if (keep == nullptr) {
-      t.slices.push_back(GapSlice(g));
-      if (DrawsParts(g)) {
-        for (const GapPart& p : g.parts) {
-          if (p.length() > 0) t.slices.push_back(PartSlice(model, p));
-        }
-      }
-    }
+    int64_t& slices = slices_by_device[g.device_id];
+    ++slices;
+    ForEachDrawnPart(g, [&](size_t) { ++slices; });
     out->gap_lengths_ns.push_back(g.length());
   }
   for (auto& [dev, t] : by_device) {
     if (keep == nullptr) {
-      std::stable_sort(t.slices.begin(), t.slices.end(), ByStartThenDepth);
-      for (AnalysisSlice& s : t.slices) WordTypedArgs(model, &s);
+      for (const GapItem& it : GapItems(gaps, dev)) {
+        t.slices.push_back(ItemSlice(model, gaps, it));
+        WordTypedArgs(model, &t.slices.back());
+      }
     } else {
       // The slices' order, made (16 bytes a slice) by the first run that
       // needs it, on the writer's time, and shared by the runs.
@@ -129,11 +126,7 @@ void AddGapCauseTracks(const TraceModel& model, const GapCausesResult& gaps, Ana
         const std::vector<GapItem>& items = order->items;
         const auto [first, last] =
             AnalysisTrack::PartRange(items.size(), part, parts, [&](size_t i) { return items[i].depth == 0; });
-        for (size_t i = first; i < last; ++i) {
-          const GapItem& it = items[i];
-          const GapFinding& g = gaps.worst_gaps[static_cast<size_t>(it.gap)];
-          emit(it.part < 0 ? GapSlice(g) : PartSlice(model, g.parts[static_cast<size_t>(it.part)]));
-        }
+        for (size_t i = first; i < last; ++i) emit(ItemSlice(model, gaps, items[i]));
       };
     }
     out->tracks.push_back(std::move(t));
