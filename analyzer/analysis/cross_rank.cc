@@ -256,13 +256,4 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
   return result;
 }
 
-CrossRankResult AnalyzeCrossRank(const std::vector<RankInput>& inputs, int top) {
-  std::vector<RankFacts> facts;
-  facts.reserve(inputs.size());
-  for (const RankInput& input : inputs) {
-    facts.push_back(ComputeRankFacts(*input.model, input.windows, input.windows_are_steps));
-  }
-  return MergeRankFacts(facts, top);
-}
-
 }  // namespace streamscope

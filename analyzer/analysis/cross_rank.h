@@ -1,6 +1,7 @@
 // The processes (ranks) of one distributed run, side by side: the merge of
 // their compact facts (rank_facts.h). `streamscope report A B ...` computes
-// the facts of each trace in memory and merges them; `streamscope facts`
+// the facts of each trace in memory and merges them (pipeline/ranks.h);
+// `streamscope facts`
 // and `streamscope merge-facts` (the Dask path) do the same in two steps,
 // so both give the same figures.
 //
@@ -51,12 +52,6 @@
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {
-
-struct RankInput {
-  const TraceModel* model = nullptr;
-  std::vector<Window> windows;     // the windows analyzed in this trace
-  bool windows_are_steps = false;  // the instances of one NVTX range
-};
 
 struct RankFigures {
   int64_t rank = 0;
@@ -131,8 +126,6 @@ struct CrossRankResult {
 // Needs at least two inputs to say anything about waiting; with one it still
 // fills that rank's figures. `facts` in argument order.
 CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top);
-// ComputeRankFacts of each input, then MergeRankFacts.
-CrossRankResult AnalyzeCrossRank(const std::vector<RankInput>& inputs, int top);
 
 }  // namespace streamscope
 

@@ -7,7 +7,6 @@
 #include <queue>
 #include <set>
 #include <span>
-#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -17,7 +16,6 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
-#include "analyzer/analysis/contention.h"
 #include "analyzer/analysis/copy_bound.h"
 #include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/analysis/host_link_rate.h"
@@ -177,35 +175,15 @@ struct SyncSpanFacts {
 class Diagnoser {
  public:
   Diagnoser(const TraceModel& m, const Window& w, const DiagnoseOptions& o, const DiagnoseInputs& in)
-      : m_(m), w_(w), o_(o) {
-    if (in.overlap == nullptr) {
-      OverlapOptions oo;
-      oo.max_ops_per_interval = 0;
-      own_overlap_ = AnalyzeOverlap(m, w, oo);
-      overlap_ = &*own_overlap_;
-    } else {
-      overlap_ = in.overlap;
-    }
-    if (in.gap_causes == nullptr) {
-      own_gaps_ = AnalyzeGapCauses(m, w, GapCausesOptions{});
-      gaps_ = &*own_gaps_;
-    } else {
-      gaps_ = in.gap_causes;
-    }
-    if (in.hidden_sync == nullptr) {
-      own_hidden_ = AnalyzeHiddenSync(m, w, HiddenSyncOptions{});
-      hidden_ = &*own_hidden_;
-    } else {
-      hidden_ = in.hidden_sync;
-    }
-    if (in.launch_stats == nullptr) {
-      own_launch_ = AnalyzeLaunchStats(m, w, LaunchStatsOptions{});
-      launch_ = &*own_launch_;
-    } else {
-      launch_ = in.launch_stats;
-    }
+      : m_(m),
+        w_(w),
+        o_(o),
+        overlap_(&in.overlap),
+        gaps_(&in.gap_causes),
+        hidden_(&in.hidden_sync),
+        launch_(&in.launch_stats),
+        contention_(in.contention) {
     ops_ = OpsStartingIn(m, w);
-    contention_in_ = in.contention;
   }
 
   DiagnoseResult Run() {
@@ -216,15 +194,6 @@ class Diagnoser {
       result_.overlap_ns += d.overlap_ns;
     }
     if (ops_.empty()) result_.notes.push_back({DiagnoseNote::Kind::kNoOpsInWindow, 0});
-    // Step 6 is the costliest and independent of steps 1-5: unless the
-    // caller computed it already, large windows run it on a second thread;
-    // findings keep the step order either way.
-    constexpr size_t kContentionThreadFrom = 1 << 16;  // ops; below that a thread costs more than it saves
-    std::optional<DiagnoseFinding> contention;
-    std::thread contention_thread;
-    if (contention_in_ == nullptr && ops_.size() >= kContentionThreadFrom) {
-      contention_thread = std::thread([&] { contention = AnalyzeContention(m_, w_, o_); });
-    }
     if (!ops_.empty()) {
       int64_t first = m_.ops.start_ns[ops_.front()], last = first;
       for (int32_t op : ops_) last = std::max(last, m_.ops.end_ns[op]);
@@ -241,14 +210,7 @@ class Diagnoser {
     LegacyStream();
     ImplicitCalls();
     CpuStarvation();
-    if (contention_in_ != nullptr) {
-      contention = *contention_in_;
-    } else if (contention_thread.joinable()) {
-      contention_thread.join();
-    } else {
-      contention = AnalyzeContention(m_, w_, o_);
-    }
-    if (contention) findings_.push_back(std::move(*contention));
+    if (contention_) findings_.push_back(*contention_);
     SmallWork();
     int64_t threshold = std::max<int64_t>(
         o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(result_.gpu_span_ns)));
@@ -816,15 +778,11 @@ class Diagnoser {
   const TraceModel& m_;
   const Window& w_;
   const DiagnoseOptions& o_;
-  std::optional<OverlapResult> own_overlap_;
-  std::optional<GapCausesResult> own_gaps_;
-  std::optional<HiddenSyncResult> own_hidden_;
-  std::optional<LaunchStatsResult> own_launch_;
-  const OverlapResult* overlap_ = nullptr;
-  const GapCausesResult* gaps_ = nullptr;
-  const HiddenSyncResult* hidden_ = nullptr;
-  const LaunchStatsResult* launch_ = nullptr;
-  const std::optional<DiagnoseFinding>* contention_in_ = nullptr;
+  const OverlapResult* overlap_;
+  const GapCausesResult* gaps_;
+  const HiddenSyncResult* hidden_;
+  const LaunchStatsResult* launch_;
+  const std::optional<DiagnoseFinding>& contention_;
   std::vector<int32_t> ops_;
   std::set<std::string> blamed_calls_;  // implicit-sync call names (base names)
   std::vector<DiagnoseFinding> findings_;

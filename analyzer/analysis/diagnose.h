@@ -45,8 +45,8 @@
 // window clipped to its first op start and last op end (so that host-only
 // start-up time in a whole-trace window does not dilute every cause). Significant findings
 // come first (in step order), then minor ones (in step order).
-// Pure function of the model (and the optional precomputed analyses, which
-// must be for the same model and window); thread-safe.
+// Pure function of the model and the analyses it reads (DiagnoseInputs, for
+// the same model and window); thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
 
@@ -335,20 +335,20 @@ struct DiagnoseResult {
   }
 };
 
-// Analyses the caller already ran for the same model and window (any may be
-// null; missing ones are computed).
+// What the diagnosis reads: the results of other analyses of the same
+// model and window, which the caller runs (the pipeline's plan lists them:
+// WithDependencies in pipeline/analysis_plan.h).
 struct DiagnoseInputs {
-  const OverlapResult* overlap = nullptr;
-  const GapCausesResult* gap_causes = nullptr;
-  const HiddenSyncResult* hidden_sync = nullptr;
-  const LaunchStatsResult* launch_stats = nullptr;
-  // Step 6, from AnalyzeContention (contention.h) with the same window and
-  // options: a caller that runs analyses on several threads starts it first.
-  const std::optional<DiagnoseFinding>* contention = nullptr;
+  const OverlapResult& overlap;
+  const GapCausesResult& gap_causes;
+  const HiddenSyncResult& hidden_sync;
+  const LaunchStatsResult& launch_stats;
+  // Step 6: AnalyzeContention (contention.h) with the same options.
+  const std::optional<DiagnoseFinding>& contention;
 };
 
 DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window, const DiagnoseOptions& options,
-                               const DiagnoseInputs& inputs = {});
+                               const DiagnoseInputs& inputs);
 
 // Reference facts (alone durations, pinned copy rates) of a trace's windows.
 DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vector<Window>& windows,

@@ -5,7 +5,6 @@
 #include <charconv>
 #include <map>
 
-#include "analyzer/analysis/communication.h"
 #include "analyzer/intervals/interval_set.h"
 
 namespace streamscope {
@@ -39,7 +38,8 @@ std::string CollectiveOf(std::string_view name) {
   return "";
 }
 
-RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& windows, bool windows_are_steps) {
+RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& windows,
+                           const std::vector<const CommunicationResult*>& communication, bool windows_are_steps) {
   RankFacts f;
   f.path = model.path;
   f.format = model.format;
@@ -52,13 +52,14 @@ RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& w
   f.windows_are_steps = windows_are_steps;
   const GpuOps& ops = model.ops;
   std::map<StringId, int32_t> name_index;
-  for (const Window& window : windows) {
+  for (size_t k = 0; k < windows.size(); ++k) {
+    const Window& window = windows[k];
     RankWindowFacts wf;
     wf.origin = window.origin;
     wf.start_ns = window.start_ns;
     wf.end_ns = window.end_ns;
     std::map<int32_t, RankDeviceFigures> devices;
-    for (const DeviceCommunication& d : AnalyzeCommunicationAllDevices(model, window).devices) {
+    for (const DeviceCommunication& d : communication[k]->devices) {
       RankDeviceFigures& x = devices[d.device_id];
       x.comm_ns = d.comm_ns;
       x.compute_ns = d.compute_ns;

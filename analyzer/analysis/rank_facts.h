@@ -11,7 +11,8 @@
 // the k-th kernel of one name is the k-th collective of that name on every
 // rank. The capture's clock facts (host, clock domain, wall-clock start and
 // the same instant in the trace clock) to align hosts.
-// Pure function of the finalized model; thread-safe.
+// Pure function of the finalized model and the windows' communication
+// figures; thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_RANK_FACTS_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_RANK_FACTS_H_
 
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/communication.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -57,7 +59,10 @@ struct RankFacts {
   std::vector<CommKernelFact> comm_kernels;  // by (start, end), stable
 };
 
-RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& windows, bool windows_are_steps);
+// `communication[i]`: AnalyzeCommunicationAllDevices of `windows[i]`
+// (the pipeline's RankFactsPlan).
+RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& windows,
+                           const std::vector<const CommunicationResult*>& communication, bool windows_are_steps);
 
 // The collective of an NCCL kernel name: "AllReduce" for
 // "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "" when none is named.

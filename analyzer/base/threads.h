@@ -1,8 +1,11 @@
 // The analyzer's own threads: one switch to turn them off, and a group of
-// tasks that run on threads of their own when they may.
+// tasks that run on threads of their own when they may. Every thread the
+// analyzer starts for its work is started here (tools/dev/pipeline_check.py
+// fails on a std::thread elsewhere).
 #ifndef STREAMSCOPE_ANALYZER_BASE_THREADS_H_
 #define STREAMSCOPE_ANALYZER_BASE_THREADS_H_
 
+#include <cstdint>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -15,17 +18,23 @@ namespace streamscope {
 bool ThreadsAllowed();
 
 // Runs each task on a thread of its own, or at once on the caller's when
-// `threads` is false or no thread can be started; Join (or the destructor)
-// waits for them all. Not thread-safe: one caller starts and joins.
+// `threads` is false (ThreadsAllowed() is false under STREAMSCOPE_THREADS=1
+// whatever `threads` says) or no thread can be started; Join (or the
+// destructor) waits for them all. Not thread-safe: one caller starts and
+// joins.
 class TaskThreads {
  public:
-  explicit TaskThreads(bool threads = ThreadsAllowed()) : threads_(threads) {}
+  explicit TaskThreads(bool threads = true) : threads_(threads && ThreadsAllowed()) {}
   ~TaskThreads() { Join(); }
   TaskThreads(const TaskThreads&) = delete;
   TaskThreads& operator=(const TaskThreads&) = delete;
 
   void Start(std::function<void()> task);
   void Join();
+
+  // Threads started by every TaskThreads of the process so far (tests
+  // check that STREAMSCOPE_THREADS=1 starts none).
+  static int64_t Started();
 
  private:
   bool threads_;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "absl/strings/str_format.h"
+#include "analyzer/base/threads.h"
 
 namespace streamscope {
 namespace {
@@ -35,7 +36,9 @@ ProgressMeter::ProgressMeter(Mode mode, std::ostream& err, std::chrono::millisec
     : mode_(mode), err_(err), delay_(delay) {
   if (mode_ == Mode::kOff) return;
   SetProgressSink(this);
-  thread_ = std::thread([this] { Loop(); });
+  // Under STREAMSCOPE_THREADS=1 the command runs on one thread: the line
+  // then changes only with the phase (Update), never redrawn in between.
+  if (ThreadsAllowed()) thread_ = std::thread([this] { Loop(); });
 }
 
 ProgressMeter::~ProgressMeter() {
@@ -50,7 +53,7 @@ ProgressMeter::~ProgressMeter() {
     }
   }
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void ProgressMeter::Update(absl::string_view phase, int64_t done, int64_t total) {
@@ -62,7 +65,10 @@ void ProgressMeter::Update(absl::string_view phase, int64_t done, int64_t total)
   if (new_phase) phase_start_ = Clock::now();
   // The runner may write next: never leave a half line on the terminal.
   ClearLocked();
-  if (mode_ == Mode::kLines && new_phase && !phase_.empty() && Clock::now() - start_ >= delay_) ShowLocked();
+  // Without the redraw loop (STREAMSCOPE_THREADS=1) a terminal's line is
+  // shown here, at each update.
+  const bool show = mode_ == Mode::kLines ? new_phase : !thread_.joinable();
+  if (show && !phase_.empty() && Clock::now() - start_ >= delay_) ShowLocked();
 }
 
 std::string ProgressMeter::LineLocked() const {

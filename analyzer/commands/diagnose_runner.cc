@@ -4,11 +4,10 @@
 #include <sstream>
 #include <utility>
 
-#include "analyzer/analysis/steady_state.h"
-#include "analyzer/analysis/trace_summary.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/prepared_trace.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/instances_render.h"
@@ -32,16 +31,18 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       // at a time so that its diagnosis shows as soon as it is ready.
       std::ostringstream text;
       // Not given: the default window of every command (window.h, kDefault).
-      auto resolved = ResolveWindows(model, options.window);
-      if (!resolved.ok()) return resolved.status();
-      std::vector<Window> windows = *std::move(resolved);
-      TraceSummary summary = SummarizeTrace(model);
+      TracePreparation what;
+      what.summary = what.default_window = true;
+      what.windows = &options.window;
+      absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
+      if (!prepared.ok()) return prepared.status();
+      const std::vector<Window>& windows = prepared->windows;
+      const TraceSummary& summary = prepared->summary;
       nlohmann::json wj = nlohmann::json::array();
       if (options.format == DiagnoseCommandOptions::Format::kText) {
         if (!first) text << "\n";
         RenderDiagnoseTraceHeader(model, summary, text);
-        if (options.window.kind == WindowSpec::Kind::kDefault)
-          RenderDefaultWindowText(DefaultSteadyState(model), model, text);
+        if (prepared->default_window) RenderDefaultWindowText(*prepared->default_window, model, text);
         for (const std::string& w : TraceSummaryWarnings(summary))
           err << "streamscope: " << model.path << ": warning: " << w << "\n";
       }
@@ -67,9 +68,7 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       out << WrapLines(text.str(), kReportTextColumns);
       if (options.format == DiagnoseCommandOptions::Format::kJson) {
         nlohmann::json tj = DiagnoseTraceJson(model, summary, std::move(wj));
-        if (options.window.kind == WindowSpec::Kind::kDefault) {
-          tj["default_window"] = SteadyStateToJson(DefaultSteadyState(model), model);
-        }
+        if (prepared->default_window) tj["default_window"] = SteadyStateToJson(*prepared->default_window, model);
         traces.push_back(std::move(tj));
       }
     }

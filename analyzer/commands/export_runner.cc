@@ -17,6 +17,7 @@
 #include "analyzer/importers/kernel_shapes.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/phase_timer.h"
+#include "analyzer/pipeline/prepared_trace.h"
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
 #include "analyzer/export/perfetto_proto_writer.h"
 #endif
@@ -75,6 +76,17 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   }
   double load_s = Seconds(t0);
   MarkPhase("load");
+  // The page's summary of each trace (once per trace).
+  std::vector<PreparedTrace> prepared_traces(models.size());
+  if (!options.html_path.empty()) {
+    TracePreparation what;
+    what.summary = true;
+    for (size_t i = 0; i < models.size(); ++i) {
+      absl::StatusOr<PreparedTrace> t = PrepareTrace(models[i], what);
+      if (!t.ok()) return Prefixed("export: ", t.status());
+      prepared_traces[i] = *std::move(t);
+    }
+  }
 
   struct Prepared {
     Window json_window, html_window;  // drawn
@@ -227,7 +239,8 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     std::vector<HtmlTimelineInput> inputs;
     for (size_t i = 0; i < models.size(); ++i) {
       inputs.push_back({prepared[i].label, &models[i], prepared[i].html_window,
-                        options.analyses ? &prepared[i].html_tracks : nullptr, prepared[i].view});
+                        options.analyses ? &prepared[i].html_tracks : nullptr, prepared[i].view,
+                        &prepared_traces[i].summary});
     }
     HtmlReportOptions html_options;
     html_options.max_ops = options.html_max_ops;

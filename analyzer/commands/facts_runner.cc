@@ -5,11 +5,11 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/analysis/cross_rank.h"
-#include "analyzer/analysis/rank_facts.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/export/output_file.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/pipeline/prepared_trace.h"
+#include "analyzer/pipeline/ranks.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/rank_facts_json.h"
 
@@ -37,9 +37,13 @@ absl::Status RunFacts(const FactsOptions& options, std::ostream& out) {
     auto models = LoadTraceFile(path);
     if (!models.ok()) return models.status();
     for (const TraceModel& model : *models) {
-      auto windows = ResolveWindows(model, options.window);
-      if (!windows.ok()) return windows.status();
-      facts.push_back(ComputeRankFacts(model, *windows, steps));
+      TracePreparation what;
+      what.windows = &options.window;
+      absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
+      if (!prepared.ok()) return prepared.status();
+      absl::StatusOr<RankFacts> f = RunRankFacts(model, prepared->windows, steps);
+      if (!f.ok()) return f.status();
+      facts.push_back(*std::move(f));
     }
   }
   std::string text = RankFactsToJson(facts).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -65,7 +69,7 @@ absl::Status RunMergeFacts(const MergeFactsOptions& options, std::istream& in, s
     if (!facts.ok()) return facts.status();
     for (RankFacts& f : *facts) all.push_back(std::move(f));
   }
-  CrossRankResult result = MergeRankFacts(all, options.top);
+  CrossRankResult result = RunRankMerge(all, options.top);
   std::ostringstream text;
   if (options.format == MergeFactsOptions::Format::kJson) {
     nlohmann::json doc = {{"generator", "streamscope merge-facts"}, {"ranks", CrossRankToJson(result)}};

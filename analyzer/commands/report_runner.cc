@@ -9,19 +9,19 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/steady_state.h"
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/commands/command_status.h"
 #include "analyzer/commands/progress.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/phase_timer.h"
+#include "analyzer/pipeline/prepared_trace.h"
+#include "analyzer/pipeline/ranks.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/csv_writer.h"
 #include "analyzer/render/instances_render.h"
@@ -93,21 +93,25 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
   for (TraceModel& model : *models) {
     TraceAnalysis t;
     t.model = std::move(model);
-    t.summary = SummarizeTrace(t.model);
-    if (options.window.kind == WindowSpec::Kind::kDefault) t.default_window = DefaultSteadyState(t.model);
     t.windows_are_steps = options.window.kind == WindowSpec::Kind::kNvtxRange && !options.window.nvtx_instance;
+    TracePreparation what;
+    what.summary = what.default_window = true;
+    what.windows = &options.window;
+    what.hazards = NeedsHazards(plan);
+    absl::StatusOr<PreparedTrace> prepared = PrepareTrace(t.model, what);
+    if (!prepared.ok()) return prepared.status();
+    t.summary = std::move(prepared->summary);
+    t.default_window = std::move(prepared->default_window);
     mark("summary");
-    auto windows = ResolveWindows(t.model, options.window);
-    if (!windows.ok()) return windows.status();
-    TraceHazards hazards;
-    if (NeedsHazards(plan)) hazards = PrepareHazards(t.model);
+    const std::vector<Window>& windows = prepared->windows;
+    const TraceHazards& hazards = prepared->hazards;
     // Text over many instances keeps only what its summary prints.
     const bool summarize =
-        options.format == ReportOptions::Format::kText && !options.save && windows->size() > kFullTextWindows;
+        options.format == ReportOptions::Format::kText && !options.save && windows.size() > kFullTextWindows;
     int64_t done = 0;
-    for (const Window& w : *windows) {
+    for (const Window& w : windows) {
       if (timed) {
-        ProgressPhase("analyzing " + path, done++, windows->size() > 1 ? static_cast<int64_t>(windows->size()) : 0);
+        ProgressPhase("analyzing " + path, done++, windows.size() > 1 ? static_cast<int64_t>(windows.size()) : 0);
       }
       absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
       if (!analysis.ok()) return analysis.status();
@@ -152,15 +156,15 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
     }
   } else {
     std::atomic<size_t> next{0};
-    std::vector<std::thread> pool;
+    TaskThreads pool;
     for (size_t k = 0; k < threads; ++k) {
-      pool.emplace_back([&] {
+      pool.Start([&] {
         for (size_t i = next++; i < files; i = next++) {
           status[i] = AnalyzeFile(options.traces[i], options, plan, false, per_file[i]);
         }
       });
     }
-    for (std::thread& t : pool) t.join();
+    pool.Join();
     for (const absl::Status& s : status) {
       if (!s.ok()) return s;
     }
@@ -191,16 +195,29 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
     MarkPhase("save");
   }
 
+  // Many traces: their cross-rank merge, for the combined section of text
+  // and JSON.
+  std::optional<CrossRankResult> ranks;
+  if (traces.size() > 1 && SectionShown(options.sections, "combined") &&
+      options.format != ReportOptions::Format::kCsv) {
+    std::vector<RankInput> inputs;
+    for (const TraceAnalysis& t : traces) inputs.push_back({&t.model, t.window_list, t.windows_are_steps});
+    absl::StatusOr<CrossRankResult> merged = RunCrossRank(inputs, options.top);
+    if (!merged.ok()) return merged.status();
+    ranks = *std::move(merged);
+  }
+  const CrossRankResult* ranks_shown = ranks ? &*ranks : nullptr;
   RenderOptions render;
   render.top = options.top;
   std::ostringstream buffer;
   std::ostream& sink = options.output_path.empty() ? out : buffer;
   switch (options.format) {
     case ReportOptions::Format::kText:
-      RenderReportText(traces, render, sink, ReportTextOptions{options.sections, options.window});
+      RenderReportText(traces, render, sink, ReportTextOptions{options.sections, options.window, ranks_shown});
       break;
     case ReportOptions::Format::kJson:
-      RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top, options.sections}, render, sink);
+      RenderReportJson(traces, {options.window, options.gap_threshold_ns, options.top, options.sections, ranks_shown},
+                       render, sink);
       break;
     case ReportOptions::Format::kCsv:
       if (options.output_is_folder) {  // a folder, one file per table (csv_writer.h)

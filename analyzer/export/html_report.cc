@@ -366,7 +366,6 @@ class TimelineDrawer {
 
 void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, std::string* out) {
   const TraceModel& m = *in.model;
-  TraceSummary sum = SummarizeTrace(m);
   absl::StrAppend(out, "<div class=\"summary\">");
   if (!in.label.empty()) absl::StrAppend(out, "<h3>", Esc(in.label), "</h3>");
   absl::StrAppend(out, "<table class=\"kv\">");
@@ -379,11 +378,14 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   if (auto it = m.metadata.find("host"); it != m.metadata.end()) kv("host", it->second);
   kv("pid", absl::StrCat(m.pid));
   if (auto it = m.metadata.find("command_line"); it != m.metadata.end()) kv("command", Truncated(it->second, 300));
-  if (!sum.capture_end.empty()) kv("capture end", sum.capture_end, sum.capture_abnormal ? "fail" : "");
-  if (sum.has_workload || !sum.workload.variant.empty()) kv("workload", sum.workload.variant);
-  for (auto& [k, v] : sum.workload.params) kv(absl::StrCat("param ", k), v);
-  if (!sum.workload.validation.empty()) {
-    kv("validation", sum.workload.validation, sum.workload.validation_failed() ? "fail" : "pass");
+  if (in.summary != nullptr) {
+    const TraceSummary& sum = *in.summary;
+    if (!sum.capture_end.empty()) kv("capture end", sum.capture_end, sum.capture_abnormal ? "fail" : "");
+    if (sum.has_workload || !sum.workload.variant.empty()) kv("workload", sum.workload.variant);
+    for (auto& [k, v] : sum.workload.params) kv(absl::StrCat("param ", k), v);
+    if (!sum.workload.validation.empty()) {
+      kv("validation", sum.workload.validation, sum.workload.validation_failed() ? "fail" : "pass");
+    }
   }
   // The analyses' window (the one the page opens on) and, when the page draws
   // more around it, the drawn span: their lengths must not be mixed up.
@@ -430,8 +432,10 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
                     "</td><td>", FormatDuration(cat_ns[c]), "</td></tr>");
   }
   absl::StrAppend(out, "</table>");
-  for (const std::string& wmsg : TraceSummaryWarnings(sum))
-    absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
+  if (in.summary != nullptr) {
+    for (const std::string& wmsg : TraceSummaryWarnings(*in.summary))
+      absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
+  }
   absl::StrAppend(out, "</div>\n");
 }
 

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analyzer/analysis/trace_summary.h"
 #include "analyzer/analysis/window.h"
 #include "analyzer/export/analysis_tracks.h"
 #include "analyzer/export/output_file.h"
@@ -52,6 +53,9 @@ struct HtmlTimelineInput {
   // The window the page opens on (the analyses' window: the report's
   // default or the one asked for), inside `window`; empty: all of `window`.
   Window view{};
+  // The trace's summary (PrepareTrace): its capture, workload and
+  // warnings on the page; null: left out.
+  const TraceSummary* summary = nullptr;
 };
 
 struct HtmlReportOptions {

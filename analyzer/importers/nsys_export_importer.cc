@@ -9,11 +9,11 @@
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/importers/nsys_import_context.h"
 
 namespace streamscope {
@@ -201,7 +201,7 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
   auto api_db = has_api_table ? SqliteDb::OpenReadOnly(db.path()) : absl::StatusOr<std::unique_ptr<SqliteDb>>(nullptr);
   std::unique_ptr<ImportContext> api_ctx;
   absl::Status api_status;
-  std::thread api_thread;
+  TaskThreads api_thread;
   auto read_api = [](ImportContext& c) -> absl::Status {
     c.Reserve("CUPTI_ACTIVITY_KIND_RUNTIME", /*api=*/true);
     for (std::string_view t : {"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"}) {
@@ -212,14 +212,14 @@ absl::StatusOr<std::vector<TraceModel>> ImportNsysExport(SqliteDb& db) {
   if (has_api_table && api_db.ok() && *api_db != nullptr) {
     (void)(*api_db)->Exec("PRAGMA mmap_size = 4294967296");
     api_ctx = std::make_unique<ImportContext>(api_db->get());
-    api_thread = std::thread([&] { api_status = read_api(*api_ctx); });
+    api_thread.Start([&] { api_status = read_api(*api_ctx); });
   }
   absl::Status op_status;
   for (auto reader : {&nsys::ReadGpuOps, &nsys::ReadSyncs}) {
     op_status = reader(ctx);
     if (!op_status.ok()) break;
   }
-  if (api_thread.joinable()) api_thread.join();
+  api_thread.Join();
   if (!op_status.ok()) return op_status;
   if (api_ctx != nullptr) {
     if (!api_status.ok()) return api_status;

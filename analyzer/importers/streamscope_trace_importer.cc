@@ -16,11 +16,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <thread>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/importers/model_column_reserve.h"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
@@ -401,10 +401,11 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
                     RowEstimate(db, "memset", file_bytes));
   auto op_db = SqliteDb::OpenReadOnly(db.path());
   if (!op_db.ok()) return op_db.status();
-  std::thread op_thread([&] { op_reader.status = op_reader.Read(**op_db, names); });
+  TaskThreads op_thread;
+  op_thread.Start([&] { op_reader.status = op_reader.Read(**op_db, names); });
   std::map<std::string, int64_t> api_stats;
   absl::Status api_status = ReadApiCalls(db, names, RowEstimate(db, "api_call", file_bytes), &model->api, &api_stats);
-  op_thread.join();
+  op_thread.Join();
   if (!op_reader.status.ok()) return op_reader.status;
   if (!api_status.ok()) return api_status;
   for (auto& [k, v] : op_reader.stats) model->import_stats[k] += v;

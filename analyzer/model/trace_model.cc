@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
-#include <thread>
 
 #include "absl/strings/string_view.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
@@ -234,9 +234,10 @@ void TraceModel::Finalize() {
   };
   constexpr size_t kThreadedFrom = 1 << 16;  // rows; below that a thread costs more than it saves
   if (ops.size() >= kThreadedFrom && api.size() >= kThreadedFrom) {
-    std::thread ops_thread(finalize_ops);
+    TaskThreads ops_thread;
+    ops_thread.Start(finalize_ops);
     finalize_api();
-    ops_thread.join();
+    ops_thread.Join();
   } else {
     finalize_ops();
     finalize_api();

@@ -29,7 +29,8 @@ void AddSection(std::string_view name, AnalysisPlan& plan) {
   } else if (name == "launch-stats") {
     plan.launch_stats = true;
   } else if (name == "diagnose") {
-    // Its evidence is these analyses' results (it would compute them itself).
+    // With the analyses it reads, at the report's options (WithDependencies
+    // would list no ops per overlap interval).
     plan.diagnose = plan.overlap = plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
   } else if (name == "critical-path") {
     plan.critical_path = true;
@@ -62,15 +63,32 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
   }
   plan.idle_gaps_options.list_threshold_ns = gap_threshold_ns;
   plan.threads = true;
-  return plan;
+  return WithDependencies(plan);
 }
 
 bool NeedsHazards(const AnalysisPlan& plan) { return plan.ownership || plan.hazards || plan.timing_audit; }
+
+AnalysisPlan WithDependencies(AnalysisPlan plan) {
+  if (plan.diagnose) {
+    if (!plan.overlap) {
+      plan.overlap = true;
+      plan.overlap_options.max_ops_per_interval = 0;
+    }
+    plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
+  }
+  return plan;
+}
 
 AnalysisPlan DiagnosePlan(const DiagnoseOptions& options) {
   AnalysisPlan plan;
   plan.diagnose = true;
   plan.diagnose_options = options;
+  return WithDependencies(plan);
+}
+
+AnalysisPlan RankFactsPlan() {
+  AnalysisPlan plan;
+  plan.communication = plan.communication_all_devices = true;
   return plan;
 }
 
@@ -89,7 +107,7 @@ AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary) {
   plan.overlap_options.max_ops_per_interval = 8;
   plan.gap_causes_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
   plan.threads = true;
-  return plan;
+  return WithDependencies(plan);
 }
 
 }  // namespace streamscope

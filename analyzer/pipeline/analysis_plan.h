@@ -1,7 +1,12 @@
 // Which analyses run over a window, and with which options: the one place
-// where `report`, `diagnose`, `compare` and `export` say what they need.
-// RunPlan (run_plan.h) runs a plan; every command builds its plan with one
-// of the functions below.
+// where `report`, `diagnose`, `compare`, `export` and the rank facts say
+// what they need. RunPlan (run_plan.h) runs a plan; every command builds its
+// plan with one of the functions below.
+//
+// A new analysis is a flag here (set by the plans that want it), a field in
+// WindowResults and a call in RunPlan. One that reads another analysis'
+// result takes it as an argument, and WithDependencies turns the other on
+// with it.
 #ifndef STREAMSCOPE_ANALYZER_PIPELINE_ANALYSIS_PLAN_H_
 #define STREAMSCOPE_ANALYZER_PIPELINE_ANALYSIS_PLAN_H_
 
@@ -24,12 +29,17 @@ struct AnalysisPlan {
   bool overlap = false;
   bool idle_gaps = false;
   bool communication = false;
+  // Communication figures of every device that ran a kernel or a peer copy,
+  // communication or not (a rank's facts), instead of those with
+  // communication only.
+  bool communication_all_devices = false;
   bool gap_causes = false;
   bool hidden_sync = false;
   bool launch_stats = false;
-  // Reuses the analyses above that ran; computes the ones it needs itself.
-  // Its findings are ranked by what-if savings on the window's dependency
-  // graph (diagnose_ranking.h).
+  // Reads overlap, gap causes, hidden sync, launch statistics and its own
+  // contention step (WithDependencies turns them on). Its findings are
+  // ranked by what-if savings on the window's dependency graph
+  // (diagnose_ranking.h).
   bool diagnose = false;
   // The window's critical path through host threads and GPU streams
   // (critical_path.h), on the same dependency graph as the ranking: a
@@ -70,8 +80,20 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
 // Whether a plan needs the trace's TraceHazards (PrepareHazards).
 bool NeedsHazards(const AnalysisPlan& plan);
 
-// `diagnose`: the diagnosis alone (it runs what it needs).
+// The analyses that others read, turned on with them (RunPlan runs every
+// plan through it): the diagnosis reads overlap, gap causes, hidden sync and
+// launch statistics (an overlap turned on here lists no ops per interval:
+// the diagnosis reads totals). The diagnosis' ranking and the critical path
+// read the dependency graph, which RunPlan builds when either is on.
+AnalysisPlan WithDependencies(AnalysisPlan plan);
+
+// `diagnose` (and compare's diagnosis of a variant): the diagnosis and what
+// it reads.
 AnalysisPlan DiagnosePlan(const DiagnoseOptions& options);
+
+// A rank's facts (pipeline/ranks.h): communication per device, every
+// device.
+AnalysisPlan RankFactsPlan();
 
 // `compare`: the figures of one run (overlap totals, gap causes, launch
 // statistics, hazard counts).

@@ -10,12 +10,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/analysis/hazards.h"
 #include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/trace_summary.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/prepared_trace.h"
 #include "analyzer/pipeline/run_plan.h"
 
 namespace streamscope {
@@ -178,16 +177,19 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
   run.pid = model.pid;
   run.model = &model;
   run.windows = windows;
-  TraceSummary summary = SummarizeTrace(model);
-  run.workload = summary.workload.variant;
-  run.validation = summary.workload.validation;
+  // Hazards: the order and hazards once per trace, only when it recorded accesses.
+  run.hazards_checked = !model.memory_accesses.empty();
+  TracePreparation what;
+  what.summary = true;
+  what.hazards = run.hazards_checked;
+  absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
+  if (!prepared.ok()) return prepared.status();
+  run.workload = prepared->summary.workload.variant;
+  run.validation = prepared->summary.workload.validation;
   run.work = WorkIn(model, windows);
   run.window.windows = windows;
   RunMetrics& x = run.metrics;
-  // Hazards: the order and hazards once per trace, only when it recorded accesses.
-  run.hazards_checked = !model.memory_accesses.empty();
-  std::optional<TraceHazards> hazards;
-  if (run.hazards_checked) hazards.emplace(PrepareHazards(model));
+  const TraceHazards* hazards = run.hazards_checked ? &prepared->hazards : nullptr;
   for (const Window& w : windows) {
     x.window_ns += w.length();
     int64_t first = INT64_MAX, last = INT64_MIN;
@@ -198,7 +200,7 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const std::vector
       last = std::max(last, model.ops.end_ns[i]);
     }
     if (first != INT64_MAX) x.total_interval_ns += std::min(last, w.end_ns) - first;
-    absl::StatusOr<WindowResults> results = RunPlan(model, w, plan, hazards ? &*hazards : nullptr);
+    absl::StatusOr<WindowResults> results = RunPlan(model, w, plan, hazards);
     if (!results.ok()) return results.status();
     for (const DeviceOverlap& d : results->overlap.devices) {
       x.busy_ns += d.busy_ns;
@@ -367,8 +369,9 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
     if (!run.windows.empty()) {
       DiagnoseOptions d = options.diagnose;
       d.reference = &*r.reference;
-      r.diagnose = AnalyzeDiagnose(*run.model, run.windows.front(), d);
-      RankDiagnoseFindings(*run.model, BuildDependencyGraph(*run.model, run.windows.front()), d, &*r.diagnose);
+      absl::StatusOr<WindowResults> diagnosed = RunPlan(*run.model, run.windows.front(), DiagnosePlan(d));
+      if (!diagnosed.ok()) return diagnosed.status();
+      r.diagnose = std::move(diagnosed->diagnose);
       if (run.windows.size() > 1) {
         r.diagnose->notes.push_back({DiagnoseNote::Kind::kFirstOfWindows, static_cast<int64_t>(run.windows.size())});
       }

@@ -6,7 +6,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/contention.h"
@@ -35,32 +34,45 @@ void KeepLargeBuffersOnTheHeap() {
   });
 }
 
+// About the ops of the window (those that overlap its range): enough to
+// decide on a thread.
+size_t OpsIn(const TraceModel& model, const Window& window) {
+  auto [first, last] = model.OpRangeFor(window.start_ns, window.end_ns);
+  return last - first;
+}
+
 }  // namespace
 
-absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& window, const AnalysisPlan& plan,
+absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& window, const AnalysisPlan& planned,
                                       const TraceHazards* hazards) {
   KeepLargeBuffersOnTheHeap();
   if (window.end_ns < window.start_ns) {
     return absl::InvalidArgumentError(
         absl::StrCat(model.path, ": window [", window.start_ns, " ns, ", window.end_ns, " ns) ends before it starts"));
   }
+  const AnalysisPlan plan = WithDependencies(planned);
   WindowResults w;
   w.window = window;
   const bool own_any = plan.overlap || plan.idle_gaps || plan.communication;
   auto own_analyses = [&] {
     if (plan.overlap) w.overlap = AnalyzeOverlap(model, window, plan.overlap_options);
     if (plan.idle_gaps) w.idle = AnalyzeIdleGaps(model, window, plan.idle_gaps_options);
-    if (plan.communication) w.communication = AnalyzeCommunication(model, window);
+    if (plan.communication) {
+      w.communication = plan.communication_all_devices ? AnalyzeCommunicationAllDevices(model, window)
+                                                       : AnalyzeCommunication(model, window);
+    }
   };
   const bool threads = plan.threads && ThreadsAllowed();
   // The diagnosis' contention step reads only the model: it starts first,
   // on a third thread, so that it fills the time the other two wait on each
-  // other (two cores: the three threads share them).
+  // other (two cores: the three threads share them). A plan without
+  // threads gives it one of its own only for a large window: below that a
+  // thread costs more than it saves.
+  constexpr size_t kContentionThreadFrom = 1 << 16;  // ops
   std::optional<DiagnoseFinding> contention;
-  std::thread contention_thread;
-  const bool contention_thread_used = plan.diagnose && threads;
-  if (contention_thread_used) {
-    contention_thread = std::thread([&] { contention = AnalyzeContention(model, window, plan.diagnose_options); });
+  TaskThreads contention_thread(plan.diagnose && (threads || OpsIn(model, window) >= kContentionThreadFrom));
+  if (plan.diagnose) {
+    contention_thread.Start([&] { contention = AnalyzeContention(model, window, plan.diagnose_options); });
   }
   // The dependency graph reads only the model too. Without a diagnosis
   // (an export's timeline) it is built, and the critical path found, on its
@@ -68,24 +80,21 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // buffers (about half a GiB at 1M ops) then come after theirs, not on top
   // of them (a full report at 1M ops: 1066 MiB peak built at once, 938 after).
   const bool graph_needed = plan.diagnose || plan.critical_path;
+  const bool graph_first = graph_needed && threads && !plan.diagnose;
   std::optional<DependencyGraph> graph;
-  std::thread graph_thread;
   auto find_path = [&] {
     if (plan.critical_path) w.critical_path = FindCriticalPath(model, *graph);
   };
-  if (graph_needed && threads && !plan.diagnose) {
-    graph_thread = std::thread([&] {
+  TaskThreads graph_thread(threads);
+  if (graph_first) {
+    graph_thread.Start([&] {
       graph.emplace(BuildDependencyGraph(model, window));
       find_path();
     });
   }
-  std::thread own;
-  if (!threads) {
-    own_analyses();
-    if (own_any) MarkPhase("overlap+gaps");
-  } else {
-    own = std::thread(own_analyses);
-  }
+  TaskThreads own(threads);
+  own.Start(own_analyses);
+  if (!threads && own_any) MarkPhase("overlap+gaps");
   if (plan.gap_causes) {
     w.gap_causes = AnalyzeGapCauses(model, window, plan.gap_causes_options);
     MarkPhase("gap_causes");
@@ -104,28 +113,21 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.op_attribution = AnalyzeOpAttribution(model, window);
     MarkPhase("op_attribution");
   }
-  if (own.joinable()) {
-    own.join();
+  if (threads) {
+    own.Join();
     MarkPhase("overlap+gaps");
   }
   if (plan.diagnose) {
-    if (contention_thread.joinable()) {
-      contention_thread.join();
-      MarkPhase("contention");
-    }
-    DiagnoseInputs inputs;
-    if (plan.overlap) inputs.overlap = &w.overlap;
-    if (plan.gap_causes) inputs.gap_causes = &w.gap_causes;
-    if (plan.hidden_sync) inputs.hidden_sync = &w.hidden_sync;
-    if (plan.launch_stats) inputs.launch_stats = &w.launch_stats;
-    if (contention_thread_used) inputs.contention = &contention;
-    w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options, inputs);
+    contention_thread.Join();
+    if (threads) MarkPhase("contention");
+    w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options,
+                                 {w.overlap, w.gap_causes, w.hidden_sync, w.launch_stats, contention});
     if (plan.overlap) MarkPhase("diagnose");
   }
   // The ranking and the critical path share one dependency graph.
   if (graph_needed) {
-    if (graph_thread.joinable()) {
-      graph_thread.join();
+    if (graph_first) {
+      graph_thread.Join();
       if (plan.overlap) MarkPhase("dependency_graph+critical_path");
     } else {
       graph.emplace(BuildDependencyGraph(model, window));

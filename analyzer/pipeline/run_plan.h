@@ -13,7 +13,8 @@
 
 namespace streamscope {
 
-// Runs `plan` over `window`. Ownership, hazards and the timing audit read
+// Runs `plan`, with the analyses its analyses read (WithDependencies),
+// over `window`. Ownership, hazards and the timing audit read
 // `hazards` (PrepareHazards of the same model, once per trace) and are
 // skipped when it is null. INVALID_ARGUMENT when the window ends before it
 // starts.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/critical_path_render.h"
@@ -58,15 +57,6 @@ std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
     }
   }
   return out;
-}
-
-CrossRankResult CrossRank(const std::vector<TraceAnalysis>& traces, int top) {
-  std::vector<RankInput> inputs;
-  for (const TraceAnalysis& t : traces) {
-    RankInput input{&t.model, t.window_list, t.windows_are_steps};
-    inputs.push_back(std::move(input));
-  }
-  return AnalyzeCrossRank(inputs, top);
 }
 
 nlohmann::json TotalsJson(const DeviceTotals& x) {
@@ -202,7 +192,7 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
       devices.push_back(d);
     }
     nlohmann::json combined = {{"devices", devices}, {"total", TotalsJson(Sum(totals))}};
-    if (traces.size() > 1) combined["ranks"] = CrossRankToJson(CrossRank(traces, options.top));
+    if (traces.size() > 1 && options.ranks != nullptr) combined["ranks"] = CrossRankToJson(*options.ranks);
     out << "\n  \"combined\": ";
     WriteJsonAt(out, combined, 1);
     out << ",";
@@ -338,10 +328,11 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
         << FormatShare(s.busy_ns, s.window_ns) << "), copies hidden " << FormatDuration(s.copy_ns - s.exposed_copy_ns)
         << " of " << FormatDuration(s.copy_ns) << " (" << FormatShare(s.copy_ns - s.exposed_copy_ns, s.copy_ns)
         << ").\n";
-    CrossRankResult ranks = CrossRank(traces, render.top);
     bool any_comm = false;
-    for (const RankFigures& r : ranks.ranks) any_comm |= r.comm_ns > 0;
-    if (any_comm) RenderCrossRankText(ranks, out);
+    if (text.ranks != nullptr) {
+      for (const RankFigures& r : text.ranks->ranks) any_comm |= r.comm_ns > 0;
+    }
+    if (any_comm) RenderCrossRankText(*text.ranks, out);
   }
   final_out << WrapLines(out.str(), kReportTextColumns);
 }

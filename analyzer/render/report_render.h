@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/analysis/cross_rank.h"
 #include "analyzer/analysis/steady_state.h"
 #include "analyzer/analysis/trace_summary.h"
 #include "analyzer/analysis/window.h"
@@ -66,6 +67,8 @@ struct ReportJsonHeader {
   // Names from ReportSectionNames(); empty: all. A window holds only the
   // keys of these sections, and the document lists them in "sections".
   std::vector<std::string> sections;
+  // Many traces: their cross-rank merge (pipeline/ranks.h), in "combined".
+  const CrossRankResult* ranks = nullptr;
 };
 
 // The sections of a report, in the order text prints them: "summary",
@@ -80,6 +83,9 @@ bool SectionShown(const std::vector<std::string>& sections, std::string_view nam
 struct ReportTextOptions {
   std::vector<std::string> sections;  // names from ReportSectionNames(); empty: all
   WindowSpec window;                  // what the user asked for (the summary says why its window)
+  // Many traces: their cross-rank merge (pipeline/ranks.h), after the
+  // combined totals.
+  const CrossRankResult* ranks = nullptr;
 };
 
 // The document is written piece by piece, one window at a time, in the

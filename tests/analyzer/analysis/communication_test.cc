@@ -4,6 +4,7 @@
 #include "analyzer/analysis/communication.h"
 
 #include "analyzer/analysis/cross_rank.h"
+#include "analyzer/pipeline/ranks.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -114,7 +115,7 @@ TEST(CrossRank, TheLastRankToArriveIsTheOneTheOthersWaitedFor) {
   std::vector<TraceModel> models;
   models.push_back(Rank("1", {250, 1050}, {50, 150}));
   models.push_back(Rank("0", {100, 1000, 1500}, {200, 100, 10}));
-  CrossRankResult r = AnalyzeCrossRank(Inputs(models), 10);
+  CrossRankResult r = RunCrossRank(Inputs(models), 10).value();
   ASSERT_EQ(r.ranks.size(), 2u);
   EXPECT_TRUE(r.comparable);
   EXPECT_EQ(r.ranks[0].rank, 0);
@@ -150,7 +151,7 @@ TEST(CrossRank, RanksWithoutCommunicationStillReportTheirCompute) {
   std::vector<TraceModel> models;
   models.push_back(Rank("0", {}, {}));
   models.push_back(Rank("1", {}, {}));
-  CrossRankResult r = AnalyzeCrossRank(Inputs(models), 10);
+  CrossRankResult r = RunCrossRank(Inputs(models), 10).value();
   ASSERT_EQ(r.ranks.size(), 2u);
   EXPECT_EQ(r.ranks[0].compute_ns, 10);
   EXPECT_EQ(r.ranks[0].comm_ns, 0);
@@ -164,7 +165,7 @@ TEST(CrossRank, TracesOfDifferentHostsAreComparedOnceAlignedOnTheirCollectives) 
   std::vector<TraceModel> models;
   models.push_back(Rank("0", {100}, {200}, "node1"));
   models.push_back(Rank("1", {250}, {50}, "node2"));
-  CrossRankResult r = AnalyzeCrossRank(Inputs(models), 10);
+  CrossRankResult r = RunCrossRank(Inputs(models), 10).value();
   EXPECT_TRUE(r.comparable);
   EXPECT_EQ(r.alignment.method, "collectives");
   EXPECT_EQ(r.matched_collectives, 1);
@@ -179,7 +180,7 @@ TEST(CrossRank, TracesWithoutRankAreNumberedAfterTheOthersAndSaidSo) {
   std::vector<TraceModel> models;
   models.push_back(Rank("", {100}, {200}));
   models.push_back(Rank("3", {150}, {200}));
-  CrossRankResult r = AnalyzeCrossRank(Inputs(models), 10);
+  CrossRankResult r = RunCrossRank(Inputs(models), 10).value();
   ASSERT_EQ(r.ranks.size(), 2u);
   EXPECT_EQ(r.ranks[0].rank, 3);
   EXPECT_EQ(r.ranks[1].rank, 4);
@@ -192,7 +193,7 @@ TEST(CrossRank, TracesWithoutRankAreNumberedAfterTheOthersAndSaidSo) {
 TEST(CrossRank, OneTraceHasFiguresButNothingToMatch) {
   std::vector<TraceModel> models;
   models.push_back(Rank("0", {100, 400}, {200, 100}));
-  CrossRankResult r = AnalyzeCrossRank(Inputs(models), 10);
+  CrossRankResult r = RunCrossRank(Inputs(models), 10).value();
   ASSERT_EQ(r.ranks.size(), 1u);
   EXPECT_EQ(r.matched_collectives, 0);
   EXPECT_EQ(r.ranks[0].comm_ns, 300);

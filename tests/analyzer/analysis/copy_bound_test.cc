@@ -10,6 +10,7 @@
 #include "analyzer/analysis/diagnose_ranking.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
@@ -79,7 +80,7 @@ std::string Causes(const DiagnoseResult& r) {
 
 TEST(CopyBandwidthBound, BackToBackPinnedCopiesAtTheirOwnRateAreTheLimit) {
   TraceModel m = CopyBoundTrace(MemoryKind::kPinned, 320, /*link=*/true);  // 16 MiB / 320 us = 52.4 GB/s
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding* f = FindCause(r, DiagnoseCause::kCopyBandwidthBound);
   ASSERT_NE(f, nullptr) << Causes(r);
   const auto& x = std::get<CopyBoundFacts>(f->facts);
@@ -110,7 +111,7 @@ TEST(CopyBandwidthBound, BackToBackPinnedCopiesAtTheirOwnRateAreTheLimit) {
 TEST(CopyBandwidthBound, RankedFirstByItsMeasuredCostWithoutASavingEstimate) {
   TraceModel m = CopyBoundTrace(MemoryKind::kPinned, 320, /*link=*/false);
   Window w = GpuWindow(m);
-  DiagnoseResult r = AnalyzeDiagnose(m, w, DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, w, DiagnoseOptions{});
   RankDiagnoseFindings(m, BuildDependencyGraph(m, w), DiagnoseOptions{}, &r);
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, DiagnoseCause::kCopyBandwidthBound) << Causes(r);
@@ -122,7 +123,7 @@ TEST(CopyBandwidthBound, RankedFirstByItsMeasuredCostWithoutASavingEstimate) {
 TEST(CopyBandwidthBound, WithoutPinnedCopiesTheLinkIsTheReference) {
   // Pageable copies at 52.4 GB/s: 83% of a PCIe 5.0 x16 link.
   TraceModel m = CopyBoundTrace(MemoryKind::kPageable, 320, /*link=*/true);
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding* f = FindCause(r, DiagnoseCause::kCopyBandwidthBound);
   ASSERT_NE(f, nullptr) << Causes(r);
   const auto& x = std::get<CopyBoundFacts>(f->facts);
@@ -136,7 +137,7 @@ TEST(CopyBandwidthBound, WithoutPinnedCopiesTheLinkIsTheReference) {
 TEST(CopyBandwidthBound, NoReferenceNoFinding) {
   // Pageable copies, no link recorded: nothing says what "near the limit" is.
   TraceModel m = CopyBoundTrace(MemoryKind::kPageable, 320, /*link=*/false);
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   EXPECT_EQ(FindCause(r, DiagnoseCause::kCopyBandwidthBound), nullptr) << Causes(r);
 }
 
@@ -144,7 +145,7 @@ TEST(CopyBandwidthBound, SlowCopiesFarBelowTheLinkAreNotBandwidthBound) {
   // 16 MiB in 1600 us = 10.5 GB/s: 17% of the link; the pageable finding
   // explains those.
   TraceModel m = CopyBoundTrace(MemoryKind::kPageable, 1600, /*link=*/true);
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   EXPECT_EQ(FindCause(r, DiagnoseCause::kCopyBandwidthBound), nullptr) << Causes(r);
   EXPECT_NE(FindCause(r, DiagnoseCause::kPageableCopies), nullptr) << Causes(r);
 }
@@ -167,7 +168,7 @@ TEST(CopyBandwidthBound, CopiesThatFillLittleOfTheWindowAreNot) {
            ApiTimes{us(i) + 600, us(i) + 900, 1}, "cudaMemcpyAsync", true, k16MiB);
   }
   TraceModel m = b.Build();
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   EXPECT_EQ(FindCause(r, DiagnoseCause::kCopyBandwidthBound), nullptr) << Causes(r);
 }
 
@@ -189,7 +190,7 @@ TEST(CopyBandwidthBound, CopiesAsLongAsTheKernelsDoNotSetThePaceAlone) {
     b.Kernel("k", 2, us(320) * (i + 1), us(320) * (i + 1) + us(300), ApiTimes{us(i) + 200, us(i) + 300, 1});
   }
   TraceModel m = b.Build();
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   EXPECT_EQ(FindCause(r, DiagnoseCause::kCopyBandwidthBound), nullptr) << Causes(r);
 }
 
@@ -209,7 +210,7 @@ TEST(CopyBandwidthBound, TinyCopiesAreLatencyBoundNotBandwidthBound) {
            ApiTimes{us(i), us(i) + 100, 1}, "cudaMemcpyAsync", true, 4096);
   }
   TraceModel m = b.Build();
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   EXPECT_EQ(FindCause(r, DiagnoseCause::kCopyBandwidthBound), nullptr) << Causes(r);
 }
 

@@ -4,6 +4,7 @@
 #include "analyzer/analysis/cross_rank.h"
 
 #include "analyzer/analysis/rank_facts.h"
+#include "analyzer/pipeline/ranks.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -44,7 +45,7 @@ TEST(CrossRank, ClocksOfDifferentHostsAreAlignedOnTheEndsOfTheirCollectives) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "node1", 0, {{100, 300}, {700, 900}}));
   m.push_back(Rank(1, "node2", ahead, {{250, 300}, {600, 900}}, 1'000'000));
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(ahead)}}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(ahead)}}}, 10).value();
   EXPECT_TRUE(r.comparable);
   EXPECT_EQ(r.alignment.method, "collectives");
   EXPECT_EQ(r.alignment.hosts, 2);
@@ -71,7 +72,7 @@ TEST(CrossRank, TheResidualIsTheLargestDistanceOfAnAlignedEndFromTheConsensus) {
   m.push_back(Rank(0, "a", 0, {{100, 300}, {700, 900}, {1100, 1300}}));
   m.push_back(Rank(1, "b", 7000, {{100, 300}, {700, 900}, {1100, 1300}}));
   m.push_back(Rank(2, "c", 9000, {{100, 300}, {700, 940}, {1100, 1300}}));
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(7000)}}, {&m[2], {Whole(9000)}}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(7000)}}, {&m[2], {Whole(9000)}}}, 10).value();
   EXPECT_EQ(r.ranks[1].clock_offset_ns, -7000);
   EXPECT_EQ(r.ranks[2].clock_offset_ns, -9000) << "the median ignores the one late end";
   EXPECT_EQ(r.ranks[2].alignment_residual_ns, 40);
@@ -87,7 +88,7 @@ TEST(CrossRank, EndsThatStillDisagreeAfterAlignmentAreSaidToBeMismatched) {
   m.push_back(Rank(0, "a", 0, {{100, 200}, {1100, 1200}, {1300, 3000000}}));
   m.push_back(Rank(1, "b", 0, {{1100, 1200}, {1300, 3000000}}));
   const std::vector<Window> whole = {Window{0, 4'000'000, {}}};
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], whole}, {&m[1], whole}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], whole}, {&m[1], whole}}, 10).value();
   EXPECT_GT(r.alignment.residual_max_ns, 100'000);
   bool said = false;
   for (const CrossRankNote& note : r.notes) {
@@ -100,7 +101,7 @@ TEST(CrossRank, DifferentHostsWithoutACollectiveAreNotComparedForWaiting) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "node1", 0, {}));
   m.push_back(Rank(1, "node2", 5000, {}));
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(5000)}}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(5000)}}}, 10).value();
   EXPECT_FALSE(r.comparable);
   EXPECT_EQ(r.alignment.method, "wall_clock");
   EXPECT_EQ(r.ranks[1].clock_offset_ns, -5000) << "the wall-clock estimate is all there is";
@@ -113,7 +114,7 @@ TEST(CrossRank, OneHostKeepsItsSharedClock) {
   std::vector<TraceModel> m;
   m.push_back(Rank(0, "node1", 0, {{100, 300}}));
   m.push_back(Rank(1, "node1", 0, {{250, 305}}, 1'000'000));
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(0)}}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], {Whole(0)}}, {&m[1], {Whole(0)}}}, 10).value();
   EXPECT_EQ(r.alignment.method, "shared_clock");
   EXPECT_EQ(r.ranks[1].clock_offset_ns, 0);
   EXPECT_EQ(r.ranks[1].alignment_residual_ns, 5) << "|305 - 300|: the consensus is the lower median";
@@ -125,7 +126,7 @@ TEST(CrossRank, EachStepNamesTheRankTheOthersWaitedFor) {
   m.push_back(Rank(0, "node1", 0, {{100, 400}, {1500, 1600}}));
   m.push_back(Rank(1, "node1", 0, {{250, 400}, {1050, 1600}}));
   std::vector<Window> steps = {{0, 1000, {}}, {1000, 2000, {}}};
-  CrossRankResult r = AnalyzeCrossRank({{&m[0], steps, true}, {&m[1], steps, true}}, 10);
+  CrossRankResult r = RunCrossRank({{&m[0], steps, true}, {&m[1], steps, true}}, 10).value();
   ASSERT_EQ(r.steps.size(), 2u);
   EXPECT_EQ(r.steps[0].step, 0);
   EXPECT_EQ(r.steps[0].straggler_rank, 1);
@@ -138,7 +139,7 @@ TEST(CrossRank, EachStepNamesTheRankTheOthersWaitedFor) {
 
 TEST(RankFacts, ListCommunicationKernelsWithTheirCollectiveAndPerDeviceFigures) {
   TraceModel m = Rank(3, "node1", 0, {{100, 300}, {700, 900}});
-  RankFacts f = ComputeRankFacts(m, {Whole(0)}, false);
+  RankFacts f = RunRankFacts(m, {Whole(0)}, false).value();
   EXPECT_EQ(f.rank, 3);
   EXPECT_EQ(f.host, "node1");
   EXPECT_EQ(f.start_wall_time_ns, kWall);

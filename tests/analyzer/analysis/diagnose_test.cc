@@ -7,6 +7,7 @@
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
@@ -36,7 +37,7 @@ Window GpuWindow(const TraceModel& m) {
 }
 
 DiagnoseResult Diagnose(const TraceModel& m, const DiagnoseOptions& o = {}) {
-  return AnalyzeDiagnose(m, GpuWindow(m), o);
+  return testing::DiagnoseUnranked(m, GpuWindow(m), o);
 }
 
 std::string Causes(const DiagnoseResult& r) {
@@ -393,7 +394,7 @@ TEST(Diagnose, JsonAndTextNameThePrimaryCauseWithEvidence) {
 TEST(Diagnose, EmptyWindowHasNoFindingsAndSaysSo) {
   TraceModel m = SequentialOnOneStream();
   Window w{us(5000), us(6000), {}};
-  DiagnoseResult r = AnalyzeDiagnose(m, w, {});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, w, {});
   EXPECT_TRUE(r.findings.empty());
   ASSERT_FALSE(r.notes.empty());
 }

@@ -13,6 +13,7 @@
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/host_link_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
@@ -74,7 +75,7 @@ const PageableCopiesFacts::Direction& H2D(const DiagnoseFinding& f) {
 TEST(PageableLinkReference, WithoutPinnedCopiesTheLinkCeilingIsTheReference) {
   TraceModel m = OnePageableCopy(Link(4, 16));  // 31.5 GB/s per direction
   Window w = GpuWindow(m);
-  DiagnoseResult r = AnalyzeDiagnose(m, w, DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, w, DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_EQ(H2D(f).reference, PageableCopiesFacts::Reference::kDeviceLink);
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 3.15, 0.01);  // 31.5 / 10
@@ -107,7 +108,7 @@ TEST(PageableLinkReference, PinnedCopiesInTheTraceComeBeforeTheLink) {
   b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 1, us(700), us(700) + kCopyNs,
          ApiTimes{us(2), us(3), 1}, "cudaMemcpyAsync", true, k16MiB);
   TraceModel m = b.Build();
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_EQ(H2D(f).reference, PageableCopiesFacts::Reference::kThisTrace);
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 2.5, 0.01);
@@ -120,7 +121,7 @@ TEST(PageableLinkReference, AControlTracesMeasuredRateComesBeforeTheLink) {
   ref.pinned_ns_per_byte[static_cast<int>(OpCategory::kHtoD)] = 0.04;  // 25 GB/s
   DiagnoseOptions o;
   o.reference = &ref;
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), o);
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), o);
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_EQ(H2D(f).reference, PageableCopiesFacts::Reference::kReferenceTrace);
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 2.5, 0.01);
@@ -128,7 +129,7 @@ TEST(PageableLinkReference, AControlTracesMeasuredRateComesBeforeTheLink) {
 
 TEST(PageableLinkReference, NvlinkC2cDeviceUsesItsCeiling) {
   TraceModel m = OnePageableCopy(Link(5, 16, /*c2c=*/1));
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_EQ(HostLinkName(H2D(f).link), "NVLink-C2C");
   EXPECT_NEAR(f.figures.at("H2D_slowdown"), 45.0, 0.01);
@@ -136,7 +137,7 @@ TEST(PageableLinkReference, NvlinkC2cDeviceUsesItsCeiling) {
 
 TEST(PageableLinkReference, NoPinnedCopyNoControlNoLinkIsUnknown) {
   TraceModel m = OnePageableCopy(std::nullopt);
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_EQ(H2D(f).reference, PageableCopiesFacts::Reference::kNone);
   EXPECT_FALSE(f.figures.contains("H2D_slowdown"));
@@ -146,7 +147,7 @@ TEST(PageableLinkReference, NoPinnedCopyNoControlNoLinkIsUnknown) {
 
 TEST(PageableLinkReference, TinyCopiesAreNeverJudgedPerByteAgainstTheLink) {
   TraceModel m = OnePageableCopy(Link(4, 16), /*bytes=*/8, /*copy_ns=*/us(2));
-  DiagnoseResult r = AnalyzeDiagnose(m, GpuWindow(m), DiagnoseOptions{});
+  DiagnoseResult r = testing::DiagnoseUnranked(m, GpuWindow(m), DiagnoseOptions{});
   const DiagnoseFinding& f = Pageable(r);
   EXPECT_TRUE(H2D(f).latency_bound);
   EXPECT_EQ(H2D(f).reference, PageableCopiesFacts::Reference::kNone);

@@ -11,6 +11,7 @@
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/diagnose_unranked.h"
 
 namespace streamscope {
 namespace {
@@ -110,7 +111,7 @@ class DiagnoseRealTraces : public ::testing::TestWithParam<PlantedCause> {};
 
 TEST_P(DiagnoseRealTraces, NamesThePlantedCauseFirst) {
   LOAD_TRACE_OR_SKIP(model, GetParam().variant);
-  DiagnoseResult r = AnalyzeDiagnose(model, Measured(model), {});
+  DiagnoseResult r = testing::DiagnoseUnranked(model, Measured(model), {});
   ASSERT_NE(r.primary(), nullptr) << Causes(r);
   EXPECT_EQ(r.primary()->cause, GetParam().cause) << Causes(r);
   if (GetParam().cause == DiagnoseCause::kCpuStarvation) {

@@ -4,6 +4,7 @@
 #include "analyzer/render/rank_facts_json.h"
 
 #include "analyzer/analysis/cross_rank.h"
+#include "analyzer/pipeline/ranks.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
@@ -37,14 +38,14 @@ TEST(RankFactsJson, ARoundTripMergesToTheSameFigures) {
   m.push_back(Rank(0, 0, 250));
   std::vector<Window> w0 = {{3'000'000'000, 3'000'001'000, {}}}, w1 = {{0, 1000, {}}};
   w0[0].origin.kind = w1[0].origin.kind = WindowKind::kWholeTrace;
-  std::vector<RankFacts> facts = {ComputeRankFacts(m[0], w0, false), ComputeRankFacts(m[1], w1, false)};
+  std::vector<RankFacts> facts = {RunRankFacts(m[0], w0, false).value(), RunRankFacts(m[1], w1, false).value()};
   auto parsed = RankFactsFromJson(RankFactsToJson(facts).dump(), "facts.json");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   ASSERT_EQ(parsed->size(), 2u);
   EXPECT_EQ((*parsed)[0].comm_kernels.size(), 2u);
   EXPECT_EQ((*parsed)[0].windows[0].devices.size(), 2u);
   EXPECT_EQ(WindowLabel((*parsed)[0].windows[0].origin), "whole trace");  // the label as written
-  nlohmann::json direct = CrossRankToJson(AnalyzeCrossRank({{&m[0], w0}, {&m[1], w1}}, 10));
+  nlohmann::json direct = CrossRankToJson(RunCrossRank({{&m[0], w0}, {&m[1], w1}}, 10).value());
   nlohmann::json merged = CrossRankToJson(MergeRankFacts(*parsed, 10));
   EXPECT_EQ(direct, merged);
   EXPECT_EQ(merged["alignment"]["method"], "collectives");
