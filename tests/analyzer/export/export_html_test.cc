@@ -9,6 +9,7 @@
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"
 #include "analyzer/export/timeline_window.h"
+#include "analyzer/pipeline/prepared_trace.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/export/export_test_util.h"
 
@@ -96,11 +97,18 @@ TEST_F(HtmlReport, ShowsOverlapGapsAndFindings) {
 }
 
 TEST_F(HtmlReport, SummaryShowsDeviceWorkloadAndValidation) {
-  HtmlTimelineInput in{"", &model_, whole_, &tracks_};
+  TracePreparation what;
+  what.summary = true;
+  const PreparedTrace prepared = PrepareTrace(model_, what).value();
+  HtmlTimelineInput in{"", &model_, whole_, &tracks_, {}, &prepared.summary};
   Html h = Write(dir_, {&in, 1});
   EXPECT_NE(h.text.find("NVIDIA H200 (synthetic)"), std::string::npos);
   EXPECT_NE(h.text.find("synthetic-pipeline"), std::string::npos);
   EXPECT_NE(h.text.find("<td class=\"pass\">passed</td>"), std::string::npos);
+  // The workload and its validation come from the trace's summary.
+  HtmlTimelineInput bare{"", &model_, whole_, &tracks_};
+  EXPECT_EQ(Write(dir_, {&bare, 1}, 200'000, "bare.html").text.find("<td class=\"pass\">passed</td>"),
+            std::string::npos);
 }
 
 TEST_F(HtmlReport, HostileNamesAreEscaped) {

@@ -1,13 +1,19 @@
 // The plan lists what each analysis reads (WithDependencies) and RunPlan
 // runs every plan through it: a plan that asks for the diagnosis alone
-// diagnoses as the diagnose command does, from the analyses it turned on.
+// diagnoses as the diagnose command does, from the analyses it turned on;
+// and where the diagnosis' contention step runs does not change it.
 #include "analyzer/pipeline/analysis_plan.h"
 
+#include <stdlib.h>
+
+#include <utility>
 #include <vector>
 
+#include "analyzer/base/threads.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/planted_traces.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
@@ -48,6 +54,50 @@ TEST(RunPlan, ADiagnosisAskedAloneIsTheDiagnoseCommands) {
   // What the diagnosis read is in the results too.
   EXPECT_EQ(alone->gap_causes.idle_ns, command->gap_causes.idle_ns);
   EXPECT_GT(alone->gap_causes.idle_ns, 0);
+}
+
+// 70,000 kernels, every other one slowed by a copy beside it: the
+// diagnose command's plan has no threads, but a window this large gets the
+// contention step on a thread of its own (none under STREAMSCOPE_THREADS=1),
+// and the diagnosis is the same either way.
+TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
+  testing::ModelBuilder b;
+  b.Stream(1, StreamKind::kNonBlocking);
+  b.Stream(2, StreamKind::kNonBlocking);
+  constexpr int64_t kKernels = 70'000;
+  for (int64_t i = 0; i < kKernels; ++i) {
+    const int64_t t = i * 10'000;
+    const bool slowed = i % 2 == 1;
+    b.Kernel("k", 1, t, t + (slowed ? 6'000 : 3'000), testing::ApiTimes{t - 2'000, t - 1'000, 1});
+    if (slowed) b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 2, t, t + 6'000);
+  }
+  TraceModel m = b.Build();
+  const Window w = WholeTraceWindow(m);
+  auto diagnose = [&](bool one_thread, int64_t* threads) {
+    if (one_thread) {
+      setenv("STREAMSCOPE_THREADS", "1", 1);
+    } else {
+      unsetenv("STREAMSCOPE_THREADS");
+    }
+    const int64_t before = TaskThreads::Started();
+    absl::StatusOr<WindowResults> r = RunPlan(m, w, DiagnosePlan({}));
+    *threads = TaskThreads::Started() - before;
+    unsetenv("STREAMSCOPE_THREADS");
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r->diagnose : DiagnoseResult{};
+  };
+  int64_t threads = 0, none = 0;
+  const DiagnoseResult beside = diagnose(false, &threads);
+  const DiagnoseResult alone = diagnose(true, &none);
+  EXPECT_EQ(threads, 1);
+  EXPECT_EQ(none, 0);
+  std::vector<std::pair<DiagnoseCause, int64_t>> with_thread, without;
+  for (const DiagnoseFinding& f : beside.findings) with_thread.push_back({f.cause, f.impact_ns});
+  for (const DiagnoseFinding& f : alone.findings) without.push_back({f.cause, f.impact_ns});
+  EXPECT_EQ(with_thread, without);
+  bool contention = false;
+  for (const auto& [cause, impact] : with_thread) contention |= cause == DiagnoseCause::kContention && impact > 0;
+  EXPECT_TRUE(contention);  // the kernels beside copies ran twice as long
 }
 
 }  // namespace
