@@ -10,7 +10,7 @@
 namespace streamscope::collector {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 14> kKindNames = {{
     {"kernel", kKindKernel},
     {"memcpy", kKindMemcpy},
     {"memset", kKindMemset},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
     {"graph", kKindGraph},
     {"memory", kKindMemory},
     {"submit", kKindSubmit},
+    {"runtime-all", kKindRuntimeAll},
 }};
 
 StatusOr<uint32_t> KindByName(std::string_view name) {
@@ -101,6 +102,8 @@ StatusOr<uint32_t> ParseKinds(std::string_view spec) {
     }
   }
   if (kinds == 0) return InvalidArgumentError("record kind list selects nothing");
+  // Every runtime call is a widening of the runtime records.
+  if (kinds & kKindRuntimeAll) kinds |= kKindRuntime;
   return kinds;
 }
 

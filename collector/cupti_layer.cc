@@ -16,6 +16,7 @@
 #include "collector/cupti_status.h"
 #include "collector/driver_submit_cbids.h"
 #include "collector/periodic_flusher.h"
+#include "collector/runtime_query_cbids.h"
 
 namespace streamscope::collector {
 namespace {
@@ -96,6 +97,14 @@ struct CuptiTracer::State {
     callbacks->FlushRecords();
     api->ActivityFlushAll(0);
     writer->AddStat(Stat::kFlushes, 1);
+  }
+  // Runtime calls that only read host-side state: left out one by one, after
+  // the RUNTIME kind (enabling it turns every id back on). Returns how many
+  // CUPTI refused to leave out.
+  size_t LeaveOutRuntimeQueries() {
+    size_t refused = 0;
+    for (uint32_t cbid : RuntimeQueryCallbackIds()) refused += api->ActivityEnableRuntimeApi(cbid, 0) != CUPTI_SUCCESS;
+    return refused;
   }
   void DisableAll() {
     for (CUpti_ActivityKind k : enabled) api->ActivityDisable(k);
@@ -211,6 +220,13 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
       continue;
     }
     std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name, std::string(st.message()).c_str());
+  }
+  if (std::find(s->enabled.begin(), s->enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != s->enabled.end()) {
+    size_t kept = RuntimeQueryCallbackIds().size();
+    if (!(config.kinds & kKindRuntimeAll)) kept = s->LeaveOutRuntimeQueries();
+    // A CUPTI without per-id control records these calls: more records, nothing lost.
+    writer->AddStat(Stat::kRuntimeQueriesKept, static_cast<int64_t>(kept));
+    if (kept == RuntimeQueryCallbackIds().size()) enabled_names.push_back("runtime-all");
   }
   if ((config.kinds & kKindSubmit) && !(config.kinds & kKindDriver)) {
     // The driver calls that submit GPU work, one by one (the whole DRIVER

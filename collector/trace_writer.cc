@@ -44,6 +44,7 @@ constexpr std::string_view kStatNames[] = {
     "memory_layout_error",
     "records_dropped_zero_timestamp",
     "submit_apis_refused",
+    "runtime_queries_kept",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 

@@ -55,6 +55,7 @@ enum class Stat : int {
   kMemoryLayoutError,            // first CUresult of a layout that could not be read (0: none)
   kRecordsDroppedZeroTimestamp,  // GPU ops CUPTI handed over incomplete (start or end 0)
   kSubmitApisRefused,            // record kind `submit`: driver ids / kinds CUPTI refused
+  kRuntimeQueriesKept,           // runtime query ids still recorded (runtime-all, or CUPTI refused)
   kCount,
 };
 std::string_view StatName(Stat stat);

@@ -241,9 +241,9 @@ int Run(const RunOptions& o) {
 CLI::Validator KindList() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        static const std::vector<std::string> kKinds = {"default", "all",      "kernel", "memcpy", "memset",
-                                                        "sync",    "runtime",  "driver", "nvtx",   "stream",
-                                                        "context", "overhead", "graph",  "memory", "submit"};
+        static const std::vector<std::string> kKinds = {
+            "default", "all",    "kernel",  "memcpy",   "memset", "sync",   "runtime", "driver",
+            "nvtx",    "stream", "context", "overhead", "graph",  "memory", "submit",  "runtime-all"};
         std::string item;
         for (size_t i = 0; i <= value.size(); ++i) {
           if (i < value.size() && value[i] != ',' && value[i] != ' ') {
@@ -272,8 +272,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "percent sign (default streamscope-%p.sqlite in the current directory)");
   cmd->add_option("--kinds", opts->kinds,
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
-                  "driver,nvtx,stream,context,overhead,graph,memory,submit ('memory': the memory accesses "
-                  "the hazard check needs, off by default); '+x,-y' edits the default set")
+                  "driver,nvtx,stream,context,overhead,graph,memory,submit,runtime-all ('memory': the memory "
+                  "accesses the hazard check needs, off by default; 'runtime-all': also the runtime calls that "
+                  "only query, like cudaGetDevice); '+x,-y' edits the default set")
       ->check(KindList())
       ->default_str("default");
   cmd->add_option("--flush-ms", opts->flush_ms, "CUPTI flush period in ms (default 500)")

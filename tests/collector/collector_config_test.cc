@@ -42,6 +42,13 @@ TEST(ConfigFromOptions, BadValuesNameTheVariable) {
   EXPECT_FALSE(ConfigFromOptions("kinds").ok()) << "no '='";
 }
 
+TEST(RecordKinds, RuntimeAllIsOptInAndImpliesRuntime) {
+  EXPECT_FALSE(kDefaultKinds & kKindRuntimeAll);
+  EXPECT_EQ(*ParseKinds("+runtime-all"), kDefaultKinds | kKindRuntimeAll);
+  EXPECT_EQ(*ParseKinds("kernel,runtime-all"), kKindKernel | kKindRuntime | kKindRuntimeAll);
+  EXPECT_TRUE(kAllKinds & kKindRuntimeAll);
+}
+
 TEST(RecordKinds, SubmittingDriverCallsAreRecordedByDefault) {
   EXPECT_TRUE(kDefaultKinds & kKindSubmit);
   EXPECT_FALSE(kDefaultKinds & kKindDriver) << "the whole driver API doubles API records";

@@ -15,6 +15,7 @@
 
 #include "collector/collector_config.h"
 #include "collector/driver_submit_cbids.h"
+#include "collector/runtime_query_cbids.h"
 #include "collector/trace_writer.h"
 #include "tests/collector/fake_cupti.h"
 
@@ -207,6 +208,69 @@ TEST_F(CuptiLayerTest, DefaultKindsRecordSubmittingDriverCallsOneByOne) {
   Finish();
   EXPECT_TRUE(fake_.enabled_driver_apis().empty()) << "disabled again at stop";
   EXPECT_TRUE(fake_.enabled_kinds().empty());
+}
+
+TEST_F(CuptiLayerTest, RuntimeCallsThatOnlyQueryAreLeftOutAndTheLaunchKeepsItsSubmitter) {
+  Start();
+  // PyTorch around one launch: device query, launch, error check.
+  fake_.Record(Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 1));
+  fake_.Record(Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 2));
+  fake_.Record(Kernel(2, 100, 200));
+  fake_.Record(Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020, 3));
+  fake_.Record(Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 4));
+  Finish();
+  EXPECT_EQ(Int("SELECT count(*) FROM api_call"), 2) << "the launch and the sync";
+  EXPECT_EQ(Int("SELECT a.cbid FROM kernel k JOIN api_call a USING (correlation_id)"),
+            CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000);
+  EXPECT_EQ(Stat("runtime_queries_kept"), 0);
+}
+
+TEST_F(CuptiLayerTest, LeftOutRuntimeCallsNeitherSubmitNorWaitNorAllocate) {
+  std::set<uint32_t> left_out(RuntimeQueryCallbackIds().begin(), RuntimeQueryCallbackIds().end());
+  EXPECT_EQ(left_out.size(), RuntimeQueryCallbackIds().size()) << "no id twice";
+  EXPECT_TRUE(left_out.count(CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020));
+  EXPECT_TRUE(left_out.count(CUPTI_RUNTIME_TRACE_CBID_cudaGetLastError_v3020));
+  EXPECT_TRUE(left_out.count(CUPTI_RUNTIME_TRACE_CBID_cudaPeekAtLastError_v3020));
+  EXPECT_TRUE(left_out.count(CUPTI_RUNTIME_TRACE_CBID_cudaStreamIsCapturing_v10000));
+  EXPECT_TRUE(left_out.count(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000));
+  // Calls that submit, wait, allocate, create or may load a module stay.
+  for (uint32_t kept : {CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSetLimit_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+                        CUPTI_RUNTIME_TRACE_CBID_cudaMemGetInfo_v3020}) {
+    EXPECT_FALSE(left_out.count(kept)) << "runtime cbid " << kept;
+  }
+}
+
+TEST_F(CuptiLayerTest, RuntimeAllRecordsTheQueriesToo) {
+  config_.kinds = *ParseKinds("+runtime-all");
+  Start();
+  EXPECT_TRUE(fake_.disabled_runtime_apis().empty());
+  EXPECT_NE(tracer_->enabled_kinds().find("runtime-all"), std::string::npos);
+  fake_.Record(Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, 1));
+  Finish();
+  EXPECT_EQ(Int("SELECT count(*) FROM api_call"), 1);
+  EXPECT_EQ(Stat("runtime_queries_kept"), static_cast<int64_t>(RuntimeQueryCallbackIds().size()));
 }
 
 TEST_F(CuptiLayerTest, WholeDriverKindReplacesTheOneByOneSet) {

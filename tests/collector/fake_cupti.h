@@ -18,6 +18,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include "collector/cupti_api.h"
@@ -28,9 +29,14 @@ class FakeCupti : public CuptiApi {
  public:
   // ---- what a test does ----
   // Appends one activity struct; false if no buffer could be had (CUPTI
-  // then drops the record and counts it).
+  // then drops the record and counts it). A runtime API record of an id left
+  // out (ActivityEnableRuntimeApi(cbid, 0)) is not produced, as in CUPTI.
   template <typename T>
   bool Record(const T& record, bool complete = true) {
+    if constexpr (std::is_same_v<T, CUpti_ActivityAPI>) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (record.kind == CUPTI_ACTIVITY_KIND_RUNTIME && runtime_apis_off_.count(record.cbid)) return true;
+    }
     return Append(&record, sizeof(T), complete);
   }
   // Hands the buffer being filled back now (CUPTI does when it is full) and
@@ -70,6 +76,12 @@ class FakeCupti : public CuptiApi {
   std::set<CUpti_ActivityKind> enabled_kinds() {
     std::lock_guard<std::mutex> lock(mu_);
     return kinds_;
+  }
+  // Runtime ids left out one by one (ActivityEnableRuntimeApi(cbid, 0)
+  // since the RUNTIME kind was last enabled, which resets them, as in CUPTI).
+  std::set<CUpti_CallbackId> disabled_runtime_apis() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runtime_apis_off_;
   }
   std::set<CUpti_CallbackId> enabled_driver_apis() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -130,6 +142,7 @@ class FakeCupti : public CuptiApi {
   CUptiResult ActivityEnable(CUpti_ActivityKind k) override {
     std::lock_guard<std::mutex> lock(mu_);
     kinds_.insert(k);
+    if (k == CUPTI_ACTIVITY_KIND_RUNTIME) runtime_apis_off_.clear();
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityDisable(CUpti_ActivityKind k) override {
@@ -143,6 +156,15 @@ class FakeCupti : public CuptiApi {
       driver_apis_.insert(cbid);
     } else {
       driver_apis_.erase(cbid);
+    }
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      runtime_apis_off_.erase(cbid);
+    } else {
+      runtime_apis_off_.insert(cbid);
     }
     return CUPTI_SUCCESS;
   }
@@ -244,6 +266,7 @@ class FakeCupti : public CuptiApi {
   bool subscribed_ = false;
   std::set<CUpti_ActivityKind> kinds_;
   std::set<CUpti_CallbackId> driver_apis_;
+  std::set<CUpti_CallbackId> runtime_apis_off_;
 };
 
 }  // namespace streamscope::collector
