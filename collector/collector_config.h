@@ -5,11 +5,15 @@
 #define STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include "collector/status.h"
 
+#include "collector/capture_gate.h"
 #include "collector/output_path.h"
+#include "collector/record_ring.h"
+#include "collector/slow_step_trigger.h"
 
 namespace streamscope::collector {
 
@@ -66,6 +70,14 @@ struct CollectorConfig {
   std::string clock = "monotonic-raw";                    // STREAMSCOPE_CLOCK: monotonic-raw | cupti-default
   std::string manifest;                                   // STREAMSCOPE_MANIFEST: append "pid\tpath\n" per trace
   bool verbose = false;                                   // STREAMSCOPE_VERBOSE=1
+  // STREAMSCOPE_CAPTURE_RANGE (whole, cudaProfilerApi, nvtx:NAME[@FIRST-LAST]) and
+  // STREAMSCOPE_START_PAUSED=1 (capture.start_paused).
+  CaptureRange capture;
+  // STREAMSCOPE_FLIGHT_RECORDER ('30s', '1000000'): keep the most recent
+  // records in a ring and write a trace only on a trigger.
+  std::optional<RingBound> flight_recorder;
+  // STREAMSCOPE_TRIGGER ('nvtx:step>2x'): also dump on a slow instance.
+  std::optional<TriggerSpec> trigger;
 
   // The options as a JSON object (metadata.capture_options).
   std::string ToJson() const;

@@ -13,12 +13,14 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <set>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "collector/cupti_api.h"
@@ -64,6 +66,23 @@ class FakeCupti : public CuptiApi {
     dropped_ += n;
   }
   void FailSubscribeWith(CUptiResult r) { subscribe_result_ = r; }
+  // CUPTI's clock (cuptiGetTimestamp): the trace clock of a session with
+  // clock 'cupti-default'.
+  void SetNow(uint64_t t) { now_ = t; }
+  // Issues a callback to the subscriber, as CUPTI does on the calling thread
+  // (the test's) when the callback id is enabled; false when it is not.
+  bool Callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    CUpti_CallbackFunc fn;
+    void* user;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!subscribed_ || !callbacks_.count({domain, cbid})) return false;
+      fn = callback_;
+      user = userdata_;
+    }
+    fn(user, domain, cbid, data);
+    return true;
+  }
   int flushes(uint32_t flag) {
     std::lock_guard<std::mutex> lock(mu_);
     return flushes_[flag == 0 ? 0 : 1];
@@ -112,7 +131,7 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult GetTimestamp(uint64_t* ts) override {
-    *ts = 1;
+    *ts = now_.load();
     return CUPTI_SUCCESS;
   }
   CUptiResult GetStreamIdEx(CUcontext, CUstream, uint8_t, uint32_t* id) override {
@@ -124,10 +143,13 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType) override { return CUPTI_SUCCESS; }
-  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*) override {
+  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc fn, void* user) override {
     if (subscribe_result_ != CUPTI_SUCCESS) return subscribe_result_;
     std::lock_guard<std::mutex> lock(mu_);
     subscribed_ = true;
+    callback_ = fn;
+    userdata_ = user;
+    callbacks_.clear();
     *s = reinterpret_cast<CUpti_SubscriberHandle>(this);
     return CUPTI_SUCCESS;
   }
@@ -136,7 +158,14 @@ class FakeCupti : public CuptiApi {
     subscribed_ = false;
     return CUPTI_SUCCESS;
   }
-  CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) override {
+  CUptiResult EnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain d,
+                             CUpti_CallbackId cbid) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      callbacks_.insert({d, cbid});
+    } else {
+      callbacks_.erase({d, cbid});
+    }
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnable(CUpti_ActivityKind k) override {
@@ -267,6 +296,10 @@ class FakeCupti : public CuptiApi {
   std::set<CUpti_ActivityKind> kinds_;
   std::set<CUpti_CallbackId> driver_apis_;
   std::set<CUpti_CallbackId> runtime_apis_off_;
+  std::atomic<uint64_t> now_{1};
+  CUpti_CallbackFunc callback_ = nullptr;
+  void* userdata_ = nullptr;
+  std::set<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks_;
 };
 
 }  // namespace streamscope::collector
