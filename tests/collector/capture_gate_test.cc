@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "collector/capture_switch.h"
+
 namespace streamscope::collector {
 namespace {
 
@@ -129,6 +135,24 @@ TEST(CaptureGate, WindowsBeyondTheLimitAreCounted) {
     g.ProfilerStop(i * 10 + 5);
   }
   EXPECT_EQ(g.WindowsJson(2), "[[0,5],[10,15],{\"more\":3}]");
+}
+
+TEST(CaptureSwitch, OpeningWaitsForTheKindsAndClosingDoesNot) {
+  std::atomic<int> applied_on{0}, applied_off{0};
+  CaptureSwitch sw(false, [&](bool on) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // CUPTI taking its time
+    (on ? applied_on : applied_off)++;
+  });
+  sw.Request(true, std::chrono::milliseconds(5000));
+  EXPECT_EQ(applied_on.load(), 1) << "the opening thread waited for the kinds";
+  EXPECT_TRUE(sw.on());
+  sw.Request(true, std::chrono::milliseconds(5000));
+  EXPECT_EQ(applied_on.load(), 1) << "already on: nothing to apply";
+  sw.Request(false, std::chrono::milliseconds(0));
+  sw.Stop();  // applies what was asked before it
+  EXPECT_EQ(applied_off.load(), 1);
+  EXPECT_FALSE(sw.on());
+  EXPECT_EQ(sw.switches(), 2);
 }
 
 }  // namespace
