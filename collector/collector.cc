@@ -39,6 +39,7 @@
 #include <thread>
 
 #include "collector/collector_config.h"
+#include "collector/control_file.h"
 #include "collector/cupti_layer.h"
 #include "collector/cupti_library.h"
 #include "collector/device_probe.h"
@@ -60,6 +61,7 @@ struct Collector {
   std::unique_ptr<TraceWriter> writer;  // never destroyed: CUPTI may still call
   std::unique_ptr<CuptiTracer> tracer;
   pid_t owner_pid = 0;
+  std::string control_path;  // `streamscope capture start|stop` (control_file.h)
   std::once_flag stop_once;
   std::atomic<bool> stopped{false};
 };
@@ -236,6 +238,12 @@ Status StopCollector(std::string_view reason, bool from_signal) {
     // A short program may end while its devices' host links are still being
     // probed (NVML's init): give them a bounded moment to land in the trace.
     if (!from_signal) (void)WaitForHostLinkProbes(500);
+    if (c->tracer) {
+      c->writer->SetMetadata("capture_windows", c->tracer->CaptureWindowsJson());
+      if (c->config.capture.kind == CaptureRange::Kind::kNvtx) {
+        c->writer->SetMetadata("capture_nvtx_instances", StrCat(c->tracer->CaptureInstances()));
+      }
+    }
     // A failed writer has already said so on stderr, once.
     Status st = c->writer->Finish(reason, end);
     if (c->tracer && !from_signal) c->tracer->ReleaseBuffers();
@@ -269,6 +277,33 @@ void StopThreadMain() {
   int sig = g_stop_signal.load();
   (void)StopCollector(StrCat("signal:", sig), true);
   g_stop_done = true;
+}
+
+// Polls the current session's control file (a failed open() every 200 ms
+// while nobody writes one). Runs for the life of the process.
+void ControlThreadMain() {
+  std::string refused;  // a file already reported
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Collector* c = g_collector.load();
+    if (c == nullptr || c->owner_pid != getpid()) return;  // a forked child has no such thread anyway
+    if (c->stopped.load() || !c->tracer || c->control_path.empty()) continue;
+    StatusOr<std::optional<std::string>> cmd = TakeControlCommand(c->control_path, geteuid());
+    if (!cmd.ok()) {
+      if (refused != c->control_path) Warn(cmd.status().message());
+      refused = c->control_path;
+      continue;
+    }
+    if (!cmd->has_value()) continue;
+    if (**cmd == "dump") {
+      StatusOr<std::string> path = c->tracer->Dump("request");
+      Warn(path.ok() ? StrCat("flight recorder: dump written to ", *path) : StrCat("dump: ", path.status().message()));
+      continue;
+    }
+    bool changed = **cmd == "start" ? c->tracer->CaptureStart() : c->tracer->CaptureStop();
+    Warn(StrCat("capture ", **cmd == "start" ? "started" : "stopped", changed ? "" : " (it already was)", " (pid ",
+                getpid(), ")"));
+  }
 }
 
 void InstallSignalHandlers() {
@@ -359,6 +394,13 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
   wo.api_name = CuptiApiName;
   // Callback records queued for the writer get the same cap as CUPTI's buffers.
   wo.max_queued_batch_bytes = static_cast<size_t>(config.max_buffer_mb) << 20;
+  // Flight recorder: no trace until a trigger; each dump is listed like a trace.
+  wo.ring = config.flight_recorder;
+  std::string manifest = config.manifest;
+  wo.on_dump = [manifest](const std::string& dump) {
+    AppendManifest(manifest, dump);
+    Warn(StrCat("flight recorder: trace written to ", dump));
+  };
   auto writer = WithSignalsBlocked([&] { return TraceWriter::Open(wo); });
   if (!writer.ok()) return writer.status();
   auto* c = new Collector();
@@ -370,7 +412,7 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
   auto tracer = WithSignalsBlocked([&] { return CuptiTracer::Start(c->config, &w); });
   if (!tracer.ok()) {
     (void)w.Finish(StrCat("collector_error:", tracer.status().message()), 0);
-    AppendManifest(c->config.manifest, path);
+    if (!c->config.flight_recorder) AppendManifest(c->config.manifest, path);
     delete c;  // the writer is finished; CUPTI never saw it
     return Status(tracer.status().code(), StrCat(tracer.status().message(), "; the application runs untraced"));
   }
@@ -398,14 +440,25 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
        {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if (const char* value = std::getenv(var); value != nullptr) meta(StrCat("env:", var), value);
   }
+  meta("capture_range", c->config.capture.ToString());
+  c->control_path = ControlFilePath(ControlDir(GetEnv), getpid());
+  meta("control_file", c->control_path);
   meta("capture_end", "running");
+  if (c->config.flight_recorder) {
+    meta("flight_recorder", c->config.flight_recorder->ToString());
+    if (c->config.trigger) meta("trigger", c->config.trigger->ToString());
+  }
   w.Flush();  // 'running' is on disk before the application continues
-  AppendManifest(c->config.manifest, path);
+  if (!c->config.flight_recorder) AppendManifest(c->config.manifest, path);
   g_collector.store(c);
   static std::once_flag exit_hooks;
   std::call_once(exit_hooks, [] {
     std::atexit(OnExit);
     InstallSignalHandlers();
+    WithSignalsBlocked([] {
+      std::thread(ControlThreadMain).detach();
+      return 0;
+    });
   });
   if (!app_cupti.empty() && std::strcmp(mode, "api") != 0) {
     // CUPTI takes one client per process and we are it: say who records

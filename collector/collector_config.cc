@@ -10,7 +10,7 @@
 namespace streamscope::collector {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 14> kKindNames = {{
     {"kernel", kKindKernel},
     {"memcpy", kKindMemcpy},
     {"memset", kKindMemset},
@@ -24,6 +24,7 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 13> kKindNames = {{
     {"graph", kKindGraph},
     {"memory", kKindMemory},
     {"submit", kKindSubmit},
+    {"runtime-all", kKindRuntimeAll},
 }};
 
 StatusOr<uint32_t> KindByName(std::string_view name) {
@@ -101,6 +102,8 @@ StatusOr<uint32_t> ParseKinds(std::string_view spec) {
     }
   }
   if (kinds == 0) return InvalidArgumentError("record kind list selects nothing");
+  // Every runtime call is a widening of the runtime records.
+  if (kinds & kKindRuntimeAll) kinds |= kKindRuntime;
   return kinds;
 }
 
@@ -116,7 +119,10 @@ std::string CollectorConfig::ToJson() const {
   return StrCat("{\"output\":", JsonString(output_template), ",\"overwrite\":", overwrite ? "true" : "false",
                 ",\"flush_ms\":", flush_ms, ",\"buffer_kb\":", buffer_kb, ",\"max_buffer_mb\":", max_buffer_mb,
                 ",\"device_buffer_kb\":", device_buffer_kb, ",\"kinds\":", JsonString(KindsToString(kinds)),
-                ",\"clock\":", JsonString(clock), "}");
+                ",\"clock\":", JsonString(clock), ",\"capture_range\":", JsonString(capture.ToString()),
+                ",\"start_paused\":", capture.start_paused ? "true" : "false",
+                ",\"flight_recorder\":", flight_recorder ? JsonString(flight_recorder->ToString()) : "null",
+                ",\"trigger\":", trigger ? JsonString(trigger->ToString()) : "null", "}");
 }
 
 StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env) {
@@ -150,6 +156,28 @@ StatusOr<CollectorConfig> ConfigFromEnv(const EnvLookup& env) {
     c.clock = *v;
   }
   if (auto v = env("STREAMSCOPE_MANIFEST"); v.has_value()) c.manifest = *v;
+  if (auto v = env("STREAMSCOPE_CAPTURE_RANGE"); v.has_value() && !v->empty()) {
+    auto range = ParseCaptureRange(*v);
+    if (!range.ok()) return InvalidArgumentError(StrCat("STREAMSCOPE_CAPTURE_RANGE: ", range.status().message()));
+    c.capture = *range;
+  }
+  c.capture.start_paused = ParseBool(env, "STREAMSCOPE_START_PAUSED");
+  if (auto v = env("STREAMSCOPE_FLIGHT_RECORDER"); v.has_value() && !v->empty()) {
+    auto bound = RingBound::Parse(*v);
+    if (!bound.ok()) return InvalidArgumentError(StrCat("STREAMSCOPE_FLIGHT_RECORDER: ", bound.status().message()));
+    c.flight_recorder = *bound;
+  }
+  if (auto v = env("STREAMSCOPE_TRIGGER"); v.has_value() && !v->empty()) {
+    auto trigger = TriggerSpec::Parse(*v);
+    if (!trigger.ok()) return InvalidArgumentError(StrCat("STREAMSCOPE_TRIGGER: ", trigger.status().message()));
+    c.trigger = *trigger;
+  }
+  if (c.trigger && !c.flight_recorder) {
+    return InvalidArgumentError("STREAMSCOPE_TRIGGER needs STREAMSCOPE_FLIGHT_RECORDER (a trigger dumps the ring)");
+  }
+  if (c.flight_recorder && (c.capture.kind != CaptureRange::Kind::kWhole || c.capture.start_paused)) {
+    return InvalidArgumentError("the flight recorder keeps the most recent activity: use it without a capture range");
+  }
   return c;
 }
 
@@ -161,7 +189,8 @@ StatusOr<CollectorConfig> ConfigFromOptions(std::string_view options) {
   static constexpr std::string_view kKeys[] = {
       "STREAMSCOPE_KINDS",         "STREAMSCOPE_FLUSH_MS",         "STREAMSCOPE_BUFFER_KB",
       "STREAMSCOPE_MAX_BUFFER_MB", "STREAMSCOPE_DEVICE_BUFFER_KB", "STREAMSCOPE_CLOCK",
-      "STREAMSCOPE_OVERWRITE",     "STREAMSCOPE_VERBOSE"};
+      "STREAMSCOPE_OVERWRITE",     "STREAMSCOPE_VERBOSE",          "STREAMSCOPE_CAPTURE_RANGE",
+      "STREAMSCOPE_START_PAUSED",  "STREAMSCOPE_FLIGHT_RECORDER",  "STREAMSCOPE_TRIGGER"};
   std::map<std::string, std::string, std::less<>> values;
   for (std::string_view item : SplitNonEmpty(options, ";\n")) {
     auto trim = [](std::string_view v) {

@@ -5,30 +5,36 @@
 #define STREAMSCOPE_COLLECTOR_COLLECTOR_CONFIG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include "collector/status.h"
 
+#include "collector/capture_gate.h"
 #include "collector/output_path.h"
+#include "collector/record_ring.h"
+#include "collector/slow_step_trigger.h"
 
 namespace streamscope::collector {
 
 // Record groups the user can widen or narrow (STREAMSCOPE_KINDS).
 enum RecordKind : uint32_t {
-  kKindKernel = 1u << 0,    // CONCURRENT_KERNEL
-  kKindMemcpy = 1u << 1,    // MEMCPY + MEMCPY2 (peer)
-  kKindMemset = 1u << 2,    // MEMSET
-  kKindSync = 1u << 3,      // SYNCHRONIZATION
-  kKindRuntime = 1u << 4,   // RUNTIME API
-  kKindDriver = 1u << 5,    // DRIVER API
-  kKindNvtx = 1u << 6,      // MARKER + MARKER_DATA
-  kKindStream = 1u << 7,    // STREAM
-  kKindContext = 1u << 8,   // CONTEXT
-  kKindOverhead = 1u << 9,  // OVERHEAD
-  kKindGraph = 1u << 10,    // GRAPH_TRACE (one record per graph launch)
-  kKindMemory = 1u << 11,   // callback API: allocations, memory accesses, event ops
-  kKindSubmit = 1u << 12,   // DRIVER API records of the calls that submit GPU work only,
-                            // and INTERNAL_LAUNCH_API (launches outside any API)
+  kKindKernel = 1u << 0,       // CONCURRENT_KERNEL
+  kKindMemcpy = 1u << 1,       // MEMCPY + MEMCPY2 (peer)
+  kKindMemset = 1u << 2,       // MEMSET
+  kKindSync = 1u << 3,         // SYNCHRONIZATION
+  kKindRuntime = 1u << 4,      // RUNTIME API
+  kKindDriver = 1u << 5,       // DRIVER API
+  kKindNvtx = 1u << 6,         // MARKER + MARKER_DATA
+  kKindStream = 1u << 7,       // STREAM
+  kKindContext = 1u << 8,      // CONTEXT
+  kKindOverhead = 1u << 9,     // OVERHEAD
+  kKindGraph = 1u << 10,       // GRAPH_TRACE (one record per graph launch)
+  kKindMemory = 1u << 11,      // callback API: allocations, memory accesses, event ops
+  kKindSubmit = 1u << 12,      // DRIVER API records of the calls that submit GPU work only,
+                               // and INTERNAL_LAUNCH_API (launches outside any API)
+  kKindRuntimeAll = 1u << 13,  // with `runtime`: also the calls that only read host-side
+                               // state (runtime_query_cbids.cc), left out by default
 };
 
 // `memory` is opt-in (+memory): on the launch-bound worst case it costs
@@ -37,13 +43,16 @@ enum RecordKind : uint32_t {
 // --run, workloads run) turn it on themselves.
 // `submit` gives every op launched through the driver (cuBLAS, cuDNN, Triton)
 // its submitting call; a runtime call does not record its nested driver call.
+// `runtime` leaves out calls that never submit, wait or allocate
+// (cudaGetDevice, cudaGetLastError, ...: most API records of framework code);
+// `runtime-all` keeps them.
 inline constexpr uint32_t kDefaultKinds = kKindKernel | kKindMemcpy | kKindMemset | kKindSync | kKindRuntime |
                                           kKindNvtx | kKindStream | kKindContext | kKindOverhead | kKindSubmit;
-inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph | kKindMemory;
+inline constexpr uint32_t kAllKinds = kDefaultKinds | kKindDriver | kKindGraph | kKindMemory | kKindRuntimeAll;
 
 // Parses a kinds list: "default", "all", or a comma list of names (kernel,
 // memcpy, memset, sync, runtime, driver, nvtx, stream, context, overhead,
-// graph, memory, submit). A list whose items all start with '+' or '-' edits the default
+// graph, memory, submit, runtime-all). A list whose items all start with '+' or '-' edits the default
 // set ("+driver,-overhead"); otherwise it replaces it.
 StatusOr<uint32_t> ParseKinds(std::string_view spec);
 
@@ -61,6 +70,14 @@ struct CollectorConfig {
   std::string clock = "monotonic-raw";                    // STREAMSCOPE_CLOCK: monotonic-raw | cupti-default
   std::string manifest;                                   // STREAMSCOPE_MANIFEST: append "pid\tpath\n" per trace
   bool verbose = false;                                   // STREAMSCOPE_VERBOSE=1
+  // STREAMSCOPE_CAPTURE_RANGE (whole, cudaProfilerApi, nvtx:NAME[@FIRST-LAST]) and
+  // STREAMSCOPE_START_PAUSED=1 (capture.start_paused).
+  CaptureRange capture;
+  // STREAMSCOPE_FLIGHT_RECORDER ('30s', '1000000'): keep the most recent
+  // records in a ring and write a trace only on a trigger.
+  std::optional<RingBound> flight_recorder;
+  // STREAMSCOPE_TRIGGER ('nvtx:step>2x'): also dump on a slow instance.
+  std::optional<TriggerSpec> trigger;
 
   // The options as a JSON object (metadata.capture_options).
   std::string ToJson() const;

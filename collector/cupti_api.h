@@ -38,6 +38,7 @@ class CuptiApi {
   virtual CUptiResult ActivityEnable(CUpti_ActivityKind kind) = 0;
   virtual CUptiResult ActivityDisable(CUpti_ActivityKind kind) = 0;
   virtual CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
+  virtual CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) = 0;
   virtual CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
                                                 CUpti_BuffersCallbackCompleteFunc completed) = 0;
   virtual CUptiResult ActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc now) = 0;

@@ -1,5 +1,6 @@
 #include "collector/cupti_callbacks.h"
 
+#include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -30,6 +31,99 @@ constexpr CUpti_CallbackId kDriverStreamCreate[] = {
 constexpr CUpti_CallbackId kNvtxRangeStart[] = {CUPTI_CBID_NVTX_nvtxRangeStartA, CUPTI_CBID_NVTX_nvtxRangeStartW,
                                                 CUPTI_CBID_NVTX_nvtxRangeStartEx,
                                                 CUPTI_CBID_NVTX_nvtxDomainRangeStartEx};
+
+// NVTX calls that open or close a range: watched for an nvtx:NAME capture range.
+constexpr CUpti_CallbackId kNvtxRangeCalls[] = {
+    CUPTI_CBID_NVTX_nvtxRangePushA,         CUPTI_CBID_NVTX_nvtxRangePushW,        CUPTI_CBID_NVTX_nvtxRangePushEx,
+    CUPTI_CBID_NVTX_nvtxRangePop,           CUPTI_CBID_NVTX_nvtxDomainRangePushEx, CUPTI_CBID_NVTX_nvtxDomainRangePop,
+    CUPTI_CBID_NVTX_nvtxRangeStartA,        CUPTI_CBID_NVTX_nvtxRangeStartW,       CUPTI_CBID_NVTX_nvtxRangeStartEx,
+    CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, CUPTI_CBID_NVTX_nvtxRangeEnd,          CUPTI_CBID_NVTX_nvtxDomainRangeEnd};
+
+// The message of an NVTX range as text; registered strings are not resolved
+// (empty).
+std::string NvtxMessage(const nvtxEventAttributes_t* a) {
+  if (a == nullptr) return {};
+  if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii != nullptr) return a->message.ascii;
+  if (a->messageType == NVTX_MESSAGE_TYPE_UNICODE && a->message.unicode != nullptr) {
+    std::string out;
+    for (const wchar_t* c = a->message.unicode; *c != 0; ++c) out.push_back(*c < 128 ? static_cast<char>(*c) : '?');
+    return out;
+  }
+  return {};
+}
+
+std::string_view Text(const char* s) { return s == nullptr ? std::string_view() : std::string_view(s); }
+
+std::string WideMessage(const wchar_t* w) {
+  nvtxEventAttributes_t a = {};
+  a.messageType = NVTX_MESSAGE_TYPE_UNICODE;
+  a.message.unicode = w;
+  return NvtxMessage(&a);
+}
+
+// What an NVTX range call did: opened a range (with its message; start/end
+// ranges with their id) or closed one.
+struct NvtxCall {
+  enum Kind { kNone, kPush, kPop, kStart, kEnd } kind = kNone;
+  std::string name;
+  uint64_t id = 0;
+};
+
+NvtxCall ReadNvtxCall(CUpti_CallbackId cbid, const CUpti_NvtxData* nd) {
+  NvtxCall c;
+  const void* p = nd->functionParams;
+  auto returned_id = [&]() -> uint64_t {
+    return nd->functionReturnValue == nullptr ? 0 : *static_cast<const nvtxRangeId_t*>(nd->functionReturnValue);
+  };
+  switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+      c.kind = NvtxCall::kPush;
+      if (p) c.name = std::string(Text(static_cast<const nvtxRangePushA_params*>(p)->message));
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushW:
+      c.kind = NvtxCall::kPush;
+      if (p) c.name = WideMessage(static_cast<const nvtxRangePushW_params*>(p)->message);
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+      c.kind = NvtxCall::kPush;
+      if (p) c.name = NvtxMessage(static_cast<const nvtxRangePushEx_params*>(p)->eventAttrib);
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
+      c.kind = NvtxCall::kPush;
+      if (p) c.name = NvtxMessage(static_cast<const nvtxDomainRangePushEx_params*>(p)->core.eventAttrib);
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop: c.kind = NvtxCall::kPop; break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartA:
+      c.kind = NvtxCall::kStart;
+      if (p) c.name = std::string(Text(static_cast<const nvtxRangeStartA_params*>(p)->message));
+      c.id = returned_id();
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartW:
+      c.kind = NvtxCall::kStart;
+      if (p) c.name = WideMessage(static_cast<const nvtxRangeStartW_params*>(p)->message);
+      c.id = returned_id();
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeStartEx:
+      c.kind = NvtxCall::kStart;
+      if (p) c.name = NvtxMessage(static_cast<const nvtxRangeStartEx_params*>(p)->eventAttrib);
+      c.id = returned_id();
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeStartEx:
+      c.kind = NvtxCall::kStart;
+      if (p) c.name = NvtxMessage(static_cast<const nvtxDomainRangeStartEx_params*>(p)->core.eventAttrib);
+      c.id = returned_id();
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangeEnd:
+      if (p) c = {NvtxCall::kEnd, {}, static_cast<const nvtxRangeEnd_params*>(p)->id};
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+      if (p) c = {NvtxCall::kEnd, {}, static_cast<const nvtxDomainRangeEnd_params*>(p)->core.id};
+      break;
+    default: break;
+  }
+  return c;
+}
 
 template <size_t N>
 bool IsOneOf(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) {
@@ -72,7 +166,22 @@ Status CuptiCallbacks::Subscribe() {
     }
   }
   if (options_.nvtx) {
-    for (CUpti_CallbackId id : kNvtxRangeStart) nvtx_callbacks_ |= enable(CUPTI_CB_DOMAIN_NVTX, id);
+    for (CUpti_CallbackId id : kNvtxRangeStart) nvtx_start_end_ |= enable(CUPTI_CB_DOMAIN_NVTX, id);
+    nvtx_callbacks_ = nvtx_start_end_;
+  }
+  if ((options_.gate != nullptr && options_.gate->watches_nvtx()) || options_.trigger != nullptr) {
+    int watched = 0;
+    for (CUpti_CallbackId id : kNvtxRangeCalls) watched += enable(CUPTI_CB_DOMAIN_NVTX, id);
+    if (watched == 0)
+      std::fprintf(stderr, "streamscope: NVTX ranges cannot be watched: the capture range or trigger never fires\n");
+  }
+  if (options_.gate != nullptr && options_.gate->watches_profiler_api()) {
+    bool ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) &
+              enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) &
+              enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) &
+              enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    if (!ok)
+      std::fprintf(stderr, "streamscope: cudaProfilerStart/Stop may go unseen: a callback could not be enabled\n");
   }
   active_ = true;
   return OkStatus();
@@ -95,10 +204,13 @@ void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
   if (!active_.load()) return;
   switch (domain) {
     case CUPTI_CB_DOMAIN_RESOURCE: OnResource(cbid, data); return;
-    case CUPTI_CB_DOMAIN_NVTX: OnNvtxStartEnd(static_cast<const CUpti_NvtxData*>(data)); return;
+    case CUPTI_CB_DOMAIN_NVTX: OnNvtx(cbid, static_cast<const CUpti_NvtxData*>(data)); return;
     case CUPTI_CB_DOMAIN_RUNTIME_API: {
       const auto* cd = static_cast<const CUpti_CallbackData*>(data);
-      if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
+      if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+          cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) {
+        OnProfilerCall(cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, cd);
+      } else if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020) {
         // The device's records must leave CUPTI before the reset.
         if (cd->callbackSite == CUPTI_API_ENTER) options_.flush_activity();
       } else if (IsOneOf(kRuntimeStreamCreate, cbid)) {
@@ -109,7 +221,9 @@ void CuptiCallbacks::OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cb
       return;
     }
     case CUPTI_CB_DOMAIN_DRIVER_API:
-      if (IsOneOf(kDriverStreamCreate, cbid)) {
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop) {
+        OnProfilerCall(cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, static_cast<const CUpti_CallbackData*>(data));
+      } else if (IsOneOf(kDriverStreamCreate, cbid)) {
         OnStreamCreated(static_cast<const CUpti_CallbackData*>(data));
       } else if (memory_) {
         memory_->OnDriverCallback(cbid, data);
@@ -170,12 +284,59 @@ void CuptiCallbacks::OnStreamCreated(const CUpti_CallbackData* cd) {
   writer_->Submit(std::move(batch));
 }
 
+// cudaProfilerStart/Stop (and the driver's, which the runtime's may call):
+// at entry, so the window holds what follows the call.
+void CuptiCallbacks::OnProfilerCall(bool start, const CUpti_CallbackData* cd) {
+  if (options_.gate == nullptr || cd == nullptr || cd->callbackSite != CUPTI_API_ENTER) return;
+  uint64_t now = options_.now ? options_.now() : 0;
+  CaptureGate::Edge e = start ? options_.gate->ProfilerStart(now) : options_.gate->ProfilerStop(now);
+  if (e != CaptureGate::Edge::kNone && options_.on_edge) options_.on_edge(e);
+}
+
+void CuptiCallbacks::OnNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* nd) {
+  if (nd == nullptr) return;
+  if (nvtx_start_end_ && IsOneOf(kNvtxRangeStart, cbid)) OnNvtxStartEnd(nd);
+  if ((options_.gate != nullptr && options_.gate->watches_nvtx()) || options_.trigger != nullptr) {
+    OnNvtxRange(cbid, nd);
+  }
+}
+
+void CuptiCallbacks::OnNvtxRange(CUpti_CallbackId cbid, const CUpti_NvtxData* nd) {
+  NvtxCall call = ReadNvtxCall(cbid, nd);
+  if (call.kind == NvtxCall::kNone) return;
+  uint64_t now = options_.now ? options_.now() : 0;
+  uint32_t tid = call.kind == NvtxCall::kPush || call.kind == NvtxCall::kPop ? CurrentTid() : 0;
+  if (options_.gate != nullptr && options_.gate->watches_nvtx()) {
+    CaptureGate& gate = *options_.gate;
+    CaptureGate::Edge e = CaptureGate::Edge::kNone;
+    switch (call.kind) {
+      case NvtxCall::kPush: e = gate.NvtxPush(tid, call.name, now); break;
+      case NvtxCall::kPop: e = gate.NvtxPop(tid, now); break;
+      case NvtxCall::kStart: e = gate.NvtxStart(call.id, call.name, now); break;
+      case NvtxCall::kEnd: e = gate.NvtxEnd(call.id, now); break;
+      case NvtxCall::kNone: break;
+    }
+    if (e != CaptureGate::Edge::kNone && options_.on_edge) options_.on_edge(e);
+  }
+  if (options_.trigger != nullptr) {
+    SlowStepTrigger& trigger = *options_.trigger;
+    std::optional<SlowInstance> slow;
+    switch (call.kind) {
+      case NvtxCall::kPush: trigger.NvtxPush(tid, call.name, now); break;
+      case NvtxCall::kPop: slow = trigger.NvtxPop(tid, now); break;
+      case NvtxCall::kStart: trigger.NvtxStart(call.id, call.name, now); break;
+      case NvtxCall::kEnd: slow = trigger.NvtxEnd(call.id, now); break;
+      case NvtxCall::kNone: break;
+    }
+    if (slow.has_value() && options_.on_slow) options_.on_slow(*slow);
+  }
+}
+
 // nvtxRangeStart*: CUPTI's MARKER records do not tell start/end ranges from
 // push/pop ones; this callback (issued when the call returns, with the
 // range id) does. Submitted at once so that it reaches the writer before
 // the range's START marker (which travels in a later activity buffer).
 void CuptiCallbacks::OnNvtxStartEnd(const CUpti_NvtxData* nd) {
-  if (nd == nullptr) return;
   uint64_t now = options_.now ? options_.now() : 0;
   NvtxStartEndRecord r;
   if (nd->functionReturnValue != nullptr) {

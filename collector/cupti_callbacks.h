@@ -19,7 +19,9 @@
 #include <unordered_set>
 
 #include "collector/callback_buffers.h"
+#include "collector/capture_gate.h"
 #include "collector/memory_tracker.h"
+#include "collector/slow_step_trigger.h"
 #include "collector/status.h"
 
 namespace streamscope::collector {
@@ -34,6 +36,15 @@ class CuptiCallbacks {
     bool memory = false;                   // record kind `memory`
     uint64_t (*now)() = nullptr;           // trace clock
     std::function<void()> flush_activity;  // forced flush of CUPTI's buffers
+    // Capture ranges: the calls that move the gate (cudaProfilerStart/Stop,
+    // NVTX ranges) are watched when it needs them; every edge goes to
+    // `on_edge` on the calling thread.
+    CaptureGate* gate = nullptr;
+    std::function<void(CaptureGate::Edge)> on_edge;
+    // Flight recorder: a slow instance of an NVTX range goes to `on_slow`
+    // (on the calling thread: it must only queue work).
+    SlowStepTrigger* trigger = nullptr;
+    std::function<void(const SlowInstance&)> on_slow;
   };
   // `api` and `writer` must outlive the object.
   CuptiCallbacks(CuptiApi* api, TraceWriter* writer, Options options);
@@ -58,7 +69,10 @@ class CuptiCallbacks {
   void OnCallback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnResource(CUpti_CallbackId cbid, const void* data);
   void OnStreamCreated(const CUpti_CallbackData* cd);
+  void OnNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* nd);
   void OnNvtxStartEnd(const CUpti_NvtxData* nd);
+  void OnNvtxRange(CUpti_CallbackId cbid, const CUpti_NvtxData* nd);  // capture ranges, triggers
+  void OnProfilerCall(bool start, const CUpti_CallbackData* cd);
   void ProbeDeviceOnce(uint32_t device);
   void StartMemoryTracking();
 
@@ -68,6 +82,7 @@ class CuptiCallbacks {
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::atomic<bool> active_{false};
   bool nvtx_callbacks_ = false;
+  bool nvtx_start_end_ = false;  // nvtxRangeStart* ids enabled for start/end ranges
   std::mutex probe_mu_;
   std::unordered_set<uint32_t> probed_devices_;
   std::unique_ptr<CallbackBuffers> buffers_;

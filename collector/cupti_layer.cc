@@ -6,16 +6,27 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "collector/activity_buffers.h"
+#include "collector/capture_gate.h"
+#include "collector/capture_switch.h"
 #include "collector/cupti_api.h"
 #include "collector/cupti_callbacks.h"
 #include "collector/cupti_library.h"
 #include "collector/cupti_status.h"
 #include "collector/driver_submit_cbids.h"
 #include "collector/periodic_flusher.h"
+#include "collector/runtime_query_cbids.h"
+#include "collector/slow_step_trigger.h"
 
 namespace streamscope::collector {
 namespace {
@@ -65,6 +76,62 @@ constexpr KindMap kKindMap[] = {
     {kKindSubmit, CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API, "internal_launch"},
 };
 
+// Flight-recorder dumps a trigger asked for, written one at a time on a
+// thread of its own (the trigger fires inside an application's NVTX call).
+class DumpQueue {
+ public:
+  using Extra = std::vector<std::pair<std::string, std::string>>;
+  explicit DumpQueue(std::function<void(const std::string&, const Extra&)> dump) : dump_(std::move(dump)) {
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mu_);
+      for (;;) {
+        cv_.wait(lock, [this] { return stop_ || !pending_.empty(); });
+        if (pending_.empty()) return;
+        auto [trigger, extra] = std::move(pending_.front());
+        pending_.pop_front();
+        lock.unlock();
+        dump_(trigger, extra);
+        lock.lock();
+      }
+    });
+  }
+  ~DumpQueue() { Stop(); }
+  // False once `max` dumps were asked for (a flood of slow steps writes no
+  // more files) or after Stop.
+  bool Queue(std::string trigger, Extra extra, int max) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_ || queued_ >= max) return false;
+    ++queued_;
+    pending_.emplace_back(std::move(trigger), std::move(extra));
+    cv_.notify_all();
+    return true;
+  }
+  // Writes the dumps still pending, then ends the thread. Idempotent.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    std::call_once(join_once_, [this] {
+      if (thread_.joinable()) thread_.join();
+    });
+  }
+
+ private:
+  std::function<void(const std::string&, const Extra&)> dump_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<std::string, Extra>> pending_;
+  int queued_ = 0;
+  bool stop_ = false;
+  std::once_flag join_once_;
+  std::thread thread_;
+};
+
+// Slow instances that write a dump, at most (per session).
+constexpr int kMaxTriggeredDumps = 20;
+
 }  // namespace
 
 struct CuptiTracer::State {
@@ -75,6 +142,16 @@ struct CuptiTracer::State {
   std::unique_ptr<PeriodicFlusher> flusher;
   std::vector<CUpti_ActivityKind> enabled;
   std::vector<uint32_t> driver_cbids;  // enabled one by one (`submit`)
+  bool runtime_all = false;
+  // Capture ranges: the gate decides what reaches the trace; the switch
+  // turns the per-op kinds off while it is closed (not for an every-instance
+  // NVTX range: instances follow each other too closely to toggle).
+  std::shared_ptr<CaptureGate> gate;
+  std::unique_ptr<CaptureSwitch> capture_switch;
+  bool edges_toggle_kinds = false;
+  // Flight recorder: the slow-step trigger and the dumps it queues.
+  std::unique_ptr<SlowStepTrigger> trigger;
+  std::unique_ptr<DumpQueue> dumps;
   std::atomic<bool> active{false};
   std::atomic<bool> stopped{false};
 
@@ -96,6 +173,54 @@ struct CuptiTracer::State {
     callbacks->FlushRecords();
     api->ActivityFlushAll(0);
     writer->AddStat(Stat::kFlushes, 1);
+  }
+  // Runtime calls that only read host-side state: left out one by one, after
+  // the RUNTIME kind (enabling it turns every id back on). Returns how many
+  // CUPTI refused to leave out.
+  size_t LeaveOutRuntimeQueries() {
+    size_t refused = 0;
+    for (uint32_t cbid : RuntimeQueryCallbackIds()) refused += api->ActivityEnableRuntimeApi(cbid, 0) != CUPTI_SUCCESS;
+    return refused;
+  }
+  // Kinds that describe things rather than per-op events (streams,
+  // contexts) stay on while capture is paused, as do NVTX markers (a range
+  // that opens a window must keep its end).
+  static bool IsOpKind(CUpti_ActivityKind k) {
+    return k != CUPTI_ACTIVITY_KIND_STREAM && k != CUPTI_ACTIVITY_KIND_CONTEXT && k != CUPTI_ACTIVITY_KIND_MARKER &&
+           k != CUPTI_ACTIVITY_KIND_MARKER_DATA;
+  }
+  void SetOpKinds(bool on) {
+    for (CUpti_ActivityKind k : enabled) {
+      if (!IsOpKind(k)) continue;
+      if (on) {
+        api->ActivityEnable(k);
+      } else {
+        api->ActivityDisable(k);
+      }
+      if (on && k == CUPTI_ACTIVITY_KIND_RUNTIME && !runtime_all) LeaveOutRuntimeQueries();
+    }
+    for (uint32_t cbid : driver_cbids) api->ActivityEnableDriverApi(cbid, on ? 1 : 0);
+  }
+  // Completed buffers to the writer, then the ring to a file.
+  StatusOr<std::string> Dump(const std::string& why, const DumpQueue::Extra& extra) {
+    PeriodicFlush();
+    return writer->Dump(why, extra);
+  }
+  void OnSlowInstance(const SlowInstance& slow) {
+    if (dumps == nullptr) return;
+    std::string name = trigger->spec().nvtx_name;
+    DumpQueue::Extra extra = {{"trigger_nvtx_name", name},
+                              {"trigger_instance", StrCat(slow.index)},
+                              {"trigger_start_ns", StrCat(slow.start_ns)},
+                              {"trigger_end_ns", StrCat(slow.end_ns)},
+                              {"trigger_median_ns", StrCat(slow.median_ns)}};
+    dumps->Queue(trigger->spec().ToString(), std::move(extra), kMaxTriggeredDumps);
+  }
+  void OnEdge(CaptureGate::Edge e) {
+    if (!edges_toggle_kinds || capture_switch == nullptr || e == CaptureGate::Edge::kNone) return;
+    // Opening waits (bounded) so the window's first ops are recorded.
+    bool on = e == CaptureGate::Edge::kOn;
+    capture_switch->Request(on, std::chrono::milliseconds(on ? 50 : 0));
   }
   void DisableAll() {
     for (CUpti_ActivityKind k : enabled) api->ActivityDisable(k);
@@ -158,6 +283,11 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
       std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n", std::string(st.message()).c_str());
     }
   }
+  s->runtime_all = (config.kinds & kKindRuntimeAll) != 0;
+  s->gate = std::make_shared<CaptureGate>(config.capture, TraceNow());
+  const CaptureRange& range = config.capture;
+  s->edges_toggle_kinds = !(range.kind == CaptureRange::Kind::kNvtx && range.first == 0);
+  writer->SetCaptureGate(s->gate);
   // Thread ids as the OS knows them (gettid), matching /proc and debuggers.
   api->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
 
@@ -166,6 +296,19 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   cb.memory = (config.kinds & kKindMemory) != 0;
   cb.now = TraceNow;
   cb.flush_activity = [s] { s->ForcedFlush(); };
+  cb.gate = s->gate.get();
+  cb.on_edge = [s](CaptureGate::Edge e) { s->OnEdge(e); };
+  if (config.trigger.has_value() && writer->ring_mode()) {
+    s->trigger = std::make_unique<SlowStepTrigger>(*config.trigger);
+    s->dumps = std::make_unique<DumpQueue>([s](const std::string& why, const DumpQueue::Extra& extra) {
+      StatusOr<std::string> path = s->Dump(why, extra);
+      if (!path.ok())
+        std::fprintf(stderr, "streamscope: flight recorder dump failed: %s\n",
+                     std::string(path.status().message()).c_str());
+    });
+    cb.trigger = s->trigger.get();
+    cb.on_slow = [s](const SlowInstance& slow) { s->OnSlowInstance(slow); };
+  }
   s->callbacks = std::make_unique<CuptiCallbacks>(api, writer, std::move(cb));
   // Failing from here on: the tracer's destructor frees or keeps the state.
   auto fail = [&](Status st) -> StatusOr<std::unique_ptr<CuptiTracer>> {
@@ -212,6 +355,13 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
     }
     std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name, std::string(st.message()).c_str());
   }
+  if (std::find(s->enabled.begin(), s->enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != s->enabled.end()) {
+    size_t kept = RuntimeQueryCallbackIds().size();
+    if (!(config.kinds & kKindRuntimeAll)) kept = s->LeaveOutRuntimeQueries();
+    // A CUPTI without per-id control records these calls: more records, nothing lost.
+    writer->AddStat(Stat::kRuntimeQueriesKept, static_cast<int64_t>(kept));
+    if (kept == RuntimeQueryCallbackIds().size()) enabled_names.push_back("runtime-all");
+  }
   if ((config.kinds & kKindSubmit) && !(config.kinds & kKindDriver)) {
     // The driver calls that submit GPU work, one by one (the whole DRIVER
     // kind would also record every driver call under each runtime call).
@@ -238,6 +388,9 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
     if (!s->driver_cbids.empty()) enabled_names.push_back("submit");
   }
   if (s->callbacks->memory_tracking()) enabled_names.push_back("memory");
+  // Outside a capture window only the kinds that describe things stay on.
+  if (!s->gate->on()) s->SetOpKinds(false);
+  s->capture_switch = std::make_unique<CaptureSwitch>(s->gate->on(), [s](bool on) { s->SetOpKinds(on); });
   tracer->enabled_kinds_ = StrJoin(enabled_names, ",");
   if (config.flush_ms > 0) {
     s->flusher =
@@ -258,6 +411,40 @@ CuptiTracer::~CuptiTracer() {
 
 uint64_t CuptiTracer::Now() const { return TraceNow(); }
 
+bool CuptiTracer::CaptureStart() {
+  State* s = state_;
+  if (s == nullptr || s->stopped.load() || s->gate == nullptr) return false;
+  CaptureGate::Edge e = s->gate->ExternalStart(TraceNow());
+  if (e == CaptureGate::Edge::kNone) return false;
+  // From outside: the kinds follow the switch whatever the range kind.
+  if (s->capture_switch) s->capture_switch->Request(true, std::chrono::milliseconds(0));
+  return true;
+}
+
+bool CuptiTracer::CaptureStop() {
+  State* s = state_;
+  if (s == nullptr || s->stopped.load() || s->gate == nullptr) return false;
+  CaptureGate::Edge e = s->gate->ExternalStop(TraceNow());
+  if (e == CaptureGate::Edge::kNone) return false;
+  if (s->capture_switch) s->capture_switch->Request(false, std::chrono::milliseconds(0));
+  return true;
+}
+
+std::string CuptiTracer::CaptureWindowsJson() const {
+  return state_ != nullptr && state_->gate != nullptr ? state_->gate->WindowsJson() : std::string("[]");
+}
+
+StatusOr<std::string> CuptiTracer::Dump(std::string trigger) {
+  State* s = state_;
+  if (s == nullptr || s->stopped.load()) return FailedPreconditionError("not recording");
+  if (!s->writer->ring_mode()) return FailedPreconditionError("not a flight recorder (run --flight-recorder)");
+  return s->Dump(trigger, {});
+}
+
+uint64_t CuptiTracer::CaptureInstances() const {
+  return state_ != nullptr && state_->gate != nullptr ? state_->gate->instances() : 0;
+}
+
 void CuptiTracer::Flush() {
   if (state_ != nullptr) state_->ForcedFlush();
 }
@@ -274,6 +461,8 @@ void CuptiTracer::Stop() {
   State* s = state_;
   if (s == nullptr || s->stopped.exchange(true)) return;
   if (s->flusher) s->flusher->Stop();
+  if (s->capture_switch) s->capture_switch->Stop();
+  if (s->dumps) s->dumps->Stop();  // dumps asked for before the end are written
   s->api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   s->DisableAll();
   s->api->ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

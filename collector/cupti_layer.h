@@ -55,6 +55,20 @@ class CuptiTracer {
   // comes for existing contexts).
   void RecordDevices();
 
+  // `streamscope capture start|stop`: opens or closes a capture window (the
+  // per-op kinds are turned on or off); false if nothing changed.
+  bool CaptureStart();
+  bool CaptureStop();
+  // The capture windows so far as JSON ([[on,off],...]; CaptureGate) and the
+  // NVTX instances of the capture range seen.
+  std::string CaptureWindowsJson() const;
+  uint64_t CaptureInstances() const;
+
+  // Flight recorder: hands CUPTI's completed buffers to the writer, then
+  // writes what the ring holds into a trace of its own marked `trigger`
+  // (`streamscope capture dump PID`: "request"). Returns its path.
+  StatusOr<std::string> Dump(std::string trigger);
+
   // Current time in the trace clock.
   uint64_t Now() const;
   // 'monotonic-raw' or 'cupti-default'.

@@ -40,7 +40,7 @@ namespace {
   X(cuptiSetThreadIdType)
 // Newer than the rest: a CUPTI without it still records, without per-call
 // driver records.
-#define STREAMSCOPE_CUPTI_OPTIONAL(X) X(cuptiActivityEnableDriverApi)
+#define STREAMSCOPE_CUPTI_OPTIONAL(X) X(cuptiActivityEnableDriverApi) X(cuptiActivityEnableRuntimeApi)
 
 // libcupti's functions, resolved with dlsym.
 class DlopenedCupti final : public CuptiApi {
@@ -76,6 +76,10 @@ class DlopenedCupti final : public CuptiApi {
   CUptiResult ActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t e) override {
     if (cuptiActivityEnableDriverApi == nullptr) return CUPTI_ERROR_NOT_SUPPORTED;
     return cuptiActivityEnableDriverApi(cbid, e);
+  }
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t e) override {
+    if (cuptiActivityEnableRuntimeApi == nullptr) return CUPTI_ERROR_NOT_SUPPORTED;
+    return cuptiActivityEnableRuntimeApi(cbid, e);
   }
   CUptiResult ActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc r,
                                         CUpti_BuffersCallbackCompleteFunc c) override {

@@ -237,6 +237,29 @@ using TraceRecord = std::variant<KernelRecord, MemcpyRecord, MemsetRecord, Graph
 
 using RecordBatch = std::vector<TraceRecord>;
 
+// The time that places a record on the timeline (capture windows, the
+// flight recorder's span): an op's or call's start, a marker's or event's
+// time, an allocation's or free's. None for records that describe things
+// rather than events (streams, devices, NVTX range metadata) and for memory
+// accesses (placed by their call).
+inline std::optional<uint64_t> RecordTimeNs(const TraceRecord& record) {
+  return std::visit(
+      [](const auto& r) -> std::optional<uint64_t> {
+        if constexpr (requires { r.start_ns; }) {
+          return r.start_ns;
+        } else if constexpr (requires { r.ts_ns; }) {
+          return r.ts_ns;
+        } else if constexpr (requires { r.alloc_ns; }) {
+          return r.alloc_ns;
+        } else if constexpr (requires { r.free_ns; }) {
+          return r.free_ns;
+        } else {
+          return std::nullopt;
+        }
+      },
+      record);
+}
+
 }  // namespace streamscope::collector
 
 #endif  // STREAMSCOPE_COLLECTOR_TRACE_RECORDS_H_

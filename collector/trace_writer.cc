@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "collector/status.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <utility>
@@ -44,6 +45,10 @@ constexpr std::string_view kStatNames[] = {
     "memory_layout_error",
     "records_dropped_zero_timestamp",
     "submit_apis_refused",
+    "runtime_queries_kept",
+    "records_outside_capture",
+    "ring_evicted",
+    "flight_recorder_dumps",
 };
 static_assert(std::size(kStatNames) == static_cast<size_t>(Stat::kCount));
 
@@ -205,10 +210,20 @@ struct StringHash {
 
 std::string_view StatName(Stat stat) { return kStatNames[static_cast<int>(stat)]; }
 
+namespace {
+
+// A range's start marker may be stamped just before the callback that opens
+// the window it belongs to.
+constexpr uint64_t kMarkerSlackNs = 100'000;
+
+}  // namespace
+
 struct TraceWriter::Task {
-  enum class Type { kWork, kMetadata, kBarrier, kFinish } type = Type::kWork;
+  enum class Type { kWork, kMetadata, kBarrier, kFinish, kDump } type = Type::kWork;
   std::unique_ptr<WorkItem> item;
-  std::string key, value;  // metadata; kFinish: key = capture_end
+  std::string key, value;                                  // metadata; kFinish: key = capture_end; kDump: key = trigger
+  std::vector<std::pair<std::string, std::string>> extra;  // kDump: metadata of its own
+  uint64_t number = 0;                                     // kDump: 1 for the first
   uint64_t end_ns = 0;
   size_t batch_bytes = 0;  // counted in queued_batch_bytes_ while queued
 };
@@ -230,6 +245,7 @@ struct TraceWriter::Db {
   std::unordered_map<uint32_t, uint32_t> context_device;   // context -> device
   std::unordered_map<uint32_t, uint32_t> created_streams;  // stream -> tid
   NvtxPairer nvtx;
+  std::unordered_set<uint32_t> kept_range_starts;  // capture windows: END markers follow their START
   RecordBatch scratch;
   std::vector<NvtxRange> ranges;
   TraceWriter* writer = nullptr;  // stats and options
@@ -256,6 +272,8 @@ struct TraceWriter::Db {
   Status Insert(const MemoryAccessRecord& r);
   Status Insert(const EventOpRecord& r);
   Status Insert(const StreamCreatedRecord& r);
+  // Drops the records of `scratch` outside `windows`; returns how many.
+  int64_t KeepInside(const std::vector<CaptureWindow>& windows);
   // Completed NVTX ranges waiting in `ranges`.
   Status InsertRanges();
   // Optional interned string: NULL for an empty one.
@@ -326,7 +344,21 @@ struct TraceWriter::Db {
 
 TraceWriter::TraceWriter(WriterOptions options) : options_(std::move(options)) {}
 
+std::string DumpPath(const std::string& path, int index) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  return StrCat(path.substr(0, dot), ".dump", index, path.substr(dot));
+}
+
 StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Open(WriterOptions options) {
+  if (options.ring.has_value()) {
+    // Flight recorder: no file until a dump.
+    std::unique_ptr<TraceWriter> w(new TraceWriter(std::move(options)));
+    w->ring_ = std::make_unique<RecordRing>(*w->options_.ring);
+    w->thread_ = std::thread([raw = w.get()] { raw->Run(); });
+    return w;
+  }
   if (auto st = CreateTraceFile(options.path, options.overwrite); !st.ok()) return st;
   // A trace that could not be set up is removed again (declared before `w`,
   // so it runs after the database is closed).
@@ -520,7 +552,7 @@ void TraceWriter::Run() {
       if (queue_.empty()) {
         // Idle: make what we have durable, then wait.
         lock.unlock();
-        Status st = db_->in_txn ? CommitWithStats() : OkStatus();
+        Status st = db_ != nullptr && db_->in_txn ? CommitWithStats() : OkStatus();
         lock.lock();
         if (!st.ok() && error_.ok()) {
           error_ = st;
@@ -555,6 +587,10 @@ void TraceWriter::Run() {
       ++barriers_done_;
       done_cv_.notify_all();
     }
+    if (type == Task::Type::kDump) {
+      ++dumps_done_;
+      done_cv_.notify_all();
+    }
     if (type == Task::Type::kFinish) {
       finish_status_ = st.ok() ? error_ : st;
       finished_ = true;
@@ -583,6 +619,7 @@ Status TraceWriter::CommitWithStats() {
 }
 
 Status TraceWriter::Process(Task& task) {
+  if (ring_ != nullptr) return ProcessRing(task);
   Db& d = *db_;
   if (auto st = d.Begin(); !st.ok()) return st;
   switch (task.type) {
@@ -590,8 +627,159 @@ Status TraceWriter::Process(Task& task) {
     case Task::Type::kBarrier: return CommitWithStats();
     case Task::Type::kWork: return ProcessWork(task);
     case Task::Type::kFinish: return ProcessFinish(task);
+    case Task::Type::kDump: return OkStatus();  // only in ring mode
   }
   return OkStatus();
+}
+
+StatusOr<std::string> TraceWriter::Dump(std::string trigger, std::vector<std::pair<std::string, std::string>> extra) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (ring_ == nullptr) return FailedPreconditionError("not a flight recorder");
+  if (stopping_) return FailedPreconditionError("recording has ended");
+  auto task = std::make_unique<Task>();
+  task->type = Task::Type::kDump;
+  task->key = std::move(trigger);
+  task->extra = std::move(extra);
+  task->number = ++dumps_queued_;
+  uint64_t number = task->number;
+  queue_.push_back(std::move(task));
+  cv_.notify_one();
+  done_cv_.wait(lock, [&] { return dumps_done_ >= number || finished_; });
+  if (dump_results_.size() < number) return FailedPreconditionError("recording ended before the dump");
+  return dump_results_[number - 1];
+}
+
+Status TraceWriter::ProcessRing(Task& task) {
+  switch (task.type) {
+    case Task::Type::kMetadata: {
+      for (auto& [k, v] : ring_metadata_) {
+        if (k == task.key) {
+          v = task.value;
+          return OkStatus();
+        }
+      }
+      ring_metadata_.emplace_back(task.key, task.value);
+      return OkStatus();
+    }
+    case Task::Type::kBarrier: return OkStatus();
+    case Task::Type::kWork:
+      ring_scratch_.clear();
+      task.item->Decode(&ring_scratch_, *this);
+      AddStat(Stat::kWriterBatches, 1);
+      ring_->Add(&ring_scratch_);
+      stats_[static_cast<int>(Stat::kRingEvicted)] = static_cast<int64_t>(ring_->evicted());
+      return OkStatus();
+    case Task::Type::kDump: {
+      StatusOr<std::string> path = WriteDump(task.key, task.extra, 0);
+      std::lock_guard<std::mutex> lock(mu_);
+      dump_results_.resize(std::max<size_t>(dump_results_.size(), task.number), OkStatus());
+      dump_results_[task.number - 1] = path;
+      return OkStatus();  // a failed dump is the caller's to report; recording goes on
+    }
+    case Task::Type::kFinish:
+      if (options_.dump_on_finish && ring_->size() > 0) {
+        StatusOr<std::string> path = WriteDump(task.key, {}, task.end_ns);
+        if (!path.ok()) return path.status();
+      }
+      return OkStatus();
+  }
+  return OkStatus();
+}
+
+StatusOr<std::string> TraceWriter::WriteDump(const std::string& trigger,
+                                             const std::vector<std::pair<std::string, std::string>>& extra,
+                                             uint64_t end_ns) {
+  WriterOptions o;
+  o.path = DumpPath(options_.path, ++dumps_);
+  o.overwrite = options_.overwrite;
+  o.commit_ms = options_.commit_ms;
+  o.api_name = options_.api_name;
+  o.thread_name = options_.thread_name;
+  StatusOr<std::unique_ptr<TraceWriter>> w = Open(o);
+  if (!w.ok()) return w.status();
+  TraceWriter& dump = **w;
+  dump.SetStreamCreationTracked(stream_creation_tracked_.load());
+  for (const auto& [k, v] : ring_metadata_) {
+    if (k != "capture_end") dump.SetMetadata(k, v);
+  }
+  dump.SetMetadata("flight_recorder_trigger", trigger);
+  dump.SetMetadata("flight_recorder_bound", options_.ring->ToString());
+  dump.SetMetadata("flight_recorder_dump_index", StrCat(dumps_));
+  dump.SetMetadata("ring_first_ns", StrCat(ring_->first_ns()));
+  dump.SetMetadata("ring_last_ns", StrCat(ring_->last_ns()));
+  dump.SetMetadata("ring_records", StrCat(ring_->size()));
+  dump.SetMetadata("ring_evicted", StrCat(ring_->evicted()));
+  for (const auto& [k, v] : extra) dump.SetMetadata(k, v);
+  // What the process lost or dropped so far, as in a whole trace.
+  for (Stat s :
+       {Stat::kRecordsDroppedCupti, Stat::kRecordsDroppedWriter, Stat::kRecordsInvalid, Stat::kRecordsIgnored,
+        Stat::kBuffersRequestDenied, Stat::kSubmitApisRefused, Stat::kRuntimeQueriesKept, Stat::kRingEvicted}) {
+    dump.AddStat(s, GetStat(s));
+  }
+  // The names in the snapshot point into the ring, which this thread does
+  // not touch until the dump is finished.
+  RecordBatch records = ring_->Snapshot();
+  // The instance that fired becomes an NVTX range of its own, so that
+  // `report DUMP --nvtx flight_recorder_trigger` takes it as the window.
+  auto meta_of = [&](std::string_view key) -> std::optional<uint64_t> {
+    for (const auto& [k, v] : extra) {
+      uint64_t n = 0;
+      if (k == key && ParseInt(std::string_view(v), &n)) return n;
+    }
+    return std::nullopt;
+  };
+  if (auto start = meta_of("trigger_start_ns"), end = meta_of("trigger_end_ns"); start && end) {
+    constexpr uint32_t kTriggerRangeId = 0xFFFFFFF0u;  // above any id NVTX hands out in practice
+    MarkerRecord open;
+    open.phase = MarkerRecord::Phase::kStart;
+    open.ts_ns = *start;
+    open.id = kTriggerRangeId;
+    open.name = kTriggerRangeName;
+    open.domain = "streamscope";
+    MarkerRecord close = open;
+    close.phase = MarkerRecord::Phase::kEnd;
+    close.ts_ns = *end;
+    close.name = {};
+    close.domain = {};
+    records.emplace_back(open);
+    records.emplace_back(close);
+  }
+  dump.Submit(std::make_unique<BatchItem>(std::move(records)));
+  Status st = dump.Finish(StrCat("flight_recorder:", trigger), end_ns != 0 ? end_ns : ring_->last_ns());
+  if (!st.ok()) return st;
+  AddStat(Stat::kFlightRecorderDumps, 1);
+  if (options_.on_dump) options_.on_dump(o.path);
+  return o.path;
+}
+
+void TraceWriter::SetCaptureGate(std::shared_ptr<const CaptureGate> gate) {
+  std::lock_guard<std::mutex> lock(mu_);
+  gate_ = std::move(gate);
+}
+
+int64_t TraceWriter::Db::KeepInside(const std::vector<CaptureWindow>& windows) {
+  auto outside = [&](const TraceRecord& rec) {
+    if (const auto* m = std::get_if<MarkerRecord>(&rec)) {
+      switch (m->phase) {
+        case MarkerRecord::Phase::kStart:
+          if (CaptureGate::InWindows(windows, m->ts_ns) ||
+              CaptureGate::WindowOpensIn(windows, m->ts_ns, m->ts_ns + kMarkerSlackNs)) {
+            kept_range_starts.insert(m->id);
+            return false;
+          }
+          return true;
+        case MarkerRecord::Phase::kEnd:
+          return kept_range_starts.erase(m->id) == 0 && !CaptureGate::InWindows(windows, m->ts_ns);
+        case MarkerRecord::Phase::kInstant: break;
+      }
+    }
+    std::optional<uint64_t> t = RecordTimeNs(rec);
+    // A zero start is an incomplete op: the insert counts it.
+    return t.has_value() && *t != 0 && !CaptureGate::InWindows(windows, *t);
+  };
+  size_t before = scratch.size();
+  std::erase_if(scratch, outside);
+  return static_cast<int64_t>(before - scratch.size());
 }
 
 Status TraceWriter::ProcessWork(Task& task) {
@@ -599,6 +787,14 @@ Status TraceWriter::ProcessWork(Task& task) {
   d.scratch.clear();
   task.item->Decode(&d.scratch, *this);
   AddStat(Stat::kWriterBatches, 1);
+  std::shared_ptr<const CaptureGate> gate;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    gate = gate_;
+  }
+  if (gate != nullptr && (gate->ever_switched() || !gate->on())) {
+    if (int64_t dropped = d.KeepInside(gate->Windows()); dropped > 0) AddStat(Stat::kRecordsOutsideCapture, dropped);
+  }
   for (const TraceRecord& rec : d.scratch) {
     Status st = std::visit([&](const auto& r) { return d.Insert(r); }, rec);
     if (!st.ok()) return st;
@@ -625,6 +821,19 @@ Status TraceWriter::ProcessFinish(Task& task) {
   stats_[static_cast<int>(Stat::kMemoryFreesUnmatched)] = static_cast<int64_t>(d.pending_frees.size());
   if (auto st = d.FinalizeStreamsAndTimes(); !st.ok()) return st;
   if (auto st = d.ClassifyStreams(stream_creation_tracked_); !st.ok()) return st;
+  std::shared_ptr<const CaptureGate> gate;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    gate = gate_;
+  }
+  if (gate != nullptr && (gate->ever_switched() || !gate->on())) {
+    // Memory accesses carry no time: they go with the call that was written.
+    if (auto st = d.Exec("DELETE FROM memory_access WHERE EXISTS (SELECT 1 FROM api_call) AND correlation_id NOT IN"
+                         " (SELECT correlation_id FROM api_call)");
+        !st.ok()) {
+      return st;
+    }
+  }
   d.ins_meta.Text(1, "capture_end").Text(2, task.key);
   if (auto st = d.ins_meta.Step(); !st.ok()) return st;
   d.ins_meta.Text(1, "end_trace_ns").Text(2, StrCat(task.end_ns));

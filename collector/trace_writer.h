@@ -19,11 +19,16 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 #include "collector/status.h"
 
+#include "collector/capture_gate.h"
+#include "collector/record_ring.h"
 #include "collector/trace_records.h"
 
 struct sqlite3;
@@ -55,6 +60,10 @@ enum class Stat : int {
   kMemoryLayoutError,            // first CUresult of a layout that could not be read (0: none)
   kRecordsDroppedZeroTimestamp,  // GPU ops CUPTI handed over incomplete (start or end 0)
   kSubmitApisRefused,            // record kind `submit`: driver ids / kinds CUPTI refused
+  kRuntimeQueriesKept,           // runtime query ids still recorded (runtime-all, or CUPTI refused)
+  kRecordsOutsideCapture,        // timestamped records outside every capture window (not written)
+  kRingEvicted,                  // flight recorder: records dropped from the ring to stay in its bound
+  kFlightRecorderDumps,          // flight recorder: dumps written so far
   kCount,
 };
 std::string_view StatName(Stat stat);
@@ -86,7 +95,22 @@ struct WriterOptions {
   std::function<std::string(ApiDomain, uint32_t cbid)> api_name;
   // Thread name lookup (tid -> name); default reads /proc/self/task/TID/comm.
   std::function<std::string(uint32_t tid)> thread_name;
+  // Flight recorder: no file at `path`; records go to a ring with this
+  // bound, and each Dump writes what it holds to PATH.dumpN.EXT.
+  std::optional<RingBound> ring;
+  // Flight recorder: Finish dumps the ring first (its capture_end is the
+  // trigger).
+  bool dump_on_finish = true;
+  // Called with each dump's path once written.
+  std::function<void(const std::string& path)> on_dump;
 };
+
+// PATH with '.dumpN' before its extension: trace-7.sqlite -> trace-7.dump2.sqlite.
+std::string DumpPath(const std::string& path, int index);
+
+// The NVTX range (domain 'streamscope') a dump adds over the instance that
+// triggered it: `report DUMP --nvtx flight_recorder_trigger`.
+inline constexpr std::string_view kTriggerRangeName = "flight_recorder_trigger";
 
 class TraceWriter {
  public:
@@ -116,11 +140,23 @@ class TraceWriter {
   // per-thread default stream.
   void SetStreamCreationTracked(bool tracked) { stream_creation_tracked_ = tracked; }
 
+  // Records whose time lies outside every window of `gate` are counted
+  // (records_outside_capture), not written; so are memory accesses of calls
+  // that were not written. Null: everything is written.
+  void SetCaptureGate(std::shared_ptr<const CaptureGate> gate);
+
   void AddStat(Stat stat, int64_t delta) { stats_[static_cast<int>(stat)].fetch_add(delta, std::memory_order_relaxed); }
   int64_t GetStat(Stat stat) const { return stats_[static_cast<int>(stat)].load(std::memory_order_relaxed); }
 
   // Blocks until everything queued before the call is written and committed.
   void Flush();
+
+  // Flight recorder: writes what the ring holds now into its own trace
+  // (DumpPath) marked with `trigger` and the ring's bounds, plus `extra`
+  // metadata; waits until it is written. Returns the path. The ring keeps
+  // recording meanwhile (records queued behind the dump wait for it).
+  StatusOr<std::string> Dump(std::string trigger, std::vector<std::pair<std::string, std::string>> extra = {});
+  bool ring_mode() const { return options_.ring.has_value(); }
 
   // Writes what is queued, open NVTX ranges, stats, metadata capture_end /
   // end_trace_ns, runs the schema's finalize statements and closes the
@@ -141,6 +177,9 @@ class TraceWriter {
   Status Process(Task& task);
   Status ProcessWork(Task& task);
   Status ProcessFinish(Task& task);
+  Status ProcessRing(Task& task);  // flight recorder: every task type
+  StatusOr<std::string> WriteDump(const std::string& trigger,
+                                  const std::vector<std::pair<std::string, std::string>>& extra, uint64_t end_ns);
   Status CommitWithStats();                    // writer thread only
   void ReportFailure(const Status& st) const;  // once, on the first error
 
@@ -148,6 +187,14 @@ class TraceWriter {
   std::unique_ptr<Db> db_;
   std::atomic<int64_t> stats_[static_cast<int>(Stat::kCount)] = {};
   std::atomic<bool> stream_creation_tracked_{false};
+  std::shared_ptr<const CaptureGate> gate_;  // guarded by mu_
+  // Flight recorder (writer thread only): the ring, the metadata seen, dumps written.
+  std::unique_ptr<RecordRing> ring_;
+  std::vector<std::pair<std::string, std::string>> ring_metadata_;
+  RecordBatch ring_scratch_;
+  int dumps_ = 0;
+  uint64_t dumps_queued_ = 0, dumps_done_ = 0;       // guarded by mu_
+  std::vector<StatusOr<std::string>> dump_results_;  // guarded by mu_, by dump number
 
   mutable std::mutex mu_;
   std::condition_variable cv_;       // writer waits for work

@@ -45,6 +45,10 @@ struct RunOptions {
   std::string mode = "injection";
   std::string collector;
   bool no_summary = false;
+  std::string capture_range;
+  bool start_paused = false;
+  std::string flight_recorder;
+  std::string trigger;
   std::vector<std::string> command;
 };
 
@@ -158,6 +162,10 @@ int Run(const RunOptions& o) {
   if (o.flush_ms >= 0) setenv("STREAMSCOPE_FLUSH_MS", std::to_string(o.flush_ms).c_str(), 1);
   if (o.buffer_kb >= 0) setenv("STREAMSCOPE_BUFFER_KB", std::to_string(o.buffer_kb).c_str(), 1);
   if (o.force) setenv("STREAMSCOPE_OVERWRITE", "1", 1);
+  if (!o.capture_range.empty()) setenv("STREAMSCOPE_CAPTURE_RANGE", o.capture_range.c_str(), 1);
+  if (o.start_paused) setenv("STREAMSCOPE_START_PAUSED", "1", 1);
+  if (!o.flight_recorder.empty()) setenv("STREAMSCOPE_FLIGHT_RECORDER", o.flight_recorder.c_str(), 1);
+  if (!o.trigger.empty()) setenv("STREAMSCOPE_TRIGGER", o.trigger.c_str(), 1);
   if (const char* old = getenv("CUDA_INJECTION64_PATH"); old && *old && collector != old) {
     std::fprintf(stderr, "streamscope: run: replacing CUDA_INJECTION64_PATH=%s\n", old);
   }
@@ -238,12 +246,38 @@ int Run(const RunOptions& o) {
 
 // --kinds is read by the collector inside the program; a misspelled kind is
 // caught here, before the program runs.
+// The forms the collector's ParseCaptureRange reads; checked here so a typo
+// fails before the program runs.
+CLI::Validator CaptureRangeSpec() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value == "whole" || value == "cudaProfilerApi") return {};
+        if (value.rfind("nvtx:", 0) != 0) return "want cudaProfilerApi, nvtx:NAME or nvtx:NAME@FIRST-LAST";
+        std::string rest = value.substr(5);
+        size_t at = rest.rfind('@');
+        if (rest.empty() || at == 0) return "nvtx: needs a range name";
+        if (at == std::string::npos) return {};
+        std::string numbers = rest.substr(at + 1);
+        size_t dash = numbers.find('-');
+        std::string first = numbers.substr(0, dash),
+                    last = dash == std::string::npos ? first : numbers.substr(dash + 1);
+        auto number = [](const std::string& s) {
+          return !s.empty() && s.size() < 19 && s.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (!number(first) || !number(last) || std::stoull(first) == 0 || std::stoull(last) < std::stoull(first)) {
+          return "instances must be N or FIRST-LAST with 1 <= FIRST <= LAST";
+        }
+        return {};
+      },
+      "SPEC");
+}
+
 CLI::Validator KindList() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        static const std::vector<std::string> kKinds = {"default", "all",      "kernel", "memcpy", "memset",
-                                                        "sync",    "runtime",  "driver", "nvtx",   "stream",
-                                                        "context", "overhead", "graph",  "memory", "submit"};
+        static const std::vector<std::string> kKinds = {
+            "default", "all",    "kernel",  "memcpy",   "memset", "sync",   "runtime", "driver",
+            "nvtx",    "stream", "context", "overhead", "graph",  "memory", "submit",  "runtime-all"};
         std::string item;
         for (size_t i = 0; i <= value.size(); ++i) {
           if (i < value.size() && value[i] != ',' && value[i] != ' ') {
@@ -272,8 +306,9 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
                   "percent sign (default streamscope-%p.sqlite in the current directory)");
   cmd->add_option("--kinds", opts->kinds,
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
-                  "driver,nvtx,stream,context,overhead,graph,memory,submit ('memory': the memory accesses "
-                  "the hazard check needs, off by default); '+x,-y' edits the default set")
+                  "driver,nvtx,stream,context,overhead,graph,memory,submit,runtime-all ('memory': the memory "
+                  "accesses the hazard check needs, off by default; 'runtime-all': also the runtime calls that "
+                  "only query, like cudaGetDevice); '+x,-y' edits the default set")
       ->check(KindList())
       ->default_str("default");
   cmd->add_option("--flush-ms", opts->flush_ms, "CUPTI flush period in ms (default 500)")
@@ -286,6 +321,23 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
       ->check(OneOf({"injection", "preload"}));
   cmd->add_option("--collector", opts->collector, "Path of libstreamscope_collector.so");
   cmd->add_flag("--no-summary", opts->no_summary, "Do not summarize the traces afterwards");
+  cmd->add_option("--capture-range", opts->capture_range,
+                  "Record only inside a range: 'cudaProfilerApi' (between cudaProfilerStart and "
+                  "cudaProfilerStop), 'nvtx:NAME' (every instance of NVTX range NAME) or "
+                  "'nvtx:NAME@FIRST-LAST' (from the start of instance FIRST to the end of instance LAST, "
+                  "counted from 1)")
+      ->check(CaptureRangeSpec());
+  cmd->add_flag("--start-paused", opts->start_paused,
+                "Record nothing until `streamscope capture start PID` (and `capture stop PID` pauses again)");
+  CLI::Option* flight =
+      cmd->add_option("--flight-recorder", opts->flight_recorder,
+                      "Keep only the most recent activity, a span ('30s', '500ms', '2m') or a record count "
+                      "('1000000'), and write a trace (PATH.dumpN.sqlite) only on a trigger: exit, SIGINT/SIGTERM, "
+                      "`streamscope capture dump PID`, or --trigger");
+  cmd->add_option("--trigger", opts->trigger,
+                  "Flight recorder: also dump when an instance of an NVTX range is slower than K times the "
+                  "running median ('nvtx:step>2x')")
+      ->needs(flight);
   cmd->add_option("command", opts->command, "The command to run, after --")->required();
   SetExample(cmd, "streamscope run -o trace.sqlite -- python3 train.py --steps 20");
   cmd->callback([opts, exit_code] { *exit_code = Run(*opts); });

@@ -18,6 +18,23 @@ folder and ../lib). `kinds` uses STREAMSCOPE_KINDS' syntax ('default',
 'all', 'kernel,memcpy', '+memory', ...) and is passed as the options
 string ``kinds=<kinds>``; `options` passes a raw options string instead
 (None: the collector's defaults).
+
+`capture_range` narrows what reaches the trace inside the block, as
+``streamscope run --capture-range``: 'cudaProfilerApi', 'nvtx:NAME' or
+'nvtx:NAME@FIRST-LAST' (for example 'nvtx:step@100-110'); `start_paused`
+records nothing until ``streamscope capture start PID``.
+
+    with streamscope.record("steps.sqlite", capture_range="nvtx:step@100-110"):
+        train(steps=200)
+
+`flight_recorder` ('30s', '500ms' or a record count) keeps only the most
+recent activity and writes a trace (PATH.dumpN.sqlite) only when
+triggered: at the end of the block, on ``streamscope capture dump PID``,
+or, with `trigger` ('nvtx:step>2x'), when an instance of that NVTX range
+is slower than K times the running median.
+
+    with streamscope.record("train.sqlite", flight_recorder="30s", trigger="nvtx:step>2x"):
+        train(steps=100_000)
 """
 from __future__ import annotations
 
@@ -87,18 +104,34 @@ def _load(path: Path):
     return _loaded[key]
 
 
-def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str]) -> Optional[str]:
+def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str], capture_range: Optional[str] = None,
+             start_paused: bool = False, flight_recorder: Optional[str] = None,
+             trigger: Optional[str] = None) -> Optional[str]:
     if kinds is not None and options is not None:
         raise ValueError("give kinds=... or options=..., not both")
+    controls = {"capture_range": capture_range, "flight_recorder": flight_recorder, "trigger": trigger}
+    if options is not None and (start_paused or any(v is not None for v in controls.values())):
+        raise ValueError("give capture_range/start_paused/flight_recorder/trigger or options=..., not both")
+    if trigger is not None and flight_recorder is None:
+        raise ValueError("trigger needs flight_recorder (a trigger dumps the flight recorder's ring)")
     if options is not None:
         return options
-    if kinds is None:
-        return None
-    if not isinstance(kinds, str):
-        kinds = ",".join(kinds)
-    if not kinds or any(c in kinds for c in ";= \n"):
-        raise ValueError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
-    return f"kinds={kinds}"
+    items = []
+    if kinds is not None:
+        if not isinstance(kinds, str):
+            kinds = ",".join(kinds)
+        if not kinds or any(c in kinds for c in ";= \n"):
+            raise ValueError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
+        items.append(f"kinds={kinds}")
+    for key, value in controls.items():
+        if value is None:
+            continue
+        if not value or any(c in value for c in ";\n"):
+            raise ValueError(f"{key} must be a non-empty value without ';' (see streamscope run --help), not {value!r}")
+        items.append(f"{key}={value}")
+    if start_paused:
+        items.append("start_paused=1")
+    return "; ".join(items) if items else None
 
 
 class record(contextlib.ContextDecorator):  # noqa: N801 (used like a function: streamscope.record(...))
@@ -111,10 +144,12 @@ class record(contextlib.ContextDecorator):  # noqa: N801 (used like a function: 
     last file written."""
 
     def __init__(self, path: Union[str, Path], kinds: Union[None, str, Sequence[str]] = None,
-                 options: Optional[str] = None, library: Union[None, str, Path] = None):
+                 options: Optional[str] = None, library: Union[None, str, Path] = None,
+                 capture_range: Optional[str] = None, start_paused: bool = False,
+                 flight_recorder: Optional[str] = None, trigger: Optional[str] = None):
         self.template = str(path)
         self.path = Path(self.template.replace("{n}", "1"))
-        self.options = _options(kinds, options)
+        self.options = _options(kinds, options, capture_range, start_paused, flight_recorder, trigger)
         self.library = Path(library) if library is not None else None
         self.count = 0  # recordings made; '{n}' in the path becomes this number (1-based)
 

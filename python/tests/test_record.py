@@ -151,6 +151,27 @@ def test_the_library_is_found_through_the_environment(fake_collector, monkeypatc
     assert streamscope.find_collector() == fake_collector
 
 
+def test_capture_range_and_start_paused_reach_the_collector_as_options(fake_collector, log, tmp_path):
+    out = tmp_path / "t.sqlite"
+    with streamscope.record(out, kinds="+memory", capture_range="nvtx:step@100-110", start_paused=True,
+                            library=fake_collector):
+        pass
+    assert calls(log)[0] == f"start {out} kinds=+memory; capture_range=nvtx:step@100-110; start_paused=1"
+    with pytest.raises(ValueError, match="capture_range"):
+        streamscope.record(out, capture_range="nvtx:a;b")
+    with pytest.raises(ValueError, match="not both"):
+        streamscope.record(out, capture_range="cudaProfilerApi", options="kinds=all")
+
+
+def test_the_flight_recorder_and_its_trigger_reach_the_collector_as_options(fake_collector, log, tmp_path):
+    out = tmp_path / "t.sqlite"
+    with streamscope.record(out, flight_recorder="30s", trigger="nvtx:step>2x", library=fake_collector):
+        pass
+    assert calls(log)[0] == f"start {out} flight_recorder=30s; trigger=nvtx:step>2x"
+    with pytest.raises(ValueError, match="trigger needs flight_recorder"):
+        streamscope.record(out, trigger="nvtx:step>2x")
+
+
 def test_kinds_and_options_are_checked(tmp_path):
     with pytest.raises(ValueError, match="not both"):
         streamscope.record(tmp_path / "t.sqlite", kinds="all", options="kinds=all")

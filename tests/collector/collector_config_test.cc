@@ -42,6 +42,35 @@ TEST(ConfigFromOptions, BadValuesNameTheVariable) {
   EXPECT_FALSE(ConfigFromOptions("kinds").ok()) << "no '='";
 }
 
+TEST(CollectorOptions, CaptureRangeAndStartPausedAreReadAndRecorded) {
+  auto c = ConfigFromOptions("capture_range=nvtx:step@100-110; start_paused=1");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->capture.kind, CaptureRange::Kind::kNvtx);
+  EXPECT_EQ(c->capture.first, 100u);
+  EXPECT_TRUE(c->capture.start_paused);
+  EXPECT_NE(c->ToJson().find("\"capture_range\":\"nvtx:step@100-110\",\"start_paused\":true"), std::string::npos);
+  EXPECT_FALSE(ConfigFromOptions("capture_range=nvtx:").ok());
+}
+
+TEST(CollectorOptions, FlightRecorderAndTriggerAreReadAndChecked) {
+  auto c = ConfigFromOptions("flight_recorder=30s; trigger=nvtx:step>2x");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->flight_recorder->span_ns, 30'000'000'000u);
+  EXPECT_EQ(c->trigger->nvtx_name, "step");
+  EXPECT_NE(c->ToJson().find("\"flight_recorder\":\"30s, at most 500000 records\",\"trigger\":\"nvtx:step>2x\""),
+            std::string::npos);
+  EXPECT_FALSE(ConfigFromOptions("trigger=nvtx:step>2x").ok()) << "a trigger needs the ring";
+  EXPECT_FALSE(ConfigFromOptions("flight_recorder=30s; capture_range=cudaProfilerApi").ok());
+  EXPECT_FALSE(ConfigFromOptions("flight_recorder=forever").ok());
+}
+
+TEST(RecordKinds, RuntimeAllIsOptInAndImpliesRuntime) {
+  EXPECT_FALSE(kDefaultKinds & kKindRuntimeAll);
+  EXPECT_EQ(*ParseKinds("+runtime-all"), kDefaultKinds | kKindRuntimeAll);
+  EXPECT_EQ(*ParseKinds("kernel,runtime-all"), kKindKernel | kKindRuntime | kKindRuntimeAll);
+  EXPECT_TRUE(kAllKinds & kKindRuntimeAll);
+}
+
 TEST(RecordKinds, SubmittingDriverCallsAreRecordedByDefault) {
   EXPECT_TRUE(kDefaultKinds & kKindSubmit);
   EXPECT_FALSE(kDefaultKinds & kKindDriver) << "the whole driver API doubles API records";

@@ -13,11 +13,14 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <set>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "collector/cupti_api.h"
@@ -28,9 +31,14 @@ class FakeCupti : public CuptiApi {
  public:
   // ---- what a test does ----
   // Appends one activity struct; false if no buffer could be had (CUPTI
-  // then drops the record and counts it).
+  // then drops the record and counts it). A runtime API record of an id left
+  // out (ActivityEnableRuntimeApi(cbid, 0)) is not produced, as in CUPTI.
   template <typename T>
   bool Record(const T& record, bool complete = true) {
+    if constexpr (std::is_same_v<T, CUpti_ActivityAPI>) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (record.kind == CUPTI_ACTIVITY_KIND_RUNTIME && runtime_apis_off_.count(record.cbid)) return true;
+    }
     return Append(&record, sizeof(T), complete);
   }
   // Hands the buffer being filled back now (CUPTI does when it is full) and
@@ -58,6 +66,23 @@ class FakeCupti : public CuptiApi {
     dropped_ += n;
   }
   void FailSubscribeWith(CUptiResult r) { subscribe_result_ = r; }
+  // CUPTI's clock (cuptiGetTimestamp): the trace clock of a session with
+  // clock 'cupti-default'.
+  void SetNow(uint64_t t) { now_ = t; }
+  // Issues a callback to the subscriber, as CUPTI does on the calling thread
+  // (the test's) when the callback id is enabled; false when it is not.
+  bool Callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+    CUpti_CallbackFunc fn;
+    void* user;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!subscribed_ || !callbacks_.count({domain, cbid})) return false;
+      fn = callback_;
+      user = userdata_;
+    }
+    fn(user, domain, cbid, data);
+    return true;
+  }
   int flushes(uint32_t flag) {
     std::lock_guard<std::mutex> lock(mu_);
     return flushes_[flag == 0 ? 0 : 1];
@@ -70,6 +95,12 @@ class FakeCupti : public CuptiApi {
   std::set<CUpti_ActivityKind> enabled_kinds() {
     std::lock_guard<std::mutex> lock(mu_);
     return kinds_;
+  }
+  // Runtime ids left out one by one (ActivityEnableRuntimeApi(cbid, 0)
+  // since the RUNTIME kind was last enabled, which resets them, as in CUPTI).
+  std::set<CUpti_CallbackId> disabled_runtime_apis() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return runtime_apis_off_;
   }
   std::set<CUpti_CallbackId> enabled_driver_apis() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -100,7 +131,7 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult GetTimestamp(uint64_t* ts) override {
-    *ts = 1;
+    *ts = now_.load();
     return CUPTI_SUCCESS;
   }
   CUptiResult GetStreamIdEx(CUcontext, CUstream, uint8_t, uint32_t* id) override {
@@ -112,10 +143,13 @@ class FakeCupti : public CuptiApi {
     return CUPTI_SUCCESS;
   }
   CUptiResult SetThreadIdType(CUpti_ActivityThreadIdType) override { return CUPTI_SUCCESS; }
-  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc, void*) override {
+  CUptiResult Subscribe(CUpti_SubscriberHandle* s, CUpti_CallbackFunc fn, void* user) override {
     if (subscribe_result_ != CUPTI_SUCCESS) return subscribe_result_;
     std::lock_guard<std::mutex> lock(mu_);
     subscribed_ = true;
+    callback_ = fn;
+    userdata_ = user;
+    callbacks_.clear();
     *s = reinterpret_cast<CUpti_SubscriberHandle>(this);
     return CUPTI_SUCCESS;
   }
@@ -124,12 +158,20 @@ class FakeCupti : public CuptiApi {
     subscribed_ = false;
     return CUPTI_SUCCESS;
   }
-  CUptiResult EnableCallback(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) override {
+  CUptiResult EnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain d,
+                             CUpti_CallbackId cbid) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      callbacks_.insert({d, cbid});
+    } else {
+      callbacks_.erase({d, cbid});
+    }
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityEnable(CUpti_ActivityKind k) override {
     std::lock_guard<std::mutex> lock(mu_);
     kinds_.insert(k);
+    if (k == CUPTI_ACTIVITY_KIND_RUNTIME) runtime_apis_off_.clear();
     return CUPTI_SUCCESS;
   }
   CUptiResult ActivityDisable(CUpti_ActivityKind k) override {
@@ -143,6 +185,15 @@ class FakeCupti : public CuptiApi {
       driver_apis_.insert(cbid);
     } else {
       driver_apis_.erase(cbid);
+    }
+    return CUPTI_SUCCESS;
+  }
+  CUptiResult ActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (enable) {
+      runtime_apis_off_.erase(cbid);
+    } else {
+      runtime_apis_off_.insert(cbid);
     }
     return CUPTI_SUCCESS;
   }
@@ -244,6 +295,11 @@ class FakeCupti : public CuptiApi {
   bool subscribed_ = false;
   std::set<CUpti_ActivityKind> kinds_;
   std::set<CUpti_CallbackId> driver_apis_;
+  std::set<CUpti_CallbackId> runtime_apis_off_;
+  std::atomic<uint64_t> now_{1};
+  CUpti_CallbackFunc callback_ = nullptr;
+  void* userdata_ = nullptr;
+  std::set<std::pair<CUpti_CallbackDomain, CUpti_CallbackId>> callbacks_;
 };
 
 }  // namespace streamscope::collector

@@ -565,3 +565,14 @@ TEST_F(TraceWriterTest, MemoryTablesRoundTripAndFreesFindTheirAllocation) {
 
 }  // namespace
 }  // namespace streamscope::collector
+
+namespace streamscope::collector {
+namespace {
+
+TEST(FlightRecorderDumpPath, TheIndexGoesBeforeTheExtension) {
+  EXPECT_EQ(DumpPath("/t/trace-42.sqlite", 1), "/t/trace-42.dump1.sqlite");
+  EXPECT_EQ(DumpPath("/t.d/trace", 3), "/t.d/trace.dump3") << "a dot in a folder is no extension";
+}
+
+}  // namespace
+}  // namespace streamscope::collector
