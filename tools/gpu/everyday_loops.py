@@ -7,7 +7,7 @@ patterns nobody on the team chose.
     python3 tools/gpu/everyday_loops.py mlp_item --item-every 50   # the fix: read it every 50 steps
     python3 tools/gpu/everyday_loops.py gpt2_generate              # HF GPT-2 greedy decoding
     python3 tools/gpu/everyday_loops.py loader_pinned              # DataLoader, pin_memory, 4 workers
-    python3 tools/gpu/everyday_loops.py loader_pinned --item-ms 1  # same, workers too slow to keep up
+    python3 tools/gpu/everyday_loops.py loader_pinned --item-ms 3  # same, workers too slow to keep up
 
 Each prints one timing line ('everyday_loops: ...'). Steps run in NVTX
 ranges 'step' (gpt2_generate: one range 'generate' per call), after warm-up
@@ -106,7 +106,7 @@ class UInt8Images(torch.utils.data.Dataset):
 
     def __init__(self, n, item_ms):
         gen = torch.Generator().manual_seed(0)
-        self.images = torch.randint(0, 256, (256, 3, 112, 112), dtype=torch.uint8, generator=gen)
+        self.images = torch.randint(0, 256, (256, 3, 224, 224), dtype=torch.uint8, generator=gen)
         self.labels = torch.randint(0, 10, (256,), generator=gen)
         self.n = n
         self.item_ms = item_ms
@@ -130,7 +130,7 @@ def loader_pinned(args):
     model = torchvision.models.resnet18(weights=None, num_classes=10).cuda()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    batch = 128
+    batch = 64
     data = UInt8Images((args.steps + args.warmup) * batch, args.item_ms)
     loader = torch.utils.data.DataLoader(data, batch_size=batch, shuffle=False, num_workers=4,
                                          pin_memory=True, drop_last=True)
