@@ -16,6 +16,7 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code);    // compare_comman
 void RegisterDiagnoseCommand(CLI::App& app, int* exit_code);   // diagnose_command.cc
 void RegisterExportCommand(CLI::App& app, int* exit_code);     // export_command.cc
 void RegisterFactsCommands(CLI::App& app, int* exit_code);     // facts_command.cc: facts, merge-facts
+void RegisterUpgradeCommand(CLI::App& app, int* exit_code);    // upgrade_command.cc
 
 }  // namespace streamscope
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterConvertCommand(app, &exit_code);
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
   streamscope::RegisterFactsCommands(app, &exit_code);
+  streamscope::RegisterUpgradeCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
