@@ -8,7 +8,7 @@ extern const std::string_view kEmbeddedSchemaSql;
 namespace streamscope::schema {
 namespace {
 constexpr std::string_view kFinalizeMarker = "-- streamscope:finalize";
-// Version 2 renamed copy kinds and view columns only (see the schema's history).
+// Versions 2 and 3 changed copy-kind names and views only (see the schema's history).
 constexpr int kOldestReadableVersion = 1;
 
 constexpr std::string_view kRequiredTables[] = {
@@ -36,12 +36,17 @@ std::string Statement(std::string_view head) {
 
 std::string UpgradeSql(int from_version) {
   if (from_version < kOldestReadableVersion || from_version >= Version()) return "";
-  // 1 -> 2: copy-kind names and the two views (streamscope_schema.sql's history).
+  // streamscope_schema.sql's history: 1 -> 2 renamed the copy kinds and
+  // changed the two views; 2 -> 3 changed gpu_op_with_api. No version
+  // changed a table, so every upgrade is: the copy-kind rows when older
+  // than 2, both views, both version stamps.
   std::string v = std::to_string(Version());
-  return "DELETE FROM enum_copy_kind;\n" + Statement("INSERT INTO enum_copy_kind VALUES") + "\n" +
-         "DROP VIEW IF EXISTS gpu_op_with_api;\nDROP VIEW IF EXISTS gpu_op;\n" + Statement("CREATE VIEW gpu_op AS") +
-         "\n" + Statement("CREATE VIEW gpu_op_with_api AS") + "\n" + "UPDATE metadata SET value = '" + v +
-         "' WHERE key = 'schema_version';\n" + "PRAGMA user_version = " + v + ";\n";
+  std::string sql;
+  if (from_version < 2) sql += "DELETE FROM enum_copy_kind;\n" + Statement("INSERT INTO enum_copy_kind VALUES") + "\n";
+  return sql + "DROP VIEW IF EXISTS gpu_op_with_api;\nDROP VIEW IF EXISTS gpu_op;\n" +
+         Statement("CREATE VIEW gpu_op AS") + "\n" + Statement("CREATE VIEW gpu_op_with_api AS") + "\n" +
+         "UPDATE metadata SET value = '" + v + "' WHERE key = 'schema_version';\n" + "PRAGMA user_version = " + v +
+         ";\n";
 }
 
 std::string_view FullSql() { return schema_internal::kEmbeddedSchemaSql; }

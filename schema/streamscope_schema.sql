@@ -20,7 +20,7 @@
 -- the schema version. Readers accept this version and the older ones listed
 -- below, and reject others with a clear message.
 -- The line below is parsed by the build; keep it exactly in this form.
--- schema_version: 2
+-- schema_version: 3
 --
 -- History (the tables and their columns are the same in every version; the
 -- analyzer reads all of them):
@@ -34,11 +34,16 @@
 --      and views until `streamscope report --save` upgrades it in place
 --      (schema::UpgradeSql: enum_copy_kind rows, the two views, both
 --      version stamps; no table changes).
+--   3  gpu_op_with_api's queue_delay_ns is never negative: an op that
+--      started before its submitting call returned (a synchronous copy, a
+--      graph launch) has queue_delay_ns 0 and started_during_call 1 (new
+--      column). Views only: `streamscope upgrade TRACE` (or report --save)
+--      brings a version-1 or -2 file to this version in place.
 --   Optional tables (any version may lack them; readers treat a missing one
 --   as "not recorded"): device_link and enum_link_source (host link of each
 --   device, written by collectors from 2026-12).
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- Key/value facts about the capture. Keys (all values TEXT):
 --   schema_version, collector_version, trace_format ('streamscope' or
@@ -500,11 +505,14 @@ CREATE VIEW gpu_op AS
 -- whose call was not recorded, e.g. runtime API capture disabled, keeps
 -- NULL api columns). Runtime calls are preferred over driver calls.
 -- api_id is the call's api_call.id (reports cite it as "call 33"), tid its
--- host thread.
+-- host thread. queue_delay_ns: how long the op waited between its call's
+-- return and its start, never negative; an op that started before its call
+-- returned (a blocking call, a graph launch) has 0 and started_during_call 1.
 CREATE VIEW gpu_op_with_api AS
   SELECT o.*, a.id AS api_id, a.name AS api_name, a.tid AS tid,
          a.start_ns AS api_start_ns, a.end_ns AS api_end_ns,
-         o.start_ns - a.end_ns AS queue_delay_ns
+         MAX(0, o.start_ns - a.end_ns) AS queue_delay_ns,
+         (o.start_ns < a.end_ns) AS started_during_call
   FROM gpu_op o LEFT JOIN api_call_named a
     ON a.correlation_id = o.correlation_id
    AND a.id = (SELECT a2.id FROM api_call a2

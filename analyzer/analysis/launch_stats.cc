@@ -7,6 +7,7 @@
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/op_submitters.h"
 #include "analyzer/analysis/trace_facts.h"
+#include "analyzer/model/queue_delay.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
@@ -179,7 +180,8 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       int32_t a = kernel_api[*it];
       if (a < 0) continue;
       int32_t op = kernels_in_window[*it];
-      int64_t q = SaturatingSub(ops.start_ns[op], api.end_ns[a]);
+      if (StartedDuringCall(ops.start_ns[op], api.end_ns[a])) ++k.started_during_call;
+      int64_t q = QueueDelayNs(ops.start_ns[op], api.end_ns[a]);
       buffer.push_back(q);
       if (q > max_queue) {
         max_queue = q;

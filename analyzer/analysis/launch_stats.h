@@ -3,9 +3,12 @@
 // Kernels are counted when they start inside the window; kernels launched
 // from CUDA graphs (graph_id >= 0) are grouped apart from individually
 // launched ones of the same name. For each group: the launch call's
-// duration (API end - start) and the queue delay (kernel start - launch
-// call end; negative when the kernel started before the call returned),
-// over kernels whose call was recorded, and the GPU duration over all.
+// duration (API end - start) and the queue delay, over kernels whose call
+// was recorded, and the GPU duration over all. The queue delay is the time
+// from the call's return to the kernel's start, never negative: a kernel
+// that started before its call returned (a blocking call, a graph launch,
+// a launch that waited for a full queue) has queue 0 and is counted in
+// started_during_call.
 // Distributions use nearest rank: pX = sorted[ceil(X/100 * n) - 1]
 // (median = p50, the lower middle value).
 //
@@ -61,12 +64,13 @@ struct KernelLaunchStats {
   StringId name = kNoString;
   bool from_graph = false;
   int64_t count = 0;
-  int64_t no_api_count = 0;       // kernels with no recorded launch call ("unknown submitter")
-  Distribution api_ns;            // launch call duration
-  Distribution queue_ns;          // start - launch call end
-  Distribution gpu_ns;            // end - start
-  int64_t idle_before_ns = 0;     // device idle before each kernel, from its previous kernel on the stream
-  int64_t idle_before_count = 0;  // kernels that had a previous kernel on their stream
+  int64_t no_api_count = 0;         // kernels with no recorded launch call ("unknown submitter")
+  Distribution api_ns;              // launch call duration
+  Distribution queue_ns;            // max(0, start - launch call end)
+  int64_t started_during_call = 0;  // kernels that started before their launch call returned
+  Distribution gpu_ns;              // end - start
+  int64_t idle_before_ns = 0;       // device idle before each kernel, from its previous kernel on the stream
+  int64_t idle_before_count = 0;    // kernels that had a previous kernel on their stream
   int64_t graph_removable_ns = 0, graph_removable_gaps = 0;
   bool api_slower_than_gpu = false;
   bool launch_gaps_exceed_gpu = false;

@@ -17,6 +17,7 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code);   // diagnose_comma
 void RegisterExportCommand(CLI::App& app, int* exit_code);     // export_command.cc
 void RegisterFactsCommands(CLI::App& app, int* exit_code);     // facts_command.cc: facts, merge-facts
 void RegisterCaptureCommand(CLI::App& app, int* exit_code);    // capture_command.cc
+void RegisterUpgradeCommand(CLI::App& app, int* exit_code);    // upgrade_command.cc
 
 }  // namespace streamscope
 

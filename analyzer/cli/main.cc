@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterWorkloadsCommand(app, &exit_code);
   streamscope::RegisterFactsCommands(app, &exit_code);
   streamscope::RegisterCaptureCommand(app, &exit_code);
+  streamscope::RegisterUpgradeCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,6 +12,7 @@
 #include "analyzer/export/text_escape.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/trace_event_writer.h"
+#include "analyzer/model/queue_delay.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "analyzer/render/window_label.h"
@@ -136,7 +137,8 @@ class TimelineDrawer {
     int32_t api = m_.ApiForOp(i);
     if (api >= 0) {
       absl::StrAppend(&t, "\nsubmitted by ", CallRef(m_, api), ", queue delay ",
-                      FormatDuration(ops.start_ns[i] - m_.api.end_ns[api]));
+                      FormatDuration(QueueDelayNs(ops.start_ns[i], m_.api.end_ns[api])),
+                      StartedDuringCall(ops.start_ns[i], m_.api.end_ns[api]) ? " (started during the call)" : "");
     }
     return t;
   }
@@ -503,7 +505,7 @@ std::vector<int64_t> QueueDelays(const TraceModel& m, const Window& w) {
   for (size_t i = first; i < last; ++i) {
     if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], w)) continue;
     int32_t api = m.ApiForOp(i);
-    if (api >= 0) out.push_back(m.ops.start_ns[i] - m.api.end_ns[api]);
+    if (api >= 0) out.push_back(QueueDelayNs(m.ops.start_ns[i], m.api.end_ns[api]));
   }
   return out;
 }
@@ -662,8 +664,9 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   for (const HtmlTimelineInput& t : timelines) {
     std::string prefix = t.label.empty() ? "" : absl::StrCat(t.label, ": ");
     std::vector<int64_t> delays = QueueDelays(*t.model, t.window);
-    AppendSvgHistogram(absl::StrCat(prefix, "launch queue delay (op start − end of its API call)"), "delay", delays,
-                       &html);
+    AppendSvgHistogram(
+        absl::StrCat(prefix, "launch queue delay (op start − end of its API call; 0 when it started during the call)"),
+        "delay", delays, &html);
     if (t.analysis != nullptr && !t.analysis->gap_lengths_ns.empty()) {
       AppendSvgHistogram(absl::StrCat(prefix, "device idle gap length"), "gaps", t.analysis->gap_lengths_ns, &html);
     }

@@ -9,6 +9,7 @@
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_traversal.h"
 #include "analyzer/export/trace_event_writer.h"
+#include "analyzer/model/queue_delay.h"
 #include "analyzer/render/op_ref.h"
 
 namespace streamscope {
@@ -136,7 +137,8 @@ class TraceExporter {
       int32_t api = m_.ApiForOp(i);
       if (api >= 0) {
         args.Int("api_source_id", m_.api.source_id[api]);
-        args.Int("queue_delay_ns", s - m_.api.end_ns[api]);
+        args.Int("queue_delay_ns", QueueDelayNs(s, m_.api.end_ns[api]));
+        if (StartedDuringCall(s, m_.api.end_ns[api])) args.Bool("started_during_call", true);
       }
       if (lane > 0) args.Bool("overlaps_previous_op_on_stream", true);
       std::string_view name = c == OpCategory::kKernel ? names_.Get(ops.name[i]) : std::string_view{};

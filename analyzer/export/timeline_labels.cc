@@ -1,10 +1,7 @@
 #include "analyzer/export/timeline_labels.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-
 #include "absl/strings/str_cat.h"
+#include "analyzer/base/demangle.h"
 
 namespace streamscope {
 
@@ -42,12 +39,7 @@ std::string_view KernelNames::Get(StringId id) {
     if (static_cast<size_t>(id) >= cache_.size()) return "kernel";
   }
   if (!done_[id]) {
-    std::string mangled(model_.strings.Get(id));
-    int status = -1;
-    char* demangled =
-        mangled.rfind("_Z", 0) == 0 ? abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status) : nullptr;
-    cache_[id] = (status == 0 && demangled != nullptr) ? std::string(demangled) : mangled;
-    std::free(demangled);
+    cache_[id] = Demangle(model_.strings.Get(id));
     done_[id] = 1;
   }
   return cache_[id];

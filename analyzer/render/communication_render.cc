@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/text_layout.h"
 
 namespace streamscope {
@@ -16,7 +17,10 @@ nlohmann::json CommunicationToJson(const CommunicationResult& result, const Trac
     nlohmann::json names = nlohmann::json::array();
     for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
       const CommKernelStat& s = d.by_name[i];
-      names.push_back({{"name", std::string(model.strings.Get(s.name))}, {"count", s.count}, {"total_ns", s.total_ns}});
+      names.push_back({{"name", std::string(DisplayName(model.strings, s.name))},
+                       {"mangled_name", std::string(model.strings.Get(s.name))},
+                       {"count", s.count},
+                       {"total_ns", s.total_ns}});
     }
     devices.push_back({{"device_id", d.device_id},
                        {"comm_kernels", d.comm_kernels},
@@ -53,7 +57,7 @@ void RenderCommunicationText(const CommunicationResult& result, const TraceModel
     out << "\n";
     for (size_t i = 0; i < d.by_name.size() && static_cast<int>(i) < options.top; ++i) {
       const CommKernelStat& s = d.by_name[i];
-      out << "    " << s.count << " x " << ShortenMiddle(model.strings.Get(s.name)) << ": "
+      out << "    " << s.count << " x " << ShortenName(DisplayName(model.strings, s.name)) << ": "
           << FormatDuration(s.total_ns) << "\n";
     }
   }

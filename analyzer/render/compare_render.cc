@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/base/demangle.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/compare_windows_render.h"
 #include "analyzer/render/diagnose_render.h"
@@ -238,7 +239,9 @@ nlohmann::json StatsJson(const MetricStats& s) {
 
 nlohmann::json WorkJson(const WorkSummary& w) {
   nlohmann::json kernels = nlohmann::json::array();
-  for (const auto& [name, count] : w.kernels) kernels.push_back({{"name", name}, {"count", count}});
+  for (const auto& [name, count] : w.kernels) {
+    kernels.push_back({{"name", Demangle(name)}, {"mangled_name", name}, {"count", count}});
+  }
   nlohmann::json copies = nlohmann::json::array();
   for (int c = 0; c < kNumOpCategories; ++c) {
     if (w.copy_count[c] == 0 && w.copy_bytes[c] == 0) continue;
@@ -302,7 +305,7 @@ std::string StatsText(const MetricStats& s) {
 std::string WorkText(const WorkSummary& w) {
   std::vector<std::string> parts;
   for (const auto& [name, count] : w.kernels) {
-    parts.push_back(absl::StrCat("'", name.size() > 50 ? name.substr(0, 47) + "..." : name, "' x", count));
+    parts.push_back(absl::StrCat("'", ShortenName(Demangle(name), 50), "' x", count));
   }
   for (int c = 0; c < kNumOpCategories; ++c) {
     if (w.copy_count[c] == 0) continue;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/window_label.h"
 
@@ -50,9 +51,9 @@ std::vector<size_t> Longest(const CriticalPath& p, int top) {
 
 std::string Where(const PathSegment& s, const TraceModel& m) {
   if (IsHostSegment(s.kind)) {
-    std::string call =
-        s.api >= 0 ? absl::StrCat(", ", std::string(m.strings.Get(m.api.name[s.api])), "#", m.api.source_id[s.api])
-                   : "";
+    std::string call = s.api >= 0 ? absl::StrCat(", ", std::string(DisplayName(m.strings, m.api.name[s.api])), "#",
+                                                 m.api.source_id[s.api])
+                                  : "";
     return absl::StrCat("thread ", s.tid, call);
   }
   if (s.op >= 0) return OpLabel(m, s.op);
@@ -75,17 +76,18 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
   nlohmann::json longest = nlohmann::json::array();
   for (size_t i : Longest(p, top)) {
     const PathSegment& s = p.segments[i];
-    longest.push_back({{"kind", std::string(PathSegmentKindName(s.kind))},
-                       {"edge", std::string(DepEdgeKindName(s.edge))},
-                       {"start_ns", s.start_ns},
-                       {"end_ns", s.end_ns},
-                       {"length_ns", s.length()},
-                       {"tid", s.tid >= 0 ? nlohmann::json(s.tid) : nlohmann::json(nullptr)},
-                       {"stream_id", StreamIdJson(m, s.stream)},
-                       {"op", s.op >= 0 ? OpRefJson(m, s.op) : nlohmann::json(nullptr)},
-                       {"api", s.api >= 0 ? nlohmann::json{{"id", m.api.source_id[s.api]},
-                                                           {"name", std::string(m.strings.Get(m.api.name[s.api]))}}
-                                          : nlohmann::json(nullptr)}});
+    longest.push_back(
+        {{"kind", std::string(PathSegmentKindName(s.kind))},
+         {"edge", std::string(DepEdgeKindName(s.edge))},
+         {"start_ns", s.start_ns},
+         {"end_ns", s.end_ns},
+         {"length_ns", s.length()},
+         {"tid", s.tid >= 0 ? nlohmann::json(s.tid) : nlohmann::json(nullptr)},
+         {"stream_id", StreamIdJson(m, s.stream)},
+         {"op", s.op >= 0 ? OpRefJson(m, s.op) : nlohmann::json(nullptr)},
+         {"api", s.api >= 0 ? nlohmann::json{{"id", m.api.source_id[s.api]},
+                                             {"name", std::string(DisplayName(m.strings, m.api.name[s.api]))}}
+                            : nlohmann::json(nullptr)}});
   }
   return {{"analysis", "critical_path"},
           {"window",
@@ -140,14 +142,14 @@ std::vector<ResultTable> CriticalPathToTables(const CriticalPath& p, const Trace
   for (size_t i = 0; i < p.segments.size(); ++i) {
     const PathSegment& s = p.segments[i];
     bool host = IsHostSegment(s.kind);
-    t.rows.push_back({static_cast<int64_t>(i), std::string(PathSegmentKindName(s.kind)),
-                      std::string(DepEdgeKindName(s.edge)), std::string(host ? "host" : "gpu"),
-                      host ? ResultValue(s.tid) : ResultValue(), host ? ResultValue() : StreamIdCell(m, s.stream),
-                      s.start_ns, s.end_ns, s.length(),
-                      s.op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[s.op]))) : ResultValue(),
-                      s.op >= 0 ? ResultValue(m.ops.source_id[s.op]) : ResultValue(),
-                      s.api >= 0 ? ResultValue(m.api.source_id[s.api]) : ResultValue(),
-                      s.api >= 0 ? ResultValue(std::string(m.strings.Get(m.api.name[s.api]))) : ResultValue()});
+    t.rows.push_back(
+        {static_cast<int64_t>(i), std::string(PathSegmentKindName(s.kind)), std::string(DepEdgeKindName(s.edge)),
+         std::string(host ? "host" : "gpu"), host ? ResultValue(s.tid) : ResultValue(),
+         host ? ResultValue() : StreamIdCell(m, s.stream), s.start_ns, s.end_ns, s.length(),
+         s.op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[s.op]))) : ResultValue(),
+         s.op >= 0 ? ResultValue(m.ops.source_id[s.op]) : ResultValue(),
+         s.api >= 0 ? ResultValue(m.api.source_id[s.api]) : ResultValue(),
+         s.api >= 0 ? ResultValue(std::string(DisplayName(m.strings, m.api.name[s.api]))) : ResultValue()});
   }
   return {std::move(t)};
 }

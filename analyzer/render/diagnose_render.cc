@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/op_ref.h"
@@ -17,7 +18,7 @@ namespace {
 
 nlohmann::json CallJson(const TraceModel& m, int32_t api) {
   return {{"id", m.api.source_id[api]},
-          {"name", std::string(m.strings.Get(m.api.name[api]))},
+          {"name", std::string(DisplayName(m.strings, m.api.name[api]))},
           {"tid", m.api.tid[api]},
           {"start_ns", m.api.start_ns[api]},
           {"end_ns", m.api.end_ns[api]}};

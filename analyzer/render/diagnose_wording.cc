@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/host_link_render.h"
 #include "analyzer/render/text_layout.h"
 
@@ -23,12 +24,13 @@ std::string Count(int64_t n, std::string_view one, std::string_view many) {
 std::string Ratio(double r) { return absl::StrFormat("%.1fx", r); }
 
 // At most 60 characters of a kernel name.
-std::string Shortened(std::string_view name) { return ShortenMiddle(name, 60); }
+std::string Shortened(std::string_view name) { return ShortenName(name, 60); }
 
 // "H2D 16.00 MiB copies", "'name' kernels", "4.00 KiB memsets".
 std::string OpGroupLabel(const TraceModel& m, int32_t op) {
   OpCategory c = m.ops.category[op];
-  if (c == OpCategory::kKernel) return absl::StrCat("'", Shortened(m.strings.Get(m.ops.name[op])), "' kernels");
+  if (c == OpCategory::kKernel)
+    return absl::StrCat("'", Shortened(DisplayName(m.strings, m.ops.name[op])), "' kernels");
   if (c == OpCategory::kMemset) return absl::StrCat(FormatBytes(m.ops.bytes[op]), " memsets");
   return absl::StrCat(std::string(OpCategoryName(c)), " ", FormatBytes(m.ops.bytes[op]), " copies");
 }
@@ -229,7 +231,7 @@ std::string Summary(const ContentionFacts& x, int64_t, const TraceModel& m) {
 std::string Summary(const SmallWorkFacts& x, int64_t, const TraceModel& m) {
   std::vector<std::string> parts;
   for (const SmallWorkFacts::Group& g : x.groups) {
-    parts.push_back(absl::StrCat("'", Shortened(m.strings.Get(g.name)), "' x", g.count, ": ",
+    parts.push_back(absl::StrCat("'", Shortened(DisplayName(m.strings, g.name)), "' x", g.count, ": ",
                                  FormatDuration(g.gpu_median_ns), " on the GPU, launch call ",
                                  FormatDuration(g.launch_median_ns), " (medians)"));
   }

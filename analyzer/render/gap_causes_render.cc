@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/window_label.h"
@@ -20,7 +21,9 @@ nlohmann::json GapOpJson(const TraceModel& model, int32_t op) {
   j["table"] = std::string(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = std::string(OpCategoryName(ops.category[op]));
-  j["name"] =
+  j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(DisplayName(model.strings, ops.name[op])))
+                                : nlohmann::json(nullptr);
+  j["mangled_name"] =
       ops.name[op] >= 0 ? nlohmann::json(std::string(model.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
   j["stream_id"] = StreamIdJson(model, ops.stream[op]);
   j["device_id"] = ops.device_id[op];
@@ -37,12 +40,12 @@ bool IsNvtxName(GapCause cause) { return cause == GapCause::kHostNvtxRange; }
 
 nlohmann::json NameJson(const TraceModel& model, StringId id, bool applies) {
   if (!applies || id < 0) return nullptr;
-  return std::string(model.strings.Get(id));
+  return std::string(DisplayName(model.strings, id));
 }
 
 ResultValue NameCell(const TraceModel& model, StringId id, bool applies) {
   if (!applies || id < 0) return ResultValue();
-  return ResultValue(std::string(model.strings.Get(id)));
+  return ResultValue(std::string(DisplayName(model.strings, id)));
 }
 
 nlohmann::json CauseMap(const std::array<int64_t, kNumGapCauses>& ns) {
@@ -56,8 +59,8 @@ nlohmann::json CauseMap(const std::array<int64_t, kNumGapCauses>& ns) {
 // "inside NVTX range 'host_prepare'", "blocked in cudaMemcpy", ...
 std::string DescribePart(const TraceModel& model, GapCause cause, StringId detail) {
   switch (cause) {
-    case GapCause::kHostBlockedInCall: return "blocked in " + std::string(model.strings.Get(detail));
-    case GapCause::kHostNvtxRange: return "inside NVTX range '" + ShortenMiddle(model.strings.Get(detail)) + "'";
+    case GapCause::kHostBlockedInCall: return "blocked in " + std::string(DisplayName(model.strings, detail));
+    case GapCause::kHostNvtxRange: return "inside NVTX range '" + ShortenName(DisplayName(model.strings, detail)) + "'";
     case GapCause::kHostUnannotated: return "doing unannotated host work";
     case GapCause::kSubmissionLatency: return "submission latency";
     case GapCause::kDependencyEventWait: return "waiting on an event (stream_wait_event)";
@@ -68,7 +71,7 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
     case GapCause::kWindowStart: return "before the first op";
     case GapCause::kWindowEnd: return "after the last op";
     case GapCause::kFirstLaunch:
-      return "blocked in " + std::string(model.strings.Get(detail)) + ", a first launch (module loading)";
+      return "blocked in " + std::string(DisplayName(model.strings, detail)) + ", a first launch (module loading)";
   }
   return "unknown";
 }
@@ -140,7 +143,7 @@ nlohmann::json GapCausesToJson(const GapCausesResult& r, const TraceModel& model
                          {"next_op", GapOpJson(model, g.next_op)}};
     if (g.api >= 0) {
       gj["api"] = {{"id", model.api.source_id[g.api]},
-                   {"name", std::string(model.strings.Get(model.api.name[g.api]))},
+                   {"name", std::string(DisplayName(model.strings, model.api.name[g.api]))},
                    {"tid", model.api.tid[g.api]},
                    {"start_ns", model.api.start_ns[g.api]},
                    {"end_ns", model.api.end_ns[g.api]}};
@@ -272,14 +275,14 @@ std::vector<ResultTable> GapCausesToTables(const GapCausesResult& r, const Trace
     };
     auto op_id = [&](int32_t op) { return op >= 0 ? ResultValue(model.ops.source_id[op]) : ResultValue(); };
     bool has_api = g.api >= 0;
-    worst.rows.push_back({WindowLabel(r.window), rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
-                          std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op),
-                          op_table(g.next_op), op_id(g.next_op),
-                          g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
-                          has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
-                          has_api ? ResultValue(std::string(model.strings.Get(model.api.name[g.api]))) : ResultValue(),
-                          has_api ? ResultValue(g.tid) : ResultValue(),
-                          has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
+    worst.rows.push_back(
+        {WindowLabel(r.window), rank++, int64_t{g.device_id}, g.start_ns, g.end_ns, g.length(),
+         std::string(GapCauseName(g.primary)), op_table(g.prev_op), op_id(g.prev_op), op_table(g.next_op),
+         op_id(g.next_op), g.next_op >= 0 ? StreamIdCell(model, model.ops.stream[g.next_op]) : ResultValue(),
+         has_api ? ResultValue(model.api.source_id[g.api]) : ResultValue(),
+         has_api ? ResultValue(std::string(DisplayName(model.strings, model.api.name[g.api]))) : ResultValue(),
+         has_api ? ResultValue(g.tid) : ResultValue(),
+         has_api ? ResultValue(model.api.start_ns[g.api]) : ResultValue()});
     int64_t part_index = 0;
     for (const GapPart& p : g.parts) {
       parts.rows.push_back({WindowLabel(r.window), rank - 1, part_index++, std::string(GapCauseName(p.cause)),

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/window_label.h"
@@ -20,7 +21,10 @@ nlohmann::json SyncOpJson(const TraceModel& m, int32_t op) {
   j["table"] = std::string(OpTable(ops.category[op]));
   j["id"] = ops.source_id[op];
   j["category"] = std::string(OpCategoryName(ops.category[op]));
-  j["name"] = ops.name[op] >= 0 ? nlohmann::json(std::string(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
+  j["name"] =
+      ops.name[op] >= 0 ? nlohmann::json(std::string(DisplayName(m.strings, ops.name[op]))) : nlohmann::json(nullptr);
+  j["mangled_name"] =
+      ops.name[op] >= 0 ? nlohmann::json(std::string(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr);
   j["stream_id"] = StreamIdJson(m, ops.stream[op]);
   j["stream_kind"] = std::string(
       StreamKindName(ValidStream(m, ops.stream[op]) ? m.streams[ops.stream[op]].kind : StreamKind::kUnknown));
@@ -38,7 +42,7 @@ std::string OpText(const TraceModel& m, int32_t op) { return OpNamedRef(m, op, /
 
 nlohmann::json ApiJson(const TraceModel& m, int32_t api) {
   if (api < 0) return nullptr;
-  return {{"id", m.api.source_id[api]},  {"name", std::string(m.strings.Get(m.api.name[api]))},
+  return {{"id", m.api.source_id[api]},  {"name", std::string(DisplayName(m.strings, m.api.name[api]))},
           {"tid", m.api.tid[api]},       {"start_ns", m.api.start_ns[api]},
           {"end_ns", m.api.end_ns[api]}, {"duration_ns", m.api.end_ns[api] - m.api.start_ns[api]}};
 }
@@ -99,7 +103,7 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
   nlohmann::json imp;
   imp["totals"] = nlohmann::json::array();
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
-    imp["totals"].push_back({{"name", std::string(m.strings.Get(t.name))},
+    imp["totals"].push_back({{"name", std::string(DisplayName(m.strings, t.name))},
                              {"kind", std::string(ImplicitSyncKindName(t.kind))},
                              {"calls", t.calls},
                              {"observed_calls", t.observed_calls},
@@ -179,8 +183,8 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
   } else {
     out << "  Implicitly synchronizing calls:\n";
     for (const ImplicitSyncTotal& t : r.implicit_totals) {
-      out << "    " << m.strings.Get(t.name) << " (" << ImplicitSyncKindName(t.kind) << "): " << t.calls << " call(s), "
-          << t.observed_calls
+      out << "    " << DisplayName(m.strings, t.name) << " (" << ImplicitSyncKindName(t.kind) << "): " << t.calls
+          << " call(s), " << t.observed_calls
           << (t.kind == ImplicitSyncKind::kPageableAsyncMemcpy ? " observed holding the host for their copy; "
                                                                : " observed holding the host while GPU work drained; ")
           << FormatDuration(t.call_ns) << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting.\n";
@@ -249,7 +253,7 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                             r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue()});
   }
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
-    summary.rows.push_back({WindowLabel(r.window), std::string("implicit"), std::string(m.strings.Get(t.name)),
+    summary.rows.push_back({WindowLabel(r.window), std::string("implicit"), std::string(DisplayName(m.strings, t.name)),
                             std::string(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns,
                             t.waited_ns, ResultValue()});
   }
@@ -278,11 +282,11 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
                    "end_ns",           "duration_ns", "observed",   "own_op_table", "own_op_id", "waited_for_op_table",
                    "waited_for_op_id", "waited_ns",   "drained_ops"};
   for (const ImplicitSyncFinding& f : r.implicit_calls) {
-    calls.rows.push_back({WindowLabel(r.window), m.api.source_id[f.api], std::string(m.strings.Get(m.api.name[f.api])),
-                          std::string(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api],
-                          m.api.end_ns[f.api], CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op),
-                          op_id(f.own_op), op_table(f.waited_for_op), op_id(f.waited_for_op), f.waited_ns,
-                          f.drained_ops});
+    calls.rows.push_back(
+        {WindowLabel(r.window), m.api.source_id[f.api], std::string(DisplayName(m.strings, m.api.name[f.api])),
+         std::string(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api], m.api.end_ns[f.api],
+         CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op), op_id(f.own_op), op_table(f.waited_for_op),
+         op_id(f.waited_for_op), f.waited_ns, f.drained_ops});
   }
   return {std::move(summary), std::move(ser), std::move(calls)};
 }

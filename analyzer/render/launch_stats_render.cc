@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/window_label.h"
@@ -22,7 +23,12 @@ constexpr const char* kLaunchBoundRule =
     "that kernel ended (launch_gaps_exceed_gpu)";
 
 std::string NameOf(const TraceModel& m, StringId id) {
-  return id >= 0 ? std::string(m.strings.Get(id)) : std::string("(unnamed)");
+  return id >= 0 ? std::string(DisplayName(m.strings, id)) : std::string("(unnamed)");
+}
+
+// The kernel's name as recorded (mangled), beside the demangled `name`.
+nlohmann::json MangledJson(const TraceModel& m, StringId id) {
+  return id >= 0 ? nlohmann::json(std::string(m.strings.Get(id))) : nlohmann::json(nullptr);
 }
 
 int64_t StreamId(const TraceModel& m, int32_t s) {
@@ -32,14 +38,15 @@ int64_t StreamId(const TraceModel& m, int32_t s) {
 nlohmann::json KernelJson(const TraceModel& m, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = m.ops;
-  return {
-      {"table", "kernel"},
-      {"id", ops.source_id[op]},
-      {"name", ops.name[op] >= 0 ? nlohmann::json(std::string(m.strings.Get(ops.name[op]))) : nlohmann::json(nullptr)},
-      {"stream_id", StreamId(m, ops.stream[op])},
-      {"device_id", ops.device_id[op]},
-      {"start_ns", ops.start_ns[op]},
-      {"end_ns", ops.end_ns[op]}};
+  return {{"table", "kernel"},
+          {"id", ops.source_id[op]},
+          {"name", ops.name[op] >= 0 ? nlohmann::json(std::string(DisplayName(m.strings, ops.name[op])))
+                                     : nlohmann::json(nullptr)},
+          {"mangled_name", MangledJson(m, ops.name[op])},
+          {"stream_id", StreamId(m, ops.stream[op])},
+          {"device_id", ops.device_id[op]},
+          {"start_ns", ops.start_ns[op]},
+          {"end_ns", ops.end_ns[op]}};
 }
 
 nlohmann::json DistJson(const Distribution& d) {
@@ -75,6 +82,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
   nlohmann::json first = nlohmann::json::array();
   for (const FirstLaunchOutlier& f : r.first_launches) {
     first.push_back({{"name", NameOf(m, f.kernel)},
+                     {"mangled_name", MangledJson(m, f.kernel)},
                      {"api_id", f.api >= 0 ? nlohmann::json(m.api.source_id[f.api]) : nlohmann::json(nullptr)},
                      {"call_ns", f.call_ns},
                      {"median_ns", f.median_ns},
@@ -91,6 +99,7 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
     if (k.api_slower_than_gpu) reasons.push_back("api_slower_than_gpu");
     if (k.launch_gaps_exceed_gpu) reasons.push_back("launch_gaps_exceed_gpu");
     j["by_name"].push_back({{"name", k.name >= 0 ? nlohmann::json(NameOf(m, k.name)) : nlohmann::json(nullptr)},
+                            {"mangled_name", MangledJson(m, k.name)},
                             {"from_graph", k.from_graph},
                             {"count", k.count},
                             {"no_api_count", k.no_api_count},
@@ -104,14 +113,15 @@ nlohmann::json LaunchStatsToJson(const LaunchStatsResult& r, const TraceModel& m
                             {"launch_bound", k.launch_bound()},
                             {"launch_bound_reasons", reasons},
                             {"first_op", KernelJson(m, k.first_op)},
-                            {"max_queue_op", KernelJson(m, k.max_queue_op)}});
+                            {"max_queue_op", KernelJson(m, k.max_queue_op)},
+                            {"started_during_call", k.started_during_call}});
   }
   j["worst_removable_gaps"] = nlohmann::json::array();
   for (const RemovableGap& g : r.worst_gaps) {
     nlohmann::json api = nullptr;
     if (g.api >= 0) {
       api = {{"id", m.api.source_id[g.api]},
-             {"name", std::string(m.strings.Get(m.api.name[g.api]))},
+             {"name", std::string(DisplayName(m.strings, m.api.name[g.api]))},
              {"tid", m.api.tid[g.api]},
              {"start_ns", m.api.start_ns[g.api]},
              {"end_ns", m.api.end_ns[g.api]}};
@@ -162,7 +172,7 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
   }
   for (const KernelLaunchStats& k : r.kernels) {
     if (!k.launch_bound()) continue;
-    out << "  Launch-bound: '" << ShortenMiddle(NameOf(m, k.name)) << "' (" << k.count << " launches):";
+    out << "  Launch-bound: '" << ShortenName(NameOf(m, k.name)) << "' (" << k.count << " launches):";
     if (k.api_slower_than_gpu) {
       out << " median GPU time " << FormatDuration(k.gpu_ns.median) << " < median launch call "
           << FormatDuration(k.api_ns.median) << ";";
@@ -181,14 +191,15 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
       out << "    ... " << (r.kernels.size() - Limit(r)) << " more.\n";
       break;
     }
-    out << "    '" << ShortenMiddle(NameOf(m, k.name)) << "'" << (k.from_graph ? " [graph]" : "") << " x" << k.count
+    out << "    '" << ShortenName(NameOf(m, k.name)) << "'" << (k.from_graph ? " [graph]" : "") << " x" << k.count
         << ": GPU " << FormatDuration(k.gpu_ns.median) << " / " << FormatDuration(k.gpu_ns.p90) << " / "
         << FormatDuration(k.gpu_ns.max);
     if (k.api_ns.count > 0) {
       out << "; launch call " << FormatDuration(k.api_ns.median) << " / " << FormatDuration(k.api_ns.p90) << " / "
           << FormatDuration(k.api_ns.max) << "; queue " << FormatDuration(k.queue_ns.median) << " / "
           << FormatDuration(k.queue_ns.p90) << " / " << FormatDuration(k.queue_ns.max);
-      if (k.max_queue_op >= 0) out << " (longest: " << OpRef(m, k.max_queue_op) << ")";
+      if (k.max_queue_op >= 0 && k.queue_ns.max > 0) out << " (longest: " << OpRef(m, k.max_queue_op) << ")";
+      if (k.started_during_call > 0) out << "; " << k.started_during_call << " started during their launch call";
     }
     if (k.no_api_count > 0) out << "; " << k.no_api_count << " without launch call";
     out << ".\n";
@@ -218,19 +229,23 @@ void RenderLaunchStatsText(const LaunchStatsResult& r, const TraceModel& m, std:
 std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const TraceModel& m) {
   ResultTable t;
   t.name = "analysis_launch_stats";
-  t.columns = {"window", "name", "from_graph", "count", "no_api_count"};
+  t.columns = {"window", "name", "mangled_name", "from_graph", "count", "no_api_count"};
   for (const char* prefix : {"api", "queue", "gpu"}) {
     for (const char* stat : {"min", "median", "p90", "p99", "max", "mean"}) {
       t.columns.push_back(absl::StrCat(prefix, "_", stat, "_ns"));
     }
   }
   for (const char* c : {"gpu_total_ns", "idle_before_ns", "graph_removable_ns", "graph_removable_gaps", "launch_bound",
-                        "launch_bound_reason", "first_op_id", "max_queue_op_id"}) {
+                        "launch_bound_reason", "first_op_id", "max_queue_op_id", "started_during_call"}) {
     t.columns.push_back(c);
   }
   for (const KernelLaunchStats& k : r.kernels) {
-    std::vector<ResultValue> row = {WindowLabel(r.window), k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
-                                    int64_t{k.from_graph ? 1 : 0}, k.count, k.no_api_count};
+    std::vector<ResultValue> row = {WindowLabel(r.window),
+                                    k.name >= 0 ? ResultValue(NameOf(m, k.name)) : ResultValue(),
+                                    k.name >= 0 ? ResultValue(std::string(m.strings.Get(k.name))) : ResultValue(),
+                                    int64_t{k.from_graph ? 1 : 0},
+                                    k.count,
+                                    k.no_api_count};
     for (const Distribution* d : {&k.api_ns, &k.queue_ns, &k.gpu_ns}) {
       if (d->count == 0) {
         row.resize(row.size() + 6);  // NULLs
@@ -247,6 +262,7 @@ std::vector<ResultTable> LaunchStatsToTables(const LaunchStatsResult& r, const T
     row.push_back(Reasons(k));
     row.push_back(k.first_op >= 0 ? ResultValue(m.ops.source_id[k.first_op]) : ResultValue());
     row.push_back(k.max_queue_op >= 0 ? ResultValue(m.ops.source_id[k.max_queue_op]) : ResultValue());
+    row.push_back(k.started_during_call);
     t.rows.push_back(std::move(row));
   }
   ResultTable s;

@@ -5,13 +5,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 
 namespace streamscope {
 namespace {
 
 nlohmann::json NameJson(const TraceModel& model, StringId name) {
-  return name == kNoString ? nlohmann::json() : nlohmann::json(std::string(model.strings.Get(name)));
+  return name == kNoString ? nlohmann::json() : nlohmann::json(std::string(DisplayName(model.strings, name)));
 }
 
 nlohmann::json TotalsJson(const std::vector<LauncherTotal>& totals, const TraceModel& model, int64_t gpu_ns) {
@@ -34,7 +35,7 @@ void TotalsText(const std::vector<LauncherTotal>& totals, const TraceModel& mode
   const size_t shown = std::min(totals.size(), static_cast<size_t>(std::max(top, 0)));
   for (size_t i = 0; i < shown; ++i) {
     const LauncherTotal& t = totals[i];
-    std::string name = t.name == kNoString ? std::string(none) : ShortName(model.strings.Get(t.name), 48);
+    std::string name = t.name == kNoString ? std::string(none) : ShortName(DisplayName(model.strings, t.name), 48);
     out << "    " << name << std::string(name.size() < 48 ? 48 - name.size() : 1, ' ') << FormatDuration(t.gpu_ns)
         << " (" << FormatShare(t.gpu_ns, gpu_ns) << "), " << t.op_count << (t.op_count == 1 ? " op" : " ops");
     if (t.copy_count + t.memset_count > 0) {
@@ -95,9 +96,10 @@ std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& r, con
       {"level", "name", "gpu_ns", "op_count", "kernel_count", "copy_count", "memset_count", "instance_count"}};
   auto add = [&](const char* level, const std::vector<LauncherTotal>& v) {
     for (const LauncherTotal& t : v) {
-      totals.rows.push_back({std::string(level),
-                             t.name == kNoString ? ResultValue() : ResultValue(std::string(model.strings.Get(t.name))),
-                             t.gpu_ns, t.op_count, t.kernel_count, t.copy_count, t.memset_count, t.instance_count});
+      totals.rows.push_back(
+          {std::string(level),
+           t.name == kNoString ? ResultValue() : ResultValue(std::string(DisplayName(model.strings, t.name))), t.gpu_ns,
+           t.op_count, t.kernel_count, t.copy_count, t.memset_count, t.instance_count});
     }
   };
   if (r.has_cpu_ops) {
@@ -107,14 +109,15 @@ std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& r, con
   if (r.has_annotations) add("annotation", r.by_annotation);
 
   ResultTable per_op{"analysis_op_launcher",
-                     {"op_table", "op_id", "category", "name", "start_ns", "end_ns", "api_id", "operator",
-                      "top_operator", "annotation"}};
+                     {"op_table", "op_id", "category", "name", "mangled_name", "start_ns", "end_ns", "api_id",
+                      "operator", "top_operator", "annotation"}};
   const OpAttributionResult* result = &r;
   const TraceModel* m = &model;
   per_op.sources.push_back(
       {{}, [result, m](const RowSink& sink) {
          auto range_name = [m](int32_t range) {
-           return range < 0 ? ResultValue() : ResultValue(std::string(m->strings.Get(m->nvtx_ranges[range].name)));
+           return range < 0 ? ResultValue()
+                            : ResultValue(std::string(DisplayName(m->strings, m->nvtx_ranges[range].name)));
          };
          const GpuOps& g = m->ops;
          std::vector<ResultValue> row;
@@ -123,6 +126,8 @@ std::vector<ResultTable> OpAttributionToTables(const OpAttributionResult& r, con
            row = {std::string(OpTable(c)),
                   g.source_id[l.op],
                   std::string(OpCategoryName(c)),
+                  c == OpCategory::kKernel ? ResultValue(std::string(DisplayName(m->strings, g.name[l.op])))
+                                           : ResultValue(),
                   c == OpCategory::kKernel ? ResultValue(std::string(m->strings.Get(g.name[l.op]))) : ResultValue(),
                   g.start_ns[l.op],
                   g.end_ns[l.op],

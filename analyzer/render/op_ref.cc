@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/text_layout.h"
 
 namespace streamscope {
@@ -55,7 +56,7 @@ nlohmann::json StreamIdJson(const TraceModel& model, int32_t stream) {
   return id ? nlohmann::json(*id) : nlohmann::json(nullptr);
 }
 
-std::string ShortName(std::string_view name, size_t max_chars) { return ShortenMiddle(name, max_chars); }
+std::string ShortName(std::string_view name, size_t max_chars) { return ShortenName(name, max_chars); }
 
 std::string OpRef(const TraceModel& model, int32_t op) {
   const GpuOps& g = model.ops;
@@ -66,7 +67,7 @@ std::string OpNamedRef(const TraceModel& model, int32_t op, bool with_stream_kin
   const GpuOps& g = model.ops;
   std::string out = absl::StrCat(std::string(OpKind(g.category[op])), " ", g.source_id[op]);
   // Kernels, and copies with a name (unified-memory migrations).
-  if (g.name[op] != kNoString) absl::StrAppend(&out, " '", ShortName(model.strings.Get(g.name[op])), "'");
+  if (g.name[op] != kNoString) absl::StrAppend(&out, " '", ShortName(DisplayName(model.strings, g.name[op])), "'");
   absl::StrAppend(&out, StreamPart(model, g.stream[op], with_stream_kind));
   return out;
 }
@@ -76,22 +77,23 @@ std::string OpLabel(const TraceModel& model, int32_t op) {
   OpCategory c = g.category[op];
   std::string out = absl::StrCat(std::string(OpKind(c)), " ", g.source_id[op]);
   if (c == OpCategory::kKernel) {
-    absl::StrAppend(&out, " '", ShortName(model.strings.Get(g.name[op])), "'");
+    absl::StrAppend(&out, " '", ShortName(DisplayName(model.strings, g.name[op])), "'");
   } else if (c == OpCategory::kMemset) {
     absl::StrAppend(&out, " ", FormatBytes(g.bytes[op]));
   } else {
     absl::StrAppend(&out, " ", std::string(OpCategoryName(c)), " ", FormatBytes(g.bytes[op]), " ",
                     std::string(MemoryKindName(g.src_kind[op])), "->", std::string(MemoryKindName(g.dst_kind[op])));
     // A named copy is a unified-memory migration (Nsight Systems imports).
-    if (g.name[op] != kNoString) absl::StrAppend(&out, " ", std::string(model.strings.Get(g.name[op])));
+    if (g.name[op] != kNoString) absl::StrAppend(&out, " ", std::string(DisplayName(model.strings, g.name[op])));
   }
   absl::StrAppend(&out, StreamPart(model, g.stream[op]));
   return out;
 }
 
 std::string CallRef(const TraceModel& model, int32_t api) {
-  return absl::StrCat("call ", model.api.source_id[api], " ", std::string(model.strings.Get(model.api.name[api])),
-                      " (thread ", model.api.tid[api], ")");
+  return absl::StrCat("call ", model.api.source_id[api], " ",
+                      std::string(DisplayName(model.strings, model.api.name[api])), " (thread ", model.api.tid[api],
+                      ")");
 }
 
 nlohmann::json OpRefJson(const TraceModel& model, int32_t op) {
@@ -102,11 +104,13 @@ nlohmann::json OpRefJson(const TraceModel& model, int32_t op) {
       {"category", OpCategoryName(c)}, {"stream_id", StreamIdJson(model, g.stream[op])},
       {"start_ns", g.start_ns[op]},    {"end_ns", g.end_ns[op]},
   };
-  if (c == OpCategory::kKernel)
-    j["name"] = model.strings.Get(g.name[op]);
-  else
+  if (c == OpCategory::kKernel) {
+    j["name"] = DisplayName(model.strings, g.name[op]);
+    j["mangled_name"] = model.strings.Get(g.name[op]);
+  } else {
     j["bytes"] = g.bytes[op];
-  if (c != OpCategory::kKernel && g.name[op] != kNoString) j["name"] = model.strings.Get(g.name[op]);
+  }
+  if (c != OpCategory::kKernel && g.name[op] != kNoString) j["name"] = DisplayName(model.strings, g.name[op]);
   return j;
 }
 

@@ -49,7 +49,7 @@ std::string CallRef(const TraceModel& model, int32_t api);
 nlohmann::json OpRefJson(const TraceModel& model, int32_t op);
 
 // Shortened kernel names for text (mangled C++ names can be kilobytes),
-// in the middle (text_layout.h ShortenMiddle).
+// at the end (text_layout.h ShortenName).
 std::string ShortName(std::string_view name, size_t max_chars = 60);
 
 }  // namespace streamscope

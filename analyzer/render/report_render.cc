@@ -268,7 +268,7 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
     const TraceAnalysis& t = traces[ti];
     if (shown("summary") && !t.windows.empty()) {
       separate();
-      if (traces.size() > 1) out << "Trace " << ShortenMiddle(t.model.path) << " (pid " << t.model.pid << ")\n";
+      if (traces.size() > 1) out << "Trace " << t.model.path << " (pid " << t.model.pid << ")\n";
       RenderSummaryText(SummarizeWindow(t.windows.front(), t.model, text.window, static_cast<int>(t.window_list.size()),
                                         !t.instances.empty(), t.summary.whole.start_ns),
                         t.model, out);

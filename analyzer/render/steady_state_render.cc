@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/window_label.h"
 
@@ -11,7 +12,7 @@ std::string SteadyStateHowFound(const SteadyState& s, const TraceModel& m) {
   switch (s.method) {
     case SteadyStateMethod::kNvtxRange:
       return absl::StrCat(s.nvtx_instances.size(), " instances of NVTX range '",
-                          std::string(m.strings.Get(s.nvtx_name)), "' (", FormatShare(s.gpu_share),
+                          std::string(DisplayName(m.strings, s.nvtx_name)), "' (", FormatShare(s.gpu_share),
                           " of the GPU op time was submitted inside them)");
     case SteadyStateMethod::kKernelSequence:
       return absl::StrCat("a sequence of ", s.period_kernels, s.period_kernels == 1 ? " kernel" : " kernels",
@@ -28,8 +29,9 @@ nlohmann::json SteadyStateToJson(const SteadyState& s, const TraceModel& m) {
   nlohmann::json first = nlohmann::json::array();
   for (const FirstLaunchOutlier& f : s.first_launches) {
     first.push_back({{"api_id", f.api >= 0 ? nlohmann::json(m.api.source_id[f.api]) : nlohmann::json(nullptr)},
-                     {"api_name", f.api >= 0 ? std::string(m.strings.Get(m.api.name[f.api])) : std::string()},
-                     {"kernel", std::string(m.strings.Get(f.kernel))},
+                     {"api_name", f.api >= 0 ? std::string(DisplayName(m.strings, m.api.name[f.api])) : std::string()},
+                     {"kernel", std::string(DisplayName(m.strings, f.kernel))},
+                     {"kernel_mangled_name", std::string(m.strings.Get(f.kernel))},
                      {"call_ns", f.call_ns},
                      {"median_ns", f.median_ns},
                      {"excess_ns", f.excess_ns()}});
@@ -49,7 +51,7 @@ nlohmann::json SteadyStateToJson(const SteadyState& s, const TraceModel& m) {
                       {"first_launch_excess_ns", s.first_launch_excess_ns},
                       {"counted_as_idle", false}};
   if (s.method == SteadyStateMethod::kNvtxRange) {
-    j["nvtx_name"] = std::string(m.strings.Get(s.nvtx_name));
+    j["nvtx_name"] = std::string(DisplayName(m.strings, s.nvtx_name));
     j["nvtx_instances"] = s.nvtx_instances.size();
   }
   if (s.method == SteadyStateMethod::kKernelSequence) {
@@ -76,8 +78,8 @@ void RenderDefaultWindowText(const SteadyState& s, const TraceModel& m, std::ost
         << FormatDuration(s.first_launch_excess_ns) << " over their medians: ";
     for (size_t i = 0; i < s.first_launches.size() && i < 3; ++i) {
       const FirstLaunchOutlier& f = s.first_launches[i];
-      out << (i == 0 ? "" : ", ") << "'" << ShortName(m.strings.Get(f.kernel)) << "' " << FormatDuration(f.call_ns)
-          << " vs " << FormatDuration(f.median_ns);
+      out << (i == 0 ? "" : ", ") << "'" << ShortName(DisplayName(m.strings, f.kernel)) << "' "
+          << FormatDuration(f.call_ns) << " vs " << FormatDuration(f.median_ns);
     }
     if (s.first_launches.size() > 3) out << ", ...";
   }

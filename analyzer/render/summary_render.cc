@@ -13,7 +13,6 @@
 namespace streamscope {
 namespace {
 
-constexpr size_t kMaxLabelColumns = 50;
 constexpr int kMaxDeviceLines = 3;
 
 std::string Chosen(const ReportSummary& s) {
@@ -136,9 +135,8 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     }
     lines.push_back(wrapped.substr(from));
   };
-  add(absl::StrCat("Summary of window ", ShortenMiddle(WindowLabel(s.window), kMaxLabelColumns), ", ",
-                   FormatDuration(s.window.length()), " at ", FormatOffset(s.window.start_ns - s.trace_start_ns), " (",
-                   Chosen(s), ")"));
+  add(absl::StrCat("Summary of window ", WindowLabel(s.window), ", ", FormatDuration(s.window.length()), " at ",
+                   FormatOffset(s.window.start_ns - s.trace_start_ns), " (", Chosen(s), ")"));
   if (s.devices.empty()) {
     add("  No GPU op in the window.");
   } else if (static_cast<int>(s.devices.size()) <= kMaxDeviceLines) {

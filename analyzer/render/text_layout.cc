@@ -105,15 +105,12 @@ size_t TextColumns(std::string_view text) {
   return n;
 }
 
-std::string ShortenMiddle(std::string_view name, size_t max_columns) {
+std::string ShortenName(std::string_view name, size_t max_columns) {
   const size_t cols = TextColumns(name);
   if (cols <= max_columns) return std::string(name);
   if (max_columns <= 3) return std::string(name.substr(0, OffsetOfCodePoint(name, max_columns)));
-  const size_t keep = max_columns - 3;
-  const size_t head = (keep + 1) / 2, tail = keep / 2;
-  std::string out(name.substr(0, OffsetOfCodePoint(name, head)));
+  std::string out(name.substr(0, OffsetOfCodePoint(name, max_columns - 3)));
   out += "...";
-  out.append(name.substr(OffsetOfCodePoint(name, cols - tail)));
   return out;
 }
 

@@ -1,7 +1,6 @@
-// How text output fits a terminal: names shortened in the middle (their
-// start and end tell kernels apart, a C++ signature's middle rarely does)
-// and long lines wrapped at spaces outside quoted names. Widths count UTF-8
-// code points, one column each. Pure functions; thread-safe.
+// How text output fits a terminal: names shortened at the end (a demangled
+// kernel name starts with what tells it apart) and long lines wrapped at spaces outside quoted names. Widths count
+// UTF-8 code points, one column each. Pure functions; thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_TEXT_LAYOUT_H_
 #define STREAMSCOPE_ANALYZER_RENDER_TEXT_LAYOUT_H_
 
@@ -20,11 +19,13 @@ inline constexpr size_t kMaxNameColumns = 60;
 // Columns `text` takes (UTF-8 code points).
 size_t TextColumns(std::string_view text);
 
-// `name` when it fits in max_columns; else its start, "...", its end, in
-// max_columns (never splitting a UTF-8 character):
-// ShortenMiddle("void gemm_kernel<float, 128, 128>(float const*, int)", 30)
-//   == "void gemm_kern... const*, int)".
-std::string ShortenMiddle(std::string_view name, size_t max_columns = kMaxNameColumns);
+// `name` when it fits in max_columns; else its start and "..." in
+// max_columns (never splitting a UTF-8 character). Names are cut at the
+// end, never in the middle: a demangled signature starts with what tells
+// kernels apart, and the full name is in JSON, CSV and the saved tables:
+// ShortenName("void gemm_kernel<float, 128, 128>(float const*, int)", 30)
+//   == "void gemm_kernel<float, 128...".
+std::string ShortenName(std::string_view name, size_t max_columns = kMaxNameColumns);
 
 // Every line of `text` longer than `width` broken at its last spaces that
 // fit and do not lie inside a quoted name ('...'); continuation lines get

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/base/units.h"
+#include "analyzer/model/display_name.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 
@@ -100,7 +101,7 @@ nlohmann::json TimingAuditToJson(const TimingAuditResult& r, const TraceModel& m
   nlohmann::json totals = nlohmann::json::array();
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
     if (t.with_gpu_work == 0) continue;
-    totals.push_back({{"name", std::string(m.strings.Get(t.name))},
+    totals.push_back({{"name", std::string(DisplayName(m.strings, t.name))},
                       {"ranges", t.ranges},
                       {"with_gpu_work", t.with_gpu_work},
                       {"incomplete", t.incomplete},
@@ -110,7 +111,7 @@ nlohmann::json TimingAuditToJson(const TimingAuditResult& r, const TraceModel& m
   nlohmann::json worst = nlohmann::json::array();
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     const NvtxRange& range = m.nvtx_ranges[a.range];
-    worst.push_back({{"name", std::string(m.strings.Get(range.name))},
+    worst.push_back({{"name", std::string(DisplayName(m.strings, range.name))},
                      {"tid", range.tid},
                      {"start_ns", range.start_ns},
                      {"end_ns", range.end_ns.value_or(0)},
@@ -162,7 +163,7 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
       << r.nvtx_incomplete_count << " ended on the host before that work completed.\n";
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
     if (t.incomplete == 0) continue;
-    out << "  - '" << ShortenMiddle(m.strings.Get(t.name)) << "': " << t.incomplete << " of " << t.with_gpu_work
+    out << "  - '" << ShortenName(DisplayName(m.strings, t.name)) << "': " << t.incomplete << " of " << t.with_gpu_work
         << " ranges with GPU work ended before it did (worst by " << FormatDuration(t.max_overrun_ns)
         << "): a host timer around it measures submission, not GPU time.\n";
   }
@@ -170,8 +171,8 @@ void RenderTimingAuditText(const TimingAuditResult& r, const TraceModel& m, int 
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     if (top >= 0 && shown >= static_cast<size_t>(top)) break;
     const NvtxRange& range = m.nvtx_ranges[a.range];
-    out << "    '" << ShortenMiddle(m.strings.Get(range.name)) << "' on thread " << range.tid << ": " << a.ops_after_end
-        << " of " << a.ops << " ops ended after it, the last " << FormatDuration(a.overrun_ns)
+    out << "    '" << ShortenName(DisplayName(m.strings, range.name)) << "' on thread " << range.tid << ": "
+        << a.ops_after_end << " of " << a.ops << " ops ended after it, the last " << FormatDuration(a.overrun_ns)
         << " late: " << (a.last_op >= 0 ? OpLabel(m, a.last_op) : std::string("?")) << "\n";
     ++shown;
   }
@@ -227,8 +228,8 @@ std::vector<ResultTable> TimingAuditToTables(const TimingAuditResult& r, const T
                     {"name", "ranges", "with_gpu_work", "incomplete", "max_overrun_ns", "total_overrun_ns"},
                     {}};
   for (const NvtxTimingTotal& t : r.nvtx_totals) {
-    names.rows.push_back({std::string(m.strings.Get(t.name)), t.ranges, t.with_gpu_work, t.incomplete, t.max_overrun_ns,
-                          t.total_overrun_ns});
+    names.rows.push_back({std::string(DisplayName(m.strings, t.name)), t.ranges, t.with_gpu_work, t.incomplete,
+                          t.max_overrun_ns, t.total_overrun_ns});
   }
   ResultTable ranges{"analysis_timing_audit_nvtx_range",
                      {"nvtx_range_id", "name", "tid", "start_ns", "end_ns", "ops", "ops_after_end", "last_end_ns",
@@ -237,8 +238,8 @@ std::vector<ResultTable> TimingAuditToTables(const TimingAuditResult& r, const T
   for (const NvtxTimingAudit& a : r.nvtx_incomplete) {
     const NvtxRange& range = m.nvtx_ranges[a.range];
     ranges.rows.push_back(
-        {range.source_id, std::string(m.strings.Get(range.name)), range.tid, range.start_ns, range.end_ns.value_or(0),
-         a.ops, a.ops_after_end, a.last_end_ns, a.overrun_ns,
+        {range.source_id, std::string(DisplayName(m.strings, range.name)), range.tid, range.start_ns,
+         range.end_ns.value_or(0), a.ops, a.ops_after_end, a.last_end_ns, a.overrun_ns,
          a.last_op >= 0 ? ResultValue(std::string(OpTable(m.ops.category[a.last_op]))) : ResultValue(),
          a.last_op >= 0 ? ResultValue(m.ops.source_id[a.last_op]) : ResultValue()});
   }

@@ -64,7 +64,37 @@ TEST(Schema, GpuOpViewJoinsEachOpToItsRuntimeCall) {
   EXPECT_EQ(CountRows(db, "SELECT count(*) FROM gpu_op_with_api"), 1);
   EXPECT_EQ(CountRows(db, "SELECT api_id FROM gpu_op_with_api"), 2);
   EXPECT_EQ(CountRows(db, "SELECT queue_delay_ns FROM gpu_op_with_api"), 30);
+  EXPECT_EQ(CountRows(db, "SELECT started_during_call FROM gpu_op_with_api"), 0);
   sqlite3_close(db);
+}
+
+TEST(Schema, AnOpThatStartedDuringItsCallHasQueueDelayZero) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  std::string create(schema::CreateSql());
+  ASSERT_EQ(sqlite3_exec(db, create.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  // A synchronous copy: the call [40, 500) returns after the copy [100, 400).
+  const char* rows =
+      "INSERT INTO string VALUES (1,'cudaMemcpy');"
+      "INSERT INTO memcpy(id,start_ns,end_ns,device_id,stream_id,correlation_id,copy_kind,bytes,src_kind,dst_kind,"
+      "is_async) VALUES (1,100,400,0,7,42,1,64,1,3,0);"
+      "INSERT INTO api_call(id,domain,cbid,name_id,tid,start_ns,end_ns,correlation_id)"
+      " VALUES (1,1,0,1,5,40,500,42);";
+  ASSERT_EQ(sqlite3_exec(db, rows, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  EXPECT_EQ(CountRows(db, "SELECT queue_delay_ns FROM gpu_op_with_api"), 0);
+  EXPECT_EQ(CountRows(db, "SELECT started_during_call FROM gpu_op_with_api"), 1);
+  sqlite3_close(db);
+}
+
+TEST(Schema, UpgradeFromEveryReadableVersionReplacesTheViews) {
+  for (int from = schema::OldestReadableVersion(); from < schema::Version(); ++from) {
+    std::string sql = schema::UpgradeSql(from);
+    EXPECT_NE(sql.find("CREATE VIEW gpu_op_with_api"), std::string::npos) << from;
+    EXPECT_NE(sql.find("MAX(0, o.start_ns - a.end_ns)"), std::string::npos) << from;
+    EXPECT_EQ(sql.find("DELETE FROM enum_copy_kind") != std::string::npos, from < 2) << from;
+    EXPECT_NE(sql.find("PRAGMA user_version = " + std::to_string(schema::Version())), std::string::npos) << from;
+  }
+  EXPECT_EQ(schema::UpgradeSql(schema::Version()), "");
 }
 
 }  // namespace

@@ -86,6 +86,37 @@ TEST(LaunchStats, QueueDelayDistributionPerKernel) {
   EXPECT_EQ(m.strings.Get(r.kernels[0].name), "a");
 }
 
+// A graph launch returns after its kernels started (here 3 us into a 20-us
+// cudaGraphLaunch), and a launch can block until the queue has room: such
+// kernels waited in no queue. Their queue delay is 0, never negative, and
+// they are counted as started during their launch call.
+TEST(LaunchStats, KernelsThatStartBeforeTheirCallReturnsHaveQueueZero) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  for (int i = 0; i < 4; ++i) {
+    int64_t t0 = us(100) * i;
+    b.Kernel("g", 13, t0 + us(3), t0 + us(13), ApiTimes{t0, t0 + us(20), 7}, /*graph_id=*/5);
+  }
+  // One ordinary launch that queued 4 us.
+  b.Kernel("g", 13, us(500) + us(6), us(500) + us(9), ApiTimes{us(500), us(502), 7});
+  TraceModel m = b.Build();
+  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(1000)));
+  const KernelLaunchStats* graph = Group(r, m, "g", /*graph=*/true);
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(graph->started_during_call, 4);
+  EXPECT_EQ(graph->queue_ns.count, 4);
+  EXPECT_EQ(graph->queue_ns.min, 0);
+  EXPECT_EQ(graph->queue_ns.max, 0);
+  const KernelLaunchStats* single = Group(r, m, "g", /*graph=*/false);
+  ASSERT_NE(single, nullptr);
+  EXPECT_EQ(single->started_during_call, 0);
+  EXPECT_EQ(single->queue_ns.median, us(4));
+  std::ostringstream text;
+  RenderLaunchStatsText(r, m, text);
+  EXPECT_NE(text.str().find("4 started during their launch call"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("queue -"), std::string::npos) << text.str();
+}
+
 // Stream 13 (device 0): four 2-us kernels, each launch call 5 us long and
 // issued back to back: the GPU idles 3 us before each of the last three
 // while the next launch is already in progress.

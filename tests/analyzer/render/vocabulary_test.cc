@@ -24,6 +24,7 @@
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "schema/schema.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
@@ -34,7 +35,7 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> BundledTraces() {
   std::vector<std::string> out;
-  for (const char* dir : {"tests/data", "tests/data/nsys"}) {
+  for (const char* dir : {"tests/data", "tests/data/nsys", "tests/data/old_schema"}) {
     for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
       if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
     }
@@ -409,9 +410,9 @@ TEST(Vocabulary, SqlViewsUseTheReportsCategoryNames) {
 }
 
 TEST(SchemaVersion, ANewTraceHasTheNewVersion) {
-  EXPECT_EQ(schema::Version(), 2);
+  EXPECT_EQ(schema::Version(), 3);
   Db db(NewTrace());
-  EXPECT_EQ(db.One("PRAGMA user_version"), "2");
+  EXPECT_EQ(db.One("PRAGMA user_version"), "3");
 }
 
 TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
@@ -422,7 +423,12 @@ TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
     ASSERT_FALSE(models->empty()) << t;
     if (t.find("/nsys/") != std::string::npos) continue;  // Nsight Systems exports have no version of ours
     std::string v = Db(t).One("PRAGMA user_version");
-    EXPECT_TRUE(v == "1" || v == "2") << t << " version " << v;
+    EXPECT_GE(std::stoi(v), schema::OldestReadableVersion()) << t;
+    EXPECT_LE(std::stoi(v), schema::Version()) << t;
+    // Only the one kept on purpose is older than the current version.
+    if (t.find("/old_schema/") == std::string::npos) {
+      EXPECT_EQ(v, std::to_string(schema::Version())) << t;
+    }
     if (v == std::to_string(schema::OldestReadableVersion())) ++old_version;
     EXPECT_GT((*models)[0].ops.size(), 0u) << t;
   }
@@ -432,7 +438,7 @@ TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
 
 TEST(SchemaVersion, SavingIntoAnOldTraceUpgradesItsNamesAndViews) {
   std::string copy = testing::TempTracePath("vocabulary_upgrade");
-  fs::copy_file("tests/data/overlapped.sqlite", copy, fs::copy_options::overwrite_existing);
+  fs::copy_file("tests/data/old_schema/overlapped_schema1.sqlite", copy, fs::copy_options::overwrite_existing);
   std::string h2d_before, ops_before;
   {
     Db db(copy);
@@ -513,6 +519,37 @@ TEST(SchemaVersion, AConvertedTraceHasTheNewVersionAndItsViewsSayH2D) {
   ASSERT_TRUE(reloaded.ok()) << reloaded.status();
   EXPECT_EQ((*reloaded)[0].ops.size(), (*models)[0].ops.size());
   fs::remove(out);
+}
+
+}  // namespace
+}  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+// Kernel names are recorded mangled; every text shows them demangled and
+// whole names are cut at the end, never in the middle, while JSON and CSV
+// keep the recorded name beside the demangled one.
+TEST(KernelNames, TextShowsThemDemangledAndDataKeepsTheMangledName) {
+  const std::string trace = "tests/data/collector_known_ops.sqlite";
+  for (const std::string& text :
+       {Report(trace, ReportOptions::Format::kText), Diagnose(trace, DiagnoseCommandOptions::Format::kText)}) {
+    EXPECT_EQ(text.find("_Z6k_ptdsPfi"), std::string::npos) << text;
+    EXPECT_NE(text.find("k_ptds(float*, int)"), std::string::npos) << text;
+  }
+  nlohmann::json j = nlohmann::json::parse(Report(trace, ReportOptions::Format::kJson));
+  const std::string dumped = j.dump();
+  EXPECT_NE(dumped.find("\"mangled_name\":\"_Z6k_ptdsPfi\""), std::string::npos);
+  EXPECT_NE(dumped.find("\"name\":\"k_ptds(float*, int)\""), std::string::npos);
+  EXPECT_EQ(dumped.find("\"name\":\"_Z6k_ptdsPfi\""), std::string::npos);
+}
+
+TEST(KernelNames, LaunchStatisticsNeverShowANegativeQueueDelay) {
+  for (const std::string& t : BundledTraces()) {
+    if (t.find("/nsys/") != std::string::npos) continue;
+    const std::string text = Report(t, ReportOptions::Format::kText);
+    EXPECT_EQ(text.find("queue -"), std::string::npos) << t;
+  }
 }
 
 }  // namespace
