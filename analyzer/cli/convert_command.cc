@@ -62,7 +62,7 @@ int RunConvert(const ConvertArgs& args) {
     TraceWriteOptions options;
     options.overwrite = args.force;
     options.source_path = args.input;
-    if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";  // issue 18
+    if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";
     ProgressPhase("writing " + (*outputs)[i], static_cast<int64_t>(i), static_cast<int64_t>(models->size()));
     absl::Status status = WriteStreamscopeTrace(m, (*outputs)[i], options);
     ProgressIdle();

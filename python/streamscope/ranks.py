@@ -1,5 +1,5 @@
 """Many ranks: one rank's compact facts, and the cross-rank analysis of many
-rank traces on Dask (`analyze`, issue 19).
+rank traces on Dask (`analyze`).
 
 A Dask task will run `rank_facts(path)` on the worker that holds a rank's
 trace and return only these facts (a few kB), never the ops: per window
@@ -110,7 +110,7 @@ def rank_facts(trace, window=None, *, nvtx: Optional[str] = None, nvtx_instance:
 
 
 # ---------------------------------------------------------------------------
-# Many ranks on Dask (issue 19): one task per trace runs `streamscope facts`
+# Many ranks on Dask: one task per trace runs `streamscope facts`
 # where the trace is and returns only its facts (compressed JSON); the merge
 # is the C++ `streamscope merge-facts`, the same code `streamscope report
 # A B ...` runs for its cross-rank section, so both give the same figures.

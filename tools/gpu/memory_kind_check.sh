@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One batch on the lent GPU machine for record kind `memory` (run from the
+# One batch on the GPU machine for record kind `memory` (run from the
 # repository root there, binaries staged in out/gpu by
 # tools/gpu/collector_stage.sh + tests/workloads/stage_for_gpu.sh):
 # collector GPU tests (known_ops, memory_ops, pytorch, faults), the

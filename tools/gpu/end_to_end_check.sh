@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One batch on the lent GPU machine, run from the repository root there with
+# One batch on the GPU machine, run from the repository root there with
 # out/gpu staged (tools/gpu/collector_stage.sh BUILD; tests/workloads/stage_for_gpu.sh BUILD):
 # the collector's known_ops tests, every workload variant plain and traced
 # and checked, the fixtures, the reports, compare/diagnose on the fixtures,
@@ -17,7 +17,7 @@ export STREAMSCOPE_TEST_OUT=$W/t; mkdir -p $W/t
     echo "=== $t"; timeout 120 tools/gpu/collector_gpu_test.sh $t 2>&1
   done
 } > $W/collector.log 2>&1
-OUT=$W/w timeout 420 tests/workloads/gpu_session.sh > $W/workloads.log 2>&1
+OUT=$W/w timeout 420 tests/workloads/workloads_gpu_check.sh > $W/workloads.log 2>&1
 F=$W/w/fixtures
 {
   for v in overlapped sequential; do
@@ -40,12 +40,12 @@ F=$W/w/fixtures
   done
 } > $W/analysis.log 2>&1
 {
-  echo "################ report peer_overlap (issue 8; one GPU here: D2D fallback)"
+  echo "################ report peer_overlap (one GPU here: D2D fallback)"
   $bin/streamscope report --nvtx measured $F/peer_overlap.sqlite; echo "rc=$?"
-  echo "################ ddp_train under torchrun, trace-%q{RANK}.sqlite (issue 8)"
+  echo "################ ddp_train under torchrun, trace-%q{RANK}.sqlite"
   timeout 300 workloads/torch/run_ddp.sh $bin $W/ddp 1 --steps 200; echo "rc=$?"
   ls -la $W/ddp
-  echo "################ report --nvtx step: every one of the 200 training steps as a window (issue 4)"
+  echo "################ report --nvtx step: every one of the 200 training steps as a window"
   /usr/bin/time -f "report --nvtx step: %e s wall, %M KB peak" $bin/streamscope report --nvtx step $W/ddp/trace-0.sqlite
   echo "rc=$?"
   $bin/streamscope report --format json --nvtx step $W/ddp/trace-0.sqlite > $W/ddp/steps.json; echo "json rc=$?"
@@ -53,10 +53,10 @@ F=$W/w/fixtures
   echo "################ report --nvtx host_prepare cpu_starved (8 instances, each in full)"
   $bin/streamscope report --nvtx host_prepare $F/cpu_starved.sqlite | grep -E "^Window|idled|Instances"; echo "rc=$?"
   for v in racy misleading_timing overlapped event_pipeline; do
-    echo "################ report $v (hazards, timing audit: issue 10)"
+    echo "################ report $v (hazards, timing audit)"
     $bin/streamscope report --nvtx measured $F/$v.sqlite; echo "rc=$?"
   done
-  echo "################ compare event_pipeline -- racy (issue 10: refuses a hazardous variant)"
+  echo "################ compare event_pipeline -- racy (refuses a hazardous variant)"
   $bin/streamscope compare $F/event_pipeline.sqlite -- $F/racy.sqlite; echo "rc=$?"
 } > $W/issues_8_10.log 2>&1
 cp $W/collector.log $W/workloads.log $W/analysis.log $W/issues_8_10.log $W/w/summary.txt "$OUT/" 2>/dev/null

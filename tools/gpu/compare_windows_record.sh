@@ -6,7 +6,7 @@
 # ('train_step', 20 steps instead of 12) and without any range. Then
 # compares them. Run from the repository root with the staged binaries in
 # out/gpu (collector_stage.sh); about 3 minutes.
-#   OUT=... tools/gpu/compare_windows_session.sh
+#   OUT=... tools/gpu/compare_windows_record.sh
 # What it must show (compare_*.txt, first lines; compare's exit code 0):
 #   same.txt     Window: each run's steady state: NVTX range 'step'; per instance, 12 vs 12
 #   renamed.txt  steady_state_matched: Note names 'step' (12) and 'train_step' (20); work

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One batch on the lent GPU machine (run from the repository root there):
+# One batch on the GPU machine (run from the repository root there):
 # every collector GPU test, the launch-bound benchmark and the fixture.
 # Expects prebuilt binaries in out/gpu/{bin,lib} (tools/gpu/collector_stage.sh)
 # and writes logs and traces under $OUT.

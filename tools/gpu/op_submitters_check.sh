@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Submitters of every GPU op (issue 16 item 1) and start/stop from a running
-# process (issue 18), on the lent GPU machine. Run from the repository root
+# Submitters of every GPU op and start/stop from a running
+# process, on the GPU machine. Run from the repository root
 # with the CUDA build carried in build/ (bin/streamscope,
 # bin/streamscope_workloads, bin/collector_launch_bound, bin/collector_*_ops,
 # lib/libstreamscope_collector.so); traces and logs go to $OUT.
-#   OUT=... tools/gpu/submitter_session.sh [BUILD_DIR=build]
+#   OUT=... tools/gpu/op_submitters_check.sh [BUILD_DIR=build]
 # Steps (each reports its own failure and the session goes on; about 5 min):
 #  1. every bundled workload (small), known_ops and memory_ops (a direct
 #     cuLaunchKernel), a PyTorch matmul loop (cuBLAS) and a torch.compile'd

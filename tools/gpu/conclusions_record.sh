@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # One GPU session that records everything the analyzer's conclusions are
-# judged on (issue 16), in two parts of under 10 minutes each, run from the
+# judged on, in two parts of under 10 minutes each, run from the
 # repository root with the staged binaries in out/gpu (collector_stage.sh)
 # and NVIDIA's samples in .ext (not part of the repository):
-#   OUT=... tools/gpu/conclusions_session.sh part1   # fixtures, torch fixtures, python record, samples
-#   OUT=... tools/gpu/conclusions_session.sh part2   # submitters + overhead, public models
+#   OUT=... tools/gpu/conclusions_record.sh part1   # fixtures, torch fixtures, python record, samples
+#   OUT=... tools/gpu/conclusions_record.sh part2   # submitters + overhead, public models
 # Traces come back as tarballs (the transfer takes at most 8 files).
 set -u
 : "${OUT:?set OUT to the output folder}"
@@ -36,7 +36,7 @@ if [ "$part" = part1 ]; then
      && tar czf "$OUT/samples.tgz" samples samples.log)
 else
   stamp "submitters"
-  timeout 330 tools/gpu/submitter_session.sh out/gpu > "$W/submitter.log" 2>&1
+  timeout 330 tools/gpu/op_submitters_check.sh out/gpu > "$W/submitter.log" 2>&1
   echo "submitter rc=$?"; cp "$OUT/summary.txt" "$W/" 2>/dev/null; cat "$OUT/summary.txt" 2>/dev/null | tail -40
   stamp "public models"
   mkdir -p "$W/models"

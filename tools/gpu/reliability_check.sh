@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Reliability tests (issue 7) in one batch on the lent GPU machine, from the
+# Reliability tests in one batch on the GPU machine, from the
 # repository root there, with out/gpu staged here first:
 #   tools/gpu/collector_stage.sh BUILD && tests/workloads/stage_for_gpu.sh BUILD \
 #     && tests/reliability/stage_for_gpu.sh BUILD
-# Usage: tools/gpu/reliability_session.sh [SECTION...]  (default: all of
+# Usage: tools/gpu/reliability_check.sh [SECTION...]  (default: all of
 # exits processes files coexist heavy workloads). Writes at most 8 files
 # to $OUT: summary.txt (machine, every ok/FAIL and figures line), one log
 # per section, details.tgz (stdout/stderr of every run, small traces).
