@@ -14,7 +14,7 @@
 #include "analyzer/commands/progress.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/convert/output_plan.h"
-#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/nsys/nsys_export_importer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/sqlite/sqlite_db.h"
 
