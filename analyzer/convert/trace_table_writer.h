@@ -1,8 +1,9 @@
 // The one place outside the collector that writes the tables of a
 // streamscope trace (schema/streamscope_schema.sql): one plain struct per
 // table, one INSERT per struct, so a column added to the schema is added
-// here once. `streamscope convert` and the tests' trace builders
-// (SyntheticTrace, the export fixture) write through it;
+// here once. `streamscope convert`, the tests' trace builders
+// (SyntheticTrace, the export fixture) and the analyzer benchmark's
+// generator (bench/analyzer/gen_synthetic_trace.cc) write through it;
 // tools/dev/trace_sql_check.py (CTest: trace_sql_test) fails on an
 // `INSERT INTO` a trace table anywhere else but the files it still lists.
 //

@@ -19,7 +19,6 @@ import sys
 OWNERS = ("collector/", "schema/", "tests/schema/", "analyzer/convert/trace_table_writer.", "tools/dev/trace_sql_check.py")
 # Not yet moved to the trace-table writer. Remove a file once it is.
 STILL_BY_HAND = {
-    "bench/analyzer/gen_synthetic_trace.cc",
     "tools/dev/gen_rank_traces.py",
     "python/tests/test_ranks.py",
     "tests/workloads/check_workload_trace_test.py",
