@@ -456,6 +456,7 @@ void MemoryTracker::Launch(const Call& call, const void* function, void* const* 
                       [this](MemoryAccessRecord r) { sink_->Add(std::move(r)); });
 }
 
+// Kept whole: one short case per callback kind, a dispatch table read top to bottom.
 void MemoryTracker::Handle(bool runtime, uint32_t, const Call& call) {
   const void* p = call.params();
   if (p == nullptr) return;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI step after tools/test.sh (issue 7): the CPU test suite under
+# CI step after tools/test.sh: the CPU test suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (fuzz corpus replay
 # included: label `fuzz`), then the collector's CPU tests, threaded writer
 # included, under ThreadSanitizer (with ANALYZER_TSAN=1 also the analyzer's

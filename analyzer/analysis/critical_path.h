@@ -1,4 +1,4 @@
-// Analysis 10, part 3 (DESIGN.md "Analyses"): the window's critical path
+// Analysis 10, part 3 (docs/DEFINITIONS.md): the window's critical path
 // through host threads and GPU streams.
 //
 // From the end of the window's last-ending op, walk back along each event's

@@ -1,4 +1,4 @@
-// Analysis 10, part 1 (DESIGN.md "Analyses"): the dependency graph of a
+// Analysis 10, part 1 (docs/DEFINITIONS.md): the dependency graph of a
 // window, with measured durations, for the what-if replay and the critical
 // path.
 //

@@ -1,4 +1,4 @@
-// Diagnose (DESIGN.md "Analyses"): why overlap is missing, or why it did
+// Diagnose (docs/DEFINITIONS.md): why overlap is missing, or why it did
 // not pay off, as an ordered list of findings; the first significant one is
 // the primary cause.
 //

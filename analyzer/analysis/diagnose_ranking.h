@@ -1,5 +1,5 @@
 // Ranks a diagnosis' findings by what removing their cause would save
-// (DESIGN.md "Analyses" 7 and 10): each finding gets the what-if estimate
+// (docs/DEFINITIONS.md "Ranking"): each finding gets the what-if estimate
 // (what_if.h) of the causes it names, and DiagnoseResult::ranked orders the
 // findings by it. The findings themselves keep the check order.
 //

@@ -1,4 +1,4 @@
-// Gap causes (DESIGN.md "Analyses"): the cause of every device idle gap.
+// Gap causes (docs/DEFINITIONS.md): the cause of every device idle gap.
 //
 // A device gap is a maximal interval of the window in which no op of the
 // device ran (the complement of the device's busy union; zero-length ops

@@ -1,4 +1,4 @@
-// Happens-before (DESIGN.md "Analyses"): the order between GPU ops that
+// Happens-before (docs/DEFINITIONS.md): the order between GPU ops that
 // the program guaranteed — not the order that happened to occur.
 //
 // Edges, all taken from what the host submitted and when:

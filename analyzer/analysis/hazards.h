@@ -1,4 +1,4 @@
-// Hazards, after happens_before.h and ownership.h (DESIGN.md "Analyses"): cross-stream hazards. Two
+// Hazards, after happens_before.h and ownership.h (docs/DEFINITIONS.md): cross-stream hazards. Two
 // accesses (ownership.h) to overlapping byte ranges (a partial overlap
 // counts) of the same allocation, made by ops on different streams, at
 // least one of them possibly writing, with no happens-before path

@@ -1,4 +1,4 @@
-// Hidden synchronization (DESIGN.md "Analyses").
+// Hidden synchronization (docs/DEFINITIONS.md).
 //
 // (a) Legacy default-stream serialization. "Blocking" streams are
 //     StreamKind::kBlocking and kPerThreadDefault (both synchronize with the

@@ -1,4 +1,4 @@
-// Idle gaps (DESIGN.md "Analyses"): idle gaps, the complement of each
+// Idle gaps (docs/DEFINITIONS.md): idle gaps, the complement of each
 // device's busy union (and each stream's) inside the window.
 //
 // Totals are exact over every gap; only gaps of at least the listing

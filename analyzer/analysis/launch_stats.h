@@ -1,4 +1,4 @@
-// Launch statistics (DESIGN.md "Analyses") per kernel name.
+// Launch statistics (docs/DEFINITIONS.md) per kernel name.
 //
 // Kernels are counted when they start inside the window; kernels launched
 // from CUDA graphs (graph_id >= 0) are grouped apart from individually

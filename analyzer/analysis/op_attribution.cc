@@ -11,7 +11,7 @@ namespace streamscope {
 namespace {
 
 // The domain the torch.profiler importer gives CPU ops (kTorchCpuOpDomain in
-// analyzer/importers/torch_trace_importer.h; a test checks they agree).
+// analyzer/importers/torch/torch_trace_importer.h; a test checks they agree).
 constexpr std::string_view kCpuOpDomain = "torch.cpu_op";
 constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
 

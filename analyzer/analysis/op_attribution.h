@@ -1,5 +1,5 @@
 // Which operator and which annotation launched each GPU op, and GPU time
-// per operator and per annotation (issue 18: what PyTorch users ask first).
+// per operator and per annotation (what PyTorch users ask first).
 //
 // For each GPU op in the window, its submitting API call gives a thread and
 // a time; the CPU-side ranges open on that thread at that time give:

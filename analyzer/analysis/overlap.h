@@ -1,4 +1,4 @@
-// Overlap (DESIGN.md "Analyses"): what really ran at the same time on
+// Overlap (docs/DEFINITIONS.md): what really ran at the same time on
 // each device, by category pair, with the intervals and the ops behind every
 // figure.
 //

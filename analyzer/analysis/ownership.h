@@ -1,4 +1,4 @@
-// Ownership, after happens_before.h (DESIGN.md "Analyses"): which operation touches which
+// Ownership, after happens_before.h (docs/DEFINITIONS.md): which operation touches which
 // memory. The collector's memory_access rows name the submitting call by
 // correlation id; this joins them to the GPU ops of that call and groups
 // them per allocation, every access in time order.

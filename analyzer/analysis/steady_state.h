@@ -1,5 +1,5 @@
-// The run's steady part, the default window of every command (DESIGN.md
-// "Analyses": the steady state when one is found, else the span of GPU
+// The run's steady part, the default window of every command (docs/DEFINITIONS.md
+// "Windows": the steady state when one is found, else the span of GPU
 // activity), and what lies apart from it: start-up before the first GPU op
 // and one-off first launches (module loading).
 //

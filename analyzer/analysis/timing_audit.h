@@ -1,4 +1,4 @@
-// Timing audit (DESIGN.md "Analyses"): the application's own timings checked
+// Timing audit (docs/DEFINITIONS.md): the application's own timings checked
 // against the GPU work that really ran.
 //
 // cudaEventElapsedTime reads (event_op 'elapsed'): each of the two events is

@@ -1,4 +1,4 @@
-// Analysis 10, part 2 (DESIGN.md "Analyses"): what removing one cause would
+// Analysis 10, part 2 (docs/DEFINITIONS.md): what removing one cause would
 // save, estimated by replaying the window's dependency graph
 // (dependency_graph.h).
 //

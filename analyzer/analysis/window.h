@@ -1,4 +1,4 @@
-// The time window an analysis looks at (DESIGN.md "Analyses": whole trace,
+// The time window an analysis looks at (docs/DEFINITIONS.md "Windows": whole trace,
 // an NVTX range by name — one instance, the k-th, or all — or explicit times).
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WINDOW_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WINDOW_H_
@@ -57,7 +57,7 @@ struct Window {
 };
 
 // What the user asked for on the command line. kDefault (nothing asked):
-// the default window of every command (DESIGN.md "Analyses"), the run's
+// the default window of every command (docs/DEFINITIONS.md), the run's
 // steady state when one is found, else the span of GPU activity
 // (steady_state.h); `--window whole` asks for kWholeTrace.
 struct WindowSpec {

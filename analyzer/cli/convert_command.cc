@@ -14,7 +14,7 @@
 #include "analyzer/commands/progress.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/convert/output_plan.h"
-#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/nsys/nsys_export_importer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/sqlite/sqlite_db.h"
 
@@ -62,7 +62,7 @@ int RunConvert(const ConvertArgs& args) {
     TraceWriteOptions options;
     options.overwrite = args.force;
     options.source_path = args.input;
-    if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";  // issue 18
+    if (m.format == "torch-profiler") options.trace_format = "converted-torch-profiler";
     ProgressPhase("writing " + (*outputs)[i], static_cast<int64_t>(i), static_cast<int64_t>(models->size()));
     absl::Status status = WriteStreamscopeTrace(m, (*outputs)[i], options);
     ProgressIdle();

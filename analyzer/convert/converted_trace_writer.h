@@ -1,6 +1,6 @@
 // Writes a TraceModel as a streamscope trace database (schema/), for
-// `streamscope convert`. The only analyzer code that writes SQLite besides
-// the analysis-table saver.
+// `streamscope convert`, through the one trace-table writer
+// (trace_table_writer.h).
 //
 // Safety: the output is never written through a symbolic link and an
 // existing file is never replaced unless asked; the database is built in a

@@ -510,23 +510,15 @@ std::vector<int64_t> QueueDelays(const TraceModel& m, const Window& w) {
   return out;
 }
 
-}  // namespace
-
-absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
-                             OutputFile* out, HtmlReportStats* stats) {
-  HtmlReportStats local;
-  if (stats == nullptr) stats = &local;
-  *stats = HtmlReportStats{};
-  if (timelines.empty()) return absl::InvalidArgumentError("no timeline to draw");
-
-  // Downsample each timeline to its share of the op budget.
-  std::vector<DownsampleResult> blocks;
+// Downsamples each timeline to its share of the op budget; `max_len` gets
+// the longest window.
+void DownsampleTimelines(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
+                         std::vector<DownsampleResult>* blocks, int64_t* max_len, HtmlReportStats* stats) {
   int64_t budget =
       options.max_ops < 0 ? -1 : std::max<int64_t>(1, options.max_ops / static_cast<int64_t>(timelines.size()));
-  int64_t max_len = 1;
   for (const HtmlTimelineInput& t : timelines) {
-    blocks.push_back(DownsampleToFit(*t.model, t.window, budget));
-    const DownsampleResult& b = blocks.back();
+    blocks->push_back(DownsampleToFit(*t.model, t.window, budget));
+    const DownsampleResult& b = blocks->back();
     stats->ops_in_windows += b.ops;
     stats->blocks_drawn += b.blocks;
     stats->aggregate_blocks += b.aggregates;
@@ -540,19 +532,22 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
           " aggregate blocks (drawn paler; hover for counts). Narrow the window with --nvtx or --from/--to "
           "to see every op."));
     }
-    max_len = std::max(max_len, t.window.length());
+    *max_len = std::max(*max_len, t.window.length());
   }
+}
 
-  // Draw the timelines below each other.
-  std::vector<Row> rows;
-  std::string shapes;
+// Draws the timelines below each other into `rows` and `shapes`; returns
+// the height drawn.
+double DrawTimelines(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
+                     const std::vector<DownsampleResult>& blocks, std::vector<Row>* rows, std::string* shapes,
+                     HtmlReportStats* stats) {
   double y = 0;
   for (size_t i = 0; i < timelines.size(); ++i) {
     TimelineDrawer drawer(timelines[i], static_cast<int>(i), options, blocks[i], y, stats);
     drawer.Draw();
     y = drawer.y();
-    for (Row& r : drawer.rows()) rows.push_back(std::move(r));
-    shapes.append(drawer.shapes());
+    for (Row& r : drawer.rows()) rows->push_back(std::move(r));
+    shapes->append(drawer.shapes());
     for (std::string& n : drawer.notes()) {
       stats->notes.push_back(timelines[i].label.empty() ? n : absl::StrCat(timelines[i].label, ": ", n));
     }
@@ -560,38 +555,41 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
       for (const std::string& n : timelines[i].analysis->notes) stats->notes.push_back(n);
     }
   }
-  double height = std::max(y, 1.0);
+  return std::max(y, 1.0);
+}
 
-  std::string html;
-  html.reserve(shapes.size() + (1 << 16));
-  absl::StrAppend(&html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>",
+// The page up to the timeline: title, summaries, notes, findings, controls
+// and legend.
+void AppendPageHead(std::span<const HtmlTimelineInput> timelines, const std::vector<DownsampleResult>& blocks,
+                    const HtmlReportOptions& options, const HtmlReportStats& stats, std::string* html) {
+  absl::StrAppend(html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>",
                   Esc(options.title), "</title>\n<meta name=\"generator\" content=\"streamscope export\">\n<style>",
                   std::string(HtmlReportCss()), "</style></head>\n<body data-render-ok=\"0\">\n<h1>",
                   Esc(options.title), "</h1>\n");
-  AppendReportSummary(timelines, &html);
-  absl::StrAppend(&html, "<h2>Trace</h2><div class=\"summaries\" id=\"summary\">\n");
-  for (size_t i = 0; i < timelines.size(); ++i) AppendSummary(timelines[i], blocks[i], &html);
-  absl::StrAppend(&html, "</div>\n");
-  if (!stats->notes.empty()) {
-    absl::StrAppend(&html, "<div class=\"notes\" id=\"notes\"><b>What this report reduced or could not show</b>");
-    for (const std::string& n : stats->notes) absl::StrAppend(&html, "<p>", Esc(n), "</p>");
-    absl::StrAppend(&html, "</div>\n");
+  AppendReportSummary(timelines, html);
+  absl::StrAppend(html, "<h2>Trace</h2><div class=\"summaries\" id=\"summary\">\n");
+  for (size_t i = 0; i < timelines.size(); ++i) AppendSummary(timelines[i], blocks[i], html);
+  absl::StrAppend(html, "</div>\n");
+  if (!stats.notes.empty()) {
+    absl::StrAppend(html, "<div class=\"notes\" id=\"notes\"><b>What this report reduced or could not show</b>");
+    for (const std::string& n : stats.notes) absl::StrAppend(html, "<p>", Esc(n), "</p>");
+    absl::StrAppend(html, "</div>\n");
   }
-  absl::StrAppend(&html, "<h2>Findings</h2><div id=\"findings\">\n");
+  absl::StrAppend(html, "<h2>Findings</h2><div id=\"findings\">\n");
   for (const HtmlTimelineInput& t : timelines) {
-    if (!t.label.empty()) absl::StrAppend(&html, "<h3>", Esc(t.label), "</h3>");
+    if (!t.label.empty()) absl::StrAppend(html, "<h3>", Esc(t.label), "</h3>");
     if (t.analysis == nullptr || t.analysis->findings.empty()) {
-      absl::StrAppend(&html, "<p>No analysis findings (the analyses did not run for this trace).</p>\n");
+      absl::StrAppend(html, "<p>No analysis findings (the analyses did not run for this trace).</p>\n");
       continue;
     }
-    absl::StrAppend(&html, "<ul class=\"findings\">");
+    absl::StrAppend(html, "<ul class=\"findings\">");
     for (const Finding& f : t.analysis->findings) {
-      absl::StrAppend(&html, "<li class=\"", Esc(f.severity), "\">", Esc(f.text), "</li>");
+      absl::StrAppend(html, "<li class=\"", Esc(f.severity), "\">", Esc(f.text), "</li>");
     }
-    absl::StrAppend(&html, "</ul>\n");
+    absl::StrAppend(html, "</ul>\n");
   }
-  absl::StrAppend(&html, "</div>\n<h2>Timeline</h2>\n");
-  absl::StrAppend(&html,
+  absl::StrAppend(html, "</div>\n<h2>Timeline</h2>\n");
+  absl::StrAppend(html,
                   "<div class=\"controls\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
                   "<button id=\"zoom-out\" title=\"zoom out\">−</button>"
                   "<button id=\"zoom-reset\" title=\"back to the analysed window\">reset</button>"
@@ -599,10 +597,15 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
                   "<span>wheel: zoom · drag: pan · double-click: reset · hover: details</span>"
                   "<span id=\"view-range\"></span></div>\n");
   if (timelines.size() > 1) {
-    absl::StrAppend(&html,
-                    "<p>Timelines are drawn on one time axis that starts at each timeline's window start.</p>\n");
+    absl::StrAppend(html, "<p>Timelines are drawn on one time axis that starts at each timeline's window start.</p>\n");
   }
-  AppendLegend(&html);
+  AppendLegend(html);
+}
+
+// The timeline's frame: the opening view, the row labels and the row
+// backgrounds (the shapes go between it and the distributions).
+void AppendTimelineFrame(std::span<const HtmlTimelineInput> timelines, const std::vector<Row>& rows, int64_t max_len,
+                         double height, std::string* html) {
   std::string H = absl::StrFormat("%.1f", height);
   std::string W;
   AppendMicros(max_len, &W);
@@ -625,14 +628,14 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   std::string VS, VW;
   AppendMicros(view_start, &VS);
   AppendMicros(view_end - view_start, &VW);
-  absl::StrAppend(&html,
+  absl::StrAppend(html,
                   "<div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg id=\"tl-axis-pad\" width=\"100%\" "
                   "height=\"22\"></svg>"
                   "<svg id=\"tl-labels\" width=\"100%\" height=\"",
                   H, "\">\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    absl::StrAppend(&html, "<g class=\"row-label kind-", r.cls, "\"><title>", Esc(r.title.empty() ? r.label : r.title),
+    absl::StrAppend(html, "<g class=\"row-label kind-", r.cls, "\"><title>", Esc(r.title.empty() ? r.label : r.title),
                     "</title><rect class=\"row-bg ",
                     r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"), "\" x=\"0\" y=\"",
                     absl::StrFormat("%.1f", r.y), "\" width=\"100%\" height=\"", absl::StrFormat("%.1f", r.h),
@@ -641,40 +644,68 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
                     absl::StrFormat("%.1f", r.y + std::min(r.h, 16.0) * 0.5 + 4), "\">", Esc(Truncated(r.label, 44)),
                     "</text></g>\n");
   }
-  absl::StrAppend(&html,
+  absl::StrAppend(html,
                   "</svg></div>\n<div class=\"tl-main\" id=\"tl-main\"><svg id=\"tl-axis\" height=\"22\"></svg>\n");
-  absl::StrAppend(&html, "<svg id=\"tl-svg\" width=\"100%\" height=\"", H, "\" viewBox=\"0 0 ", W, " ", H,
+  absl::StrAppend(html, "<svg id=\"tl-svg\" width=\"100%\" height=\"", H, "\" viewBox=\"0 0 ", W, " ", H,
                   "\" preserveAspectRatio=\"none\" data-width=\"", W, "\" data-height=\"", H, "\" data-view-start=\"",
                   VS, "\" data-view-width=\"", VW, "\" data-view-start-ns=\"", first_view.start_ns,
                   "\" data-view-end-ns=\"", first_view.end_ns, "\">\n<g class=\"bg\">");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
-    absl::StrAppend(&html, "<rect class=\"row-bg ",
+    absl::StrAppend(html, "<rect class=\"row-bg ",
                     r.cls == "head" || r.cls == "dev" ? "head" : (i % 2 ? "odd" : "even"), "\" x=\"0\" y=\"",
                     absl::StrFormat("%.1f", r.y), "\" width=\"", W, "\" height=\"", absl::StrFormat("%.1f", r.h),
                     "\"/>");
   }
-  absl::StrAppend(&html, "</g>\n");
-  out->Write(html);
-  html.clear();
-  out->Write(shapes);
-  shapes.clear();
-  shapes.shrink_to_fit();
-  absl::StrAppend(&html, "</svg></div></div>\n<h2>Distributions</h2><div class=\"plots\" id=\"plots\">\n");
+  absl::StrAppend(html, "</g>\n");
+}
+
+// The distributions and the footer with the page's script.
+void AppendDistributionsAndEnd(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
+                               std::string* html) {
+  absl::StrAppend(html, "</svg></div></div>\n<h2>Distributions</h2><div class=\"plots\" id=\"plots\">\n");
   for (const HtmlTimelineInput& t : timelines) {
     std::string prefix = t.label.empty() ? "" : absl::StrCat(t.label, ": ");
     std::vector<int64_t> delays = QueueDelays(*t.model, t.window);
     AppendSvgHistogram(
         absl::StrCat(prefix, "launch queue delay (op start − end of its API call; 0 when it started during the call)"),
-        "delay", delays, &html);
+        "delay", delays, html);
     if (t.analysis != nullptr && !t.analysis->gap_lengths_ns.empty()) {
-      AppendSvgHistogram(absl::StrCat(prefix, "device idle gap length"), "gaps", t.analysis->gap_lengths_ns, &html);
+      AppendSvgHistogram(absl::StrCat(prefix, "device idle gap length"), "gaps", t.analysis->gap_lengths_ns, html);
     }
   }
-  absl::StrAppend(&html, "</div>\n<footer>Generated by streamscope export",
+  absl::StrAppend(html, "</div>\n<footer>Generated by streamscope export",
                   options.generated_by.empty() ? "" : absl::StrCat(": ", Esc(options.generated_by)),
                   ". Self-contained: no network access needed.</footer>\n<script>", std::string(HtmlReportScript()),
                   "</script>\n</body></html>\n");
+}
+
+}  // namespace
+
+absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
+                             OutputFile* out, HtmlReportStats* stats) {
+  HtmlReportStats local;
+  if (stats == nullptr) stats = &local;
+  *stats = HtmlReportStats{};
+  if (timelines.empty()) return absl::InvalidArgumentError("no timeline to draw");
+
+  std::vector<DownsampleResult> blocks;
+  int64_t max_len = 1;
+  DownsampleTimelines(timelines, options, &blocks, &max_len, stats);
+  std::vector<Row> rows;
+  std::string shapes;
+  const double height = DrawTimelines(timelines, options, blocks, &rows, &shapes, stats);
+
+  std::string html;
+  html.reserve(shapes.size() + (1 << 16));
+  AppendPageHead(timelines, blocks, options, *stats, &html);
+  AppendTimelineFrame(timelines, rows, max_len, height, &html);
+  out->Write(html);
+  html.clear();
+  out->Write(shapes);
+  shapes.clear();
+  shapes.shrink_to_fit();
+  AppendDistributionsAndEnd(timelines, options, &html);
   out->Write(html);
   stats->bytes = out->bytes_written();
   return out->Commit();

@@ -1,4 +1,4 @@
-// A buffered output file created the safe way (DESIGN.md "Reliability and
+// A buffered output file created the safe way (docs/DEFINITIONS.md "Reliability and
 // safety"): it never follows a symlink and never replaces an existing file
 // unless asked to (and then only a regular file). Data goes to a temporary
 // file next to the destination, which Commit() moves into place, so a failed

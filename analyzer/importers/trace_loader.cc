@@ -2,10 +2,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "analyzer/importers/nsys_export_importer.h"
-#include "analyzer/importers/streamscope_trace_importer.h"
-#include "analyzer/importers/torch_trace_importer.h"
-#include "analyzer/sqlite/sqlite_db.h"
+#include "analyzer/importers/nsys/nsys_export_format.h"
+#include "analyzer/importers/streamscope/streamscope_format.h"
+#include "analyzer/importers/torch/torch_trace_format.h"
 
 namespace streamscope {
 namespace {
@@ -38,38 +37,40 @@ absl::Status NsysReportHint(const std::string& path, const absl::Status& status)
 
 }  // namespace
 
+const std::vector<const TraceImporter*>& TraceImporters() {
+  // torch.profiler traces first: they are recognized by their JSON content,
+  // before anything opens the file as SQLite.
+  static const TorchTraceFormat torch;
+  static const StreamscopeFormat streamscope_trace;
+  static const NsysExportFormat nsys;
+  static const std::vector<const TraceImporter*> formats = {&torch, &streamscope_trace, &nsys};
+  return formats;
+}
+
+const TraceImporter* FindTraceImporter(TraceFile& file) {
+  for (const TraceImporter* format : TraceImporters()) {
+    if (format->Recognizes(file)) return format;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<std::vector<TraceModel>> LoadTraceFile(const std::string& path) {
-  // torch.profiler traces are JSON (maybe gzip): recognized by content.
-  if (LooksLikeTorchTrace(path)) {
-    auto model = ImportTorchTrace(path);
-    if (!model.ok()) return model.status();
-    std::vector<TraceModel> models;
-    models.push_back(std::move(*model));
-    models.front().Finalize();
+  TraceFile file(path);
+  if (const TraceImporter* format = FindTraceImporter(file)) {
+    absl::StatusOr<std::vector<TraceModel>> models = format->Import(file);
+    if (!models.ok()) return models.status();
+    for (TraceModel& m : *models) {
+      m.path = path;
+      m.Finalize();
+    }
     return models;
   }
-  auto db = SqliteDb::OpenReadOnly(path);
+  absl::StatusOr<SqliteDb*> db = file.Db();
   if (!db.ok())
     return db.status().code() == absl::StatusCode::kNotFound ? db.status() : NsysReportHint(path, db.status());
-  std::vector<TraceModel> models;
-  if (LooksLikeStreamscopeTrace(**db)) {
-    TraceModel model;
-    model.path = path;
-    absl::Status status = ImportStreamscopeTrace(**db, &model);
-    if (!status.ok()) return status;
-    models.push_back(std::move(model));
-  } else if (LooksLikeNsysExport(**db)) {
-    auto imported = ImportNsysExport(**db);
-    if (!imported.ok()) return imported.status();
-    models = std::move(*imported);
-    for (TraceModel& m : models) m.path = path;
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(path,
-                                                   ": an SQLite database, but neither a streamscope trace (no metadata "
-                                                   "table with schema_version) nor an Nsight Systems export"));
-  }
-  for (TraceModel& m : models) m.Finalize();
-  return models;
+  return absl::InvalidArgumentError(absl::StrCat(path,
+                                                 ": an SQLite database, but neither a streamscope trace (no metadata "
+                                                 "table with schema_version) nor an Nsight Systems export"));
 }
 
 }  // namespace streamscope

@@ -40,7 +40,7 @@ class StringPool {
   absl::flat_hash_map<std::string, StringId> index_;
 };
 
-// What an operation does, as the overlap analysis groups it (DESIGN.md 1).
+// What an operation does, as the overlap analysis groups it (docs/DEFINITIONS.md, overlap).
 enum class OpCategory : uint8_t {
   kKernel = 0,
   kHtoD = 1,

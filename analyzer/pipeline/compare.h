@@ -1,4 +1,4 @@
-// Compare (DESIGN.md "Analyses"): control vs variant, one or more runs
+// Compare (docs/DEFINITIONS.md): control vs variant, one or more runs
 // (traces) per side. Accepts an optimization only on a verified workload:
 // comparable windows on both sides, same work, validation passed, overlap
 // present in the variant, and a figure that improved beyond noise.

@@ -1,4 +1,4 @@
-// The summary a report opens with (issue 17): the window and why it was
+// The summary a report opens with: the window and why it was
 // chosen, GPU busy and idle time in it, copy/compute overlap achieved
 // against possible, and the top findings by estimated saving, each with the
 // one change to make. At most kSummaryMaxLines lines of at most

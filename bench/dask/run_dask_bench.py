@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scale benchmark of the many-rank path on Dask (issue 19).
+"""Scale benchmark of the many-rank path on Dask.
 
     run_dask_bench.py [--ranks 16 64 256] [--ops 100000] [--workers 2]
                       [--data /tmp/streamscope-dask-bench] [--out bench/results/dask.json]

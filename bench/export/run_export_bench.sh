@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Export benchmark (issue 6): times `streamscope export` on a synthetic
+# Export benchmark: times `streamscope export` on a synthetic
 # 1M-op trace (wall time and peak RSS from /usr/bin/time -v) and writes
 # bench/results/export.md with the machine, date and commands.
 #

@@ -19,7 +19,7 @@
 # commands alternate within each repetition, best of REPEAT (wall, CPU
 # time = user + sys, and peak RSS each taken separately). Prints a markdown section for bench/results/hta.md.
 #
-#   STREAMSCOPE=build/bin/streamscope HTA_PYTHON=/work/hta-venv/bin/python \
+#   STREAMSCOPE=build/bin/streamscope HTA_PYTHON=hta-venv/bin/python \
 #     bench/hta/run_hta_bench.sh [NUM_OPS...]          (default: 100000 1000000)
 #
 # REPEAT (default 3) repetitions per size; sizes of at least LARGE_OPS

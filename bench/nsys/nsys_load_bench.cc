@@ -1,6 +1,6 @@
 // Nsight Systems import benchmark: load time per GPU op of an nsys export
 // next to the same content as a streamscope trace, measured side by side in
-// one run (DESIGN.md "Benchmarks").
+// one run (docs/DEFINITIONS.md "Benchmarks").
 //
 //   nsys_load_bench EXPORT.sqlite TRACE.sqlite [--repeat 3]
 //

@@ -1,5 +1,5 @@
 """Many ranks: one rank's compact facts, and the cross-rank analysis of many
-rank traces on Dask (`analyze`, issue 19).
+rank traces on Dask (`analyze`).
 
 A Dask task will run `rank_facts(path)` on the worker that holds a rank's
 trace and return only these facts (a few kB), never the ops: per window
@@ -10,107 +10,27 @@ name, start, end), and the capture's clock facts needed to align hosts.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+import os
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pandas as pd
 
-_COLLECTIVE = re.compile(r"nccl(?:Dev)?Kernel_([A-Za-z]+)", re.IGNORECASE)
-
-_COMM_SQL = """
-SELECT k.id AS op_id, s.value AS name, k.device_id, k.stream_id, k.start_ns, k.end_ns
-FROM kernel k JOIN string s ON s.id = k.name_id
-WHERE s.value LIKE '%nccl%'
-ORDER BY k.start_ns, k.id
-"""
-
-
-def collective_of(name: str) -> Optional[str]:
-    """'AllReduce' for 'ncclDevKernel_AllReduce_Sum_f32_RING_LL', else None."""
-    m = _COLLECTIVE.search(name or "")
-    return m.group(1) if m else None
-
-
-@dataclass
-class RankFacts:
-    """What one rank contributes to a cross-rank analysis."""
-    path: str
-    rank: Optional[int]           # metadata env:RANK (None: not recorded)
-    pid: Optional[int]
-    host: Optional[str]
-    clock_domain: Optional[str]
-    start_wall_time_ns: Optional[int]  # CLOCK_REALTIME at capture start
-    start_trace_ns: Optional[int]      # the same instant in the trace clock
-    windows: pd.DataFrame         # per window and device: busy/idle/overlap figures
-    comm_kernels: pd.DataFrame    # op_id, name, collective, ordinal, device_id, stream_id, start_ns, end_ns
-    steps: pd.DataFrame = field(default_factory=pd.DataFrame)  # instance, start_ns, end_ns of the step range
-
-    def to_dict(self) -> Dict[str, Any]:
-        """Plain Python (for msgpack/pickle between workers)."""
-        d = {k: getattr(self, k) for k in ("path", "rank", "pid", "host", "clock_domain",
-                                           "start_wall_time_ns", "start_trace_ns")}
-        for k in ("windows", "comm_kernels", "steps"):
-            d[k] = getattr(self, k).astype(object).where(getattr(self, k).notna(), None).to_dict("records")
-        return d
-
-
-def _int(v) -> Optional[int]:
-    try:
-        return int(v) if v is not None else None
-    except ValueError:
-        return None
-
+from ._rank_figures import RankFacts, collective_of, facts_of_trace  # noqa: F401 (public here)
 
 def rank_facts(trace, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                step_range: Optional[str] = None) -> RankFacts:
     """One rank's facts for the window. `trace`: a Trace or a path.
     `step_range`: the NVTX range that marks a training step (its
     instances are listed in `steps`)."""
-    from .trace import Trace, open as open_trace
-    if not isinstance(trace, Trace):
+    if isinstance(trace, (str, os.PathLike)):
+        from .trace import open as open_trace
         trace = open_trace(trace)
-    report = trace.report(window, nvtx=nvtx, nvtx_instance=nvtx_instance)
-    win = report.windows[["window_index", "label", "start_ns", "end_ns", "length_ns"]]
-    idle = report.idle_devices[["window_index", "device_id", "window_ns", "busy_ns", "idle_ns", "gap_count"]]
-    figures = win.merge(idle, on="window_index", how="left")
-    comm = report.communication
-    comm_cols = ["comm_ns", "compute_ns", "overlapped_ns", "exposed_comm_ns", "hidden_share"]
-    if not comm.empty:
-        figures = figures.merge(comm[["window_index", "device_id", *comm_cols]],
-                                on=["window_index", "device_id"], how="left")
-    else:
-        for c in comm_cols:
-            figures[c] = pd.array([pd.NA] * len(figures), dtype="Float64" if c == "hidden_share" else "Int64")
-    copies = report.overlap_categories
-    copies = copies[copies["category"] == "any_copy"][["window_index", "device_id", "time_ns", "exposed_ns"]]
-    figures = figures.merge(copies.rename(columns={"time_ns": "copy_ns", "exposed_ns": "exposed_copy_ns"}),
-                            on=["window_index", "device_id"], how="left")
-
-    kernels = trace.sql(_COMM_SQL)
-    kernels.insert(2, "collective", kernels["name"].map(collective_of).astype("string"))
-    # The k-th kernel of one name is the k-th collective of that name on
-    # every rank (analyzer/README.md "Several processes").
-    kernels.insert(3, "ordinal", kernels.groupby("name").cumcount().astype("Int64"))
-
-    steps = pd.DataFrame(columns=["instance", "start_ns", "end_ns"])
-    if step_range is not None:
-        r = trace.nvtx_ranges
-        r = r[r["name"] == step_range].reset_index(drop=True)
-        steps = pd.DataFrame({"instance": pd.array(range(1, len(r) + 1), dtype="Int64"),
-                              "start_ns": r["start_ns"], "end_ns": r["end_ns"]})
-
-    meta = trace.metadata
-    return RankFacts(path=str(trace.source_path), rank=_int(meta.get("env:RANK")), pid=trace.pid,
-                     host=meta.get("host"), clock_domain=meta.get("clock_domain"),
-                     start_wall_time_ns=_int(meta.get("start_wall_time_ns")),
-                     start_trace_ns=_int(meta.get("start_trace_ns")),
-                     windows=figures.reset_index(drop=True), comm_kernels=kernels, steps=steps)
+    return facts_of_trace(trace, window, nvtx=nvtx, nvtx_instance=nvtx_instance, step_range=step_range)
 
 
 # ---------------------------------------------------------------------------
-# Many ranks on Dask (issue 19): one task per trace runs `streamscope facts`
+# Many ranks on Dask: one task per trace runs `streamscope facts`
 # where the trace is and returns only its facts (compressed JSON); the merge
 # is the C++ `streamscope merge-facts`, the same code `streamscope report
 # A B ...` runs for its cross-rank section, so both give the same figures.

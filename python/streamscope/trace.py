@@ -353,5 +353,5 @@ class Trace:
     def rank_facts(self, window=None, **kwargs):
         """This rank's compact facts for a cross-rank merge: see
         streamscope.ranks.rank_facts."""
-        from .ranks import rank_facts
-        return rank_facts(self, window=window, **kwargs)
+        from ._rank_figures import facts_of_trace
+        return facts_of_trace(self, window=window, **kwargs)

@@ -1,4 +1,4 @@
-"""Many ranks on Dask (issue 19): synthetic rank traces with planted clock
+"""Many ranks on Dask: synthetic rank traces with planted clock
 offsets (up to 3 s, per host) and planted stragglers, analyzed on a
 LocalCluster; the figures equal `streamscope report`'s."""
 import json

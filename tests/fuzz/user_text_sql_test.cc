@@ -1,4 +1,4 @@
-// User text never reaches SQL unbound (DESIGN.md "Reliability and safety"):
+// User text never reaches SQL unbound (docs/DEFINITIONS.md "Reliability and safety"):
 // range names that look like SQL injections select exactly the ranges of
 // that name, or nothing, and never change a trace; --save with such a name
 // writes only the analysis tables.

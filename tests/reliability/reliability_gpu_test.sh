@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU reliability tests of the collector (issue 7), one section per call:
+# GPU reliability tests of the collector, one section per call:
 #
 #   reliability_gpu_test.sh exits|processes|heavy|coexist|workloads|files
 #

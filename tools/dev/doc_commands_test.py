@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every shell command the documentation shows, so the docs cannot
-drift from the tool (issue 17).
+drift from the tool.
 
 Every Markdown file of the repository (build folders and .git left out) is
 read; every fenced block marked ```sh, ```bash, ```shell or ```console is

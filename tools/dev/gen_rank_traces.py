@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Synthetic rank traces of one data-parallel run, with planted clock
-offsets and planted stragglers, for the cross-rank analysis (issue 19).
+offsets and planted stragglers, for the cross-rank analysis.
 
     gen_rank_traces.py OUT_DIR --ranks 8 --ops 100000 [--ranks-per-host 8]
         [--max-offset-s 3] [--wall-error-us 2000] [--jitter-ns 2000]

@@ -6,27 +6,36 @@ real #include lines, against the layer order in analyzer/layers.txt.
 
 Prints every upward edge and every cycle, then the counts; exits 1 unless
 both are 0 (CTest: layering_test). An include of a folder that no layer
-holds is an error too, so that a new folder gets a place in the order.
+holds is an error too, so that a new folder gets a place in the order, and
+so is an include of the repository's code outside the analyzer (collector/,
+workloads/, common/, ...) that no `external LAYER HEADER` line of
+layers.txt declares for the including file's layer.
 """
 import os
 import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"analyzer/([^"/]+)/([^"]+)"', re.M)
+# The repository's own code outside the analyzer (schema/ is open to all).
+OUTSIDE = re.compile(r'^\s*#\s*include\s+"((?:collector|workloads|common|tests|bench|tools)/[^"]+)"', re.M)
 
 
 def read_layers(root):
-    order = {}  # folder -> (index, layer name)
+    """folder -> (index, layer name), and the declared outside includes {(layer, header)}."""
+    order, external = {}, set()
     with open(os.path.join(root, "analyzer", "layers.txt")) as f:
         index = 0
         for line in f:
             fields = line.split()
             if not fields or line.startswith("#"):
                 continue
+            if fields[0] == "external":
+                external.update((fields[1], header) for header in fields[2:])
+                continue
             for folder in fields[1:]:
                 order[folder] = (index, fields[0])
             index += 1
-    return order
+    return order, external
 
 
 def analyzer_files(root):
@@ -78,14 +87,17 @@ def cycles(graph):
 
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-    order = read_layers(root)
-    upward, unplaced = [], []
+    order, external = read_layers(root)
+    upward, unplaced, undeclared = [], [], []
     file_graph, folder_graph = {}, {}
     for path in analyzer_files(root):
         folder = path.split(os.sep)[1]
         with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
             text = f.read()
         file_graph.setdefault(path, set())
+        for header in OUTSIDE.findall(text):
+            if folder in order and (order[folder][1], header) not in external:
+                undeclared.append((path, header, order[folder][1]))
         for target_folder, rest in INCLUDE.findall(text):
             target = os.path.join("analyzer", target_folder, rest)
             file_graph[path].add(target)
@@ -104,11 +116,14 @@ def main():
         print("file include cycle: " + " -> ".join(c))
     for c in folder_cycles:
         print("folder include cycle: " + " -> ".join(c))
+    for path, header, layer in undeclared:
+        print(f"undeclared: {path} includes {header}: add 'external {layer} {header}' to analyzer/layers.txt")
     for path, folder in unplaced:
         print(f"no layer holds analyzer/{folder}/ (in {path}): add it to analyzer/layers.txt")
     print(f"{len(upward)} upward include edges, {len(file_cycles) + len(folder_cycles)} include cycles, "
-          f"{len(unplaced)} unplaced folders ({len(file_graph)} files, {len(order)} layers' folders)")
-    return 0 if not upward and not file_cycles and not folder_cycles and not unplaced else 1
+          f"{len(unplaced)} unplaced folders, {len(undeclared)} undeclared outside includes "
+          f"({len(file_graph)} files, {len(order)} layers' folders)")
+    return 0 if not upward and not file_cycles and not folder_cycles and not unplaced and not undeclared else 1
 
 
 if __name__ == "__main__":

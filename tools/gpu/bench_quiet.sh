@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18's speed figures on a quiet machine (the 16-core GPU host; no GPU
+# The torch.profiler path's speed figures on a quiet machine (the 16-core GPU host; no GPU
 # is used): streamscope against Holistic Trace Analysis (HTA) on the same
 # torch.profiler trace at 100k and 1M GPU ops (bench/hta/run_hta_bench.sh),
 # and `export --perfetto-proto` against `--perfetto` at 1M ops

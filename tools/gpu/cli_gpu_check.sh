@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU check of the command-line changes of issue 17 (wip/cli): the recording
+# GPU check of the command line: the recording
 # forms that the CPU tests only check against --help. Run from the
 # repository root on the GPU machine with out/gpu staged
 # (tools/gpu/collector_stage.sh BUILD; tests/workloads/stage_for_gpu.sh BUILD):

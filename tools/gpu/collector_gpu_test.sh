@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU tests of the collector (run by CTest with label gpu, and by
-# collector_gpu_session.sh on the lent GPU machine).
+# collector_gpu_check.sh on the GPU machine).
 #
 #   collector_gpu_test.sh known_ops injection|static|preload|run
 #   collector_gpu_test.sh memory_ops injection

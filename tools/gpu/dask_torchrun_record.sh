@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Records a real two-rank torchrun with NCCL (tools/gpu/ddp_allreduce.py)
-# for the many-rank path (issue 19). Needs a machine with 2 GPUs, PyTorch
+# for the many-rank path. Needs a machine with 2 GPUs, PyTorch
 # with NCCL, and the staged binaries in out/gpu/{bin,lib}
 # (tools/gpu/collector_stage.sh). Writes $OUT/ddp/trace-<pid>.sqlite (one
 # per process; the torchrun launcher's own, if any, has no GPU work) and

@@ -1,5 +1,5 @@
 """Two (or more) ranks of a data-parallel step loop with NCCL, for the
-many-rank path (issue 19): each step runs matmuls, then all-reduces a
+many-rank path: each step runs matmuls, then all-reduces a
 gradient bucket; rank 1 sleeps 2 ms on the host before its compute in
 every step from 10 on (a planted straggler). Each step is an NVTX range
 "step". Run under torchrun (tools/gpu/dask_torchrun_record.sh)."""

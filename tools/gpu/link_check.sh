@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16, "rates from the device's link": checks on the GPU machine that the
+# Rates from the device's link: checks on the GPU machine that the
 # collector records each device's host link (device_link table: PCIe current
 # and max generation and width, NVLink-C2C) and that the analyzer uses it.
 # Run from the repository root after

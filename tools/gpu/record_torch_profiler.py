@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One deterministic two-stream PyTorch program, recorded by torch.profiler or
 run plain (under `streamscope run`), for the torch.profiler importer's
-real-trace test (tests/analyzer/importers/torch_real_trace_test.cc).
+real-trace test (tests/analyzer/importers/torch/torch_real_trace_test.cc).
 
 Each step: a pinned 16 MiB host-to-device copy on a side stream, four
 2048x2048 fp32 matmuls on the default stream (about 4x the copy's time, so

@@ -1,5 +1,5 @@
 // Known-answer tests of the communication analysis and of the cross-rank
-// comparison (issue 8): NCCL kernels and peer copies against compute per
+// comparison: NCCL kernels and peer copies against compute per
 // device, and which rank the others waited for.
 #include "analyzer/analysis/communication.h"
 
@@ -160,7 +160,7 @@ TEST(CrossRank, RanksWithoutCommunicationStillReportTheirCompute) {
 
 TEST(CrossRank, TracesOfDifferentHostsAreComparedOnceAlignedOnTheirCollectives) {
   // Both all-reduces end at 300: the clocks agree, so the waits are those
-  // of one host (issue 19; tests/analyzer/analysis/cross_rank_test.cc has
+  // of one host (tests/analyzer/analysis/cross_rank_test.cc has
   // the offsets). No wall-clock start is recorded here, and a note says so.
   std::vector<TraceModel> models;
   models.push_back(Rank("0", {100}, {200}, "node1"));

@@ -1,4 +1,4 @@
-// Known-answer tests of the cross-rank merge (issue 19): clocks of
+// Known-answer tests of the cross-rank merge: clocks of
 // different hosts aligned on the collectives' ends, the straggler of each
 // step, and the facts a rank contributes.
 #include "analyzer/analysis/cross_rank.h"

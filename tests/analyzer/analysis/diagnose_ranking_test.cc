@@ -1,4 +1,4 @@
-// Known-answer tests of the conclusions (issue 16): the primary cause is
+// Known-answer tests of the conclusions: the primary cause is
 // the one whose removal saves most, on synthetic traces with planted causes
 // of known cost (planted_traces.h) and on the real H200 fixtures that plant
 // one case each (tests/data/tiny_sync, long_startup, slow_first_launch).

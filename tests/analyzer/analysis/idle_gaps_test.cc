@@ -1,4 +1,4 @@
-// Known-answer tests of the idle-gap analysis (DESIGN.md "Analyses": idle gaps).
+// Known-answer tests of the idle-gap analysis (docs/DEFINITIONS.md: idle gaps).
 #include "analyzer/analysis/idle_gaps.h"
 
 #include "analyzer/importers/trace_loader.h"

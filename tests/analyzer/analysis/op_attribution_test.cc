@@ -7,7 +7,7 @@
 
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/importers/torch_test_util.h"
+#include "tests/analyzer/importers/torch/torch_test_util.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {

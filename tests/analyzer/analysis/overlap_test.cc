@@ -1,4 +1,4 @@
-// Known-answer tests of the overlap analysis (DESIGN.md "Analyses": overlap). Each
+// Known-answer tests of the overlap analysis (docs/DEFINITIONS.md: overlap). Each
 // synthetic trace is checked twice: as a model built directly and as a real
 // trace file read back through the importer.
 #include "analyzer/analysis/overlap.h"

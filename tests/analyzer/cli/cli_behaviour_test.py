@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The `streamscope` command line as a user meets it (issue 17): options
+"""The `streamscope` command line as a user meets it: options
 anywhere in `compare`, one-line errors with their exit codes and a "did you
 mean", help with defaults and an example that runs, -o and --force alike in
 every command, the .nsys-rep hint, progress with --progress, and data on

@@ -1,5 +1,5 @@
 // `report --jobs N` gives what `--jobs 1` gives, and `facts` + `merge-facts`
-// give report's cross-rank figures (issue 19), on the bundled traces.
+// give report's cross-rank figures, on the bundled traces.
 #include <sstream>
 
 #include "analyzer/commands/facts_runner.h"

@@ -14,14 +14,14 @@
 
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/convert/output_plan.h"
-#include "analyzer/importers/nsys_export_importer.h"
+#include "analyzer/importers/nsys/nsys_export_importer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/sqlite/sqlite_db.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
-#include "tests/analyzer/importers/nsys_test_util.h"
+#include "tests/analyzer/importers/nsys/nsys_test_util.h"
 
 namespace streamscope {
 namespace {

@@ -92,7 +92,7 @@ if [ -f "$repo/tests/data/sequential.sqlite" ]; then
 fi
 
 # The page opens on the report's window, with the summary and diagnosis
-# above the timeline (issue 17): on the overlapped trace the GPU work spans
+# above the timeline: on the overlapped trace the GPU work spans
 # most of the opening view, and the page opened on the window `report`
 # resolves by default; on the pageable trace the primary finding names the fix.
 report_window() {  # TRACE [report options...] -> "START,END" of the report's first window
@@ -104,7 +104,7 @@ if [ -f "$repo/tests/data/overlapped.sqlite" ]; then
   check overlapped_default "$repo/tests/data/overlapped.sqlite" "" 1 --view-ns "${rw%%|*}"
   if [ "${rw#*|}" = "whole trace" ]; then
     # The default window is the steady state once the window resolution
-    # finds it (DESIGN.md "Analyses"); a build whose default is still the
+    # finds it (docs/DEFINITIONS.md); a build whose default is still the
     # whole trace (start-up included) checks the span on the measured range.
     echo "note: the default window is the whole trace in this build: GPU span checked on --nvtx measured"
     rw=$(report_window "$repo/tests/data/overlapped.sqlite" --nvtx measured)

@@ -1,4 +1,4 @@
-// What issue 17 added to the timeline exports: the critical path as an
+// What the timeline exports show beyond the ops: the critical path as an
 // analysis track, the HTML page opening on the analysed window, and the
 // report's summary and diagnosis above the timeline.
 #include <regex>

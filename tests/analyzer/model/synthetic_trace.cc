@@ -5,8 +5,11 @@
 
 #include <atomic>
 #include <cstdio>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/convert/trace_table_writer.h"
+#include "analyzer/sqlite/sqlite_db.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
 
@@ -158,16 +161,11 @@ absl::Status ExecSql(const std::string& path, const std::string& sql) {
 
 absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
   std::remove(path.c_str());
-  std::string sql = "PRAGMA synchronous = OFF;\n" + std::string(schema::CreateSql());
-  sql += "BEGIN;\n";
-  auto q = [](const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-      if (c == '\'') out += '\'';
-      out += c;
-    }
-    return out + "'";
-  };
+  std::ofstream(path).close();  // an empty file is an empty database
+  auto db = SqliteDb::OpenReadWrite(path);
+  if (!db.ok()) return db.status();
+  TraceTableWriter w(db->get());
+  if (absl::Status s = w.Begin(); !s.ok()) return s;
   std::vector<std::pair<std::string, std::string>> meta = {
       {"schema_version", absl::StrCat(schema::Version())}, {"capture_end", "normal_exit"}, {"pid", "4242"}};
   for (const auto& kv : meta_) {
@@ -180,7 +178,9 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
     }
     if (!replaced) meta.push_back(kv);
   }
-  for (const auto& [k, v] : meta) absl::StrAppend(&sql, "INSERT INTO metadata VALUES (", q(k), ",", q(v), ");\n");
+  for (const auto& [k, v] : meta) {
+    if (absl::Status s = w.Metadata(k, v); !s.ok()) return s;
+  }
   // Strings: interned in first-use order, ids from 1.
   std::vector<std::string> strings;
   auto sid = [&](const std::string& s) {
@@ -190,60 +190,97 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
     strings.push_back(s);
     return static_cast<int64_t>(strings.size());
   };
-  std::string rows;
+  absl::Status status;
+  auto keep = [&](absl::Status s) {
+    if (status.ok()) status = std::move(s);
+  };
   for (const ::streamscope::Device& d : devices_) {
-    absl::StrAppend(&rows,
-                    "INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
-                    "concurrent_kernels) VALUES (",
-                    d.id, ",", q(d.name), ",", d.compute_major, ",0,", d.sm_count, ",", d.async_engine_count, ",",
-                    d.concurrent_kernels, ");\n");
+    DeviceRow row;
+    row.id = d.id;
+    row.name = d.name;
+    row.compute_major = d.compute_major;
+    row.compute_minor = 0;
+    row.sm_count = d.sm_count;
+    row.async_engine_count = d.async_engine_count;
+    row.concurrent_kernels = d.concurrent_kernels;
+    keep(w.Device(row));
   }
   for (const StreamDef& s : streams_) {
-    absl::StrAppend(&rows, "INSERT INTO stream (id, context_id, device_id, kind) VALUES (", s.id, ",1,", s.device, ",",
-                    static_cast<int>(s.kind), ");\n");
+    StreamRow row;
+    row.id = s.id;
+    row.context_id = 1;
+    row.device_id = s.device;
+    row.kind = static_cast<int>(s.kind);
+    keep(w.Stream(row));
   }
   for (const Op& op : ops_) {
-    int32_t dev = DeviceOf(op.stream);
+    const int32_t dev = DeviceOf(op.stream);
+    auto fill = [&](GpuOpColumns* row) {
+      row->id = op.id;
+      row->start_ns = op.start;
+      row->end_ns = op.end;
+      row->device_id = dev;
+      row->context_id = 1;
+      row->stream_id = op.stream;
+    };
     if (op.category == OpCategory::kKernel) {
-      absl::StrAppend(&rows,
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, name_id) VALUES (",
-                      op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", sid(op.name), ");\n");
+      KernelRow row;
+      fill(&row);
+      row.name_id = sid(op.name);
+      keep(w.Kernel(row));
     } else if (op.category == OpCategory::kMemset) {
-      absl::StrAppend(&rows,
-                      "INSERT INTO memset (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, memory_kind, "
-                      "is_async) VALUES (",
-                      op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", op.bytes, ",",
-                      static_cast<int>(op.dst), ",1);\n");
+      MemsetRow row;
+      fill(&row);
+      row.bytes = op.bytes;
+      row.memory_kind = static_cast<int>(op.dst);
+      row.is_async = 1;
+      keep(w.Memset(row));
     } else {
-      absl::StrAppend(&rows,
-                      "INSERT INTO memcpy (id, start_ns, end_ns, device_id, context_id, stream_id, bytes, copy_kind, "
-                      "src_kind, dst_kind, is_async) VALUES (",
-                      op.id, ",", op.start, ",", op.end, ",", dev, ",1,", op.stream, ",", op.bytes, ",",
-                      CopyKindOf(op.category), ",", static_cast<int>(op.src), ",", static_cast<int>(op.dst), ",1);\n");
+      MemcpyRow row;
+      fill(&row);
+      row.bytes = op.bytes;
+      row.copy_kind = CopyKindOf(op.category);
+      row.src_kind = static_cast<int>(op.src);
+      row.dst_kind = static_cast<int>(op.dst);
+      row.is_async = 1;
+      keep(w.Memcpy(row));
     }
   }
   int64_t id = 1;
   for (const ApiDef& a : apis_) {
-    absl::StrAppend(&rows, "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns) VALUES (", id++,
-                    ",1,0,", sid(a.name), ",", a.tid, ",", a.start, ",", a.end, ");\n");
+    ApiCallRow row;
+    row.id = id++;
+    row.domain = 1;
+    row.cbid = 0;
+    row.name_id = sid(a.name);
+    row.tid = a.tid;
+    row.start_ns = a.start;
+    row.end_ns = a.end;
+    keep(w.ApiCall(row));
   }
   id = 1;
   for (const NvtxDef& r : nvtx_) {
-    absl::StrAppend(&rows, "INSERT INTO nvtx_range (id, tid, name_id, start_ns, end_ns, is_push_pop, depth) VALUES (",
-                    id++, ",", r.tid, ",", sid(r.name), ",", r.start, ",", r.end ? absl::StrCat(*r.end) : "NULL",
-                    ",1,0);\n");
+    NvtxRangeRow row;
+    row.id = id++;
+    row.tid = r.tid;
+    row.name_id = sid(r.name);
+    row.start_ns = r.start;
+    row.end_ns = r.end;
+    row.is_push_pop = 1;
+    row.depth = 0;
+    keep(w.NvtxRange(row));
   }
   for (const MarkDef& k : marks_) {
-    absl::StrAppend(&rows, "INSERT INTO nvtx_mark (tid, name_id, domain_id, ts_ns) VALUES (1,", sid(k.text), ",",
-                    sid(k.domain), ",", k.ts, ");\n");
+    NvtxMarkRow row;
+    row.tid = 1;
+    row.domain_id = sid(k.domain);  // the domain first: traces keep their string ids
+    row.name_id = sid(k.text);
+    row.ts_ns = k.ts;
+    keep(w.NvtxMark(row));
   }
-  for (size_t i = 0; i < strings.size(); ++i) {
-    absl::StrAppend(&sql, "INSERT INTO string VALUES (", i + 1, ",", q(strings[i]), ");\n");
-  }
-  sql += rows;
-  sql += "COMMIT;\n";
-  sql += std::string(schema::FinalizeSql());
-  return ExecSql(path, sql);
+  for (size_t i = 0; i < strings.size(); ++i) keep(w.String(static_cast<int64_t>(i + 1), strings[i]));
+  if (!status.ok()) return status;
+  return w.Finish();
 }
 
 std::string TempTracePath(const std::string& stem) {

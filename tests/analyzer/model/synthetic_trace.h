@@ -1,6 +1,6 @@
 // Synthetic traces for the analyzer's known-answer tests. One description
 // gives both a TraceModel built directly (ToModel) and a real streamscope
-// trace file written with schema::CreateSql() (WriteFile), so every test can
+// trace file written through the trace-table writer (WriteFile), so every test can
 // check an analysis on both and exercise the importer on the way.
 //
 // Source ids are assigned per table from 1 in call order; an op's device is

@@ -9,7 +9,7 @@
 #include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/analyzer/importers/torch_test_util.h"
+#include "tests/analyzer/importers/torch/torch_test_util.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {

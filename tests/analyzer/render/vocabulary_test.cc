@@ -1,4 +1,4 @@
-// One vocabulary everywhere (issue 17): every bundled trace's report (text,
+// One vocabulary everywhere: every bundled trace's report (text,
 // JSON, CSV), diagnosis, comparison, HTML page, Perfetto timeline and saved
 // analysis tables cite ops and calls in the one form of
 // analyzer/render/op_ref.h, name copies H2D/D2H, use NULL (not -1) for

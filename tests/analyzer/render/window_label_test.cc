@@ -1,4 +1,4 @@
-// Known answers of the wordings that moved into render/ (issue 15): window
+// Known answers of the wordings that moved into render/: window
 // labels from WindowOrigin, compare's window choice from its data, the host
 // link's name and a failed validation.
 #include "analyzer/render/window_label.h"
