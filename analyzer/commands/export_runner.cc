@@ -17,6 +17,7 @@
 #include "analyzer/importers/kernel_shapes.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/phase_timer.h"
+#include "analyzer/render/window_label.h"
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
 #include "analyzer/export/perfetto_proto_writer.h"
 #endif
@@ -89,6 +90,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     const TraceModel& m = models[i];
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
+    NoteClippedWindows(m, {*w}, out);
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     analysis_windows[i] = *w;

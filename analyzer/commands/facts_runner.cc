@@ -12,6 +12,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/rank_facts_json.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -29,7 +30,7 @@ absl::Status Emit(const std::string& text, const std::string& output_path, bool 
 
 }  // namespace
 
-absl::Status RunFacts(const FactsOptions& options, std::ostream& out) {
+absl::Status RunFacts(const FactsOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("facts needs at least one trace file");
   const bool steps = options.window.kind == WindowSpec::Kind::kNvtxRange && !options.window.nvtx_instance;
   std::vector<RankFacts> facts;
@@ -39,6 +40,7 @@ absl::Status RunFacts(const FactsOptions& options, std::ostream& out) {
     for (const TraceModel& model : *models) {
       auto windows = ResolveWindows(model, options.window);
       if (!windows.ok()) return windows.status();
+      NoteClippedWindows(model, *windows, err);
       facts.push_back(ComputeRankFacts(model, *windows, steps));
     }
   }

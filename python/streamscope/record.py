@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from . import _cli
-from .errors import CliNotFoundError, CollectorError
+from .errors import CliNotFoundError, CollectorError, UsageError
 
 LIBRARY_NAME = "libstreamscope_collector.so"
 
@@ -89,7 +89,7 @@ def _load(path: Path):
 
 def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str]) -> Optional[str]:
     if kinds is not None and options is not None:
-        raise ValueError("give kinds=... or options=..., not both")
+        raise UsageError("give kinds=... or options=..., not both")
     if options is not None:
         return options
     if kinds is None:
@@ -97,7 +97,7 @@ def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str]) -> 
     if not isinstance(kinds, str):
         kinds = ",".join(kinds)
     if not kinds or any(c in kinds for c in ";= \n"):
-        raise ValueError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
+        raise UsageError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
     return f"kinds={kinds}"
 
 
