@@ -19,6 +19,11 @@ std::string AskedText(const WindowSpec& spec) {
 
 }  // namespace
 
+std::string TraceBoundsText(const Window& whole) {
+  return absl::StrCat("which spans [+0 ns, +", whole.length(), " ns) from its start ([", whole.start_ns, " ns, ",
+                      whole.end_ns, " ns) on the trace clock)");
+}
+
 Window WholeTraceWindow(const TraceModel& model) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   // Ops and API calls are sorted by start; ends need a scan.
@@ -54,7 +59,8 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
       // Offsets near the int64 limits would overflow: such a window is outside any trace.
       if (__builtin_add_overflow(base, spec.start_ns, &w.start_ns) ||
           __builtin_add_overflow(base, spec.end_ns, &w.end_ns)) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " lies outside the trace"));
+        return absl::OutOfRangeError(
+            absl::StrCat(model.path, ": the window ", asked, " lies outside the trace, ", TraceBoundsText(whole)));
       }
       if (w.end_ns <= w.start_ns) {
         return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " is empty"));
@@ -62,9 +68,17 @@ absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, cons
       if (int64_t length; __builtin_sub_overflow(w.end_ns, w.start_ns, &length)) {
         return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " is longer than 2^63 ns"));
       }
-      if (w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns) {
-        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked, " lies outside the trace [",
-                                                  whole.start_ns, ", ", whole.end_ns, ") ns"));
+      const bool outside = w.end_ns <= whole.start_ns || w.start_ns >= whole.end_ns;
+      const bool partly = w.start_ns < whole.start_ns || w.end_ns > whole.end_ns;
+      if (outside || (partly && !spec.clip)) {
+        return absl::OutOfRangeError(absl::StrCat(model.path, ": the window ", asked,
+                                                  outside ? " lies outside" : " reaches outside", " the trace, ",
+                                                  TraceBoundsText(whole), outside ? "" : "; --clip cuts it to them"));
+      }
+      if (partly) {
+        w.start_ns = std::max(w.start_ns, whole.start_ns);
+        w.end_ns = std::min(w.end_ns, whole.end_ns);
+        w.origin.clipped = true;
       }
       return std::vector<Window>{w};
     }

@@ -44,6 +44,9 @@ struct WindowOrigin {
   // `relative`, else absolute.
   bool relative = false;
   int64_t asked_start_ns = 0, asked_end_ns = 0;
+  // kExplicit: the window asked reached outside the trace and was cut to it
+  // (WindowSpec::clip); the Window's start_ns/end_ns are the cut window.
+  bool clipped = false;
   // Cut to its first N ops (the export's op limit); nullopt when not cut.
   std::optional<int64_t> cut_to_ops;
 };
@@ -69,16 +72,27 @@ struct WindowSpec {
   // kExplicit: start_ns/end_ns are offsets from the whole-trace window's
   // start (the first GPU op or API call) instead of absolute trace times.
   bool relative_to_trace_start = false;
+  // kExplicit: a window reaching outside the trace is cut to the trace's
+  // bounds instead of being refused.
+  bool clip = false;
 };
 
 // From the first to the last GPU op or API call (an empty window at 0 if the
 // trace holds neither).
 Window WholeTraceWindow(const TraceModel& model);
 
+// The trace's bounds for a message that refuses a window: "which spans [+0
+// ns, +L ns) from its start ([S ns, E ns) on the trace clock)", `whole`
+// being WholeTraceWindow.
+std::string TraceBoundsText(const Window& whole);
+
 // The windows a spec selects in one trace. Default = DefaultWindow()
 // (steady_state.h; the whole trace when it holds no GPU op). Whole trace =
 // from the first to the last GPU op or API call. OUT_OF_RANGE if an NVTX range name or
-// instance does not exist (the message lists the range names that do).
+// instance does not exist (the message lists the range names that do), and
+// if an explicit window reaches outside the whole-trace window (the message
+// gives the trace's bounds) unless `spec.clip`, which cuts it to them; a
+// window wholly outside is refused either way.
 absl::StatusOr<std::vector<Window>> ResolveWindows(const TraceModel& model, const WindowSpec& spec);
 
 }  // namespace streamscope

@@ -1,8 +1,11 @@
 #include "analyzer/cli/cli_setup.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/match.h"
@@ -18,6 +21,18 @@ namespace {
 // CLI11's layout, with each option's default in its description
 // ("(default: 10)") instead of "=10" after its type.
 class HelpFormatter : public CLI::Formatter {
+  // `label` and the names of the options in `options` that help shows
+  // (a hidden option, in group "", is left out; no label when none is left).
+  static void AppendShown(std::ostream& out, const char* label, const std::set<CLI::Option*>& options) {
+    bool first = true;
+    for (const CLI::Option* o : options) {
+      if (o->get_group().empty()) continue;
+      if (first) out << label;
+      first = false;
+      out << " " << o->get_name();
+    }
+  }
+
  public:
   std::string make_option_opts(const CLI::Option* opt) const override {
     std::ostringstream out;
@@ -26,14 +41,8 @@ class HelpFormatter : public CLI::Formatter {
       if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out << " ...";
       if (opt->get_required()) out << " REQUIRED";
     }
-    if (!opt->get_needs().empty()) {
-      out << " Needs:";
-      for (const CLI::Option* o : opt->get_needs()) out << " " << o->get_name();
-    }
-    if (!opt->get_excludes().empty()) {
-      out << " Excludes:";
-      for (const CLI::Option* o : opt->get_excludes()) out << " " << o->get_name();
-    }
+    AppendShown(out, " Needs:", opt->get_needs());
+    AppendShown(out, " Excludes:", opt->get_excludes());
     return out.str();
   }
   std::string make_option_desc(const CLI::Option* opt) const override {
@@ -123,6 +132,18 @@ CLI::Validator OneOf(std::vector<std::string> values) {
         return line;
       },
       desc);
+}
+
+CLI::Validator OutputFilePath(const std::string& folder_hint) {
+  return CLI::Validator(
+      [folder_hint](std::string& value) -> std::string {
+        struct stat st;
+        if (stat(value.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return "";
+        std::string line = absl::StrCat("'", value, "' is a folder; -o names a file");
+        if (!folder_hint.empty()) absl::StrAppend(&line, " (", folder_hint, ")");
+        return line;
+      },
+      "");
 }
 
 std::string UnknownCommandLine(const CLI::App& root, const std::string& word) {

@@ -28,6 +28,10 @@ void SetExample(CLI::App* cmd, const std::string& example);
 // -1"); OneOf suggests the nearest value.
 CLI::Validator AtLeast(double minimum);
 CLI::Validator OneOf(std::vector<std::string> values);
+// The check of every -o FILE: an existing folder is refused ("'DIR' is a
+// folder; -o names a file"), with `folder_hint` (where a folder goes
+// instead) in parentheses when given.
+CLI::Validator OutputFilePath(const std::string& folder_hint = "");
 
 // Handles an exception of app.parse(args): help and version go to `out`
 // (exit 0); an error is one line "streamscope: [CMD: ]what" on `err`

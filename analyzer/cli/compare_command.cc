@@ -76,7 +76,8 @@ void AddCompareFlags(CLI::App* app, CompareArgs* a) {
   app->add_option("--run", a->runs, "Record instead of reading traces: --run 'CONTROL CMD' --run 'VARIANT CMD'");
   app->add_option("--repeat", a->repeat, "With --run: runs per side, interleaved A B A B ... (default 3)")
       ->check(CLI::Range(1, 1000).description("1..1000"));
-  app->add_option("-o,--output", a->output, "Write the comparison to FILE instead of stdout");
+  app->add_option("-o,--output", a->output, "Write the comparison to FILE instead of stdout")
+      ->check(OutputFilePath("the folder for --run traces is --output-dir DIR"));
   app->add_option("--output-dir", a->output_dir,
                   "With --run: folder for the traces a-<i>.sqlite and b-<i>.sqlite (default: a new "
                   "streamscope-compare-XXXXXX folder here)");
@@ -139,7 +140,7 @@ int RecordRuns(const CompareArgs& a, CompareCommandOptions& options) {
     for (int side = 0; side < 2; ++side) {
       std::string path = dir + "/" + (side == 0 ? "a-" : "b-") + std::to_string(i) + ".sqlite";
       if (Exists(path) && !a.force) {
-        std::cerr << "streamscope: compare: " << path << " exists (pass --force to overwrite it)\n";
+        std::cerr << "streamscope: compare: " << path << ": exists; pass --force to replace it\n";
         return kExitOutputError;
       }
       std::vector<std::string> argv = {self, "run", "-o", path, "--no-summary"};
@@ -207,11 +208,6 @@ constexpr const char* kCompareWindowsHelp =
     "  and work is compared per instance; else on the total interval (first GPU op to last).\n"
     "  Details: analyzer/COMPARE.md \"Windows\".\n";
 
-bool IsFolder(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 }  // namespace
 
 void RegisterCompareCommand(CLI::App& app, int* exit_code) {
@@ -259,12 +255,6 @@ void RegisterCompareCommand(CLI::App& app, int* exit_code) {
     c.min_overlap_share = args->min_overlap_pct / 100.0;
     options.format =
         args->format == "json" ? CompareCommandOptions::Format::kJson : CompareCommandOptions::Format::kText;
-    if (!args->output.empty() && IsFolder(args->output)) {
-      std::cerr << "streamscope: compare: -o " << args->output
-                << " is a folder; -o names the output file (the folder for --run traces is --output-dir)\n";
-      *exit_code = kExitUsage;
-      return;
-    }
     // Named lists add to the positional ones.
     std::vector<std::string> control = args->control, variant = args->variant;
     control.insert(control.end(), args->named_control.begin(), args->named_control.end());

@@ -1,5 +1,5 @@
-// `streamscope convert NSYS.sqlite -o TRACE.sqlite [--force] [--progress]`:
-// writes an Nsight Systems export (or any trace the loader reads) as
+// `streamscope convert INPUT -o TRACE.sqlite [--force] [--progress]`:
+// writes an Nsight Systems export, a torch.profiler trace (or any trace the loader reads) as
 // streamscope traces, one per process; the "wrote" lines go to stderr.
 // See analyzer/NSYS.md.
 #include <cstdio>
@@ -81,14 +81,19 @@ int RunConvert(const ConvertArgs& args) {
 
 void RegisterConvertCommand(CLI::App& app, int* exit_code) {
   auto args = std::make_shared<ConvertArgs>();
-  CLI::App* cmd =
-      app.add_subcommand("convert", "Write an Nsight Systems SQLite export as streamscope trace(s), one per process");
-  cmd->add_option("input", args->input, "nsys export (nsys export --type sqlite)")->required();
-  cmd->add_option("-o,--output", args->output,
-                  "output trace; '%p' becomes the process id (required when the export holds "
-                  "several processes)")
+  CLI::App* cmd = app.add_subcommand(
+      "convert",
+      "Write any trace the analyzer reads as streamscope trace(s), one per process: an Nsight Systems SQLite "
+      "export, a torch.profiler trace (JSON, plain or .gz) or a streamscope trace");
+  cmd->add_option("input", args->input,
+                  "The trace: an Nsight Systems SQLite export (nsys export --type sqlite), a torch.profiler "
+                  "trace (.json or .json.gz) or a streamscope trace")
       ->required();
-  cmd->add_flag("--force", args->force, "replace existing output files");
+  cmd->add_option("-o,--output", args->output,
+                  "Output trace; '%p' becomes the process id (required when the input holds several processes)")
+      ->required()
+      ->check(OutputFilePath("'%p' in FILE writes one trace per process"));
+  cmd->add_flag("--force", args->force, "Replace existing output files");
   AddProgressFlag(cmd, &args->progress);
   SetExample(cmd, "streamscope convert tests/data/nsys/small-rtx3060-nsys2025.sqlite -o converted.sqlite");
   cmd->callback([args, exit_code] {

@@ -1,5 +1,5 @@
 // `streamscope diagnose TRACE... [--window whole | --nvtx NAME [--nvtx-instance K]
-//  | --from NS --to NS [--absolute]] [--format text|json]`: why overlap is
+//  | --from NS --to NS [--absolute] [--clip]] [--format text|json] [-o FILE [--force]]`: why overlap is
 // missing or did not pay off. See analyzer/COMPARE.md.
 #include <iostream>
 #include <memory>
@@ -17,6 +17,8 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
     std::vector<std::string> traces;
     WindowArgs win;
     std::string format = "text";
+    std::string output;
+    bool force = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -24,18 +26,17 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
       "Explain missing overlap (or overlap without gain): causes checked in a fixed order, each with "
       "evidence and a remedy");
   cmd->add_option("traces", args->traces, "Trace files")->required();
-  AddWindowOptions(cmd, &args->win,
-                   "Window: 'whole' (whole trace). Default: the steady state (repeated NVTX range or kernel "
-                   "sequence), else the span of GPU activity",
-                   "Window: the NVTX range with this name (each instance)", OneOf({"whole"}));
+  AddWindowOptions(cmd, &args->win, "Window: every instance of the NVTX range with this name, each diagnosed");
   cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json"}));
+  cmd->add_option("-o,--output", args->output, "Write the diagnosis to FILE instead of stdout")
+      ->check(OutputFilePath());
+  cmd->add_flag("--force", args->force, "Replace an existing -o FILE")->needs("--output");
   SetExample(cmd, "streamscope diagnose tests/data/sequential.sqlite");
 
   cmd->callback([args, exit_code]() {
     DiagnoseCommandOptions options;
     options.traces = args->traces;
-    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, args->win.from != 0 || args->win.to != 0,
-                                                        args->win.window == "whole", "diagnose", std::cerr);
+    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, "diagnose", std::cerr);
     if (!spec) {
       *exit_code = kExitUsage;
       return;
@@ -44,6 +45,8 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
     options.window_given = spec->kind != WindowSpec::Kind::kDefault;
     options.format =
         args->format == "json" ? DiagnoseCommandOptions::Format::kJson : DiagnoseCommandOptions::Format::kText;
+    options.output_path = args->output;
+    options.force = args->force;
     *exit_code = ExitWith(RunDiagnose(options, std::cout, std::cerr), std::cerr);
   });
 }

@@ -33,9 +33,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
                   "Write Perfetto's native protobuf trace (ui.perfetto.dev, trace_processor) to FILE: the same "
                   "tracks as --perfetto, several times smaller and faster");
   cmd->add_option("--html", args->html, "Write a self-contained HTML report to FILE");
-  AddWindowOptions(cmd, &args->win,
-                   "Window: 'whole' (the whole trace). Default: the steady state, else the span of GPU activity",
-                   "Window: the NVTX range with this name (span of all instances)", CLI::IsMember({"whole"}));
+  AddWindowOptions(cmd, &args->win, "Window: the span of every instance of the NVTX range with this name");
   cmd->add_option("--max-ops", args->max_ops,
                   "JSON: keep only the window's first N ops (default: all). HTML: draw at most N blocks, merging "
                   "short ops beyond (default 200000). -1: no limit for either")
@@ -50,8 +48,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   cmd->callback([args, exit_code]() {
     ExportOptions options;
     options.traces = args->traces;
-    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, args->win.from != 0 || args->win.to != 0,
-                                                        args->win.window == "whole", "export", std::cerr);
+    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, "export", std::cerr);
     if (!spec) {
       *exit_code = kExitUsage;
       return;

@@ -34,21 +34,20 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
     bool summary = false;
   };
   auto args = std::make_shared<Args>();
-  args->win.window = "whole";  // the default --help shows
   CLI::App* cmd = app.add_subcommand(
       "report", "Overlap, idle gaps, gap causes, hidden syncs and launch statistics of one or more traces");
   cmd->add_option("traces", args->traces, "Trace files (the processes of one run)")->required();
-  const WindowOptionsGiven given =
-      AddWindowOptions(cmd, &args->win,
-                       "Window: 'whole' (the whole trace). Default: the steady state, else the span of GPU "
-                       "activity",
-                       "Window: the NVTX range with this name (all instances)", OneOf({"whole"}));
+  AddWindowOptions(cmd, &args->win,
+                   "Window: every instance of the NVTX range with this name, each analyzed as a window");
   cmd->add_option("--format", args->format, "Output format")->check(OneOf({"text", "json", "csv"}));
   cmd->add_flag("--save", args->save, "Write the analysis_* tables into each trace file");
   cmd->add_option("--gap-threshold", args->gap_threshold_us, "List idle gaps of at least this many microseconds")
       ->check(AtLeast(0));
   cmd->add_option("--top", args->top, "Worst offenders listed per finding")->check(AtLeast(0));
-  auto* output = cmd->add_option("-o,--output", args->output, "Write the report to FILE instead of stdout");
+  auto* output = cmd->add_option("-o,--output", args->output,
+                                 "Write the report to FILE instead of stdout (with --format csv: every table in "
+                                 "one file, as on stdout)")
+                     ->check(OutputFilePath("--format csv --output-dir DIR writes one file per table"));
   auto* output_dir = cmd->add_option("--output-dir", args->output_dir,
                                      "With --format csv: write one <table>.csv per analysis table into the "
                                      "folder DIR (created when missing) instead of stdout");
@@ -67,11 +66,10 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
           ->check(OneOf(ReportSectionNames()));
   cmd->add_flag("--summary", args->summary, "Print only the summary (the report's first lines)")->excludes(section);
 
-  cmd->callback([args, exit_code, given]() {
+  cmd->callback([args, exit_code]() {
     ReportOptions options;
     options.traces = args->traces;
-    std::optional<WindowSpec> spec =
-        WindowSpecFromArgs(args->win, given.from->count() > 0, given.window->count() > 0, "report", std::cerr);
+    std::optional<WindowSpec> spec = WindowSpecFromArgs(args->win, "report", std::cerr);
     if (!spec) {
       *exit_code = kExitUsage;
       return;
@@ -93,12 +91,6 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
         return;
       }
       options.output_path = args->output_dir;
-      options.output_is_folder = true;
-    } else if (options.format == ReportOptions::Format::kCsv && !args->output.empty()) {
-      // Before --output-dir, `--format csv -o DIR` named the folder; kept for
-      // scripts, with a note.
-      std::cerr << "streamscope: note: report --format csv -o DIR is deprecated: use --output-dir DIR "
-                   "(-o names an output file in every command)\n";
       options.output_is_folder = true;
     }
     if (args->force && options.output_path.empty()) {

@@ -303,7 +303,8 @@ void RegisterRunCommand(CLI::App& app, int* exit_code) {
   CLI::App* cmd = app.add_subcommand("run", "Run a command with the collector injected and record its CUDA timeline");
   cmd->add_option("-o,--output", opts->output,
                   "Trace path template: %p pid, %h host, %q{VAR} environment variable, %% a "
-                  "percent sign (default streamscope-%p.sqlite in the current directory)");
+                  "percent sign (default streamscope-%p.sqlite in the current directory)")
+      ->check(OutputFilePath());
   cmd->add_option("--kinds", opts->kinds,
                   "Record kinds: default, all, or a list of kernel,memcpy,memset,sync,runtime,"
                   "driver,nvtx,stream,context,overhead,graph,memory,submit,runtime-all ('memory': the memory "

@@ -43,7 +43,7 @@ struct WorkloadsRunArgs {
   std::vector<std::string> names;
   bool all = false;
   std::string output_dir = "streamscope-workloads";
-  std::string old_output_dir;  // -o DIR, before --output-dir
+  std::string old_output_dir;  // -o DIR: refused, pointing to --output-dir
   std::string size = "small";
   bool force = false;
   bool no_report = false;
@@ -176,7 +176,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     const std::string trace = args.output_dir + "/" + std::string(v->name) + ".sqlite";
     if (!args.force && std::filesystem::exists(trace, ec)) {
       std::fprintf(stderr,
-                   "streamscope: workloads: %s exists; pass --force to overwrite, or --output-dir another "
+                   "streamscope: workloads: %s: exists; pass --force to replace it, or --output-dir another "
                    "folder\n",
                    trace.c_str());
       return kExitOutputError;
@@ -250,7 +250,7 @@ void RegisterWorkloadsCommand(CLI::App& app, int* exit_code) {
   run->add_flag("--all", args->all, "Run every variant");
   auto* output_dir = run->add_option("--output-dir", args->output_dir, "Folder for the traces");
   // -o names an output file in every command; this folder had it first.
-  run->add_option("-o", args->old_output_dir, "Deprecated: --output-dir")->group("")->excludes(output_dir);
+  run->add_option("-o", args->old_output_dir, "Was --output-dir; now refused")->group("")->excludes(output_dir);
   run->add_option("--size", args->size, "Parameter preset: small (tests) or large (benchmarks)")
       ->check(OneOf({"small", "large"}));
   run->add_flag("--force", args->force, "Overwrite existing traces");
@@ -264,9 +264,10 @@ void RegisterWorkloadsCommand(CLI::App& app, int* exit_code) {
   run->callback([args, exit_code, root] {
     if (!args->old_output_dir.empty()) {
       std::fprintf(stderr,
-                   "streamscope: note: workloads run -o DIR is deprecated: use --output-dir DIR (-o names an "
-                   "output file in every command)\n");
-      args->output_dir = args->old_output_dir;
+                   "streamscope: workloads run: -o names a file in every command; the folder for the traces is "
+                   "--output-dir DIR\n");
+      *exit_code = kExitUsage;
+      return;
     }
     *exit_code = RunWorkloads(*args, *root);
   });

@@ -1,10 +1,12 @@
 #include "analyzer/commands/diagnose_runner.h"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
 #include <utility>
 
 #include "analyzer/commands/command_status.h"
+#include "analyzer/export/output_file.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/prepared_trace.h"
@@ -14,12 +16,22 @@
 #include "analyzer/render/steady_state_render.h"
 #include "analyzer/render/text_layout.h"
 #include "analyzer/render/trace_summary_render.h"
+#include "analyzer/render/window_label.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
 
 absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("diagnose needs a trace file");
+  // An existing output is refused before the (long) load.
+  std::unique_ptr<OutputFile> file;
+  if (!options.output_path.empty()) {
+    absl::StatusOr<std::unique_ptr<OutputFile>> f = OutputFile::Create(options.output_path, options.force);
+    if (!f.ok()) return f.status();
+    file = *std::move(f);
+  }
+  std::ostringstream buffer;
+  std::ostream& sink = file ? buffer : out;
   const AnalysisPlan plan = DiagnosePlan(options.diagnose);
   nlohmann::json traces = nlohmann::json::array();
   bool first = true;
@@ -37,6 +49,7 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
       if (!prepared.ok()) return prepared.status();
       const std::vector<Window>& windows = prepared->windows;
+      NoteClippedWindows(model, windows, err);
       const TraceSummary& summary = prepared->summary;
       nlohmann::json wj = nlohmann::json::array();
       if (options.format == DiagnoseCommandOptions::Format::kText) {
@@ -65,7 +78,7 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
         }
       }
       if (summarize) causes.Render(model, text);
-      out << WrapLines(text.str(), kReportTextColumns);
+      sink << WrapLines(text.str(), kReportTextColumns);
       if (options.format == DiagnoseCommandOptions::Format::kJson) {
         nlohmann::json tj = DiagnoseTraceJson(model, summary, std::move(wj));
         if (prepared->default_window) tj["default_window"] = SteadyStateToJson(*prepared->default_window, model);
@@ -74,9 +87,11 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
     }
   }
   if (options.format == DiagnoseCommandOptions::Format::kJson) {
-    RenderDiagnoseDocument(std::move(traces), out);
+    RenderDiagnoseDocument(std::move(traces), sink);
   }
-  return absl::OkStatus();
+  if (!file) return absl::OkStatus();
+  file->Write(buffer.str());
+  return file->Commit();
 }
 
 }  // namespace streamscope

@@ -23,6 +23,8 @@ struct DiagnoseCommandOptions {
   bool window_given = false;
   WindowSpec window;
   Format format = Format::kText;
+  std::string output_path;  // "" = `out`; else the file that receives the diagnosis
+  bool force = false;       // replace an existing output file
   DiagnoseOptions diagnose;
 };
 

@@ -18,6 +18,7 @@
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/phase_timer.h"
 #include "analyzer/pipeline/prepared_trace.h"
+#include "analyzer/render/window_label.h"
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
 #include "analyzer/export/perfetto_proto_writer.h"
 #endif
@@ -101,6 +102,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     const TraceModel& m = models[i];
     absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
     if (!w.ok()) return Prefixed("export: ", w.status());
+    NoteClippedWindows(m, {*w}, out);
     Prepared& p = prepared[i];
     p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
     analysis_windows[i] = *w;

@@ -12,6 +12,7 @@
 #include "analyzer/pipeline/ranks.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/rank_facts_json.h"
+#include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
@@ -29,7 +30,7 @@ absl::Status Emit(const std::string& text, const std::string& output_path, bool 
 
 }  // namespace
 
-absl::Status RunFacts(const FactsOptions& options, std::ostream& out) {
+absl::Status RunFacts(const FactsOptions& options, std::ostream& out, std::ostream& err) {
   if (options.traces.empty()) return UsageError("facts needs at least one trace file");
   const bool steps = options.window.kind == WindowSpec::Kind::kNvtxRange && !options.window.nvtx_instance;
   std::vector<RankFacts> facts;
@@ -41,6 +42,7 @@ absl::Status RunFacts(const FactsOptions& options, std::ostream& out) {
       what.windows = &options.window;
       absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
       if (!prepared.ok()) return prepared.status();
+      NoteClippedWindows(model, prepared->windows, err);
       absl::StatusOr<RankFacts> f = RunRankFacts(model, prepared->windows, steps);
       if (!f.ok()) return f.status();
       facts.push_back(*std::move(f));

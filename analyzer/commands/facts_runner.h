@@ -26,7 +26,8 @@ struct FactsOptions {
   bool force = false;       // replace an existing output file
 };
 
-absl::Status RunFacts(const FactsOptions& options, std::ostream& out);
+// The facts to `out` (or output_path); notes (a window cut by --clip) to `err`.
+absl::Status RunFacts(const FactsOptions& options, std::ostream& out, std::ostream& err);
 
 struct MergeFactsOptions {
   enum class Format { kText, kJson };

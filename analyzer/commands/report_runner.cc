@@ -28,6 +28,7 @@
 #include "analyzer/render/render_options.h"
 #include "analyzer/render/report_render.h"
 #include "analyzer/render/trace_summary_render.h"
+#include "analyzer/render/window_label.h"
 #include "analyzer/storage/analysis_saver.h"
 
 namespace streamscope {
@@ -176,6 +177,7 @@ absl::Status RunReport(const ReportOptions& options, std::ostream& out, std::ost
   }
   ProgressIdle();
   for (const TraceAnalysis& t : traces) {
+    NoteClippedWindows(t.model, t.window_list, err);
     for (const std::string& w : TraceSummaryWarnings(t.summary))
       err << "streamscope: " << t.model.path << ": warning: " << w << "\n";
   }

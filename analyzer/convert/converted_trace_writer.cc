@@ -269,8 +269,7 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
       return absl::PermissionDeniedError(absl::StrCat(path, ": exists and is not a regular file"));
     }
     if (!options.overwrite) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(path, ": already exists; choose another name or pass --force to replace it"));
+      return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
     }
   } else if (errno != ENOENT) {
     return absl::PermissionDeniedError(absl::StrCat(path, ": ", std::strerror(errno)));

@@ -27,8 +27,7 @@ absl::StatusOr<std::vector<std::string>> PlanConvertOutputs(const std::vector<in
     }
     struct stat st;
     if (!overwrite && lstat(outputs.back().c_str(), &st) == 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat(outputs.back(), ": already exists; choose another name or pass --force to replace it"));
+      return absl::AlreadyExistsError(absl::StrCat(outputs.back(), ": exists; pass --force to replace it"));
     }
   }
   return outputs;

@@ -34,7 +34,7 @@ absl::Status CheckDestination(const std::string& path, bool overwrite) {
     return absl::PermissionDeniedError(absl::StrCat(path, " exists and is not a regular file"));
   }
   if (!overwrite) {
-    return absl::AlreadyExistsError(absl::StrCat(path, " already exists; pass --force to replace it"));
+    return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
   }
   return absl::OkStatus();
 }

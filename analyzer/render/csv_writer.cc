@@ -10,6 +10,8 @@
 #include <streambuf>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/render/column_types.h"
+#include "nlohmann/json.hpp"
 
 namespace streamscope {
 namespace {
@@ -105,6 +107,20 @@ class FdBuf : public std::streambuf {
 absl::Status CannotWrite(const std::string& path, int error) {
   return absl::PermissionDeniedError(absl::StrCat(path, ": cannot write the table: ", std::strerror(error)));
 }
+
+absl::Status WriteSmallFile(const std::string& path, const std::string& text, bool force) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | (force ? 0 : O_EXCL), 0644);
+  if (fd < 0) return CannotWrite(path, errno);
+  int error = 0;
+  for (size_t done = 0; done < text.size() && error == 0;) {
+    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno != EINTR) error = errno;
+    if (n == 0) error = EIO;
+    if (n > 0) done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0 && error == 0) error = errno;
+  return error == 0 ? absl::OkStatus() : CannotWrite(path, error);
+}
 }  // namespace
 
 std::string CsvField(const ResultValue& value) {
@@ -125,21 +141,48 @@ absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vecto
   if (lstat(dir.c_str(), &st) != 0) return CannotWrite(dir, errno);
   if (!S_ISDIR(st.st_mode)) {
     return absl::AlreadyExistsError(absl::StrCat(dir,
-                                                 ": not a folder; --format csv -o names a folder "
+                                                 ": not a folder; --output-dir names a folder "
                                                  "that receives one file per table"));
   }
   if (traces.empty()) return absl::OkStatus();
   const std::vector<ResultTable>& names = traces.front();
   auto path_of = [&](const ResultTable& t) { return absl::StrCat(dir, "/", t.name, ".csv"); };
+  const std::string package_path = absl::StrCat(dir, "/", kTablePackageFile);
   if (!force) {
-    for (const ResultTable& t : names) {
-      if (lstat(path_of(t).c_str(), &st) == 0) {
-        return absl::AlreadyExistsError(
-            absl::StrCat(path_of(t), ": exists; refusing to replace it (--force replaces the tables)"));
+    std::vector<std::string> paths;
+    for (const ResultTable& t : names) paths.push_back(path_of(t));
+    paths.push_back(package_path);
+    for (const std::string& path : paths) {
+      if (lstat(path.c_str(), &st) == 0) {
+        return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
       }
     }
   }
   const bool several = traces.size() > 1;
+  // The schema first: the tables' types, whatever their rows.
+  {
+    nlohmann::json resources = nlohmann::json::array();
+    for (size_t k = 0; k < names.size(); ++k) {
+      std::vector<const ResultTable*> same;
+      for (const std::vector<ResultTable>& t : traces) {
+        if (k < t.size()) same.push_back(&t[k]);
+      }
+      const std::vector<ColumnType> types = ResultColumnTypes(same);
+      nlohmann::json fields = nlohmann::json::array();
+      if (several) fields.push_back({{"name", "trace_index"}, {"type", "integer"}});
+      for (size_t c = 0; c < names[k].columns.size(); ++c) {
+        fields.push_back({{"name", names[k].columns[c]}, {"type", TableSchemaTypeName(types[c])}});
+      }
+      resources.push_back({{"name", names[k].name},
+                           {"path", names[k].name + ".csv"},
+                           {"profile", "tabular-data-resource"},
+                           {"format", "csv"},
+                           {"schema", {{"fields", std::move(fields)}, {"missingValues", {""}}}}});
+    }
+    const nlohmann::json package = {
+        {"profile", "tabular-data-package"}, {"name", "streamscope-analysis-tables"}, {"resources", resources}};
+    if (absl::Status s = WriteSmallFile(package_path, package.dump(1) + "\n", force); !s.ok()) return s;
+  }
   for (size_t k = 0; k < names.size(); ++k) {
     const std::string path = path_of(names[k]);
     int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | (force ? 0 : O_EXCL), 0644);

@@ -12,18 +12,23 @@
 
 namespace streamscope {
 
+inline constexpr char kTablePackageFile[] = "datapackage.json";
+
 std::string CsvField(const ResultValue& value);
 // Header line then one line per row.
 void WriteCsv(const ResultTable& table, std::ostream& out);
 
-// `report --format csv -o DIR`: every table to DIR/<table name>.csv, header
+// `report --format csv --output-dir DIR`: every table to DIR/<table name>.csv, header
 // row first, so that pandas, polars or DuckDB read any table in one call.
 // `traces` holds each analyzed trace's tables (same names, same order).
 // With more than one trace, rows of all traces share one file per table,
 // after a leading `trace_index` column (the trace's position, as in the
 // JSON's "traces"). DIR is created when missing. Existing files are never
 // replaced without `force` (AlreadyExists, checked for every file before
-// any is written); symlinks are never followed.
+// any is written); symlinks are never followed. DIR/datapackage.json
+// (kTablePackageFile) describes every file with its typed columns (a
+// Frictionless Data table schema: integer, number, string; an empty field
+// is NULL), the same for a table with rows or without (column_types.h).
 absl::Status WriteCsvFolder(const std::string& dir, const std::vector<std::vector<ResultTable>>& traces, bool force);
 
 }  // namespace streamscope

@@ -18,8 +18,9 @@ std::string Base(const WindowOrigin& o) {
     case WindowKind::kGpuActivity: return "GPU activity (no steady state found)";
     case WindowKind::kWholeGpuActivity: return "whole GPU activity";
     case WindowKind::kExplicit:
-      return o.relative ? absl::StrCat("explicit [+", o.asked_start_ns, " ns, +", o.asked_end_ns, " ns)")
-                        : absl::StrCat("explicit [", o.asked_start_ns, " ns, ", o.asked_end_ns, " ns)");
+      return absl::StrCat(o.relative ? absl::StrCat("explicit [+", o.asked_start_ns, " ns, +", o.asked_end_ns, " ns)")
+                                     : absl::StrCat("explicit [", o.asked_start_ns, " ns, ", o.asked_end_ns, " ns)"),
+                          o.clipped ? " clipped to the trace" : "");
     case WindowKind::kNvtxInstance:
       return absl::StrCat("NVTX '", o.name, "' #", o.instance, o.open_at_capture_end ? " (open at capture end)" : "");
     case WindowKind::kNvtxInstanceSpan: return absl::StrCat("NVTX '", o.name, "' #1 to #", o.count, " (their span)");
@@ -43,5 +44,17 @@ std::string WindowLabel(const WindowOrigin& origin) {
 }
 
 std::string SteadyStateText(const WindowOrigin& origin) { return absl::StrCat(Base(origin), Cut(origin)); }
+
+void NoteClippedWindows(const TraceModel& model, const std::vector<Window>& windows, std::ostream& err) {
+  for (const Window& w : windows) {
+    if (!w.origin.clipped) continue;
+    const Window whole = WholeTraceWindow(model);
+    WindowOrigin asked = w.origin;
+    asked.clipped = false;
+    err << "streamscope: " << model.path << ": note: the window " << WindowLabel(asked)
+        << " reached outside the trace; --clip cut it to [+" << w.start_ns - whole.start_ns << " ns, +"
+        << w.end_ns - whole.start_ns << " ns) ([" << w.start_ns << " ns, " << w.end_ns << " ns) on the trace clock)\n";
+  }
+}
 
 }  // namespace streamscope

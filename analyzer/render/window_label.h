@@ -6,9 +6,12 @@
 #ifndef STREAMSCOPE_ANALYZER_RENDER_WINDOW_LABEL_H_
 #define STREAMSCOPE_ANALYZER_RENDER_WINDOW_LABEL_H_
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "analyzer/analysis/window.h"
+#include "analyzer/model/trace_model.h"
 
 namespace streamscope {
 
@@ -27,6 +30,13 @@ inline std::string WindowLabel(const Window& window) { return WindowLabel(window
 // instances of NVTX range 'step'", "10 repeats of a sequence of 3 kernels";
 // the label of any other window.
 std::string SteadyStateText(const WindowOrigin& origin);
+
+// For each window of `model` that --clip cut to the trace (origin.clipped):
+// "streamscope: PATH: note: the window explicit [...] reached outside the
+// trace; --clip cut it to [+A ns, +B ns) ([S ns, E ns) on the trace clock)"
+// on `err`. The commands with window options say it, so that a cut window
+// is never taken for the one asked.
+void NoteClippedWindows(const TraceModel& model, const std::vector<Window>& windows, std::ostream& err);
 
 }  // namespace streamscope
 

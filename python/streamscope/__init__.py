@@ -8,6 +8,7 @@
     report.gaps                                     # idle gaps with their causes
     report.findings                                 # what to change, with the saving
     trace.plot_timeline(nvtx="measured")            # matplotlib figure
+    ranks = streamscope.open_ranks("traces/")       # a folder of rank traces, in rank order
 
 See python/README.md. Names are imported on first use, so that
 `streamscope.record` works in a training job without importing pandas or
@@ -16,7 +17,8 @@ matplotlib.
 import importlib
 
 from ._cli import find_cli
-from .errors import CliNotFoundError, CollectorError, StreamscopeError
+from .errors import (CliNotFoundError, CollectorError, NotATraceError, OutputError, OutputExistsError,
+                     StreamscopeError, TraceNotFoundError, UsageError, VerdictFailedError, WindowError)
 from .record import find_collector, record
 from .window import window_args
 
@@ -26,13 +28,15 @@ _LAZY = {
     "Trace": "trace", "open": "trace", "open_all": "trace", "is_streamscope_trace": "trace",
     "Report": "report", "Diagnosis": "report", "report_traces": "report",
     "tables": "table_files",
+    "open_ranks": "rank_folder",
     "plot_timeline": "plot",
     "RankFacts": "ranks", "rank_facts": "ranks", "CrossRank": "ranks", "merge_facts": "ranks",
 }
 _SUBMODULES = ("ranks",)  # `streamscope.ranks.analyze(...)` without importing it first
 
-__all__ = sorted(["CliNotFoundError", "CollectorError", "StreamscopeError", "find_cli", "find_collector",
-                  "record", "window_args", *_LAZY, *_SUBMODULES])
+__all__ = sorted(["CliNotFoundError", "CollectorError", "NotATraceError", "OutputError", "OutputExistsError",
+                  "StreamscopeError", "TraceNotFoundError", "UsageError", "VerdictFailedError", "WindowError",
+                  "find_cli", "find_collector", "record", "window_args", *_LAZY, *_SUBMODULES])
 
 
 def __getattr__(name):

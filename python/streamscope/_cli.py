@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Iterable, Optional
 
-from .errors import CliNotFoundError, StreamscopeError
+from .errors import ERROR_OF_EXIT_CODE, CliNotFoundError, OutputExistsError, OutputError, StreamscopeError
 
 # Exit codes of the CLI (analyzer/cli/exit_codes.h), for error messages.
 EXIT_CODES = {
@@ -23,7 +23,7 @@ EXIT_CODES = {
     4: "not a trace (not SQLite, truncated or damaged)",
     5: "unsupported schema version",
     6: "not a complete trace (missing tables)",
-    7: "the window selects nothing",
+    7: "the window selects nothing or lies outside the trace",
     8: "records too inconsistent to analyze",
     9: "cannot write an output file",
     10: "optimization not verified",
@@ -70,16 +70,33 @@ def find_cli() -> Path:
         + ". Build it (tools/build.sh) or set STREAMSCOPE_BIN to its path.")
 
 
+def error_line(stderr: str) -> str:
+    """The CLI's error: its last line that is not a warning or a note (the
+    error comes last), without the "streamscope: " prefix."""
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if ": warning: " not in ln and ": note: " not in ln]
+    line = (errors or lines or [""])[-1].strip()
+    return line[len("streamscope: "):] if line.startswith("streamscope: ") else line
+
+
+def cli_error(command: str, returncode: int, stderr: str) -> StreamscopeError:
+    """The package's exception for a failed `streamscope COMMAND`: the class
+    of its exit code (errors.ERROR_OF_EXIT_CODE), a one-line message with
+    the CLI's own words, the exit code and the whole stderr."""
+    what = EXIT_CODES.get(returncode, "failed")
+    cls = ERROR_OF_EXIT_CODE.get(returncode, StreamscopeError)
+    line = error_line(stderr)
+    if cls is OutputError and ": exists; " in line:
+        cls = OutputExistsError
+    return cls(f"`streamscope {command}` exited {returncode} ({what}): {line}", exit_code=returncode, stderr=stderr)
+
+
 def run_cli(args: Iterable[str], *, capture_stdout: bool = True) -> subprocess.CompletedProcess:
-    """Runs `streamscope ARGS...`; raises StreamscopeError with the CLI's own
-    message and exit code when it fails."""
+    """Runs `streamscope ARGS...`; raises the package's exception for its
+    exit code (errors.py), with the CLI's own message, when it fails."""
     argv = [str(find_cli())] + [str(a) for a in args]
     proc = subprocess.run(argv, stdout=subprocess.PIPE if capture_stdout else subprocess.DEVNULL,
                           stderr=subprocess.PIPE)
     if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip()
-        what = EXIT_CODES.get(proc.returncode, "failed")
-        raise StreamscopeError(
-            f"`streamscope {' '.join(argv[1:])}` exited {proc.returncode} ({what}): {message}",
-            exit_code=proc.returncode, stderr=message)
+        raise cli_error(" ".join(argv[1:]), proc.returncode, proc.stderr.decode("utf-8", "replace").strip())
     return proc

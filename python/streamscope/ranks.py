@@ -39,15 +39,11 @@ def _facts_task(path: str, args: List[str], cli: Optional[str]) -> bytes:
     """Runs on a worker: `streamscope facts PATH ARGS` -> zlib-compressed JSON."""
     import subprocess
     import zlib
-    from ._cli import EXIT_CODES, find_cli
-    from .errors import StreamscopeError
+    from ._cli import cli_error, find_cli
     argv = [cli or str(find_cli()), "facts", path, *args]
     proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip()
-        raise StreamscopeError(f"`streamscope facts {path}` exited {proc.returncode} "
-                               f"({EXIT_CODES.get(proc.returncode, 'failed')}): {message}",
-                               exit_code=proc.returncode, stderr=message)
+        raise cli_error(f"facts {path}", proc.returncode, proc.stderr.decode("utf-8", "replace").strip())
     return zlib.compress(proc.stdout, 1)
 
 
@@ -131,12 +127,17 @@ def merge_facts(facts: List[bytes], *, top: int = 10, cli: Optional[str] = None)
 
 def _run(cli: str, args: List[str]) -> bytes:
     import subprocess
-    return subprocess.run([cli, *args], check=True, stdout=subprocess.PIPE).stdout
+    from ._cli import cli_error
+    proc = subprocess.run([cli, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        raise cli_error(" ".join(args), proc.returncode, proc.stderr.decode("utf-8", "replace").strip())
+    return proc.stdout
 
 
 def analyze(paths, client=None, *, window=None, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
             absolute: bool = False, top: int = 10, cli: Optional[str] = None) -> CrossRank:
-    """Cross-rank analysis of many rank traces.
+    """Cross-rank analysis of many rank traces (paths, or the Traces of
+    streamscope.open_ranks(folder)).
 
     With a dask.distributed `client`, one task per trace runs `streamscope
     facts` on a worker (which must see the file and the CLI: `cli`, else
@@ -150,7 +151,8 @@ def analyze(paths, client=None, *, window=None, nvtx: Optional[str] = None, nvtx
     from .window import window_args
     if isinstance(paths, (str, Path)):
         paths = [paths]
-    paths = [str(p) for p in paths]
+    # Trace objects (streamscope.open_ranks(folder)) stand for their file.
+    paths = [str(getattr(p, "path", p)) for p in paths]
     args = window_args(window, nvtx=nvtx, nvtx_instance=nvtx_instance, absolute=absolute)
     if client is None:
         import os

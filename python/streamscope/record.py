@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Optional, Sequence, Union
 
 from . import _cli
-from .errors import CliNotFoundError, CollectorError
+from .errors import CliNotFoundError, CollectorError, UsageError
 
 LIBRARY_NAME = "libstreamscope_collector.so"
 
@@ -108,12 +108,12 @@ def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str], cap
              start_paused: bool = False, flight_recorder: Optional[str] = None,
              trigger: Optional[str] = None) -> Optional[str]:
     if kinds is not None and options is not None:
-        raise ValueError("give kinds=... or options=..., not both")
+        raise UsageError("give kinds=... or options=..., not both")
     controls = {"capture_range": capture_range, "flight_recorder": flight_recorder, "trigger": trigger}
     if options is not None and (start_paused or any(v is not None for v in controls.values())):
-        raise ValueError("give capture_range/start_paused/flight_recorder/trigger or options=..., not both")
+        raise UsageError("give capture_range/start_paused/flight_recorder/trigger or options=..., not both")
     if trigger is not None and flight_recorder is None:
-        raise ValueError("trigger needs flight_recorder (a trigger dumps the flight recorder's ring)")
+        raise UsageError("trigger needs flight_recorder (a trigger dumps the flight recorder's ring)")
     if options is not None:
         return options
     items = []
@@ -121,13 +121,13 @@ def _options(kinds: Union[None, str, Sequence[str]], options: Optional[str], cap
         if not isinstance(kinds, str):
             kinds = ",".join(kinds)
         if not kinds or any(c in kinds for c in ";= \n"):
-            raise ValueError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
+            raise UsageError(f"kinds must be a STREAMSCOPE_KINDS list such as 'default' or 'kernel,memcpy', not {kinds!r}")
         items.append(f"kinds={kinds}")
     for key, value in controls.items():
         if value is None:
             continue
         if not value or any(c in value for c in ";\n"):
-            raise ValueError(f"{key} must be a non-empty value without ';' (see streamscope run --help), not {value!r}")
+            raise UsageError(f"{key} must be a non-empty value without ';' (see streamscope run --help), not {value!r}")
         items.append(f"{key}={value}")
     if start_paused:
         items.append("start_paused=1")

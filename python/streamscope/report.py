@@ -1,6 +1,6 @@
 """Analysis results as DataFrames, computed by the C++ analyzer.
 
-`Report.run` runs ``streamscope report --format csv -o DIR`` once: the CLI
+`Report.run` runs ``streamscope report --format csv --output-dir DIR`` once: the CLI
 writes every analysis table (analyzer/README.md "Analysis tables") to
 DIR/<table>.csv, and each table is read into a DataFrame the first time it
 is asked for. The findings (diagnose's causes, with their impact and
@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import pandas as pd
 
 from . import _cli
+from .errors import TraceNotFoundError, UsageError
 from .window import window_args
 
 # Friendly names of the analysis tables (README "Analysis tables").
@@ -56,31 +57,54 @@ FINDING_COLUMNS = ["window_index", "window_label", "rank", "step", "cause", "pri
                    "evidence_ops", "figures"]
 
 
+# The CLI's column types (its datapackage.json) as pandas dtypes.
+_DTYPE_OF_SCHEMA_TYPE = {"integer": "Int64", "number": "Float64", "string": "string"}
+
+
+def table_schema(path: Path) -> Optional[Dict[str, str]]:
+    """{column: 'integer' | 'number' | 'string'} of a table that
+    `report --format csv --output-dir DIR` wrote, from DIR/datapackage.json
+    (the same types whether the table has rows or not); None without one."""
+    package = Path(path).parent / "datapackage.json"
+    if not package.is_file():
+        return None
+    for resource in json.loads(package.read_text()).get("resources", []):
+        if resource.get("path") == Path(path).name:
+            return {f["name"]: f["type"] for f in resource["schema"]["fields"]}
+    return None
+
+
 def read_table_csv(path: Path) -> pd.DataFrame:
-    """One table written by `report --format csv -o DIR`: nullable dtypes
-    (exact Int64 ns, NA for NULL); only an empty field is NULL, so a kernel
-    named 'NA' stays a name."""
-    text_columns = {"key": "string", "value": "string"} if path.stem == "analysis_trace_summary" else None
-    return pd.read_csv(path, dtype=text_columns, keep_default_na=False, na_values=[""],
+    """One table written by `report --format csv --output-dir DIR`: typed
+    by the CLI's schema (exact Int64 ns, Float64, string; the same dtypes
+    for an empty table), NA for NULL; only an empty field is NULL, so a
+    kernel named 'NA' stays a name."""
+    schema = table_schema(path)
+    if schema is not None:
+        dtype = {c: _DTYPE_OF_SCHEMA_TYPE.get(t, "string") for c, t in schema.items()}
+    else:
+        dtype = {"key": "string", "value": "string"} if Path(path).stem == "analysis_trace_summary" else None
+    return pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""],
                        dtype_backend="numpy_nullable")
 
 
-def _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections=None) -> List[str]:
-    args = window_args(window, nvtx, nvtx_instance, absolute)
+def _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections=None,
+                 clip=False) -> List[str]:
+    args = window_args(window, nvtx, nvtx_instance, absolute, clip)
     if sections is not None:
         if isinstance(sections, str):
             sections = [sections]
         if not sections:
-            raise ValueError("sections: name at least one report section (or pass None for all)")
+            raise UsageError("sections: name at least one report section (or pass None for all)")
         for name in sections:
             args += ["--section", str(name)]
     if gap_threshold_us is not None:
         if gap_threshold_us < 0:
-            raise ValueError("gap_threshold_us must be >= 0")
+            raise UsageError("gap_threshold_us must be >= 0")
         args += ["--gap-threshold", repr(float(gap_threshold_us))]
     if top is not None:
         if int(top) < 0:
-            raise ValueError("top must be >= 0")
+            raise UsageError("top must be >= 0")
         args += ["--top", str(int(top))]
     return args
 
@@ -141,8 +165,8 @@ class Report:
 
     @classmethod
     def run(cls, paths: Sequence[Path], window=None, nvtx=None, nvtx_instance=None, absolute=False,
-            gap_threshold_us=None, top=None, keep=None, sections=None) -> "Report":
-        args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections)
+            gap_threshold_us=None, top=None, keep=None, sections=None, clip=False) -> "Report":
+        args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, sections, clip)
         tmp = tempfile.TemporaryDirectory(prefix="streamscope-report-")
         table_dir = Path(tmp.name) / "tables"
         try:
@@ -235,19 +259,20 @@ class Report:
 
 
 def report_traces(paths, window=None, *, nvtx=None, nvtx_instance=None, absolute=False, gap_threshold_us=None,
-           top=None, sections=None) -> Report:
+                  top=None, sections=None, clip=False) -> Report:
     """`streamscope report PATH...` over the processes (ranks) of one run
     (not named `report`: that is this module's name in the package):
     every table with a leading trace_index (the position in `paths`), and
-    `ranks` / `skews`, the CLI's cross-rank comparison."""
-    if isinstance(paths, (str, Path)):
+    `ranks` / `skews`, the CLI's cross-rank comparison. `paths`: trace
+    files or Trace objects (e.g. streamscope.open_ranks(folder))."""
+    if isinstance(paths, (str, Path)) or hasattr(paths, "path"):
         paths = [paths]
-    paths = [Path(p) for p in paths]
+    paths = [Path(p.path) if hasattr(p, "path") else Path(p) for p in paths]
     for p in paths:
         if not p.exists():
-            raise FileNotFoundError(f"{p}: no such trace file")
+            raise TraceNotFoundError(f"{p}: no such trace file", exit_code=3)
     return Report.run(paths, window=window, nvtx=nvtx, nvtx_instance=nvtx_instance, absolute=absolute,
-                      gap_threshold_us=gap_threshold_us, top=top, sections=sections)
+                      gap_threshold_us=gap_threshold_us, top=top, sections=sections, clip=clip)
 
 
 def _ranks_section(report: "Report") -> Dict[str, Any]:
@@ -290,8 +315,8 @@ class Diagnosis:
 
     @classmethod
     def run(cls, paths: Sequence[Path], window=None, nvtx=None, nvtx_instance=None,
-            absolute=False) -> "Diagnosis":
-        args = window_args(window, nvtx, nvtx_instance, absolute)
+            absolute=False, clip=False) -> "Diagnosis":
+        args = window_args(window, nvtx, nvtx_instance, absolute, clip)
         proc = _cli.run_cli(["diagnose", *map(str, paths), "--format", "json", *args])
         return cls(paths, args, json.loads(proc.stdout))
 

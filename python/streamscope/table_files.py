@@ -1,7 +1,7 @@
 """Every analysis table as files: CSV (what the CLI writes) or Parquet.
 
     streamscope.tables("trace.sqlite", nvtx="step", format="parquet", out_dir="tables/")
-    streamscope-tables trace.sqlite --nvtx step --format parquet -o tables/
+    streamscope-tables trace.sqlite --nvtx step --format parquet --output-dir tables/
 
 then, in one call each:
 
@@ -9,10 +9,13 @@ then, in one call each:
     polars.read_parquet("tables/analysis_overlap_pair.parquet")
     duckdb.sql("SELECT * FROM 'tables/analysis_overlap_pair.parquet'")
 
-The CSV files come from ``streamscope report --format csv -o DIR``; Parquet
-files are those tables converted with pyarrow (optional dependency:
-``pip install 'streamscope[parquet]'``), with exact 64-bit integers and
-NULLs kept.
+The CSV files come from ``streamscope report --format csv --output-dir DIR``,
+with DIR/datapackage.json giving every column's type; Parquet files are
+those tables converted with pyarrow (optional dependency:
+``pip install 'streamscope[parquet]'``), with exact 64-bit integers, NULLs
+kept, and the same typed schema whether a table has rows or not, so that
+one table of several traces (tables/*/analysis_idle_gap.parquet) reads in
+one call with pandas, polars or DuckDB.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
 
 from . import _cli
-from .errors import StreamscopeError
+from .errors import OutputError, OutputExistsError, StreamscopeError, TraceNotFoundError, UsageError
 from .report import _common_args, read_table_csv
 
 PathLike = Union[str, Path]
@@ -37,24 +40,25 @@ def _existing(out_dir: Path, names: Sequence[str], suffix: str) -> List[Path]:
 def tables(trace_path: Union[PathLike, Sequence[PathLike]], window=None, *, format: str = "csv",  # noqa: A002
            out_dir: Optional[PathLike] = None, force: bool = False, nvtx: Optional[str] = None,
            nvtx_instance: Optional[int] = None, absolute: bool = False,
-           gap_threshold_us: Optional[float] = None, top: Optional[int] = None) -> Dict[str, Path]:
+           gap_threshold_us: Optional[float] = None, top: Optional[int] = None,
+           clip: bool = False) -> Dict[str, Path]:
     """Writes every analysis table of `streamscope report` for the window to
     out_dir/<table>.csv or .parquet; returns {table name: file}. Existing
     files are never replaced without force=True (checked before any is
     written). Several trace paths (the processes of one run) give one file
     per table with a leading trace_index column."""
     if format not in FORMATS:
-        raise ValueError(f"format must be one of {FORMATS}, not {format!r}")
+        raise UsageError(f"format must be one of {FORMATS}, not {format!r}")
     if out_dir is None:
-        raise ValueError("out_dir is required: the folder that receives one file per table")
+        raise UsageError("out_dir is required: the folder that receives one file per table")
     paths = [trace_path] if isinstance(trace_path, (str, Path)) else list(trace_path)
     if not paths:
-        raise ValueError("give at least one trace")
+        raise UsageError("give at least one trace")
     for p in paths:
         if not Path(p).exists():
-            raise FileNotFoundError(f"{p}: no such trace file")
+            raise TraceNotFoundError(f"{p}: no such trace file", exit_code=3)
     out_dir = Path(out_dir)
-    args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top)
+    args = _common_args(window, nvtx, nvtx_instance, absolute, gap_threshold_us, top, clip=clip)
     if format == "csv":
         cmd = ["report", *map(str, paths), "--format", "csv", "--output-dir", str(out_dir), *args]
         if force:
@@ -74,7 +78,7 @@ def tables(trace_path: Union[PathLike, Sequence[PathLike]], window=None, *, form
         if not force:
             clash = _existing(out_dir, [p.stem for p in csv_files], ".parquet")
             if clash:
-                raise FileExistsError(f"{clash[0]}: exists; refusing to replace it (force=True replaces the tables)")
+                raise OutputExistsError(f"{clash[0]}: exists; pass force=True to replace it", exit_code=9)
         out_dir.mkdir(parents=True, exist_ok=True)
         written = {}
         for csv in csv_files:
@@ -82,28 +86,32 @@ def tables(trace_path: Union[PathLike, Sequence[PathLike]], window=None, *, form
             table = pa.Table.from_pandas(frame, preserve_index=False)
             target = out_dir / f"{csv.stem}.parquet"
             if target.is_symlink():
-                raise FileExistsError(f"{target}: is a symlink; refusing to write through it")
+                raise OutputError(f"{target}: is a symbolic link; refusing to write through it", exit_code=9)
             pq.write_table(table, target)
             written[csv.stem] = target
         return written
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`streamscope-tables TRACE... [window] --format csv|parquet -o DIR [--force]`."""
+    """`streamscope-tables TRACE... [window] --format csv|parquet --output-dir DIR [--force]`."""
     parser = argparse.ArgumentParser(
         prog="streamscope-tables",
         description="Write every streamscope analysis table to DIR, one file per table "
                     "(CSV with a header row, or Parquet), for pandas, polars or DuckDB.")
     parser.add_argument("traces", nargs="+", help="trace files (the processes of one run)")
-    parser.add_argument("-o", "--output", required=True, help="folder that receives <table>.csv/.parquet")
+    parser.add_argument("--output-dir", "-o", dest="output", required=True,
+                        help="folder that receives <table>.csv/.parquet (created when missing)")
     parser.add_argument("--format", choices=FORMATS, default="parquet")
     parser.add_argument("--force", action="store_true", help="replace existing table files")
-    parser.add_argument("--window", choices=["whole"], help="the whole trace (default)")
+    parser.add_argument("--window", choices=["whole"],
+                        help="the whole trace (the default without --nvtx or --from/--to)")
     parser.add_argument("--nvtx", help="every instance of this NVTX range, each a window")
     parser.add_argument("--nvtx-instance", type=int, help="only the K-th instance (1-based)")
     parser.add_argument("--from", dest="start", type=int, help="window start, ns from the trace start")
     parser.add_argument("--to", dest="end", type=int, help="window end, ns from the trace start")
     parser.add_argument("--absolute", action="store_true", help="--from/--to are trace-clock ns")
+    parser.add_argument("--clip", action="store_true",
+                        help="cut a --from/--to window that reaches outside the trace to the trace")
     parser.add_argument("--gap-threshold", type=float, help="list idle gaps of at least US microseconds")
     args = parser.parse_args(argv)
     if (args.start is None) != (args.end is None):
@@ -112,13 +120,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         written = tables(args.traces, window=window, format=args.format, out_dir=args.output, force=args.force,
                          nvtx=args.nvtx, nvtx_instance=args.nvtx_instance, absolute=args.absolute,
-                         gap_threshold_us=args.gap_threshold)
-    except (StreamscopeError, ValueError, FileExistsError, FileNotFoundError) as e:
+                         gap_threshold_us=args.gap_threshold, clip=args.clip)
+    except StreamscopeError as e:
         print(f"streamscope-tables: {e}", file=sys.stderr)
         code = getattr(e, "exit_code", None)
         if isinstance(code, int) and code > 0:
             return code  # the CLI's own (analyzer/README.md "Exit codes")
-        return 3 if isinstance(e, FileNotFoundError) else 9 if isinstance(e, FileExistsError) else 2
+        return 2
     for name, path in written.items():
         print(path)
     return 0

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Union
 import pandas as pd
 
 from . import _cli
-from .errors import StreamscopeError
+from .errors import NotATraceError, StreamscopeError, TraceNotFoundError, UsageError
 
 PathLike = Union[str, Path]
 
@@ -141,7 +141,10 @@ def _table_names(path: Path) -> Optional[List[str]]:
 
 def is_streamscope_trace(path: PathLike) -> bool:
     """True for a streamscope trace (recorded or converted): an SQLite file
-    with the schema's tables. Nsight exports and JSON traces are False."""
+    with the schema's tables. Nsight exports, JSON traces and folders are
+    False."""
+    if not Path(path).is_file():
+        return False
     names = _table_names(Path(path))
     return names is not None and all(t in names for t in REQUIRED_TABLES)
 
@@ -157,12 +160,21 @@ def _convert(path: Path) -> "tuple[tempfile.TemporaryDirectory, List[Path]]":
     return tmp, converted
 
 
+def check_trace_path(path: Path) -> None:
+    """Raises the package's error, in one line, for a path that cannot be a
+    trace file: missing (TraceNotFoundError) or a folder (NotATraceError)."""
+    if not path.exists():
+        raise TraceNotFoundError(f"{path}: no such trace file", exit_code=3)
+    if path.is_dir():
+        raise NotATraceError(f"{path}: is a folder, not a trace file (streamscope.open_ranks reads a folder "
+                             "of rank traces)")
+
+
 def open_all(path: PathLike) -> List["Trace"]:
     """Every process of a trace file, one Trace each (an Nsight Systems
     export may hold several; a streamscope trace holds one)."""
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such trace file")
+    check_trace_path(path)
     if is_streamscope_trace(path):
         return [Trace(path)]
     tmp, converted = _convert(path)
@@ -179,9 +191,9 @@ def open(path: PathLike, pid: Optional[int] = None) -> "Trace":  # noqa: A001 (s
         for t in traces:
             if t.pid == pid:
                 return t
-        raise ValueError(f"{path}: no process {pid}; it holds {sorted(t.pid for t in traces)}")
+        raise UsageError(f"{path}: no process {pid}; it holds {sorted(t.pid for t in traces)}")
     if len(traces) > 1:
-        raise ValueError(f"{path}: holds {len(traces)} processes ({sorted(t.pid for t in traces)}); "
+        raise UsageError(f"{path}: holds {len(traces)} processes ({sorted(t.pid for t in traces)}); "
                          "pick one with streamscope.open(path, pid=...) or use streamscope.open_all(path)")
     return traces[0]
 
@@ -195,12 +207,13 @@ class Trace:
         self.path = Path(path)
         self.source_path = Path(source_path) if source_path is not None else self.path
         self._tmp = _tmp  # keeps a converted trace alive as long as this object
+        check_trace_path(self.path)
         names = _table_names(self.path)
         if names is None:
-            raise StreamscopeError(f"{self.path}: not an SQLite file")
+            raise NotATraceError(f"{self.path}: not an SQLite file")
         missing = [t for t in REQUIRED_TABLES if t not in names]
         if missing:
-            raise StreamscopeError(f"{self.path}: not a streamscope trace (missing tables: {', '.join(missing)})")
+            raise NotATraceError(f"{self.path}: not a streamscope trace (missing tables: {', '.join(missing)})")
         self._tables = set(names)
 
     def __repr__(self) -> str:
@@ -235,6 +248,15 @@ class Trace:
     @property
     def pid(self) -> Optional[int]:
         v = self.metadata.get("pid")
+        try:
+            return int(v) if v is not None else None
+        except ValueError:
+            return None
+
+    @property
+    def rank(self) -> Optional[int]:
+        """The rank the process recorded (metadata env:RANK), else None."""
+        v = self.metadata.get("env:RANK")
         try:
             return int(v) if v is not None else None
         except ValueError:
@@ -316,27 +338,29 @@ class Trace:
 
     def report(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                absolute: bool = False, gap_threshold_us: Optional[float] = None,
-               top: Optional[int] = None, sections=None):
+               top: Optional[int] = None, sections=None, clip: bool = False):
         """Every analysis of `streamscope report` as DataFrames: see
         streamscope.report.Report. The window: 'whole', (start_ns, end_ns)
         from the trace start (absolute=True: trace-clock ns), or
-        nvtx='name' [nvtx_instance=k]. sections: report section names
+        nvtx='name' [nvtx_instance=k]; clip=True cuts a (start_ns, end_ns)
+        window reaching outside the trace to it (else WindowError, naming
+        the trace's bounds). sections: report section names
         (e.g. ['overlap', 'idle-gaps']): only those analyses are computed
         and only their tables written (much faster on large traces)."""
         from .report import Report
         return Report.run([self.path], window=window, nvtx=nvtx, nvtx_instance=nvtx_instance,
                           absolute=absolute, gap_threshold_us=gap_threshold_us, top=top, keep=self,
-                          sections=sections)
+                          sections=sections, clip=clip)
 
     def diagnose(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
-                 absolute: bool = False):
+                 absolute: bool = False, clip: bool = False):
         """`streamscope diagnose`: why overlap is missing, as a Diagnosis
         (findings DataFrame, one row per finding with its impact and remedy).
         window=None is the commands' default window (the steady state, else
         the span of GPU activity)."""
         from .report import Diagnosis
         return Diagnosis.run([self.path], window=window, nvtx=nvtx, nvtx_instance=nvtx_instance,
-                             absolute=absolute)
+                             absolute=absolute, clip=clip)
 
     def tables(self, window=None, *, format: str = "csv", out_dir: Optional[PathLike] = None,  # noqa: A002
                force: bool = False, **window_kwargs) -> Dict[str, Path]:

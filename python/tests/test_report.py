@@ -172,3 +172,10 @@ def test_sections_compute_only_their_tables_with_the_same_figures(overlapped):
                                                          "overlap"}
     with pytest.raises(ValueError):
         overlapped.report(sections=[])
+
+
+def test_clip_cuts_a_window_to_the_trace(overlapped):
+    whole = overlapped.report(window="whole").windows.iloc[0]
+    clipped = overlapped.report(window=(0, 10**15), clip=True).windows.iloc[0]
+    assert clipped["label"].endswith("clipped to the trace")
+    assert (clipped["start_ns"], clipped["end_ns"]) == (whole["start_ns"], whole["end_ns"])

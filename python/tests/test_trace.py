@@ -105,3 +105,25 @@ def test_a_file_that_is_not_sqlite_goes_through_streamscope_convert(cli, tmp_pat
     assert not streamscope.is_streamscope_trace(trace_json)
     with pytest.raises(streamscope.StreamscopeError, match=r"^`streamscope convert .*trace\.json"):
         streamscope.open(trace_json)
+
+
+def test_a_folder_is_the_packages_error_in_one_line(tmp_path):
+    with pytest.raises(streamscope.NotATraceError) as e:
+        streamscope.open(tmp_path)
+    assert str(e.value) == f"{tmp_path}: is a folder, not a trace file (streamscope.open_ranks reads a folder of rank traces)"
+    assert isinstance(e.value, streamscope.StreamscopeError)
+
+
+def test_a_missing_file_is_the_packages_error_and_a_file_not_found_error(tmp_path):
+    with pytest.raises(streamscope.TraceNotFoundError) as e:
+        streamscope.open(tmp_path / "nothing.sqlite")
+    assert isinstance(e.value, FileNotFoundError)
+    assert "\n" not in str(e.value)
+
+
+def test_a_failed_cli_command_is_one_line_of_its_exit_codes_class(cli, overlapped):
+    with pytest.raises(streamscope.WindowError) as e:
+        overlapped.report(window=(0, 10**15))
+    assert e.value.exit_code == 7
+    assert "\n" not in str(e.value)
+    assert "reaches outside the trace, which spans [+0 ns, +" in str(e.value)

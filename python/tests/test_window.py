@@ -35,3 +35,16 @@ def test_explicit_times_are_relative_unless_absolute():
 def test_contradictory_windows_are_refused(kwargs, message):
     with pytest.raises(ValueError, match=message):
         window_args(**kwargs)
+
+
+def test_clip_is_passed_on_with_an_explicit_window():
+    assert window_args((0, 10), clip=True) == ["--from", "0", "--to", "10", "--clip"]
+    with pytest.raises(ValueError, match="clip=True needs"):
+        window_args("whole", clip=True)
+
+
+def test_a_start_before_the_trace_start_is_refused_unless_absolute():
+    import streamscope
+    with pytest.raises(streamscope.UsageError, match="before the trace start"):
+        window_args((-100, 10))
+    assert window_args((-100, 10), absolute=True)[:2] == ["--from", "-100"]

@@ -3,6 +3,8 @@
 #include "analyzer/analysis/window.h"
 #include "analyzer/render/window_label.h"
 
+#include <sstream>
+
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
@@ -104,6 +106,72 @@ TEST(Window, ExplicitTimesOutsideTheTraceAreOutOfRange) {
   spec.start_ns = 300;
   spec.end_ns = 300;
   EXPECT_EQ(ResolveWindows(m, spec).status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(Window, AWindowReachingOutsideTheTraceIsRefusedWithTheTracesBounds) {
+  TraceModel m = WithRanges();  // the whole trace: [50, 900)
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kExplicit;
+  spec.relative_to_trace_start = true;
+  spec.start_ns = 0;
+  spec.end_ns = 999'999'999'999'999;
+  auto w = ResolveWindows(m, spec);
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(w.status().message().find("reaches outside the trace, which spans [+0 ns, +850 ns) from its start "
+                                      "([50 ns, 900 ns) on the trace clock); --clip cuts it to them"),
+            std::string::npos)
+      << w.status();
+  spec.relative_to_trace_start = false;  // absolute [0, 100) starts before the trace
+  spec.end_ns = 100;
+  EXPECT_EQ(ResolveWindows(m, spec).status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST(Window, ClipCutsAWindowToTheTraceAndSaysSo) {
+  TraceModel m = WithRanges();
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kExplicit;
+  spec.relative_to_trace_start = true;
+  spec.start_ns = 800;
+  spec.end_ns = 5000;
+  spec.clip = true;
+  auto w = ResolveWindows(m, spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ((*w)[0].start_ns, 850);
+  EXPECT_EQ((*w)[0].end_ns, 900);
+  EXPECT_TRUE((*w)[0].origin.clipped);
+  EXPECT_EQ(WindowLabel((*w)[0]), "explicit [+800 ns, +5000 ns) clipped to the trace");
+  std::ostringstream err;
+  NoteClippedWindows(m, *w, err);
+  EXPECT_NE(err.str().find("note: the window explicit [+800 ns, +5000 ns) reached outside the trace; --clip cut it "
+                           "to [+800 ns, +850 ns) ([850 ns, 900 ns) on the trace clock)"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST(Window, ClipDoesNotMakeAWindowWhollyOutsideTheTraceValid) {
+  TraceModel m = WithRanges();
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kExplicit;
+  spec.start_ns = 5000;
+  spec.end_ns = 6000;
+  spec.clip = true;
+  auto w = ResolveWindows(m, spec);
+  ASSERT_EQ(w.status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_NE(w.status().message().find("lies outside the trace, which spans [+0 ns, +850 ns)"), std::string::npos)
+      << w.status();
+}
+
+TEST(Window, AWindowInsideTheTraceIsNotMarkedClipped) {
+  TraceModel m = WithRanges();
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kExplicit;
+  spec.start_ns = 50;
+  spec.end_ns = 900;
+  spec.clip = true;
+  auto w = ResolveWindows(m, spec);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_FALSE((*w)[0].origin.clipped);
+  EXPECT_EQ(WindowLabel((*w)[0]), "explicit [50 ns, 900 ns)");
 }
 
 }  // namespace

@@ -116,8 +116,8 @@ class ErrorsAreOneLine(Scratch):
 
 
 class HelpListsDefaultsAndAnExample(Scratch):
-    COMMANDS = [["run"], ["report"], ["compare"], ["diagnose"], ["export"], ["convert"], ["workloads"],
-                ["workloads", "list"], ["workloads", "run"]]
+    COMMANDS = [["run"], ["report"], ["compare"], ["diagnose"], ["export"], ["convert"], ["facts"],
+                ["merge-facts"], ["workloads"], ["workloads", "list"], ["workloads", "run"]]
 
     def test_every_command_help_has_defaults_and_an_example(self):
         for command in self.COMMANDS:
@@ -128,8 +128,30 @@ class HelpListsDefaultsAndAnExample(Scratch):
         self.assertIn("Worst offenders listed per finding (default: 10)", run("report", "--help").stdout)
         self.assertIn("memory", run("run", "--help").stdout)
 
+    def test_window_help_states_the_default_once_and_alike_in_every_command(self):
+        for command in ("report", "diagnose", "export", "facts"):
+            with self.subTest(command=command):
+                text = " ".join(run(command, "--help").stdout.split())
+                self.assertIn("Default: the steady state", text)
+                self.assertNotIn("(default: whole)", text)
+                self.assertIn("--clip", text)
+
+    def test_help_names_no_hidden_option_and_no_empty_rule(self):
+        for command in self.COMMANDS:
+            with self.subTest(command=command):
+                for line in run(*command, "--help").stdout.splitlines():
+                    self.assertNotRegex(line, r"(Excludes|Needs):\s*$")
+                    self.assertNotRegex(line, r"(Excludes|Needs):\s+[A-Z]")
+
+    def test_convert_help_names_every_input_format(self):
+        text = " ".join(run("convert", "--help").stdout.split())
+        for fmt in ("Nsight Systems SQLite export", "torch.profiler trace", "streamscope trace"):
+            self.assertIn(fmt, text)
+
     def test_the_examples_run_on_the_bundled_traces(self):
         os.symlink(os.path.join(REPO, "tests"), self.path("tests"))
+        # merge-facts' example merges facts' output with a second rank's.
+        self.assertEqual(run("facts", SEQ, "--nvtx", "measured", "-o", self.path("rank1.json")).returncode, 0)
         for command in self.COMMANDS:
             example = run(*command, "--help").stdout.split("Example:\n  ", 1)[1].splitlines()[0]
             args = example.split()[1:]
@@ -166,11 +188,103 @@ class OutputFiles(Scratch):
         self.assertIn("analysis_window.csv", os.listdir(tables))
         self.assertOneError(run("report", OVL, "--format", "csv", "--output-dir", tables), 9, "--force")
 
-    def test_csv_with_o_dir_still_works_with_a_note(self):
-        result = run("report", OVL, "--format", "csv", "-o", self.path("old"))
+    def test_csv_with_o_is_one_file_as_on_stdout(self):
+        out = self.path("one.csv")
+        result = run("report", OVL, "--format", "csv", "-o", out)
+        self.assertEqual((result.returncode, result.stdout, result.stderr), (0, "", ""))
+        self.assertTrue(os.path.isfile(out))
+        self.assertEqual(read(out), run("report", OVL, "--format", "csv").stdout)
+
+    def test_csv_output_dir_states_the_column_types(self):
+        tables = self.path("tables")
+        self.assertEqual(run("report", OVL, "--format", "csv", "--output-dir", tables).returncode, 0)
+        import json
+        package = json.loads(read(os.path.join(tables, "datapackage.json")))
+        files = sorted(f for f in os.listdir(tables) if f.endswith(".csv"))
+        self.assertEqual(sorted(r["path"] for r in package["resources"]), files)
+        window = next(r for r in package["resources"] if r["name"] == "analysis_window")
+        self.assertEqual([(f["name"], f["type"]) for f in window["schema"]["fields"]],
+                         [("window_index", "integer"), ("label", "string"), ("start_ns", "integer"),
+                          ("end_ns", "integer"), ("length_ns", "integer")])
+
+    def test_o_naming_a_folder_is_a_usage_error_in_every_command(self):
+        cases = [["report", OVL], ["report", OVL, "--format", "csv"], ["diagnose", OVL], ["facts", OVL],
+                 ["compare", SEQ, "--", OVL], ["convert", NSYS], ["merge-facts", "x.json"]]
+        for args in cases:
+            with self.subTest(args=args):
+                self.assertOneError(run(*args, "-o", self.dir), 2, "is a folder; -o names a file")
+        self.assertOneError(run("report", OVL, "--format", "csv", "-o", self.dir), 2, "--output-dir")
+        self.assertOneError(run("report", OVL, "--output-dir", self.dir), 2, "--output-dir is for --format csv")
+        self.assertOneError(run("workloads", "run", "overlapped", "-o", self.dir), 2, "--output-dir")
+
+    def test_diagnose_writes_its_output_file_like_report(self):
+        out = self.path("diagnosis.txt")
+        result = run("diagnose", OVL, "-o", out)
+        self.assertEqual((result.returncode, result.stdout), (0, ""), result.stderr)
+        self.assertEqual(read(out), run("diagnose", OVL).stdout)
+        self.assertOneError(run("diagnose", OVL, "-o", out), 9, out + ": exists; pass --force to replace it")
+        result = run("diagnose", OVL, "--format", "json", "-o", out, "--force")
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("deprecated: use --output-dir", result.stderr)
-        self.assertIn("analysis_window.csv", os.listdir(self.path("old")))
+        self.assertEqual(read(out), run("diagnose", OVL, "--format", "json").stdout)
+
+    def test_an_existing_output_has_one_wording_in_every_command(self):
+        taken = self.path("taken")
+        with open(taken, "w") as f:
+            f.write("mine\n")
+        commands = [["report", OVL, "-o", taken], ["diagnose", OVL, "-o", taken], ["facts", OVL, "-o", taken],
+                    ["compare", SEQ, "--", OVL, "-o", taken], ["convert", NSYS, "-o", taken],
+                    ["export", OVL, "--html", taken]]
+        for args in commands:
+            with self.subTest(command=args[0]):
+                self.assertOneError(run(*args), 9, taken + ": exists; pass --force to replace it")
+        self.assertEqual(read(taken), "mine\n")
+
+
+class WindowsInsideTheTrace(Scratch):
+    """--from/--to outside the trace is refused the same way by every
+    command with window options, unless --clip."""
+
+    def commands(self):
+        return [["report", OVL], ["diagnose", OVL], ["facts", OVL],
+                ["export", OVL, "--html", self.path("w.html"), "--force"]]
+
+    def test_a_window_reaching_outside_the_trace_is_refused_with_its_bounds(self):
+        for args in self.commands():
+            with self.subTest(command=args[0]):
+                self.assertOneError(run(*args, "--from", "0", "--to", "999999999999999"), 7,
+                                    "reaches outside the trace, which spans [+0 ns, +", "on the trace clock",
+                                    "--clip")
+
+    def test_clip_cuts_it_to_the_trace_and_says_so(self):
+        for args in self.commands():
+            with self.subTest(command=args[0]):
+                result = run(*args, "--from", "0", "--to", "999999999999999", "--clip")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                notes = [ln for ln in result.stderr.splitlines() if ": note: " in ln]
+                self.assertEqual(len(notes), 1, result.stderr)
+                self.assertIn("reached outside the trace; --clip cut it to [+0 ns, +", notes[0])
+        text = run("report", OVL, "--from", "0", "--to", "999999999999999", "--clip").stdout
+        self.assertIn("clipped to the trace", text)
+
+    def test_a_window_wholly_outside_is_refused_even_with_clip(self):
+        for args in self.commands():
+            with self.subTest(command=args[0]):
+                self.assertOneError(run(*args, "--from", "999999999999990", "--to", "999999999999999", "--clip"),
+                                    7, "lies outside the trace, which spans")
+
+    def test_a_time_before_the_trace_start_is_a_usage_error(self):
+        for args in self.commands():
+            with self.subTest(command=args[0]):
+                self.assertOneError(run(*args, "--from", "-100", "--to", "5000"), 2,
+                                    "--from -100 is before the trace start")
+
+    def test_window_whole_is_the_whole_trace_in_every_command(self):
+        import json
+        report = json.loads(run("report", OVL, "--window", "whole", "--format", "json").stdout)
+        facts = json.loads(run("facts", OVL, "--window", "whole").stdout)
+        window = report["traces"][0]["windows"][0]
+        self.assertEqual(window["label"], "whole trace")
+        self.assertIn('"whole trace"', json.dumps(facts))
 
 
 class DataOnStdoutStatusOnStderr(Scratch):

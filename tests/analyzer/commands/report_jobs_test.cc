@@ -1,5 +1,6 @@
 // `report --jobs N` gives what `--jobs 1` gives, and `facts` + `merge-facts`
 // give report's cross-rank figures, on the bundled traces.
+#include <iostream>
 #include <sstream>
 
 #include "analyzer/commands/facts_runner.h"
@@ -55,7 +56,7 @@ TEST(FactsAndMerge, GiveTheCrossRankFiguresOfReport) {
   FactsOptions facts;
   facts.traces = Bundled();
   std::ostringstream facts_out;
-  ASSERT_TRUE(RunFacts(facts, facts_out).ok());
+  ASSERT_TRUE(RunFacts(facts, facts_out, std::cerr).ok());
   MergeFactsOptions merge;
   merge.facts = {"-"};
   std::istringstream in(facts_out.str());

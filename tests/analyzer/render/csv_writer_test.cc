@@ -1,6 +1,6 @@
-// `report --format csv -o DIR`: one file per table with a header row, rows
-// of several traces behind a trace_index column, existing files kept
-// unless forced.
+// `report --format csv --output-dir DIR`: one file per table with a header
+// row, rows of several traces behind a trace_index column, existing files
+// kept unless forced, and every column's type in DIR/datapackage.json.
 #include "analyzer/render/csv_writer.h"
 
 #include <sys/stat.h>
@@ -8,9 +8,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "analyzer/render/column_types.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 namespace streamscope {
 namespace {
@@ -83,6 +86,52 @@ TEST(CsvFolder, AFileInPlaceOfTheFolderIsAClearError) {
   absl::Status s = WriteCsvFolder(file, {Tables(100)}, true);
   EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_NE(s.message().find("not a folder"), std::string::npos) << s;
+}
+
+// {column: type} of `table` in DIR/datapackage.json.
+std::map<std::string, std::string> SchemaOf(const std::string& dir, const std::string& table) {
+  std::map<std::string, std::string> types;
+  nlohmann::json package = nlohmann::json::parse(Read(dir + "/datapackage.json"));
+  for (const nlohmann::json& r : package["resources"]) {
+    if (r["name"] != table) continue;
+    EXPECT_EQ(r["path"], table + ".csv");
+    for (const nlohmann::json& f : r["schema"]["fields"]) types[f["name"]] = f["type"];
+  }
+  return types;
+}
+
+TEST(CsvFolder, AnEmptyTableHasTheTypedSchemaOfAFullOne) {
+  ResultTable full{"analysis_gap_causes", {"window_index", "cause", "ns", "share_of_idle"}};
+  full.rows.push_back({int64_t{0}, std::string("cpu_starvation"), int64_t{5}, 0.5});
+  ResultTable empty{"analysis_gap_causes", {"window_index", "cause", "ns", "share_of_idle"}};
+  const std::map<std::string, std::string> expected = {
+      {"window_index", "integer"}, {"cause", "string"}, {"ns", "integer"}, {"share_of_idle", "number"}};
+  std::string with_rows = NewDir(), without = NewDir();
+  ASSERT_TRUE(WriteCsvFolder(with_rows, {{full}}, false).ok());
+  ASSERT_TRUE(WriteCsvFolder(without, {{empty}}, false).ok());
+  EXPECT_EQ(SchemaOf(with_rows, "analysis_gap_causes"), expected);
+  EXPECT_EQ(SchemaOf(without, "analysis_gap_causes"), expected);
+  EXPECT_EQ(Read(without + "/analysis_gap_causes.csv"), "window_index,cause,ns,share_of_idle\n");
+}
+
+TEST(CsvFolder, AColumnNullInOneTraceTakesItsTypeFromAnother) {
+  ResultTable a{"analysis_idle_gap", {"window_index", "prev_op_id"}, {{int64_t{0}, ResultValue{}}}};
+  ResultTable b{"analysis_idle_gap", {"window_index", "prev_op_id"}, {{int64_t{0}, int64_t{3}}}};
+  std::string dir = NewDir();
+  ASSERT_TRUE(WriteCsvFolder(dir, {{a}, {b}}, false).ok());
+  EXPECT_EQ(SchemaOf(dir, "analysis_idle_gap"),
+            (std::map<std::string, std::string>{
+                {"trace_index", "integer"}, {"window_index", "integer"}, {"prev_op_id", "integer"}}));
+}
+
+TEST(ColumnTypes, NamesFollowTheVocabulary) {
+  EXPECT_EQ(ColumnTypeOfName("start_ns"), ColumnType::kInteger);
+  EXPECT_EQ(ColumnTypeOfName("stream_id_a"), ColumnType::kInteger);
+  EXPECT_EQ(ColumnTypeOfName("op_a_table"), ColumnType::kText);
+  EXPECT_EQ(ColumnTypeOfName("category_b"), ColumnType::kText);
+  EXPECT_EQ(ColumnTypeOfName("primary_cause"), ColumnType::kText);
+  EXPECT_EQ(ColumnTypeOfName("hidden_share"), ColumnType::kReal);
+  EXPECT_EQ(ColumnTypeOfName("gpu_mean_ns"), ColumnType::kReal);
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ TEST(ReportCsvFolder, ExistingTablesAreKeptUnlessForced) {
   std::ofstream(options.output_path + "/analysis_window.csv") << "mine\n";
   std::string err;
   EXPECT_EQ(RunToFolder(options, &err), kExitOutputError);
-  EXPECT_NE(err.find(".csv: exists; refusing to replace it (--force"), std::string::npos) << err;
+  EXPECT_NE(err.find(".csv: exists; pass --force to replace it"), std::string::npos) << err;
   EXPECT_EQ(Read(options.output_path + "/analysis_window.csv"), "mine\n");
   options.force = true;
   ASSERT_EQ(RunToFolder(options), kExitOk);
