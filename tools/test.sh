@@ -34,12 +34,12 @@ WHEEL=$(PYTHON=$DEPS/bin/python tools/build_wheel.sh --from "$BUILD_DIR" -o "$BU
 echo "tools/test.sh: $(basename "$WHEEL") ($(du -k "$WHEEL" | cut -f1) KiB)"
 CLEAN=$(mktemp -d /tmp/streamscope-wheel-test.XXXXXX)
 trap 'rm -rf "$CLEAN"' EXIT
-python3 -m venv "$CLEAN/venv"
+python3 -m venv --without-pip "$CLEAN/venv"  # the pip of $DEPS installs into it: quicker
 PY=$CLEAN/venv/bin/python
-"$PY" -m pip install -q --no-deps "$WHEEL"
+"$DEPS/bin/python" -m pip --python "$PY" install -q --no-deps "$WHEEL"
 "$DEPS/bin/python" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" \
   >"$("$PY" -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/streamscope-test-deps.pth"
-"$PY" -m pip check
+"$DEPS/bin/python" -m pip --python "$PY" check
 rc=0
 (cd "$CLEAN" && env -i PATH=/usr/bin:/bin HOME="$CLEAN" MPLBACKEND=Agg STREAMSCOPE_REQUIRE_CLI=1 \
   STREAMSCOPE_EXPECT_WHEEL=1 "$PY" -m pytest -q -p no:cacheprovider "$ROOT/python/tests") || rc=$?
