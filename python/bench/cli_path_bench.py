@@ -2,7 +2,7 @@
 "Measured"). Usage: python cli_path_bench.py TRACE.sqlite [--repeat N]
 
 For TRACE it runs, N times each (median reported):
-  1. `streamscope report --format csv -o DIR` with STREAMSCOPE_PROFILE=1:
+  1. `streamscope report --format csv --output-dir DIR` with STREAMSCOPE_PROFILE=1:
      the CLI's own phases (load, analyses, render = writing the CSV files),
      wall and CPU seconds, and the process' total wall time;
   2. the same with --format json to /dev/null (render = the JSON);
@@ -78,11 +78,12 @@ def main():
     rows = {k: [] for k in ("csv", "json", "py_report", "py_all", "py_first", "sizes")}
     for _ in range(a.repeat):
         with tempfile.TemporaryDirectory() as d:
-            wall, cpu, ph = profile(["report", a.trace, "--format", "csv", "-o", str(Path(d) / "t")])
+            wall, cpu, ph = profile(["report", a.trace, "--format", "csv", "--output-dir", str(Path(d) / "t")])
             rows["csv"].append((wall, cpu, split(ph)))
             rows["sizes"].append(sum(p.stat().st_size for p in (Path(d) / "t").glob("*.csv")))
-        wall, cpu, ph = profile(["report", a.trace, "--format", "json", "-o", os.devnull])
-        rows["json"].append((wall, cpu, split(ph)))
+            # The CLI refuses to overwrite a file (/dev/null included): a new one.
+            wall, cpu, ph = profile(["report", a.trace, "--format", "json", "-o", str(Path(d) / "r.json")])
+            rows["json"].append((wall, cpu, split(ph)))
         report, w, c, child = timed(lambda: trace.report())
         rows["py_report"].append((w, c, child))
         _, w, c, _ = timed(lambda: [report.table(n) for n in report.table_names])
@@ -105,7 +106,7 @@ def main():
           f"median of {a.repeat}; seconds as wall / CPU\n")
     print("| CLI run | load | analyses | render | process total | peak RSS (CLI) |")
     print("|---|---|---|---|---|---|")
-    cli_line("report --format csv -o DIR", "csv")
+    cli_line("report --format csv --output-dir DIR", "csv")
     cli_line("report --format json", "json")
     print(f"\nCSV written: {med(rows['sizes']) / 2**20:.0f} MiB, {rowcount} rows in 25 tables\n")
     print("| Python step | wall | CPU (Python) | CPU (CLI child) |")
