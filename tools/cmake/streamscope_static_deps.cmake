@@ -4,8 +4,8 @@
 # stays shared on purpose: its static archive pulls in glibc 2.36 symbols
 # (arc4random, _dl_find_object), which Ubuntu 22.04 lacks. Debian's libabsl-dev
 # exports only its shared libraries to CMake; its static archives sit next
-# to them and link into executables (not into shared libraries: they are not
-# PIC, so the collector never links Abseil).
+# to them and link into executables only (the collector, a shared library,
+# links no Abseil).
 
 # Call after find_package(absl): points every imported absl:: library at
 # its static archive.
@@ -38,4 +38,3 @@ function(streamscope_link_abseil_statically)
     endforeach()
   endforeach()
 endfunction()
-
