@@ -39,14 +39,35 @@ def source_checkout() -> Optional[Path]:
     return None
 
 
+def native_dir() -> Path:
+    """Where a wheel puts its native part: bin/streamscope and, when built
+    with CUDA, lib/libstreamscope_collector.so."""
+    return Path(__file__).resolve().parent / "_native"
+
+
 def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def _is_console_script(path: Path) -> bool:
+    """True for the `streamscope` launcher pip writes (a Python script that
+    runs main() below): taking it for the CLI would run itself."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(512)
+    except OSError:
+        return False
+    return first.startswith(b"#!") and b"python" in first
+
+
 def find_cli() -> Path:
-    """The streamscope binary: $STREAMSCOPE_BIN, then PATH, then build/bin
-    of a source checkout. Raises CliNotFoundError naming what was tried."""
-    tried = []
+    """The streamscope binary: the one inside this package (a wheel), then
+    $STREAMSCOPE_BIN, then PATH, then build/bin of a source checkout.
+    Raises CliNotFoundError naming what was tried."""
+    bundled = native_dir() / "bin" / "streamscope"
+    if _executable(bundled):
+        return bundled
+    tried = [f"{bundled} (not installed from a wheel)"]
     env = os.environ.get("STREAMSCOPE_BIN")
     if env:
         p = Path(env)
@@ -56,7 +77,7 @@ def find_cli() -> Path:
     else:
         tried.append("STREAMSCOPE_BIN (unset)")
     on_path = shutil.which("streamscope")
-    if on_path:
+    if on_path and not _is_console_script(Path(on_path)):
         return Path(on_path)
     tried.append("PATH")
     root = source_checkout()
@@ -67,7 +88,19 @@ def find_cli() -> Path:
         tried.append(str(p))
     raise CliNotFoundError(
         "cannot find the streamscope CLI; tried " + ", ".join(tried)
-        + ". Build it (tools/build.sh) or set STREAMSCOPE_BIN to its path.")
+        + ". Install the wheel (tools/build_wheel.sh), build the CLI (tools/build.sh) "
+        "or set STREAMSCOPE_BIN to its path.")
+
+
+def main() -> None:
+    """The `streamscope` console script: runs the CLI with this process'
+    arguments, environment and exit code (the process becomes the CLI)."""
+    import sys
+    try:
+        cli = find_cli()
+    except CliNotFoundError as e:
+        sys.exit(f"streamscope: {e}")
+    os.execv(cli, [str(cli)] + sys.argv[1:])
 
 
 def error_line(stderr: str) -> str:

@@ -141,7 +141,7 @@ def analyze(paths, client=None, *, window=None, nvtx: Optional[str] = None, nvtx
 
     With a dask.distributed `client`, one task per trace runs `streamscope
     facts` on a worker (which must see the file and the CLI: `cli`, else
-    $STREAMSCOPE_BIN / PATH on the worker); only the facts (a few kB to a few
+    the worker's find_cli(): its installed package's own); only the facts (a few kB to a few
     MB per rank, compressed) travel to the client, which merges them with
     `streamscope merge-facts`. Without a client, the facts are computed
     here, one process per CPU. `nvtx="step"` makes every instance of the

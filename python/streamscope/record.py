@@ -13,8 +13,9 @@ and driven through its C entry points
     int streamscope_record_stop(void);
 
 (0 = success). The library is found at $STREAMSCOPE_COLLECTOR, then
-build/lib of a source checkout, then next to the streamscope CLI (its
-folder and ../lib). `kinds` uses STREAMSCOPE_KINDS' syntax ('default',
+inside this package (a wheel built with CUDA), then build/lib of a
+source checkout, then next to the streamscope CLI (its folder and
+../lib). `kinds` uses STREAMSCOPE_KINDS' syntax ('default',
 'all', 'kernel,memcpy', '+memory', ...) and is passed as the options
 string ``kinds=<kinds>``; `options` passes a raw options string instead
 (None: the collector's defaults).
@@ -56,9 +57,9 @@ _loaded = {}
 
 
 def find_collector() -> Path:
-    """The collector library: $STREAMSCOPE_COLLECTOR, then build/lib of a
-    source checkout, then next to the CLI. Raises CollectorError naming
-    every place tried."""
+    """The collector library: $STREAMSCOPE_COLLECTOR, then the wheel's own,
+    then build/lib of a source checkout, then next to the CLI. Raises
+    CollectorError naming every place tried."""
     tried = []
     env = os.environ.get("STREAMSCOPE_COLLECTOR")
     if env:
@@ -67,6 +68,10 @@ def find_collector() -> Path:
         tried.append(f"STREAMSCOPE_COLLECTOR={env} (no such file)")
     else:
         tried.append("STREAMSCOPE_COLLECTOR (unset)")
+    bundled = _cli.native_dir() / "lib" / LIBRARY_NAME
+    if bundled.is_file():
+        return bundled
+    tried.append(f"{bundled} (a wheel built without CUDA has none)")
     root = _cli.source_checkout()
     if root is not None:
         p = root / "build" / "lib" / LIBRARY_NAME

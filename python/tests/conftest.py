@@ -1,6 +1,7 @@
 """Shared fixtures: the repository's bundled traces and the streamscope CLI.
 
-Tests that need the CLI are skipped when it is not built, unless
+The CLI is the installed wheel's own, else this checkout's build/bin.
+Tests that need the CLI are skipped when there is none, unless
 STREAMSCOPE_REQUIRE_CLI=1 (tools/test.sh sets it): then they fail.
 """
 import os
@@ -9,12 +10,14 @@ from pathlib import Path
 import matplotlib
 import pytest
 
+from streamscope import _cli
+
 matplotlib.use("Agg")
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
 
-if not os.environ.get("STREAMSCOPE_BIN"):
+if not os.environ.get("STREAMSCOPE_BIN") and not (_cli.native_dir() / "bin" / "streamscope").is_file():
     built = REPO / "build" / "bin" / "streamscope"
     if built.is_file():
         os.environ["STREAMSCOPE_BIN"] = str(built)

@@ -57,6 +57,7 @@ def calls(log):
 def test_a_missing_library_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("STREAMSCOPE_COLLECTOR", str(tmp_path / "libstreamscope_collector.so"))
     monkeypatch.setattr(_cli, "source_checkout", lambda: None)
+    monkeypatch.setattr(_cli, "native_dir", lambda: tmp_path / "_native")  # as if not from a wheel
     monkeypatch.setenv("STREAMSCOPE_BIN", str(tmp_path / "no-cli"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(streamscope.CollectorError, match="cannot find libstreamscope_collector.so.*STREAMSCOPE_COLLECTOR="):
