@@ -33,7 +33,8 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
   constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
   ReplayResult r;
   const size_t n = g.event_count();
-  const std::vector<DepEdge>& edges = g.edges();
+  const size_t edge_count = g.edge_count();
+  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
   r.t.assign(n, 0);
   if (keep_binding) r.binding.assign(n, -1);
   // Added edges by target.
@@ -61,15 +62,15 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
     };
     for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
       if (!edits.removed.empty() && edits.removed[i]) continue;
-      const DepEdge& e = edges[i];
-      int64_t src = e.from == DepEdge::kOutside ? e.from_ns : r.t[e.from];
-      offer(SaturatingAdd(src, edits.lag.empty() ? e.lag_ns : edits.lag[i]), static_cast<int32_t>(i));
+      const int32_t from = g.EdgeFrom(i);
+      int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
+      offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
     }
     if (!added_begin.empty()) {
       for (uint32_t k = added_begin[v]; k < added_begin[v + 1]; ++k) {
         const ReplayEdits::Added& a = edits.added[added_order[k]];
         int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
-        offer(SaturatingAdd(src, a.lag), static_cast<int32_t>(edges.size() + added_order[k]));
+        offer(SaturatingAdd(src, a.lag), static_cast<int32_t>(edge_count + added_order[k]));
       }
     }
     r.t[v] = any ? best : g.Recorded(v);
@@ -204,9 +205,7 @@ int32_t EngineClass(const TraceModel& m, size_t op) {
 // Everything the what-ifs of one window share.
 class WhatIfContext {
  public:
-  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o)
-      : m_(m), g_(g), o_(o), pos_(g.event_count()) {
-    for (size_t p = 0; p < g.order().size(); ++p) pos_[g.order()[p]] = static_cast<uint32_t>(p);
+  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o) : m_(m), g_(g), o_(o) {
     absl::flat_hash_set<int64_t> tids;  // threads that submitted the window's ops
     for (size_t k = 0; k < g.op_count(); ++k) {
       if (int32_t c = g.OpSubmitter(k); c >= 0) tids.insert(g.CallTid(c));
@@ -300,7 +299,7 @@ class WhatIfContext {
  private:
   struct HostGap {
     uint32_t edge;
-    size_t call;
+    uint32_t call;                    // graph call (16 bytes a gap, not 24: a gap per call)
     uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
   };
   struct Evidence {
@@ -328,17 +327,35 @@ class WhatIfContext {
     }
   };
 
+  // The per-edge edits a cause makes, from the recorded lags and nothing
+  // removed; a cause that only removes edges leaves `lag` empty (the graph's
+  // own), one that only changes lags leaves `removed` empty.
+  void TouchLag(ReplayEdits& edits) const {
+    if (edits.lag.empty()) edits.lag.assign(g_.lags().begin(), g_.lags().end());
+  }
+  void TouchRemoved(ReplayEdits& edits) const {
+    if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
+  }
   void Touch(ReplayEdits& edits) const {
-    if (edits.lag.empty()) {
-      edits.lag.reserve(g_.edges().size());
-      for (const DepEdge& e : g_.edges()) edits.lag.push_back(e.lag_ns);
+    TouchLag(edits);
+    TouchRemoved(edits);
+  }
+  // Whether event a comes before event b in the graph's order, which is by
+  // recorded time: only events of one time need their places (a table of
+  // every event's place took 4 bytes an event for a few lookups).
+  bool Before(int32_t a, int32_t b) const {
+    const int64_t ta = g_.Recorded(a), tb = g_.Recorded(b);
+    if (ta != tb) return ta < tb;
+    const std::vector<int32_t>& order = g_.order();
+    auto first =
+        std::lower_bound(order.begin(), order.end(), ta, [&](int32_t e, int64_t t) { return g_.Recorded(e) < t; });
+    for (auto it = first; it != order.end() && g_.Recorded(*it) == ta; ++it) {
+      if (*it == a) return true;
+      if (*it == b) return false;
     }
-    if (edits.removed.empty()) edits.removed.assign(g_.edges().size(), 0);
+    return false;
   }
-  int64_t SourceTime(uint32_t i) const {
-    const DepEdge& e = g_.edges()[i];
-    return e.from == DepEdge::kOutside ? e.from_ns : g_.Recorded(e.from);
-  }
+  int64_t SourceTime(uint32_t i) const { return g_.EdgeSourceNs(i); }
   void OpsOfCall(size_t c, Evidence& ev) const {
     // The graph's ops are in start order; a call's ops are few: scan its
     // end event's dependants would need out-edges, so ask the submitters.
@@ -368,7 +385,7 @@ class WhatIfContext {
         if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
       }
     }
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
@@ -376,7 +393,7 @@ class WhatIfContext {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, c, static_cast<uint32_t>(parts_.size()), 0};
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(parts_.size()), 0};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
@@ -411,7 +428,7 @@ class WhatIfContext {
       for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
         const auto& [name, ns] = parts_[k];
         if (name != cause.name) continue;
-        Touch(edits);
+        TouchLag(edits);
         edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
@@ -421,7 +438,7 @@ class WhatIfContext {
   }
 
   void Sync(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (g_.CallBlocking(c) != cause.blocking || m_.api.name[g_.ModelCall(c)] != cause.name) continue;
       if (cause.stream >= 0 && g_.CallSyncStream(c) != cause.stream) continue;
@@ -429,7 +446,7 @@ class WhatIfContext {
       int64_t waited_end = kMinTime;
       for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
         if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
-        Touch(edits);
+        TouchRemoved(edits);
         edits.removed[i] = 1;
         waited_end = std::max(waited_end, SourceTime(i));
         if (edges[i].from != DepEdge::kOutside && g_.IsOpEvent(edges[i].from)) {
@@ -446,7 +463,7 @@ class WhatIfContext {
 
   void Pageable(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const PinnedCopyRates& rates = m_.Derived<PinnedCopyRates>();
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     bool from_trace = false, from_link = false;
     for (size_t k = 0; k < g_.op_count(); ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
@@ -493,7 +510,7 @@ class WhatIfContext {
 
   void SameStream(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const StreamPredecessors& preds = m_.Derived<StreamPredecessors>();
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     int64_t copy_ns = 0, compute_ns = 0;
     constexpr int kMaxWalk = 4096;  // ops walked back to find the previous op of a class
     for (size_t k = 0; k < g_.op_count(); ++k) {
@@ -503,7 +520,7 @@ class WhatIfContext {
       (EngineClass(m_, i) == 0 ? compute_ns : copy_ns) += OpDuration(m_, i);
       int32_t prev = preds.prev[i];
       if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
-      Touch(edits);
+      TouchRemoved(edits);
       int32_t v = DependencyGraph::OpStart(k);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
         if (edges[e].kind == DepEdgeKind::kStreamOrder) edits.removed[e] = 1;
@@ -516,21 +533,21 @@ class WhatIfContext {
       int64_t same_end = std::max(m_.ops.start_ns[same], m_.ops.end_ns[same]);
       int32_t gk = g_.GraphOp(same);
       int32_t from = gk >= 0 ? DependencyGraph::OpEnd(gk) : DepEdge::kOutside;
-      if (from != DepEdge::kOutside && pos_[from] >= pos_[v]) continue;
+      if (from != DepEdge::kOutside && !Before(from, v)) continue;
       edits.added.push_back({v, from, same_end, std::min<int64_t>(0, g_.Recorded(v) - same_end)});
     }
     est.measured_cost_ns = std::min(copy_ns, compute_ns);
   }
 
   void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     const OuterCalls& outer = m_.Derived<OuterCalls>();
     for (const FirstLaunchOutlier& f : first_launches_) {
       int32_t o = outer.outer[f.api];
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
       if (c < 0) continue;
       const int64_t excess = f.excess_ns();
-      Touch(edits);
+      TouchLag(edits);
       int32_t v = g_.CallEnd(c);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
         if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
@@ -553,7 +570,7 @@ class WhatIfContext {
   }
 
   void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t k = 0; k < g_.op_count(); ++k) {
       int32_t v = DependencyGraph::OpStart(k);
       int64_t legacy_ready = kMinTime, other_ready = kMinTime;
@@ -563,7 +580,7 @@ class WhatIfContext {
           other_ready = std::max(other_ready, ready);
           continue;
         }
-        Touch(edits);
+        TouchRemoved(edits);
         edits.removed[e] = 1;
         legacy_ready = std::max(legacy_ready, ready);
         ev.ops.push_back(g_.ModelOp(k));
@@ -577,7 +594,6 @@ class WhatIfContext {
   const TraceModel& m_;
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
-  std::vector<uint32_t> pos_;  // per event: position in g_.order()
   std::vector<HostGap> gaps_;
   std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
   // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
@@ -595,8 +611,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.recorded_end_ns = graph.recorded_end_ns();
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
-  ReplayResult base = Replay(graph);
-  result.replayed_end_ns = base.end_ns;
+  result.replayed_end_ns = Replay(graph).end_ns;
   int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
   if (span > 0) {
     result.replay_error =
@@ -697,13 +712,10 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     if (!one.lag.empty()) {
       // Each cause's edits start from the recorded lags; causes that shorten
       // the same edge (host work of two NVTX names in one gap) add up.
-      const std::vector<DepEdge>& edges = graph.edges();
-      if (all.lag.empty()) {
-        all.lag.resize(edges.size());
-        for (size_t i = 0; i < edges.size(); ++i) all.lag[i] = edges[i].lag_ns;
-      }
-      for (size_t i = 0; i < one.lag.size() && i < edges.size(); ++i) {
-        const int64_t cut = SaturatingSub(edges[i].lag_ns, one.lag[i]);
+      const std::vector<int64_t>& lags = graph.lags();
+      if (all.lag.empty()) all.lag = lags;
+      for (size_t i = 0; i < one.lag.size() && i < lags.size(); ++i) {
+        const int64_t cut = SaturatingSub(lags[i], one.lag[i]);
         if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
       }
     }
