@@ -29,53 +29,86 @@ std::string_view WhatIfKindName(WhatIfKind k) {
   return "unknown";
 }
 
-ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
-  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
-  ReplayResult r;
-  const size_t n = g.event_count();
-  const size_t edge_count = g.edge_count();
-  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
-  r.t.assign(n, 0);
-  if (keep_binding) r.binding.assign(n, -1);
-  // Added edges by target.
-  std::vector<uint32_t> added_begin;
-  std::vector<uint32_t> added_order;
-  if (!edits.added.empty()) {
-    added_begin.assign(n + 1, 0);
-    for (const ReplayEdits::Added& a : edits.added) ++added_begin[a.to + 1];
-    for (size_t e = 0; e < n; ++e) added_begin[e + 1] += added_begin[e];
-    added_order.resize(edits.added.size());
-    std::vector<uint32_t> fill(added_begin.begin(), added_begin.end() - 1);
-    for (size_t k = 0; k < edits.added.size(); ++k) added_order[fill[edits.added[k].to]++] = static_cast<uint32_t>(k);
-  }
+namespace {
+
+// Added edges grouped by target: edits.added[order[k]] for k in
+// [begin[v], begin[v + 1]).
+struct AddedByTarget {
+  std::vector<uint32_t> begin, order;
+};
+
+// The replay's loop over the events, one instance per kind of edits, so
+// that a replay without removed or added edges or bindings does not test
+// for them at every edge (the what-ifs replay the whole window once per
+// cause). Without bindings an event's time is the latest candidate; with
+// them, a tie goes to the graph's binding edge.
+template <bool kRemoved, bool kAdded, bool kBinding>
+void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std::vector<int64_t>& lags,
+                  const AddedByTarget& added, ReplayResult& r) {
+  const auto edge_count = static_cast<int32_t>(g.edge_count());
   for (int32_t v : g.order()) {
     bool any = false;
     int64_t best = 0;
-    int32_t bind = -1;
-    const int32_t preferred = g.Binding(v);
-    auto offer = [&](int64_t cand, int32_t index) {
-      if (!any || cand > best || (cand == best && index == preferred)) {
-        best = cand;
-        bind = index;
-        any = true;
+    [[maybe_unused]] int32_t bind = -1;
+    [[maybe_unused]] const int32_t preferred = kBinding ? g.Binding(v) : -1;
+    auto offer = [&](int64_t cand, [[maybe_unused]] int32_t index) {
+      if constexpr (kBinding) {
+        if (!any || cand > best || (cand == best && index == preferred)) {
+          best = cand;
+          bind = index;
+        }
+      } else {
+        if (!any || cand > best) best = cand;
       }
+      any = true;
     };
-    for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
-      if (!edits.removed.empty() && edits.removed[i]) continue;
+    for (uint32_t i = g.EdgeBegin(v), end = g.EdgeEnd(v); i < end; ++i) {
+      if constexpr (kRemoved) {
+        if (edits.removed[i]) continue;
+      }
       const int32_t from = g.EdgeFrom(i);
       int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
       offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
     }
-    if (!added_begin.empty()) {
-      for (uint32_t k = added_begin[v]; k < added_begin[v + 1]; ++k) {
-        const ReplayEdits::Added& a = edits.added[added_order[k]];
+    if constexpr (kAdded) {
+      for (uint32_t k = added.begin[v]; k < added.begin[v + 1]; ++k) {
+        const ReplayEdits::Added& a = edits.added[added.order[k]];
         int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
-        offer(SaturatingAdd(src, a.lag), static_cast<int32_t>(edge_count + added_order[k]));
+        offer(SaturatingAdd(src, a.lag), edge_count + static_cast<int32_t>(added.order[k]));
       }
     }
     r.t[v] = any ? best : g.Recorded(v);
-    if (keep_binding) r.binding[v] = any ? bind : -1;
+    if constexpr (kBinding) r.binding[v] = any ? bind : -1;
   }
+}
+
+}  // namespace
+
+ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
+  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
+  ReplayResult r;
+  const size_t n = g.event_count();
+  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
+  r.t.assign(n, 0);
+  if (keep_binding) r.binding.assign(n, -1);
+  AddedByTarget added;
+  if (!edits.added.empty()) {
+    added.begin.assign(n + 1, 0);
+    for (const ReplayEdits::Added& a : edits.added) ++added.begin[a.to + 1];
+    for (size_t e = 0; e < n; ++e) added.begin[e + 1] += added.begin[e];
+    added.order.resize(edits.added.size());
+    std::vector<uint32_t> fill(added.begin.begin(), added.begin.end() - 1);
+    for (size_t k = 0; k < edits.added.size(); ++k) added.order[fill[edits.added[k].to]++] = static_cast<uint32_t>(k);
+  }
+  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const std::vector<int64_t>&, const AddedByTarget&,
+                          ReplayResult&);
+  static constexpr Events kEvents[8] = {
+      ReplayEvents<false, false, false>, ReplayEvents<false, false, true>, ReplayEvents<false, true, false>,
+      ReplayEvents<false, true, true>,   ReplayEvents<true, false, false>, ReplayEvents<true, false, true>,
+      ReplayEvents<true, true, false>,   ReplayEvents<true, true, true>,
+  };
+  const int kind = (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  kEvents[kind](g, edits, lags, added, r);
   int64_t graph_end = kMinEnd;
   for (size_t k = 0; k < g.op_count(); ++k) {
     int64_t end = r.t[DependencyGraph::OpEnd(k)];

@@ -122,8 +122,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options, inputs);
     if (plan.overlap) MarkPhase("diagnose");
   }
-  // The ranking and the critical path share one dependency graph.
-  if (graph_needed) {
+  // The ranking and the critical path share one dependency graph; a ranking
+  // of findings without a what-if cause needs none.
+  if (graph_needed && !plan.critical_path && !graph_thread.joinable() && !RankingNeedsWhatIf(w.diagnose)) {
+    RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
+  } else if (graph_needed) {
     if (graph_thread.joinable()) {
       graph_thread.join();
       if (plan.overlap) MarkPhase("dependency_graph+critical_path");
