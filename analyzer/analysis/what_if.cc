@@ -758,6 +758,7 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     }
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
+  one = {};  // before the replay's own buffers (8 bytes an edge and an event)
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);
