@@ -47,4 +47,13 @@ if [ "$rc" = 5 ]; then
   echo "tools/test.sh: pytest collected no tests in python/tests (exit 5): the Python suite is missing" >&2
   exit 1
 fi
-exit "$rc"
+[ "$rc" = 0 ] || exit "$rc"
+
+# The benchmark claims, quick (200k ops, ratios to a baseline measured in the
+# same run): a claim more than 25 % worse than bench/results/claims.txt fails
+# the run, reported as a performance regression, not as a failing test.
+cd "$ROOT"
+if ! bench/check_claims.sh --quick "$BUILD_DIR"; then
+  echo "tools/test.sh: every test passed; the benchmark claim check failed (see above)" >&2
+  exit 1
+fi

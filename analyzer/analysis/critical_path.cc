@@ -30,7 +30,7 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
   ReplayResult r = Replay(g, {}, /*keep_binding=*/true);
   path.end_ns = path.start_ns = r.end_ns;
   if (r.end_op < 0) return path;  // nothing in the window ends last
-  const std::vector<DepEdge>& edges = g.edges();
+  const DepEdges edges = g.edges();
   const int64_t floor = g.window().start_ns;
   int32_t v = DependencyGraph::OpEnd(static_cast<size_t>(r.end_op));
   while (true) {

@@ -192,20 +192,16 @@ NameClass ClassifyName(std::string_view raw) {
 
 bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault; }
 
-struct Pending {
-  int32_t to;
-  int32_t from;     // event or DepEdge::kOutside
-  int64_t from_ns;  // source's recorded time
-  int64_t natural;  // the lag this edge would need if it bound; submit: the
-                    // nested call's offset (natural = offset + launch latency)
-  DepEdgeKind kind;
-};
-
 }  // namespace
 
 int32_t DependencyGraph::GraphOp(int32_t model_op) const {
   int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
   return k >= 0 && static_cast<size_t>(k) < ops_.size() ? static_cast<int32_t>(k) : -1;
+}
+
+int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
+  auto it = std::upper_bound(edge_begin_.begin(), edge_begin_.end(), i);
+  return static_cast<int32_t>(it - edge_begin_.begin()) - 1;
 }
 
 int32_t DependencyGraph::GraphCall(int32_t model_api) const {
@@ -229,9 +225,22 @@ class DependencyGraphBuilder {
     g_.window_ = w_;
     Items();
     Partners();
-    OpEdges();
-    EventWaitEdges();
-    CallEdges();
+    // The edges are made twice: once to count each event's in-edges, then
+    // written in place, grouped by target. A list of every edge sorted by
+    // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
+    const size_t n = g_.recorded_ns_.size();
+    g_.edge_begin_.assign(n + 1, 0);
+    counting_ = true;
+    Edges();
+    for (size_t e = 0; e < n; ++e) g_.edge_begin_[e + 1] += g_.edge_begin_[e];
+    const size_t edges = g_.edge_begin_[n];
+    g_.edge_from_.resize(edges);
+    g_.edge_kind_.resize(edges);
+    natural_.resize(edges);
+    slot_.assign(g_.edge_begin_.begin(), g_.edge_begin_.end() - 1);
+    counting_ = false;
+    Edges();
+    std::vector<uint32_t>().swap(slot_);
     AssignLags();
     Order();
     RecordedEnd();
@@ -245,7 +254,40 @@ class DependencyGraphBuilder {
   }
   // An edge from model op `from`'s end to event `to`.
   void FromOpEnd(int32_t from, int32_t to, DepEdgeKind kind) {
-    pending_.push_back({to, OpEvent(from, true), OpEndOf(m_, from), 0, kind});
+    Emit(to, OpEvent(from, true), OpEndOf(m_, from), 0, kind);
+  }
+
+  void Edges() {
+    OpEdges();
+    EventWaitEdges();
+    CallEdges();
+  }
+  // Edge from -> to; `from_ns` is the source's recorded time (equal to
+  // Recorded(from) for a source in the window), `natural` the lag this edge
+  // would need if it bound (submit: the nested call's offset; natural =
+  // offset + launch latency). Counted, or written into its target's slots.
+  // An edge whose source was recorded after its target is left out.
+  void Emit(int32_t to, int32_t from, int64_t from_ns, int64_t natural, DepEdgeKind kind) {
+    if (from_ns > g_.recorded_ns_[to]) {
+      if (counting_) ++against_time_;
+      return;
+    }
+    if (counting_) {
+      ++g_.edge_begin_[static_cast<size_t>(to) + 1];
+      return;
+    }
+    const uint32_t i = slot_[to]++;
+    if (from == DepEdge::kOutside) {
+      from = -1 - static_cast<int32_t>(g_.outside_ns_.size());
+      g_.outside_ns_.push_back(from_ns);
+    }
+    g_.edge_from_[i] = from;
+    g_.edge_kind_[i] = kind;
+    natural_[i] = natural;
+  }
+  // A counter of inputs left out, counted once (the edges are made twice).
+  void Count(const char* name) {
+    if (counting_) ++g_.stats_[name];
   }
 
   void Items() {
@@ -323,15 +365,14 @@ class DependencyGraphBuilder {
     for (size_t k = 0; k < g_.ops_.size(); ++k) {
       const int32_t i = g_.ops_[k];
       const int32_t start = DependencyGraph::OpStart(k);
-      pending_.push_back({DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
-                          DepEdgeKind::kOpDuration});
+      Emit(DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
+           DepEdgeKind::kOpDuration);
       if (int32_t p = preds_.prev[i]; p >= 0) FromOpEnd(p, start, DepEdgeKind::kStreamOrder);
       if (int32_t a = g_.op_submitter_api_[k]; a >= 0) {
         int32_t o = outer_.outer[a];
         int64_t offset = m_.api.start_ns[a] - m_.api.start_ns[o];
         int32_t c = g_.GraphCall(o);
-        pending_.push_back(
-            {start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset, DepEdgeKind::kSubmit});
+        Emit(start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset, DepEdgeKind::kSubmit);
       }
       const int32_t s = ops.stream[i];
       if (ValidStream(m_, s)) {
@@ -361,8 +402,7 @@ class DependencyGraphBuilder {
         if (it == by_end.begin()) continue;
         size_t from = *(it - 1);
         if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
-        pending_.push_back(
-            {DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph});
+        Emit(DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph);
       }
     }
   }
@@ -373,7 +413,7 @@ class DependencyGraphBuilder {
       if (target < 0 || g_.GraphOp(target) < 0) continue;
       const EventFacts::Record* r = events_.LastRecordBefore(w.handle, w.t);
       if (r == nullptr || r->stream < 0) {
-        ++g_.stats_["event_wait_without_record"];
+        Count("event_wait_without_record");
         continue;
       }
       int32_t covered = submit_.LastBefore(r->stream, r->t);
@@ -411,7 +451,7 @@ class DependencyGraphBuilder {
     std::vector<int32_t> w;
     BlockingKind& kind = g_.call_blocking_[c];
     auto fallback = [&] {
-      ++g_.stats_["sync_target_unknown"];
+      Count("sync_target_unknown");
       if (int32_t y = DrainedOp(start, end); y >= 0) w.push_back(y);
     };
     switch (ClassOf(m_.api.name[a])) {
@@ -491,52 +531,34 @@ class DependencyGraphBuilder {
       if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
         int32_t pc = g_.GraphCall(p);
         int64_t p_end = m_.api.end_ns[p];
-        pending_.push_back({g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end,
-                            std::max<int64_t>(0, start - p_end), DepEdgeKind::kHostGap});
+        Emit(g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end, std::max<int64_t>(0, start - p_end),
+             DepEdgeKind::kHostGap);
       }
       std::vector<int32_t> w = Waited(c);
       int64_t waited_end = kMinTime;
       for (int32_t op : w) waited_end = std::max(waited_end, OpEndOf(m_, op));
       const int64_t tail = end - std::max(start, waited_end);
-      pending_.push_back(
-          {g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail, DepEdgeKind::kCallDuration});
+      Emit(g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail, DepEdgeKind::kCallDuration);
       for (int32_t op : w) {
-        pending_.push_back({g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait});
+        Emit(g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait);
       }
     }
   }
 
   // The binding edge of each event and every edge's lag (see the header).
   void AssignLags() {
-    // Edges grouped by target (a counting sort: stable, O(n)); edges whose
-    // source was recorded after their target are left out.
     const size_t n = g_.recorded_ns_.size();
-    std::vector<uint32_t> begin(n + 1, 0);
-    int64_t against_time = 0;
-    for (const Pending& p : pending_) {
-      if (p.from_ns > g_.recorded_ns_[p.to]) {
-        ++against_time;
-        continue;
-      }
-      ++begin[p.to + 1];
-    }
-    for (size_t e = 0; e < n; ++e) begin[e + 1] += begin[e];
-    by_target_.resize(begin[n]);
-    {
-      std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
-      for (size_t i = 0; i < pending_.size(); ++i) {
-        const Pending& p = pending_[i];
-        if (p.from_ns <= g_.recorded_ns_[p.to]) by_target_[fill[p.to]++] = static_cast<uint32_t>(i);
-      }
-    }
-    if (against_time > 0) g_.stats_["edge_against_time"] = against_time;
+    const std::vector<uint32_t>& begin = g_.edge_begin_;
+    if (against_time_ > 0) g_.stats_["edge_against_time"] = against_time_;
     // Pass 1: which ops waited for their submission (launch latency not
     // yet known: submit edges compete with their offset only).
     std::vector<int64_t> bound_lags;
     for (size_t e = 0; e < n; ++e) {
       if (begin[e] == begin[e + 1]) continue;
-      const Pending& p = pending_[by_target_[Binding(begin[e], begin[e + 1], 0)]];
-      if (p.kind == DepEdgeKind::kSubmit) bound_lags.push_back(g_.recorded_ns_[p.to] - p.from_ns - p.natural);
+      const uint32_t i = Binding(begin[e], begin[e + 1], 0);
+      if (g_.edge_kind_[i] == DepEdgeKind::kSubmit) {
+        bound_lags.push_back(g_.recorded_ns_[e] - g_.EdgeSourceNs(i) - natural_[i]);
+      }
     }
     int64_t latency = 0;
     if (!bound_lags.empty()) {
@@ -544,45 +566,39 @@ class DependencyGraphBuilder {
       std::nth_element(bound_lags.begin(), mid, bound_lags.end());
       latency = std::max<int64_t>(0, *mid);
     }
+    std::vector<int64_t>().swap(bound_lags);
     g_.launch_latency_ns_ = latency;
-    // Pass 2: final binding edges and lags.
-    g_.edges_.resize(by_target_.size());
-    g_.edge_target_.resize(by_target_.size());
-    g_.edge_begin_ = std::move(begin);
+    // Pass 2: final binding edges and lags (each edge's lag takes the place
+    // of its natural lag).
     g_.binding_.assign(n, -1);
     std::array<int64_t, kNumDepEdgeKinds> per_kind{};
     for (size_t e = 0; e < n; ++e) {
-      const uint32_t b = g_.edge_begin_[e], end = g_.edge_begin_[e + 1];
+      const uint32_t b = begin[e], end = begin[e + 1];
       if (b == end) continue;
       const uint32_t bind = Binding(b, end, latency);
       g_.binding_[e] = static_cast<int32_t>(bind);
       for (uint32_t i = b; i < end; ++i) {
-        const Pending& p = pending_[by_target_[i]];
-        int64_t distance = g_.recorded_ns_[p.to] - p.from_ns;
-        int64_t lag = i == bind ? distance : std::min(Natural(p, latency), distance);
-        g_.edges_[i] = {p.from, p.kind, p.from_ns, lag};
-        g_.edge_target_[i] = p.to;
-        ++per_kind[static_cast<int>(p.kind)];
+        int64_t distance = g_.recorded_ns_[e] - g_.EdgeSourceNs(i);
+        natural_[i] = i == bind ? distance : std::min(Natural(i, latency), distance);
+        ++per_kind[static_cast<int>(g_.edge_kind_[i])];
       }
     }
+    g_.edge_lag_ = std::move(natural_);
     for (int k = 0; k < kNumDepEdgeKinds; ++k) {
       if (per_kind[k] > 0)
         g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
     }
-    std::vector<Pending>().swap(pending_);
-    std::vector<uint32_t>().swap(by_target_);
   }
 
-  static int64_t Natural(const Pending& p, int64_t latency) {
-    return p.kind == DepEdgeKind::kSubmit ? p.natural + latency : p.natural;
+  int64_t Natural(uint32_t i, int64_t latency) const {
+    return g_.edge_kind_[i] == DepEdgeKind::kSubmit ? natural_[i] + latency : natural_[i];
   }
-  // The in-edge (index into by_target_, in [b, e)) whose source was ready last.
+  // The in-edge (in [b, e)) whose source was ready last.
   uint32_t Binding(uint32_t b, uint32_t e, int64_t latency) const {
     uint32_t best = b;
     int64_t best_ready = kMinTime;
     for (uint32_t i = b; i < e; ++i) {
-      const Pending& p = pending_[by_target_[i]];
-      int64_t ready = SaturatingAdd(p.from_ns, Natural(p, latency));
+      int64_t ready = SaturatingAdd(g_.EdgeSourceNs(i), Natural(i, latency));
       if (ready > best_ready) {
         best_ready = ready;
         best = i;
@@ -597,10 +613,7 @@ class DependencyGraphBuilder {
   void Order() {
     const size_t n = g_.recorded_ns_.size();
     std::vector<int32_t>& order = g_.order_;
-    order.resize(n);
-    for (size_t e = 0; e < n; ++e) order[e] = static_cast<int32_t>(e);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int32_t a, int32_t b) { return g_.recorded_ns_[a] < g_.recorded_ns_[b]; });
+    ByTime(order);
     std::vector<uint32_t> pos(n);
     for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
     for (size_t b = 0; b < n;) {
@@ -610,12 +623,55 @@ class DependencyGraphBuilder {
       b = e;
     }
     for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
-    for (size_t i = 0; i < g_.edges_.size(); ++i) {
-      DepEdge& edge = g_.edges_[i];
-      if (edge.from == DepEdge::kOutside || pos[edge.from] < pos[g_.edge_target_[i]]) continue;
-      ++g_.stats_["edge_cycle_dropped"];
-      edge.from = DepEdge::kOutside;  // keeps its recorded source time: a constant
+    for (size_t v = 0; v < n; ++v) {
+      for (uint32_t i = EdgeBegin(static_cast<int32_t>(v)); i < EdgeBegin(static_cast<int32_t>(v) + 1); ++i) {
+        const int32_t from = g_.edge_from_[i];
+        if (from < 0 || pos[from] < pos[v]) continue;
+        ++g_.stats_["edge_cycle_dropped"];
+        // From outside: keeps its recorded source time, a constant.
+        g_.edge_from_[i] = -1 - static_cast<int32_t>(g_.outside_ns_.size());
+        g_.outside_ns_.push_back(g_.recorded_ns_[from]);
+      }
     }
+  }
+  // Every event by recorded time, equal times by event index (a stable
+  // sort). Op starts and call starts come in time order already (the model
+  // keeps ops and calls in start order); the ends are nearly in order. Each
+  // of the four runs is sorted on its own (time, event) pairs, then merged:
+  // an indirect sort of all events took most of the graph's time at 10M ops.
+  void ByTime(std::vector<int32_t>& order) const {
+    const std::vector<int64_t>& t = g_.recorded_ns_;
+    const size_t ops = g_.ops_.size(), calls = g_.calls_.size();
+    auto run = [&](size_t count, auto event_of) {
+      std::vector<int32_t> r(count);
+      for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));
+      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t[a] < t[b]; });
+      if (!sorted) {
+        std::vector<std::pair<int64_t, int32_t>> keyed(count);
+        for (size_t k = 0; k < count; ++k) keyed[k] = {t[r[k]], r[k]};
+        std::sort(keyed.begin(), keyed.end());
+        for (size_t k = 0; k < count; ++k) r[k] = keyed[k].second;
+      }
+      return r;
+    };
+    auto before = [&](int32_t a, int32_t b) { return t[a] < t[b] || (t[a] == t[b] && a < b); };
+    std::vector<int32_t> ops_by_time;
+    {
+      std::vector<int32_t> starts = run(ops, [](size_t k) { return DependencyGraph::OpStart(k); });
+      std::vector<int32_t> ends = run(ops, [](size_t k) { return DependencyGraph::OpEnd(k); });
+      ops_by_time.resize(2 * ops);
+      std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), ops_by_time.begin(), before);
+    }
+    std::vector<int32_t> calls_by_time;
+    {
+      std::vector<int32_t> starts = run(calls, [&](size_t c) { return g_.CallStart(c); });
+      std::vector<int32_t> ends = run(calls, [&](size_t c) { return g_.CallEnd(c); });
+      calls_by_time.resize(2 * calls);
+      std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), calls_by_time.begin(), before);
+    }
+    order.resize(t.size());
+    std::merge(ops_by_time.begin(), ops_by_time.end(), calls_by_time.begin(), calls_by_time.end(), order.begin(),
+               before);
   }
   // Kahn's algorithm among the events order[b, e) (equal recorded times).
   void SortTies(std::vector<int32_t>& order, const std::vector<uint32_t>& pos, size_t b, size_t e) {
@@ -623,7 +679,7 @@ class DependencyGraphBuilder {
       const int32_t x = order[b], y = order[b + 1];
       auto has_edge = [&](int32_t from, int32_t to) {
         for (uint32_t i = EdgeBegin(to); i < EdgeBegin(to + 1); ++i) {
-          if (g_.edges_[i].from == from) return true;
+          if (g_.edge_from_[i] == from) return true;
         }
         return false;
       };
@@ -637,7 +693,7 @@ class DependencyGraphBuilder {
       int32_t v = order[p];
       indegree[v];
       for (uint32_t i = EdgeBegin(v); i < EdgeBegin(v + 1); ++i) {
-        int32_t u = g_.edges_[i].from;
+        int32_t u = g_.edge_from_[i];
         if (u != v && in_group(u)) {
           ++indegree[v];
           out[u].push_back(v);
@@ -693,8 +749,10 @@ class DependencyGraphBuilder {
     return {own_ops_.data() + own_ops_begin_[c], own_ops_.data() + own_ops_begin_[c + 1]};
   }
   std::vector<NameClass> classes_;
-  std::vector<Pending> pending_;
-  std::vector<uint32_t> by_target_;  // pending_ indices grouped by target
+  bool counting_ = true;          // Emit counts (first pass) or writes
+  int64_t against_time_ = 0;      // edges left out: source recorded after target
+  std::vector<uint32_t> slot_;    // per event: its next edge slot (second pass)
+  std::vector<int64_t> natural_;  // per edge: its natural lag, then its lag
 };
 
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,

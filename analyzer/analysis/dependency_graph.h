@@ -50,8 +50,11 @@
 // what the what-ifs keep when they change something upstream.
 //
 // Cost: O(n log n) in the window's ops and calls (plus per-op lookups over
-// the streams a legacy-stream op must follow). Thread-safe: reads the model
-// only; the graph is immutable after BuildDependencyGraph.
+// the streams a legacy-stream op must follow). Memory: 13 bytes an edge
+// (source, kind, lag in columns) and 20 an event (recorded time, first
+// in-edge, place in the order, binding edge), about 5 edges and 4 events
+// an op. Thread-safe: reads the model only; the graph is immutable after
+// BuildDependencyGraph.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 
@@ -113,8 +116,38 @@ struct DepEdge {
   static constexpr int32_t kOutside = -1;
   int32_t from = kOutside;  // event index, or kOutside: a node outside the window
   DepEdgeKind kind = DepEdgeKind::kOpDuration;
-  int64_t from_ns = 0;  // kOutside: the source's recorded time
+  int64_t from_ns = 0;  // the source's recorded time
   int64_t lag_ns = 0;   // target >= source + lag
+};
+
+class DependencyGraph;
+
+// The graph's edges, read one at a time (DependencyGraph::edges()): they are
+// kept in columns, not as DepEdge structs (13 bytes an edge, not 32).
+class DepEdges {
+ public:
+  explicit DepEdges(const DependencyGraph& g) : g_(&g) {}
+  size_t size() const;
+  DepEdge operator[](size_t i) const;
+  class Iterator {
+   public:
+    Iterator(const DepEdges* e, size_t i) : e_(e), i_(i) {}
+    DepEdge operator*() const { return (*e_)[i_]; }
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const DepEdges* e_;
+    size_t i_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  const DependencyGraph* g_;
 };
 
 class DependencyGraph {
@@ -147,9 +180,21 @@ class DependencyGraph {
   // In-edges of an event; edge indices are global (EdgeIndex + i).
   uint32_t EdgeBegin(int32_t e) const { return edge_begin_[e]; }
   uint32_t EdgeEnd(int32_t e) const { return edge_begin_[e + 1]; }
-  const std::vector<DepEdge>& edges() const { return edges_; }
-  // The target event of edge `i`.
-  int32_t EdgeTarget(uint32_t i) const { return edge_target_[i]; }
+  DepEdges edges() const { return DepEdges(*this); }
+  size_t edge_count() const { return edge_from_.size(); }
+  // Edge `i`'s parts (what edges()[i] holds): its source event (kOutside
+  // for a source outside the window), kind, lag and source's recorded time.
+  int32_t EdgeFrom(uint32_t i) const { return edge_from_[i] < 0 ? DepEdge::kOutside : edge_from_[i]; }
+  DepEdgeKind EdgeKind(uint32_t i) const { return edge_kind_[i]; }
+  int64_t EdgeLag(uint32_t i) const { return edge_lag_[i]; }
+  int64_t EdgeSourceNs(uint32_t i) const {
+    const int32_t f = edge_from_[i];
+    return f >= 0 ? recorded_ns_[static_cast<size_t>(f)] : outside_ns_[static_cast<size_t>(-1 - f)];
+  }
+  // Every edge's lag, by edge index (a replay's starting point).
+  const std::vector<int64_t>& lags() const { return edge_lag_; }
+  // The target event of edge `i` (a binary search: edges are grouped by target).
+  int32_t EdgeTarget(uint32_t i) const;
   // Events in an order that respects every edge (by recorded time).
   const std::vector<int32_t>& order() const { return order_; }
   // The binding in-edge of an event (global edge index), -1 for an event
@@ -187,8 +232,13 @@ class DependencyGraph {
   int32_t first_model_api_ = 0;
   std::vector<int64_t> recorded_ns_;
   std::vector<uint32_t> edge_begin_;
-  std::vector<DepEdge> edges_;
-  std::vector<int32_t> edge_target_;
+  // Per edge: the source event, or -1 - k for a source outside the window
+  // whose recorded time is outside_ns_[k] (rare: an edge from before the
+  // window, or one dropped from a cycle).
+  std::vector<int32_t> edge_from_;
+  std::vector<DepEdgeKind> edge_kind_;
+  std::vector<int64_t> edge_lag_;
+  std::vector<int64_t> outside_ns_;
   std::vector<int32_t> order_;
   std::vector<int32_t> binding_;
   std::vector<int64_t> call_tid_;
@@ -198,6 +248,12 @@ class DependencyGraph {
   int64_t recorded_end_ns_ = 0, fixed_end_ns_ = INT64_MIN, launch_latency_ns_ = 0;
   std::map<std::string, int64_t> stats_;
 };
+
+inline size_t DepEdges::size() const { return g_->edge_count(); }
+inline DepEdge DepEdges::operator[](size_t i) const {
+  const auto e = static_cast<uint32_t>(i);
+  return {g_->EdgeFrom(e), g_->EdgeKind(e), g_->EdgeSourceNs(e), g_->EdgeLag(e)};
+}
 
 // `model` must be finalized.
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,

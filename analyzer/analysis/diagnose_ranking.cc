@@ -104,13 +104,23 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
       !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2 ? result->ranked.front() : -1;
 }
 
+bool RankingNeedsWhatIf(const DiagnoseResult& result) {
+  for (const DiagnoseFinding& f : result.findings) {
+    if (f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
+        f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
+        f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
                           DiagnoseResult* result) {
-  bool any = false;
-  for (const DiagnoseFinding& f : result->findings) {
-    any |= f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
-           f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
-           f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation;
+  const bool any = RankingNeedsWhatIf(*result);
+  if (!any) {  // no finding reads an estimate: the replays below would be wasted
+    RankDiagnoseFindings(model, WhatIfResult{}, options, result);
+    return;
   }
   // Built on first use, shared by the estimates below.
   std::optional<WhatIfSession> shared;

@@ -51,6 +51,12 @@ WhatIfOptions RankingWhatIfOptions(const TraceModel& model);
 void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
                           DiagnoseResult* result);
 
+// Whether a finding of `result` has a what-if cause (pageable copies, same
+// stream, syncs, legacy stream, CPU starvation). Without one the ranking
+// reads no estimate: RankDiagnoseFindings with an empty WhatIfResult ranks
+// the same, and no dependency graph is needed.
+bool RankingNeedsWhatIf(const DiagnoseResult& result);
+
 // The same, estimating the savings on `graph` (BuildDependencyGraph of the
 // result's window).
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,

@@ -29,52 +29,93 @@ std::string_view WhatIfKindName(WhatIfKind k) {
   return "unknown";
 }
 
+namespace {
+
+// Added edges by target: (target, index into edits.added), sorted, and a
+// bit per event that has any (a start per event took 8 bytes an event).
+struct AddedByTarget {
+  std::vector<std::pair<int32_t, uint32_t>> by_target;
+  std::vector<uint64_t> marked;
+  bool Has(int32_t v) const { return ((marked[static_cast<size_t>(v) >> 6] >> (v & 63)) & 1) != 0; }
+};
+
+// The replay's loop over the events, one instance per kind of edits, so
+// that a replay without removed or added edges or bindings does not test
+// for them at every edge (the what-ifs replay the whole window once per
+// cause). Without bindings an event's time is the latest candidate; with
+// them, a tie goes to the graph's binding edge.
+template <bool kRemoved, bool kAdded, bool kBinding>
+void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std::vector<int64_t>& lags,
+                  const AddedByTarget& added, ReplayResult& r) {
+  const auto edge_count = static_cast<int32_t>(g.edge_count());
+  for (int32_t v : g.order()) {
+    bool any = false;
+    int64_t best = 0;
+    [[maybe_unused]] int32_t bind = -1;
+    [[maybe_unused]] const int32_t preferred = kBinding ? g.Binding(v) : -1;
+    auto offer = [&](int64_t cand, [[maybe_unused]] int32_t index) {
+      if constexpr (kBinding) {
+        if (!any || cand > best || (cand == best && index == preferred)) {
+          best = cand;
+          bind = index;
+        }
+      } else {
+        if (!any || cand > best) best = cand;
+      }
+      any = true;
+    };
+    for (uint32_t i = g.EdgeBegin(v), end = g.EdgeEnd(v); i < end; ++i) {
+      if constexpr (kRemoved) {
+        if (edits.removed[i]) continue;
+      }
+      const int32_t from = g.EdgeFrom(i);
+      int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
+      offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
+    }
+    if constexpr (kAdded) {
+      if (added.Has(v)) {
+        auto it = std::lower_bound(added.by_target.begin(), added.by_target.end(), std::make_pair(v, uint32_t{0}));
+        for (; it != added.by_target.end() && it->first == v; ++it) {
+          const ReplayEdits::Added& a = edits.added[it->second];
+          int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
+          offer(SaturatingAdd(src, a.lag), edge_count + static_cast<int32_t>(it->second));
+        }
+      }
+    }
+    r.t[v] = any ? best : g.Recorded(v);
+    if constexpr (kBinding) r.binding[v] = any ? bind : -1;
+  }
+}
+
+}  // namespace
+
 ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
   constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
   ReplayResult r;
   const size_t n = g.event_count();
-  const std::vector<DepEdge>& edges = g.edges();
+  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
   r.t.assign(n, 0);
   if (keep_binding) r.binding.assign(n, -1);
-  // Added edges by target.
-  std::vector<uint32_t> added_begin;
-  std::vector<uint32_t> added_order;
+  AddedByTarget added;
   if (!edits.added.empty()) {
-    added_begin.assign(n + 1, 0);
-    for (const ReplayEdits::Added& a : edits.added) ++added_begin[a.to + 1];
-    for (size_t e = 0; e < n; ++e) added_begin[e + 1] += added_begin[e];
-    added_order.resize(edits.added.size());
-    std::vector<uint32_t> fill(added_begin.begin(), added_begin.end() - 1);
-    for (size_t k = 0; k < edits.added.size(); ++k) added_order[fill[edits.added[k].to]++] = static_cast<uint32_t>(k);
-  }
-  for (int32_t v : g.order()) {
-    bool any = false;
-    int64_t best = 0;
-    int32_t bind = -1;
-    const int32_t preferred = g.Binding(v);
-    auto offer = [&](int64_t cand, int32_t index) {
-      if (!any || cand > best || (cand == best && index == preferred)) {
-        best = cand;
-        bind = index;
-        any = true;
-      }
-    };
-    for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
-      if (!edits.removed.empty() && edits.removed[i]) continue;
-      const DepEdge& e = edges[i];
-      int64_t src = e.from == DepEdge::kOutside ? e.from_ns : r.t[e.from];
-      offer(SaturatingAdd(src, edits.lag.empty() ? e.lag_ns : edits.lag[i]), static_cast<int32_t>(i));
+    added.by_target.reserve(edits.added.size());
+    added.marked.assign((n + 63) / 64, 0);
+    for (size_t k = 0; k < edits.added.size(); ++k) {
+      const int32_t to = edits.added[k].to;
+      added.by_target.push_back({to, static_cast<uint32_t>(k)});
+      added.marked[static_cast<size_t>(to) >> 6] |= uint64_t{1} << (to & 63);
     }
-    if (!added_begin.empty()) {
-      for (uint32_t k = added_begin[v]; k < added_begin[v + 1]; ++k) {
-        const ReplayEdits::Added& a = edits.added[added_order[k]];
-        int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
-        offer(SaturatingAdd(src, a.lag), static_cast<int32_t>(edges.size() + added_order[k]));
-      }
-    }
-    r.t[v] = any ? best : g.Recorded(v);
-    if (keep_binding) r.binding[v] = any ? bind : -1;
+    std::sort(added.by_target.begin(), added.by_target.end());
   }
+  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const std::vector<int64_t>&, const AddedByTarget&,
+                          ReplayResult&);
+  static constexpr Events kEvents[8] = {
+      ReplayEvents<false, false, false>, ReplayEvents<false, false, true>, ReplayEvents<false, true, false>,
+      ReplayEvents<false, true, true>,   ReplayEvents<true, false, false>, ReplayEvents<true, false, true>,
+      ReplayEvents<true, true, false>,   ReplayEvents<true, true, true>,
+  };
+  const int kind = (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  kEvents[kind](g, edits, lags, added, r);
   int64_t graph_end = kMinEnd;
   for (size_t k = 0; k < g.op_count(); ++k) {
     int64_t end = r.t[DependencyGraph::OpEnd(k)];
@@ -204,9 +245,7 @@ int32_t EngineClass(const TraceModel& m, size_t op) {
 // Everything the what-ifs of one window share.
 class WhatIfContext {
  public:
-  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o)
-      : m_(m), g_(g), o_(o), pos_(g.event_count()) {
-    for (size_t p = 0; p < g.order().size(); ++p) pos_[g.order()[p]] = static_cast<uint32_t>(p);
+  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o) : m_(m), g_(g), o_(o) {
     absl::flat_hash_set<int64_t> tids;  // threads that submitted the window's ops
     for (size_t k = 0; k < g.op_count(); ++k) {
       if (int32_t c = g.OpSubmitter(k); c >= 0) tids.insert(g.CallTid(c));
@@ -279,8 +318,10 @@ class WhatIfContext {
   // The edits that remove `cause`, and its measured cost and evidence.
   void Make(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est) const {
     est.cause = cause;
-    edits.lag.clear();
-    edits.removed.clear();
+    // Freed, not cleared: a cause that needs no lags or no removed edges
+    // should not hold the previous cause's (8 and 1 bytes an edge).
+    std::vector<int64_t>().swap(edits.lag);
+    std::vector<uint8_t>().swap(edits.removed);
     edits.added.clear();
     Evidence ev(o_.max_listed);
     switch (cause.kind) {
@@ -300,7 +341,7 @@ class WhatIfContext {
  private:
   struct HostGap {
     uint32_t edge;
-    size_t call;
+    uint32_t call;                    // graph call (16 bytes a gap, not 24: a gap per call)
     uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
   };
   struct Evidence {
@@ -328,17 +369,35 @@ class WhatIfContext {
     }
   };
 
+  // The per-edge edits a cause makes, from the recorded lags and nothing
+  // removed; a cause that only removes edges leaves `lag` empty (the graph's
+  // own), one that only changes lags leaves `removed` empty.
+  void TouchLag(ReplayEdits& edits) const {
+    if (edits.lag.empty()) edits.lag.assign(g_.lags().begin(), g_.lags().end());
+  }
+  void TouchRemoved(ReplayEdits& edits) const {
+    if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
+  }
   void Touch(ReplayEdits& edits) const {
-    if (edits.lag.empty()) {
-      edits.lag.reserve(g_.edges().size());
-      for (const DepEdge& e : g_.edges()) edits.lag.push_back(e.lag_ns);
+    TouchLag(edits);
+    TouchRemoved(edits);
+  }
+  // Whether event a comes before event b in the graph's order, which is by
+  // recorded time: only events of one time need their places (a table of
+  // every event's place took 4 bytes an event for a few lookups).
+  bool Before(int32_t a, int32_t b) const {
+    const int64_t ta = g_.Recorded(a), tb = g_.Recorded(b);
+    if (ta != tb) return ta < tb;
+    const std::vector<int32_t>& order = g_.order();
+    auto first =
+        std::lower_bound(order.begin(), order.end(), ta, [&](int32_t e, int64_t t) { return g_.Recorded(e) < t; });
+    for (auto it = first; it != order.end() && g_.Recorded(*it) == ta; ++it) {
+      if (*it == a) return true;
+      if (*it == b) return false;
     }
-    if (edits.removed.empty()) edits.removed.assign(g_.edges().size(), 0);
+    return false;
   }
-  int64_t SourceTime(uint32_t i) const {
-    const DepEdge& e = g_.edges()[i];
-    return e.from == DepEdge::kOutside ? e.from_ns : g_.Recorded(e.from);
-  }
+  int64_t SourceTime(uint32_t i) const { return g_.EdgeSourceNs(i); }
   void OpsOfCall(size_t c, Evidence& ev) const {
     // The graph's ops are in start order; a call's ops are few: scan its
     // end event's dependants would need out-edges, so ask the submitters.
@@ -368,7 +427,7 @@ class WhatIfContext {
         if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
       }
     }
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
@@ -376,7 +435,7 @@ class WhatIfContext {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, c, static_cast<uint32_t>(parts_.size()), 0};
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(parts_.size()), 0};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
@@ -411,7 +470,7 @@ class WhatIfContext {
       for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
         const auto& [name, ns] = parts_[k];
         if (name != cause.name) continue;
-        Touch(edits);
+        TouchLag(edits);
         edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
@@ -421,7 +480,7 @@ class WhatIfContext {
   }
 
   void Sync(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (g_.CallBlocking(c) != cause.blocking || m_.api.name[g_.ModelCall(c)] != cause.name) continue;
       if (cause.stream >= 0 && g_.CallSyncStream(c) != cause.stream) continue;
@@ -429,7 +488,7 @@ class WhatIfContext {
       int64_t waited_end = kMinTime;
       for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
         if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
-        Touch(edits);
+        TouchRemoved(edits);
         edits.removed[i] = 1;
         waited_end = std::max(waited_end, SourceTime(i));
         if (edges[i].from != DepEdge::kOutside && g_.IsOpEvent(edges[i].from)) {
@@ -446,7 +505,7 @@ class WhatIfContext {
 
   void Pageable(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const PinnedCopyRates& rates = m_.Derived<PinnedCopyRates>();
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     bool from_trace = false, from_link = false;
     for (size_t k = 0; k < g_.op_count(); ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
@@ -493,7 +552,7 @@ class WhatIfContext {
 
   void SameStream(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const StreamPredecessors& preds = m_.Derived<StreamPredecessors>();
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     int64_t copy_ns = 0, compute_ns = 0;
     constexpr int kMaxWalk = 4096;  // ops walked back to find the previous op of a class
     for (size_t k = 0; k < g_.op_count(); ++k) {
@@ -503,7 +562,7 @@ class WhatIfContext {
       (EngineClass(m_, i) == 0 ? compute_ns : copy_ns) += OpDuration(m_, i);
       int32_t prev = preds.prev[i];
       if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
-      Touch(edits);
+      TouchRemoved(edits);
       int32_t v = DependencyGraph::OpStart(k);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
         if (edges[e].kind == DepEdgeKind::kStreamOrder) edits.removed[e] = 1;
@@ -516,21 +575,21 @@ class WhatIfContext {
       int64_t same_end = std::max(m_.ops.start_ns[same], m_.ops.end_ns[same]);
       int32_t gk = g_.GraphOp(same);
       int32_t from = gk >= 0 ? DependencyGraph::OpEnd(gk) : DepEdge::kOutside;
-      if (from != DepEdge::kOutside && pos_[from] >= pos_[v]) continue;
+      if (from != DepEdge::kOutside && !Before(from, v)) continue;
       edits.added.push_back({v, from, same_end, std::min<int64_t>(0, g_.Recorded(v) - same_end)});
     }
     est.measured_cost_ns = std::min(copy_ns, compute_ns);
   }
 
   void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     const OuterCalls& outer = m_.Derived<OuterCalls>();
     for (const FirstLaunchOutlier& f : first_launches_) {
       int32_t o = outer.outer[f.api];
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
       if (c < 0) continue;
       const int64_t excess = f.excess_ns();
-      Touch(edits);
+      TouchLag(edits);
       int32_t v = g_.CallEnd(c);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
         if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
@@ -553,7 +612,7 @@ class WhatIfContext {
   }
 
   void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const std::vector<DepEdge>& edges = g_.edges();
+    const DepEdges edges = g_.edges();
     for (size_t k = 0; k < g_.op_count(); ++k) {
       int32_t v = DependencyGraph::OpStart(k);
       int64_t legacy_ready = kMinTime, other_ready = kMinTime;
@@ -563,7 +622,7 @@ class WhatIfContext {
           other_ready = std::max(other_ready, ready);
           continue;
         }
-        Touch(edits);
+        TouchRemoved(edits);
         edits.removed[e] = 1;
         legacy_ready = std::max(legacy_ready, ready);
         ev.ops.push_back(g_.ModelOp(k));
@@ -577,7 +636,6 @@ class WhatIfContext {
   const TraceModel& m_;
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
-  std::vector<uint32_t> pos_;  // per event: position in g_.order()
   std::vector<HostGap> gaps_;
   std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
   // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
@@ -595,8 +653,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.recorded_end_ns = graph.recorded_end_ns();
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
-  ReplayResult base = Replay(graph);
-  result.replayed_end_ns = base.end_ns;
+  result.replayed_end_ns = Replay(graph).end_ns;
   int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
   if (span > 0) {
     result.replay_error =
@@ -697,13 +754,10 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     if (!one.lag.empty()) {
       // Each cause's edits start from the recorded lags; causes that shorten
       // the same edge (host work of two NVTX names in one gap) add up.
-      const std::vector<DepEdge>& edges = graph.edges();
-      if (all.lag.empty()) {
-        all.lag.resize(edges.size());
-        for (size_t i = 0; i < edges.size(); ++i) all.lag[i] = edges[i].lag_ns;
-      }
-      for (size_t i = 0; i < one.lag.size() && i < edges.size(); ++i) {
-        const int64_t cut = SaturatingSub(edges[i].lag_ns, one.lag[i]);
+      const std::vector<int64_t>& lags = graph.lags();
+      if (all.lag.empty()) all.lag = lags;
+      for (size_t i = 0; i < one.lag.size() && i < lags.size(); ++i) {
+        const int64_t cut = SaturatingSub(lags[i], one.lag[i]);
         if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
       }
     }
@@ -713,6 +767,7 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     }
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
+  one = {};  // before the replay's own buffers (8 bytes an edge and an event)
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);

@@ -25,12 +25,14 @@ namespace {
 // and kept there, rather than mapped and unmapped each time, they are
 // faulted in once (report at 1M ops: 0.8 s less system time). Set here, after
 // the import, whose growing vectors would otherwise stay on the heap too
-// (convert at 1M ops: 260 -> 355 MiB peak when set at start-up).
+// (convert at 1M ops: 260 -> 355 MiB peak when set at start-up). The heap's
+// top is never given back (-1): at 10M ops the what-ifs free well over 1 GiB
+// there, which the critical path then faulted in again, page by page.
 void KeepLargeBuffersOnTheHeap() {
   static std::once_flag once;
   std::call_once(once, [] {
     mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, -1);
   });
 }
 
@@ -124,8 +126,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
                                  {w.overlap, w.gap_causes, w.hidden_sync, w.launch_stats, contention});
     if (plan.overlap) MarkPhase("diagnose");
   }
-  // The ranking and the critical path share one dependency graph.
-  if (graph_needed) {
+  // The ranking and the critical path share one dependency graph; a ranking
+  // of findings without a what-if cause needs none.
+  if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose)) {
+    RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
+  } else if (graph_needed) {
     if (graph_first) {
       graph_thread.Join();
       if (plan.overlap) MarkPhase("dependency_graph+critical_path");

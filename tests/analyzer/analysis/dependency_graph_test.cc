@@ -233,5 +233,29 @@ TEST(DependencyGraph, EveryEdgeGoesForwardInTheReplayOrder) {
   }
 }
 
+TEST(DependencyGraph, OrderIsByRecordedTimeAndEdgesKeepTheirSourceTimes) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    for (size_t p = 1; p < g.order().size(); ++p) {
+      EXPECT_LE(g.Recorded(g.order()[p - 1]), g.Recorded(g.order()[p])) << seed;
+    }
+    for (size_t e = 0; e < g.event_count(); ++e) {
+      const auto v = static_cast<int32_t>(e);
+      for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
+        EXPECT_EQ(g.EdgeTarget(i), v) << seed;
+        const DepEdge edge = g.edges()[i];
+        // An edge's source time is its source's recorded time, also for a
+        // source outside the window; no edge's source follows its target.
+        if (edge.from != DepEdge::kOutside) {
+          EXPECT_EQ(edge.from_ns, g.Recorded(edge.from)) << seed;
+        }
+        EXPECT_LE(edge.from_ns, g.Recorded(v)) << seed;
+        EXPECT_EQ(edge.lag_ns, g.lags()[i]) << seed;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace streamscope
