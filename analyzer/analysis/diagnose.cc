@@ -19,6 +19,8 @@
 #include "analyzer/analysis/copy_bound.h"
 #include "analyzer/analysis/diagnose_support.h"
 #include "analyzer/analysis/host_link_rate.h"
+#include "analyzer/analysis/idle_partition.h"
+#include "analyzer/analysis/round_trip.h"
 #include "analyzer/analysis/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
@@ -52,6 +54,7 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
     case DiagnoseCause::kContention: return "contention";
     case DiagnoseCause::kSmallWork: return "small_work";
     case DiagnoseCause::kCopyBandwidthBound: return "copy_bandwidth_bound";
+    case DiagnoseCause::kRoundTrip: return "round_trip";
   }
   return "unknown";
 }
@@ -64,7 +67,8 @@ DiagnoseStep StepOf(DiagnoseCause c) {
     case DiagnoseCause::kPageableCopies: return DiagnoseStep::kMemoryType;
     case DiagnoseCause::kSameStream:
     case DiagnoseCause::kEventWait:
-    case DiagnoseCause::kSyncBetween: return DiagnoseStep::kDependencies;
+    case DiagnoseCause::kSyncBetween:
+    case DiagnoseCause::kRoundTrip: return DiagnoseStep::kDependencies;
     case DiagnoseCause::kLegacyDefaultStream:
     case DiagnoseCause::kImplicitSyncCall: return DiagnoseStep::kHiddenSync;
     case DiagnoseCause::kCpuStarvation: return DiagnoseStep::kCpuStarvation;
@@ -194,6 +198,10 @@ class Diagnoser {
       result_.overlap_ns += d.overlap_ns;
     }
     if (ops_.empty()) result_.notes.push_back({DiagnoseNote::Kind::kNoOpsInWindow, 0});
+    result_.idle_ns = gaps_->idle_ns;
+    for (GapCause c : {GapCause::kWindowStart, GapCause::kWindowEnd, GapCause::kFirstLaunch}) {
+      result_.idle_apart_ns += gaps_->cause_ns[static_cast<int>(c)];
+    }
     if (!ops_.empty()) {
       int64_t first = m_.ops.start_ns[ops_.front()], last = first;
       for (int32_t op : ops_) last = std::max(last, m_.ops.end_ns[op]);
@@ -206,6 +214,7 @@ class Diagnoser {
     MemoryType();
     SameStream();
     EventWaits();
+    if (auto f = FindRoundTrip(m_, *gaps_, o_.max_evidence)) findings_.push_back(std::move(*f));
     SyncsBetween();
     LegacyStream();
     ImplicitCalls();
@@ -574,6 +583,8 @@ class Diagnoser {
       }
     }
     if (delayed == 0) return;
+    // Cost: the delays; the idle partition's event-wait time is their idle
+    // part, the rest ran while the device did other work (idle_partition.h).
     f.impact_ns = UnionInWindow(std::move(delays));
     int64_t gap_ns = gaps_->cause_ns[static_cast<int>(GapCause::kDependencyEventWait)];
     f.facts = EventWaitDelays{delayed, f.impact_ns, gap_ns};
@@ -603,10 +614,11 @@ class Diagnoser {
         AddSyncSpan(*s, last_submit, f, idle_spans, by_name, count);
       }
     }
-    if (count == 0) return;
-    const BusyTimeIndex& busy = m_.Derived<BusyTimeIndex>();
-    int64_t idle = 0;
-    for (const Interval& x : Normalize(std::move(idle_spans))) idle += busy.IdleAll(x.start, x.end);
+    // Cost: the idle partition's sync_wait time (the GPU drained by the
+    // sync, then waiting for the next submission); round trips are their own finding.
+    const int64_t idle = gaps_->cause_ns[static_cast<int>(GapCause::kSyncWait)] +
+                         BlockedInCallsNs(m_, *gaps_, [](std::string_view n) { return IsExplicitSyncName(n); });
+    if (count == 0 || idle <= 0) return;
     SyncBetweenFacts found;
     found.syncs = count;
     found.idle_ns = idle;
@@ -766,7 +778,9 @@ class Diagnoser {
       }
     }
     if (facts.groups.empty()) return;
-    f.impact_ns = removable > 0 ? removable : idle;
+    // Idle cost: at most the idle partition's launch-path time.
+    f.impact_ns =
+        std::min(removable > 0 ? removable : idle, gaps_->cause_ns[static_cast<int>(GapCause::kSubmissionLatency)]);
     facts.idle_ns = f.impact_ns;
     f.facts = std::move(facts);
     f.figures = {{"graph_removable_ns", static_cast<double>(removable)},

@@ -23,8 +23,11 @@
 //                    stream holds >= same_stream_share of both categories'
 //                    time), event_wait (ops that started later than they were
 //                    ready because of a cudaStreamWaitEvent on their stream),
-//                    sync_between (explicit synchronizations inside the window
-//                    followed by more submissions: the device drained);
+//                    round_trip (round_trip.h: each iteration the host read
+//                    back a result, synchronized and decided before the next
+//                    launch), sync_between (explicit synchronizations inside
+//                    the window followed by more submissions: the device
+//                    drained);
 //   4 hidden_sync    legacy_default_stream (hidden_sync.h, serialization), implicit_sync_call
 //                    (hidden_sync.h, except pageable copies, which step 2 owns);
 //   5 cpu_starvation GPU idle while the submitting thread did host work
@@ -40,7 +43,11 @@
 // only report with evidence.
 //
 // impact_ns is the time the cause cost on the GPU timeline (per cause, see
-// the finding's summary); a finding is significant when impact_ns >=
+// the finding's summary). Costs of idle time come from the idle partition
+// (gap_causes.h; idle_partition.h says which causes each finding owns), so
+// that they add up to at most the window's idle time; costs measured on
+// busy time (slow copies, contention, copies not overlapped) are a separate
+// budget (IdleBudgetOf). A finding is significant when impact_ns >=
 // max(min_impact_ns, min_impact_share x GPU span), the GPU span being the
 // window clipped to its first op start and last op end (so that host-only
 // start-up time in a whole-trace window does not dilute every cause). Significant findings
@@ -96,10 +103,12 @@ enum class DiagnoseCause : uint8_t {
   kContention = 9,
   kSmallWork = 10,
   kCopyBandwidthBound = 11,  // step hardware
+  kRoundTrip = 12,           // step dependencies
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
-// "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound"
+// "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound",
+// "round_trip"
 std::string_view DiagnoseCauseName(DiagnoseCause c);
 DiagnoseStep StepOf(DiagnoseCause c);
 
@@ -231,6 +240,17 @@ struct SyncBetweenFacts {
   int64_t syncs = 0, idle_ns = 0;
   std::vector<CallCount> calls;  // by name
 };
+struct RoundTripFacts {
+  int64_t iterations = 0;        // gaps with a round trip
+  int64_t idle_ns = 0;           // the partition's round_trip time
+  int64_t per_iteration_ns = 0;  // idle_ns / iterations
+  int64_t readback_bytes = 0;    // bytes read back, median of the longest round trips
+  std::vector<CallCount> calls;  // the waiting calls, by name
+  bool pytorch = false;          // the trace comes from PyTorch (aten ops): its remedies
+  // What-if (diagnose_ranking.h): removing the syncs alone, the host work
+  // alone, and both together with the launch calls' blocking; -1 = not estimated.
+  int64_t sync_alone_saving_ns = -1, host_alone_saving_ns = -1, together_saving_ns = -1;
+};
 struct LegacyStreamFacts {
   int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;
 };
@@ -271,7 +291,7 @@ struct SmallWorkFacts {
 using DiagnoseFacts =
     std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
                  EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
-                 ContentionFacts, SmallWorkFacts, CopyBoundFacts>;
+                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;
@@ -304,9 +324,12 @@ struct DiagnoseNote {
 
 struct DiagnoseResult {
   Window window;
-  int64_t gpu_span_ns = 0;                // first op start to last op end, inside the window
-  int64_t busy_ns = 0;                    // all devices
-  int64_t overlap_ns = 0;                 // time at least two ops overlapped (any pair), all devices
+  int64_t gpu_span_ns = 0;  // first op start to last op end, inside the window
+  int64_t busy_ns = 0;      // all devices
+  int64_t overlap_ns = 0;   // time at least two ops overlapped (any pair), all devices
+  // The idle partition (gap_causes.h) of the window, all devices: its
+  // total, and the window edges and first launches reported apart.
+  int64_t idle_ns = 0, idle_apart_ns = 0;
   std::vector<DiagnoseFinding> findings;  // significant first, each group in step order
   std::vector<DiagnoseNote> notes;        // what could not be checked, and why
   // Indices into `findings`, largest estimated saving first (findings

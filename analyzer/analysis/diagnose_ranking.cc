@@ -35,6 +35,33 @@ bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c)
   }
 }
 
+// round_trip: the waits (explicit syncs, copies that held the host) and the
+// host work of every NVTX range removed together. Each alone leaves the GPU
+// waiting for the other each iteration; the finding's estimate is the
+// combination, with both alone in its facts.
+template <typename Session>
+void EstimateRoundTrip(Session& session, const std::vector<WhatIfCause>& waits, const std::vector<WhatIfCause>& host,
+                       const std::optional<WhatIfEstimate>& host_alone, DiagnoseResult* result) {
+  for (DiagnoseFinding& f : result->findings) {
+    auto* facts = std::get_if<RoundTripFacts>(&f.facts);
+    if (facts == nullptr || waits.empty()) continue;
+    const WhatIfEstimate syncs = session().EstimateTogether(waits);
+    std::vector<WhatIfCause> both = waits;
+    both.insert(both.end(), host.begin(), host.end());
+    const WhatIfEstimate together = host.empty() ? syncs : session().EstimateTogether(both);
+    if (!together.estimable) continue;
+    facts->sync_alone_saving_ns = syncs.estimable ? std::max<int64_t>(0, syncs.estimated_saving_ns) : -1;
+    facts->host_alone_saving_ns =
+        host_alone && host_alone->estimable ? std::max<int64_t>(0, host_alone->estimated_saving_ns) : 0;
+    facts->together_saving_ns = std::max<int64_t>(0, together.estimated_saving_ns);
+    f.saving_estimated = true;
+    f.estimated_saving_ns = together.estimated_saving_ns;
+    f.figures["sync_alone_saving_ns"] = static_cast<double>(facts->sync_alone_saving_ns);
+    f.figures["host_alone_saving_ns"] = static_cast<double>(facts->host_alone_saving_ns);
+    f.figures["together_saving_ns"] = static_cast<double>(facts->together_saving_ns);
+  }
+}
+
 }  // namespace
 
 WhatIfOptions RankingWhatIfOptions() {
@@ -50,8 +77,11 @@ WhatIfOptions RankingWhatIfOptions(const TraceModel& model) {
   return o;
 }
 
-void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
-                          DiagnoseResult* result) {
+namespace {
+
+// Fills every finding's estimate from `what_if` (the largest saving of the
+// causes it covers).
+void FillEstimates(const TraceModel& model, const WhatIfResult& what_if, DiagnoseResult* result) {
   std::vector<DiagnoseFinding>& findings = result->findings;
   for (DiagnoseFinding& f : findings) {
     f.saving_estimated = false;
@@ -63,23 +93,30 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
       f.saving_estimated = true;
     }
   }
-  // Host delays removed, the GPU still runs its work: a starvation saving
-  // never exceeds the window's GPU idle time (span - busy). The replay can
-  // overshoot it when removed host work also released stream-ordered copies.
+}
+
+// Orders the findings by their estimates (the header says how).
+void OrderFindings(const DiagnoseOptions& options, DiagnoseResult* result) {
+  std::vector<DiagnoseFinding>& findings = result->findings;
+  // Host delays removed, the GPU still runs its work: a saving of host
+  // delays never exceeds the window's GPU idle time (span - busy). The
+  // replay can overshoot it when removed host work also released
+  // stream-ordered copies.
   if (result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns) {
     const int64_t idle = result->gpu_span_ns - result->busy_ns;
     for (DiagnoseFinding& f : findings) {
-      if (f.cause == DiagnoseCause::kCpuStarvation && f.saving_estimated) {
+      if ((f.cause == DiagnoseCause::kCpuStarvation || f.cause == DiagnoseCause::kRoundTrip) && f.saving_estimated) {
         f.estimated_saving_ns = std::min(f.estimated_saving_ns, idle);
       }
     }
   }
   const int64_t threshold = std::max<int64_t>(
       options.min_impact_ns, static_cast<int64_t>(options.min_impact_share * static_cast<double>(result->gpu_span_ns)));
-  // Leading: significant, with a significant estimated saving or without a
-  // what-if (then its measured cost stands in: the best figure there is).
+  // Leading: a significant estimated saving (whatever the measured cost),
+  // or significant without a what-if (then its measured cost stands in:
+  // the best figure there is). Minor: both the cost and the saving small.
   auto tier = [&](const DiagnoseFinding& f) {
-    if (f.significant && f.saving_estimated && f.estimated_saving_ns >= threshold) return 0;
+    if (f.saving_estimated && f.estimated_saving_ns >= threshold) return 0;
     if (f.significant && !f.saving_estimated) return 0;
     return 2;
   };
@@ -104,11 +141,20 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
       !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2 ? result->ranked.front() : -1;
 }
 
+}  // namespace
+
+void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
+                          DiagnoseResult* result) {
+  FillEstimates(model, what_if, result);
+  OrderFindings(options, result);
+}
+
 bool RankingNeedsWhatIf(const DiagnoseResult& result) {
   for (const DiagnoseFinding& f : result.findings) {
     if (f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
         f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
-        f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation) {
+        f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation ||
+        f.cause == DiagnoseCause::kRoundTrip) {
       return true;
     }
   }
@@ -187,10 +233,18 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
       host_work.push_back(e.cause);
     }
   }
+  std::optional<WhatIfEstimate> host_alone;
   if (host_work.size() > 1) {
-    what_if.estimates.push_back(session().EstimateTogether(host_work));
+    host_alone = session().EstimateTogether(host_work);
+    what_if.estimates.push_back(*host_alone);
+  } else if (host_work.size() == 1) {
+    for (const WhatIfEstimate& e : what_if.estimates) {
+      if (e.cause == host_work.front()) host_alone = e;
+    }
   }
-  RankDiagnoseFindings(model, what_if, options, result);
+  FillEstimates(model, what_if, result);
+  EstimateRoundTrip(session, waits, host_work, host_alone, result);
+  OrderFindings(options, result);
 }
 
 }  // namespace streamscope

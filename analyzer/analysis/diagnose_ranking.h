@@ -17,16 +17,22 @@
 //   implicit_sync_call     sync of a synchronous copy or a draining call
 //   legacy_default_stream  legacy_stream
 //   cpu_starvation         host_work (any NVTX range or unannotated)
+//   round_trip             the waits of sync_between and the host work of
+//                          cpu_starvation removed together (EstimateTogether):
+//                          removing either alone leaves the GPU waiting for
+//                          the other each iteration; the finding's facts keep
+//                          both savings alone and together
 // Other causes (hardware, event waits, contention, small work) have no
 // what-if: they keep saving_estimated false.
 //
-// Ranking: (1) significant findings whose estimated saving reaches the
-// significance threshold (max(min_impact_ns, min_impact_share x GPU span))
-// and significant findings without a what-if, by estimated saving (their
-// measured cost for those without one: the best figure they have), largest
-// first; (2) the rest (estimates below the threshold, then minor findings),
-// largest saving then cost first. The primary cause is the first of (1);
-// none when (1) is empty.
+// Ranking: (1) findings whose estimated saving reaches the significance
+// threshold (max(min_impact_ns, min_impact_share x GPU span)), whatever
+// their measured cost, and significant findings without a what-if, by
+// estimated saving (their measured cost for those without one: the best
+// figure they have), largest first; (2) the rest: first significant costs
+// whose estimate says the window would not end sooner, then minor findings
+// (cost and saving both below the threshold), largest saving then cost
+// first. The primary cause is the first of (1); none when (1) is empty.
 // Thread-safe: reads the model and the graph only.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_RANKING_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_RANKING_H_

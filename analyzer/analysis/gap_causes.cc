@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "analyzer/analysis/api_names.h"
 #include "analyzer/analysis/busy_time_index.h"
 #include "analyzer/analysis/innermost_nvtx.h"
 #include "analyzer/analysis/op_submitters.h"
@@ -32,6 +33,8 @@ std::string_view GapCauseName(GapCause c) {
     case GapCause::kWindowStart: return "window_start";
     case GapCause::kWindowEnd: return "window_end";
     case GapCause::kFirstLaunch: return "first_launch";
+    case GapCause::kRoundTrip: return "round_trip";
+    case GapCause::kSyncWait: return "sync_wait";
   }
   return "unknown";
 }
@@ -39,6 +42,8 @@ std::string_view GapCauseName(GapCause c) {
 bool IsCpuStarvation(GapCause c) {
   return c == GapCause::kHostBlockedInCall || c == GapCause::kHostNvtxRange || c == GapCause::kHostUnannotated;
 }
+
+bool IsHostDrain(GapCause c) { return c == GapCause::kRoundTrip || c == GapCause::kSyncWait; }
 
 namespace {
 
@@ -179,9 +184,11 @@ class GapClassifier {
         waits_by_stream_(facts_.waits_by_stream),
         ends_by_device_(facts_.ends_by_device) {
     for (const FirstLaunchOutlier& f : DefaultSteadyState(model).first_launches) first_launch_calls_.insert(f.api);
+    wait_kind_.assign(model.strings.size(), -1);
   }
 
   size_t Slot(int32_t device) const { return facts_.Slot(device); }
+  void SetWindowStart(int64_t t) { window_start_ = t; }
 
   // Fills `gap` (start/end/prev/next set) with api, tid, parts and primary.
   // `pred` is X's predecessor on its stream (op index or -1).
@@ -201,9 +208,11 @@ class GapClassifier {
         gap.tid = model_.api.tid[gap.api];
         int64_t a_start = model_.api.start_ns[gap.api];
         if (a_start > gap.start_ns) {
-          ClassifyHost(gap, gap.start_ns, std::min(a_start, gap.end_ns));
-          if (a_start < gap.end_ns) {
-            AddPart(gap, GapCause::kSubmissionLatency, a_start, gap.end_ns);
+          if (!ClassifyDrain(gap, std::min(a_start, gap.end_ns))) {
+            ClassifyHost(gap, gap.start_ns, std::min(a_start, gap.end_ns));
+            if (a_start < gap.end_ns) {
+              AddPart(gap, GapCause::kSubmissionLatency, a_start, gap.end_ns);
+            }
           }
         } else {
           AddPart(gap, ClassifyQueued(gap, pred), gap.start_ns, gap.end_ns);
@@ -229,6 +238,96 @@ class GapClassifier {
       }
     }
     gap.parts.push_back({cause, s, e, detail, api, nvtx});
+  }
+
+  // How a call waits for the GPU, decided once per name: 0 not, 1 an
+  // explicit synchronize, 2 a synchronous copy call (it returns with the
+  // result), 3 an *Async copy call (it may hold the host: pageable memory).
+  int WaitKind(StringId name) {
+    if (name < 0 || static_cast<size_t>(name) >= wait_kind_.size()) return 0;
+    if (wait_kind_[name] < 0) {
+      std::string_view n = BaseApiName(model_.strings.Get(name));
+      const bool copy = n.find("Memcpy") != std::string_view::npos;
+      wait_kind_[name] = n.find("Synchronize") != std::string_view::npos     ? 1
+                         : copy && n.find("Async") == std::string_view::npos ? 2
+                         : copy                                              ? 3
+                                                                             : 0;
+    }
+    return wait_kind_[name];
+  }
+
+  // Whether T called an explicit synchronize in calls[from..] before `end`.
+  bool SyncFollows(const std::vector<int32_t>& calls, size_t from, int64_t end) {
+    for (size_t k = from; k < calls.size() && model_.api.start_ns[calls[k]] < end; ++k) {
+      if (WaitKind(model_.api.name[calls[k]]) == 1) return true;
+    }
+    return false;
+  }
+
+  // The host drained the GPU, then worked until it submitted X: T was at
+  // gs in a call that waited for the op ending the busy time (and returned
+  // by `host_end`, the submission's start). The whole gap is one part, the
+  // launch path of X included (with the queue drained, nothing hid it):
+  // round_trip (a device-to-host copy read back) or sync_wait.
+  bool ClassifyDrain(GapFinding& gap, int64_t host_end) {
+    auto it = threads_.find(gap.tid);
+    if (it == threads_.end() || gap.prev_op < 0) return false;
+    const std::vector<int32_t>& calls = it->second.calls;
+    const ApiCalls& api = model_.api;
+    const int64_t gs = gap.start_ns;
+    // The last outermost call starting at or before gs.
+    size_t c =
+        std::upper_bound(calls.begin(), calls.end(), gs, [&](int64_t v, int32_t k) { return v < api.start_ns[k]; }) -
+        calls.begin();
+    if (c == 0) return false;
+    const int32_t call = calls[c - 1];
+    // A wait that ended before the window opened is set-up (the sync before
+    // a measured region), not part of what the window repeats.
+    if (call == gap.api || api.end_ns[call] < gs - options_.sync_return_tolerance_ns || api.end_ns[call] > host_end ||
+        api.end_ns[call] <= window_start_) {
+      return false;
+    }
+    const int kind = WaitKind(api.name[call]);
+    if (kind == 0) return false;
+    const bool read_back = model_.ops.category[gap.prev_op] == OpCategory::kDtoH;
+    // A copy call held the host only when it (or a call inside it)
+    // submitted the copy it waited for; an *Async one that held it (a
+    // pageable copy) is a read-back only when the host then synchronized
+    // before submitting more: else the pageable copy is the cause.
+    if (kind >= 2) {
+      const int32_t copy_api = submitters_[gap.prev_op];
+      if (!read_back || copy_api < 0 || api.tid[copy_api] != gap.tid || api.start_ns[copy_api] < api.start_ns[call] ||
+          api.start_ns[copy_api] > api.end_ns[call]) {
+        return false;
+      }
+      if (kind == 3 && !SyncFollows(calls, c, host_end)) return false;
+    }
+    // Host work the program named apart (an NVTX range entered after the
+    // wait, named unlike the range the wait ran in: 'prepare' after a sync,
+    // not the next 'step') is that work's, as any host work is.
+    const int64_t named = NamedWorkAfter(it->second, api.start_ns[call], api.end_ns[call], host_end);
+    const GapCause cause = read_back ? GapCause::kRoundTrip : GapCause::kSyncWait;
+    if (named < host_end) {
+      AddPart(gap, cause, gs, std::max(gs, named), api.name[call], call);
+      ClassifyHost(gap, std::max(gs, named), host_end);
+      if (host_end < gap.end_ns) AddPart(gap, GapCause::kSubmissionLatency, host_end, gap.end_ns);
+      return true;
+    }
+    AddPart(gap, cause, gs, gap.end_ns, api.name[call], call);
+    return true;
+  }
+
+  // Start of the first NVTX range T entered in [wait_end, host_end) whose
+  // name differs from the innermost range at wait_start; host_end if none.
+  int64_t NamedWorkAfter(const ThreadActivity& t, int64_t wait_start, int64_t wait_end, int64_t host_end) const {
+    size_t n = FirstEndingAfter(t.nvtx, wait_start);
+    StringId enclosing = kNoString;
+    if (n < t.nvtx.size() && t.nvtx[n].start <= wait_start) enclosing = model_.nvtx_ranges[t.nvtx[n].range].name;
+    for (n = FirstEndingAfter(t.nvtx, wait_end); n < t.nvtx.size() && t.nvtx[n].start < host_end; ++n) {
+      const NvtxRange& r = model_.nvtx_ranges[t.nvtx[n].range];
+      if (r.start_ns >= wait_end && r.name != enclosing) return std::max(t.nvtx[n].start, r.start_ns);
+    }
+    return host_end;
   }
 
   // What thread T did during [s, e): calls first, then NVTX, then nothing.
@@ -319,6 +418,8 @@ class GapClassifier {
   const std::vector<std::vector<int64_t>>& waits_by_stream_;
   const std::vector<std::vector<int64_t>>& ends_by_device_;
   absl::flat_hash_set<int32_t> first_launch_calls_;  // api indices of first-launch outliers
+  std::vector<int8_t> wait_kind_;                    // per name id: WaitKind(), -1 undecided
+  int64_t window_start_ = kMinTime;
 };
 
 // Keeps the `limit` longest gaps (ties: the earlier one).
@@ -396,6 +497,7 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, 
 
   if (window.length() <= 0 || model.ops.size() == 0) return result;
   GapClassifier classifier(model, options);
+  classifier.SetWindowStart(window.start_ns);
   const GapCausesFacts& facts = model.Derived<GapCausesFacts>();
   const std::vector<int32_t>& devices = facts.devices;
   if (devices.empty()) return result;

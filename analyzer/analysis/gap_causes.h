@@ -9,7 +9,23 @@
 //   * No op of the device before the gap          -> window_start.
 //   * No op of the device after the gap           -> window_end.
 //   * X has no recorded submitting call           -> unknown_submitter.
-//   * A.start > gs: the GPU waited for the CPU. [gs, min(A.start, ge)) is
+//   * A.start > gs: the GPU waited for the CPU. When T was, at gs, inside
+//     a call that waited for the GPU (it started at or before gs and
+//     returned at or after gs - sync_return_tolerance_ns, and inside the
+//     window: an explicit synchronize, or a copy call that held the host
+//     until its copy ran — a synchronous one, or an *Async one followed by
+//     an explicit synchronize before the submission of X),
+//     the host drained the GPU's queue and then decided what to submit:
+//     the whole gap [gs, ge), X's launch path included (nothing queued hid
+//     it), is one part, named after that call,
+//     round_trip when the op that ended the busy time was a device-to-host
+//     copy (the host read back a result and tested it) and the call was
+//     a synchronize or the copy call itself, else sync_wait when the call
+//     was an explicit synchronize. Host work the program named apart ends
+//     that part: from the start of an NVTX range T entered after the wait
+//     returned, named unlike T's innermost range during the wait (a
+//     'prepare' after the sync, not the loop's next 'step'), the rest is
+//     split as below. Otherwise [gs, min(A.start, ge)) is
 //     split by what T did: inside a CUDA API call (outermost call on T; the
 //     call is named) -> host_blocked_in_call, or first_launch when the call
 //     is a first-launch outlier (steady_state.h: a kernel's first launch much
@@ -58,19 +74,26 @@ enum class GapCause : uint8_t {
   kWindowStart = 9,
   kWindowEnd = 10,
   kFirstLaunch = 11,
+  kRoundTrip = 12,
+  kSyncWait = 13,
 };
-inline constexpr int kNumGapCauses = 12;
+inline constexpr int kNumGapCauses = 14;
 // "host_blocked_in_call", "host_nvtx_range", "host_unannotated",
 // "submission_latency", "dependency_event_wait", "dependency_host_callback",
 // "dependency_other_stream", "queued_unexplained", "unknown_submitter",
-// "window_start", "window_end", "first_launch".
+// "window_start", "window_end", "first_launch", "round_trip", "sync_wait".
 std::string_view GapCauseName(GapCause c);
 // The three host_* causes: the GPU waited for the CPU.
 bool IsCpuStarvation(GapCause c);
+// round_trip and sync_wait: the host drained the GPU, then worked.
+bool IsHostDrain(GapCause c);
 
 struct GapCausesOptions {
   int64_t submission_latency_threshold_ns = 20'000;
   int64_t dependency_tolerance_ns = 5'000;
+  // A synchronizing call that returned at most this long before the GPU
+  // went idle still waited for the op that ended the busy time.
+  int64_t sync_return_tolerance_ns = 5'000;
   int max_listed_gaps = 20;  // worst gaps kept with their parts
 };
 
@@ -78,8 +101,8 @@ struct GapCausesOptions {
 struct GapPart {
   GapCause cause = GapCause::kHostUnannotated;
   int64_t start_ns = 0, end_ns = 0;
-  StringId detail = kNoString;  // API name (blocked) or NVTX range name
-  int32_t api = -1;             // host_blocked_in_call, first_launch: the blocking call (api index)
+  StringId detail = kNoString;  // API name (blocked, round trip, sync wait) or NVTX range name
+  int32_t api = -1;             // host_blocked_in_call, first_launch, round_trip, sync_wait: the call (api index)
   int32_t nvtx = -1;            // host_nvtx_range: index into model.nvtx_ranges
   int64_t length() const { return end_ns - start_ns; }
 };

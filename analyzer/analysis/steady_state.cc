@@ -142,7 +142,12 @@ bool ByNvtxRange(const TraceModel& m, const SteadyStateOptions& o, const std::ve
     spans = Normalize(std::move(spans));
     if (!by_submit) by_submit.emplace(m, submit);
     auto [time, ops_end] = SubmittedInside(*by_submit, spans);
-    double share = total > 0 ? static_cast<double>(time) / static_cast<double>(total) : 0;
+    // Of the GPU time submitted from the first instance on: what ran before
+    // the program's loop (compilation, autotuning, warm-up) is reported
+    // apart like start-up, not weighed against its steps.
+    const int64_t from_first = SubmittedInside(*by_submit, {{spans.front().start, kMaxTime}}).first;
+    const int64_t base = from_first > 0 ? from_first : total;
+    double share = base > 0 ? static_cast<double>(time) / static_cast<double>(base) : 0;
     if (share < o.min_gpu_share) continue;
     out.method = SteadyStateMethod::kNvtxRange;
     out.nvtx_name = c.name;

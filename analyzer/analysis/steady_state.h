@@ -6,7 +6,10 @@
 // Found, in this order:
 //   1 nvtx_range       an NVTX range name with >= min_instances closed
 //                      instances whose instances submitted >= min_gpu_share
-//                      of the trace's GPU op time (an op counts for the
+//                      of the GPU op time submitted from the first instance
+//                      on (what ran before the program's loop — compilation,
+//                      autotuning, warm-up — lies apart like start-up and is
+//                      not weighed against the loop; an op counts for the
 //                      instance its submitting call started in; an op
 //                      without a call, for the one it started in); among
 //                      those, the outermost (least nested on its thread),
@@ -83,8 +86,9 @@ struct SteadyState {
   // kernel of the stretch (op indices).
   int64_t period_kernels = 0, repeats = 0;
   int32_t first_kernel = -1, last_kernel = -1;
-  // Share of the trace's GPU op time submitted inside the steady state
-  // (kNvtxRange, kKernelSequence); 1 for kGpuSpan.
+  // Share of the GPU op time submitted inside the steady state: of the
+  // trace's (kKernelSequence), of what was submitted from the first
+  // instance on (kNvtxRange); 1 for kGpuSpan.
   double gpu_share = 0;
   // Before the first GPU op (empty without ops).
   Interval startup;

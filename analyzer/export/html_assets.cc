@@ -41,6 +41,7 @@ svg text.head { font-weight: 600; } svg text.dev { font-weight: 600; fill: #334;
 .ovl, .ovl-swatch { fill: #f28e2b; stroke: #f28e2b; }
 .gap { fill: #c9ced6; stroke: #c9ced6; }
 .cause-host_blocked_in_call { fill: #b3261e; stroke: #b3261e; }
+.cause-round_trip, .cause-sync_wait { fill: #7f1d1d; stroke: #7f1d1d; }
 .cause-host_nvtx_range { fill: #e8833a; stroke: #e8833a; }
 .cause-host_unannotated { fill: #d95f5f; stroke: #d95f5f; }
 .cause-submission_latency { fill: #e9c46a; stroke: #e9c46a; }

@@ -451,8 +451,8 @@ void AppendLegend(std::string* out) {
   absl::StrAppend(out,
                   "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ovl-swatch\" width=\"12\" "
                   "height=\"10\"/></svg>overlap</span>");
-  for (std::string_view cause : {"host_blocked_in_call", "host_nvtx_range", "host_unannotated", "submission_latency",
-                                 "dependency_other_stream", "queued_unexplained"}) {
+  for (std::string_view cause : {"round_trip", "host_blocked_in_call", "host_nvtx_range", "host_unannotated",
+                                 "submission_latency", "dependency_other_stream", "queued_unexplained"}) {
     absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cause-", std::string(cause),
                     "\" width=\"12\" height=\"10\"/></svg>gap: ", std::string(cause), "</span>");
   }

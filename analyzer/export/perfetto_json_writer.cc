@@ -19,7 +19,7 @@ constexpr int64_t kAnalysisSortBase = 1'000'000;
 
 // The trace viewer's reserved colour names, per gap cause.
 std::string_view GapCauseColor(std::string_view cause) {
-  if (cause == "host_blocked_in_call") return "terrible";
+  if (cause == "host_blocked_in_call" || cause == "round_trip" || cause == "sync_wait") return "terrible";
   if (cause == "host_nvtx_range" || cause == "host_unannotated") return "bad";
   if (cause == "submission_latency") return "yellow";
   if (cause.rfind("dependency", 0) == 0) return "olive";

@@ -302,7 +302,7 @@ absl::StatusOr<CompareResult> Compare(const std::vector<const TraceModel*>& cont
     for (size_t i = side == 0 ? 1 : 0; i < runs.size(); ++i) {
       for (WorkDifference& d :
            DiffWorkPerInstance(expected, r.control.front().window.instances, runs[i].work, runs[i].window.instances)) {
-        (IsOccasional(d) ? r.occasional_work : r.work_differences)
+        (IsOccasional(d) || IsFewerReadbacks(d) ? r.occasional_work : r.work_differences)
             .push_back({side == 0 ? "control" : "variant", runs[i].path, std::move(d)});
       }
     }

@@ -156,7 +156,7 @@ absl::StatusOr<RunWindow> NvtxRunWindow(const TraceModel& m, const CompareOption
 }
 
 // Work differences of every run from the first control run, per instance,
-// without occasional work (compare_work.h IsOccasional).
+// without occasional work or fewer small read-backs (compare_work.h).
 std::vector<WorkDifference> PerInstanceDifferences(const std::vector<const TraceModel*>& models,
                                                    const std::vector<RunWindow>& runs) {
   std::vector<WorkDifference> out;
@@ -164,7 +164,7 @@ std::vector<WorkDifference> PerInstanceDifferences(const std::vector<const Trace
   for (size_t i = 1; i < models.size(); ++i) {
     for (WorkDifference& d : DiffWorkPerInstance(expected, runs.front().instances, WorkIn(*models[i], runs[i].windows),
                                                  runs[i].instances)) {
-      if (!IsOccasional(d)) out.push_back(std::move(d));
+      if (!IsOccasional(d) && !IsFewerReadbacks(d)) out.push_back(std::move(d));
     }
   }
   return out;

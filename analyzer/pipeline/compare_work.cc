@@ -85,4 +85,10 @@ bool IsOccasional(const WorkDifference& d) {
          d.actual_count < d.actual_instances;
 }
 
+bool IsFewerReadbacks(const WorkDifference& d) {
+  if (d.kind != "copy" || d.key != "D2H" || d.actual_count >= d.expected_count || d.actual_count <= 0) return false;
+  return d.expected_bytes <= kSmallReadbackBytes * d.expected_count &&
+         d.actual_bytes <= kSmallReadbackBytes * d.actual_count;
+}
+
 }  // namespace streamscope

@@ -56,6 +56,13 @@ std::vector<WorkDifference> DiffWorkPerInstance(const WorkSummary& expected, int
 // lists it apart instead of calling the work different.
 bool IsOccasional(const WorkDifference& d);
 
+// Fewer small device-to-host copies in the actual run (on average at most
+// kSmallReadbackBytes each on both sides): results read back less often, the
+// remedy for a round trip per iteration (test every k iterations). Listed
+// apart, not counted as different work: the kernels and other copies decide that.
+inline constexpr int64_t kSmallReadbackBytes = 64 << 10;
+bool IsFewerReadbacks(const WorkDifference& d);
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_PIPELINE_COMPARE_WORK_H_

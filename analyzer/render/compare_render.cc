@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/base/demangle.h"
 #include "analyzer/base/units.h"
+#include "analyzer/pipeline/compare_work.h"
 #include "analyzer/render/compare_windows_render.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/render/diagnose_wording.h"
@@ -446,8 +447,10 @@ void RenderCompareText(const CompareResult& r, std::ostream& final_out) {
     }
   }
   for (const RunWorkDifference& d : r.occasional_work) {
-    out << "  not in every instance (listed, not counted as different work): " << d.side << " " << d.path << ": "
-        << WorkDifferenceSentence(d.difference) << "\n";
+    out << (IsFewerReadbacks(d.difference)
+                ? "  fewer small read-backs (results tested less often; listed, not counted as different work): "
+                : "  not in every instance (listed, not counted as different work): ")
+        << d.side << " " << d.path << ": " << WorkDifferenceSentence(d.difference) << "\n";
   }
   out << "Validation: ";
   if (r.validation_passed) {

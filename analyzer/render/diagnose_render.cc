@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/analysis/idle_partition.h"
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
 #include "analyzer/render/diagnose_wording.h"
@@ -54,6 +55,8 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
          {"significant", f.significant},
          {"impact_ns", f.impact_ns},
          {"measured_cost_ns", f.impact_ns},
+         {"idle_cost_ns", IdleCostNs(f)},
+         {"busy_cost_ns", BusyCostNs(f)},
          {"saving_estimated", f.saving_estimated},
          {"estimated_saving_ns", f.saving_estimated ? nlohmann::json(f.estimated_saving_ns) : nlohmann::json(nullptr)},
          {"estimated_saving_share_of_gpu_span",
@@ -77,6 +80,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   }
   std::vector<std::string> notes;
   for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
+  const IdleAccount account = AccountIdle(r);
   return {{"analysis", "diagnose"},
           {"window",
            {{"label", WindowLabel(r.window)},
@@ -86,6 +90,12 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
           {"gpu_span_ns", r.gpu_span_ns},
           {"busy_ns", r.busy_ns},
           {"overlap_ns", r.overlap_ns},
+          {"idle",
+           {{"idle_ns", account.idle_ns},
+            {"reported_apart_ns", account.reported_apart_ns},
+            {"idle_costs_ns", account.idle_costs_ns},
+            {"unclaimed_ns", account.unclaimed_ns},
+            {"busy_costs_ns", account.busy_costs_ns}}},
           {"steps", steps},
           {"ranked_by", r.ranked.empty() ? "check_order" : "estimated_saving"},
           {"saving_note", DiagnoseSavingNote()},
@@ -103,22 +113,34 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
   if (!r.findings.empty()) {
     out << indent << "  " << (r.ranked.empty() ? "Findings in check order. " : "Ranked by estimated saving. ")
         << DiagnoseSavingNote() << "\n";
+    const IdleAccount a = AccountIdle(r);
+    out << indent << "  Idle " << FormatDuration(a.idle_ns) << " (each ns one cause, as in gap causes): findings own "
+        << FormatDuration(a.idle_costs_ns) << ", " << FormatDuration(a.reported_apart_ns)
+        << " is window edges and first launches (reported apart), " << FormatDuration(a.unclaimed_ns)
+        << " no finding's; costs on busy time (slow copies, lost overlap, contention), a separate budget: "
+        << FormatDuration(a.busy_costs_ns) << ".\n";
   }
   if (r.findings.empty()) {
     out << indent << "  No cause found: nothing in this window explains missing overlap or a lost gain.\n";
   } else if (r.primary() == nullptr) {
     out << indent << "  No significant cause (every finding cost less than 1% of the GPU span).\n";
   }
-  bool minor_header = false;
+  bool minor_header = false, no_gain_header = false;
   const std::vector<int32_t> order = r.RankOrder();
   const DiagnoseFinding* primary = r.primary();
   for (size_t i = 0; i < order.size(); ++i) {
     const DiagnoseFinding& f = r.findings[order[i]];
     const bool lesser = r.ranked.empty() ? !f.significant : static_cast<int32_t>(i) >= r.leading_count;
-    if (lesser && !minor_header) {
+    // Ranked: a significant cost whose removal the estimate says would not
+    // end the window sooner is not minor; it says why (DiagnoseCostAndSaving).
+    if (lesser && !r.ranked.empty() && f.significant && !no_gain_header) {
+      out << indent
+          << "  Costs that would not end the window sooner by the estimates (saving below 1% of the GPU span):\n";
+      no_gain_header = true;
+    } else if (lesser && !minor_header && (r.ranked.empty() || !f.significant)) {
       out << indent
           << (r.ranked.empty() ? "  Minor findings:\n"
-                               : "  Minor findings (cost or estimated saving below 1% of the GPU span):\n");
+                               : "  Minor findings (cost and estimated saving below 1% of the GPU span):\n");
       minor_header = true;
     }
     out << indent << "  " << (i + 1) << ". [" << DiagnoseStepName(StepOf(f.cause)) << "] " << DiagnoseCauseName(f.cause)

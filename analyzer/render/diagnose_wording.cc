@@ -184,6 +184,31 @@ std::string Summary(const SyncBetweenFacts& x, int64_t, const TraceModel&) {
                       FormatDuration(x.idle_ns), " until the next op started");
 }
 
+std::string Summary(const RoundTripFacts& x, int64_t, const TraceModel&) {
+  std::string s = absl::StrCat(
+      "a round trip per iteration: ", Count(x.iterations, "time", "times"), " the host read back a result",
+      x.readback_bytes > 0 ? absl::StrCat(" (", FormatBytes(x.readback_bytes), ")") : std::string(), ", waited in ",
+      Calls(x.calls), " and decided before launching the next iteration; the GPU idled ", FormatDuration(x.idle_ns),
+      " (", FormatDuration(x.per_iteration_ns), " per iteration) waiting for the host");
+  if (x.together_saving_ns >= 0 && x.sync_alone_saving_ns >= 0 && x.host_alone_saving_ns >= 0) {
+    absl::StrAppend(&s, "; removing the waits alone would save ", FormatDuration(x.sync_alone_saving_ns),
+                    ", the host work alone ", FormatDuration(x.host_alone_saving_ns), ", both together ",
+                    FormatDuration(x.together_saving_ns), " (estimates)");
+  }
+  return s;
+}
+
+std::string RoundTripRemedy(const RoundTripFacts& x) {
+  if (x.pytorch) {
+    return "do not read a tensor back every step: no .item(), .cpu() or printing of a tensor per step; accumulate "
+           "the value on the GPU and read it every k steps, or copy it with .to('cpu', non_blocking=True) into "
+           "pinned memory and read it after an event recorded behind the copy has completed";
+  }
+  return "test the result every k iterations instead of each one (launch k iterations, then read back and test), "
+         "keep the test on the GPU (a kernel that sets a flag the next iterations check), or capture k iterations "
+         "in one CUDA graph and read the result once per graph launch";
+}
+
 std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {
   return absl::StrCat(
       x.blocking_waited_for_legacy, " ops on blocking streams waited for ops on the legacy default stream and ",
@@ -274,6 +299,12 @@ std::string CpuStarvationRemedy(const CpuStarvationFacts& x) {
                         "' delays each submission: do it ahead of time or on another thread "
                         "(prepare chunk i+1 while chunk i runs) and submit GPU work further ahead");
   }
+  if (w.cause == GapCause::kHostBlockedInCall && w.detail.find("Launch") != std::string::npos) {
+    // The launch is the submission: it cannot leave the loop, only happen less often.
+    return absl::StrCat("the submitting thread was blocked in ", w.detail,
+                        ", the launch itself: launch less often (fewer, larger kernels; fused kernels; more work "
+                        "per CUDA graph launch)");
+  }
   if (w.cause == GapCause::kHostBlockedInCall) {
     return absl::StrCat("the submitting thread was blocked in ", w.detail,
                         ": move that call out of the submission loop or to another thread");
@@ -356,6 +387,10 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
       const auto* x = std::get_if<CopyBoundFacts>(&f.facts);
       return x != nullptr ? CopyBoundRemedy(*x) : "";
     }
+    case DiagnoseCause::kRoundTrip: {
+      const auto* x = std::get_if<RoundTripFacts>(&f.facts);
+      return x != nullptr ? RoundTripRemedy(*x) : "";
+    }
   }
   return "";
 }
@@ -367,9 +402,25 @@ std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns)
     return absl::StrCat(s, "; saving not estimated (no what-if models moving fewer bytes)");
   }
   if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
-  if (f.estimated_saving_ns <= 0) return absl::StrCat(s, "; estimated saving none (the window would not end sooner)");
-  return absl::StrCat(s, "; estimated saving ", FormatDuration(f.estimated_saving_ns), " (",
-                      FormatShare(f.estimated_saving_ns, gpu_span_ns), ")");
+  // Why the estimate and the cost differ, when they do by much.
+  const int64_t threshold = gpu_span_ns / 100;
+  if (f.estimated_saving_ns <= 0 && f.impact_ns < threshold) return absl::StrCat(s, "; estimated saving none");
+  if (f.estimated_saving_ns <= 0 || (f.impact_ns >= threshold && f.estimated_saving_ns < threshold)) {
+    return absl::StrCat(s, "; estimated saving ",
+                        f.estimated_saving_ns <= 0 ? std::string("none") : FormatDuration(f.estimated_saving_ns),
+                        ": the window would not end sooner, because with this cause alone removed the same gaps "
+                        "still wait for another cause (the host work or the wait of the other findings, or the "
+                        "work on another stream) on the critical path");
+  }
+  std::string saving = absl::StrCat(s, "; estimated saving ", FormatDuration(f.estimated_saving_ns), " (",
+                                    FormatShare(f.estimated_saving_ns, gpu_span_ns), ")");
+  if (f.estimated_saving_ns > f.impact_ns + f.impact_ns / 10 + 1'000) {
+    absl::StrAppend(&saving,
+                    ", more than its measured cost: the replay also moves what waited behind the cause (later "
+                    "submissions, their launch path, work on other streams), while the cost counts only the idle "
+                    "time the partition gives this cause");
+  }
+  return saving;
 }
 
 std::string DiagnoseSavingNote() {

@@ -33,9 +33,12 @@ nlohmann::json GapOpJson(const TraceModel& model, int32_t op) {
 }
 
 // A part's name says what it is: the blocking call's name (api_name) for
-// host_blocked_in_call and first_launch, the NVTX range's name (nvtx_name) for
+// host_blocked_in_call and first_launch, the waiting call's name for
+// round_trip and sync_wait, the NVTX range's name (nvtx_name) for
 // host_nvtx_range; the other is none (NULL).
-bool IsApiName(GapCause cause) { return cause == GapCause::kHostBlockedInCall || cause == GapCause::kFirstLaunch; }
+bool IsApiName(GapCause cause) {
+  return cause == GapCause::kHostBlockedInCall || cause == GapCause::kFirstLaunch || IsHostDrain(cause);
+}
 bool IsNvtxName(GapCause cause) { return cause == GapCause::kHostNvtxRange; }
 
 nlohmann::json NameJson(const TraceModel& model, StringId id, bool applies) {
@@ -72,6 +75,11 @@ std::string DescribePart(const TraceModel& model, GapCause cause, StringId detai
     case GapCause::kWindowEnd: return "after the last op";
     case GapCause::kFirstLaunch:
       return "blocked in " + std::string(DisplayName(model.strings, detail)) + ", a first launch (module loading)";
+    case GapCause::kRoundTrip:
+      return "reading back a result (" + std::string(DisplayName(model.strings, detail)) +
+             ") and deciding before the next launch (round trip)";
+    case GapCause::kSyncWait:
+      return "after " + std::string(DisplayName(model.strings, detail)) + " drained the GPU, until the next submission";
   }
   return "unknown";
 }

@@ -9,7 +9,8 @@
 //     "devices": [{device_id, window_ns, busy_ns, idle_ns, idle_share_of_window, gaps,
 //                  causes: {<cause>: ns}}],
 //     "totals": [{device_id, cause, api_name, nvtx_name, tid, ns, share_of_idle, gaps}],
-//                                      // api_name: the blocking call's name (host_blocked_in_call),
+//                                      // api_name: the blocking call's name (host_blocked_in_call,
+//                                      // first_launch), the waiting call's (round_trip, sync_wait),
 //                                      // nvtx_name: the NVTX range's (host_nvtx_range), else null;
 //                                      // tid null = none
 //     "threads": [{tid, device_id, starved_ns, share_of_window, gaps, causes: {<cause>: ns}}],

@@ -13,7 +13,7 @@ std::string SteadyStateHowFound(const SteadyState& s, const TraceModel& m) {
     case SteadyStateMethod::kNvtxRange:
       return absl::StrCat(s.nvtx_instances.size(), " instances of NVTX range '",
                           std::string(DisplayName(m.strings, s.nvtx_name)), "' (", FormatShare(s.gpu_share),
-                          " of the GPU op time was submitted inside them)");
+                          " of the GPU op time from the first one on was submitted inside them)");
     case SteadyStateMethod::kKernelSequence:
       return absl::StrCat("a sequence of ", s.period_kernels, s.period_kernels == 1 ? " kernel" : " kernels",
                           " repeated ", s.repeats, " times (", FormatShare(s.gpu_share),

@@ -33,12 +33,14 @@ def _spans(frame: pd.DataFrame, origin: int):
     return list(zip(start.tolist(), length.tolist()))
 
 
-def plot_timeline(trace, window="whole", ax=None, *, nvtx: Optional[str] = None,
+def plot_timeline(trace, window=None, ax=None, *, nvtx: Optional[str] = None,
                   nvtx_instance: Optional[int] = None, absolute: bool = False,
                   gap_threshold_us: Optional[float] = None, report=None, row_height: float = 0.8):
     """Draws the trace's timeline for the window (same arguments as
     Trace.report; or pass a Report already computed as `report`) on `ax`
-    (a new figure when None) and returns the figure."""
+    (a new figure when None) and returns the figure. window=None is the
+    commands' default window, the one report() and diagnose() use (the
+    steady state, else the span of GPU activity); "whole" draws the whole trace."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 

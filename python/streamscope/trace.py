@@ -369,7 +369,7 @@ class Trace:
         from .table_files import tables
         return tables(self.path, window=window, format=format, out_dir=out_dir, force=force, **window_kwargs)
 
-    def plot_timeline(self, window="whole", ax=None, **kwargs):
+    def plot_timeline(self, window=None, ax=None, **kwargs):
         """Timeline figure (matplotlib): see streamscope.plot.plot_timeline."""
         from .plot import plot_timeline
         return plot_timeline(self, window=window, ax=ax, **kwargs)

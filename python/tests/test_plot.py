@@ -12,7 +12,7 @@ def bars(ax, prefix):
 
 
 def test_streams_are_rows_ops_are_bars_tracks_below(overlapped):
-    fig = overlapped.plot_timeline()
+    fig = overlapped.plot_timeline("whole")
     ax = fig.axes[0]
     ops = overlapped.ops
     streams = ops.groupby(["device_id", "stream_id"]).ngroups
@@ -38,4 +38,15 @@ def test_a_window_clips_the_ops_and_an_axis_can_be_given(overlapped):
     assert bars(ax, "ops:") == len(inside)
     assert ax.get_xlim()[1] == int(window["length_ns"]) / 1e6
     fig.canvas.draw()
+    plt.close(fig)
+
+
+def test_by_default_the_plot_draws_the_window_report_uses(overlapped):
+    fig = overlapped.plot_timeline()
+    window = overlapped.report().windows.iloc[0]
+    ax = fig.axes[0]
+    ops = overlapped.ops
+    inside = ops[(ops["end_ns"] > window["start_ns"]) & (ops["start_ns"] < window["end_ns"])]
+    assert bars(ax, "ops:") == len(inside)
+    assert ax.get_xlim()[1] == int(window["length_ns"]) / 1e6
     plt.close(fig)

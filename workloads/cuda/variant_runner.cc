@@ -16,7 +16,8 @@ StatusOr<VariantOutcome> RunVariant(const VariantContext& context) {
   if (v == "concurrent_kernels") return RunConcurrentKernelsVariant(context);
   if (v == "persistent_kernel") return RunPersistentKernelVariant(context);
   if (v == "peer_overlap") return RunPeerOverlapVariant(context);
-  if (v == "library_gemm" || v == "long_startup" || v == "tiny_sync" || v == "slow_first_launch") {
+  if (v == "library_gemm" || v == "long_startup" || v == "tiny_sync" || v == "slow_first_launch" ||
+      v == "convergence_loop" || v == "convergence_every16") {
     return RunConclusionVariant(context);
   }
   return InvalidArgumentError(StrCat("variant ", std::string(v), " has no runner"));

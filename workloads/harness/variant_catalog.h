@@ -44,7 +44,7 @@ struct VariantInfo {
   std::string_view expectations;
 };
 
-inline constexpr std::array<VariantInfo, 18> kVariants = {{
+inline constexpr std::array<VariantInfo, 20> kVariants = {{
     {"sequential", "control: H2D, kernel, D2H per chunk on ONE stream, pinned memory; no two GPU ops overlap",
      kChunkParams, false, "no_overlap"},
     {"overlapped",
@@ -112,6 +112,14 @@ inline constexpr std::array<VariantInfo, 18> kVariants = {{
      "iterative loop: graph launch, an 8-byte D2H copy to pageable memory and a stream sync every "
      "iteration: the per-iteration sync costs most; the tiny copy is latency-bound",
      kParamIterations | kParamKernels, false, "primary:sync_per_iteration;tiny_copy_latency_bound"},
+    {"convergence_loop",
+     "convergence loop as jacobiCudaGraphs writes it: graph launch, an 8-byte D2H copy to pinned "
+     "memory, a stream sync and a host test every iteration: a round trip per iteration",
+     kParamIterations | kParamKernels, false, "primary:round_trip"},
+    {"convergence_every16",
+     "convergence_loop's work, the residual read back and tested every 16 iterations (the remedy): "
+     "compare with convergence_loop",
+     kParamIterations | kParamKernels, false, "no_round_trip_per_iteration"},
     {"slow_first_launch",
      "~0.1 ms kernels launched with no warm-up: the first launch loads the module and is far slower "
      "than the rest; the loop is not launch-bound",

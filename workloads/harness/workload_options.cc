@@ -136,7 +136,7 @@ WorkloadOptions DefaultOptions(const std::string& variant, SizePreset size) {
     o.iterations = large ? 200 : 20;
     o.startup_ms = 300;
   }
-  if (v == "tiny_sync") {
+  if (v == "tiny_sync" || v == "convergence_loop" || v == "convergence_every16") {
     o.iterations = large ? 2000 : 200;
     o.kernels = 8;
   }

@@ -17,6 +17,7 @@
 #include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/planted_traces.h"
+#include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
@@ -172,15 +173,57 @@ TEST(DiagnoseRanking, LaunchBoundLoopKeepsSmallWorkAsPrimaryCause) {
   EXPECT_FALSE(r.primary()->saving_estimated);
 }
 
+// The jacobiCudaGraphs loop: each iteration a kernel (20 us), an 8-byte
+// copy back, cudaStreamSynchronize, 48 us of host test, the next launch.
+TraceModel RoundTripLoop(int iterations) {
+  testing::ModelBuilder b;
+  constexpr int64_t kStream = 13;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  const int64_t period = 80 * kUs;
+  for (int i = 0; i < iterations; ++i) {
+    const int64_t t = i * period;
+    b.Kernel("step", kStream, t + 8 * kUs, t + 28 * kUs, testing::ApiTimes{t, t + 5 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 28 * kUs, t + 30 * kUs,
+           testing::ApiTimes{t + 6 * kUs, t + 9 * kUs, 1}, "cudaMemcpyAsync", true, 8);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 10 * kUs, t + 32 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
+TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKeepTheLaunch) {
+  TraceModel m = RoundTripLoop(20);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
+  const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.iterations, 19);
+  EXPECT_EQ(facts.readback_bytes, 8);
+  // Each 58 us gap from the copy's end to the next kernel: the sync's
+  // return, 48 us of host test and the next launch's path.
+  EXPECT_EQ(r.primary()->impact_ns, 19 * 58 * kUs);
+  EXPECT_TRUE(r.primary()->saving_estimated);
+  EXPECT_GE(facts.together_saving_ns, facts.sync_alone_saving_ns);
+  EXPECT_GE(facts.together_saving_ns, facts.host_alone_saving_ns);
+  const std::string remedy = DiagnoseRemedy(*r.primary());
+  EXPECT_NE(remedy.find("every k iterations"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("graph"), std::string::npos) << remedy;
+  EXPECT_EQ(remedy.find("out of the"), std::string::npos) << remedy;
+  // No other finding claims the same idle time.
+  EXPECT_EQ(Find(r, DiagnoseCause::kSyncBetween), nullptr) << Ranking(r);
+  const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
+  EXPECT_TRUE(host == nullptr || host->impact_ns == 0) << Ranking(r);
+}
+
 // tiny_sync: a graph, an 8-byte pageable D2H copy and a stream sync every
-// iteration. The syncs cost most; the 8-byte copies are latency-bound.
-TEST(DiagnoseRanking, TinySyncPrimaryCauseIsTheSyncsNotThePageableCopies) {
+// iteration: a round trip per iteration, which costs most; the 8-byte
+// copies are latency-bound.
+TEST(DiagnoseRanking, TinySyncPrimaryCauseIsTheRoundTripNotThePageableCopies) {
   TraceModel m = LoadFixture("tiny_sync");
   ASSERT_GT(m.ops.size(), 0u);
   Window w = DefaultWindow(m);
   DiagnoseResult r = DiagnoseThroughPipeline(m, w);
   ASSERT_NE(r.primary(), nullptr) << Ranking(r);
-  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kSyncBetween) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
   EXPECT_TRUE(r.primary()->saving_estimated);
   EXPECT_GT(r.primary()->estimated_saving_ns, 0);
   const DiagnoseFinding* pageable = Find(r, DiagnoseCause::kPageableCopies);

@@ -64,6 +64,41 @@ TEST(GapCauses, HostWorkBeforeLaunchIsCpuStarvation) {
   EXPECT_EQ(r.threads[0].starved_ns, us(85));
 }
 
+// A kernel, its result read back (8 bytes) and a stream sync; the host
+// tests the result for 31 us after the sync returns, then launches again.
+TEST(GapCauses, AResultReadBackThenTestedBeforeTheNextLaunchIsOneRoundTrip) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(5), us(15), ApiTimes{us(0), us(2), 7});
+  b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, 13, us(15), us(17), ApiTimes{us(2), us(3), 7},
+         "cudaMemcpyAsync", true, 8);
+  b.Sync(SyncKind::kStreamSynchronize, 13, us(3), us(19), "cudaStreamSynchronize", 7);
+  b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(65)));
+  // [17, 55): the sync's return, the host test and the next launch's path.
+  EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), us(38));
+  EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), 0);
+  EXPECT_EQ(DetailNs(r, m, GapCause::kRoundTrip, "cudaStreamSynchronize"), us(38));
+  EXPECT_EQ(CauseNs(r, GapCause::kHostBlockedInCall) + CauseNs(r, GapCause::kHostUnannotated), 0);
+  ASSERT_FALSE(r.worst_gaps.empty());
+  EXPECT_EQ(r.worst_gaps[0].primary, GapCause::kRoundTrip);
+}
+
+// The same without a read-back: the sync drained the GPU, then host work.
+TEST(GapCauses, HostWorkAfterASyncThatDrainedTheGpuIsSyncWait) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("k1", 13, us(5), us(15), ApiTimes{us(0), us(2), 7});
+  b.Sync(SyncKind::kStreamSynchronize, 13, us(3), us(17), "cudaStreamSynchronize", 7);
+  b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
+  TraceModel m = b.Build();
+  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(65)));
+  EXPECT_EQ(CauseNs(r, GapCause::kSyncWait), us(40));  // [15, 55)
+  EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), 0);
+  EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), 0);
+}
+
 // The shape of persistent_kernel.sqlite: a kernel's first launch call runs
 // on for 185 us after its kernel ended (loading the module); later launches
 // take 10 us. That tail is a first launch, reported apart: not starvation.

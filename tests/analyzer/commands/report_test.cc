@@ -332,7 +332,7 @@ TEST(Report, TheDiagnoseSectionAloneNamesThePlantedCauseOfRecordedWorkloads) {
   const std::vector<std::pair<std::string, std::string>> planted = {{"pageable", "pageable_copies"},
                                                                     {"sequential", "same_stream"},
                                                                     {"legacy_default", "legacy_default_stream"},
-                                                                    {"tiny_sync", "sync_between"},
+                                                                    {"tiny_sync", "round_trip"},
                                                                     {"implicit_sync", "implicit_sync_call"}};
   auto primary = [](const std::string& json) {
     std::string cause;

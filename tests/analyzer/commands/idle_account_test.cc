@@ -1,0 +1,112 @@
+// One account of idle time on every bundled trace: the report's sections
+// cite the same idle partition (gap causes), and the idle costs of the
+// diagnosis' findings add up to at most the window's idle time.
+#include <dirent.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyzer/cli/exit_codes.h"
+#include "analyzer/commands/report_runner.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace streamscope {
+namespace {
+
+std::vector<std::string> BundledTraces() {
+  std::vector<std::string> paths;
+  for (const std::string dir : {"tests/data", "tests/data/nsys", "tests/data/torch"}) {
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) continue;
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      auto ends = [&](const std::string& suffix) {
+        return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+      };
+      if (ends(".sqlite") || ends(".json.gz") || ends(".json")) paths.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+nlohmann::json ReportJson(const std::string& path) {
+  ReportOptions o;
+  o.traces = {path};
+  o.format = ReportOptions::Format::kJson;
+  std::ostringstream out, err;
+  const int code = ExitWith(RunReport(o, out, err), err);
+  EXPECT_EQ(code, kExitOk) << path << ": " << err.str();
+  if (code != kExitOk) return nullptr;
+  return nlohmann::json::parse(out.str());
+}
+
+int64_t CauseNs(const nlohmann::json& gap_causes, const std::string& cause) {
+  for (const auto& c : gap_causes["causes"]) {
+    if (c["cause"] == cause) return c["ns"].get<int64_t>();
+  }
+  return 0;
+}
+
+TEST(IdleAccount, EverySectionCitesOnePartitionAndCostsFitTheIdleOnEveryBundledTrace) {
+  const std::vector<std::string> traces = BundledTraces();
+  ASSERT_GE(traces.size(), 20u);
+  for (const std::string& path : traces) {
+    SCOPED_TRACE(path);
+    const nlohmann::json report = ReportJson(path);
+    if (report.is_null()) continue;
+    for (const auto& w : report["traces"][0]["windows"]) {
+      const nlohmann::json& gaps = w["gap_causes"];
+      const nlohmann::json& diagnose = w["diagnose"];
+      const int64_t idle = gaps["idle_ns"].get<int64_t>();
+      // The partition: every idle ns has one cause.
+      int64_t parts = 0;
+      for (const auto& c : gaps["causes"]) parts += c["ns"].get<int64_t>();
+      EXPECT_EQ(parts, idle);
+      // The same idle time in the summary, the idle gaps and the diagnosis.
+      EXPECT_EQ(w["summary"]["idle_ns"].get<int64_t>(), idle);
+      int64_t gap_idle = 0;
+      for (const auto& d : w["idle_gaps"]["devices"]) gap_idle += d["idle_ns"].get<int64_t>();
+      EXPECT_EQ(gap_idle, idle);
+      EXPECT_EQ(diagnose["idle"]["idle_ns"].get<int64_t>(), idle);
+      // Findings' idle costs: disjoint parts of the partition.
+      int64_t idle_costs = 0;
+      for (const auto& f : diagnose["findings"]) {
+        const int64_t cost = f["idle_cost_ns"].get<int64_t>();
+        EXPECT_GE(cost, 0) << f["cause"];
+        EXPECT_GE(f["busy_cost_ns"].get<int64_t>(), 0) << f["cause"];
+        EXPECT_EQ(cost + f["busy_cost_ns"].get<int64_t>(), f["measured_cost_ns"].get<int64_t>()) << f["cause"];
+        idle_costs += cost;
+        // A finding that owns a whole cause of the partition cites its figure.
+        if (f["cause"] == "round_trip") {
+          EXPECT_EQ(cost, CauseNs(gaps, "round_trip"));
+        }
+        if (f["cause"] == "event_wait") {
+          EXPECT_EQ(cost, std::min(CauseNs(gaps, "dependency_event_wait"), f["measured_cost_ns"].get<int64_t>()));
+        }
+        if (f["cause"] == "sync_between") {
+          EXPECT_GE(cost, CauseNs(gaps, "sync_wait"));
+        }
+      }
+      const int64_t apart = diagnose["idle"]["reported_apart_ns"].get<int64_t>();
+      EXPECT_EQ(apart, CauseNs(gaps, "window_start") + CauseNs(gaps, "window_end") + CauseNs(gaps, "first_launch"));
+      EXPECT_EQ(diagnose["idle"]["idle_costs_ns"].get<int64_t>(), idle_costs);
+      EXPECT_LE(idle_costs, idle - apart);
+      EXPECT_GE(diagnose["idle"]["unclaimed_ns"].get<int64_t>(), 0);
+      // The summary's findings carry the diagnosis' costs.
+      for (const auto& t : w["summary"]["top_findings"]) {
+        const auto& f = diagnose["findings"];
+        bool found = false;
+        for (const auto& g : f) found |= g["cause"] == t["cause"] && g["measured_cost_ns"] == t["impact_ns"];
+        EXPECT_TRUE(found) << t["cause"];
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streamscope
