@@ -1,4 +1,4 @@
-// One account of idle time (DESIGN.md "Analyses"): inside a window, every
+// One account of idle time (docs/DEFINITIONS.md, "One account of idle time"): inside a window, every
 // idle nanosecond of a device belongs to exactly one cause, and every
 // section cites that one partition.
 //

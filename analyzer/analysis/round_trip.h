@@ -1,4 +1,4 @@
-// Round trip per iteration (DESIGN.md "Analyses" 10): each iteration the
+// Round trip per iteration (docs/DEFINITIONS.md, analysis 10): each iteration the
 // host reads back a result (a device-to-host copy), synchronizes, tests it
 // and only then launches the next iteration, so the GPU idles for the whole
 // round trip: the copy's return, the host decision and the launch. The

@@ -10,7 +10,7 @@
 # build/ (bin/streamscope, bin/streamscope_workloads,
 # lib/libstreamscope_collector.so); builds nothing. Writes $OUT/summary.txt,
 # $OUT/round_trip.log and $OUT/traces.tar.gz (traces and every report).
-#   OUT=... tools/gpu/round_trip_session.sh [BUILD_DIR]
+#   OUT=... tools/gpu/round_trip_check.sh [BUILD_DIR]
 # A correct result: summary.txt says, for both pairs, "verdict VERIFIED" and
 # "estimate within 25%: yes", and the control's primary cause is round_trip.
 set -u
