@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "CLI/CLI.hpp"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

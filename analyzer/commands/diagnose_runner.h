@@ -1,6 +1,6 @@
 // `streamscope diagnose`: loads traces, resolves the windows (by default the
 // default window of every command: the steady state, else the span of GPU
-// activity; analysis/steady_state.h), runs the diagnosis
+// activity; analysis/windows/steady_state.h), runs the diagnosis
 // through the analysis pipeline and renders it as text or JSON.
 #ifndef STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
 #define STREAMSCOPE_ANALYZER_COMMANDS_DIAGNOSE_RUNNER_H_
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

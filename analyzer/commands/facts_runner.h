@@ -4,7 +4,7 @@
 //   facts: loads traces, resolves the window in each (the same rule as
 //     report), and writes each process's rank facts (render/rank_facts_json.h).
 //   merge-facts: reads facts documents in argument order and merges them
-//     (analysis/cross_rank.h) into the cross-rank figures: the same object
+//     (analysis/ranks/cross_rank.h) into the cross-rank figures: the same object
 //     `report --format json` writes as "combined"."ranks" for the same
 //     traces and window, or the same text.
 #ifndef STREAMSCOPE_ANALYZER_COMMANDS_FACTS_RUNNER_H_
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

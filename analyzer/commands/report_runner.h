@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

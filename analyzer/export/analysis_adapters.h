@@ -7,12 +7,12 @@
 
 #include <memory>
 
-#include "analyzer/analysis/critical_path.h"
-#include "analyzer/analysis/gap_causes.h"
-#include "analyzer/analysis/hidden_sync.h"
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/causes/critical_path.h"
+#include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/hidden_sync.h"
+#include "analyzer/analysis/causes/launch_stats.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
 #include "analyzer/export/analysis_tracks.h"
 #include "analyzer/model/trace_model.h"
 

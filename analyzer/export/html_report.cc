@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/export/html_assets.h"
 #include "analyzer/export/op_downsampler.h"
 #include "analyzer/export/svg_histogram.h"

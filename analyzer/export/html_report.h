@@ -37,8 +37,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "analyzer/analysis/trace_summary.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/trace_summary.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/export/analysis_tracks.h"
 #include "analyzer/export/output_file.h"
 #include "analyzer/model/trace_model.h"

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/base/units.h"  // FormatDuration, FormatBytes
 #include "analyzer/model/trace_model.h"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/export/analysis_tracks.h"
 #include "analyzer/model/trace_model.h"
 

@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/gap_causes.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/hidden_sync.h"
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/analysis/timing_audit.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/hidden_sync.h"
+#include "analyzer/analysis/causes/launch_stats.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/memory/timing_audit.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
 
 namespace streamscope {
 

@@ -53,11 +53,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/gap_causes.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 #include "analyzer/pipeline/compare_windows.h"
 #include "analyzer/pipeline/compare_work.h"

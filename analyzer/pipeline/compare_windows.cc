@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/analysis/steady_state.h"
+#include "analyzer/analysis/windows/steady_state.h"
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/pipeline/compare_work.h"
 

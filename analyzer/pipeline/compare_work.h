@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

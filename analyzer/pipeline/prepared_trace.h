@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/steady_state.h"
-#include "analyzer/analysis/trace_summary.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/windows/steady_state.h"
+#include "analyzer/analysis/windows/trace_summary.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

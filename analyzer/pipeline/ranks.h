@@ -1,6 +1,6 @@
 // The cross-rank pipeline: each trace's compact facts (RankFactsPlan over
-// its windows, then ComputeRankFacts: analysis/rank_facts.h), and their
-// merge (MergeRankFacts: analysis/cross_rank.h). `report A B ...` runs both
+// its windows, then ComputeRankFacts: analysis/ranks/rank_facts.h), and their
+// merge (MergeRankFacts: analysis/ranks/cross_rank.h). `report A B ...` runs both
 // in memory; `facts` the first, `merge-facts` the second.
 #ifndef STREAMSCOPE_ANALYZER_PIPELINE_RANKS_H_
 #define STREAMSCOPE_ANALYZER_PIPELINE_RANKS_H_
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/cross_rank.h"
-#include "analyzer/analysis/rank_facts.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/ranks/cross_rank.h"
+#include "analyzer/analysis/ranks/rank_facts.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/analysis/contention.h"
-#include "analyzer/analysis/critical_path.h"
-#include "analyzer/analysis/dependency_graph.h"
-#include "analyzer/analysis/diagnose_ranking.h"
-#include "analyzer/analysis/op_attribution.h"
+#include "analyzer/analysis/causes/critical_path.h"
+#include "analyzer/analysis/causes/dependency_graph.h"
+#include "analyzer/analysis/causes/diagnose_ranking.h"
+#include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/phase_timer.h"
 

@@ -5,8 +5,8 @@
 #define STREAMSCOPE_ANALYZER_PIPELINE_RUN_PLAN_H_
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/window_results.h"

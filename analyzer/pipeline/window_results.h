@@ -7,19 +7,19 @@
 #include <map>
 #include <string>
 
-#include "analyzer/analysis/communication.h"
-#include "analyzer/analysis/critical_path.h"
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/gap_causes.h"
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/hidden_sync.h"
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/launch_stats.h"
-#include "analyzer/analysis/op_attribution.h"
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/analysis/ownership.h"
-#include "analyzer/analysis/timing_audit.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/causes/critical_path.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/hidden_sync.h"
+#include "analyzer/analysis/causes/launch_stats.h"
+#include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/memory/ownership.h"
+#include "analyzer/analysis/memory/timing_audit.h"
+#include "analyzer/analysis/overlap_gaps/communication.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
+#include "analyzer/analysis/windows/window.h"
 
 namespace streamscope {
 

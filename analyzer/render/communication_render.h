@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/communication.h"
-#include "analyzer/analysis/cross_rank.h"
+#include "analyzer/analysis/overlap_gaps/communication.h"
+#include "analyzer/analysis/ranks/cross_rank.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"

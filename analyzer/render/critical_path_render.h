@@ -16,7 +16,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/critical_path.h"
+#include "analyzer/analysis/causes/critical_path.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

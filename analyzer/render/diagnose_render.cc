@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analyzer/analysis/idle_partition.h"
+#include "analyzer/analysis/causes/idle_partition.h"
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
 #include "analyzer/render/diagnose_wording.h"

@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 

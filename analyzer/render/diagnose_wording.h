@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "analyzer/analysis/diagnose.h"
+#include "analyzer/analysis/causes/diagnose.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

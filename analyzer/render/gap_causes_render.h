@@ -39,7 +39,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/hazards.h"
-#include "analyzer/analysis/ownership.h"
+#include "analyzer/analysis/memory/hazards.h"
+#include "analyzer/analysis/memory/ownership.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

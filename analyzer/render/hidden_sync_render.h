@@ -39,7 +39,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/hidden_sync.h"
+#include "analyzer/analysis/causes/hidden_sync.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

@@ -1,12 +1,12 @@
 // A device's host link in words, from its rate's data
-// (analysis/host_link_rate.h): used by the trace summary's device line and
+// (analysis/causes/host_link_rate.h): used by the trace summary's device line and
 // JSON and by the copy findings.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_HOST_LINK_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_HOST_LINK_RENDER_H_
 
 #include <string>
 
-#include "analyzer/analysis/host_link_rate.h"
+#include "analyzer/analysis/causes/host_link_rate.h"
 
 namespace streamscope {
 

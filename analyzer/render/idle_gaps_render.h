@@ -17,7 +17,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"

@@ -38,7 +38,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/launch_stats.h"
+#include "analyzer/analysis/causes/launch_stats.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

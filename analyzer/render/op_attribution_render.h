@@ -1,5 +1,5 @@
 // Text, JSON and table forms of the operator attribution
-// (analyzer/analysis/op_attribution.h): GPU time per PyTorch operator and per
+// (analyzer/analysis/causes/op_attribution.h): GPU time per PyTorch operator and per
 // annotation, and which ones launched each GPU op.
 //
 // Shown when the trace has CPU-op or annotation ranges (ShouldRender).
@@ -25,7 +25,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/op_attribution.h"
+#include "analyzer/analysis/causes/op_attribution.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"

@@ -18,7 +18,7 @@
 #include <ostream>
 #include <vector>
 
-#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/render/render_options.h"
 #include "nlohmann/json.hpp"

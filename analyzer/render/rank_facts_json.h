@@ -1,4 +1,4 @@
-// The JSON form of rank facts (analysis/rank_facts.h): what `streamscope
+// The JSON form of rank facts (analysis/ranks/rank_facts.h): what `streamscope
 // facts` writes and `streamscope merge-facts` reads. One document per
 // `facts` run, one entry per process (a file may hold several):
 //   { "generator": "streamscope facts", "facts_version": 1,
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analyzer/analysis/rank_facts.h"
+#include "analyzer/analysis/ranks/rank_facts.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {

@@ -12,10 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "analyzer/analysis/cross_rank.h"
-#include "analyzer/analysis/steady_state.h"
-#include "analyzer/analysis/trace_summary.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/ranks/cross_rank.h"
+#include "analyzer/analysis/windows/steady_state.h"
+#include "analyzer/analysis/windows/trace_summary.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "analyzer/pipeline/window_results.h"

@@ -13,7 +13,7 @@
 #include <ostream>
 #include <string>
 
-#include "analyzer/analysis/steady_state.h"
+#include "analyzer/analysis/windows/steady_state.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"
 

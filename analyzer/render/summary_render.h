@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/diagnose.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 #include "analyzer/pipeline/window_results.h"
 #include "nlohmann/json.hpp"

@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/timing_audit.h"
+#include "analyzer/analysis/memory/timing_audit.h"
 #include "analyzer/base/result_table.h"
 #include "analyzer/model/trace_model.h"
 #include "nlohmann/json.hpp"

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/analysis/host_link_rate.h"
+#include "analyzer/analysis/causes/host_link_rate.h"
 #include "analyzer/base/units.h"
 #include "analyzer/render/host_link_render.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/base/result_table.h"
 #include "nlohmann/json.hpp"
 

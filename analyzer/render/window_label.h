@@ -1,6 +1,6 @@
 // The one wording of a window's label ("whole trace", "NVTX 'step' #3",
 // "steady state: 12 instances of NVTX range 'step'", ...) from the data that
-// says how it was chosen (analysis/window.h WindowOrigin). Used wherever a
+// says how it was chosen (analysis/windows/window.h WindowOrigin). Used wherever a
 // label is printed or written: text, JSON, CSV, saved tables, the HTML page
 // and the Perfetto metadata.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_WINDOW_LABEL_H_
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/steady_state.h"
+#include "analyzer/analysis/windows/steady_state.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
 #include "analyzer/commands/report_runner.h"

@@ -4,7 +4,7 @@
 // tests/analyzer/export/html_browser_test.sh.
 #include <regex>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/export/perfetto_json_writer.h"
 #include "analyzer/export/slice_args.h"
 #include "analyzer/export/text_escape.h"

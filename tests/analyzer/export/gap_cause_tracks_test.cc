@@ -3,7 +3,7 @@
 // what the host thread was doing is a nested slice named after it.
 #include <string>
 
-#include "analyzer/analysis/gap_causes.h"
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/export/analysis_adapters.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"

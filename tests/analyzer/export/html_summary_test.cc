@@ -4,8 +4,8 @@
 #include <regex>
 #include <string>
 
-#include "analyzer/analysis/critical_path.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/causes/critical_path.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/base/units.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/text_escape.h"

@@ -22,7 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/export_runner.h"
 #include "analyzer/export/perfetto_proto_writer.h"

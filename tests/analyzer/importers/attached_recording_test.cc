@@ -5,7 +5,7 @@
 // tools/gpu/python_record_check.py).
 #include <string>
 
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "gtest/gtest.h"

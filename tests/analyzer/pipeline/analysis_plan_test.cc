@@ -12,7 +12,7 @@
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/analysis/planted_traces.h"
+#include "tests/analyzer/analysis/causes/planted_traces.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {

@@ -6,12 +6,12 @@
 
 #include <string>
 
-#include "analyzer/analysis/diagnose.h"
+#include "analyzer/analysis/causes/diagnose.h"
 #include "analyzer/commands/compare_runner.h"
 #include "analyzer/pipeline/compare.h"
 #include "analyzer/render/compare_render.h"
 #include "gtest/gtest.h"
-#include "tests/analyzer/analysis/diagnose_unranked.h"
+#include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 
 namespace streamscope {
 namespace {

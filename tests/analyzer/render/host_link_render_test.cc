@@ -3,7 +3,7 @@
 #include <sstream>
 #include <string>
 
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "gtest/gtest.h"
 

@@ -3,7 +3,7 @@
 // facts computed in memory (report A B).
 #include "analyzer/render/rank_facts_json.h"
 
-#include "analyzer/analysis/cross_rank.h"
+#include "analyzer/analysis/ranks/cross_rank.h"
 #include "analyzer/pipeline/ranks.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/window_label.h"

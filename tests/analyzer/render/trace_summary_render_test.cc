@@ -2,8 +2,8 @@
 // analysis/ and worded here, in render/: known answers for each kind.
 #include <string>
 
-#include "analyzer/analysis/cross_rank.h"
-#include "analyzer/analysis/trace_summary.h"
+#include "analyzer/analysis/ranks/cross_rank.h"
+#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/render/communication_render.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "gtest/gtest.h"

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/importers/nsys/nsys_test_util.h"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/analysis/overlap.h"
-#include "analyzer/analysis/trace_summary.h"
-#include "analyzer/analysis/window.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
+#include "analyzer/analysis/windows/trace_summary.h"
+#include "analyzer/analysis/windows/window.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/model/trace_model.h"

@@ -27,9 +27,9 @@
 #include <memory>
 #include <string>
 
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/op_attribution.h"
-#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "analyzer/analysis/idle_gaps.h"
-#include "analyzer/analysis/overlap.h"
+#include "analyzer/analysis/overlap_gaps/idle_gaps.h"
+#include "analyzer/analysis/overlap_gaps/overlap.h"
 #include "analyzer/convert/converted_trace_writer.h"
 #include "analyzer/importers/kernel_shapes.h"
 #include "analyzer/importers/trace_loader.h"
@@ -318,7 +318,7 @@ TEST(TorchTraceImporter, AConvertedTraceKeepsOpsShapesAndRangeDomains) {
 }
 
 TEST(TorchTraceImporter, TheCpuOpDomainIsTheOneOpAttributionLooksFor) {
-  // analyzer/analysis/op_attribution.cc keeps its own copy of the name (an
+  // analyzer/analysis/causes/op_attribution.cc keeps its own copy of the name (an
   // analysis does not include importers).
   EXPECT_EQ(kTorchCpuOpDomain, "torch.cpu_op");
 }

@@ -1,0 +1,78 @@
+// Analysis 10, part 3 (docs/DEFINITIONS.md): the window's critical path
+// through host threads and GPU streams.
+//
+// From the end of the window's last-ending op, walk back along each event's
+// binding in-edge (the one that set its time in the replay with nothing
+// removed, which reproduces the recording; dependency_graph.h). Each edge
+// walked becomes a segment of the time between its source and its target:
+//   kernel / copy / memset  an op's duration            (op_duration, on its stream)
+//   launch                  call start -> op start      (submit, on the op's stream)
+//   gpu_wait                GPU predecessor end -> op start (stream order, event
+//                           wait, legacy stream, graph; on the op's stream)
+//   api_call                a call's duration           (call_duration, on its thread)
+//   sync_return             waited op end -> call end   (sync_wait, on the call's thread)
+//   host_work               host time between two calls (host_gap, on the thread)
+// The walk stops at an event without in-edges, at an edge from before the
+// window, or at the window's start (the last segment is clipped there).
+// Zero-length segments are left out. The segments tile [start_ns, end_ns).
+// No segment when the window's last-ending op started before the window
+// (nothing in the window decided the end) or the window holds no op.
+// Cost: one replay, O(events + edges). Thread-safe.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/analysis/causes/dependency_graph.h"
+#include "analyzer/analysis/windows/window.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+enum class PathSegmentKind : uint8_t {
+  kKernel = 0,
+  kCopy = 1,
+  kMemset = 2,
+  kLaunch = 3,
+  kGpuWait = 4,
+  kApiCall = 5,
+  kSyncReturn = 6,
+  kHostWork = 7,
+};
+inline constexpr int kNumPathSegmentKinds = 8;
+// "kernel", "copy", "memset", "launch", "gpu_wait", "api_call",
+// "sync_return", "host_work"
+std::string_view PathSegmentKindName(PathSegmentKind k);
+// Segments on a host thread (api_call, sync_return, host_work); the others
+// lie on a GPU stream.
+bool IsHostSegment(PathSegmentKind k);
+
+struct PathSegment {
+  PathSegmentKind kind = PathSegmentKind::kKernel;
+  DepEdgeKind edge = DepEdgeKind::kOpDuration;  // the edge walked
+  int64_t tid = -1;                             // host segments: the thread
+  int32_t stream = -1;                          // GPU segments: the stream (index into model.streams)
+  int64_t start_ns = 0, end_ns = 0;
+  int32_t op = -1;   // op index (GPU segments; sync_return: the waited op)
+  int32_t api = -1;  // api index (host segments; launch: the submitting call)
+  int64_t length() const { return end_ns - start_ns; }
+};
+
+struct CriticalPath {
+  Window window;
+  int64_t start_ns = 0, end_ns = 0;   // what the path covers
+  std::vector<PathSegment> segments;  // in time order
+  std::array<int64_t, kNumPathSegmentKinds> kind_ns{};
+  int64_t host_ns = 0, gpu_ns = 0;
+};
+
+CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& graph);
+CriticalPath FindCriticalPath(const TraceModel& model, const Window& window,
+                              const DependencyGraphOptions& options = {});
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_

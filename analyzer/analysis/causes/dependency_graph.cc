@@ -1,0 +1,765 @@
+#include "analyzer/analysis/causes/dependency_graph.h"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <limits>
+#include <span>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "analyzer/analysis/causes/api_names.h"
+#include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/model/saturating.h"
+
+namespace streamscope {
+
+std::string_view DepEdgeKindName(DepEdgeKind k) {
+  switch (k) {
+    case DepEdgeKind::kOpDuration: return "op_duration";
+    case DepEdgeKind::kCallDuration: return "call_duration";
+    case DepEdgeKind::kHostGap: return "host_gap";
+    case DepEdgeKind::kSubmit: return "submit";
+    case DepEdgeKind::kStreamOrder: return "stream_order";
+    case DepEdgeKind::kEventWait: return "event_wait";
+    case DepEdgeKind::kLegacyStream: return "legacy_stream";
+    case DepEdgeKind::kGraph: return "graph";
+    case DepEdgeKind::kSyncWait: return "sync_wait";
+  }
+  return "unknown";
+}
+
+std::string_view BlockingKindName(BlockingKind k) {
+  switch (k) {
+    case BlockingKind::kNone: return "none";
+    case BlockingKind::kStreamSync: return "stream_sync";
+    case BlockingKind::kEventSync: return "event_sync";
+    case BlockingKind::kDeviceSync: return "device_sync";
+    case BlockingKind::kSyncCopy: return "sync_copy";
+    case BlockingKind::kPageableCopy: return "pageable_copy";
+    case BlockingKind::kDrain: return "drain";
+  }
+  return "unknown";
+}
+
+bool IsExplicitSync(BlockingKind k) {
+  return k == BlockingKind::kStreamSync || k == BlockingKind::kEventSync || k == BlockingKind::kDeviceSync;
+}
+
+OuterCalls::OuterCalls(const TraceModel& m) : outer(m.api.size(), -1), prev_on_thread(m.api.size(), -1) {
+  struct ThreadState {
+    int32_t current = -1;  // outermost call that covers `cover`
+    int64_t cover = std::numeric_limits<int64_t>::min();
+  };
+  absl::flat_hash_map<int64_t, ThreadState> threads;
+  const ApiCalls& api = m.api;
+  for (size_t i = 0; i < api.size(); ++i) {
+    if (api.end_ns[i] < api.start_ns[i]) continue;  // no place on the timeline
+    ThreadState& t = threads[api.tid[i]];
+    if (t.current >= 0 && api.start_ns[i] < t.cover) {
+      outer[i] = t.current;  // nested: the driver call inside a runtime call
+      t.cover = std::max(t.cover, api.end_ns[i]);
+      continue;
+    }
+    outer[i] = static_cast<int32_t>(i);
+    prev_on_thread[i] = t.current;
+    t.current = static_cast<int32_t>(i);
+    t.cover = api.end_ns[i];
+  }
+}
+
+namespace {
+
+// Effective end: an op recorded as ending before it started ends at its start.
+int64_t OpEndOf(const TraceModel& m, size_t i) { return std::max(m.ops.start_ns[i], m.ops.end_ns[i]); }
+
+// When each op was submitted (its call's start, else its own start), per
+// stream in submission order. Built once per trace.
+struct SubmitOrder {
+  struct Entry {
+    int64_t t, corr;
+    int32_t op;
+    friend bool operator<(const Entry& a, const Entry& b) {
+      return std::tie(a.t, a.corr, a.op) < std::tie(b.t, b.corr, b.op);
+    }
+  };
+  explicit SubmitOrder(const TraceModel& m) : by_stream(m.streams.size()), submit_ns(m.ops.size()) {
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      int32_t a = m.ApiForOp(i);
+      submit_ns[i] = a >= 0 ? m.api.start_ns[a] : m.ops.start_ns[i];
+      if (ValidStream(m, m.ops.stream[i])) {
+        by_stream[m.ops.stream[i]].push_back({submit_ns[i], m.ops.correlation_id[i], static_cast<int32_t>(i)});
+      }
+    }
+    for (auto& v : by_stream) std::sort(v.begin(), v.end());
+  }
+  // The last op submitted to `stream` before t, or -1.
+  int32_t LastBefore(int32_t stream, int64_t t) const {
+    const auto& v = by_stream[stream];
+    auto it = std::lower_bound(v.begin(), v.end(), t, [](const Entry& e, int64_t x) { return e.t < x; });
+    return it == v.begin() ? -1 : (it - 1)->op;
+  }
+  // The first op submitted to `stream` at or after t, or -1.
+  int32_t FirstFrom(int32_t stream, int64_t t) const {
+    const auto& v = by_stream[stream];
+    auto it = std::lower_bound(v.begin(), v.end(), t, [](const Entry& e, int64_t x) { return e.t < x; });
+    return it == v.end() ? -1 : it->op;
+  }
+  std::vector<std::vector<Entry>> by_stream;
+  std::vector<int64_t> submit_ns;
+};
+
+// Event records per handle (by time), the event each synchronize call
+// waited on, and sync records by correlation id. Built once per trace.
+struct EventFacts {
+  struct Record {
+    int64_t t;
+    int32_t stream;
+  };
+  explicit EventFacts(const TraceModel& m) {
+    auto time_of = [&](const EventOp& e) {
+      int32_t a = e.correlation_id >= 0 ? m.api_by_correlation.Lookup(e.correlation_id) : -1;
+      return a >= 0 ? std::min(e.ts_ns, m.api.start_ns[a]) : e.ts_ns;
+    };
+    for (const EventOp& e : m.event_ops) {
+      if (e.op == EventOp::Op::kRecord) {
+        records[e.event_handle].push_back({time_of(e), ValidStream(m, e.stream) ? e.stream : -1});
+      } else if (e.op == EventOp::Op::kSynchronize && e.correlation_id >= 0) {
+        sync_event[e.correlation_id] = e.event_handle;
+      } else if (e.op == EventOp::Op::kWait && ValidStream(m, e.stream)) {
+        waits.push_back({time_of(e), e.stream, e.event_handle});
+      }
+    }
+    for (auto& [handle, v] : records) {
+      std::stable_sort(v.begin(), v.end(), [](const Record& a, const Record& b) { return a.t < b.t; });
+    }
+    for (size_t i = 0; i < m.syncs.size(); ++i) {
+      if (m.syncs[i].correlation_id >= 0) sync_record[m.syncs[i].correlation_id] = static_cast<int32_t>(i);
+    }
+  }
+  // The last record of `handle` before t, or null.
+  const Record* LastRecordBefore(int64_t handle, int64_t t) const {
+    auto it = records.find(handle);
+    if (it == records.end()) return nullptr;
+    const auto& v = it->second;
+    auto r = std::lower_bound(v.begin(), v.end(), t, [](const Record& e, int64_t x) { return e.t < x; });
+    return r == v.begin() ? nullptr : &*(r - 1);
+  }
+  struct Wait {
+    int64_t t;
+    int32_t stream;
+    int64_t handle;
+  };
+  absl::flat_hash_map<int64_t, std::vector<Record>> records;
+  absl::flat_hash_map<int64_t, int64_t> sync_event;   // correlation id -> event handle
+  absl::flat_hash_map<int64_t, int32_t> sync_record;  // correlation id -> index into syncs
+  std::vector<Wait> waits;
+};
+
+enum class NameClass : int8_t {
+  kUnset = -1,
+  kNone = 0,
+  kStreamSync,
+  kEventSync,
+  kDeviceSync,
+  kSyncCopy,
+  kAsyncCopy,
+  kDrain,
+};
+
+NameClass ClassifyName(std::string_view raw) {
+  std::string_view n = BaseApiName(raw);
+  if (n.find("Synchronize") != std::string_view::npos) {
+    if (n.find("Stream") != std::string_view::npos) return NameClass::kStreamSync;
+    if (n.find("Event") != std::string_view::npos) return NameClass::kEventSync;
+    if (n.find("Device") != std::string_view::npos || n.find("Ctx") != std::string_view::npos ||
+        n.find("Thread") != std::string_view::npos) {
+      return NameClass::kDeviceSync;
+    }
+    return NameClass::kNone;
+  }
+  bool is_async = n.find("Async") != std::string_view::npos;
+  if (n.starts_with("cudaMemcpy") || n.starts_with("cuMemcpy") || n.starts_with("cudaMemset") ||
+      n.starts_with("cuMemset")) {
+    if (!is_async) return NameClass::kSyncCopy;
+    return n.find("set") == std::string_view::npos ? NameClass::kAsyncCopy : NameClass::kNone;
+  }
+  if (DeviceDrainingCallOf(n) != DeviceDrainingCall::kNone) return NameClass::kDrain;
+  return NameClass::kNone;
+}
+
+bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == StreamKind::kPerThreadDefault; }
+
+}  // namespace
+
+int32_t DependencyGraph::GraphOp(int32_t model_op) const {
+  int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
+  return k >= 0 && static_cast<size_t>(k) < ops_.size() ? static_cast<int32_t>(k) : -1;
+}
+
+int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
+  auto it = std::upper_bound(edge_begin_.begin(), edge_begin_.end(), i);
+  return static_cast<int32_t>(it - edge_begin_.begin()) - 1;
+}
+
+int32_t DependencyGraph::GraphCall(int32_t model_api) const {
+  int64_t k = static_cast<int64_t>(model_api) - first_model_api_;
+  return k >= 0 && static_cast<size_t>(k) < call_lookup_.size() ? call_lookup_[k] : -1;
+}
+
+class DependencyGraphBuilder {
+ public:
+  DependencyGraphBuilder(const TraceModel& m, const Window& w, const DependencyGraphOptions& o, DependencyGraph& g)
+      : m_(m),
+        w_(w),
+        o_(o),
+        g_(g),
+        outer_(m.Derived<OuterCalls>()),
+        submit_(m.Derived<SubmitOrder>()),
+        events_(m.Derived<EventFacts>()),
+        preds_(m.Derived<StreamPredecessors>()) {}
+
+  void Run() {
+    g_.window_ = w_;
+    Items();
+    Partners();
+    // The edges are made twice: once to count each event's in-edges, then
+    // written in place, grouped by target. A list of every edge sorted by
+    // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
+    const size_t n = g_.recorded_ns_.size();
+    g_.edge_begin_.assign(n + 1, 0);
+    counting_ = true;
+    Edges();
+    for (size_t e = 0; e < n; ++e) g_.edge_begin_[e + 1] += g_.edge_begin_[e];
+    const size_t edges = g_.edge_begin_[n];
+    g_.edge_from_.resize(edges);
+    g_.edge_kind_.resize(edges);
+    natural_.resize(edges);
+    slot_.assign(g_.edge_begin_.begin(), g_.edge_begin_.end() - 1);
+    counting_ = false;
+    Edges();
+    std::vector<uint32_t>().swap(slot_);
+    AssignLags();
+    Order();
+    RecordedEnd();
+  }
+
+ private:
+  int32_t OpEvent(int32_t model_op, bool end) const {
+    int32_t k = g_.GraphOp(model_op);
+    if (k < 0) return DepEdge::kOutside;
+    return end ? DependencyGraph::OpEnd(k) : DependencyGraph::OpStart(k);
+  }
+  // An edge from model op `from`'s end to event `to`.
+  void FromOpEnd(int32_t from, int32_t to, DepEdgeKind kind) {
+    Emit(to, OpEvent(from, true), OpEndOf(m_, from), 0, kind);
+  }
+
+  void Edges() {
+    OpEdges();
+    EventWaitEdges();
+    CallEdges();
+  }
+  // Edge from -> to; `from_ns` is the source's recorded time (equal to
+  // Recorded(from) for a source in the window), `natural` the lag this edge
+  // would need if it bound (submit: the nested call's offset; natural =
+  // offset + launch latency). Counted, or written into its target's slots.
+  // An edge whose source was recorded after its target is left out.
+  void Emit(int32_t to, int32_t from, int64_t from_ns, int64_t natural, DepEdgeKind kind) {
+    if (from_ns > g_.recorded_ns_[to]) {
+      if (counting_) ++against_time_;
+      return;
+    }
+    if (counting_) {
+      ++g_.edge_begin_[static_cast<size_t>(to) + 1];
+      return;
+    }
+    const uint32_t i = slot_[to]++;
+    if (from == DepEdge::kOutside) {
+      from = -1 - static_cast<int32_t>(g_.outside_ns_.size());
+      g_.outside_ns_.push_back(from_ns);
+    }
+    g_.edge_from_[i] = from;
+    g_.edge_kind_[i] = kind;
+    natural_[i] = natural;
+  }
+  // A counter of inputs left out, counted once (the edges are made twice).
+  void Count(const char* name) {
+    if (counting_) ++g_.stats_[name];
+  }
+
+  void Items() {
+    const size_t o0 = FirstOpStartingAt(m_, w_.start_ns), o1 = FirstOpStartingAt(m_, w_.end_ns);
+    g_.first_model_op_ = static_cast<int32_t>(o0);
+    for (size_t i = o0; i < std::max(o0, o1); ++i) g_.ops_.push_back(static_cast<int32_t>(i));
+    auto [a0, a1] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
+    g_.first_model_api_ = static_cast<int32_t>(a0);
+    g_.call_lookup_.assign(a1 - a0, -1);
+    for (size_t a = a0; a < a1; ++a) {
+      if (outer_.outer[a] != static_cast<int32_t>(a)) continue;
+      g_.call_lookup_[a - a0] = static_cast<int32_t>(g_.calls_.size());
+      g_.calls_.push_back(static_cast<int32_t>(a));
+    }
+    g_.recorded_ns_.resize(2 * (g_.ops_.size() + g_.calls_.size()));
+    for (size_t k = 0; k < g_.ops_.size(); ++k) {
+      size_t i = static_cast<size_t>(g_.ops_[k]);
+      g_.recorded_ns_[DependencyGraph::OpStart(k)] = m_.ops.start_ns[i];
+      g_.recorded_ns_[DependencyGraph::OpEnd(k)] = OpEndOf(m_, i);
+      if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
+    }
+    g_.call_tid_.resize(g_.calls_.size());
+    g_.call_blocking_.assign(g_.calls_.size(), BlockingKind::kNone);
+    g_.call_sync_stream_.assign(g_.calls_.size(), -1);
+    for (size_t c = 0; c < g_.calls_.size(); ++c) {
+      size_t a = static_cast<size_t>(g_.calls_[c]);
+      g_.recorded_ns_[g_.CallStart(c)] = m_.api.start_ns[a];
+      g_.recorded_ns_[g_.CallEnd(c)] = m_.api.end_ns[a];
+      g_.call_tid_[c] = m_.api.tid[a];
+    }
+    g_.op_submitter_.assign(g_.ops_.size(), -1);
+    g_.op_submitter_api_.assign(g_.ops_.size(), -1);
+    own_ops_begin_.assign(g_.calls_.size() + 1, 0);
+    for (size_t k = 0; k < g_.ops_.size(); ++k) {
+      int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ops_[k]));
+      if (a < 0 || outer_.outer[a] < 0) continue;
+      g_.op_submitter_api_[k] = a;
+      int32_t c = g_.GraphCall(outer_.outer[a]);
+      g_.op_submitter_[k] = c;
+      if (c >= 0) ++own_ops_begin_[static_cast<size_t>(c) + 1];
+    }
+    // Each call's ops in graph op order, all in one array (a counting sort):
+    // a vector per call cost a million allocations at 1M calls.
+    for (size_t c = 0; c < g_.calls_.size(); ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
+    own_ops_.resize(own_ops_begin_.back());
+    std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
+    for (size_t k = 0; k < g_.ops_.size(); ++k) {
+      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ops_[k];
+    }
+  }
+
+  // The streams each stream must follow under the legacy default-stream rules.
+  void Partners() {
+    const size_t s = m_.streams.size();
+    partners_.assign(s, {});
+    for (size_t a = 0; a < s; ++a) {
+      StreamKind ka = m_.streams[a].kind;
+      if (ka != StreamKind::kLegacyDefault && !IsBlockingStream(ka)) continue;
+      for (size_t b = 0; b < s; ++b) {
+        StreamKind kb = m_.streams[b].kind;
+        if (a == b) continue;
+        bool pair = (ka == StreamKind::kLegacyDefault && IsBlockingStream(kb)) ||
+                    (IsBlockingStream(ka) && kb == StreamKind::kLegacyDefault);
+        int64_t ca = m_.streams[a].context_id, cb = m_.streams[b].context_id;
+        bool same = ca == 0 || cb == 0 ? m_.streams[a].device_id == m_.streams[b].device_id : ca == cb;
+        if (pair && same) partners_[a].push_back(static_cast<int32_t>(b));
+      }
+    }
+  }
+
+  void OpEdges() {
+    const GpuOps& ops = m_.ops;
+    absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;         // (stream, partner) -> op
+    absl::flat_hash_map<int64_t, std::vector<size_t>> graph_launches;  // correlation id -> graph ops
+    for (size_t k = 0; k < g_.ops_.size(); ++k) {
+      const int32_t i = g_.ops_[k];
+      const int32_t start = DependencyGraph::OpStart(k);
+      Emit(DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
+           DepEdgeKind::kOpDuration);
+      if (int32_t p = preds_.prev[i]; p >= 0) FromOpEnd(p, start, DepEdgeKind::kStreamOrder);
+      if (int32_t a = g_.op_submitter_api_[k]; a >= 0) {
+        int32_t o = outer_.outer[a];
+        int64_t offset = m_.api.start_ns[a] - m_.api.start_ns[o];
+        int32_t c = g_.GraphCall(o);
+        Emit(start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset, DepEdgeKind::kSubmit);
+      }
+      const int32_t s = ops.stream[i];
+      if (ValidStream(m_, s)) {
+        for (int32_t b : partners_[s]) {
+          int32_t y = submit_.LastBefore(b, submit_.submit_ns[i]);
+          if (y < 0) continue;
+          int32_t& last =
+              last_legacy_source.try_emplace((static_cast<uint64_t>(s) << 32) | static_cast<uint32_t>(b), -1)
+                  .first->second;
+          if (last == y) continue;  // already ordered through the stream's previous op
+          last = y;
+          FromOpEnd(y, start, DepEdgeKind::kLegacyStream);
+        }
+      }
+      if (ops.graph_id[i] >= 0 && ops.correlation_id[i] >= 0) graph_launches[ops.correlation_id[i]].push_back(k);
+    }
+    // Ops of one graph launch on different streams.
+    for (auto& [corr, members] : graph_launches) {
+      if (members.size() < 2) continue;
+      std::vector<size_t> by_end = members;
+      auto end_of = [&](size_t k) { return g_.recorded_ns_[DependencyGraph::OpEnd(k)]; };
+      std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
+      for (size_t k : members) {
+        int64_t start = g_.recorded_ns_[DependencyGraph::OpStart(k)];
+        auto it =
+            std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, size_t x) { return t < end_of(x); });
+        if (it == by_end.begin()) continue;
+        size_t from = *(it - 1);
+        if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
+        Emit(DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph);
+      }
+    }
+  }
+
+  void EventWaitEdges() {
+    for (const EventFacts::Wait& w : events_.waits) {
+      int32_t target = submit_.FirstFrom(w.stream, w.t);
+      if (target < 0 || g_.GraphOp(target) < 0) continue;
+      const EventFacts::Record* r = events_.LastRecordBefore(w.handle, w.t);
+      if (r == nullptr || r->stream < 0) {
+        Count("event_wait_without_record");
+        continue;
+      }
+      int32_t covered = submit_.LastBefore(r->stream, r->t);
+      if (covered < 0 || covered == target) continue;
+      FromOpEnd(covered, DependencyGraph::OpStart(g_.GraphOp(target)), DepEdgeKind::kEventWait);
+    }
+  }
+
+  NameClass ClassOf(StringId name) {
+    if (name < 0 || static_cast<size_t>(name) >= m_.strings.size()) return NameClass::kNone;
+    if (classes_.empty()) classes_.assign(m_.strings.size(), NameClass::kUnset);
+    if (classes_[name] == NameClass::kUnset) classes_[name] = ClassifyName(m_.strings.Get(name));
+    return classes_[name];
+  }
+
+  // The op that ended last inside [start, end], or -1.
+  int32_t DrainedOp(int64_t start, int64_t end) const {
+    const auto& ends = m_.Derived<OpEndsInOrder>().ends;
+    auto it = std::upper_bound(ends.begin(), ends.end(), OpEnd{end, std::numeric_limits<int32_t>::max()});
+    if (it == ends.begin() || (it - 1)->end < start) return -1;
+    return (it - 1)->op;
+  }
+
+  void AllStreams(int64_t t, std::vector<int32_t>& out) const {
+    for (size_t s = 0; s < m_.streams.size(); ++s) {
+      if (int32_t y = submit_.LastBefore(static_cast<int32_t>(s), t); y >= 0) out.push_back(y);
+    }
+  }
+
+  // What call c blocks on; sets its kind and sync stream.
+  std::vector<int32_t> Waited(size_t c) {
+    const size_t a = static_cast<size_t>(g_.calls_[c]);
+    const int64_t start = m_.api.start_ns[a], end = m_.api.end_ns[a];
+    const int64_t corr = m_.api.correlation_id[a];
+    std::vector<int32_t> w;
+    BlockingKind& kind = g_.call_blocking_[c];
+    auto fallback = [&] {
+      Count("sync_target_unknown");
+      if (int32_t y = DrainedOp(start, end); y >= 0) w.push_back(y);
+    };
+    switch (ClassOf(m_.api.name[a])) {
+      case NameClass::kStreamSync: {
+        kind = BlockingKind::kStreamSync;
+        auto it = corr >= 0 ? events_.sync_record.find(corr) : events_.sync_record.end();
+        int32_t s = it != events_.sync_record.end() ? m_.syncs[it->second].stream : -1;
+        if (!ValidStream(m_, s)) {
+          fallback();
+          break;
+        }
+        g_.call_sync_stream_[c] = s;
+        if (int32_t y = submit_.LastBefore(s, start); y >= 0) w.push_back(y);
+        if (m_.streams[s].kind == StreamKind::kLegacyDefault) {
+          for (int32_t b : partners_[s]) {
+            if (int32_t y = submit_.LastBefore(b, start); y >= 0) w.push_back(y);
+          }
+        }
+        break;
+      }
+      case NameClass::kEventSync: {
+        kind = BlockingKind::kEventSync;
+        auto it = corr >= 0 ? events_.sync_event.find(corr) : events_.sync_event.end();
+        const EventFacts::Record* r =
+            it != events_.sync_event.end() ? events_.LastRecordBefore(it->second, start) : nullptr;
+        if (r == nullptr || r->stream < 0) {
+          fallback();
+          break;
+        }
+        if (int32_t y = submit_.LastBefore(r->stream, r->t); y >= 0) w.push_back(y);
+        break;
+      }
+      case NameClass::kDeviceSync:
+        kind = BlockingKind::kDeviceSync;
+        AllStreams(start, w);
+        break;
+      case NameClass::kSyncCopy:
+        kind = BlockingKind::kSyncCopy;
+        w.assign(OwnOps(c).begin(), OwnOps(c).end());
+        break;
+      case NameClass::kAsyncCopy: {
+        bool held = false;
+        for (int32_t op : OwnOps(c)) {
+          bool pageable = m_.ops.src_kind[op] == MemoryKind::kPageable || m_.ops.dst_kind[op] == MemoryKind::kPageable;
+          if (pageable && IsCopy(m_.ops.category[op]) &&
+              end >= SaturatingSub(OpEndOf(m_, op), o_.pageable_hold_tolerance_ns)) {
+            held = true;
+          }
+        }
+        if (held) {
+          kind = BlockingKind::kPageableCopy;
+          w.assign(OwnOps(c).begin(), OwnOps(c).end());
+        }
+        break;
+      }
+      case NameClass::kDrain: {
+        int32_t y = DrainedOp(start, end);
+        if (y >= 0 && end - m_.ops.end_ns[y] <= o_.drain_tolerance_ns) {
+          kind = BlockingKind::kDrain;
+          AllStreams(start, w);
+        }
+        break;
+      }
+      default: break;
+    }
+    // A call cannot have waited for what ended after it returned.
+    std::erase_if(w, [&](int32_t op) { return OpEndOf(m_, op) > end; });
+    std::sort(w.begin(), w.end());
+    w.erase(std::unique(w.begin(), w.end()), w.end());
+    return w;
+  }
+
+  void CallEdges() {
+    for (size_t c = 0; c < g_.calls_.size(); ++c) {
+      const size_t a = static_cast<size_t>(g_.calls_[c]);
+      const int64_t start = m_.api.start_ns[a], end = m_.api.end_ns[a];
+      if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
+        int32_t pc = g_.GraphCall(p);
+        int64_t p_end = m_.api.end_ns[p];
+        Emit(g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end, std::max<int64_t>(0, start - p_end),
+             DepEdgeKind::kHostGap);
+      }
+      std::vector<int32_t> w = Waited(c);
+      int64_t waited_end = kMinTime;
+      for (int32_t op : w) waited_end = std::max(waited_end, OpEndOf(m_, op));
+      const int64_t tail = end - std::max(start, waited_end);
+      Emit(g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail, DepEdgeKind::kCallDuration);
+      for (int32_t op : w) {
+        Emit(g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait);
+      }
+    }
+  }
+
+  // The binding edge of each event and every edge's lag (see the header).
+  void AssignLags() {
+    const size_t n = g_.recorded_ns_.size();
+    const std::vector<uint32_t>& begin = g_.edge_begin_;
+    if (against_time_ > 0) g_.stats_["edge_against_time"] = against_time_;
+    // Pass 1: which ops waited for their submission (launch latency not
+    // yet known: submit edges compete with their offset only).
+    std::vector<int64_t> bound_lags;
+    for (size_t e = 0; e < n; ++e) {
+      if (begin[e] == begin[e + 1]) continue;
+      const uint32_t i = Binding(begin[e], begin[e + 1], 0);
+      if (g_.edge_kind_[i] == DepEdgeKind::kSubmit) {
+        bound_lags.push_back(g_.recorded_ns_[e] - g_.EdgeSourceNs(i) - natural_[i]);
+      }
+    }
+    int64_t latency = 0;
+    if (!bound_lags.empty()) {
+      auto mid = bound_lags.begin() + static_cast<std::ptrdiff_t>((bound_lags.size() - 1) / 2);
+      std::nth_element(bound_lags.begin(), mid, bound_lags.end());
+      latency = std::max<int64_t>(0, *mid);
+    }
+    std::vector<int64_t>().swap(bound_lags);
+    g_.launch_latency_ns_ = latency;
+    // Pass 2: final binding edges and lags (each edge's lag takes the place
+    // of its natural lag).
+    g_.binding_.assign(n, -1);
+    std::array<int64_t, kNumDepEdgeKinds> per_kind{};
+    for (size_t e = 0; e < n; ++e) {
+      const uint32_t b = begin[e], end = begin[e + 1];
+      if (b == end) continue;
+      const uint32_t bind = Binding(b, end, latency);
+      g_.binding_[e] = static_cast<int32_t>(bind);
+      for (uint32_t i = b; i < end; ++i) {
+        int64_t distance = g_.recorded_ns_[e] - g_.EdgeSourceNs(i);
+        natural_[i] = i == bind ? distance : std::min(Natural(i, latency), distance);
+        ++per_kind[static_cast<int>(g_.edge_kind_[i])];
+      }
+    }
+    g_.edge_lag_ = std::move(natural_);
+    for (int k = 0; k < kNumDepEdgeKinds; ++k) {
+      if (per_kind[k] > 0)
+        g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
+    }
+  }
+
+  int64_t Natural(uint32_t i, int64_t latency) const {
+    return g_.edge_kind_[i] == DepEdgeKind::kSubmit ? natural_[i] + latency : natural_[i];
+  }
+  // The in-edge (in [b, e)) whose source was ready last.
+  uint32_t Binding(uint32_t b, uint32_t e, int64_t latency) const {
+    uint32_t best = b;
+    int64_t best_ready = kMinTime;
+    for (uint32_t i = b; i < e; ++i) {
+      int64_t ready = SaturatingAdd(g_.EdgeSourceNs(i), Natural(i, latency));
+      if (ready > best_ready) {
+        best_ready = ready;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  // Events by recorded time; equal times in an order that respects their
+  // edges. Edges that still point backwards (a cycle among equal times)
+  // are neutralised: they are dropped from the replay.
+  void Order() {
+    const size_t n = g_.recorded_ns_.size();
+    std::vector<int32_t>& order = g_.order_;
+    ByTime(order);
+    std::vector<uint32_t> pos(n);
+    for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
+    for (size_t b = 0; b < n;) {
+      size_t e = b + 1;
+      while (e < n && g_.recorded_ns_[order[e]] == g_.recorded_ns_[order[b]]) ++e;
+      if (e - b > 1) SortTies(order, pos, b, e);
+      b = e;
+    }
+    for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
+    for (size_t v = 0; v < n; ++v) {
+      for (uint32_t i = EdgeBegin(static_cast<int32_t>(v)); i < EdgeBegin(static_cast<int32_t>(v) + 1); ++i) {
+        const int32_t from = g_.edge_from_[i];
+        if (from < 0 || pos[from] < pos[v]) continue;
+        ++g_.stats_["edge_cycle_dropped"];
+        // From outside: keeps its recorded source time, a constant.
+        g_.edge_from_[i] = -1 - static_cast<int32_t>(g_.outside_ns_.size());
+        g_.outside_ns_.push_back(g_.recorded_ns_[from]);
+      }
+    }
+  }
+  // Every event by recorded time, equal times by event index (a stable
+  // sort). Op starts and call starts come in time order already (the model
+  // keeps ops and calls in start order); the ends are nearly in order. Each
+  // of the four runs is sorted on its own (time, event) pairs, then merged:
+  // an indirect sort of all events took most of the graph's time at 10M ops.
+  void ByTime(std::vector<int32_t>& order) const {
+    const std::vector<int64_t>& t = g_.recorded_ns_;
+    const size_t ops = g_.ops_.size(), calls = g_.calls_.size();
+    auto run = [&](size_t count, auto event_of) {
+      std::vector<int32_t> r(count);
+      for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));
+      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t[a] < t[b]; });
+      if (!sorted) {
+        std::vector<std::pair<int64_t, int32_t>> keyed(count);
+        for (size_t k = 0; k < count; ++k) keyed[k] = {t[r[k]], r[k]};
+        std::sort(keyed.begin(), keyed.end());
+        for (size_t k = 0; k < count; ++k) r[k] = keyed[k].second;
+      }
+      return r;
+    };
+    auto before = [&](int32_t a, int32_t b) { return t[a] < t[b] || (t[a] == t[b] && a < b); };
+    std::vector<int32_t> ops_by_time;
+    {
+      std::vector<int32_t> starts = run(ops, [](size_t k) { return DependencyGraph::OpStart(k); });
+      std::vector<int32_t> ends = run(ops, [](size_t k) { return DependencyGraph::OpEnd(k); });
+      ops_by_time.resize(2 * ops);
+      std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), ops_by_time.begin(), before);
+    }
+    std::vector<int32_t> calls_by_time;
+    {
+      std::vector<int32_t> starts = run(calls, [&](size_t c) { return g_.CallStart(c); });
+      std::vector<int32_t> ends = run(calls, [&](size_t c) { return g_.CallEnd(c); });
+      calls_by_time.resize(2 * calls);
+      std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), calls_by_time.begin(), before);
+    }
+    order.resize(t.size());
+    std::merge(ops_by_time.begin(), ops_by_time.end(), calls_by_time.begin(), calls_by_time.end(), order.begin(),
+               before);
+  }
+  // Kahn's algorithm among the events order[b, e) (equal recorded times).
+  void SortTies(std::vector<int32_t>& order, const std::vector<uint32_t>& pos, size_t b, size_t e) {
+    if (e - b == 2) {  // the common tie (an op's start with its call's end ...): what Kahn's gives, directly
+      const int32_t x = order[b], y = order[b + 1];
+      auto has_edge = [&](int32_t from, int32_t to) {
+        for (uint32_t i = EdgeBegin(to); i < EdgeBegin(to + 1); ++i) {
+          if (g_.edge_from_[i] == from) return true;
+        }
+        return false;
+      };
+      if (x != y && has_edge(y, x) && !has_edge(x, y)) std::swap(order[b], order[b + 1]);
+      return;
+    }
+    auto in_group = [&](int32_t ev) { return ev >= 0 && pos[ev] >= b && pos[ev] < e; };
+    absl::flat_hash_map<int32_t, int32_t> indegree;
+    absl::flat_hash_map<int32_t, std::vector<int32_t>> out;
+    for (size_t p = b; p < e; ++p) {
+      int32_t v = order[p];
+      indegree[v];
+      for (uint32_t i = EdgeBegin(v); i < EdgeBegin(v + 1); ++i) {
+        int32_t u = g_.edge_from_[i];
+        if (u != v && in_group(u)) {
+          ++indegree[v];
+          out[u].push_back(v);
+        }
+      }
+    }
+    std::vector<int32_t> ready, sorted;
+    for (size_t p = b; p < e; ++p) {
+      if (indegree[order[p]] == 0) ready.push_back(order[p]);
+    }
+    std::reverse(ready.begin(), ready.end());  // pop the earliest first
+    while (!ready.empty()) {
+      int32_t u = ready.back();
+      ready.pop_back();
+      sorted.push_back(u);
+      for (int32_t v : out[u]) {
+        if (--indegree[v] == 0) ready.push_back(v);
+      }
+    }
+    for (size_t p = b; p < e; ++p) {
+      if (indegree[order[p]] > 0) sorted.push_back(order[p]);  // in a cycle: recorded order
+    }
+    std::copy(sorted.begin(), sorted.end(), order.begin() + static_cast<std::ptrdiff_t>(b));
+  }
+  uint32_t EdgeBegin(int32_t e) const { return g_.edge_begin_[e]; }
+
+  void RecordedEnd() {
+    int64_t end = kMinTime, fixed = kMinTime;
+    auto [first, last] = m_.OpRangeFor(w_.start_ns, w_.end_ns);
+    for (size_t i = first; i < last; ++i) {
+      int64_t e = OpEndOf(m_, i);
+      if (e <= w_.start_ns && m_.ops.start_ns[i] < w_.start_ns) continue;  // ended before the window
+      end = std::max(end, e);
+      if (m_.ops.start_ns[i] < w_.start_ns) fixed = std::max(fixed, e);
+    }
+    g_.recorded_end_ns_ = end == kMinTime ? w_.start_ns : end;
+    g_.fixed_end_ns_ = fixed;
+  }
+
+  const TraceModel& m_;
+  const Window& w_;
+  const DependencyGraphOptions& o_;
+  DependencyGraph& g_;
+  const OuterCalls& outer_;
+  const SubmitOrder& submit_;
+  const EventFacts& events_;
+  const StreamPredecessors& preds_;
+  std::vector<std::vector<int32_t>> partners_;
+  // Graph call c's model ops: own_ops_[own_ops_begin_[c] .. own_ops_begin_[c + 1]).
+  std::vector<uint32_t> own_ops_begin_;
+  std::vector<int32_t> own_ops_;
+  std::span<const int32_t> OwnOps(size_t c) const {
+    return {own_ops_.data() + own_ops_begin_[c], own_ops_.data() + own_ops_begin_[c + 1]};
+  }
+  std::vector<NameClass> classes_;
+  bool counting_ = true;          // Emit counts (first pass) or writes
+  int64_t against_time_ = 0;      // edges left out: source recorded after target
+  std::vector<uint32_t> slot_;    // per event: its next edge slot (second pass)
+  std::vector<int64_t> natural_;  // per edge: its natural lag, then its lag
+};
+
+DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,
+                                     const DependencyGraphOptions& options) {
+  DependencyGraph g;
+  DependencyGraphBuilder(model, window, options, g).Run();
+  return g;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,250 @@
+#include "analyzer/analysis/causes/diagnose_ranking.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "analyzer/analysis/causes/host_link_rate.h"
+
+namespace streamscope {
+namespace {
+
+// Whether the what-if cause `c` removes what finding `f` blames.
+bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c) {
+  switch (f.cause) {
+    case DiagnoseCause::kPageableCopies:
+      return c.kind == WhatIfKind::kPageableCopy ||
+             (c.kind == WhatIfKind::kSync && c.blocking == BlockingKind::kPageableCopy);
+    case DiagnoseCause::kSameStream: {
+      if (c.kind != WhatIfKind::kSameStream) return false;
+      const auto* facts = std::get_if<SameStreamFacts>(&f.facts);
+      if (facts == nullptr || c.stream < 0 || static_cast<size_t>(c.stream) >= m.streams.size()) return false;
+      for (const SameStreamFacts::Device& d : facts->devices) {
+        if (d.stream_id == m.streams[c.stream].id) return true;
+      }
+      return false;
+    }
+    case DiagnoseCause::kSyncBetween: return c.kind == WhatIfKind::kSync && IsExplicitSync(c.blocking);
+    case DiagnoseCause::kImplicitSyncCall:
+      return c.kind == WhatIfKind::kSync &&
+             (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
+    case DiagnoseCause::kLegacyDefaultStream: return c.kind == WhatIfKind::kLegacyStream;
+    case DiagnoseCause::kCpuStarvation: return c.kind == WhatIfKind::kHostWork;
+    default: return false;
+  }
+}
+
+// round_trip: the waits (explicit syncs, copies that held the host) and the
+// host work of every NVTX range removed together. Each alone leaves the GPU
+// waiting for the other each iteration; the finding's estimate is the
+// combination, with both alone in its facts.
+template <typename Session>
+void EstimateRoundTrip(Session& session, const std::vector<WhatIfCause>& waits, const std::vector<WhatIfCause>& host,
+                       const std::optional<WhatIfEstimate>& host_alone, DiagnoseResult* result) {
+  for (DiagnoseFinding& f : result->findings) {
+    auto* facts = std::get_if<RoundTripFacts>(&f.facts);
+    if (facts == nullptr || waits.empty()) continue;
+    const WhatIfEstimate syncs = session().EstimateTogether(waits);
+    std::vector<WhatIfCause> both = waits;
+    both.insert(both.end(), host.begin(), host.end());
+    const WhatIfEstimate together = host.empty() ? syncs : session().EstimateTogether(both);
+    if (!together.estimable) continue;
+    facts->sync_alone_saving_ns = syncs.estimable ? std::max<int64_t>(0, syncs.estimated_saving_ns) : -1;
+    facts->host_alone_saving_ns =
+        host_alone && host_alone->estimable ? std::max<int64_t>(0, host_alone->estimated_saving_ns) : 0;
+    facts->together_saving_ns = std::max<int64_t>(0, together.estimated_saving_ns);
+    f.saving_estimated = true;
+    f.estimated_saving_ns = together.estimated_saving_ns;
+    f.figures["sync_alone_saving_ns"] = static_cast<double>(facts->sync_alone_saving_ns);
+    f.figures["host_alone_saving_ns"] = static_cast<double>(facts->host_alone_saving_ns);
+    f.figures["together_saving_ns"] = static_cast<double>(facts->together_saving_ns);
+  }
+}
+
+}  // namespace
+
+WhatIfOptions RankingWhatIfOptions() {
+  WhatIfOptions o;
+  o.max_causes_per_kind = 4;
+  o.max_listed = 0;
+  return o;
+}
+
+WhatIfOptions RankingWhatIfOptions(const TraceModel& model) {
+  WhatIfOptions o = RankingWhatIfOptions();
+  o.link_bytes_per_ns = LinkBytesPerNs(model);
+  return o;
+}
+
+namespace {
+
+// Fills every finding's estimate from `what_if` (the largest saving of the
+// causes it covers).
+void FillEstimates(const TraceModel& model, const WhatIfResult& what_if, DiagnoseResult* result) {
+  std::vector<DiagnoseFinding>& findings = result->findings;
+  for (DiagnoseFinding& f : findings) {
+    f.saving_estimated = false;
+    f.estimated_saving_ns = 0;
+    for (const WhatIfEstimate& e : what_if.estimates) {
+      if (!e.estimable || !Covers(model, f, e.cause)) continue;
+      f.estimated_saving_ns =
+          f.saving_estimated ? std::max(f.estimated_saving_ns, e.estimated_saving_ns) : e.estimated_saving_ns;
+      f.saving_estimated = true;
+    }
+  }
+}
+
+// Orders the findings by their estimates (the header says how).
+void OrderFindings(const DiagnoseOptions& options, DiagnoseResult* result) {
+  std::vector<DiagnoseFinding>& findings = result->findings;
+  // Host delays removed, the GPU still runs its work: a saving of host
+  // delays never exceeds the window's GPU idle time (span - busy). The
+  // replay can overshoot it when removed host work also released
+  // stream-ordered copies.
+  if (result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns) {
+    const int64_t idle = result->gpu_span_ns - result->busy_ns;
+    for (DiagnoseFinding& f : findings) {
+      if ((f.cause == DiagnoseCause::kCpuStarvation || f.cause == DiagnoseCause::kRoundTrip) && f.saving_estimated) {
+        f.estimated_saving_ns = std::min(f.estimated_saving_ns, idle);
+      }
+    }
+  }
+  const int64_t threshold = std::max<int64_t>(
+      options.min_impact_ns, static_cast<int64_t>(options.min_impact_share * static_cast<double>(result->gpu_span_ns)));
+  // Leading: a significant estimated saving (whatever the measured cost),
+  // or significant without a what-if (then its measured cost stands in:
+  // the best figure there is). Minor: both the cost and the saving small.
+  auto tier = [&](const DiagnoseFinding& f) {
+    if (f.saving_estimated && f.estimated_saving_ns >= threshold) return 0;
+    if (f.significant && !f.saving_estimated) return 0;
+    return 2;
+  };
+  auto key = [](const DiagnoseFinding& f) { return f.saving_estimated ? f.estimated_saving_ns : f.impact_ns; };
+  std::vector<int32_t> order(findings.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const DiagnoseFinding& x = findings[a];
+    const DiagnoseFinding& y = findings[b];
+    int tx = tier(x), ty = tier(y);
+    if (tx != ty) return tx < ty;
+    if (tx == 0) return key(x) > key(y);
+    if (x.significant != y.significant) return x.significant;
+    int64_t sx = x.saving_estimated ? x.estimated_saving_ns : -1, sy = y.saving_estimated ? y.estimated_saving_ns : -1;
+    if (sx != sy) return sx > sy;
+    return x.impact_ns > y.impact_ns;
+  });
+  result->leading_count =
+      static_cast<int32_t>(std::count_if(order.begin(), order.end(), [&](int32_t i) { return tier(findings[i]) < 2; }));
+  result->ranked = std::move(order);
+  result->primary_index =
+      !result->ranked.empty() && tier(findings[result->ranked.front()]) < 2 ? result->ranked.front() : -1;
+}
+
+}  // namespace
+
+void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
+                          DiagnoseResult* result) {
+  FillEstimates(model, what_if, result);
+  OrderFindings(options, result);
+}
+
+bool RankingNeedsWhatIf(const DiagnoseResult& result) {
+  for (const DiagnoseFinding& f : result.findings) {
+    if (f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
+        f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
+        f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation ||
+        f.cause == DiagnoseCause::kRoundTrip) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
+                          DiagnoseResult* result) {
+  const bool any = RankingNeedsWhatIf(*result);
+  if (!any) {  // no finding reads an estimate: the replays below would be wasted
+    RankDiagnoseFindings(model, WhatIfResult{}, options, result);
+    return;
+  }
+  // Built on first use, shared by the estimates below.
+  std::optional<WhatIfSession> shared;
+  auto session = [&]() -> const WhatIfSession& {
+    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions(model));
+    return *shared;
+  };
+  WhatIfResult what_if;
+  if (any) what_if = session().EstimateSavings();
+  // sync_between: every way the host waits for its work each iteration,
+  // dropped together: the explicit syncs and the pageable *Async copies
+  // that held the host until their copy ran (a sync after such a copy waits
+  // for nothing more, so dropping it alone saves nothing).
+  std::vector<WhatIfCause> waits;
+  bool explicit_sync = false;
+  for (size_t c = 0; c < graph.call_count(); ++c) {
+    BlockingKind b = graph.CallBlocking(c);
+    if (!IsExplicitSync(b) && b != BlockingKind::kPageableCopy) continue;
+    explicit_sync |= IsExplicitSync(b);
+    WhatIfCause cause{WhatIfKind::kSync, model.api.name[graph.ModelCall(c)], b, graph.CallSyncStream(c)};
+    if (std::find(waits.begin(), waits.end(), cause) == waits.end()) waits.push_back(cause);
+  }
+  // pageable_copies: the *Async copies that held the host no longer hold
+  // it, each copy keeping its measured time: a lower bound that needs no
+  // pinned rate (the pageable_copy what-if needs one).
+  std::vector<WhatIfCause> holds;
+  for (const WhatIfCause& c : waits) {
+    if (c.blocking == BlockingKind::kPageableCopy) holds.push_back(c);
+  }
+  const bool waits_hold = !holds.empty();
+  if (any && holds.empty()) {
+    for (size_t c = 0; c < graph.call_count(); ++c) {
+      if (graph.CallBlocking(c) != BlockingKind::kPageableCopy) continue;
+      WhatIfCause cause{WhatIfKind::kSync, model.api.name[graph.ModelCall(c)], BlockingKind::kPageableCopy,
+                        graph.CallSyncStream(c)};
+      if (std::find(holds.begin(), holds.end(), cause) == holds.end()) holds.push_back(cause);
+    }
+  }
+  std::optional<WhatIfEstimate> holds_alone;
+  if (!holds.empty()) holds_alone = session().EstimateTogether(holds);
+  if (explicit_sync) {
+    // Listed under an explicit sync cause, so that sync_between covers it.
+    std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
+    WhatIfEstimate together = session().EstimateTogether(waits);
+    // The syncs' share is what they add to the pageable holds: dropping both
+    // saves at least what dropping the holds alone saves (a sync before 16
+    // pageable 64 MiB copies "saved" the copies' 42.9 ms), while a sync right
+    // after each tiny pageable copy (tiny_sync) saves nearly all of it.
+    if (waits_hold && holds_alone && holds_alone->estimable && together.estimable) {
+      together.estimated_saving_ns =
+          std::max<int64_t>(0, together.estimated_saving_ns - holds_alone->estimated_saving_ns);
+    }
+    what_if.estimates.push_back(std::move(together));
+  }
+  if (holds_alone) what_if.estimates.push_back(*std::move(holds_alone));
+  // cpu_starvation: the host work of every NVTX range (and of unannotated
+  // code) removed together: a data loader's work is often split over the
+  // step's range and code outside any range, and removing one name alone
+  // leaves the GPU waiting for the other.
+  std::vector<WhatIfCause> host_work;
+  for (const WhatIfEstimate& e : what_if.estimates) {
+    if (e.cause.kind == WhatIfKind::kHostWork && e.estimable &&
+        std::find(host_work.begin(), host_work.end(), e.cause) == host_work.end()) {
+      host_work.push_back(e.cause);
+    }
+  }
+  std::optional<WhatIfEstimate> host_alone;
+  if (host_work.size() > 1) {
+    host_alone = session().EstimateTogether(host_work);
+    what_if.estimates.push_back(*host_alone);
+  } else if (host_work.size() == 1) {
+    for (const WhatIfEstimate& e : what_if.estimates) {
+      if (e.cause == host_work.front()) host_alone = e;
+    }
+  }
+  FillEstimates(model, what_if, result);
+  EstimateRoundTrip(session, waits, host_work, host_alone, result);
+  OrderFindings(options, result);
+}
+
+}  // namespace streamscope

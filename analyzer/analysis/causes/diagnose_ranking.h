@@ -1,0 +1,73 @@
+// Ranks a diagnosis' findings by what removing their cause would save
+// (docs/DEFINITIONS.md "Ranking"): each finding gets the what-if estimate
+// (what_if.h) of the causes it names, and DiagnoseResult::ranked orders the
+// findings by it. The findings themselves keep the check order.
+//
+// Finding -> what-if causes (the finding's estimate is the largest saving
+// among them: the causes are replayed one at a time, not together):
+//   pageable_copies        pageable_copy (any device: copies at the pinned
+//                          rate), or the held *Async calls no longer
+//                          holding the host (copies at their measured time:
+//                          a lower bound when no pinned rate is known)
+//   same_stream            same_stream of the stream(s) the finding names
+//   sync_between           sync of an explicit synchronize call, and every
+//                          host wait of the window removed together (the
+//                          explicit syncs and the pageable *Async copies
+//                          that held the host: EstimateTogether)
+//   implicit_sync_call     sync of a synchronous copy or a draining call
+//   legacy_default_stream  legacy_stream
+//   cpu_starvation         host_work (any NVTX range or unannotated)
+//   round_trip             the waits of sync_between and the host work of
+//                          cpu_starvation removed together (EstimateTogether):
+//                          removing either alone leaves the GPU waiting for
+//                          the other each iteration; the finding's facts keep
+//                          both savings alone and together
+// Other causes (hardware, event waits, contention, small work) have no
+// what-if: they keep saving_estimated false.
+//
+// Ranking: (1) findings whose estimated saving reaches the significance
+// threshold (max(min_impact_ns, min_impact_share x GPU span)), whatever
+// their measured cost, and significant findings without a what-if, by
+// estimated saving (their measured cost for those without one: the best
+// figure they have), largest first; (2) the rest: first significant costs
+// whose estimate says the window would not end sooner, then minor findings
+// (cost and saving both below the threshold), largest saving then cost
+// first. The primary cause is the first of (1); none when (1) is empty.
+// Thread-safe: reads the model and the graph only.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_RANKING_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_RANKING_H_
+
+#include "analyzer/analysis/causes/dependency_graph.h"
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/what_if.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+// What-if options the ranking uses: a few candidates per kind (the
+// costliest), enough to find each finding's largest saving.
+WhatIfOptions RankingWhatIfOptions();
+// The same with each device's host link rate (host_link_rate.h), the
+// pageable_copy what-if's rate when the trace has no pinned copies to match.
+WhatIfOptions RankingWhatIfOptions(const TraceModel& model);
+
+// Fills estimated_saving_ns / saving_estimated of every finding of
+// `result` from `what_if` (EstimateSavings over the same window), then
+// `result->ranked` and `result->primary_index`.
+void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, const DiagnoseOptions& options,
+                          DiagnoseResult* result);
+
+// Whether a finding of `result` has a what-if cause (pageable copies, same
+// stream, syncs, legacy stream, CPU starvation). Without one the ranking
+// reads no estimate: RankDiagnoseFindings with an empty WhatIfResult ranks
+// the same, and no dependency graph is needed.
+bool RankingNeedsWhatIf(const DiagnoseResult& result);
+
+// The same, estimating the savings on `graph` (BuildDependencyGraph of the
+// result's window).
+void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
+                          DiagnoseResult* result);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_RANKING_H_

@@ -1,0 +1,3 @@
+// OpSubmitters is header-only (a view over TraceModel::ApiForOp); this file
+// keeps the library's source list stable.
+#include "analyzer/analysis/causes/op_submitters.h"

@@ -1,0 +1,789 @@
+#include "analyzer/analysis/causes/what_if.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <tuple>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/causes/innermost_nvtx.h"
+#include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/model/saturating.h"
+
+namespace streamscope {
+
+std::string_view WhatIfKindName(WhatIfKind k) {
+  switch (k) {
+    case WhatIfKind::kHostWork: return "host_work";
+    case WhatIfKind::kSync: return "sync";
+    case WhatIfKind::kPageableCopy: return "pageable_copy";
+    case WhatIfKind::kSameStream: return "same_stream";
+    case WhatIfKind::kFirstLaunch: return "first_launch";
+    case WhatIfKind::kLegacyStream: return "legacy_stream";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Added edges by target: (target, index into edits.added), sorted, and a
+// bit per event that has any (a start per event took 8 bytes an event).
+struct AddedByTarget {
+  std::vector<std::pair<int32_t, uint32_t>> by_target;
+  std::vector<uint64_t> marked;
+  bool Has(int32_t v) const { return ((marked[static_cast<size_t>(v) >> 6] >> (v & 63)) & 1) != 0; }
+};
+
+// The replay's loop over the events, one instance per kind of edits, so
+// that a replay without removed or added edges or bindings does not test
+// for them at every edge (the what-ifs replay the whole window once per
+// cause). Without bindings an event's time is the latest candidate; with
+// them, a tie goes to the graph's binding edge.
+template <bool kRemoved, bool kAdded, bool kBinding>
+void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std::vector<int64_t>& lags,
+                  const AddedByTarget& added, ReplayResult& r) {
+  const auto edge_count = static_cast<int32_t>(g.edge_count());
+  for (int32_t v : g.order()) {
+    bool any = false;
+    int64_t best = 0;
+    [[maybe_unused]] int32_t bind = -1;
+    [[maybe_unused]] const int32_t preferred = kBinding ? g.Binding(v) : -1;
+    auto offer = [&](int64_t cand, [[maybe_unused]] int32_t index) {
+      if constexpr (kBinding) {
+        if (!any || cand > best || (cand == best && index == preferred)) {
+          best = cand;
+          bind = index;
+        }
+      } else {
+        if (!any || cand > best) best = cand;
+      }
+      any = true;
+    };
+    for (uint32_t i = g.EdgeBegin(v), end = g.EdgeEnd(v); i < end; ++i) {
+      if constexpr (kRemoved) {
+        if (edits.removed[i]) continue;
+      }
+      const int32_t from = g.EdgeFrom(i);
+      int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
+      offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
+    }
+    if constexpr (kAdded) {
+      if (added.Has(v)) {
+        auto it = std::lower_bound(added.by_target.begin(), added.by_target.end(), std::make_pair(v, uint32_t{0}));
+        for (; it != added.by_target.end() && it->first == v; ++it) {
+          const ReplayEdits::Added& a = edits.added[it->second];
+          int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
+          offer(SaturatingAdd(src, a.lag), edge_count + static_cast<int32_t>(it->second));
+        }
+      }
+    }
+    r.t[v] = any ? best : g.Recorded(v);
+    if constexpr (kBinding) r.binding[v] = any ? bind : -1;
+  }
+}
+
+}  // namespace
+
+ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
+  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
+  ReplayResult r;
+  const size_t n = g.event_count();
+  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
+  r.t.assign(n, 0);
+  if (keep_binding) r.binding.assign(n, -1);
+  AddedByTarget added;
+  if (!edits.added.empty()) {
+    added.by_target.reserve(edits.added.size());
+    added.marked.assign((n + 63) / 64, 0);
+    for (size_t k = 0; k < edits.added.size(); ++k) {
+      const int32_t to = edits.added[k].to;
+      added.by_target.push_back({to, static_cast<uint32_t>(k)});
+      added.marked[static_cast<size_t>(to) >> 6] |= uint64_t{1} << (to & 63);
+    }
+    std::sort(added.by_target.begin(), added.by_target.end());
+  }
+  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const std::vector<int64_t>&, const AddedByTarget&,
+                          ReplayResult&);
+  static constexpr Events kEvents[8] = {
+      ReplayEvents<false, false, false>, ReplayEvents<false, false, true>, ReplayEvents<false, true, false>,
+      ReplayEvents<false, true, true>,   ReplayEvents<true, false, false>, ReplayEvents<true, false, true>,
+      ReplayEvents<true, true, false>,   ReplayEvents<true, true, true>,
+  };
+  const int kind = (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  kEvents[kind](g, edits, lags, added, r);
+  int64_t graph_end = kMinEnd;
+  for (size_t k = 0; k < g.op_count(); ++k) {
+    int64_t end = r.t[DependencyGraph::OpEnd(k)];
+    if (r.end_op < 0 || end > graph_end) {
+      graph_end = end;
+      r.end_op = static_cast<int32_t>(k);
+    }
+  }
+  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
+  r.end_ns = std::max(graph_end, g.fixed_end_ns());
+  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
+  r.start_ns = r.end_ns;
+  for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, r.t[DependencyGraph::OpStart(k)]);
+  return r;
+}
+
+int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed) {
+  int64_t recorded_start = graph.recorded_end_ns();
+  for (size_t k = 0; k < graph.op_count(); ++k) {
+    recorded_start = std::min(recorded_start, graph.Recorded(DependencyGraph::OpStart(k)));
+  }
+  const int64_t recorded_span = SaturatingSub(graph.recorded_end_ns(), recorded_start);
+  const int64_t replayed_span = SaturatingSub(replayed.end_ns, replayed.start_ns);
+  return SaturatingSub(recorded_span, replayed_span);
+}
+
+namespace {
+
+bool IsPageable(const TraceModel& m, size_t i) {
+  return m.ops.src_kind[i] == MemoryKind::kPageable || m.ops.dst_kind[i] == MemoryKind::kPageable;
+}
+
+int64_t OpDuration(const TraceModel& m, size_t i) {
+  return std::max<int64_t>(0, SaturatingSub(m.ops.end_ns[i], m.ops.start_ns[i]));
+}
+
+// Pinned host copies per (device, category), by size: the trace's own rate
+// for a pageable copy of similar size. Built once per trace.
+struct PinnedCopyRates {
+  struct Sample {
+    int64_t bytes;
+    double bytes_per_ns;
+    friend bool operator<(const Sample& a, const Sample& b) { return a.bytes < b.bytes; }
+  };
+  explicit PinnedCopyRates(const TraceModel& m) {
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (!IsCopy(m.ops.category[i]) || IsPageable(m, i)) continue;
+      if (m.ops.src_kind[i] != MemoryKind::kPinned && m.ops.dst_kind[i] != MemoryKind::kPinned) continue;
+      int64_t d = OpDuration(m, i);
+      if (d <= 0 || m.ops.bytes[i] <= 0) continue;
+      samples[Key(m.ops.device_id[i], m.ops.category[i])].push_back(
+          {m.ops.bytes[i], static_cast<double>(m.ops.bytes[i]) / static_cast<double>(d)});
+    }
+    for (auto& [key, v] : samples) std::sort(v.begin(), v.end());
+  }
+  static uint64_t Key(int32_t device, OpCategory c) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(device)) << 8) | static_cast<uint8_t>(c);
+  }
+  // Median rate of the samples within [bytes / factor, bytes * factor], or 0.
+  double Rate(int32_t device, OpCategory c, int64_t bytes, double factor) const {
+    auto it = samples.find(Key(device, c));
+    if (it == samples.end() || bytes <= 0) return 0;
+    const std::vector<Sample>& v = it->second;
+    int64_t lo = static_cast<int64_t>(std::floor(static_cast<double>(bytes) / factor));
+    double hi_d = static_cast<double>(bytes) * factor;
+    int64_t hi = hi_d >= 9e18 ? kMaxTime : static_cast<int64_t>(std::ceil(hi_d));
+    auto first = std::lower_bound(v.begin(), v.end(), Sample{lo, 0});
+    auto last = std::upper_bound(v.begin(), v.end(), Sample{hi, 0});
+    if (first >= last) return 0;
+    std::vector<double> rates;
+    for (auto s = first; s != last; ++s) rates.push_back(s->bytes_per_ns);
+    auto mid = rates.begin() + static_cast<std::ptrdiff_t>((rates.size() - 1) / 2);
+    std::nth_element(rates.begin(), mid, rates.end());
+    return *mid;
+  }
+  absl::flat_hash_map<uint64_t, std::vector<Sample>> samples;
+};
+
+// A span of host time on one thread inside one innermost NVTX range.
+struct RangeSpan {
+  int64_t start, end;
+  StringId name;
+};
+
+// The innermost range's name over time (gap causes' host_nvtx_range rule):
+// adjacent spans of one name are one.
+std::vector<RangeSpan> InnermostSpans(const TraceModel& m, const std::vector<int32_t>& ranges) {
+  std::vector<RangeSpan> out;
+  for (const InnermostNvtxSpan& span : InnermostNvtxSpans(m, ranges)) {
+    StringId name = m.nvtx_ranges[span.range].name;
+    if (!out.empty() && out.back().name == name && out.back().end == span.start) {
+      out.back().end = span.end;
+    } else {
+      out.push_back({span.start, span.end, name});
+    }
+  }
+  return out;
+}
+
+// First-launch outliers with the default thresholds, found once per trace.
+struct DefaultFirstLaunches {
+  explicit DefaultFirstLaunches(const TraceModel& m) : value(FindFirstLaunchOutliers(m)) {}
+  std::vector<FirstLaunchOutlier> value;
+};
+
+std::vector<FirstLaunchOutlier> FirstLaunches(const TraceModel& m, const SteadyStateOptions& o) {
+  const SteadyStateOptions d;
+  if (o.first_launch_factor == d.first_launch_factor && o.first_launch_min_excess_ns == d.first_launch_min_excess_ns) {
+    return m.Derived<DefaultFirstLaunches>().value;
+  }
+  return FindFirstLaunchOutliers(m, o);
+}
+
+int32_t EngineClass(const TraceModel& m, size_t op) {
+  switch (m.ops.category[op]) {
+    case OpCategory::kKernel:
+    case OpCategory::kMemset: return 0;
+    case OpCategory::kHtoD: return 1;
+    case OpCategory::kDtoH: {
+      const Device* d = m.FindDevice(m.ops.device_id[op]);
+      return d != nullptr && d->async_engine_count == 1 ? 1 : 2;
+    }
+    default: return 3;
+  }
+}
+
+// Everything the what-ifs of one window share.
+class WhatIfContext {
+ public:
+  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o) : m_(m), g_(g), o_(o) {
+    absl::flat_hash_set<int64_t> tids;  // threads that submitted the window's ops
+    for (size_t k = 0; k < g.op_count(); ++k) {
+      if (int32_t c = g.OpSubmitter(k); c >= 0) tids.insert(g.CallTid(c));
+    }
+    HostGaps(tids);
+    first_launches_ = FirstLaunches(m, o.first_launch);
+  }
+
+  // The causes present, at most max_causes_per_kind of a kind (those with
+  // the largest cost, estimated cheaply here: host time, call time, the
+  // stream's hideable time), each replayed later.
+  std::vector<WhatIfCause> Candidates() const {
+    std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
+    absl::flat_hash_map<StringId, int64_t> host;
+    for (const HostGap& gap : gaps_) {
+      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) host[parts_[k].first] += parts_[k].second;
+    }
+    for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
+    std::vector<std::pair<WhatIfCause, int64_t>> syncs;
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      BlockingKind b = g_.CallBlocking(c);
+      if (b == BlockingKind::kNone || b == BlockingKind::kPageableCopy) continue;
+      WhatIfCause cause{WhatIfKind::kSync, m_.api.name[g_.ModelCall(c)], b, g_.CallSyncStream(c)};
+      int64_t ns = g_.Recorded(g_.CallEnd(c)) - g_.Recorded(g_.CallStart(c));
+      auto it = std::find_if(syncs.begin(), syncs.end(), [&](const auto& x) { return x.first == cause; });
+      if (it == syncs.end()) {
+        syncs.push_back({cause, ns});
+      } else {
+        it->second += ns;
+      }
+    }
+    ranked.insert(ranked.end(), syncs.begin(), syncs.end());
+    absl::flat_hash_map<int32_t, std::pair<int64_t, int64_t>> streams;  // stream -> (compute, copy) ns
+    std::vector<int32_t> pageable_devices;
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      size_t i = static_cast<size_t>(g_.ModelOp(k));
+      if (IsCopy(m_.ops.category[i]) && IsPageable(m_, i) &&
+          std::find(pageable_devices.begin(), pageable_devices.end(), m_.ops.device_id[i]) == pageable_devices.end()) {
+        pageable_devices.push_back(m_.ops.device_id[i]);
+      }
+      if (m_.ops.stream[i] < 0) continue;
+      auto& [compute, copy] = streams[m_.ops.stream[i]];
+      (EngineClass(m_, i) == 0 ? compute : copy) += OpDuration(m_, i);
+    }
+    std::sort(pageable_devices.begin(), pageable_devices.end());
+    for (int32_t d : pageable_devices) {
+      ranked.push_back({{WhatIfKind::kPageableCopy, kNoString, BlockingKind::kNone, -1, d}, 1});
+    }
+    for (const auto& [stream, ns] : streams) {
+      int64_t hideable = std::min(ns.first, ns.second);
+      if (hideable > 0) ranked.push_back({{WhatIfKind::kSameStream, kNoString, BlockingKind::kNone, stream}, hideable});
+    }
+    if (!first_launches_.empty()) ranked.push_back({{WhatIfKind::kFirstLaunch}, 1});
+    if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
+    // Deterministic order: kind, then cost (largest first), then the key.
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id,
+                             a.first.blocking) < std::make_tuple(b.first.kind, -b.second, b.first.name, b.first.stream,
+                                                                 b.first.device_id, b.first.blocking);
+    });
+    std::vector<WhatIfCause> out;
+    std::array<int, kNumWhatIfKinds> per_kind{};
+    for (const auto& [cause, cost] : ranked) {
+      if (per_kind[static_cast<int>(cause.kind)]++ >= o_.max_causes_per_kind) continue;
+      out.push_back(cause);
+    }
+    return out;
+  }
+
+  // The edits that remove `cause`, and its measured cost and evidence.
+  void Make(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est) const {
+    est.cause = cause;
+    // Freed, not cleared: a cause that needs no lags or no removed edges
+    // should not hold the previous cause's (8 and 1 bytes an edge).
+    std::vector<int64_t>().swap(edits.lag);
+    std::vector<uint8_t>().swap(edits.removed);
+    edits.added.clear();
+    Evidence ev(o_.max_listed);
+    switch (cause.kind) {
+      case WhatIfKind::kHostWork: HostWork(cause, edits, est, ev); break;
+      case WhatIfKind::kSync: Sync(cause, edits, est, ev); break;
+      case WhatIfKind::kPageableCopy: Pageable(cause, edits, est, ev); break;
+      case WhatIfKind::kSameStream: SameStream(cause, edits, est, ev); break;
+      case WhatIfKind::kFirstLaunch: FirstLaunch(edits, est, ev); break;
+      case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
+    }
+    est.op_count = static_cast<int64_t>(ev.ops.size());
+    est.call_count = static_cast<int64_t>(ev.calls.size());
+    est.ops = ev.Listed(std::move(ev.ops));
+    est.calls = ev.Listed(std::move(ev.calls));
+  }
+
+ private:
+  struct HostGap {
+    uint32_t edge;
+    uint32_t call;                    // graph call (16 bytes a gap, not 24: a gap per call)
+    uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
+  };
+  struct Evidence {
+    explicit Evidence(int limit) : limit(limit) {}
+    int limit;
+    std::vector<int32_t> ops, calls;
+    // The `limit` smallest distinct values, ascending. The smallest few
+    // times `limit` values sorted first usually hold them (a whole sort of
+    // every op of a cause cost a second at 1M ops); else the whole sort.
+    std::vector<int32_t> Listed(std::vector<int32_t> v) const {
+      const size_t keep = static_cast<size_t>(std::max(0, limit));
+      const size_t head = std::min(v.size(), keep * 4 + 64);
+      if (head < v.size()) {
+        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head), v.end());
+        auto unique_end = std::unique(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
+        if (static_cast<size_t>(unique_end - v.begin()) >= keep) {
+          v.resize(keep);
+          return v;
+        }
+      }
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      if (v.size() > keep) v.resize(keep);
+      return v;
+    }
+  };
+
+  // The per-edge edits a cause makes, from the recorded lags and nothing
+  // removed; a cause that only removes edges leaves `lag` empty (the graph's
+  // own), one that only changes lags leaves `removed` empty.
+  void TouchLag(ReplayEdits& edits) const {
+    if (edits.lag.empty()) edits.lag.assign(g_.lags().begin(), g_.lags().end());
+  }
+  void TouchRemoved(ReplayEdits& edits) const {
+    if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
+  }
+  void Touch(ReplayEdits& edits) const {
+    TouchLag(edits);
+    TouchRemoved(edits);
+  }
+  // Whether event a comes before event b in the graph's order, which is by
+  // recorded time: only events of one time need their places (a table of
+  // every event's place took 4 bytes an event for a few lookups).
+  bool Before(int32_t a, int32_t b) const {
+    const int64_t ta = g_.Recorded(a), tb = g_.Recorded(b);
+    if (ta != tb) return ta < tb;
+    const std::vector<int32_t>& order = g_.order();
+    auto first =
+        std::lower_bound(order.begin(), order.end(), ta, [&](int32_t e, int64_t t) { return g_.Recorded(e) < t; });
+    for (auto it = first; it != order.end() && g_.Recorded(*it) == ta; ++it) {
+      if (*it == a) return true;
+      if (*it == b) return false;
+    }
+    return false;
+  }
+  int64_t SourceTime(uint32_t i) const { return g_.EdgeSourceNs(i); }
+  void OpsOfCall(size_t c, Evidence& ev) const {
+    // The graph's ops are in start order; a call's ops are few: scan its
+    // end event's dependants would need out-edges, so ask the submitters.
+    for (uint32_t k = ops_of_call_begin_[c]; k < ops_of_call_begin_[c + 1]; ++k) ev.ops.push_back(ops_of_call_[k]);
+  }
+
+  void HostGaps(const absl::flat_hash_set<int64_t>& tids) {
+    absl::flat_hash_map<int64_t, std::vector<int32_t>> ranges;
+    for (size_t r = 0; r < m_.nvtx_ranges.size(); ++r) {
+      const NvtxRange& nr = m_.nvtx_ranges[r];
+      if (!tids.contains(nr.tid)) continue;
+      if (nr.start_ns >= g_.window().end_ns || nr.end_ns.value_or(kMaxTime) <= g_.window().start_ns) continue;
+      ranges[nr.tid].push_back(static_cast<int32_t>(r));
+    }
+    absl::flat_hash_map<int64_t, std::vector<RangeSpan>> spans;
+    for (auto& [tid, list] : ranges) spans[tid] = InnermostSpans(m_, list);
+    // Model ops per graph call, in graph op order (counting sort).
+    ops_of_call_begin_.assign(g_.call_count() + 1, 0);
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      if (int32_t c = g_.OpSubmitter(k); c >= 0) ++ops_of_call_begin_[static_cast<size_t>(c) + 1];
+    }
+    for (size_t c = 0; c < g_.call_count(); ++c) ops_of_call_begin_[c + 1] += ops_of_call_begin_[c];
+    ops_of_call_.resize(ops_of_call_begin_.back());
+    {
+      std::vector<uint32_t> fill(ops_of_call_begin_.begin(), ops_of_call_begin_.end() - 1);
+      for (size_t k = 0; k < g_.op_count(); ++k) {
+        if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
+      }
+    }
+    const DepEdges edges = g_.edges();
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      if (!tids.contains(g_.CallTid(c))) continue;
+      int32_t v = g_.CallStart(c);
+      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+        if (edges[i].kind != DepEdgeKind::kHostGap) continue;
+        int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
+        if (b <= a) continue;
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(parts_.size()), 0};
+        int64_t cursor = a;
+        auto add = [&](StringId name, int64_t ns) {
+          if (ns <= 0) return;
+          for (size_t k = gap.parts_begin; k < parts_.size(); ++k) {
+            if (parts_[k].first == name) {
+              parts_[k].second += ns;
+              return;
+            }
+          }
+          parts_.push_back({name, ns});
+        };
+        auto it = spans.find(g_.CallTid(c));
+        if (it != spans.end()) {
+          const std::vector<RangeSpan>& s = it->second;
+          auto first = std::upper_bound(s.begin(), s.end(), a, [](int64_t t, const RangeSpan& r) { return t < r.end; });
+          for (auto r = first; r != s.end() && r->start < b; ++r) {
+            int64_t rs = std::max(r->start, cursor), re = std::min(r->end, b);
+            add(kNoString, rs - cursor);
+            add(r->name, re - rs);
+            cursor = std::max(cursor, re);
+          }
+        }
+        add(kNoString, b - cursor);
+        gap.parts_end = static_cast<uint32_t>(parts_.size());
+        gaps_.push_back(gap);
+      }
+    }
+  }
+
+  void HostWork(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    for (const HostGap& gap : gaps_) {
+      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
+        const auto& [name, ns] = parts_[k];
+        if (name != cause.name) continue;
+        TouchLag(edits);
+        edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
+        ev.calls.push_back(g_.ModelCall(gap.call));
+        OpsOfCall(gap.call, ev);
+      }
+    }
+  }
+
+  void Sync(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      if (g_.CallBlocking(c) != cause.blocking || m_.api.name[g_.ModelCall(c)] != cause.name) continue;
+      if (cause.stream >= 0 && g_.CallSyncStream(c) != cause.stream) continue;
+      int32_t v = g_.CallEnd(c);
+      int64_t waited_end = kMinTime;
+      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+        if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
+        TouchRemoved(edits);
+        edits.removed[i] = 1;
+        waited_end = std::max(waited_end, SourceTime(i));
+        if (edges[i].from != DepEdge::kOutside && g_.IsOpEvent(edges[i].from)) {
+          ev.ops.push_back(g_.ModelOp(g_.ItemOf(edges[i].from)));
+        }
+      }
+      int64_t start = g_.Recorded(g_.CallStart(c));
+      if (waited_end > start) {  // blocked from its start until what it waited for ended
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, std::min(waited_end, g_.Recorded(v)) - start);
+      }
+      ev.calls.push_back(g_.ModelCall(c));
+    }
+  }
+
+  void Pageable(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const PinnedCopyRates& rates = m_.Derived<PinnedCopyRates>();
+    const DepEdges edges = g_.edges();
+    bool from_trace = false, from_link = false;
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      size_t i = static_cast<size_t>(g_.ModelOp(k));
+      if (!IsCopy(m_.ops.category[i]) || !IsPageable(m_, i)) continue;
+      if (cause.device_id >= 0 && m_.ops.device_id[i] != cause.device_id) continue;
+      ev.ops.push_back(static_cast<int32_t>(i));
+      int32_t c = g_.OpSubmitter(k);
+      if (c >= 0) ev.calls.push_back(g_.ModelCall(c));
+      double rate = rates.Rate(m_.ops.device_id[i], m_.ops.category[i], m_.ops.bytes[i], o_.similar_size_factor);
+      if (rate > 0) {
+        from_trace = true;
+      } else if (auto it = o_.link_bytes_per_ns.find(m_.ops.device_id[i]);
+                 it != o_.link_bytes_per_ns.end() && it->second > 0 && m_.ops.bytes[i] >= o_.link_rate_min_bytes) {
+        rate = it->second;
+        from_link = true;
+      }
+      int64_t duration = OpDuration(m_, i);
+      est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, duration);
+      if (rate <= 0 || m_.ops.bytes[i] <= 0) {
+        ++est.unestimated_ops;
+        continue;
+      }
+      double at_rate = static_cast<double>(m_.ops.bytes[i]) / rate;
+      int64_t pinned = at_rate >= static_cast<double>(duration) ? duration : std::llround(at_rate);
+      Touch(edits);
+      int32_t end = DependencyGraph::OpEnd(k);
+      for (uint32_t e = g_.EdgeBegin(end); e < g_.EdgeEnd(end); ++e) {
+        if (edges[e].kind == DepEdgeKind::kOpDuration) edits.lag[e] = pinned;
+      }
+      // An *Async call that the pageable copy held returns without waiting.
+      if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
+        int32_t v = g_.CallEnd(c);
+        for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+          if (edges[e].kind == DepEdgeKind::kSyncWait) edits.removed[e] = 1;
+        }
+      }
+    }
+    est.estimable = from_trace || from_link;
+    est.rate_source = from_trace && from_link ? WhatIfRateSource::kThisTraceAndDeviceLink
+                      : from_trace            ? WhatIfRateSource::kThisTrace
+                      : from_link             ? WhatIfRateSource::kDeviceLink
+                                              : WhatIfRateSource::kNone;
+  }
+
+  void SameStream(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const StreamPredecessors& preds = m_.Derived<StreamPredecessors>();
+    const DepEdges edges = g_.edges();
+    int64_t copy_ns = 0, compute_ns = 0;
+    constexpr int kMaxWalk = 4096;  // ops walked back to find the previous op of a class
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      size_t i = static_cast<size_t>(g_.ModelOp(k));
+      if (m_.ops.stream[i] != cause.stream) continue;
+      ev.ops.push_back(static_cast<int32_t>(i));
+      (EngineClass(m_, i) == 0 ? compute_ns : copy_ns) += OpDuration(m_, i);
+      int32_t prev = preds.prev[i];
+      if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
+      TouchRemoved(edits);
+      int32_t v = DependencyGraph::OpStart(k);
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        if (edges[e].kind == DepEdgeKind::kStreamOrder) edits.removed[e] = 1;
+      }
+      int32_t same = preds.prev[prev];
+      for (int walk = 0; same >= 0 && walk < kMaxWalk && EngineClass(m_, same) != EngineClass(m_, i); ++walk) {
+        same = preds.prev[same];
+      }
+      if (same < 0 || EngineClass(m_, same) != EngineClass(m_, i)) continue;
+      int64_t same_end = std::max(m_.ops.start_ns[same], m_.ops.end_ns[same]);
+      int32_t gk = g_.GraphOp(same);
+      int32_t from = gk >= 0 ? DependencyGraph::OpEnd(gk) : DepEdge::kOutside;
+      if (from != DepEdge::kOutside && !Before(from, v)) continue;
+      edits.added.push_back({v, from, same_end, std::min<int64_t>(0, g_.Recorded(v) - same_end)});
+    }
+    est.measured_cost_ns = std::min(copy_ns, compute_ns);
+  }
+
+  void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    const OuterCalls& outer = m_.Derived<OuterCalls>();
+    for (const FirstLaunchOutlier& f : first_launches_) {
+      int32_t o = outer.outer[f.api];
+      int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
+      if (c < 0) continue;
+      const int64_t excess = f.excess_ns();
+      TouchLag(edits);
+      int32_t v = g_.CallEnd(c);
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
+      }
+      // Its ops were submitted after the module loaded: that much earlier.
+      for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
+           ++k) {
+        const int32_t op = ops_of_call_[k];
+        int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
+        for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
+          if (edges[e].kind != DepEdgeKind::kSubmit) continue;
+          int64_t floor = std::min(edits.lag[e], g_.launch_latency_ns());
+          edits.lag[e] = std::max(floor, edits.lag[e] - excess);
+        }
+        ev.ops.push_back(op);
+      }
+      est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, excess);
+      ev.calls.push_back(f.api);
+    }
+  }
+
+  void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      int32_t v = DependencyGraph::OpStart(k);
+      int64_t legacy_ready = kMinTime, other_ready = kMinTime;
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        int64_t ready = SaturatingAdd(SourceTime(e), edges[e].lag_ns);
+        if (edges[e].kind != DepEdgeKind::kLegacyStream) {
+          other_ready = std::max(other_ready, ready);
+          continue;
+        }
+        TouchRemoved(edits);
+        edits.removed[e] = 1;
+        legacy_ready = std::max(legacy_ready, ready);
+        ev.ops.push_back(g_.ModelOp(k));
+      }
+      if (legacy_ready > other_ready && other_ready != kMinTime) {
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, legacy_ready - other_ready);
+      }
+    }
+  }
+
+  const TraceModel& m_;
+  const DependencyGraph& g_;
+  const WhatIfOptions& o_;
+  std::vector<HostGap> gaps_;
+  std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
+  // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
+  std::vector<uint32_t> ops_of_call_begin_;
+  std::vector<int32_t> ops_of_call_;
+  std::vector<FirstLaunchOutlier> first_launches_;
+};
+
+// Replays once per cause; with `min_cost`, causes whose measured cost is
+// below it are left out (their edits are made once, for both).
+WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context,
+                      const std::vector<WhatIfCause>& causes, std::optional<int64_t> min_cost) {
+  WhatIfResult result;
+  result.window = graph.window();
+  result.recorded_end_ns = graph.recorded_end_ns();
+  result.launch_latency_ns = graph.launch_latency_ns();
+  result.graph_stats = graph.stats();
+  result.replayed_end_ns = Replay(graph).end_ns;
+  int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
+  if (span > 0) {
+    result.replay_error =
+        std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) / static_cast<double>(span);
+  }
+  ReplayEdits edits;
+  for (const WhatIfCause& cause : causes) {
+    WhatIfEstimate est;
+    context.Make(cause, edits, est);
+    if (min_cost && est.measured_cost_ns < *min_cost) continue;
+    if (est.estimable) {
+      ReplayResult r = Replay(graph, edits);
+      est.estimated_saving_ns = SpanSaving(graph, r);
+    }
+    result.estimates.push_back(std::move(est));
+  }
+  std::stable_sort(result.estimates.begin(), result.estimates.end(),
+                   [](const WhatIfEstimate& a, const WhatIfEstimate& b) {
+                     return std::make_tuple(!a.estimable, -a.estimated_saving_ns, -a.measured_cost_ns, a.cause.kind) <
+                            std::make_tuple(!b.estimable, -b.estimated_saving_ns, -b.measured_cost_ns, b.cause.kind);
+                   });
+  return result;
+}
+
+// Every cause of `causes` (not empty) removed in one replay.
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes);
+
+}  // namespace
+
+struct WhatIfSession::Impl {
+  Impl(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions o)
+      : options(std::move(o)), graph(graph), context(model, graph, options) {}
+  WhatIfOptions options;  // before context, which keeps a reference to it
+  const DependencyGraph& graph;
+  WhatIfContext context;
+};
+
+std::vector<WhatIfCause> FindWhatIfCauses(const TraceModel& model, const DependencyGraph& graph,
+                                          const WhatIfOptions& options) {
+  WhatIfContext context(model, graph, options);
+  std::vector<WhatIfCause> out;
+  ReplayEdits edits;
+  for (const WhatIfCause& cause : context.Candidates()) {
+    WhatIfEstimate est;
+    context.Make(cause, edits, est);
+    if (est.measured_cost_ns >= options.min_cost_ns) out.push_back(cause);
+  }
+  return out;
+}
+
+WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph,
+                             const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
+  WhatIfContext context(model, graph, options);
+  return Estimate(graph, context, causes, std::nullopt);
+}
+
+WhatIfResult EstimateSavings(const TraceModel& model, const DependencyGraph& graph, const WhatIfOptions& options) {
+  WhatIfContext context(model, graph, options);
+  return Estimate(graph, context, context.Candidates(), options.min_cost_ns);
+}
+
+WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& graph,
+                                const std::vector<WhatIfCause>& causes, const WhatIfOptions& options) {
+  if (causes.empty()) return {};
+  WhatIfContext context(model, graph, options);
+  return Together(graph, context, causes);
+}
+
+WhatIfSession::WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options)
+    : impl_(std::make_unique<Impl>(model, graph, std::move(options))) {}
+WhatIfSession::~WhatIfSession() = default;
+
+WhatIfResult WhatIfSession::EstimateSavings() const {
+  return Estimate(impl_->graph, impl_->context, impl_->context.Candidates(), impl_->options.min_cost_ns);
+}
+
+WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& causes) const {
+  if (causes.empty()) return {};
+  return Together(impl_->graph, impl_->context, causes);
+}
+
+namespace {
+
+WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
+                        const std::vector<WhatIfCause>& causes) {
+  WhatIfEstimate together;
+  together.cause = causes.front();
+  ReplayEdits all, one;
+  for (const WhatIfCause& cause : causes) {
+    WhatIfEstimate est;
+    context.Make(cause, one, est);
+    together.measured_cost_ns = SaturatingAdd(together.measured_cost_ns, est.measured_cost_ns);
+    together.estimable = together.estimable && est.estimable;
+    together.op_count += est.op_count;
+    together.call_count += est.call_count;
+    together.unestimated_ops += est.unestimated_ops;
+    if (!one.lag.empty()) {
+      // Each cause's edits start from the recorded lags; causes that shorten
+      // the same edge (host work of two NVTX names in one gap) add up.
+      const std::vector<int64_t>& lags = graph.lags();
+      if (all.lag.empty()) all.lag = lags;
+      for (size_t i = 0; i < one.lag.size() && i < lags.size(); ++i) {
+        const int64_t cut = SaturatingSub(lags[i], one.lag[i]);
+        if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
+      }
+    }
+    if (!one.removed.empty()) {
+      if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
+      for (size_t i = 0; i < one.removed.size(); ++i) all.removed[i] |= one.removed[i];
+    }
+    all.added.insert(all.added.end(), one.added.begin(), one.added.end());
+  }
+  one = {};  // before the replay's own buffers (8 bytes an edge and an event)
+  if (together.estimable) {
+    ReplayResult r = Replay(graph, all);
+    together.estimated_saving_ns = SpanSaving(graph, r);
+  }
+  return together;
+}
+
+}  // namespace
+
+WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const std::vector<WhatIfCause>& causes,
+                             const WhatIfOptions& options) {
+  return EstimateSavings(model, BuildDependencyGraph(model, window, options.graph), causes, options);
+}
+
+WhatIfResult EstimateSavings(const TraceModel& model, const Window& window, const WhatIfOptions& options) {
+  return EstimateSavings(model, BuildDependencyGraph(model, window, options.graph), options);
+}
+
+}  // namespace streamscope

@@ -1,0 +1,261 @@
+#include "analyzer/analysis/causes/dependency_graph.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/model/memory_trace_util.h"
+#include "tests/analyzer/model/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+using testing::ApiTimes;
+using testing::kUs;
+using testing::ModelBuilder;
+using testing::OpIndex;
+
+constexpr int64_t kA = 21, kB = 22, kLegacy = 7;
+
+// The in-edges of event `to` of the given kind.
+std::vector<DepEdge> EdgesInto(const DependencyGraph& g, int32_t to, DepEdgeKind kind) {
+  std::vector<DepEdge> out;
+  for (uint32_t i = g.EdgeBegin(to); i < g.EdgeEnd(to); ++i) {
+    if (g.edges()[i].kind == kind) out.push_back(g.edges()[i]);
+  }
+  return out;
+}
+
+int32_t GraphOpOf(const DependencyGraph& g, const TraceModel& m, int64_t kernel_id) {
+  return g.GraphOp(OpIndex(m, "kernel", kernel_id));
+}
+
+TEST(DependencyGraph, StreamOrderSubmitAndHostGapEdgesWithMeasuredLags) {
+  TraceModel m = testing::HostSleepTrace();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  EXPECT_EQ(g.op_count(), 15u);
+  EXPECT_EQ(g.call_count(), 16u);
+  EXPECT_EQ(g.launch_latency_ns(), 5 * kUs);
+  // Step 0: K1 bound by its launch (5 us), K2 by K1 (stream order, 0 us).
+  int32_t k1 = GraphOpOf(g, m, 1), k2 = GraphOpOf(g, m, 2);
+  ASSERT_GE(k1, 0);
+  ASSERT_GE(k2, 0);
+  auto submit = EdgesInto(g, DependencyGraph::OpStart(k1), DepEdgeKind::kSubmit);
+  ASSERT_EQ(submit.size(), 1u);
+  EXPECT_EQ(submit[0].lag_ns, 5 * kUs);
+  EXPECT_EQ(g.edges()[g.Binding(DependencyGraph::OpStart(k1))].kind, DepEdgeKind::kSubmit);
+  auto order = EdgesInto(g, DependencyGraph::OpStart(k2), DepEdgeKind::kStreamOrder);
+  ASSERT_EQ(order.size(), 1u);
+  EXPECT_EQ(order[0].from, DependencyGraph::OpEnd(k1));
+  EXPECT_EQ(order[0].lag_ns, 0);
+  EXPECT_EQ(g.edges()[g.Binding(DependencyGraph::OpStart(k2))].kind, DepEdgeKind::kStreamOrder);
+  // K2's launch did not bind: its lag is the launch latency.
+  auto k2_submit = EdgesInto(g, DependencyGraph::OpStart(k2), DepEdgeKind::kSubmit);
+  ASSERT_EQ(k2_submit.size(), 1u);
+  EXPECT_EQ(k2_submit[0].lag_ns, 5 * kUs);
+  // The first launch follows cudaMalloc after the 2000 us sleep.
+  int32_t c = g.OpSubmitter(static_cast<size_t>(k1));
+  ASSERT_GE(c, 0);
+  auto gap = EdgesInto(g, g.CallStart(c), DepEdgeKind::kHostGap);
+  ASSERT_EQ(gap.size(), 1u);
+  EXPECT_EQ(gap[0].lag_ns, 2000 * kUs);
+  EXPECT_EQ(g.CallBlocking(c), BlockingKind::kNone);
+  // cudaMalloc is the source: no in-edge into its start.
+  EXPECT_EQ(g.EdgeBegin(g.CallStart(0)), g.EdgeEnd(g.CallStart(0)));
+  EXPECT_EQ(g.Binding(g.CallStart(0)), -1);
+}
+
+TEST(DependencyGraph, StreamSyncWaitsForTheLastOpSubmittedToItsStream) {
+  TraceModel m = testing::PerStepSyncTrace();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  int syncs = 0;
+  for (size_t c = 0; c < g.call_count(); ++c) {
+    if (g.CallBlocking(c) != BlockingKind::kStreamSync) continue;
+    ++syncs;
+    EXPECT_EQ(g.CallSyncStream(c), m.stream_index.at(testing::kStream));
+    auto waits = EdgesInto(g, g.CallEnd(c), DepEdgeKind::kSyncWait);
+    ASSERT_EQ(waits.size(), 1u);
+    EXPECT_EQ(waits[0].lag_ns, 5 * kUs) << "the sync returned 5 us after the kernel ended";
+    auto own = EdgesInto(g, g.CallEnd(c), DepEdgeKind::kCallDuration);
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0].lag_ns, 5 * kUs) << "without the wait it would take its tail";
+  }
+  EXPECT_EQ(syncs, 5);
+}
+
+TEST(DependencyGraph, EventRecordAndWaitOrderAcrossStreams) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  int64_t ka = b.Kernel("a", kA, 10 * kUs, 500 * kUs, ApiTimes{0, 5 * kUs, 1});
+  testing::Record(b, 1, kA, 6 * kUs);
+  testing::WaitEvent(b, kB, 1, 8 * kUs);
+  int64_t kb = b.Kernel("b", kB, 502 * kUs, 600 * kUs, ApiTimes{10 * kUs, 15 * kUs, 1});
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  int32_t a = GraphOpOf(g, m, ka), bb = GraphOpOf(g, m, kb);
+  auto waits = EdgesInto(g, DependencyGraph::OpStart(bb), DepEdgeKind::kEventWait);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].from, DependencyGraph::OpEnd(a));
+  EXPECT_EQ(waits[0].lag_ns, 2 * kUs);
+  EXPECT_EQ(g.edges()[g.Binding(DependencyGraph::OpStart(bb))].kind, DepEdgeKind::kEventWait);
+}
+
+TEST(DependencyGraph, LegacyStreamFollowsBlockingStreamsAndTheReverse) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  b.Stream(kLegacy, StreamKind::kLegacyDefault);
+  int64_t ka = b.Kernel("a", kA, 10 * kUs, 100 * kUs, ApiTimes{0, 5 * kUs, 1});
+  int64_t kn = b.Kernel("n", kB, 12 * kUs, 90 * kUs, ApiTimes{5 * kUs, 10 * kUs, 1});
+  int64_t kl = b.Kernel("l", kLegacy, 101 * kUs, 200 * kUs, ApiTimes{10 * kUs, 15 * kUs, 1});
+  int64_t ka2 = b.Kernel("a2", kA, 201 * kUs, 300 * kUs, ApiTimes{15 * kUs, 20 * kUs, 1});
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  auto into_l = EdgesInto(g, DependencyGraph::OpStart(GraphOpOf(g, m, kl)), DepEdgeKind::kLegacyStream);
+  ASSERT_EQ(into_l.size(), 1u) << "the non-blocking stream is exempt";
+  EXPECT_EQ(into_l[0].from, DependencyGraph::OpEnd(GraphOpOf(g, m, ka)));
+  auto into_a2 = EdgesInto(g, DependencyGraph::OpStart(GraphOpOf(g, m, ka2)), DepEdgeKind::kLegacyStream);
+  ASSERT_EQ(into_a2.size(), 1u);
+  EXPECT_EQ(into_a2[0].from, DependencyGraph::OpEnd(GraphOpOf(g, m, kl)));
+  EXPECT_TRUE(EdgesInto(g, DependencyGraph::OpStart(GraphOpOf(g, m, kn)), DepEdgeKind::kLegacyStream).empty());
+  EXPECT_EQ(g.stats().at("edges_legacy_stream"), 2);
+}
+
+TEST(DependencyGraph, SynchronousCopyWaitsForItsOwnCopy) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  int64_t copy = b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kA, 5 * kUs, 105 * kUs,
+                        ApiTimes{0, 110 * kUs, 1}, "cudaMemcpy", false);
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  ASSERT_EQ(g.call_count(), 1u);
+  EXPECT_EQ(g.CallBlocking(0), BlockingKind::kSyncCopy);
+  auto waits = EdgesInto(g, g.CallEnd(0), DepEdgeKind::kSyncWait);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].from, DependencyGraph::OpEnd(g.GraphOp(OpIndex(m, "memcpy", copy))));
+  EXPECT_EQ(waits[0].lag_ns, 5 * kUs);
+}
+
+TEST(DependencyGraph, DeviceSyncWaitsForEveryStreamButNotForWhatEndedAfterIt) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  b.Kernel("a", kA, 10 * kUs, 300 * kUs, ApiTimes{0, 5 * kUs, 1});
+  b.Kernel("b", kB, 12 * kUs, 200 * kUs, ApiTimes{5 * kUs, 10 * kUs, 1});
+  b.Sync(SyncKind::kContextSynchronize, -1, 20 * kUs, 305 * kUs, "cudaDeviceSynchronize", 1);
+  // A kernel of another thread submitted before the sync but ending after it.
+  b.Kernel("late", kB, 200 * kUs, 900 * kUs, ApiTimes{15 * kUs, 18 * kUs, 2});
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  int found = 0;
+  for (size_t c = 0; c < g.call_count(); ++c) {
+    if (g.CallBlocking(c) != BlockingKind::kDeviceSync) continue;
+    ++found;
+    auto waits = EdgesInto(g, g.CallEnd(c), DepEdgeKind::kSyncWait);
+    EXPECT_EQ(waits.size(), 1u) << "stream B's last op ended after the sync returned";
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(DependencyGraph, PageableAsyncCopyThatHeldTheHostBlocks) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, kA, 5 * kUs, 105 * kUs,
+         ApiTimes{0, 104 * kUs, 1});
+  b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, kA, 200 * kUs, 300 * kUs,
+         ApiTimes{150 * kUs, 160 * kUs, 1});  // returned long before its copy ended
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  ASSERT_EQ(g.call_count(), 2u);
+  EXPECT_EQ(g.CallBlocking(0), BlockingKind::kPageableCopy);
+  EXPECT_EQ(g.CallBlocking(1), BlockingKind::kNone);
+}
+
+TEST(DependencyGraph, NestedDriverCallBelongsToItsRuntimeCall) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Api("cublasSgemm_outer", 1, 0, 50 * kUs);
+  int64_t corr = b.NextCorrelationId();
+  b.Api("cuLaunchKernel", 1, 20 * kUs, 30 * kUs, corr, ApiDomain::kDriver);
+  TraceModel& m0 = b.model();
+  m0.ops.start_ns.push_back(26 * kUs);
+  m0.ops.end_ns.push_back(100 * kUs);
+  m0.ops.category.push_back(OpCategory::kKernel);
+  m0.ops.device_id.push_back(0);
+  m0.ops.stream.push_back(m0.StreamIndexFor(kA, 0));
+  m0.ops.correlation_id.push_back(corr);
+  m0.ops.name.push_back(m0.strings.Intern("gemm"));
+  m0.ops.bytes.push_back(0);
+  m0.ops.src_kind.push_back(MemoryKind::kUnknown);
+  m0.ops.dst_kind.push_back(MemoryKind::kUnknown);
+  m0.ops.is_async.push_back(0);
+  m0.ops.peer_device.push_back(-1);
+  m0.ops.graph_id.push_back(-1);
+  m0.ops.source_id.push_back(1);
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  ASSERT_EQ(g.call_count(), 1u) << "only the outermost call is a host item";
+  EXPECT_EQ(g.OpSubmitter(0), 0);
+  auto submit = EdgesInto(g, DependencyGraph::OpStart(0), DepEdgeKind::kSubmit);
+  ASSERT_EQ(submit.size(), 1u);
+  EXPECT_EQ(submit[0].from, g.CallStart(0));
+  EXPECT_EQ(submit[0].lag_ns, 26 * kUs) << "20 us into the outer call, then 6 us of launch";
+}
+
+TEST(DependencyGraph, OpsBeforeTheWindowAreFixedSources) {
+  TraceModel m = testing::HostSleepTrace();
+  Window w{(1000 + 2030 * 2) * kUs, 11425 * kUs, {}};
+  DependencyGraph g = BuildDependencyGraph(m, w);
+  EXPECT_EQ(g.recorded_end_ns(), 11425 * kUs);
+  EXPECT_EQ(g.call_count(), 9u);
+  // Step 1's K2 and K3 start inside the window; K1 started before it and
+  // ended inside it.
+  EXPECT_EQ(g.op_count(), 11u);
+  EXPECT_EQ(g.fixed_end_ns(), (3030 + 2105) * kUs);
+  bool outside = false;
+  for (const DepEdge& e : g.edges()) outside = outside || e.from == DepEdge::kOutside;
+  EXPECT_TRUE(outside);
+}
+
+TEST(DependencyGraph, EveryEdgeGoesForwardInTheReplayOrder) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    std::vector<uint32_t> pos(g.event_count());
+    ASSERT_EQ(g.order().size(), g.event_count());
+    for (size_t p = 0; p < g.order().size(); ++p) pos[g.order()[p]] = static_cast<uint32_t>(p);
+    for (size_t i = 0; i < g.edges().size(); ++i) {
+      const DepEdge& e = g.edges()[i];
+      if (e.from == DepEdge::kOutside) continue;
+      EXPECT_LT(pos[e.from], pos[g.EdgeTarget(static_cast<uint32_t>(i))]) << seed;
+    }
+  }
+}
+
+TEST(DependencyGraph, OrderIsByRecordedTimeAndEdgesKeepTheirSourceTimes) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    for (size_t p = 1; p < g.order().size(); ++p) {
+      EXPECT_LE(g.Recorded(g.order()[p - 1]), g.Recorded(g.order()[p])) << seed;
+    }
+    for (size_t e = 0; e < g.event_count(); ++e) {
+      const auto v = static_cast<int32_t>(e);
+      for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
+        EXPECT_EQ(g.EdgeTarget(i), v) << seed;
+        const DepEdge edge = g.edges()[i];
+        // An edge's source time is its source's recorded time, also for a
+        // source outside the window; no edge's source follows its target.
+        if (edge.from != DepEdge::kOutside) {
+          EXPECT_EQ(edge.from_ns, g.Recorded(edge.from)) << seed;
+        }
+        EXPECT_LE(edge.from_ns, g.Recorded(v)) << seed;
+        EXPECT_EQ(edge.lag_ns, g.lags()[i]) << seed;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streamscope

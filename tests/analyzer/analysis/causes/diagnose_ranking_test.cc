@@ -1,0 +1,286 @@
+// Known-answer tests of the conclusions: the primary cause is
+// the one whose removal saves most, on synthetic traces with planted causes
+// of known cost (planted_traces.h) and on the real H200 fixtures that plant
+// one case each (tests/data/tiny_sync, long_startup, slow_first_launch).
+#include "analyzer/analysis/causes/diagnose_ranking.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/causes/what_if.h"
+#include "analyzer/analysis/windows/steady_state.h"
+#include "analyzer/importers/trace_loader.h"
+#include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/run_plan.h"
+#include "analyzer/render/diagnose_wording.h"
+#include "analyzer/render/window_label.h"
+#include "gtest/gtest.h"
+#include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/model/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+using testing::kUs;
+
+DiagnoseResult DiagnoseThroughPipeline(const TraceModel& m, const Window& w) {
+  absl::StatusOr<WindowResults> r = RunPlan(m, w, DiagnosePlan(DiagnoseOptions{}));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? std::move(r->diagnose) : DiagnoseResult{};
+}
+
+const DiagnoseFinding* Find(const DiagnoseResult& r, DiagnoseCause c) {
+  for (const DiagnoseFinding& f : r.findings) {
+    if (f.cause == c) return &f;
+  }
+  return nullptr;
+}
+
+std::string Ranking(const DiagnoseResult& r) {
+  std::string s;
+  for (int32_t i : r.RankOrder()) {
+    const DiagnoseFinding& f = r.findings[i];
+    s += std::string(DiagnoseCauseName(f.cause)) + " (cost " + std::to_string(f.impact_ns) + ", saving " +
+         (f.saving_estimated ? std::to_string(f.estimated_saving_ns) : std::string("-")) + "); ";
+  }
+  return s;
+}
+
+TraceModel LoadFixture(const std::string& name) {
+  auto models = LoadTraceFile("tests/data/" + name + ".sqlite");
+  EXPECT_TRUE(models.ok()) << name << ": " << models.status();
+  if (!models.ok() || models->empty()) return TraceModel{};
+  return std::move(models->front());
+}
+
+TEST(DiagnoseRanking, PlantedCausesAreRankedByTheirKnownSaving) {
+  // planted_traces.h: removing the host work in 'prepare' saves 5000 us,
+  // the pageable copy at the pinned rate 1550 us, the syncs alone 1275 us.
+  // sync_between drops every host wait together (the syncs and the
+  // pageable copy calls that held the host: 2905 us) and keeps what that
+  // adds to dropping the holds alone (each kernel 10 us earlier behind its
+  // copy, 5 x 10 = 50 us): 2855 us, more than the syncs alone.
+  TraceModel m = testing::ThreeCausesTrace();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
+  const DiagnoseFinding* pageable = Find(r, DiagnoseCause::kPageableCopies);
+  const DiagnoseFinding* sync = Find(r, DiagnoseCause::kSyncBetween);
+  ASSERT_NE(host, nullptr) << Ranking(r);
+  ASSERT_NE(pageable, nullptr) << Ranking(r);
+  ASSERT_NE(sync, nullptr) << Ranking(r);
+  EXPECT_EQ(host->estimated_saving_ns, 5000 * kUs);
+  EXPECT_EQ(pageable->estimated_saving_ns, 1550 * kUs);
+  EXPECT_EQ(sync->estimated_saving_ns, 2855 * kUs);
+  ASSERT_NE(r.primary(), nullptr);
+  EXPECT_EQ(r.primary(), host) << Ranking(r);
+  std::vector<DiagnoseCause> order;
+  for (int32_t i : r.ranked) {
+    DiagnoseCause c = r.findings[i].cause;
+    if (c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kPageableCopies || c == DiagnoseCause::kSyncBetween) {
+      order.push_back(c);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<DiagnoseCause>{DiagnoseCause::kCpuStarvation, DiagnoseCause::kSyncBetween,
+                                               DiagnoseCause::kPageableCopies}))
+      << Ranking(r);
+}
+
+TEST(DiagnoseRanking, ASyncBeforePageableCopiesDoesNotTakeTheCopiesSaving) {
+  // pageable_large on the H200: one cudaDeviceSynchronize before 16 pageable
+  // 64 MiB copies was estimated to save 42.9 ms, the copies' own saving.
+  TraceModel m = testing::SyncBeforePageableCopiesTrace();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  const DiagnoseFinding* pageable = Find(r, DiagnoseCause::kPageableCopies);
+  const DiagnoseFinding* sync = Find(r, DiagnoseCause::kSyncBetween);
+  ASSERT_NE(pageable, nullptr) << Ranking(r);
+  ASSERT_NE(sync, nullptr) << Ranking(r);
+  ASSERT_TRUE(pageable->saving_estimated) << Ranking(r);
+  // Three 100 us host gaps between held calls removed at least; the sync
+  // saves at most the 100 us the host waited in it.
+  EXPECT_GE(pageable->estimated_saving_ns, 300 * testing::kUs) << Ranking(r);
+  EXPECT_LE(sync->estimated_saving_ns, 100 * testing::kUs) << Ranking(r);
+  EXPECT_LT(sync->estimated_saving_ns, pageable->estimated_saving_ns) << Ranking(r);
+}
+
+TEST(DiagnoseRanking, HostWorkSplitOverNamesIsRemovedTogether) {
+  // planted_traces.h SplitHostWorkTrace: each name alone saves 4000 us,
+  // both together 6920 us (all the GPU idle time between the steps).
+  TraceModel m = testing::SplitHostWorkTrace();
+  WhatIfResult alone = EstimateSavings(m, WholeTraceWindow(m));
+  int host_causes = 0;
+  for (const WhatIfEstimate& e : alone.estimates) {
+    if (e.cause.kind != WhatIfKind::kHostWork) continue;
+    ++host_causes;
+    EXPECT_EQ(e.estimated_saving_ns, 4000 * kUs) << (e.cause.name == kNoString ? "unannotated" : "load");
+  }
+  EXPECT_EQ(host_causes, 2);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  const DiagnoseFinding* starvation = Find(r, DiagnoseCause::kCpuStarvation);
+  ASSERT_NE(starvation, nullptr) << Ranking(r);
+  EXPECT_TRUE(starvation->saving_estimated);
+  EXPECT_EQ(starvation->estimated_saving_ns, 6920 * kUs) << Ranking(r);
+  ASSERT_NE(r.primary(), nullptr);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kCpuStarvation) << Ranking(r);
+}
+
+TEST(DiagnoseRanking, AWarmUpLaunchIsNotTheAloneReferenceOfContention) {
+  // overlapped.sqlite: a tiny warm-up launch of ChunkTransform (0.7 us)
+  // falls inside the default window beside the real ones (~100 us, all
+  // overlapping copies): 141x is other work under the same name, not
+  // contention, and must not become the primary cause.
+  TraceModel m = LoadFixture("overlapped");
+  DiagnoseResult r = DiagnoseThroughPipeline(m, DefaultSteadyState(m).window);
+  EXPECT_EQ(Find(r, DiagnoseCause::kContention), nullptr) << Ranking(r);
+}
+
+TEST(DiagnoseRanking, FindingsKeepTheCheckOrderAndTheRankingIsAPermutation) {
+  TraceModel m = testing::ThreeCausesTrace();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  ASSERT_EQ(r.ranked.size(), r.findings.size());
+  std::vector<int32_t> sorted = r.ranked;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], static_cast<int32_t>(i));
+  for (size_t i = 1; i < r.findings.size(); ++i) {
+    if (r.findings[i - 1].significant == r.findings[i].significant) {
+      EXPECT_LE(StepOf(r.findings[i - 1].cause), StepOf(r.findings[i].cause));
+    }
+  }
+}
+
+TEST(DiagnoseRanking, EveryFindingShowsItsCostAndItsSavingAsAnEstimate) {
+  TraceModel m = testing::ThreeCausesTrace();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  for (const DiagnoseFinding& f : r.findings) {
+    std::string text = DiagnoseCostAndSaving(f, r.gpu_span_ns);
+    EXPECT_NE(text.find("measured cost"), std::string::npos) << text;
+    EXPECT_TRUE(text.find("estimated saving") != std::string::npos ||
+                text.find("no saving estimate") != std::string::npos)
+        << text;
+  }
+  EXPECT_NE(DiagnoseSavingNote().find("streamscope compare"), std::string::npos);
+}
+
+// launch_individual: 2000 tiny kernels launched one by one. Small work has
+// no what-if; its measured cost (the gaps a graph removes) outranks the
+// small estimated saving of the host work between launches.
+TEST(DiagnoseRanking, LaunchBoundLoopKeepsSmallWorkAsPrimaryCause) {
+  TraceModel m = LoadFixture("launch_individual");
+  ASSERT_GT(m.ops.size(), 0u);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, DefaultWindow(m));
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kSmallWork) << Ranking(r);
+  EXPECT_FALSE(r.primary()->saving_estimated);
+}
+
+// The jacobiCudaGraphs loop: each iteration a kernel (20 us), an 8-byte
+// copy back, cudaStreamSynchronize, 48 us of host test, the next launch.
+TraceModel RoundTripLoop(int iterations) {
+  testing::ModelBuilder b;
+  constexpr int64_t kStream = 13;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  const int64_t period = 80 * kUs;
+  for (int i = 0; i < iterations; ++i) {
+    const int64_t t = i * period;
+    b.Kernel("step", kStream, t + 8 * kUs, t + 28 * kUs, testing::ApiTimes{t, t + 5 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 28 * kUs, t + 30 * kUs,
+           testing::ApiTimes{t + 6 * kUs, t + 9 * kUs, 1}, "cudaMemcpyAsync", true, 8);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 10 * kUs, t + 32 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
+TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKeepTheLaunch) {
+  TraceModel m = RoundTripLoop(20);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
+  const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.iterations, 19);
+  EXPECT_EQ(facts.readback_bytes, 8);
+  // Each 58 us gap from the copy's end to the next kernel: the sync's
+  // return, 48 us of host test and the next launch's path.
+  EXPECT_EQ(r.primary()->impact_ns, 19 * 58 * kUs);
+  EXPECT_TRUE(r.primary()->saving_estimated);
+  EXPECT_GE(facts.together_saving_ns, facts.sync_alone_saving_ns);
+  EXPECT_GE(facts.together_saving_ns, facts.host_alone_saving_ns);
+  const std::string remedy = DiagnoseRemedy(*r.primary());
+  EXPECT_NE(remedy.find("every k iterations"), std::string::npos) << remedy;
+  EXPECT_NE(remedy.find("graph"), std::string::npos) << remedy;
+  EXPECT_EQ(remedy.find("out of the"), std::string::npos) << remedy;
+  // No other finding claims the same idle time.
+  EXPECT_EQ(Find(r, DiagnoseCause::kSyncBetween), nullptr) << Ranking(r);
+  const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
+  EXPECT_TRUE(host == nullptr || host->impact_ns == 0) << Ranking(r);
+}
+
+// tiny_sync: a graph, an 8-byte pageable D2H copy and a stream sync every
+// iteration: a round trip per iteration, which costs most; the 8-byte
+// copies are latency-bound.
+TEST(DiagnoseRanking, TinySyncPrimaryCauseIsTheRoundTripNotThePageableCopies) {
+  TraceModel m = LoadFixture("tiny_sync");
+  ASSERT_GT(m.ops.size(), 0u);
+  Window w = DefaultWindow(m);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, w);
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
+  EXPECT_TRUE(r.primary()->saving_estimated);
+  EXPECT_GT(r.primary()->estimated_saving_ns, 0);
+  const DiagnoseFinding* pageable = Find(r, DiagnoseCause::kPageableCopies);
+  ASSERT_NE(pageable, nullptr) << Ranking(r);
+  const auto& facts = std::get<PageableCopiesFacts>(pageable->facts);
+  ASSERT_FALSE(facts.directions.empty());
+  EXPECT_TRUE(facts.directions.front().latency_bound);
+  std::string summary = DiagnoseSummary(*pageable, m);
+  EXPECT_EQ(summary.find("per byte than"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("latency-bound"), std::string::npos) << summary;
+}
+
+// long_startup: 300 ms of host start-up, then 20 NVTX 'step' ranges.
+TEST(DiagnoseRanking, LongStartupDefaultWindowIsTheStepInstancesWithStartupApart) {
+  TraceModel m = LoadFixture("long_startup");
+  ASSERT_GT(m.ops.size(), 0u);
+  const SteadyState& s = DefaultSteadyState(m);
+  EXPECT_EQ(s.method, SteadyStateMethod::kNvtxRange);
+  EXPECT_EQ(m.strings.Get(s.nvtx_name), "step");
+  EXPECT_EQ(s.nvtx_instances.size(), 20u);
+  EXPECT_GE(s.startup.end - s.startup.start, 300'000'000) << "the start-up before the first GPU op";
+  auto windows = ResolveWindows(m, WindowSpec{});
+  ASSERT_TRUE(windows.ok());
+  ASSERT_EQ(windows->size(), 1u);
+  const Window& w = windows->front();
+  EXPECT_NE(WindowLabel(w).find("20 instances of NVTX range 'step'"), std::string::npos) << WindowLabel(w);
+  EXPECT_GE(w.start_ns, s.startup.end) << "start-up lies outside the default window";
+  absl::StatusOr<WindowResults> r = RunPlan(m, w, ReportPlan(false, 10, 10'000));
+  ASSERT_TRUE(r.ok());
+  // Not idle time or starvation: the window's idle share is that of the steps.
+  EXPECT_LT(r->idle.devices.front().idle_ns * 10, w.length()) << "idle below 10 % of the steady state";
+  int64_t starvation = 0;
+  for (int c = 0; c < kNumGapCauses; ++c) {
+    if (IsCpuStarvation(static_cast<GapCause>(c))) starvation += r->gap_causes.cause_ns[c];
+  }
+  EXPECT_LT(starvation * 10, w.length());
+}
+
+// slow_first_launch: the first cudaLaunchKernel loads the module.
+TEST(DiagnoseRanking, SlowFirstLaunchIsAFirstLaunchOutlierNotLaunchBound) {
+  TraceModel m = LoadFixture("slow_first_launch");
+  ASSERT_GT(m.ops.size(), 0u);
+  Window w = DefaultWindow(m);
+  absl::StatusOr<WindowResults> r = RunPlan(m, w, ReportPlan(false, 10, 10'000));
+  ASSERT_TRUE(r.ok());
+  const SteadyState& s = DefaultSteadyState(m);
+  ASSERT_EQ(s.first_launches.size(), 1u);
+  EXPECT_EQ(m.strings.Get(s.first_launches.front().kernel), "SpinCompute");
+  EXPECT_EQ(r->launch_stats.launch_bound_kernels, 0);
+  for (const KernelLaunchStats& k : r->launch_stats.kernels) EXPECT_FALSE(k.launch_bound());
+  EXPECT_EQ(Find(r->diagnose, DiagnoseCause::kSmallWork), nullptr);
+  // Whole trace: the first launch is in the window and named apart.
+  absl::StatusOr<WindowResults> whole = RunPlan(m, WholeTraceWindow(m), ReportPlan(false, 10, 10'000));
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->launch_stats.first_launches.size(), 1u);
+  EXPECT_EQ(whole->launch_stats.launch_bound_kernels, 0);
+}
+
+}  // namespace
+}  // namespace streamscope
