@@ -82,11 +82,12 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   }
   for (size_t r = 0; r < n; ++r) result.ranks[r].clock_offset_ns = offset[r];
   // Residual: how far each aligned end is from the consensus end.
-  std::vector<int64_t> all;
+  std::vector<int64_t> all, ends, scratch;
   for (const Match& m : matches) {
-    std::vector<int64_t> ends;
+    ends.clear();
     for (size_t r = 0; r < n; ++r) ends.push_back(facts[r].comm_kernels[m.kernel[r]].end_ns + offset[r]);
-    const int64_t consensus = LowerMedian(ends);
+    scratch.assign(ends.begin(), ends.end());  // LowerMedian reorders what it is given
+    const int64_t consensus = LowerMedian(std::move(scratch));
     for (size_t r = 0; r < n; ++r) {
       int64_t dev = std::llabs(ends[r] - consensus);
       result.ranks[r].alignment_residual_ns = std::max(result.ranks[r].alignment_residual_ns, dev);
