@@ -72,7 +72,7 @@ CommandsRun RunAll(const std::string& trace, bool one_thread) {
   }
   FactsOptions facts;
   facts.traces = {trace};
-  check("facts", RunFacts(facts, out));
+  check("facts", RunFacts(facts, out, err));
   run.threads = TaskThreads::Started() - before;
   run.output = out.str() + err.str();
   std::filesystem::remove_all(dir);
