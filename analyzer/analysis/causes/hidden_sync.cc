@@ -121,9 +121,9 @@ struct SerializationFacts {
 // (b) The class of every name, the outermost calls of each thread, each
 // call's own first op and the median duration per name of the calls the
 // timing rule compares against.
-struct ImplicitSyncFacts {
+struct ImplicitSyncCallTimes {
   static constexpr int64_t kNoMedian = std::numeric_limits<int64_t>::min();
-  explicit ImplicitSyncFacts(const TraceModel& m) {
+  explicit ImplicitSyncCallTimes(const TraceModel& m) {
     const ApiCalls& api = m.api;
     classes.resize(m.strings.size());
     for (size_t k = 0; k < classes.size(); ++k) classes[k] = Classify(m.strings.Get(static_cast<StringId>(k)));
@@ -294,10 +294,10 @@ class HiddenSyncAnalyzer {
   void ImplicitSyncs() {
     const ApiCalls& api = m_.api;
     const GpuOps& ops = m_.ops;
-    const ImplicitSyncFacts& facts = m_.Derived<ImplicitSyncFacts>();
+    const ImplicitSyncCallTimes& facts = m_.Derived<ImplicitSyncCallTimes>();
     const std::vector<uint8_t>& top = facts.top;
     const std::vector<int32_t>& own = facts.own;
-    constexpr int64_t kNoMedian = ImplicitSyncFacts::kNoMedian;
+    constexpr int64_t kNoMedian = ImplicitSyncCallTimes::kNoMedian;
     absl::flat_hash_map<StringId, ImplicitSyncTotal> totals;
     auto [first, last] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
     for (size_t i = first; i < last; ++i) {
