@@ -50,7 +50,13 @@ MIN_NS, MAX_NS, KERNEL_GAP_NS, LAUNCH_NS = 20_000, 60_000, 1_000, 2_000
 
 
 def find_cli() -> Path:
-    """The streamscope CLI: $STREAMSCOPE_BIN, this checkout's build/bin, then PATH."""
+    """The streamscope CLI: the Python package's choice where it is installed,
+    else $STREAMSCOPE_BIN, this checkout's build/bin, then PATH."""
+    try:
+        import streamscope
+        return streamscope.find_cli()
+    except Exception:  # not installed, or it found no CLI: look here
+        pass
     for candidate in (os.environ.get("STREAMSCOPE_BIN"), REPO / "build" / "bin" / "streamscope",
                       shutil.which("streamscope")):
         if candidate and os.access(candidate, os.X_OK) and Path(candidate).is_file():
