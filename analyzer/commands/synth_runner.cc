@@ -108,7 +108,9 @@ class RowReader {
 
 using RowWrite = std::function<absl::Status(RowReader&, TraceTableWriter&)>;
 
-// The tables in the order they are written (referenced rows first).
+// The tables in the order they are written (referenced rows first), each
+// with the columns it reads: one flat list, kept whole, so that a column is
+// found next to its table's others.
 const std::vector<std::pair<std::string, RowWrite>>& Tables() {
   static const auto* tables = new std::vector<std::pair<std::string, RowWrite>>{
       {"string",
@@ -412,7 +414,8 @@ absl::Status RunSynth(const SynthOptions& options) {
   absl::Status status = WriteSynthTrace(text, options.output_path, options.force);
   // A bad spec is the caller's mistake: a usage error naming the spec file.
   if (absl::StartsWith(status.message(), "spec: ")) {
-    return UsageError(absl::StrCat(options.spec_path, ": ", status.message().substr(6)));
+    std::string name = options.spec_path == "-" ? "the spec on standard input" : options.spec_path;
+    return UsageError(absl::StrCat(name, ": ", status.message().substr(6)));
   }
   return status;
 }
