@@ -18,6 +18,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code);     // export_command
 void RegisterFactsCommands(CLI::App& app, int* exit_code);     // facts_command.cc: facts, merge-facts
 void RegisterCaptureCommand(CLI::App& app, int* exit_code);    // capture_command.cc
 void RegisterUpgradeCommand(CLI::App& app, int* exit_code);    // upgrade_command.cc
+void RegisterSynthCommand(CLI::App& app, int* exit_code);      // synth_command.cc
 
 }  // namespace streamscope
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   streamscope::RegisterFactsCommands(app, &exit_code);
   streamscope::RegisterCaptureCommand(app, &exit_code);
   streamscope::RegisterUpgradeCommand(app, &exit_code);
+  streamscope::RegisterSynthCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

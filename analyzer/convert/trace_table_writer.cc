@@ -91,9 +91,12 @@ absl::Status TraceTableWriter::String(int64_t id, std::string_view value) {
 }
 
 absl::Status TraceTableWriter::Device(const DeviceRow& r) {
-  auto ins = Statement(kDevice,
-                       "INSERT INTO device(id, name, uuid, compute_major, compute_minor, sm_count, async_engine_count, "
-                       "concurrent_kernels, global_memory_bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+  auto ins =
+      Statement(kDevice,
+                "INSERT INTO device(id, name, uuid, compute_major, compute_minor, sm_count, async_engine_count, "
+                "concurrent_kernels, global_memory_bytes, pci_bus_id, pci_device_id, max_threads_per_block, "
+                "max_shared_memory_per_block, global_memory_clock_khz, global_memory_bandwidth_kbps) VALUES (?1,?2,"
+                "?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Int(r.id)
@@ -105,16 +108,23 @@ absl::Status TraceTableWriter::Device(const DeviceRow& r) {
       .Opt(r.async_engine_count)
       .Opt(r.concurrent_kernels)
       .Opt(r.global_memory_bytes)
+      .Opt(r.pci_bus_id)
+      .Opt(r.pci_device_id)
+      .Opt(r.max_threads_per_block)
+      .Opt(r.max_shared_memory_per_block)
+      .Opt(r.global_memory_clock_khz)
+      .Opt(r.global_memory_bandwidth_kbps)
       .Done();
 }
 
 absl::Status TraceTableWriter::DeviceLink(const DeviceLinkRow& r) {
   auto ins = Statement(kDeviceLink,
-                       "INSERT INTO device_link(device_id, source, pcie_gen_current, pcie_width_current, pcie_gen_max, "
-                       "pcie_width_max, c2c_enabled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                       "INSERT INTO device_link(device_id, pci_bus_id, source, pcie_gen_current, pcie_width_current, "
+                       "pcie_gen_max, pcie_width_max, c2c_enabled) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Int(r.device_id)
+      .OptText(r.pci_bus_id)
       .Int(r.source)
       .Opt(r.pcie_gen_current)
       .Opt(r.pcie_width_current)
@@ -132,9 +142,19 @@ absl::Status TraceTableWriter::Context(const ContextRow& r) {
 
 absl::Status TraceTableWriter::Stream(const StreamRow& r) {
   auto ins =
-      Statement(kStream, "INSERT INTO stream(id, context_id, device_id, kind, priority) VALUES (?1, ?2, ?3, ?4, ?5)");
+      Statement(kStream,
+                "INSERT INTO stream(id, context_id, device_id, kind, priority, cupti_flag, created_tid) VALUES (?1,"
+                "?2,?3,?4,?5,?6,?7)");
   if (!ins.ok()) return ins.status();
-  return (*ins)->Int(r.id).Opt(r.context_id).Opt(r.device_id).Int(r.kind).Opt(r.priority).Done();
+  return (*ins)
+      ->Int(r.id)
+      .Opt(r.context_id)
+      .Opt(r.device_id)
+      .Int(r.kind)
+      .Opt(r.priority)
+      .Opt(r.cupti_flag)
+      .Opt(r.created_tid)
+      .Done();
 }
 
 absl::Status TraceTableWriter::Thread(const ThreadRow& r) {
@@ -144,11 +164,12 @@ absl::Status TraceTableWriter::Thread(const ThreadRow& r) {
 }
 
 absl::Status TraceTableWriter::Kernel(const KernelRow& r) {
-  auto ins = Statement(
-      kKernel,
-      "INSERT INTO kernel(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, name_id, grid_x, "
-      "grid_y, grid_z, block_x, block_y, block_z, static_shared_bytes, dynamic_shared_bytes, registers_per_thread, "
-      "graph_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)");
+  auto ins =
+      Statement(kKernel,
+                "INSERT INTO kernel(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, name_id, "
+                "grid_x, grid_y, grid_z, block_x, block_y, block_z, static_shared_bytes, dynamic_shared_bytes, "
+                "registers_per_thread, graph_id, launch_type, graph_node_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,"
+                "?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Opt(r.id)
@@ -169,15 +190,18 @@ absl::Status TraceTableWriter::Kernel(const KernelRow& r) {
       .Opt(r.dynamic_shared_bytes)
       .Opt(r.registers_per_thread)
       .Opt(r.graph_id)
+      .Opt(r.launch_type)
+      .Opt(r.graph_node_id)
       .Done();
 }
 
 absl::Status TraceTableWriter::Memcpy(const MemcpyRow& r) {
-  auto ins = Statement(
-      kMemcpy,
-      "INSERT INTO memcpy(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, copy_kind, "
-      "src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
+  auto ins =
+      Statement(kMemcpy,
+                "INSERT INTO memcpy(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, "
+                "copy_kind, src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id, src_context_id, "
+                "dst_context_id, graph_node_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+                "?18)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Opt(r.id)
@@ -195,14 +219,18 @@ absl::Status TraceTableWriter::Memcpy(const MemcpyRow& r) {
       .Opt(r.src_device_id)
       .Opt(r.dst_device_id)
       .Opt(r.graph_id)
+      .Opt(r.src_context_id)
+      .Opt(r.dst_context_id)
+      .Opt(r.graph_node_id)
       .Done();
 }
 
 absl::Status TraceTableWriter::Memset(const MemsetRow& r) {
-  auto ins = Statement(
-      kMemset,
-      "INSERT INTO memset(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, value, "
-      "memory_kind, is_async, graph_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  auto ins =
+      Statement(kMemset,
+                "INSERT INTO memset(id, start_ns, end_ns, device_id, context_id, stream_id, correlation_id, bytes, "
+                "value, memory_kind, is_async, graph_id, graph_node_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,"
+                "?12,?13)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Opt(r.id)
@@ -217,6 +245,7 @@ absl::Status TraceTableWriter::Memset(const MemsetRow& r) {
       .Opt(r.memory_kind)
       .Int(r.is_async)
       .Opt(r.graph_id)
+      .Opt(r.graph_node_id)
       .Done();
 }
 
@@ -261,8 +290,8 @@ absl::Status TraceTableWriter::Sync(const SyncRow& r) {
 absl::Status TraceTableWriter::NvtxRange(const NvtxRangeRow& r) {
   auto ins =
       Statement(kNvtxRange,
-                "INSERT INTO nvtx_range(id, tid, end_tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth) "
-                "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+                "INSERT INTO nvtx_range(id, tid, end_tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth, "
+                "color, category) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Opt(r.id)
@@ -274,20 +303,23 @@ absl::Status TraceTableWriter::NvtxRange(const NvtxRangeRow& r) {
       .Opt(r.end_ns)
       .Int(r.is_push_pop)
       .Opt(r.depth)
+      .Opt(r.color)
+      .Opt(r.category)
       .Done();
 }
 
 absl::Status TraceTableWriter::NvtxMark(const NvtxMarkRow& r) {
-  auto ins = Statement(kNvtxMark, "INSERT INTO nvtx_mark(tid, name_id, domain_id, ts_ns) VALUES (?1,?2,?3,?4)");
+  auto ins = Statement(kNvtxMark, "INSERT INTO nvtx_mark(id, tid, name_id, domain_id, ts_ns) VALUES (?1,?2,?3,?4,?5)");
   if (!ins.ok()) return ins.status();
-  return (*ins)->Opt(r.tid).Int(r.name_id).Opt(r.domain_id).Int(r.ts_ns).Done();
+  return (*ins)->Opt(r.id).Opt(r.tid).Int(r.name_id).Opt(r.domain_id).Int(r.ts_ns).Done();
 }
 
 absl::Status TraceTableWriter::Allocation(const AllocationRow& r) {
-  auto ins = Statement(
-      kAllocation,
-      "INSERT INTO allocation(id, kind, address, bytes, device_id, stream_id, alloc_ns, alloc_correlation_id, "
-      "free_ns, free_correlation_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+  auto ins =
+      Statement(kAllocation,
+                "INSERT INTO allocation(id, kind, address, bytes, device_id, stream_id, alloc_ns, "
+                "alloc_correlation_id, free_ns, free_correlation_id, free_stream_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,"
+                "?9,?10,?11)");
   if (!ins.ok()) return ins.status();
   return (*ins)
       ->Opt(r.id)
@@ -300,16 +332,19 @@ absl::Status TraceTableWriter::Allocation(const AllocationRow& r) {
       .Opt(r.alloc_correlation_id)
       .Opt(r.free_ns)
       .Opt(r.free_correlation_id)
+      .Opt(r.free_stream_id)
       .Done();
 }
 
 absl::Status TraceTableWriter::MemoryAccess(const MemoryAccessRow& r) {
-  auto ins = Statement(kMemoryAccess,
-                       "INSERT INTO memory_access(correlation_id, address, bytes, access, allocation_id, arg_index) "
-                       "VALUES (?1,?2,?3,?4,?5,?6)");
+  auto ins =
+      Statement(kMemoryAccess,
+                "INSERT INTO memory_access(id, correlation_id, address, bytes, access, allocation_id, arg_index) "
+                "VALUES (?1,?2,?3,?4,?5,?6,?7)");
   if (!ins.ok()) return ins.status();
   return (*ins)
-      ->Int(r.correlation_id)
+      ->Opt(r.id)
+      .Int(r.correlation_id)
       .Int(r.address)
       .Int(r.bytes)
       .Text(r.access)
@@ -321,11 +356,12 @@ absl::Status TraceTableWriter::MemoryAccess(const MemoryAccessRow& r) {
 absl::Status TraceTableWriter::EventOp(const EventOpRow& r) {
   auto ins = Statement(
       kEventOp,
-      "INSERT INTO event_op(op, event_handle, other_event, stream_id, tid, ts_ns, correlation_id, elapsed_ms) "
-      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+      "INSERT INTO event_op(id, op, event_handle, other_event, stream_id, tid, ts_ns, correlation_id, elapsed_ms) "
+      "VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
   if (!ins.ok()) return ins.status();
   return (*ins)
-      ->Text(r.op)
+      ->Opt(r.id)
+      .Text(r.op)
       .Int(r.event_handle)
       .Opt(r.other_event)
       .Opt(r.stream_id)
@@ -334,6 +370,37 @@ absl::Status TraceTableWriter::EventOp(const EventOpRow& r) {
       .Opt(r.correlation_id)
       .OptReal(r.elapsed_ms)
       .Done();
+}
+
+absl::Status TraceTableWriter::GraphExecution(const GraphExecutionRow& r) {
+  auto ins = Statement(kGraphExecution,
+                       "INSERT INTO graph_execution(id, start_ns, end_ns, device_id, context_id, stream_id, "
+                       "correlation_id, graph_id) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)");
+  if (!ins.ok()) return ins.status();
+  return (*ins)
+      ->Opt(r.id)
+      .Int(r.start_ns)
+      .Int(r.end_ns)
+      .Int(r.device_id)
+      .Opt(r.context_id)
+      .Opt(r.stream_id)
+      .Opt(r.correlation_id)
+      .Opt(r.graph_id)
+      .Done();
+}
+
+absl::Status TraceTableWriter::CollectorStat(const CollectorStatRow& r) {
+  auto ins = Statement(kCollectorStat, "INSERT INTO collector_stat(key, value) VALUES (?1, ?2)");
+  if (!ins.ok()) return ins.status();
+  return (*ins)->Text(r.key).Int(r.value).Done();
+}
+
+absl::Status TraceTableWriter::CuptiOverhead(const CuptiOverheadRow& r) {
+  auto ins = Statement(kCuptiOverhead,
+                       "INSERT INTO cupti_overhead(id, kind, object_kind, object_id, start_ns, end_ns) "
+                       "VALUES (?1,?2,?3,?4,?5,?6)");
+  if (!ins.ok()) return ins.status();
+  return (*ins)->Opt(r.id).Int(r.kind).Opt(r.object_kind).Opt(r.object_id).Int(r.start_ns).Int(r.end_ns).Done();
 }
 
 }  // namespace streamscope

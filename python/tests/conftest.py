@@ -4,7 +4,10 @@ The CLI is the installed wheel's own, else this checkout's build/bin.
 Tests that need the CLI are skipped when there is none, unless
 STREAMSCOPE_REQUIRE_CLI=1 (tools/test.sh sets it): then they fail.
 """
+import json
 import os
+import sqlite3
+import subprocess
 from pathlib import Path
 
 import matplotlib
@@ -32,6 +35,33 @@ def cli():
         if os.environ.get("STREAMSCOPE_REQUIRE_CLI") == "1":
             pytest.fail(str(e))
         pytest.skip(str(e))
+
+
+# The tables `streamscope synth` writes (besides metadata), in its order.
+SYNTH_TABLES = ["string", "device", "device_link", "context", "stream", "thread", "kernel", "memcpy", "memset",
+                "api_call", "sync", "nvtx_range", "nvtx_mark", "allocation", "memory_access", "event_op",
+                "graph_execution", "collector_stat", "cupti_overhead"]
+
+
+@pytest.fixture
+def copy_trace(cli):
+    """copy_trace(src, dst, edit=None): dst holds src's rows, changed by
+    edit(spec) first, written by `streamscope synth` (tests write no SQL)."""
+    def copy(src, dst, edit=None):
+        con = sqlite3.connect(src)
+        con.row_factory = sqlite3.Row
+        spec = {"metadata": dict(con.execute("SELECT key, value FROM metadata").fetchall())}
+        present = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        for table in (t for t in SYNTH_TABLES if t in present):  # older traces lack some
+            rows = [dict(r) for r in con.execute(f"SELECT * FROM {table}")]
+            if rows:
+                spec[table] = rows
+        con.close()
+        if edit:
+            edit(spec)
+        subprocess.run([str(cli), "synth", "-", "-o", str(dst)], input=json.dumps(spec), text=True, check=True)
+        return dst
+    return copy
 
 
 @pytest.fixture

@@ -1,24 +1,16 @@
 """A folder of rank traces opens in one call, in rank order, as HTA's
 TraceAnalysis(trace_dir=...) takes one."""
 import shutil
-import sqlite3
 
 import pytest
 
 import streamscope
 
 
-def set_rank(path, rank):
-    con = sqlite3.connect(path)
-    con.execute("INSERT OR REPLACE INTO metadata VALUES ('env:RANK', ?)", (str(rank),))
-    con.commit()
-    con.close()
-
-
-def test_traces_come_in_the_rank_they_recorded(cli, data, tmp_path):
+def test_traces_come_in_the_rank_they_recorded(copy_trace, data, tmp_path):
     for name, rank in [("a", 1), ("b", 0)]:
-        shutil.copy(data / ("overlapped.sqlite" if rank else "sequential.sqlite"), tmp_path / f"{name}.sqlite")
-        set_rank(tmp_path / f"{name}.sqlite", rank)
+        copy_trace(data / ("overlapped.sqlite" if rank else "sequential.sqlite"), tmp_path / f"{name}.sqlite",
+                   lambda spec, rank=rank: spec["metadata"].update({"env:RANK": str(rank)}))
     ranks = streamscope.open_ranks(tmp_path)
     assert [t.rank for t in ranks] == [0, 1]
     assert [t.path.name for t in ranks] == ["b.sqlite", "a.sqlite"]

@@ -1,7 +1,4 @@
 """rank_facts: one rank's compact facts, the unit a Dask task will return."""
-import shutil
-import sqlite3
-
 import streamscope
 
 
@@ -18,16 +15,15 @@ def test_per_window_figures_are_the_analyzers(overlapped):
     assert facts.start_wall_time_ns is not None
 
 
-def test_nccl_kernels_are_listed_with_collective_and_ordinal(cli, data, tmp_path):
-    path = tmp_path / "rank.sqlite"
-    shutil.copy(data / "overlapped.sqlite", path)
-    con = sqlite3.connect(path)
-    con.execute("INSERT INTO string (value) VALUES ('ncclDevKernel_AllReduce_Sum_f32_RING_LL')")
-    sid = con.execute("SELECT MAX(id) FROM string").fetchone()[0]
-    con.execute("UPDATE kernel SET name_id = ? WHERE id IN (SELECT id FROM kernel ORDER BY start_ns LIMIT 3)", (sid,))
-    con.execute("INSERT OR REPLACE INTO metadata VALUES ('env:RANK', '3')")
-    con.commit()
-    con.close()
+def test_nccl_kernels_are_listed_with_collective_and_ordinal(copy_trace, data, tmp_path):
+    def nccl_rank3(spec):
+        nccl = max(s["id"] for s in spec["string"]) + 1
+        spec["string"].append({"id": nccl, "value": "ncclDevKernel_AllReduce_Sum_f32_RING_LL"})
+        for k in sorted(spec["kernel"], key=lambda k: k["start_ns"])[:3]:
+            k["name_id"] = nccl
+        spec["metadata"]["env:RANK"] = "3"
+
+    path = copy_trace(data / "overlapped.sqlite", tmp_path / "rank.sqlite", nccl_rank3)
     facts = streamscope.rank_facts(path, step_range="measured")
     assert facts.rank == 3
     k = facts.comm_kernels

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Known-answer tests of check_workload_trace.py on synthetic traces built
-from the real schema: for each variant a trace shaped like a correct run
-must pass, and the same trace with the property broken must fail. Runs
-anywhere (no GPU): python3 check_workload_trace_test.py SCHEMA_SQL."""
+from the rows of the real schema (written by `streamscope synth`): for each
+variant a trace shaped like a correct run must pass, and the same trace
+with the property broken must fail. Runs anywhere (no GPU):
+python3 check_workload_trace_test.py STREAMSCOPE_BIN."""
 
 import contextlib
 import io
+import json
 import os
 import sqlite3
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -15,7 +18,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_workload_trace as checker  # noqa: E402
 
-SCHEMA = None  # set from argv in __main__
+STREAMSCOPE = None  # the CLI, from argv in __main__
 US = 1000
 MS = 1000 * US
 MIB = 1 << 20
@@ -24,45 +27,48 @@ PAGEABLE, PINNED, DEVICE = 1, 2, 3
 
 
 class SyntheticTrace:
-    """Writes a trace the way the collector would, with helpers per op."""
+    """A trace shaped the way the collector would write it, with helpers per
+    op: rows kept as a `streamscope synth` spec, written by close()."""
 
     def __init__(self, path):
-        self.db = sqlite3.connect(path)
-        self.db.execute("PRAGMA synchronous = OFF")
-        with open(SCHEMA) as f:
-            self.db.executescript(f.read())
+        self.path = path
+        self.spec = {"string": [], "context": [], "stream": [], "api_call": [], "kernel": [], "memcpy": [],
+                     "memset": [], "nvtx_range": [], "nvtx_mark": []}
         self.strings = {}
         self.correlation = 0
         self.streams = set()
+        self.marks = 0
 
     def string(self, value):
         if value not in self.strings:
-            cur = self.db.execute("INSERT INTO string(value) VALUES(?)", (value,))
-            self.strings[value] = cur.lastrowid
+            self.strings[value] = len(self.spec["string"]) + 1
+            self.spec["string"].append({"id": self.strings[value], "value": value})
         return self.strings[value]
+
+    def context(self, cid, null_stream_id=None):
+        self.spec["context"].append({"id": cid, "device_id": 0, "null_stream_id": null_stream_id})
 
     def stream(self, sid, kind=4):
         if sid not in self.streams:
-            self.db.execute("INSERT INTO stream(id, context_id, device_id, kind) VALUES(?,1,0,?)",
-                            (sid, kind))
+            self.spec["stream"].append({"id": sid, "context_id": 1, "device_id": 0, "kind": kind})
             self.streams.add(sid)
 
     def mark(self, name, ts, domain="streamscope"):
-        self.db.execute("INSERT INTO nvtx_mark(tid, name_id, domain_id, ts_ns) VALUES(1,?,?,?)",
-                        (self.string(name), self.string(domain) if domain else None, ts))
+        self.marks += 1  # ids never reused, as SQLite numbers rows after a deleted one
+        self.spec["nvtx_mark"].append({"id": self.marks, "tid": 1, "name_id": self.string(name),
+                                       "domain_id": self.string(domain) if domain else None, "ts_ns": ts})
 
     def range(self, name, start, end, depth=0):
-        self.db.execute(
-            "INSERT INTO nvtx_range(tid, end_tid, name_id, domain_id, start_ns, end_ns, is_push_pop,"
-            " depth) VALUES(1,1,?,NULL,?,?,1,?)", (self.string(name), start, end, depth))
+        self.spec["nvtx_range"].append({"tid": 1, "end_tid": 1, "name_id": self.string(name), "start_ns": start,
+                                        "end_ns": end, "is_push_pop": 1, "depth": depth})
 
     def api(self, name, start, end, correlation=None):
         if correlation is None:
             self.correlation += 1
             correlation = self.correlation
-        self.db.execute(
-            "INSERT INTO api_call(domain, cbid, name_id, tid, start_ns, end_ns, correlation_id,"
-            " return_value) VALUES(1,0,?,1,?,?,?,0)", (self.string(name), start, end, correlation))
+        self.spec["api_call"].append({"domain": 1, "cbid": 0, "name_id": self.string(name), "tid": 1,
+                                      "start_ns": start, "end_ns": end, "correlation_id": correlation,
+                                      "return_value": 0})
         return correlation
 
     def _api_for(self, name, start, api):
@@ -72,25 +78,22 @@ class SyntheticTrace:
     def kernel(self, name, stream, start, end, api=None, graph_id=None):
         self.stream(stream)
         corr = self._api_for("cudaGraphLaunch" if graph_id else "cudaLaunchKernel", start, api)
-        self.db.execute(
-            "INSERT INTO kernel(start_ns, end_ns, device_id, stream_id, correlation_id, name_id,"
-            " graph_id) VALUES(?,?,0,?,?,?,?)", (start, end, stream, corr, self.string(name), graph_id))
+        self.spec["kernel"].append({"start_ns": start, "end_ns": end, "device_id": 0, "stream_id": stream,
+                                    "correlation_id": corr, "name_id": self.string(name), "graph_id": graph_id})
 
     def copy(self, kind, stream, start, end, nbytes, host=PINNED, api=None):
         self.stream(stream)
         corr = self._api_for("cudaMemcpyAsync", start, api)
         src, dst = (host, DEVICE) if kind == HTOD else (DEVICE, host)
-        self.db.execute(
-            "INSERT INTO memcpy(start_ns, end_ns, device_id, stream_id, correlation_id, bytes,"
-            " copy_kind, src_kind, dst_kind, is_async) VALUES(?,?,0,?,?,?,?,?,?,1)",
-            (start, end, stream, corr, nbytes, kind, src, dst))
+        self.spec["memcpy"].append({"start_ns": start, "end_ns": end, "device_id": 0, "stream_id": stream,
+                                    "correlation_id": corr, "bytes": nbytes, "copy_kind": kind, "src_kind": src,
+                                    "dst_kind": dst, "is_async": 1})
 
     def memset(self, stream, start, end, nbytes):
         self.stream(stream)
         corr = self._api_for("cudaMemset", start, None)
-        self.db.execute(
-            "INSERT INTO memset(start_ns, end_ns, device_id, stream_id, correlation_id, bytes,"
-            " is_async) VALUES(?,?,0,?,?,?,0)", (start, end, stream, corr, nbytes))
+        self.spec["memset"].append({"start_ns": start, "end_ns": end, "device_id": 0, "stream_id": stream,
+                                    "correlation_id": corr, "bytes": nbytes, "is_async": 0})
 
     def annotate(self, variant, params, window, validation="validation=passed"):
         self.mark(f"workload={variant}", window[0] - 10 * US)
@@ -101,8 +104,12 @@ class SyntheticTrace:
             self.mark(validation, window[1] + 10 * US)
 
     def close(self):
-        self.db.commit()
-        self.db.close()
+        # Whole-ns times given as floats (0.5 * US) are integers in the trace.
+        for rows in self.spec.values():
+            for row in rows:
+                row.update({k: int(v) for k, v in row.items() if isinstance(v, float) and v.is_integer()})
+        subprocess.run([STREAMSCOPE, "synth", "-", "-o", self.path], input=json.dumps(self.spec), text=True,
+                       check=True)
 
 
 def chunk_pipeline(t, variant, chunks, streams, serialize=False, host=PINNED, api_holds=False,
@@ -271,7 +278,7 @@ class CheckerTest(unittest.TestCase):
         while it still runs)."""
         path, t = self.new_trace("legacy_default")
         t.stream(1, kind=1)
-        t.db.execute("INSERT INTO context(id, device_id, null_stream_id) VALUES(1,0,1)")
+        t.context(1, null_stream_id=1)
         t0 = cursor = 1 * MS
         for c in range(4):
             s = 10 + c % 2
@@ -299,7 +306,8 @@ class CheckerTest(unittest.TestCase):
 
     def test_implicit_sync_calls_are_found(self):
         path, t, window = self.chunk_trace("implicit_sync")
-        t.db.execute("DELETE FROM nvtx_mark WHERE name_id = ?", (t.string("param:streams=2"),))
+        streams_param = t.string("param:streams=2")
+        t.spec["nvtx_mark"] = [m for m in t.spec["nvtx_mark"] if m["name_id"] != streams_param]
         t.mark("param:streams=2", window[0] - 9 * US)
         t.mark("param:scratch_kib=1024", window[0] - 9 * US)
         for c in range(4):
@@ -452,13 +460,15 @@ class CheckerTest(unittest.TestCase):
     def test_misleading_timing_events_miss_other_streams(self):
         path, t, window = self.chunk_trace("misleading_timing", chunks=4, streams=1)
         # Rebuild: chunk 0 on stream 50, the rest on stream 51.
-        t.db.execute("UPDATE memcpy SET stream_id = 51")
-        t.db.execute("UPDATE kernel SET stream_id = 51")
-        first = t.db.execute("SELECT MIN(start_ns) FROM memcpy").fetchone()[0]
-        t.db.execute("UPDATE memcpy SET stream_id = 50 WHERE start_ns = ?", (first,))
-        t.db.execute("UPDATE kernel SET stream_id = 50 WHERE start_ns = (SELECT MIN(start_ns) FROM kernel)")
-        t.db.execute("UPDATE memcpy SET stream_id = 50 WHERE copy_kind = 2 AND start_ns = "
-                     "(SELECT MIN(start_ns) FROM memcpy WHERE copy_kind = 2)")
+        copies, kernels = t.spec["memcpy"], t.spec["kernel"]
+        first_copy = min(c["start_ns"] for c in copies)
+        first_kernel = min(k["start_ns"] for k in kernels)
+        first_d2h = min(c["start_ns"] for c in copies if c["copy_kind"] == DTOH)
+        for c in copies:
+            first = c["start_ns"] == first_copy or (c["copy_kind"] == DTOH and c["start_ns"] == first_d2h)
+            c["stream_id"] = 50 if first else 51
+        for k in kernels:
+            k["stream_id"] = 50 if k["start_ns"] == first_kernel else 51
         t.api("cudaEventElapsedTime", window[1] - 30 * US, window[1] - 29 * US)
         t.mark("result:event_elapsed_ms=0.900", window[1] + 20 * US)
         t.mark("result:host_measured_ms=3.500", window[1] + 20 * US)
@@ -467,8 +477,8 @@ class CheckerTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or not os.path.isfile(sys.argv[1]):
-        print("usage: check_workload_trace_test.py SCHEMA_SQL [unittest args]", file=sys.stderr)
+    if len(sys.argv) < 2 or not os.access(sys.argv[1], os.X_OK):
+        print("usage: check_workload_trace_test.py STREAMSCOPE_BIN [unittest args]", file=sys.stderr)
         sys.exit(2)
-    SCHEMA = sys.argv.pop(1)
+    STREAMSCOPE = sys.argv.pop(1)
     unittest.main()

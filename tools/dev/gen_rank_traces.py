@@ -7,7 +7,8 @@ offsets and planted stragglers, for the cross-rank analysis.
         [--straggler RANK[:FIRST-LAST]]... [--slowdown 1.5] [--seed 1]
         [--kernels-per-step 48] [--jobs N]
 
-Writes OUT_DIR/trace-rank-NNNN.sqlite (streamscope traces) and
+Writes OUT_DIR/trace-rank-NNNN.sqlite (streamscope traces, through
+`streamscope synth`: the CLI from $STREAMSCOPE_BIN, build/bin or PATH) and
 OUT_DIR/truth.json (what was planted). The model, in true time T:
 - step s starts at T0 + s*P on every rank; it runs K compute kernels on
   stream 7 (20-60 us each, random per rank), and two all-reduces
@@ -32,7 +33,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
+import shutil
+import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -40,12 +42,26 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
-SCHEMA = REPO / "schema" / "streamscope_schema.sql"
 T0 = 5_000_000_000          # true time of step 0
 WALL0 = 1_780_000_000 * 10**9  # the run's wall-clock epoch
 NCCL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 COMPUTE = ["gemm_kernel", "elementwise_add", "layernorm_fwd", "softmax_fwd"]
 MIN_NS, MAX_NS, KERNEL_GAP_NS, LAUNCH_NS = 20_000, 60_000, 1_000, 2_000
+
+
+def find_cli() -> Path:
+    """The streamscope CLI: the Python package's choice where it is installed,
+    else $STREAMSCOPE_BIN, this checkout's build/bin, then PATH."""
+    try:
+        import streamscope
+        return streamscope.find_cli()
+    except Exception:  # not installed, or it found no CLI: look here
+        pass
+    for candidate in (os.environ.get("STREAMSCOPE_BIN"), REPO / "build" / "bin" / "streamscope",
+                      shutil.which("streamscope")):
+        if candidate and os.access(candidate, os.X_OK) and Path(candidate).is_file():
+            return Path(candidate)
+    raise FileNotFoundError("no streamscope CLI: set STREAMSCOPE_BIN or build build/bin/streamscope")
 
 
 def plan(args):
@@ -91,13 +107,6 @@ def write_rank(out_dir: str, rank: int, p: dict, args_dict: dict) -> str:
     end2 = step_start + p["e2"] + rng.integers(-jit, jit + 1, size=steps)
 
     path = Path(out_dir) / f"trace-rank-{rank:04d}.sqlite"
-    if path.exists():
-        path.unlink()
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA journal_mode = OFF")
-    con.execute("PRAGMA synchronous = OFF")
-    con.executescript(SCHEMA.read_text())
-    con.execute("BEGIN")
     start_trace = T0 - 1_000_000 + off
     meta = {"schema_version": "1", "trace_format": "streamscope", "collector_version": "gen_rank_traces",
             "capture_end": "normal_exit", "pid": str(1000 + rank), "host": f"node{host:03d}",
@@ -105,31 +114,34 @@ def write_rank(out_dir: str, rank: int, p: dict, args_dict: dict) -> str:
             "start_trace_ns": str(start_trace),
             "start_wall_time_ns": str(WALL0 + T0 - 1_000_000 + p["host_wall_error"][host]),
             "end_trace_ns": str(int(step_start[-1]) + p["period"] + off)}
-    con.executemany("INSERT OR REPLACE INTO metadata VALUES (?, ?)", meta.items())
     names = COMPUTE + [NCCL, "step"]
-    con.executemany("INSERT INTO string (id, value) VALUES (?, ?)", [(i + 1, n) for i, n in enumerate(names)])
     nccl_id, step_id = len(COMPUTE) + 1, len(COMPUTE) + 2
-    con.execute("INSERT INTO device (id, name, compute_major, compute_minor, sm_count, async_engine_count, "
-                "concurrent_kernels, global_memory_bytes) VALUES (0, 'Synthetic H200', 9, 0, 132, 3, 1, 150000000000)")
-    con.execute("INSERT INTO context VALUES (1, 0, NULL)")
-    con.execute("INSERT INTO stream (id, context_id, device_id, kind) VALUES (7, 1, 0, 4), (8, 1, 0, 4)")
-    con.execute("INSERT INTO thread VALUES (1, 'main')")
+    spec = {"metadata": meta,
+            "string": [{"id": i + 1, "value": n} for i, n in enumerate(names)],
+            "device": [{"id": 0, "name": "Synthetic H200", "compute_major": 9, "compute_minor": 0, "sm_count": 132,
+                        "async_engine_count": 3, "concurrent_kernels": 1, "global_memory_bytes": 150000000000}],
+            "context": [{"id": 1, "device_id": 0}],
+            "stream": [{"id": 7, "context_id": 1, "device_id": 0, "kind": 4},
+                       {"id": 8, "context_id": 1, "device_id": 0, "kind": 4}],
+            "thread": [{"tid": 1, "name": "main"}]}
     name_ids = (np.arange(steps * k) % len(COMPUTE) + 1).tolist()
     n_comp = steps * k
-    rows = zip(range(1, n_comp + 1), (comp_start.ravel() + off).tolist(), (comp_end.ravel() + off).tolist(),
-               name_ids)
-    con.executemany("INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, name_id) "
-                    "VALUES (?, ?, ?, 0, 1, 7, ?)", rows)
+    kernels = [{"id": i, "start_ns": s, "end_ns": e, "device_id": 0, "context_id": 1, "stream_id": 7, "name_id": n}
+               for i, s, e, n in zip(range(1, n_comp + 1), (comp_start.ravel() + off).tolist(),
+                                     (comp_end.ravel() + off).tolist(), name_ids)]
     starts = np.stack([arrive1, arrive2], axis=1).ravel() + off
     ends = np.stack([end1, end2], axis=1).ravel() + off
-    rows = zip(range(n_comp + 1, n_comp + 1 + 2 * steps), starts.tolist(), ends.tolist())
-    con.executemany("INSERT INTO kernel (id, start_ns, end_ns, device_id, context_id, stream_id, name_id) "
-                    f"VALUES (?, ?, ?, 0, 1, 8, {nccl_id})", rows)
-    rows = zip(range(1, steps + 1), (step_start + off).tolist(), (step_start + p["e2"] + 50_000 + off).tolist())
-    con.executemany("INSERT INTO nvtx_range (id, tid, end_tid, name_id, start_ns, end_ns, is_push_pop, depth) "
-                    f"VALUES (?, 1, 1, {step_id}, ?, ?, 1, 0)", rows)
-    con.commit()
-    con.close()
+    kernels += [{"id": i, "start_ns": s, "end_ns": e, "device_id": 0, "context_id": 1, "stream_id": 8,
+                 "name_id": nccl_id}
+                for i, s, e in zip(range(n_comp + 1, n_comp + 1 + 2 * steps), starts.tolist(), ends.tolist())]
+    spec["kernel"] = kernels
+    spec["nvtx_range"] = [{"id": i, "tid": 1, "end_tid": 1, "name_id": step_id, "start_ns": s, "end_ns": e,
+                           "is_push_pop": 1, "depth": 0}
+                          for i, s, e in zip(range(1, steps + 1), (step_start + off).tolist(),
+                                             (step_start + p["e2"] + 50_000 + off).tolist())]
+    # The CLI writes the rows (`streamscope synth`), as every writer outside the collector does.
+    subprocess.run([str(find_cli()), "synth", "-", "-o", str(path), "--force"], input=json.dumps(spec), text=True,
+                   check=True)
     return str(path)
 
 

@@ -7,8 +7,8 @@ The tables of schema/streamscope_schema.sql are written by the collector
 (collector/) and, everywhere else, by the one trace-table writer
 (analyzer/convert/trace_table_writer.{h,cc}). Any other `INSERT INTO` one of
 them in a tracked file is printed as FILE:LINE and fails the check (CTest:
-trace_sql_test), except in the files of STILL_BY_HAND below: writers not yet
-moved to the library. That list may only shrink.
+trace_sql_test). Code that is not C++ writes a trace with `streamscope synth`
+(a JSON spec of rows, written by the same writer).
 """
 import os
 import re
@@ -17,18 +17,9 @@ import sys
 
 # The writers, the schema and its own tests (which check the DDL itself).
 OWNERS = ("collector/", "schema/", "tests/schema/", "analyzer/convert/trace_table_writer.", "tools/dev/trace_sql_check.py")
-# Not yet moved to the trace-table writer. Remove a file once it is.
-STILL_BY_HAND = {
-    "tools/dev/gen_rank_traces.py",
-    "python/tests/test_ranks.py",
-    "tests/workloads/check_workload_trace_test.py",
-    # These add rows to a trace SyntheticTrace wrote, in SQL next to the
-    # assertion (bad times, unknown streams and devices, NULL against 0).
-    "tests/analyzer/commands/hazards_report_test.cc",
-    "tests/analyzer/commands/report_test.cc",
-    "tests/analyzer/importers/device_link_import_test.cc",
-    "tests/analyzer/importers/streamscope/streamscope_trace_importer_test.cc",
-}
+# Not yet moved to the trace-table writer. Empty: every writer outside the
+# collector goes through it (C++ directly, the rest through `streamscope synth`).
+STILL_BY_HAND: set[str] = set()
 
 
 def trace_tables(root):

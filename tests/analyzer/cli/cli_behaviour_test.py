@@ -20,6 +20,7 @@ DATA = os.path.join(REPO, "tests", "data")
 SEQ = os.path.join(DATA, "sequential.sqlite")
 OVL = os.path.join(DATA, "overlapped.sqlite")
 NSYS = os.path.join(DATA, "nsys", "small-rtx3060-nsys2025.sqlite")
+SYNTH = os.path.join(DATA, "synth", "two_streams.json")
 
 
 def read(path):
@@ -117,7 +118,7 @@ class ErrorsAreOneLine(Scratch):
 
 class HelpListsDefaultsAndAnExample(Scratch):
     COMMANDS = [["run"], ["report"], ["compare"], ["diagnose"], ["export"], ["convert"], ["facts"],
-                ["merge-facts"], ["workloads"], ["workloads", "list"], ["workloads", "run"]]
+                ["merge-facts"], ["synth"], ["workloads"], ["workloads", "list"], ["workloads", "run"]]
 
     def test_every_command_help_has_defaults_and_an_example(self):
         for command in self.COMMANDS:
@@ -209,7 +210,7 @@ class OutputFiles(Scratch):
 
     def test_o_naming_a_folder_is_a_usage_error_in_every_command(self):
         cases = [["report", OVL], ["report", OVL, "--format", "csv"], ["diagnose", OVL], ["facts", OVL],
-                 ["compare", SEQ, "--", OVL], ["convert", NSYS], ["merge-facts", "x.json"]]
+                 ["compare", SEQ, "--", OVL], ["convert", NSYS], ["merge-facts", "x.json"], ["synth", SYNTH]]
         for args in cases:
             with self.subTest(args=args):
                 self.assertOneError(run(*args, "-o", self.dir), 2, "is a folder; -o names a file")

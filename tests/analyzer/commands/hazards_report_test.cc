@@ -5,9 +5,12 @@
 
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/report_runner.h"
+#include "analyzer/convert/trace_table_writer.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/model/synthetic_trace.h"
@@ -29,30 +32,59 @@ std::string RacyTrace() {
   t.Kernel(12, 1500, 3500, "consume");        // kernel#1
   t.Nvtx("measured", 10, 10000);
   std::string path = TempTracePath("hazards_report");
-  EXPECT_TRUE(t.WriteFile(path).ok());
-  EXPECT_TRUE(ExecSql(path, R"sql(
-    UPDATE memcpy SET correlation_id = 101 WHERE id = 1;
-    UPDATE kernel SET correlation_id = 102 WHERE id = 1;
-    INSERT INTO string(id, value) VALUES (9001, 'cudaMemcpyAsync'), (9002, 'cudaLaunchKernel'),
-      (9003, 'cudaEventRecord'), (9004, 'cudaEventElapsedTime');
-    INSERT INTO api_call(domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value) VALUES
-      (1, 0, 9003, 1, 90, 95, 103, 0), (1, 0, 9001, 1, 100, 110, 101, 0),
-      (1, 0, 9003, 1, 120, 125, 104, 0), (1, 0, 9002, 1, 200, 210, 102, 0),
-      (1, 0, 9004, 1, 5000, 5010, 105, 0);
-    INSERT INTO allocation(id, kind, address, bytes, device_id, stream_id, alloc_ns, alloc_correlation_id,
-                           free_ns, free_correlation_id)
-      VALUES (5, 'device', 4096, 1048576, 0, NULL, 50, NULL, NULL, NULL);
-    INSERT INTO memory_access(correlation_id, address, bytes, access, allocation_id, arg_index) VALUES
-      (101, 4096, 1048576, 'write', 5, NULL),
-      (102, 4096, 1048576, 'unknown', 5, 0),
-      (999, 4096, 16, 'write', NULL, NULL),
-      (101, 0, 64, 'read', NULL, NULL);
-    INSERT INTO event_op(op, event_handle, other_event, stream_id, tid, ts_ns, correlation_id, elapsed_ms) VALUES
-      ('record', 10, NULL, 11, 1, 90, 103, NULL),
-      ('record', 11, NULL, 11, 1, 120, 104, NULL),
-      ('elapsed', 10, 11, NULL, 1, 5000, 105, 0.0029),
-      ('bogus', 10, NULL, NULL, NULL, 5001, NULL, NULL);
-  )sql")
+  EXPECT_TRUE(
+      t.WriteFile(path, [](TraceTableWriter& w) {
+         absl::Status s;
+         auto keep = [&s](absl::Status next) {
+           if (s.ok()) s = std::move(next);
+         };
+         for (auto [id, name] : {std::pair{9001, "cudaMemcpyAsync"}, std::pair{9002, "cudaLaunchKernel"},
+                                 std::pair{9003, "cudaEventRecord"}, std::pair{9004, "cudaEventElapsedTime"}}) {
+           keep(w.String(id, name));
+         }
+         // (name, start, end, correlation)
+         for (auto [name, start, end, correlation] :
+              {std::tuple{9003, 90, 95, 103}, std::tuple{9001, 100, 110, 101}, std::tuple{9003, 120, 125, 104},
+               std::tuple{9002, 200, 210, 102}, std::tuple{9004, 5000, 5010, 105}}) {
+           keep(w.ApiCall({.domain = 1,
+                           .cbid = 0,
+                           .name_id = name,
+                           .tid = 1,
+                           .start_ns = start,
+                           .end_ns = end,
+                           .correlation_id = correlation,
+                           .return_value = 0}));
+         }
+         keep(w.Allocation(
+             {.id = 5, .kind = "device", .address = 4096, .bytes = 1048576, .device_id = 0, .alloc_ns = 50}));
+         keep(w.MemoryAccess(
+             {.correlation_id = 101, .address = 4096, .bytes = 1048576, .access = "write", .allocation_id = 5}));
+         keep(w.MemoryAccess({.correlation_id = 102,
+                              .address = 4096,
+                              .bytes = 1048576,
+                              .access = "unknown",
+                              .allocation_id = 5,
+                              .arg_index = 0}));
+         keep(w.MemoryAccess({.correlation_id = 999, .address = 4096, .bytes = 16, .access = "write"}));
+         keep(w.MemoryAccess({.correlation_id = 101, .address = 0, .bytes = 64, .access = "read"}));
+         keep(w.EventOp(
+             {.op = "record", .event_handle = 10, .stream_id = 11, .tid = 1, .ts_ns = 90, .correlation_id = 103}));
+         keep(w.EventOp(
+             {.op = "record", .event_handle = 11, .stream_id = 11, .tid = 1, .ts_ns = 120, .correlation_id = 104}));
+         keep(w.EventOp({.op = "elapsed",
+                         .event_handle = 10,
+                         .other_event = 11,
+                         .tid = 1,
+                         .ts_ns = 5000,
+                         .correlation_id = 105,
+                         .elapsed_ms = 0.0029}));
+         keep(w.EventOp({.op = "bogus", .event_handle = 10, .ts_ns = 5001}));
+         return s;
+       }).ok());
+  // The ops' correlation ids (the builder leaves them NULL).
+  EXPECT_TRUE(ExecSql(path,
+                      "UPDATE memcpy SET correlation_id = 101 WHERE id = 1;"
+                      "UPDATE kernel SET correlation_id = 102 WHERE id = 1;")
                   .ok());
   return path;
 }

@@ -10,10 +10,12 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analyzer/base/units.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
+#include "analyzer/convert/trace_table_writer.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/render/diagnose_render.h"
 #include "analyzer/storage/analysis_saver.h"
@@ -45,7 +47,7 @@ ReportOptions For(const std::string& path) {
   return o;
 }
 
-std::string Overlapped(int64_t pid = 4242) {
+SyntheticTrace OverlappedTrace(int64_t pid = 4242) {
   SyntheticTrace t;
   t.Device(0).Stream(1).Stream(2).Stream(3);
   t.Meta("pid", std::to_string(pid));
@@ -57,8 +59,12 @@ std::string Overlapped(int64_t pid = 4242) {
   t.Mark("streamscope", "workload=overlap_pinned", 10);
   t.Mark("streamscope", "param:chunks=4", 11);
   t.Mark("streamscope", "validation=passed", 800);
+  return t;
+}
+
+std::string Overlapped(int64_t pid = 4242) {
   std::string path = TempTracePath("report");
-  EXPECT_TRUE(t.WriteFile(path).ok());
+  EXPECT_TRUE(OverlappedTrace(pid).WriteFile(path).ok());
   return path;
 }
 
@@ -481,12 +487,22 @@ TEST(Report, AnNvtxRangeThatDoesNotExistHasItsOwnExitCode) {
 }
 
 TEST(Report, RecordsWithBadTimesAreCountedAndReportedNotFatal) {
-  std::string path = Overlapped();
-  ASSERT_TRUE(ExecSql(path,
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id) VALUES "
-                      "(50, 450, 420, 0, 1, 1), (51, 0, 0, 0, 1, 1);"
-                      "UPDATE metadata SET value = 'running' WHERE key = 'capture_end';")
-                  .ok());
+  SyntheticTrace t = OverlappedTrace();
+  t.Meta("capture_end", "running");
+  std::string path = TempTracePath("report");
+  // Kernels 50 (ends before it starts) and 51 (at time 0), named 'k' (string 1).
+  ASSERT_TRUE(t.WriteFile(path, [](TraceTableWriter& w) {
+                 for (auto [id, start, end] : {std::tuple{50, 450, 420}, std::tuple{51, 0, 0}}) {
+                   KernelRow k;
+                   k.id = id;
+                   k.start_ns = start;
+                   k.end_ns = end;
+                   k.stream_id = 1;
+                   k.name_id = 1;
+                   if (absl::Status s = w.Kernel(k); !s.ok()) return s;
+                 }
+                 return absl::OkStatus();
+               }).ok());
   ReportOptions opt = For(path);
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;

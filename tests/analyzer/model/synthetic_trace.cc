@@ -159,7 +159,8 @@ absl::Status ExecSql(const std::string& path, const std::string& sql) {
   return absl::OkStatus();
 }
 
-absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
+absl::Status SyntheticTrace::WriteFile(const std::string& path,
+                                       const std::function<absl::Status(TraceTableWriter&)>& more) const {
   std::remove(path.c_str());
   std::ofstream(path).close();  // an empty file is an empty database
   auto db = SqliteDb::OpenReadWrite(path);
@@ -279,6 +280,7 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path) const {
     keep(w.NvtxMark(row));
   }
   for (size_t i = 0; i < strings.size(); ++i) keep(w.String(static_cast<int64_t>(i + 1), strings[i]));
+  if (more && status.ok()) keep(more(w));
   if (!status.ok()) return status;
   return w.Finish();
 }

@@ -9,11 +9,13 @@
 #define STREAMSCOPE_TESTS_ANALYZER_MODEL_SYNTHETIC_TRACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analyzer/convert/trace_table_writer.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope::testing {
@@ -33,7 +35,12 @@ class SyntheticTrace {
   void Meta(const std::string& key, const std::string& value);
 
   TraceModel ToModel() const;  // finalized
-  absl::Status WriteFile(const std::string& path) const;
+  // Writes the trace through the trace-table writer; `more`, when given,
+  // adds rows of its own through the same writer before it finishes (what
+  // a test needs and the builder does not make: bad times, unknown streams,
+  // NULL against 0). The builder's strings have ids from 1 in first-use order.
+  absl::Status WriteFile(const std::string& path,
+                         const std::function<absl::Status(TraceTableWriter&)>& more = nullptr) const;
 
  private:
   struct Op {

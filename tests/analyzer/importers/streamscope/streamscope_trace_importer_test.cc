@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "analyzer/convert/trace_table_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
@@ -21,7 +24,11 @@ using testing::ExecSql;
 using testing::SyntheticTrace;
 using testing::TempTracePath;
 
-std::string GoodTrace() {
+// String 1 is "saxpy", string 2 "cudaLaunchKernel" (first use, from 1).
+constexpr int64_t kSaxpy = 1, kLaunch = 2;
+
+// A trace of every kind of record; `more` adds rows of a test's own.
+std::string GoodTrace(const std::function<absl::Status(TraceTableWriter&)>& more = nullptr) {
   SyntheticTrace t;
   t.Device(0, 2, 1).Stream(7, 0, StreamKind::kLegacyDefault).Stream(8, 0, StreamKind::kNonBlocking);
   t.Kernel(7, 100, 200, "saxpy");
@@ -31,8 +38,29 @@ std::string GoodTrace() {
   t.Nvtx("measured", 40, 400);
   t.Mark("streamscope", "workload=sequential", 30);
   std::string path = TempTracePath("good");
-  EXPECT_TRUE(t.WriteFile(path).ok());
+  EXPECT_TRUE(t.WriteFile(path, more).ok());
   return path;
+}
+
+KernelRow KernelOf(int64_t id, int64_t start_ns, int64_t end_ns, int64_t device_id, OptInt stream_id) {
+  KernelRow k;
+  k.id = id;
+  k.start_ns = start_ns;
+  k.end_ns = end_ns;
+  k.device_id = device_id;
+  k.stream_id = stream_id;
+  k.name_id = kSaxpy;
+  return k;
+}
+
+// Writes `rows` in order; the first failure is the result.
+template <typename Row>
+absl::Status WriteAll(TraceTableWriter& w, absl::Status (TraceTableWriter::*write)(const Row&),
+                      const std::vector<Row>& rows) {
+  for (const Row& row : rows) {
+    if (absl::Status s = (w.*write)(row); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 TEST(StreamscopeTraceImporter, ReadsEveryKindOfRecord) {
@@ -66,14 +94,13 @@ TEST(StreamscopeTraceImporter, ReadsEveryKindOfRecord) {
 }
 
 TEST(StreamscopeTraceImporter, BadRecordsAreCountedNotFatal) {
-  std::string path = GoodTrace();
-  ASSERT_TRUE(ExecSql(path,
-                      "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id) VALUES "
-                      "(10, 500, 400, 0, 7, 1), (11, 0, 400, 0, 7, 1), (12, 600, 700, 0, 99, 1), "
-                      "(13, 800, 900, 5, 7, 1);"
-                      "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns) VALUES "
-                      "(10, 1, 0, 1, 1, 90, 80);")
-                  .ok());
+  std::string path = GoodTrace([](TraceTableWriter& w) {
+    absl::Status s = WriteAll(w, &TraceTableWriter::Kernel,
+                              {KernelOf(10, 500, 400, 0, 7), KernelOf(11, 0, 400, 0, 7), KernelOf(12, 600, 700, 0, 99),
+                               KernelOf(13, 800, 900, 5, 7)});
+    if (!s.ok()) return s;
+    return w.ApiCall({.id = 10, .domain = 1, .cbid = 0, .name_id = kSaxpy, .tid = 1, .start_ns = 90, .end_ns = 80});
+  });
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -195,15 +222,14 @@ namespace {
 // correlation id 0, graph 0). The importer reads the value first and asks
 // for the type only when it reads 0, so both must come through apart.
 TEST(StreamscopeTraceImporter, NullAndZeroInOptionalColumnsStayApart) {
-  std::string path = GoodTrace();
-  ASSERT_TRUE(
-      ExecSql(path,
-              "INSERT INTO stream (id, context_id, device_id, kind, priority) VALUES (0, 1, 0, 0, 0);"
-              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
-              " VALUES (900, 500, 600, 0, 0, 0, (SELECT name_id FROM kernel WHERE id = 1), 0);"
-              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id)"
-              " VALUES (901, 700, 800, 0, NULL, NULL, (SELECT name_id FROM kernel WHERE id = 1), NULL);")
-          .ok());
+  std::string path = GoodTrace([](TraceTableWriter& w) {
+    absl::Status s = w.Stream({.id = 0, .context_id = 1, .device_id = 0, .kind = 0, .priority = 0});
+    KernelRow zero = KernelOf(900, 500, 600, 0, 0);
+    zero.correlation_id = 0;
+    zero.graph_id = 0;
+    KernelRow null = KernelOf(901, 700, 800, 0, std::nullopt);
+    return s.ok() ? WriteAll(w, &TraceTableWriter::Kernel, {zero, null}) : s;
+  });
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -233,15 +259,18 @@ namespace {
 // the fuzzer: its duration overflowed int64 in every analysis) are left
 // out and counted, like zero timestamps; the report still runs.
 TEST(StreamscopeTraceImporter, TimesOutsideAnyClockAreCountedAndLeftOut) {
-  std::string path = GoodTrace();
-  ASSERT_TRUE(
-      ExecSql(path,
-              "INSERT INTO kernel (id, start_ns, end_ns, device_id, stream_id, name_id)"
-              " VALUES (910, -9223372036081566979, 7073534567, 0, 7, (SELECT name_id FROM kernel WHERE id = 1));"
-              "INSERT INTO api_call (id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id,"
-              " return_value) VALUES (911, 1, 211, (SELECT name_id FROM api_call LIMIT 1), 11,"
-              " 1, 9223372036854775807, NULL, 0);")
-          .ok());
+  std::string path = GoodTrace([](TraceTableWriter& w) {
+    absl::Status s = w.Kernel(KernelOf(910, -9223372036081566979, 7073534567, 0, 7));
+    if (!s.ok()) return s;
+    return w.ApiCall({.id = 911,
+                      .domain = 1,
+                      .cbid = 211,
+                      .name_id = kLaunch,
+                      .tid = 11,
+                      .start_ns = 1,
+                      .end_ns = 9223372036854775807,
+                      .return_value = 0});
+  });
   auto models = LoadTraceFile(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
