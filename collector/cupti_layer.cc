@@ -235,6 +235,137 @@ struct CuptiTracer::State {
     callbacks->Unsubscribe();
     ActivityBuffers::SetCurrent(nullptr);
   }
+
+  // The clock of the trace's timestamps: the config's, or CUPTI's default.
+  std::string SelectClock(const CollectorConfig& config) {
+    if (config.clock != "monotonic-raw") return "cupti-default";
+    // Once per process: a later session keeps the clock of the first.
+    Status st = g_monotonic_clock.load() ? OkStatus()
+                                         : CuptiStatus(*api, api->ActivityRegisterTimestampCallback(MonotonicRawNs),
+                                                       "cuptiActivityRegisterTimestampCallback");
+    if (!st.ok()) {
+      std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n", std::string(st.message()).c_str());
+      return "cupti-default";
+    }
+    g_monotonic_clock = true;
+    return "monotonic-raw";
+  }
+  // What the callbacks record and whom they tell: the capture gate and, in
+  // ring mode with a trigger, the flight recorder.
+  CuptiCallbacks::Options CallbackOptions(const CollectorConfig& config) {
+    State* s = this;
+    CuptiCallbacks::Options cb;
+    cb.nvtx = (config.kinds & kKindNvtx) != 0;
+    cb.memory = (config.kinds & kKindMemory) != 0;
+    cb.now = TraceNow;
+    cb.flush_activity = [s] { s->ForcedFlush(); };
+    cb.gate = gate.get();
+    cb.on_edge = [s](CaptureGate::Edge e) { s->OnEdge(e); };
+    if (config.trigger.has_value() && writer->ring_mode()) {
+      trigger = std::make_unique<SlowStepTrigger>(*config.trigger);
+      dumps = std::make_unique<DumpQueue>([s](const std::string& why, const DumpQueue::Extra& extra) {
+        StatusOr<std::string> path = s->Dump(why, extra);
+        if (!path.ok())
+          std::fprintf(stderr, "streamscope: flight recorder dump failed: %s\n",
+                       std::string(path.status().message()).c_str());
+      });
+      cb.trigger = trigger.get();
+      cb.on_slow = [s](const SlowInstance& slow) { s->OnSlowInstance(slow); };
+    }
+    return cb;
+  }
+  // The device buffer size, and the activity buffers' callbacks.
+  Status RegisterBuffers(const CollectorConfig& config) {
+    if (config.device_buffer_kb > 0) {
+      size_t bytes = static_cast<size_t>(config.device_buffer_kb) * 1024;
+      size_t size = sizeof(bytes);
+      if (Status st =
+              CuptiStatus(*api, api->ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes),
+                          "device buffer size");
+          !st.ok()) {
+        std::fprintf(stderr, "streamscope: %s\n", std::string(st.message()).c_str());
+      }
+    }
+    ActivityBuffers::SetCurrent(buffers.get());
+    if (Status st = CuptiStatus(
+            *api,
+            api->ActivityRegisterCallbacks(ActivityBuffers::RequestTrampoline, ActivityBuffers::CompleteTrampoline),
+            "cuptiActivityRegisterCallbacks");
+        !st.ok() && !g_buffer_callbacks_registered.load()) {
+      return st;  // (a later session keeps the trampolines registered before)
+    }
+    g_buffer_callbacks_registered = true;
+    active = true;
+    return OkStatus();
+  }
+  // The activity kinds of the config; fails where CUPTI is taken or kernels
+  // cannot be recorded.
+  Status EnableKinds(const CollectorConfig& config, std::vector<std::string>& enabled_names) {
+    for (const KindMap& k : kKindMap) {
+      if (!(config.kinds & k.our_kind)) continue;
+      Status st = CuptiStatus(*api, api->ActivityEnable(k.cupti_kind), StrCat("enabling ", k.name, " records"));
+      if (st.ok()) {
+        enabled.push_back(k.cupti_kind);
+        enabled_names.push_back(k.name);
+        continue;
+      }
+      // Another client took CUPTI, or no kernels: nothing worth recording.
+      if (st.code() == StatusCode::kFailedPrecondition || k.our_kind == kKindKernel) return st;
+      if (k.our_kind == kKindSubmit) {  // counted, not worth a line in every traced program
+        writer->AddStat(Stat::kSubmitApisRefused, 1);
+        continue;
+      }
+      std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name, std::string(st.message()).c_str());
+    }
+    return OkStatus();
+  }
+  // With runtime records: the host-side queries left out unless asked for.
+  void TrimRuntimeQueries(const CollectorConfig& config, std::vector<std::string>& enabled_names) {
+    if (std::find(enabled.begin(), enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) == enabled.end()) return;
+    size_t kept = RuntimeQueryCallbackIds().size();
+    if (!(config.kinds & kKindRuntimeAll)) kept = LeaveOutRuntimeQueries();
+    // A CUPTI without per-id control records these calls: more records, nothing lost.
+    writer->AddStat(Stat::kRuntimeQueriesKept, static_cast<int64_t>(kept));
+    if (kept == RuntimeQueryCallbackIds().size()) enabled_names.push_back("runtime-all");
+  }
+  // The driver calls that submit GPU work, one by one (the whole DRIVER
+  // kind would also record every driver call under each runtime call).
+  void EnableDriverSubmits(const CollectorConfig& config, std::vector<std::string>& enabled_names) {
+    if (!(config.kinds & kKindSubmit) || (config.kinds & kKindDriver)) return;
+    CUptiResult first_error = CUPTI_SUCCESS;
+    for (uint32_t cbid : DriverSubmitCallbackIds()) {
+      CUptiResult r = api->ActivityEnableDriverApi(cbid, 1);
+      if (r == CUPTI_SUCCESS) {
+        driver_cbids.push_back(cbid);
+      } else if (first_error == CUPTI_SUCCESS) {
+        first_error = r;
+      }
+    }
+    // A few ids may be unknown to an older or newer CUPTI: counted; one
+    // line only when none could be enabled.
+    writer->AddStat(Stat::kSubmitApisRefused,
+                    static_cast<int64_t>(DriverSubmitCallbackIds().size() - driver_cbids.size()));
+    if (driver_cbids.empty()) {
+      Status st = CuptiStatus(*api, first_error, "cuptiActivityEnableDriverApi");
+      std::fprintf(stderr,
+                   "streamscope: submitting driver calls not recorded (ops launched through the "
+                   "driver API have no submitter): %s\n",
+                   std::string(st.message()).c_str());
+    }
+    if (!driver_cbids.empty()) enabled_names.push_back("submit");
+  }
+  // Records handed to the writer every flush_ms, by us and by CUPTI.
+  void StartPeriodicFlush(const CollectorConfig& config) {
+    if (config.flush_ms <= 0) return;
+    State* s = this;
+    flusher =
+        std::make_unique<PeriodicFlusher>(std::chrono::milliseconds(config.flush_ms), [s] { s->PeriodicFlush(); });
+    if (Status st = CuptiStatus(*api, api->ActivityFlushPeriod(config.flush_ms), "cuptiActivityFlushPeriod");
+        !st.ok()) {
+      std::fprintf(stderr, "streamscope: no periodic flush (a killed process loses more): %s\n",
+                   std::string(st.message()).c_str());
+    }
+  }
 };
 
 StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::Start(const CollectorConfig& config, TraceWriter* writer) {
@@ -269,20 +400,7 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   size_t buffer_bytes = static_cast<size_t>(config.buffer_kb) * 1024;
   size_t max_buffers = std::max<size_t>(2, static_cast<size_t>(config.max_buffer_mb) * 1024 * 1024 / buffer_bytes);
   s->buffers = std::make_unique<ActivityBuffers>(api, writer, buffer_bytes, max_buffers);
-
-  tracer->clock_domain_ = "cupti-default";
-  if (config.clock == "monotonic-raw") {
-    // Once per process: a later session keeps the clock of the first.
-    Status st = g_monotonic_clock.load() ? OkStatus()
-                                         : CuptiStatus(*api, api->ActivityRegisterTimestampCallback(MonotonicRawNs),
-                                                       "cuptiActivityRegisterTimestampCallback");
-    if (st.ok()) {
-      tracer->clock_domain_ = "monotonic-raw";
-      g_monotonic_clock = true;
-    } else {
-      std::fprintf(stderr, "streamscope: keeping CUPTI's default clock: %s\n", std::string(st.message()).c_str());
-    }
-  }
+  tracer->clock_domain_ = s->SelectClock(config);
   s->runtime_all = (config.kinds & kKindRuntimeAll) != 0;
   s->gate = std::make_shared<CaptureGate>(config.capture, TraceNow());
   const CaptureRange& range = config.capture;
@@ -290,26 +408,8 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
   writer->SetCaptureGate(s->gate);
   // Thread ids as the OS knows them (gettid), matching /proc and debuggers.
   api->SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  s->callbacks = std::make_unique<CuptiCallbacks>(api, writer, s->CallbackOptions(config));
 
-  CuptiCallbacks::Options cb;
-  cb.nvtx = (config.kinds & kKindNvtx) != 0;
-  cb.memory = (config.kinds & kKindMemory) != 0;
-  cb.now = TraceNow;
-  cb.flush_activity = [s] { s->ForcedFlush(); };
-  cb.gate = s->gate.get();
-  cb.on_edge = [s](CaptureGate::Edge e) { s->OnEdge(e); };
-  if (config.trigger.has_value() && writer->ring_mode()) {
-    s->trigger = std::make_unique<SlowStepTrigger>(*config.trigger);
-    s->dumps = std::make_unique<DumpQueue>([s](const std::string& why, const DumpQueue::Extra& extra) {
-      StatusOr<std::string> path = s->Dump(why, extra);
-      if (!path.ok())
-        std::fprintf(stderr, "streamscope: flight recorder dump failed: %s\n",
-                     std::string(path.status().message()).c_str());
-    });
-    cb.trigger = s->trigger.get();
-    cb.on_slow = [s](const SlowInstance& slow) { s->OnSlowInstance(slow); };
-  }
-  s->callbacks = std::make_unique<CuptiCallbacks>(api, writer, std::move(cb));
   // Failing from here on: the tracer's destructor frees or keeps the state.
   auto fail = [&](Status st) -> StatusOr<std::unique_ptr<CuptiTracer>> {
     s->Undo();
@@ -318,89 +418,17 @@ StatusOr<std::unique_ptr<CuptiTracer>> CuptiTracer::StartWith(const CollectorCon
     return st;
   };
   if (Status st = s->callbacks->Subscribe(); !st.ok()) return fail(st);
-
-  if (config.device_buffer_kb > 0) {
-    size_t bytes = static_cast<size_t>(config.device_buffer_kb) * 1024;
-    size_t size = sizeof(bytes);
-    if (Status st = CuptiStatus(*api, api->ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes),
-                                "device buffer size");
-        !st.ok()) {
-      std::fprintf(stderr, "streamscope: %s\n", std::string(st.message()).c_str());
-    }
-  }
-  ActivityBuffers::SetCurrent(s->buffers.get());
-  if (Status st = CuptiStatus(
-          *api, api->ActivityRegisterCallbacks(ActivityBuffers::RequestTrampoline, ActivityBuffers::CompleteTrampoline),
-          "cuptiActivityRegisterCallbacks");
-      !st.ok() && !g_buffer_callbacks_registered.load()) {
-    return fail(st);  // (a later session keeps the trampolines registered before)
-  }
-  g_buffer_callbacks_registered = true;
-  s->active = true;
-
+  if (Status st = s->RegisterBuffers(config); !st.ok()) return fail(st);
   std::vector<std::string> enabled_names;
-  for (const KindMap& k : kKindMap) {
-    if (!(config.kinds & k.our_kind)) continue;
-    Status st = CuptiStatus(*api, api->ActivityEnable(k.cupti_kind), StrCat("enabling ", k.name, " records"));
-    if (st.ok()) {
-      s->enabled.push_back(k.cupti_kind);
-      enabled_names.push_back(k.name);
-      continue;
-    }
-    // Another client took CUPTI, or no kernels: nothing worth recording.
-    if (st.code() == StatusCode::kFailedPrecondition || k.our_kind == kKindKernel) return fail(st);
-    if (k.our_kind == kKindSubmit) {  // counted, not worth a line in every traced program
-      writer->AddStat(Stat::kSubmitApisRefused, 1);
-      continue;
-    }
-    std::fprintf(stderr, "streamscope: %s records not recorded: %s\n", k.name, std::string(st.message()).c_str());
-  }
-  if (std::find(s->enabled.begin(), s->enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != s->enabled.end()) {
-    size_t kept = RuntimeQueryCallbackIds().size();
-    if (!(config.kinds & kKindRuntimeAll)) kept = s->LeaveOutRuntimeQueries();
-    // A CUPTI without per-id control records these calls: more records, nothing lost.
-    writer->AddStat(Stat::kRuntimeQueriesKept, static_cast<int64_t>(kept));
-    if (kept == RuntimeQueryCallbackIds().size()) enabled_names.push_back("runtime-all");
-  }
-  if ((config.kinds & kKindSubmit) && !(config.kinds & kKindDriver)) {
-    // The driver calls that submit GPU work, one by one (the whole DRIVER
-    // kind would also record every driver call under each runtime call).
-    CUptiResult first_error = CUPTI_SUCCESS;
-    for (uint32_t cbid : DriverSubmitCallbackIds()) {
-      CUptiResult r = api->ActivityEnableDriverApi(cbid, 1);
-      if (r == CUPTI_SUCCESS) {
-        s->driver_cbids.push_back(cbid);
-      } else if (first_error == CUPTI_SUCCESS) {
-        first_error = r;
-      }
-    }
-    // A few ids may be unknown to an older or newer CUPTI: counted; one
-    // line only when none could be enabled.
-    writer->AddStat(Stat::kSubmitApisRefused,
-                    static_cast<int64_t>(DriverSubmitCallbackIds().size() - s->driver_cbids.size()));
-    if (s->driver_cbids.empty()) {
-      Status st = CuptiStatus(*api, first_error, "cuptiActivityEnableDriverApi");
-      std::fprintf(stderr,
-                   "streamscope: submitting driver calls not recorded (ops launched through the "
-                   "driver API have no submitter): %s\n",
-                   std::string(st.message()).c_str());
-    }
-    if (!s->driver_cbids.empty()) enabled_names.push_back("submit");
-  }
+  if (Status st = s->EnableKinds(config, enabled_names); !st.ok()) return fail(st);
+  s->TrimRuntimeQueries(config, enabled_names);
+  s->EnableDriverSubmits(config, enabled_names);
   if (s->callbacks->memory_tracking()) enabled_names.push_back("memory");
   // Outside a capture window only the kinds that describe things stay on.
   if (!s->gate->on()) s->SetOpKinds(false);
   s->capture_switch = std::make_unique<CaptureSwitch>(s->gate->on(), [s](bool on) { s->SetOpKinds(on); });
   tracer->enabled_kinds_ = StrJoin(enabled_names, ",");
-  if (config.flush_ms > 0) {
-    s->flusher =
-        std::make_unique<PeriodicFlusher>(std::chrono::milliseconds(config.flush_ms), [s] { s->PeriodicFlush(); });
-    if (Status st = CuptiStatus(*api, api->ActivityFlushPeriod(config.flush_ms), "cuptiActivityFlushPeriod");
-        !st.ok()) {
-      std::fprintf(stderr, "streamscope: no periodic flush (a killed process loses more): %s\n",
-                   std::string(st.message()).c_str());
-    }
-  }
+  s->StartPeriodicFlush(config);
   return tracer;
 }
 

@@ -107,9 +107,8 @@ struct Outcome {
   bool ok;
 };
 
-int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
-  // Which variants.
-  std::vector<const VariantInfo*> selected;
+// The variants named (or all); kExitOk, or the exit code of a usage error.
+int SelectVariants(const WorkloadsRunArgs& args, std::vector<const VariantInfo*>& selected) {
   if (args.all && !args.names.empty()) {
     std::fprintf(stderr, "streamscope: workloads run: give variant names or --all, not both\n");
     return kExitUsage;
@@ -132,39 +131,42 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     std::fprintf(stderr, "streamscope: workloads run: name the variants to run, or pass --all\n");
     return kExitUsage;
   }
+  return kExitOk;
+}
 
-  // Where the programs are.
-  const std::string self = SelfPath();
-  if (self.empty()) {
+// The programs a run spawns: this binary and the workloads program.
+struct Programs {
+  std::string self;
+  std::string workloads_bin;
+  bool report = false;  // run `report` on each trace
+};
+
+// Where the programs are; kExitOk, or the exit code of what is missing.
+int FindPrograms(const WorkloadsRunArgs& args, const CLI::App& root, Programs& programs) {
+  programs.self = SelfPath();
+  if (programs.self.empty()) {
     std::fprintf(stderr, "streamscope: workloads: cannot read /proc/self/exe\n");
     return kExitFailure;
   }
-  const std::string bin_dir = self.substr(0, self.rfind('/'));
-  const std::string workloads_bin =
-      args.workloads_bin.empty() ? bin_dir + "/streamscope_workloads" : args.workloads_bin;
-  if (!IsExecutableFile(workloads_bin)) {
+  const std::string bin_dir = programs.self.substr(0, programs.self.rfind('/'));
+  programs.workloads_bin = args.workloads_bin.empty() ? bin_dir + "/streamscope_workloads" : args.workloads_bin;
+  if (!IsExecutableFile(programs.workloads_bin)) {
     std::fprintf(stderr,
                  "streamscope: workloads: %s not found (it is built with the CUDA toolkit: "
                  "cmake --build BUILD --target streamscope_workloads), or pass --workloads-bin\n",
-                 workloads_bin.c_str());
+                 programs.workloads_bin.c_str());
     return kExitFileNotFound;
   }
   if (!HasSubcommand(root, "run")) {
     std::fprintf(stderr, "streamscope: workloads: this streamscope has no 'run' subcommand\n");
     return kExitFailure;
   }
-  const bool report = !args.no_report && HasSubcommand(root, "report");
+  programs.report = !args.no_report && HasSubcommand(root, "report");
+  return kExitOk;
+}
 
-  // A GPU at all? The workloads program says why not.
-  if (Spawn({workloads_bin, "--check-device"}) != 0) {
-    std::fprintf(stderr,
-                 "streamscope: workloads: no usable CUDA GPU on this machine (see above); nothing "
-                 "was run. Recorded traces of every variant are in tests/data/ for the "
-                 "analyzer.\n");
-    return kExitFailure;
-  }
-
-  // Output folder; never overwrite a trace unless asked.
+// Creates the output folder; never overwrite a trace unless asked.
+int PrepareOutputDir(const WorkloadsRunArgs& args, const std::vector<const VariantInfo*>& selected) {
   std::error_code ec;
   std::filesystem::create_directories(args.output_dir, ec);
   if (ec) {
@@ -182,43 +184,48 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
       return kExitOutputError;
     }
   }
+  return kExitOk;
+}
 
-  std::vector<Outcome> outcomes;
-  for (const VariantInfo* v : selected) {
-    const std::string name(v->name);
-    const std::string trace = args.output_dir + "/" + name + ".sqlite";
-    std::printf("\n=== %s: %s\n", name.c_str(), std::string(v->property).c_str());
-    std::vector<std::string> cmd = {self, "run"};
-    if (args.force) cmd.push_back("--force");
-    // The workloads' checks include hazards: record memory accesses (opt-in
-    // otherwise) unless the user chose the kinds.
-    if (std::getenv("STREAMSCOPE_KINDS") == nullptr) cmd.insert(cmd.end(), {"--kinds", "+memory"});
-    for (const std::string& a : {std::string("-o"), trace, std::string("--"), workloads_bin, std::string("--variant"),
-                                 name, std::string("--size"), args.size}) {
-      cmd.push_back(a);
-    }
-    const int rc = Spawn(cmd);
-    const bool have_trace = std::filesystem::exists(trace, ec);
-    Outcome outcome{name, "", false};
-    if (!have_trace) {
-      outcome.result = "no trace written (exit " + std::to_string(rc) + "; see messages above)";
-    } else if (rc == kWorkloadPassed) {
-      outcome.result = "validation passed";
-      outcome.ok = true;
-    } else if (rc == kWorkloadValidationFailed) {
-      outcome.result = v->validation_may_fail ? "validation failed (possible by design: racy)" : "VALIDATION FAILED";
-      outcome.ok = v->validation_may_fail;
-    } else {
-      outcome.result = "failed with exit " + std::to_string(rc);
-    }
-    if (have_trace && report) {
-      std::printf("\n--- streamscope report --nvtx measured %s\n", trace.c_str());
-      const int report_rc = Spawn({self, "report", "--nvtx", "measured", trace});
-      if (report_rc != 0) outcome.result += "; report exit " + std::to_string(report_rc);
-    }
-    outcomes.push_back(outcome);
+// Records one variant (and reports its trace).
+Outcome RunVariant(const VariantInfo& v, const WorkloadsRunArgs& args, const Programs& programs) {
+  std::error_code ec;
+  const std::string name(v.name);
+  const std::string trace = args.output_dir + "/" + name + ".sqlite";
+  std::printf("\n=== %s: %s\n", name.c_str(), std::string(v.property).c_str());
+  std::vector<std::string> cmd = {programs.self, "run"};
+  if (args.force) cmd.push_back("--force");
+  // The workloads' checks include hazards: record memory accesses (opt-in
+  // otherwise) unless the user chose the kinds.
+  if (std::getenv("STREAMSCOPE_KINDS") == nullptr) cmd.insert(cmd.end(), {"--kinds", "+memory"});
+  for (const std::string& a : {std::string("-o"), trace, std::string("--"), programs.workloads_bin,
+                               std::string("--variant"), name, std::string("--size"), args.size}) {
+    cmd.push_back(a);
   }
+  const int rc = Spawn(cmd);
+  const bool have_trace = std::filesystem::exists(trace, ec);
+  Outcome outcome{name, "", false};
+  if (!have_trace) {
+    outcome.result = "no trace written (exit " + std::to_string(rc) + "; see messages above)";
+  } else if (rc == kWorkloadPassed) {
+    outcome.result = "validation passed";
+    outcome.ok = true;
+  } else if (rc == kWorkloadValidationFailed) {
+    outcome.result = v.validation_may_fail ? "validation failed (possible by design: racy)" : "VALIDATION FAILED";
+    outcome.ok = v.validation_may_fail;
+  } else {
+    outcome.result = "failed with exit " + std::to_string(rc);
+  }
+  if (have_trace && programs.report) {
+    std::printf("\n--- streamscope report --nvtx measured %s\n", trace.c_str());
+    const int report_rc = Spawn({programs.self, "report", "--nvtx", "measured", trace});
+    if (report_rc != 0) outcome.result += "; report exit " + std::to_string(report_rc);
+  }
+  return outcome;
+}
 
+// Prints one line per variant; the command's exit code.
+int PrintSummary(const WorkloadsRunArgs& args, const std::vector<Outcome>& outcomes, bool report) {
   std::printf("\n=== summary (traces in %s/)\n", args.output_dir.c_str());
   bool all_ok = true;
   for (const Outcome& o : outcomes) {
@@ -229,6 +236,25 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
     std::printf("  (no 'report' subcommand in this build: traces recorded, not analyzed)\n");
   }
   return all_ok ? kExitOk : kExitFailure;
+}
+
+int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
+  std::vector<const VariantInfo*> selected;
+  if (int rc = SelectVariants(args, selected); rc != kExitOk) return rc;
+  Programs programs;
+  if (int rc = FindPrograms(args, root, programs); rc != kExitOk) return rc;
+  // A GPU at all? The workloads program says why not.
+  if (Spawn({programs.workloads_bin, "--check-device"}) != 0) {
+    std::fprintf(stderr,
+                 "streamscope: workloads: no usable CUDA GPU on this machine (see above); nothing "
+                 "was run. Recorded traces of every variant are in tests/data/ for the "
+                 "analyzer.\n");
+    return kExitFailure;
+  }
+  if (int rc = PrepareOutputDir(args, selected); rc != kExitOk) return rc;
+  std::vector<Outcome> outcomes;
+  for (const VariantInfo* v : selected) outcomes.push_back(RunVariant(*v, args, programs));
+  return PrintSummary(args, outcomes, programs.report);
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -31,10 +34,24 @@ double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-}  // namespace
+// What one trace's export draws and analyses.
+struct ExportPlan {
+  Window json_window, html_window;  // drawn
+  Window view;                      // the analyses' window, which the page opens on
+  Window analysis_window, json_analysis_window;
+  AnalysisTracks json_tracks, html_tracks;
+  std::string label;
+  std::string json_note;  // what --max-ops left out of the timelines
+};
 
-absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
-  const bool timeline = !options.perfetto_path.empty() || !options.perfetto_proto_path.empty();
+struct ExportFiles {
+  std::unique_ptr<OutputFile> json, html, proto;
+};
+
+using TimelineWriter = absl::Status (*)(std::span<const PerfettoTraceInput>, const PerfettoExportOptions&, OutputFile*,
+                                        PerfettoExportStats*);
+
+absl::Status CheckExportOptions(const ExportOptions& options, bool timeline) {
   if (!timeline && options.html_path.empty()) {
     return UsageError(
         "export: nothing to write: pass --perfetto OUT.json, --perfetto-proto OUT.pftrace and/or --html OUT.html");
@@ -53,17 +70,23 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
         "(install libprotobuf-dev and protobuf-compiler: tools/install_deps.sh, then rebuild)");
   }
 #endif
-  auto t0 = std::chrono::steady_clock::now();
-  // Refuse unwritable outputs before the (long) load.
-  std::unique_ptr<OutputFile> json_file, html_file, proto_file;
-  for (auto [path, file] : {std::pair{&options.perfetto_path, &json_file}, std::pair{&options.html_path, &html_file},
-                            std::pair{&options.perfetto_proto_path, &proto_file}}) {
+  return absl::OkStatus();
+}
+
+// Refuses unwritable outputs before the (long) load.
+absl::Status OpenOutputs(const ExportOptions& options, ExportFiles* files) {
+  for (auto [path, file] :
+       {std::pair{&options.perfetto_path, &files->json}, std::pair{&options.html_path, &files->html},
+        std::pair{&options.perfetto_proto_path, &files->proto}}) {
     if (path->empty()) continue;
     absl::StatusOr<std::unique_ptr<OutputFile>> f = OutputFile::Create(*path, options.overwrite);
     if (!f.ok()) return Prefixed("export: ", f.status());
     *file = std::move(*f);
   }
+  return absl::OkStatus();
+}
 
+absl::StatusOr<std::vector<TraceModel>> LoadExportedTraces(const ExportOptions& options) {
   std::vector<TraceModel> models;
   for (const std::string& path : options.traces) {
     ProgressPhase("loading " + path);
@@ -75,107 +98,191 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   for (TraceModel& m : models) {
     if (absl::Status s = AddKernelShapes(&m); !s.ok()) return Prefixed("export: ", s);
   }
-  double load_s = Seconds(t0);
-  MarkPhase("load");
-  // The page's summary of each trace (once per trace).
-  std::vector<PreparedTrace> prepared_traces(models.size());
-  if (!options.html_path.empty()) {
-    TracePreparation what;
-    what.summary = true;
-    for (size_t i = 0; i < models.size(); ++i) {
-      absl::StatusOr<PreparedTrace> t = PrepareTrace(models[i], what);
-      if (!t.ok()) return Prefixed("export: ", t.status());
-      prepared_traces[i] = *std::move(t);
-    }
-  }
+  return models;
+}
 
-  struct Prepared {
-    Window json_window, html_window;  // drawn
-    Window view;                      // the analyses' window, which the page opens on
-    AnalysisTracks json_tracks, html_tracks;
-    std::string label;
-    std::string json_note;  // what --max-ops left out of the timelines
-  };
-  std::vector<Prepared> prepared(models.size());
-  std::vector<Window> analysis_windows(models.size()), json_analysis_windows(models.size());
+// The page's summary of each trace (once per trace).
+absl::StatusOr<std::vector<PreparedTrace>> SummarizeForPage(const std::vector<TraceModel>& models,
+                                                            const ExportOptions& options) {
+  std::vector<PreparedTrace> prepared_traces(models.size());
+  if (options.html_path.empty()) return prepared_traces;
+  TracePreparation what;
+  what.summary = true;
+  for (size_t i = 0; i < models.size(); ++i) {
+    absl::StatusOr<PreparedTrace> t = PrepareTrace(models[i], what);
+    if (!t.ok()) return Prefixed("export: ", t.status());
+    prepared_traces[i] = *std::move(t);
+  }
+  return prepared_traces;
+}
+
+// The windows one trace's timelines and page draw, and the note of what
+// --max-ops leaves out.
+absl::StatusOr<ExportPlan> PlanWindows(const TraceModel& m, const ExportOptions& options, bool timeline, bool several,
+                                       std::ostream& out) {
+  absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
+  if (!w.ok()) return Prefixed("export: ", w.status());
+  NoteClippedWindows(m, {*w}, out);
+  ExportPlan p;
+  p.label = several ? absl::StrCat(m.path, " pid ", m.pid) : "";
+  p.analysis_window = *w;
+  bool whole =
+      options.window.kind == WindowSpec::Kind::kWholeTrace || options.window.kind == WindowSpec::Kind::kDefault;
+  p.view = *w;
+  // The default window: draw the whole trace (and its host annotations)
+  // around it, so that zooming out shows what lies outside it.
+  if (whole) {
+    Window all = WholeTraceWindow(m);
+    if (all.length() > 0) {
+      all.start_ns = std::min(all.start_ns, w->start_ns);
+      all.end_ns = std::max(all.end_ns, w->end_ns);
+      all.origin = w->origin;
+    } else {
+      all = *w;
+    }
+    p.html_window = ExtendToHostItems(m, all);
+  } else {
+    p.html_window = *w;
+  }
+  p.json_window = CapWindowToOps(m, p.html_window, options.json_max_ops);
+  p.json_analysis_window = p.analysis_window;
+  p.json_analysis_window.end_ns = std::min(p.analysis_window.end_ns, p.json_window.end_ns);
+  if (p.json_window.end_ns != p.html_window.end_ns && timeline) {
+    int64_t all = CountOpsInWindow(m, p.html_window);
+    p.json_note = absl::StrCat("--max-ops ", options.json_max_ops, ": the JSON holds the first ",
+                               CountOpsInWindow(m, p.json_window), " of the window's ", all, " ops: it ends at +",
+                               FormatDuration(p.json_window.end_ns - p.html_window.start_ns), " instead of +",
+                               FormatDuration(p.html_window.length()));
+  }
+  return p;
+}
+
+// The analyses of every trace, for the timelines and the page (errors
+// without the command's prefix).
+absl::Status AnalyzeExportedTraces(const std::vector<TraceModel>& models, const ExportOptions& options, bool timeline,
+                                   bool show_progress, std::vector<ExportPlan>* plans) {
   for (size_t i = 0; i < models.size(); ++i) {
     const TraceModel& m = models[i];
-    absl::StatusOr<Window> w = ResolveExportWindow(m, options.window);
-    if (!w.ok()) return Prefixed("export: ", w.status());
-    NoteClippedWindows(m, {*w}, out);
-    Prepared& p = prepared[i];
-    p.label = models.size() > 1 ? absl::StrCat(m.path, " pid ", m.pid) : "";
-    analysis_windows[i] = *w;
-    bool whole =
-        options.window.kind == WindowSpec::Kind::kWholeTrace || options.window.kind == WindowSpec::Kind::kDefault;
-    p.view = *w;
-    // The default window: draw the whole trace (and its host annotations)
-    // around it, so that zooming out shows what lies outside it.
-    if (whole) {
-      Window all = WholeTraceWindow(m);
-      if (all.length() > 0) {
-        all.start_ns = std::min(all.start_ns, w->start_ns);
-        all.end_ns = std::max(all.end_ns, w->end_ns);
-        all.origin = w->origin;
-      } else {
-        all = *w;
+    ExportPlan& p = (*plans)[i];
+    if (show_progress) {
+      ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i),
+                    models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
+    }
+    if (options.analyses) {
+      if (!options.html_path.empty()) {
+        absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, p.analysis_window, 200'000, &options.window);
+        if (!tracks.ok()) return tracks.status();
+        p.html_tracks = *std::move(tracks);
       }
-      p.html_window = ExtendToHostItems(m, all);
-    } else {
-      p.html_window = *w;
+      if (timeline) {
+        if (!options.html_path.empty() && p.json_analysis_window.end_ns == p.analysis_window.end_ns) {
+          p.json_tracks = p.html_tracks;
+        } else {
+          // Tracks for the Perfetto writers alone: their largest make
+          // their slices while written, not all at once.
+          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, p.json_analysis_window, 200'000, nullptr, true);
+          if (!tracks.ok()) return tracks.status();
+          p.json_tracks = *std::move(tracks);
+        }
+      }
     }
-    p.json_window = CapWindowToOps(m, p.html_window, options.json_max_ops);
-    json_analysis_windows[i] = analysis_windows[i];
-    json_analysis_windows[i].end_ns = std::min(analysis_windows[i].end_ns, p.json_window.end_ns);
-    if (p.json_window.end_ns != p.html_window.end_ns && timeline) {
-      int64_t all = CountOpsInWindow(m, p.html_window);
-      p.json_note = absl::StrCat("--max-ops ", options.json_max_ops, ": the JSON holds the first ",
-                                 CountOpsInWindow(m, p.json_window), " of the window's ", all, " ops: it ends at +",
-                                 FormatDuration(p.json_window.end_ns - p.html_window.start_ns), " instead of +",
-                                 FormatDuration(p.html_window.length()));
-    }
+    if (!p.json_note.empty()) p.json_tracks.notes.push_back(p.json_note);
   }
+  return absl::OkStatus();
+}
+
+// One timeline (Perfetto JSON or protobuf: the same inputs and counts).
+absl::Status WriteTimeline(const std::string& path, OutputFile* file, TimelineWriter writer, bool print_notes,
+                           const std::vector<TraceModel>& models, const std::vector<ExportPlan>& plans,
+                           const ExportOptions& options, std::function<absl::Status()> await_analyses,
+                           std::ostream& out) {
+  auto t = std::chrono::steady_clock::now();
+  std::vector<PerfettoTraceInput> inputs;
+  for (size_t i = 0; i < models.size(); ++i) {
+    inputs.push_back(
+        {&models[i], plans[i].json_window, options.analyses ? &plans[i].json_tracks : nullptr, plans[i].label});
+  }
+  PerfettoExportStats stats;
+  ProgressPhase("writing " + path);
+  PerfettoExportOptions writer_options;
+  writer_options.await_analyses = std::move(await_analyses);
+  absl::Status s = writer(inputs, writer_options, file, &stats);
+  ProgressIdle();
+  MarkPhase("write timeline");  // STREAMSCOPE_PROFILE: the writer's CPU against its wall time
+  if (!s.ok()) return Prefixed("export: ", s);
+  out << absl::StrFormat(
+      "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
+      "%d markers) in %.2f s\n",
+      path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls, stats.nvtx_ranges, stats.flows,
+      stats.analysis_slices, stats.analysis_markers, Seconds(t));
+  if (print_notes) {
+    for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WritePage(OutputFile* file, const std::vector<TraceModel>& models, const std::vector<ExportPlan>& plans,
+                       const std::vector<PreparedTrace>& prepared_traces, const ExportOptions& options,
+                       std::ostream& out) {
+  auto t = std::chrono::steady_clock::now();
+  std::vector<HtmlTimelineInput> inputs;
+  for (size_t i = 0; i < models.size(); ++i) {
+    inputs.push_back({plans[i].label, &models[i], plans[i].html_window,
+                      options.analyses ? &plans[i].html_tracks : nullptr, plans[i].view, &prepared_traces[i].summary});
+  }
+  HtmlReportOptions html_options;
+  html_options.max_ops = options.html_max_ops;
+  if (!options.title.empty()) {
+    html_options.title = options.title;
+  } else if (models.size() == 1) {
+    html_options.title = absl::StrCat("streamscope report: ", models[0].path);
+  }
+  html_options.generated_by = options.command_line;
+  HtmlReportStats stats;
+  ProgressPhase("writing " + options.html_path);
+  absl::Status s = WriteHtmlReport(inputs, html_options, file, &stats);
+  ProgressIdle();
+  if (!s.ok()) return Prefixed("export: ", s);
+  out << absl::StrFormat(
+      "wrote %s: %.1f MB, %d stream rows, %d of %d ops drawn individually, %d aggregate blocks, %d overlap "
+      "intervals, %d gaps, %d markers in %.2f s\n",
+      options.html_path, stats.bytes / 1e6, stats.stream_rows, stats.blocks_drawn - stats.aggregate_blocks,
+      stats.ops_in_windows, stats.aggregate_blocks, stats.overlap_slices, stats.gap_slices, stats.markers, Seconds(t));
+  for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
+  const bool timeline = !options.perfetto_path.empty() || !options.perfetto_proto_path.empty();
+  if (absl::Status s = CheckExportOptions(options, timeline); !s.ok()) return s;
+  auto t0 = std::chrono::steady_clock::now();
+  ExportFiles files;
+  if (absl::Status s = OpenOutputs(options, &files); !s.ok()) return s;
+  absl::StatusOr<std::vector<TraceModel>> loaded = LoadExportedTraces(options);
+  if (!loaded.ok()) return loaded.status();
+  const std::vector<TraceModel>& models = *loaded;
+  double load_s = Seconds(t0);
+  MarkPhase("load");
+  absl::StatusOr<std::vector<PreparedTrace>> prepared_traces = SummarizeForPage(models, options);
+  if (!prepared_traces.ok()) return prepared_traces.status();
+  std::vector<ExportPlan> plans;
+  for (const TraceModel& m : models) {
+    absl::StatusOr<ExportPlan> p = PlanWindows(m, options, timeline, models.size() > 1, out);
+    if (!p.ok()) return p.status();
+    plans.push_back(*std::move(p));
+  }
+
   // A protobuf timeline alone writes its ops and host tracks while the
   // analyses run (on a thread of their own: they read only the models);
   // otherwise the analyses come first.
   const bool analyze_while_writing =
-      ThreadsAllowed() && json_file == nullptr && html_file == nullptr && proto_file != nullptr;
-  // The analyses of every trace, for the timelines and the page (errors
-  // without the command's prefix).
-  auto analyze = [&]() -> absl::Status {
-    for (size_t i = 0; i < models.size(); ++i) {
-      const TraceModel& m = models[i];
-      Prepared& p = prepared[i];
-      if (!analyze_while_writing) {
-        ProgressPhase("analyzing " + m.path, static_cast<int64_t>(i),
-                      models.size() > 1 ? static_cast<int64_t>(models.size()) : 0);
-      }
-      if (options.analyses) {
-        if (!options.html_path.empty()) {
-          absl::StatusOr<AnalysisTracks> tracks = AnalyzeForTimeline(m, analysis_windows[i], 200'000, &options.window);
-          if (!tracks.ok()) return tracks.status();
-          p.html_tracks = *std::move(tracks);
-        }
-        if (timeline) {
-          if (!options.html_path.empty() && json_analysis_windows[i].end_ns == analysis_windows[i].end_ns) {
-            p.json_tracks = p.html_tracks;
-          } else {
-            // Tracks for the Perfetto writers alone: their largest make
-            // their slices while written, not all at once.
-            absl::StatusOr<AnalysisTracks> tracks =
-                AnalyzeForTimeline(m, json_analysis_windows[i], 200'000, nullptr, true);
-            if (!tracks.ok()) return tracks.status();
-            p.json_tracks = *std::move(tracks);
-          }
-        }
-      }
-      if (!p.json_note.empty()) p.json_tracks.notes.push_back(p.json_note);
-    }
-    return absl::OkStatus();
-  };
+      ThreadsAllowed() && files.json == nullptr && files.html == nullptr && files.proto != nullptr;
   absl::Status analyzed = absl::OkStatus();
   TaskThreads analysis_thread(analyze_while_writing);  // joined on every way out
-  analysis_thread.Start([&] { analyzed = analyze(); });
+  analysis_thread.Start(
+      [&] { analyzed = AnalyzeExportedTraces(models, options, timeline, !analyze_while_writing, &plans); });
   if (!analyze_while_writing && !analyzed.ok()) return Prefixed("export: ", analyzed);
   // Joins the analyses (once); what the writers call before they read them.
   double analyze_s = 0;
@@ -187,7 +294,7 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
     MarkPhase("analyses");
     analyze_s = Seconds(t0) - load_s;
     if (!analyzed.ok()) return analyzed;
-    for (const Prepared& p : prepared) {
+    for (const ExportPlan& p : plans) {
       if (p.json_note.empty()) continue;
       ProgressIdle();
       out << "note: " << (p.label.empty() ? "" : p.label + ": ") << p.json_note << "\n";
@@ -197,73 +304,25 @@ absl::Status RunExport(const ExportOptions& options, std::ostream& out) {
   if (!analyze_while_writing) {
     if (absl::Status s = await_analyses(); !s.ok()) return Prefixed("export: ", s);
   }
+  std::function<absl::Status()> writer_awaits;
+  if (analyze_while_writing) writer_awaits = await_analyses;
 
-  // One timeline (Perfetto JSON or protobuf: the same inputs and counts).
-  auto write_timeline = [&](const std::string& path, OutputFile* file, auto writer, bool print_notes) -> absl::Status {
-    auto t = std::chrono::steady_clock::now();
-    std::vector<PerfettoTraceInput> inputs;
-    for (size_t i = 0; i < models.size(); ++i) {
-      inputs.push_back({&models[i], prepared[i].json_window, options.analyses ? &prepared[i].json_tracks : nullptr,
-                        prepared[i].label});
-    }
-    PerfettoExportStats stats;
-    ProgressPhase("writing " + path);
-    PerfettoExportOptions writer_options;
-    if (analyze_while_writing) writer_options.await_analyses = await_analyses;
-    absl::Status s = writer(inputs, writer_options, file, &stats);
-    ProgressIdle();
-    MarkPhase("write timeline");  // STREAMSCOPE_PROFILE: the writer's CPU against its wall time
-    if (!s.ok()) return Prefixed("export: ", s);
-    out << absl::StrFormat(
-        "wrote %s: %d events, %.1f MB (%d ops, %d API calls, %d NVTX ranges, %d flows, %d analysis slices, "
-        "%d markers) in %.2f s\n",
-        path, stats.events, stats.bytes / 1e6, stats.ops, stats.api_calls, stats.nvtx_ranges, stats.flows,
-        stats.analysis_slices, stats.analysis_markers, Seconds(t));
-    if (print_notes) {
-      for (const std::string& n : stats.notes) out << "note: " << n << "\n";
-    }
-    return absl::OkStatus();
-  };
-  if (json_file) {
-    absl::Status s = write_timeline(options.perfetto_path, json_file.get(), WritePerfettoJson, true);
+  if (files.json) {
+    absl::Status s = WriteTimeline(options.perfetto_path, files.json.get(), WritePerfettoJson, true, models, plans,
+                                   options, writer_awaits, out);
     if (!s.ok()) return s;
   }
 #ifdef STREAMSCOPE_WITH_PERFETTO_PROTO
-  if (proto_file) {
+  if (files.proto) {
     // The JSON, when written too, printed the same notes.
-    absl::Status s =
-        write_timeline(options.perfetto_proto_path, proto_file.get(), WritePerfettoProto, json_file == nullptr);
+    absl::Status s = WriteTimeline(options.perfetto_proto_path, files.proto.get(), WritePerfettoProto,
+                                   files.json == nullptr, models, plans, options, writer_awaits, out);
     if (!s.ok()) return s;
   }
 #endif
-  if (html_file) {
-    auto t = std::chrono::steady_clock::now();
-    std::vector<HtmlTimelineInput> inputs;
-    for (size_t i = 0; i < models.size(); ++i) {
-      inputs.push_back({prepared[i].label, &models[i], prepared[i].html_window,
-                        options.analyses ? &prepared[i].html_tracks : nullptr, prepared[i].view,
-                        &prepared_traces[i].summary});
-    }
-    HtmlReportOptions html_options;
-    html_options.max_ops = options.html_max_ops;
-    if (!options.title.empty()) {
-      html_options.title = options.title;
-    } else if (models.size() == 1) {
-      html_options.title = absl::StrCat("streamscope report: ", models[0].path);
-    }
-    html_options.generated_by = options.command_line;
-    HtmlReportStats stats;
-    ProgressPhase("writing " + options.html_path);
-    absl::Status s = WriteHtmlReport(inputs, html_options, html_file.get(), &stats);
-    ProgressIdle();
-    if (!s.ok()) return Prefixed("export: ", s);
-    out << absl::StrFormat(
-        "wrote %s: %.1f MB, %d stream rows, %d of %d ops drawn individually, %d aggregate blocks, %d overlap "
-        "intervals, %d gaps, %d markers in %.2f s\n",
-        options.html_path, stats.bytes / 1e6, stats.stream_rows, stats.blocks_drawn - stats.aggregate_blocks,
-        stats.ops_in_windows, stats.aggregate_blocks, stats.overlap_slices, stats.gap_slices, stats.markers,
-        Seconds(t));
-    for (const std::string& n : stats.notes) out << "note: " << n << "\n";
+  if (files.html) {
+    absl::Status s = WritePage(files.html.get(), models, plans, *prepared_traces, options, out);
+    if (!s.ok()) return s;
   }
   out << absl::StrFormat("load %.2f s, analyses %.2f s, total %.2f s\n", load_s, analyze_s, Seconds(t0));
   return absl::OkStatus();

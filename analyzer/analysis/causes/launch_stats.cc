@@ -40,13 +40,41 @@ Distribution Summarize(std::vector<int64_t>& v) {
   return d;
 }
 
-LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window, const LaunchStatsOptions& options) {
-  LaunchStatsResult result;
-  result.window = window;
-  result.options = options;
+namespace {
+
+// The kernels that start in the window, in op order, each with its group
+// (index into result.kernels) and launch call (api index or -1).
+struct KernelsInWindow {
+  std::vector<int32_t> ops;
+  std::vector<int32_t> group;
+  std::vector<int32_t> api;
+};
+
+// Larger idle first; ties: the earlier one.
+bool LargerGap(const RemovableGap& a, const RemovableGap& b) {
+  if (a.idle_ns != b.idle_ns) return a.idle_ns > b.idle_ns;
+  return a.next_op < b.next_op;
+}
+
+// Keeps the `keep` largest gaps in a bounded min-heap.
+void KeepIfLarge(const RemovableGap& gap, size_t keep, std::vector<RemovableGap>& worst) {
+  if (worst.size() < keep) {
+    worst.push_back(gap);
+    std::push_heap(worst.begin(), worst.end(), LargerGap);
+  } else if (keep > 0 && LargerGap(gap, worst.front())) {
+    std::pop_heap(worst.begin(), worst.end(), LargerGap);
+    worst.back() = gap;
+    std::push_heap(worst.begin(), worst.end(), LargerGap);
+  }
+}
+
+// Groups the window's kernels by (name, from_graph) and counts the idle
+// time before each one on its stream; each one's predecessor on its stream
+// counts only if it is a kernel too.
+KernelsInWindow CountKernelsAndGaps(const TraceModel& model, const Window& window, const LaunchStatsOptions& options,
+                                    LaunchStatsResult& result) {
   const GpuOps& ops = model.ops;
   const ApiCalls& api = model.api;
-
   const BusyTimeIndex& busy = model.Derived<BusyTimeIndex>();
   const OpSubmitters submitters(model);
 
@@ -54,21 +82,10 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
   // last slot for kernels without a name.
   const size_t names = model.strings.size() + 1;
   std::vector<int32_t> group_of[2] = {std::vector<int32_t>(names, -1), std::vector<int32_t>(names, -1)};
-  std::vector<int32_t> kernel_group;  // per kernel in window, parallel to `kernels_in_window`
-  std::vector<int32_t> kernels_in_window;
-  std::vector<int32_t> kernel_api;  // launch call (api index) or -1, parallel too
   std::vector<int64_t> stream_slot(model.streams.size(), -1);
-
-  // Bounded min-heap of the largest removable gaps (ties: the earlier one).
   const size_t keep_gaps = static_cast<size_t>(std::max(options.max_listed, 0));
-  auto larger = [&](const RemovableGap& a, const RemovableGap& b) {
-    if (a.idle_ns != b.idle_ns) return a.idle_ns > b.idle_ns;
-    return a.next_op < b.next_op;
-  };
-  std::vector<RemovableGap>& worst = result.worst_gaps;
+  KernelsInWindow in_window;
 
-  // The kernels that start in the window; each one's predecessor on its
-  // stream counts only if it is a kernel too.
   const size_t first = FirstOpStartingAt(model, window.start_ns);
   const size_t last = std::max(first, FirstOpStartingAt(model, window.end_ns));
   StreamPredecessorWalk predecessors(model, first);
@@ -92,12 +109,12 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     }
     KernelLaunchStats& k = result.kernels[g];
     k.count += 1;
-    kernels_in_window.push_back(static_cast<int32_t>(i));
-    kernel_group.push_back(g);
+    in_window.ops.push_back(static_cast<int32_t>(i));
+    in_window.group.push_back(g);
     result.kernel_count += 1;
     if (graph) result.graph_kernel_count += 1;
     int32_t a = submitters[i];
-    kernel_api.push_back(a);
+    in_window.api.push_back(a);
     if (a < 0) {
       k.no_api_count += 1;
       result.no_api_count += 1;
@@ -132,29 +149,29 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       sg.graph_removable_gaps += 1;
       result.graph_removable_ns += idle;
       result.graph_removable_gaps += 1;
-      RemovableGap gap{prev, static_cast<int32_t>(i), a, idle};
-      if (worst.size() < keep_gaps) {
-        worst.push_back(gap);
-        std::push_heap(worst.begin(), worst.end(), larger);
-      } else if (keep_gaps > 0 && larger(gap, worst.front())) {
-        std::pop_heap(worst.begin(), worst.end(), larger);
-        worst.back() = gap;
-        std::push_heap(worst.begin(), worst.end(), larger);
-      }
+      KeepIfLarge(RemovableGap{prev, static_cast<int32_t>(i), a, idle}, keep_gaps, result.worst_gaps);
     }
   }
+  return in_window;
+}
 
-  // Distributions: kernels grouped by a counting sort, one buffer reused.
+// Each group's distributions (GPU time, launch call, queue delay) and
+// whether it is launch bound: kernels grouped by a counting sort, one
+// buffer reused.
+void SummarizeGroups(const TraceModel& model, const KernelsInWindow& in_window, const LaunchStatsOptions& options,
+                     LaunchStatsResult& result) {
+  const GpuOps& ops = model.ops;
+  const ApiCalls& api = model.api;
   const size_t groups = result.kernels.size();
   std::vector<size_t> offset(groups + 1, 0);
-  for (int32_t g : kernel_group) offset[g + 1] += 1;
+  for (int32_t g : in_window.group) offset[g + 1] += 1;
   for (size_t g = 0; g < groups; ++g) offset[g + 1] += offset[g];
-  // Positions into kernels_in_window / kernel_api, grouped.
-  std::vector<int32_t> ordered(kernels_in_window.size());
+  // Positions into in_window, grouped.
+  std::vector<int32_t> ordered(in_window.ops.size());
   {
     std::vector<size_t> fill(offset.begin(), offset.end() - 1);
-    for (size_t k = 0; k < kernels_in_window.size(); ++k) {
-      ordered[fill[kernel_group[k]]++] = static_cast<int32_t>(k);
+    for (size_t k = 0; k < in_window.ops.size(); ++k) {
+      ordered[fill[in_window.group[k]]++] = static_cast<int32_t>(k);
     }
   }
   std::vector<int64_t> buffer;
@@ -164,22 +181,22 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
     auto end = ordered.begin() + static_cast<std::ptrdiff_t>(offset[g + 1]);
     buffer.clear();
     for (auto it = begin; it != end; ++it) {
-      int32_t op = kernels_in_window[*it];
+      int32_t op = in_window.ops[*it];
       buffer.push_back(SaturatingSub(ops.end_ns[op], ops.start_ns[op]));
     }
     k.gpu_ns = Summarize(buffer);
     buffer.clear();
     for (auto it = begin; it != end; ++it) {
-      int32_t a = kernel_api[*it];
+      int32_t a = in_window.api[*it];
       if (a >= 0) buffer.push_back(SaturatingSub(api.end_ns[a], api.start_ns[a]));
     }
     k.api_ns = Summarize(buffer);
     buffer.clear();
     int64_t max_queue = std::numeric_limits<int64_t>::min();
     for (auto it = begin; it != end; ++it) {
-      int32_t a = kernel_api[*it];
+      int32_t a = in_window.api[*it];
       if (a < 0) continue;
-      int32_t op = kernels_in_window[*it];
+      int32_t op = in_window.ops[*it];
       if (StartedDuringCall(ops.start_ns[op], api.end_ns[a])) ++k.started_during_call;
       int64_t q = QueueDelayNs(ops.start_ns[op], api.end_ns[a]);
       buffer.push_back(q);
@@ -195,10 +212,20 @@ LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& wind
       if (k.launch_bound()) result.launch_bound_kernels += k.count;
     }
   }
+}
+
+}  // namespace
+
+LaunchStatsResult AnalyzeLaunchStats(const TraceModel& model, const Window& window, const LaunchStatsOptions& options) {
+  LaunchStatsResult result;
+  result.window = window;
+  result.options = options;
+  KernelsInWindow in_window = CountKernelsAndGaps(model, window, options, result);
+  SummarizeGroups(model, in_window, options, result);
   std::sort(result.kernels.begin(), result.kernels.end(), [](const KernelLaunchStats& a, const KernelLaunchStats& b) {
     return std::tie(b.gpu_ns.total, a.first_op) < std::tie(a.gpu_ns.total, b.first_op);
   });
-  std::sort(worst.begin(), worst.end(), larger);
+  std::sort(result.worst_gaps.begin(), result.worst_gaps.end(), LargerGap);
   for (const FirstLaunchOutlier& f : DefaultSteadyState(model).first_launches) {
     if (f.op >= 0 && model.ops.start_ns[f.op] >= window.start_ns && model.ops.start_ns[f.op] < window.end_ns) {
       result.first_launches.push_back(f);

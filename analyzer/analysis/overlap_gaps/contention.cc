@@ -21,95 +21,119 @@ using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
 using diagnose_support::SharedTime;
 
-std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w, const DiagnoseOptions& o) {
-  const std::vector<int32_t> ops = OpsStartingIn(m, w);
-  auto clipped = [&](int32_t op) { return ClippedLength({m.ops.start_ns[op], m.ops.end_ns[op]}, w.interval()); };
-  // Flat passes over compact per-group arrays instead of a vector per group:
-  // a trace can hold ~10^5 groups (copy sizes), so every per-op touch of a
-  // group is a likely cache miss; the counts stay small enough for L2.
+namespace {
+
+int64_t ClippedDuration(const TraceModel& m, const Window& w, int32_t op) {
+  return ClippedLength({m.ops.start_ns[op], m.ops.end_ns[op]}, w.interval());
+}
+
+// The window's ops sorted into groups, each op overlapped, alone or neither.
+// Flat passes over compact per-group arrays instead of a vector per group:
+// a trace can hold ~10^5 groups (copy sizes), so every per-op touch of a
+// group is a likely cache miss; the counts stay small enough for L2.
+struct ClassifiedOps {
   struct Count {
     int32_t over = 0, alone = 0;
   };
   std::vector<Count> count;
   std::vector<std::array<int32_t, 2>> first_over;  // the first two overlapped ops (evidence)
   std::vector<uint8_t> pageable;
-  OpGrouper grouper(m);
-  std::vector<int32_t> code(ops.size(), -1);  // group * 2 + overlapped; -1: neither
-  {
-    std::vector<int64_t> shared = SharedTime(m, w, ops);
-    for (size_t k = 0; k < ops.size(); ++k) {
-      int32_t op = ops[k];
-      int64_t dur = clipped(op);
-      if (dur <= 0) continue;
-      double frac = static_cast<double>(shared[k]) / static_cast<double>(dur);
-      bool over = frac >= o.overlapped_fraction, alone = frac <= o.alone_fraction;
-      if (!over && !alone) continue;
-      size_t g = static_cast<size_t>(grouper.GroupOf(op));
-      if (g >= count.size()) {
-        count.resize(g + 1);
-        first_over.resize(g + 1, {-1, -1});
-        pageable.resize(g + 1, 0);
-      }
-      if (m.ops.src_kind[op] == MemoryKind::kPageable || m.ops.dst_kind[op] == MemoryKind::kPageable) {
-        pageable[g] = 1;
-      }
-      if (over) {
-        if (count[g].over < 2) first_over[g][static_cast<size_t>(count[g].over)] = op;
-        ++count[g].over;
-      } else {
-        ++count[g].alone;
-      }
-      code[k] = static_cast<int32_t>(g) * 2 + (over ? 1 : 0);
+  std::vector<int32_t> code;  // per op: group * 2 + overlapped; -1: neither
+};
+
+ClassifiedOps ClassifyOps(const TraceModel& m, const Window& w, const DiagnoseOptions& o,
+                          const std::vector<int32_t>& ops, OpGrouper& grouper) {
+  ClassifiedOps c;
+  c.code.assign(ops.size(), -1);
+  std::vector<int64_t> shared = SharedTime(m, w, ops);
+  for (size_t k = 0; k < ops.size(); ++k) {
+    int32_t op = ops[k];
+    int64_t dur = ClippedDuration(m, w, op);
+    if (dur <= 0) continue;
+    double frac = static_cast<double>(shared[k]) / static_cast<double>(dur);
+    bool over = frac >= o.overlapped_fraction, alone = frac <= o.alone_fraction;
+    if (!over && !alone) continue;
+    size_t g = static_cast<size_t>(grouper.GroupOf(op));
+    if (g >= c.count.size()) {
+      c.count.resize(g + 1);
+      c.first_over.resize(g + 1, {-1, -1});
+      c.pageable.resize(g + 1, 0);
     }
+    if (m.ops.src_kind[op] == MemoryKind::kPageable || m.ops.dst_kind[op] == MemoryKind::kPageable) {
+      c.pageable[g] = 1;
+    }
+    if (over) {
+      if (c.count[g].over < 2) c.first_over[g][static_cast<size_t>(c.count[g].over)] = op;
+      ++c.count[g].over;
+    } else {
+      ++c.count[g].alone;
+    }
+    c.code[k] = static_cast<int32_t>(g) * 2 + (over ? 1 : 0);
   }
-  // Durations of the groups with overlapped ops, group by group:
-  // [over..., alone...]. Cursors are 32-bit (ops are int32-indexed) to keep
-  // the scatter's working set small.
-  std::vector<int64_t> begin(count.size() + 1, 0);
-  for (size_t g = 0; g < count.size(); ++g) {
-    begin[g + 1] = begin[g] + (count[g].over > 0 ? int64_t{count[g].over} + count[g].alone : 0);
-  }
-  std::vector<int64_t> durations(static_cast<size_t>(begin.back()));
-  {
+  return c;
+}
+
+// Durations of the groups with overlapped ops, group by group:
+// [over..., alone...].
+class GroupDurations {
+ public:
+  GroupDurations(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops, const ClassifiedOps& c)
+      : count_(c.count), begin_(c.count.size() + 1, 0) {
+    for (size_t g = 0; g < count_.size(); ++g) {
+      begin_[g + 1] = begin_[g] + (count_[g].over > 0 ? int64_t{count_[g].over} + count_[g].alone : 0);
+    }
+    durations_.resize(static_cast<size_t>(begin_.back()));
+    // Cursors are 32-bit (ops are int32-indexed) to keep the scatter's
+    // working set small.
     struct Cursor {
       uint32_t over, alone;
     };
-    std::vector<Cursor> next(count.size());
-    for (size_t g = 0; g < count.size(); ++g) {
-      next[g] = {static_cast<uint32_t>(begin[g]), static_cast<uint32_t>(begin[g] + count[g].over)};
+    std::vector<Cursor> next(count_.size());
+    for (size_t g = 0; g < count_.size(); ++g) {
+      next[g] = {static_cast<uint32_t>(begin_[g]), static_cast<uint32_t>(begin_[g] + count_[g].over)};
     }
     for (size_t k = 0; k < ops.size(); ++k) {
-      if (code[k] < 0) continue;
-      size_t g = static_cast<size_t>(code[k] >> 1);
-      if (count[g].over == 0) continue;
-      uint32_t& slot = (code[k] & 1) ? next[g].over : next[g].alone;
-      durations[slot++] = clipped(ops[k]);
+      if (c.code[k] < 0) continue;
+      size_t g = static_cast<size_t>(c.code[k] >> 1);
+      if (count_[g].over == 0) continue;
+      uint32_t& slot = (c.code[k] & 1) ? next[g].over : next[g].alone;
+      durations_[slot++] = ClippedDuration(m, w, ops[k]);
     }
   }
-  auto over_durations = [&](size_t g) {
-    return std::span<int64_t>(durations.data() + begin[g], static_cast<size_t>(count[g].over));
-  };
-  auto alone_durations = [&](size_t g) {
-    return std::span<int64_t>(durations.data() + begin[g] + count[g].over, static_cast<size_t>(count[g].alone));
-  };
-  std::vector<int64_t> alone_of_slowed(count.size(), -1);  // group -> alone median; -1: not slowed
-  struct Slowed {
-    ContentionFacts::Group facts;
-    int64_t excess;
-    size_t group;
-  };
+  std::span<int64_t> Over(size_t g) {
+    return std::span<int64_t>(durations_.data() + begin_[g], static_cast<size_t>(count_[g].over));
+  }
+  std::span<int64_t> Alone(size_t g) {
+    return std::span<int64_t>(durations_.data() + begin_[g] + count_[g].over, static_cast<size_t>(count_[g].alone));
+  }
+
+ private:
+  const std::vector<ClassifiedOps::Count>& count_;
+  std::vector<int64_t> begin_;
+  std::vector<int64_t> durations_;
+};
+
+struct Slowed {
+  ContentionFacts::Group facts;
+  int64_t excess;
+  size_t group;
+};
+
+// The groups whose overlapped median ran slower than their alone median (in
+// this trace, else in the reference), in key order; cites them in `f` and
+// sets alone_of_slowed (group -> alone median; -1: not slowed).
+std::vector<Slowed> FindSlowedGroups(const DiagnoseOptions& o, const OpGrouper& grouper, const ClassifiedOps& c,
+                                     GroupDurations& durations, DiagnoseFinding& f,
+                                     std::vector<int64_t>& alone_of_slowed) {
   std::vector<Slowed> slowed;
-  IntervalList excess;
-  DiagnoseFinding f;
-  f.cause = DiagnoseCause::kContention;
   for (const auto& [key, gid] : grouper.KeysInOrder([&](int32_t g) {
-         return static_cast<size_t>(g) < count.size() && count[static_cast<size_t>(g)].over > 0;
+         return static_cast<size_t>(g) < c.count.size() && c.count[static_cast<size_t>(g)].over > 0;
        })) {
     size_t g = static_cast<size_t>(gid);
     int64_t alone = 0;
     std::string reference_source;  // "": alone in this trace
-    if (count[g].alone > 0) {
-      alone = MedianInPlace(alone_durations(g));
+    if (c.count[g].alone > 0) {
+      alone = MedianInPlace(durations.Alone(g));
     } else if (o.reference != nullptr) {
       auto it = o.reference->alone_median_ns.find(key);
       if (it == o.reference->alone_median_ns.end()) continue;
@@ -118,7 +142,7 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     } else {
       continue;
     }
-    int64_t over = MedianInPlace(over_durations(g));
+    int64_t over = MedianInPlace(durations.Over(g));
     if (alone <= 0 || static_cast<double>(over) < o.contention_min_ratio * static_cast<double>(alone) ||
         static_cast<double>(over) > o.contention_max_ratio * static_cast<double>(alone) ||
         over - alone < o.min_impact_ns) {
@@ -126,21 +150,32 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
     }
     alone_of_slowed[g] = alone;
     double ratio = static_cast<double>(over) / static_cast<double>(alone);
-    ContentionFacts::Group group{
-        grouper.Example(gid),          reference_source, over, alone, ratio, static_cast<int64_t>(count[g].over),
-        static_cast<bool>(pageable[g])};
+    ContentionFacts::Group group{grouper.Example(gid),
+                                 reference_source,
+                                 over,
+                                 alone,
+                                 ratio,
+                                 static_cast<int64_t>(c.count[g].over),
+                                 static_cast<bool>(c.pageable[g])};
     slowed.push_back({std::move(group), 0, g});
     f.figures[key + ":overlapped_median_ns"] = static_cast<double>(over);
     f.figures[key + ":alone_median_ns"] = static_cast<double>(alone);
-    for (int32_t op : first_over[g]) {
+    for (int32_t op : c.first_over[g]) {
       if (op >= 0) CiteOp(f, op, o.max_evidence);
     }
   }
-  // The time each slowed op ran past its group's alone median.
-  std::vector<int64_t> excess_of(count.size(), 0);
+  return slowed;
+}
+
+// The time each slowed op ran past its group's alone median: sets each
+// group's excess and returns the intervals.
+IntervalList ExcessPastAlone(const TraceModel& m, const std::vector<int32_t>& ops, const ClassifiedOps& c,
+                             const std::vector<int64_t>& alone_of_slowed, std::vector<Slowed>& slowed) {
+  IntervalList excess;
+  std::vector<int64_t> excess_of(c.count.size(), 0);
   for (size_t k = 0; k < ops.size(); ++k) {
-    if (code[k] < 0 || !(code[k] & 1)) continue;
-    size_t g = static_cast<size_t>(code[k] >> 1);
+    if (c.code[k] < 0 || !(c.code[k] & 1)) continue;
+    size_t g = static_cast<size_t>(c.code[k] >> 1);
     int64_t alone = alone_of_slowed[g];
     if (alone < 0) continue;
     int32_t op = ops[k];
@@ -149,6 +184,21 @@ std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Wind
         excess_of[g], std::max<int64_t>(0, SaturatingSub(SaturatingSub(m.ops.end_ns[op], m.ops.start_ns[op]), alone)));
   }
   for (Slowed& x : slowed) x.excess = excess_of[x.group];
+  return excess;
+}
+
+}  // namespace
+
+std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w, const DiagnoseOptions& o) {
+  const std::vector<int32_t> ops = OpsStartingIn(m, w);
+  OpGrouper grouper(m);
+  const ClassifiedOps classified = ClassifyOps(m, w, o, ops, grouper);
+  GroupDurations durations(m, w, ops, classified);
+  std::vector<int64_t> alone_of_slowed(classified.count.size(), -1);
+  DiagnoseFinding f;
+  f.cause = DiagnoseCause::kContention;
+  std::vector<Slowed> slowed = FindSlowedGroups(o, grouper, classified, durations, f, alone_of_slowed);
+  IntervalList excess = ExcessPastAlone(m, ops, classified, alone_of_slowed, slowed);
   if (slowed.empty()) return std::nullopt;
   std::stable_sort(slowed.begin(), slowed.end(), [](const Slowed& a, const Slowed& b) { return a.excess > b.excess; });
   ContentionFacts facts;

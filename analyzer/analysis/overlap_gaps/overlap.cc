@@ -83,232 +83,242 @@ class StreamPairAccumulator {
   absl::flat_hash_map<uint64_t, int64_t> sparse_;
 };
 
-// One device's sweep. `ops` are op indices sorted by (clipped) start.
-void SweepDevice(const TraceModel& model, const Window& window, const std::vector<int32_t>& ops,
-                 const OverlapOptions& options, DeviceOverlap* out) {
-  const PairTable& table = Pairs();
-  const GpuOps& g = model.ops;
-  const int64_t w0 = window.start_ns, w1 = window.end_ns;
-  auto cs = [&](int32_t op) { return std::max(g.start_ns[op], w0); };
-  auto ce = [&](int32_t op) { return std::min(g.end_ns[op], w1); };
-
-  // Local stream numbers.
-  std::vector<int32_t> local_of(model.streams.size(), -1);
+// Local stream numbers: dense indices of the streams the device's ops run on.
+struct LocalStreams {
+  std::vector<int32_t> local_of;  // stream -> local number; -1: none of the ops
   std::vector<int32_t> stream_of_local;
+  int count() const { return static_cast<int>(stream_of_local.size()); }
+};
+
+LocalStreams NumberStreams(const TraceModel& model, const std::vector<int32_t>& ops) {
+  LocalStreams s;
+  s.local_of.assign(model.streams.size(), -1);
   for (int32_t op : ops) {
-    int32_t s = g.stream[op];
-    if (s >= 0 && local_of[s] < 0) {
-      local_of[s] = static_cast<int32_t>(stream_of_local.size());
-      stream_of_local.push_back(s);
+    int32_t stream = model.ops.stream[op];
+    if (stream >= 0 && s.local_of[stream] < 0) {
+      s.local_of[stream] = static_cast<int32_t>(s.stream_of_local.size());
+      s.stream_of_local.push_back(stream);
     }
   }
-  const int num_streams = static_cast<int>(stream_of_local.size());
-  StreamPairAccumulator stream_pairs(num_streams);
+  return s;
+}
 
-  // Active state.
-  std::array<int64_t, kNumOpCategories> count{};
-  std::vector<int32_t> per_cat_stream(static_cast<size_t>(kNumOpCategories) * num_streams, 0);
-  std::array<std::vector<int32_t>, kNumOpCategories> active_streams;
-  std::vector<int32_t> active_pos(static_cast<size_t>(kNumOpCategories) * num_streams, -1);
-  int mask = 0;
+// Per category: how many ops run, on which local streams, and the mask of
+// the categories running.
+class ActiveCategories {
+ public:
+  explicit ActiveCategories(int num_streams)
+      : n_(num_streams),
+        per_cat_stream_(static_cast<size_t>(kNumOpCategories) * num_streams, 0),
+        active_pos_(static_cast<size_t>(kNumOpCategories) * num_streams, -1) {}
 
-  // Running ops by end time; `local` indexes `ops`.
+  // An op of category c on local stream ls (-1: none) starts (+1) or ends (-1).
+  void Enter(int c, int ls, int delta) {
+    count_[c] += delta;
+    if (count_[c] > 0)
+      mask_ |= 1 << c;
+    else
+      mask_ &= ~(1 << c);
+    if (ls < 0) return;
+    size_t k = static_cast<size_t>(c) * n_ + ls;
+    per_cat_stream_[k] += delta;
+    if (delta > 0 && per_cat_stream_[k] == 1) {
+      active_pos_[k] = static_cast<int32_t>(active_streams_[c].size());
+      active_streams_[c].push_back(ls);
+    } else if (delta < 0 && per_cat_stream_[k] == 0) {
+      int32_t pos = active_pos_[k];
+      int32_t last = active_streams_[c].back();
+      active_streams_[c][pos] = last;
+      active_pos_[static_cast<size_t>(c) * n_ + last] = pos;
+      active_streams_[c].pop_back();
+      active_pos_[k] = -1;
+    }
+  }
+  int mask() const { return mask_; }
+  // The local streams running ops of category c.
+  const std::vector<int32_t>& streams(int c) const { return active_streams_[c]; }
+
+ private:
+  int n_;
+  std::array<int64_t, kNumOpCategories> count_{};
+  std::vector<int32_t> per_cat_stream_;
+  std::array<std::vector<int32_t>, kNumOpCategories> active_streams_;
+  std::vector<int32_t> active_pos_;
+  int mask_ = 0;
+};
+
+// Running ops by end time; `local` indexes the sweep's ops.
+class RunningOps {
+ public:
+  explicit RunningOps(size_t n) : pos_(n, -1) {}
+  bool empty() const { return heap_.empty(); }
+  int64_t next_end() const { return heap_.top().t; }
+  void Add(int32_t local, int32_t op, int64_t end) {
+    heap_.push({end, local});
+    pos_[local] = static_cast<int32_t>(ops_.size());
+    ops_.push_back(op);
+    local_.push_back(local);
+  }
+  // Removes the op that ends first; returns its local index.
+  int32_t PopFirstEnding() {
+    int32_t local = heap_.top().local;
+    heap_.pop();
+    int32_t pos = pos_[local];
+    ops_[pos] = ops_.back();
+    local_[pos] = local_.back();
+    pos_[local_[pos]] = pos;
+    ops_.pop_back();
+    local_.pop_back();
+    return local;
+  }
+  // Global op indices of the running ops, in no order.
+  const std::vector<int32_t>& ops() const { return ops_; }
+
+ private:
   struct End {
     int64_t t;
     int32_t local;
     bool operator>(const End& o) const { return t > o.t; }
   };
-  std::priority_queue<End, std::vector<End>, std::greater<End>> heap;
+  std::priority_queue<End, std::vector<End>, std::greater<End>> heap_;
   // priority_queue hides its container; keep a mirror of the running ops for
   // interval op lists (swap-remove with positions by local index).
-  std::vector<int32_t> active_ops;  // global op indices
-  std::vector<int32_t> active_local;
-  std::vector<int32_t> active_op_pos(ops.size(), -1);
+  std::vector<int32_t> ops_;
+  std::vector<int32_t> local_;
+  std::vector<int32_t> pos_;
+};
 
-  auto enter = [&](int32_t op, int delta) {
-    int c = static_cast<int>(g.category[op]);
-    int ls = g.stream[op] >= 0 ? local_of[g.stream[op]] : -1;
-    count[c] += delta;
-    if (count[c] > 0)
-      mask |= 1 << c;
-    else
-      mask &= ~(1 << c);
-    if (ls < 0) return;
-    size_t k = static_cast<size_t>(c) * num_streams + ls;
-    per_cat_stream[k] += delta;
-    if (delta > 0 && per_cat_stream[k] == 1) {
-      active_pos[k] = static_cast<int32_t>(active_streams[c].size());
-      active_streams[c].push_back(ls);
-    } else if (delta < 0 && per_cat_stream[k] == 0) {
-      int32_t pos = active_pos[k];
-      int32_t last = active_streams[c].back();
-      active_streams[c][pos] = last;
-      active_pos[static_cast<size_t>(c) * num_streams + last] = pos;
-      active_streams[c].pop_back();
-      active_pos[k] = -1;
-    }
-  };
+// The open and closed overlap intervals of each pair, with their ops: all
+// of them, or with a per-pair limit the longest.
+class IntervalRecorder {
+ public:
+  IntervalRecorder(const OverlapOptions& options, DeviceOverlap* out)
+      : out_(out),
+        keep_all_(options.max_intervals_per_pair < 0),
+        keep_n_(keep_all_ ? 0 : static_cast<size_t>(options.max_intervals_per_pair)),
+        cap_(options.max_ops_per_interval < 0 ? UINT64_MAX : static_cast<uint64_t>(options.max_ops_per_interval)) {
+    open_.fill(-1);
+  }
 
-  // Open pair intervals (open[p] >= 0 while pair p overlaps).
-  std::array<int64_t, kNumOverlapPairs> open{};
-  open.fill(-1);
-  std::array<OverlapInterval, kNumOverlapPairs> current{};
-  // With a per-pair limit: the longest closed intervals and their ops.
-  struct Kept {
-    OverlapInterval iv;
-    std::vector<int32_t> ops;
-  };
-  const bool keep_all = options.max_intervals_per_pair < 0;
-  const size_t keep_n = keep_all ? 0 : static_cast<size_t>(options.max_intervals_per_pair);
-  std::array<std::vector<Kept>, kNumOverlapPairs> kept;
-  uint32_t open_mask = 0;
-  const uint64_t cap =
-      options.max_ops_per_interval < 0 ? UINT64_MAX : static_cast<uint64_t>(options.max_ops_per_interval);
-  std::array<int64_t, kNumOverlapPairs> pair_ns{};
-  std::array<int64_t, kNumOverlapPairs> pair_intervals{};
-
-  auto pair_has = [&](int p, int c) { return (table.masks[p] >> c) & 1; };
+  void Open(int p, int64_t t) {
+    current_[p] = OverlapInterval{};
+    current_[p].start_ns = t;
+    current_[p].pair = p;
+    open_[p] = 1;
+  }
   // Adds op to open interval of pair p. Ops are appended contiguously per
   // interval only while it is the last interval written to interval_ops, so
   // each interval keeps its own small buffer until it closes.
-  std::array<std::vector<int32_t>, kNumOverlapPairs> pending;
-  auto add_op = [&](int p, int32_t op) {
-    ++current[p].ops_total;
-    if (pending[p].size() < cap) pending[p].push_back(op);
-  };
-  auto close = [&](int p, int64_t t) {
-    OverlapInterval iv = current[p];
+  void Add(int p, int32_t op) {
+    ++current_[p].ops_total;
+    if (pending_[p].size() < cap_) pending_[p].push_back(op);
+  }
+  void Close(int p, int64_t t) {
+    OverlapInterval iv = current_[p];
     iv.end_ns = t;
-    iv.ops_kept = static_cast<uint32_t>(pending[p].size());
-    open[p] = -1;
-    ++pair_intervals[p];
-    if (keep_all) {
-      iv.ops_offset = out->interval_ops.size();
-      out->interval_ops.insert(out->interval_ops.end(), pending[p].begin(), pending[p].end());
-      out->intervals.push_back(iv);
-    } else if (keep_n > 0) {
-      std::vector<Kept>& k = kept[p];
-      if (k.size() < keep_n) {
-        k.push_back({iv, pending[p]});
+    iv.ops_kept = static_cast<uint32_t>(pending_[p].size());
+    open_[p] = -1;
+    ++pair_intervals_[p];
+    if (keep_all_) {
+      iv.ops_offset = out_->interval_ops.size();
+      out_->interval_ops.insert(out_->interval_ops.end(), pending_[p].begin(), pending_[p].end());
+      out_->intervals.push_back(iv);
+    } else if (keep_n_ > 0) {
+      std::vector<Kept>& k = kept_[p];
+      if (k.size() < keep_n_) {
+        k.push_back({iv, pending_[p]});
       } else {
         // Replace the shortest kept interval (the earliest among equals stays).
         size_t shortest = 0;
         for (size_t i = 1; i < k.size(); ++i) {
           if (k[i].iv.length() < k[shortest].iv.length()) shortest = i;
         }
-        if (iv.length() > k[shortest].iv.length()) k[shortest] = {iv, pending[p]};
+        if (iv.length() > k[shortest].iv.length()) k[shortest] = {iv, pending_[p]};
       }
     }
-    pending[p].clear();
+    pending_[p].clear();
+  }
+  // Closes what is still open (cannot happen: all ops end by the window's
+  // end), writes the kept intervals and sorts them by start.
+  void Finish(int64_t end_ns) {
+    for (int p = 0; p < kNumOverlapPairs; ++p) {
+      if (open_[p] >= 0) Close(p, end_ns);
+    }
+    for (int p = 0; p < kNumOverlapPairs; ++p) {
+      out_->interval_total += pair_intervals_[p];
+      for (Kept& k : kept_[p]) {
+        k.iv.ops_offset = out_->interval_ops.size();
+        out_->interval_ops.insert(out_->interval_ops.end(), k.ops.begin(), k.ops.end());
+        out_->intervals.push_back(k.iv);
+      }
+    }
+    std::sort(out_->intervals.begin(), out_->intervals.end(), [](const OverlapInterval& a, const OverlapInterval& b) {
+      if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+      return a.pair < b.pair;
+    });
+  }
+  int64_t intervals(int p) const { return pair_intervals_[p]; }
+
+ private:
+  struct Kept {
+    OverlapInterval iv;
+    std::vector<int32_t> ops;
   };
+  DeviceOverlap* out_;
+  const bool keep_all_;
+  const size_t keep_n_;
+  const uint64_t cap_;
+  std::array<int64_t, kNumOverlapPairs> open_{};  // >= 0 while pair p overlaps
+  std::array<OverlapInterval, kNumOverlapPairs> current_{};
+  std::array<std::vector<Kept>, kNumOverlapPairs> kept_;
+  std::array<std::vector<int32_t>, kNumOverlapPairs> pending_;
+  std::array<int64_t, kNumOverlapPairs> pair_intervals_{};
+};
 
-  std::vector<int32_t> started;
-  size_t next = 0;
-  const size_t n = ops.size();
-  const int64_t kInf = INT64_MAX;
-  while (next < n || !heap.empty()) {
-    int64_t t = std::min(next < n ? cs(ops[next]) : kInf, heap.empty() ? kInf : heap.top().t);
-    // Ends first: touching ops never overlap.
-    while (!heap.empty() && heap.top().t == t) {
-      int32_t local = heap.top().local;
-      heap.pop();
-      enter(ops[local], -1);
-      int32_t pos = active_op_pos[local];
-      active_ops[pos] = active_ops.back();
-      active_local[pos] = active_local.back();
-      active_op_pos[active_local[pos]] = pos;
-      active_ops.pop_back();
-      active_local.pop_back();
-    }
-    started.clear();
-    while (next < n && cs(ops[next]) == t) {
-      int32_t local = static_cast<int32_t>(next++);
-      int32_t op = ops[local];
-      heap.push({ce(op), local});
-      enter(op, +1);
-      active_op_pos[local] = static_cast<int32_t>(active_ops.size());
-      active_ops.push_back(op);
-      active_local.push_back(local);
-      started.push_back(op);
-      ++out->op_count[static_cast<int>(g.category[op])];
-    }
-    // Which pairs overlap from t on.
-    uint32_t now_open = 0;
-    for (int p : table.pairs_for_mask[mask]) now_open |= 1u << p;
-    if (active_streams[0].size() >= 2) now_open |= 1u << kComputeComputePair;
-    for (uint32_t bits = open_mask | now_open; bits != 0; bits &= bits - 1) {
-      int p = __builtin_ctz(bits);
-      bool was = (open_mask >> p) & 1, is = (now_open >> p) & 1;
-      if (was && !is) {
-        close(p, t);
-      } else if (!was && is) {
-        current[p] = OverlapInterval{};
-        current[p].start_ns = t;
-        current[p].pair = p;
-        open[p] = 1;
-        for (int32_t op : active_ops) {
-          if (pair_has(p, static_cast<int>(g.category[op]))) add_op(p, op);
-        }
-      } else if (was && is) {
-        for (int32_t op : started) {
-          if (pair_has(p, static_cast<int>(g.category[op]))) add_op(p, op);
-        }
-      }
-    }
-    open_mask = now_open;
-    if (heap.empty()) continue;
-    // The segment [t, t_next) has constant activity.
-    int64_t t_next = std::min(next < n ? cs(ops[next]) : kInf, heap.top().t);
-    int64_t len = t_next - t;
-    out->busy_ns += len;
-    if (now_open != 0) out->overlap_ns += len;
-    for (uint32_t bits = mask; bits != 0; bits &= bits - 1) out->category_ns[__builtin_ctz(bits)] += len;
-    if (mask & table.copy_mask) {
-      out->copy_ns += len;
-      if (!(mask & kKernelBit)) {
-        out->exposed_copy_ns += len;
-        for (int c = 0; c < kNumOpCategories; ++c) {
-          if (((mask & table.copy_mask) >> c) & 1) out->exposed_ns[c] += len;
-        }
-      }
-    }
-    for (int p : table.pairs_for_mask[mask]) {
-      pair_ns[p] += len;
-      int a = static_cast<int>(table.kinds[p].a), b = static_cast<int>(table.kinds[p].b);
-      for (int32_t sa : active_streams[a]) {
-        for (int32_t sb : active_streams[b]) stream_pairs.Add(p, sa, sb, len);
-      }
-    }
-    const std::vector<int32_t>& ks = active_streams[0];
-    if (ks.size() >= 2) {
-      pair_ns[kComputeComputePair] += len;
-      for (size_t i = 0; i < ks.size(); ++i) {
-        for (size_t j = i + 1; j < ks.size(); ++j) {
-          stream_pairs.Add(kComputeComputePair, std::min(ks[i], ks[j]), std::max(ks[i], ks[j]), len);
-        }
+// Counts a segment of constant activity, `len` long: busy, overlapped, per
+// category, copies exposed, per pair and per stream pair.
+void AddSegment(int64_t len, const ActiveCategories& active, uint32_t now_open, DeviceOverlap* out,
+                std::array<int64_t, kNumOverlapPairs>& pair_ns, StreamPairAccumulator& stream_pairs) {
+  const PairTable& table = Pairs();
+  const int mask = active.mask();
+  out->busy_ns += len;
+  if (now_open != 0) out->overlap_ns += len;
+  for (uint32_t bits = mask; bits != 0; bits &= bits - 1) out->category_ns[__builtin_ctz(bits)] += len;
+  if (mask & table.copy_mask) {
+    out->copy_ns += len;
+    if (!(mask & kKernelBit)) {
+      out->exposed_copy_ns += len;
+      for (int c = 0; c < kNumOpCategories; ++c) {
+        if (((mask & table.copy_mask) >> c) & 1) out->exposed_ns[c] += len;
       }
     }
   }
-  for (int p = 0; p < kNumOverlapPairs; ++p) {
-    if (open[p] >= 0) close(p, w1);  // cannot happen: all ops end by w1
-  }
-
-  for (int p = 0; p < kNumOverlapPairs; ++p) {
-    out->interval_total += pair_intervals[p];
-    for (Kept& k : kept[p]) {
-      k.iv.ops_offset = out->interval_ops.size();
-      out->interval_ops.insert(out->interval_ops.end(), k.ops.begin(), k.ops.end());
-      out->intervals.push_back(k.iv);
+  for (int p : table.pairs_for_mask[mask]) {
+    pair_ns[p] += len;
+    int a = static_cast<int>(table.kinds[p].a), b = static_cast<int>(table.kinds[p].b);
+    for (int32_t sa : active.streams(a)) {
+      for (int32_t sb : active.streams(b)) stream_pairs.Add(p, sa, sb, len);
     }
   }
-  std::sort(out->intervals.begin(), out->intervals.end(), [](const OverlapInterval& a, const OverlapInterval& b) {
-    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-    return a.pair < b.pair;
-  });
+  const std::vector<int32_t>& ks = active.streams(0);
+  if (ks.size() >= 2) {
+    pair_ns[kComputeComputePair] += len;
+    for (size_t i = 0; i < ks.size(); ++i) {
+      for (size_t j = i + 1; j < ks.size(); ++j) {
+        stream_pairs.Add(kComputeComputePair, std::min(ks[i], ks[j]), std::max(ks[i], ks[j]), len);
+      }
+    }
+  }
+}
 
+// Per pair: overlapped against possible time, and by stream pair.
+void SummarizePairs(const TraceModel& model, const LocalStreams& streams, const StreamPairAccumulator& stream_pairs,
+                    const std::array<int64_t, kNumOverlapPairs>& pair_ns, const IntervalRecorder& intervals,
+                    DeviceOverlap* out) {
+  const PairTable& table = Pairs();
   std::array<std::vector<StreamPairTime>, kNumOverlapPairs> by_pair;
   stream_pairs.ForEach([&](int p, int sa, int sb, int64_t ns) {
-    int32_t a = stream_of_local[sa], b = stream_of_local[sb];
+    int32_t a = streams.stream_of_local[sa], b = streams.stream_of_local[sb];
     if (p == kComputeComputePair && model.streams[a].id > model.streams[b].id) std::swap(a, b);
     by_pair[p].push_back({a, b, ns});
   });
@@ -323,7 +333,7 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
     po.overlapped_ns = pair_ns[p];
     po.possible_ns = possible;
     po.hidden_share = possible > 0 ? static_cast<double>(pair_ns[p]) / static_cast<double>(possible) : 0;
-    po.interval_count = pair_intervals[p];
+    po.interval_count = intervals.intervals(p);
     po.by_stream_pair = std::move(by_pair[p]);
     std::sort(po.by_stream_pair.begin(), po.by_stream_pair.end(),
               [&](const StreamPairTime& x, const StreamPairTime& y) {
@@ -333,6 +343,74 @@ void SweepDevice(const TraceModel& model, const Window& window, const std::vecto
               });
     out->pairs.push_back(std::move(po));
   }
+}
+
+// One device's sweep. `ops` are op indices sorted by (clipped) start.
+void SweepDevice(const TraceModel& model, const Window& window, const std::vector<int32_t>& ops,
+                 const OverlapOptions& options, DeviceOverlap* out) {
+  const PairTable& table = Pairs();
+  const GpuOps& g = model.ops;
+  const int64_t w0 = window.start_ns, w1 = window.end_ns;
+  auto cs = [&](int32_t op) { return std::max(g.start_ns[op], w0); };
+  auto ce = [&](int32_t op) { return std::min(g.end_ns[op], w1); };
+
+  const LocalStreams streams = NumberStreams(model, ops);
+  StreamPairAccumulator stream_pairs(streams.count());
+  ActiveCategories active(streams.count());
+  auto enter = [&](int32_t op, int delta) {
+    active.Enter(static_cast<int>(g.category[op]), g.stream[op] >= 0 ? streams.local_of[g.stream[op]] : -1, delta);
+  };
+  RunningOps running(ops.size());
+  IntervalRecorder intervals(options, out);
+  uint32_t open_mask = 0;
+  std::array<int64_t, kNumOverlapPairs> pair_ns{};
+  auto pair_has = [&](int p, int c) { return (table.masks[p] >> c) & 1; };
+
+  std::vector<int32_t> started;
+  size_t next = 0;
+  const size_t n = ops.size();
+  const int64_t kInf = INT64_MAX;
+  while (next < n || !running.empty()) {
+    int64_t t = std::min(next < n ? cs(ops[next]) : kInf, running.empty() ? kInf : running.next_end());
+    // Ends first: touching ops never overlap.
+    while (!running.empty() && running.next_end() == t) enter(ops[running.PopFirstEnding()], -1);
+    started.clear();
+    while (next < n && cs(ops[next]) == t) {
+      int32_t local = static_cast<int32_t>(next++);
+      int32_t op = ops[local];
+      running.Add(local, op, ce(op));
+      enter(op, +1);
+      started.push_back(op);
+      ++out->op_count[static_cast<int>(g.category[op])];
+    }
+    // Which pairs overlap from t on.
+    uint32_t now_open = 0;
+    for (int p : table.pairs_for_mask[active.mask()]) now_open |= 1u << p;
+    if (active.streams(0).size() >= 2) now_open |= 1u << kComputeComputePair;
+    for (uint32_t bits = open_mask | now_open; bits != 0; bits &= bits - 1) {
+      int p = __builtin_ctz(bits);
+      bool was = (open_mask >> p) & 1, is = (now_open >> p) & 1;
+      if (was && !is) {
+        intervals.Close(p, t);
+      } else if (!was && is) {
+        intervals.Open(p, t);
+        for (int32_t op : running.ops()) {
+          if (pair_has(p, static_cast<int>(g.category[op]))) intervals.Add(p, op);
+        }
+      } else if (was && is) {
+        for (int32_t op : started) {
+          if (pair_has(p, static_cast<int>(g.category[op]))) intervals.Add(p, op);
+        }
+      }
+    }
+    open_mask = now_open;
+    if (running.empty()) continue;
+    // The segment [t, t_next) has constant activity.
+    int64_t t_next = std::min(next < n ? cs(ops[next]) : kInf, running.next_end());
+    AddSegment(t_next - t, active, now_open, out, pair_ns, stream_pairs);
+  }
+  intervals.Finish(w1);
+  SummarizePairs(model, streams, stream_pairs, pair_ns, intervals, out);
 }
 
 }  // namespace

@@ -106,15 +106,10 @@ std::vector<int64_t> AlignClocks(const std::vector<RankFacts>& facts, const std:
   return offset;
 }
 
-}  // namespace
-
-CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
-  CrossRankResult result;
+// Rank numbers: metadata first; the rest numbered after the largest.
+// Returns the reference rank's input (the lowest number).
+size_t NumberRanks(const std::vector<RankFacts>& facts, CrossRankResult& result) {
   const size_t n = facts.size();
-  result.ranks.resize(n);
-  for (size_t i = 0; i < n; ++i) SumFigures(facts[i], result.ranks[i]);
-
-  // Rank numbers: metadata first; the rest numbered after the largest.
   std::set<int64_t> used;
   int64_t next = 0;
   bool duplicate = false;
@@ -142,18 +137,15 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
   for (size_t i = 0; i < n; ++i) {
     if (result.ranks[i].rank < result.ranks[ref].rank) ref = i;
   }
+  return ref;
+}
 
-  std::set<std::string> hosts, clocks;
-  for (const RankFacts& f : facts) {
-    hosts.insert(f.host);
-    clocks.insert(f.clock_domain);
-  }
-  const bool shared_clock = hosts.size() <= 1 && clocks.size() <= 1;
-  result.alignment.hosts = static_cast<int64_t>(hosts.size());
-  result.alignment.reference_rank = n > 0 ? result.ranks[ref].rank : 0;
+// Per collective name, per input the indices of its kernels in comm_kernels.
+using KernelsByName = std::map<std::string, std::vector<std::vector<int32_t>>>;
 
-  // Match the k-th collective of each name across ranks.
-  std::map<std::string, std::vector<std::vector<int32_t>>> by_name;
+KernelsByName GroupByName(const std::vector<RankFacts>& facts) {
+  const size_t n = facts.size();
+  KernelsByName by_name;
   for (size_t r = 0; r < n; ++r) {
     for (size_t i = 0; i < facts[r].comm_kernels.size(); ++i) {
       auto& lists = by_name[facts[r].comm_names[facts[r].comm_kernels[i].name]];
@@ -161,6 +153,12 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
       lists[r].push_back(static_cast<int32_t>(i));
     }
   }
+  return by_name;
+}
+
+// Matches the k-th collective of each name across the n ranks (the matches
+// point into by_name).
+std::vector<Match> MatchCollectives(const KernelsByName& by_name, size_t n, CrossRankResult& result) {
   std::vector<Match> matches;
   for (const auto& [name, lists] : by_name) {
     size_t common = SIZE_MAX, total = 0;
@@ -178,61 +176,64 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
   }
   result.matched_collectives = static_cast<int64_t>(matches.size());
   for (size_t r = 0; r < n; ++r) result.ranks[r].collectives = result.matched_collectives;
+  return matches;
+}
 
-  const std::vector<int64_t> offset = AlignClocks(facts, matches, ref, shared_clock, result);
-  if (!shared_clock && matches.empty()) {
-    result.comparable = false;
-    result.notes.push_back({CrossRankNote::Kind::kClocksNotComparable, static_cast<int64_t>(hosts.size()),
-                            static_cast<int64_t>(clocks.size())});
-  }
+// What the collectives of one step (a window of the reference rank) made
+// each rank wait.
+struct StepAcc {
+  std::vector<int64_t> caused;
+  int64_t max_skew = 0, collectives = 0;
+};
 
-  // Steps: the reference rank's windows, when every trace's are steps.
-  bool steps = n >= 2 && result.comparable;
-  for (const RankFacts& f : facts) steps &= f.windows_are_steps;
-  struct StepAcc {
-    std::vector<int64_t> caused;
-    int64_t max_skew = 0, collectives = 0;
-  };
-  std::map<int64_t, StepAcc> per_step;
-
+// Per matched collective its skew, and what each rank waited for the last
+// to arrive (counted against that one, and its step when `steps`).
+std::vector<CollectiveSkew> AttributeWaits(const std::vector<RankFacts>& facts, const std::vector<Match>& matches,
+                                           const std::vector<int64_t>& offset, size_t ref, bool steps,
+                                           CrossRankResult& result, std::map<int64_t, StepAcc>& per_step) {
+  const size_t n = facts.size();
   std::vector<CollectiveSkew> skews;
-  if (result.comparable) {
-    for (const Match& m : matches) {
-      auto arrival = [&](size_t r) { return facts[r].comm_kernels[m.kernel[r]].start_ns + offset[r]; };
-      size_t first = 0, last = 0;
-      for (size_t r = 0; r < n; ++r) {
-        if (arrival(r) < arrival(first)) first = r;
-        if (arrival(r) > arrival(last)) last = r;
-      }
-      const int64_t latest = arrival(last), earliest = arrival(first);
-      StepAcc* step = nullptr;
-      if (steps) {
-        const int64_t at = facts[ref].comm_kernels[m.kernel[ref]].start_ns;
-        const auto& w = facts[ref].windows;
-        auto it = std::upper_bound(w.begin(), w.end(), at,
-                                   [](int64_t t, const RankWindowFacts& x) { return t < x.start_ns; });
-        if (it != w.begin() && at < std::prev(it)->end_ns) {
-          step = &per_step[std::prev(it) - w.begin()];
-          step->caused.resize(n);
-          ++step->collectives;
-          step->max_skew = std::max(step->max_skew, latest - earliest);
-        }
-      }
-      for (size_t r = 0; r < n; ++r) {
-        const CommKernelFact& k = facts[r].comm_kernels[m.kernel[r]];
-        int64_t waited = std::min(latest - arrival(r), k.end_ns - k.start_ns);
-        result.ranks[r].waited_ns += waited;
-        if (r != last) {
-          result.ranks[last].caused_wait_ns += waited;
-          if (step) step->caused[last] += waited;
-        }
-      }
-      if (latest > earliest) ++result.ranks[last].last_arrivals;
-      skews.push_back(
-          {*m.name, m.ordinal, result.ranks[first].rank, result.ranks[last].rank, earliest, latest, latest - earliest});
+  for (const Match& m : matches) {
+    auto arrival = [&](size_t r) { return facts[r].comm_kernels[m.kernel[r]].start_ns + offset[r]; };
+    size_t first = 0, last = 0;
+    for (size_t r = 0; r < n; ++r) {
+      if (arrival(r) < arrival(first)) first = r;
+      if (arrival(r) > arrival(last)) last = r;
     }
+    const int64_t latest = arrival(last), earliest = arrival(first);
+    StepAcc* step = nullptr;
+    if (steps) {
+      const int64_t at = facts[ref].comm_kernels[m.kernel[ref]].start_ns;
+      const auto& w = facts[ref].windows;
+      auto it =
+          std::upper_bound(w.begin(), w.end(), at, [](int64_t t, const RankWindowFacts& x) { return t < x.start_ns; });
+      if (it != w.begin() && at < std::prev(it)->end_ns) {
+        step = &per_step[std::prev(it) - w.begin()];
+        step->caused.resize(n);
+        ++step->collectives;
+        step->max_skew = std::max(step->max_skew, latest - earliest);
+      }
+    }
+    for (size_t r = 0; r < n; ++r) {
+      const CommKernelFact& k = facts[r].comm_kernels[m.kernel[r]];
+      int64_t waited = std::min(latest - arrival(r), k.end_ns - k.start_ns);
+      result.ranks[r].waited_ns += waited;
+      if (r != last) {
+        result.ranks[last].caused_wait_ns += waited;
+        if (step) step->caused[last] += waited;
+      }
+    }
+    if (latest > earliest) ++result.ranks[last].last_arrivals;
+    skews.push_back(
+        {*m.name, m.ordinal, result.ranks[first].rank, result.ranks[last].rank, earliest, latest, latest - earliest});
   }
-  for (auto& [index, acc] : per_step) {
+  return skews;
+}
+
+// Each step's straggler: the rank that caused the most waiting in it.
+void NameStragglers(const std::map<int64_t, StepAcc>& per_step, CrossRankResult& result) {
+  const size_t n = result.ranks.size();
+  for (const auto& [index, acc] : per_step) {
     size_t worst = 0;
     for (size_t r = 1; r < n; ++r) {
       if (acc.caused[r] > acc.caused[worst] ||
@@ -244,6 +245,42 @@ CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
     ++result.ranks[worst].straggler_steps;
     result.steps.push_back({index, result.ranks[worst].rank, acc.caused[worst], acc.max_skew, acc.collectives});
   }
+}
+
+}  // namespace
+
+CrossRankResult MergeRankFacts(const std::vector<RankFacts>& facts, int top) {
+  CrossRankResult result;
+  const size_t n = facts.size();
+  result.ranks.resize(n);
+  for (size_t i = 0; i < n; ++i) SumFigures(facts[i], result.ranks[i]);
+  const size_t ref = NumberRanks(facts, result);
+
+  std::set<std::string> hosts, clocks;
+  for (const RankFacts& f : facts) {
+    hosts.insert(f.host);
+    clocks.insert(f.clock_domain);
+  }
+  const bool shared_clock = hosts.size() <= 1 && clocks.size() <= 1;
+  result.alignment.hosts = static_cast<int64_t>(hosts.size());
+  result.alignment.reference_rank = n > 0 ? result.ranks[ref].rank : 0;
+
+  const KernelsByName by_name = GroupByName(facts);
+  const std::vector<Match> matches = MatchCollectives(by_name, n, result);
+  const std::vector<int64_t> offset = AlignClocks(facts, matches, ref, shared_clock, result);
+  if (!shared_clock && matches.empty()) {
+    result.comparable = false;
+    result.notes.push_back({CrossRankNote::Kind::kClocksNotComparable, static_cast<int64_t>(hosts.size()),
+                            static_cast<int64_t>(clocks.size())});
+  }
+
+  // Steps: the reference rank's windows, when every trace's are steps.
+  bool steps = n >= 2 && result.comparable;
+  for (const RankFacts& f : facts) steps &= f.windows_are_steps;
+  std::map<int64_t, StepAcc> per_step;
+  std::vector<CollectiveSkew> skews;
+  if (result.comparable) skews = AttributeWaits(facts, matches, offset, ref, steps, result, per_step);
+  NameStragglers(per_step, result);
   if (result.unmatched_kernels > 0) {
     result.notes.push_back({CrossRankNote::Kind::kUnmatchedKernels, result.unmatched_kernels});
   }
