@@ -113,6 +113,7 @@ int Usage() {
 
 }  // namespace
 
+// Kept whole: one short branch per MODE of the file comment, read top to bottom.
 int main(int argc, char** argv) {
   if (argc < 2) return Usage();
   std::string mode = argv[1];

@@ -33,6 +33,10 @@ def strip(line, state):
         if line.startswith("/*", i):
             state["block"], i = True, i + 2
             continue
+        if c == "'" and i > 0 and line[i - 1].isalnum():  # a digit separator (5'000), not a char literal
+            out.append(c)
+            i += 1
+            continue
         if c in "\"'":
             if c == '"' and i > 0 and line[i - 1] == "R":  # raw string: skip to )"
                 end = line.find(')"', i)

@@ -13,6 +13,7 @@
 
 namespace streamscope::testing {
 
+// Kept whole: the fixture trace's rows, one table after another, read as the trace's content.
 std::string WriteFixtureTrace(const std::string& path, const FixtureOptions& options) {
   struct stat st;
   if (lstat(path.c_str(), &st) == 0) return path + " already exists";

@@ -159,6 +159,7 @@ absl::Status ExecSql(const std::string& path, const std::string& sql) {
   return absl::OkStatus();
 }
 
+// Kept whole: one short block per table the builder fills, in the schema's order.
 absl::Status SyntheticTrace::WriteFile(const std::string& path,
                                        const std::function<absl::Status(TraceTableWriter&)>& more) const {
   std::remove(path.c_str());

@@ -144,6 +144,7 @@ std::string ApiSql(const std::string& path) {
 
 int64_t GlobalTid(int64_t pid, int64_t tid) { return (int64_t{1} << 48) | (pid << 24) | tid; }
 
+// Kept whole: the export's tables, one after another, as Nsight Systems lays them out.
 void CreateExport(const std::string& path, const ExportLayout& l) {
   std::string version = !l.version.empty() ? l.version : (l.v3 ? "3.24.0" : "2.9.1");
   std::string major = version.substr(0, version.find('.'));
