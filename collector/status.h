@@ -1,5 +1,5 @@
 // Status, StatusOr and string helpers for the collector: the shared
-// common/status.h (why not Abseil: there), plus the string helpers only the
+// schema/status.h (why not Abseil: there), plus the string helpers only the
 // collector needs. Thread-safe (value types).
 #ifndef STREAMSCOPE_COLLECTOR_STATUS_H_
 #define STREAMSCOPE_COLLECTOR_STATUS_H_
@@ -11,7 +11,7 @@
 #include <system_error>
 #include <vector>
 
-#include "common/status.h"
+#include "schema/status.h"
 
 namespace streamscope::collector {
 

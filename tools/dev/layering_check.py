@@ -8,7 +8,7 @@ Prints every upward edge and every cycle, then the counts; exits 1 unless
 both are 0 (CTest: layering_test). An include of a folder that no layer
 holds is an error too, so that a new folder gets a place in the order, and
 so is an include of the repository's code outside the analyzer (collector/,
-workloads/, common/, ...) that no `external LAYER HEADER` line of
+workloads/, schema/, ...) that no `external LAYER HEADER` line of
 layers.txt declares for the including file's layer.
 """
 import os

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks on a GPU machine that the collector and the workloads program, both
-# built on the shared Status type (common/status.h), behave as before: the
+# built on the shared Status type (schema/status.h), behave as before: the
 # collector records the known_ops program exactly by injection and through
 # `streamscope run`, a collector fault is one line while the program runs on,
 # and the workloads program keeps its exit codes (2 for a usage error, 0 with

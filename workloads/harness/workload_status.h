@@ -1,5 +1,5 @@
 // Status, StatusOr and StrCat for the workloads: the shared
-// common/status.h (why not Abseil: there; the workloads program depends on
+// schema/status.h (why not Abseil: there; the workloads program depends on
 // the CUDA runtime and the C++ standard library only), plus printf-style
 // formatting and the return macros.
 #ifndef STREAMSCOPE_WORKLOADS_HARNESS_WORKLOAD_STATUS_H_
@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "common/status.h"
+#include "schema/status.h"
 
 namespace streamscope::workloads {
 

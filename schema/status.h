@@ -1,4 +1,6 @@
-// The one Status / StatusOr / StrCat of the code that may not use Abseil:
+// The one Status / StatusOr / StrCat of the code that may not use Abseil
+// (here, beside the DDL, because schema/ is the code collector, workloads
+// and analyzer share):
 // the collector (a shared library injected into other processes, which must
 // not carry Abseil's symbols: Debian's Abseil archives are not
 // position-independent, and its shared libraries would be exposed to the
@@ -9,8 +11,8 @@
 // collector/status.h and workloads/harness/workload_status.h bring these
 // names into their namespaces and add what only they need.
 // Thread-safe (value types).
-#ifndef STREAMSCOPE_COMMON_STATUS_H_
-#define STREAMSCOPE_COMMON_STATUS_H_
+#ifndef STREAMSCOPE_SCHEMA_STATUS_H_
+#define STREAMSCOPE_SCHEMA_STATUS_H_
 
 #include <charconv>
 #include <string>
@@ -109,4 +111,4 @@ std::string StrCat(const Args&... args) {
 
 }  // namespace streamscope::common
 
-#endif  // STREAMSCOPE_COMMON_STATUS_H_
+#endif  // STREAMSCOPE_SCHEMA_STATUS_H_
