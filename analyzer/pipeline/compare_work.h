@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -60,7 +61,7 @@ bool IsOccasional(const WorkDifference& d);
 // kSmallReadbackBytes each on both sides): results read back less often, the
 // remedy for a round trip per iteration (test every k iterations). Listed
 // apart, not counted as different work: the kernels and other copies decide that.
-inline constexpr int64_t kSmallReadbackBytes = 64 << 10;
+inline constexpr int64_t kSmallReadbackBytes = kResultReadBackMaxBytes;
 bool IsFewerReadbacks(const WorkDifference& d);
 
 }  // namespace streamscope

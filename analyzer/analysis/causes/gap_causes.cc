@@ -289,7 +289,8 @@ class GapClassifier {
     }
     const int kind = WaitKind(api.name[call]);
     if (kind == 0) return false;
-    const bool read_back = model_.ops.category[gap.prev_op] == OpCategory::kDtoH;
+    const bool read_back = model_.ops.category[gap.prev_op] == OpCategory::kDtoH &&
+                           model_.ops.bytes[gap.prev_op] <= kResultReadBackMaxBytes;
     // A copy call held the host only when it (or a call inside it)
     // submitted the copy it waited for; an *Async one that held it (a
     // pageable copy) is a read-back only when the host then synchronized

@@ -78,6 +78,10 @@ enum class GapCause : uint8_t {
   kSyncWait = 13,
 };
 inline constexpr int kNumGapCauses = 14;
+// A result read back to be tested is small (a residual, a loss, a flag): a
+// device-to-host copy of at most this many bytes. A larger copy is data the
+// host goes on to process, not a round trip (compare uses the same bound).
+inline constexpr int64_t kResultReadBackMaxBytes = 64 << 10;
 // "host_blocked_in_call", "host_nvtx_range", "host_unannotated",
 // "submission_latency", "dependency_event_wait", "dependency_host_callback",
 // "dependency_other_stream", "queued_unexplained", "unknown_submitter",

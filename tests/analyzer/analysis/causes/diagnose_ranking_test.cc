@@ -175,7 +175,7 @@ TEST(DiagnoseRanking, LaunchBoundLoopKeepsSmallWorkAsPrimaryCause) {
 
 // The jacobiCudaGraphs loop: each iteration a kernel (20 us), an 8-byte
 // copy back, cudaStreamSynchronize, 48 us of host test, the next launch.
-TraceModel RoundTripLoop(int iterations) {
+TraceModel RoundTripLoop(int iterations, int64_t readback_bytes = 8) {
   testing::ModelBuilder b;
   constexpr int64_t kStream = 13;
   b.Stream(kStream, StreamKind::kNonBlocking);
@@ -184,7 +184,7 @@ TraceModel RoundTripLoop(int iterations) {
     const int64_t t = i * period;
     b.Kernel("step", kStream, t + 8 * kUs, t + 28 * kUs, testing::ApiTimes{t, t + 5 * kUs, 1});
     b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 28 * kUs, t + 30 * kUs,
-           testing::ApiTimes{t + 6 * kUs, t + 9 * kUs, 1}, "cudaMemcpyAsync", true, 8);
+           testing::ApiTimes{t + 6 * kUs, t + 9 * kUs, 1}, "cudaMemcpyAsync", true, readback_bytes);
     b.Sync(SyncKind::kStreamSynchronize, kStream, t + 10 * kUs, t + 32 * kUs, "cudaStreamSynchronize", 1);
   }
   return b.Build();
@@ -212,6 +212,17 @@ TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKee
   EXPECT_EQ(Find(r, DiagnoseCause::kSyncBetween), nullptr) << Ranking(r);
   const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
   EXPECT_TRUE(host == nullptr || host->impact_ns == 0) << Ranking(r);
+}
+
+// The same loop reading back a whole 4 MiB array each iteration (the host
+// goes on to process the data, as an MPI exchange does): not a result
+// tested, so not a round trip; the waits stay the sync's and the host's.
+TEST(DiagnoseRanking, ReadingBackWholeDataIsNotARoundTrip) {
+  TraceModel m = RoundTripLoop(20, int64_t{4} << 20);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  EXPECT_EQ(Find(r, DiagnoseCause::kRoundTrip), nullptr) << Ranking(r);
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kSyncBetween) << Ranking(r);
 }
 
 // tiny_sync: a graph, an 8-byte pageable D2H copy and a stream sync every
