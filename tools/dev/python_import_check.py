@@ -11,6 +11,10 @@ import ast
 import os
 import sys
 
+# The same cycle search as the C++ include check (Tarjan's strongly connected components).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from layering_check import cycles  # noqa: E402
+
 
 def imports_of(path, modules):
     with open(path) as f:
@@ -25,42 +29,11 @@ def imports_of(path, modules):
     return found & modules
 
 
-def cycles(graph):
-    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in sorted(graph[v]):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1 or v in graph[v]:
-                found.append(sorted(component))
-
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return found
-
-
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
     package = os.path.join(root, "python", "streamscope")
     modules = {n[:-3] for n in os.listdir(package) if n.endswith(".py")}
-    graph = {m: imports_of(os.path.join(package, m + ".py"), modules) - {"__init__"} for m in modules}
+    graph = {m: sorted(imports_of(os.path.join(package, m + ".py"), modules) - {"__init__"}) for m in modules}
     found = cycles(graph)
     for c in found:
         print("import cycle: " + " <-> ".join(c))
