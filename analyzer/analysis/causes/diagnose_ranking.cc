@@ -78,10 +78,11 @@ void EstimateCombined(Session& session, const std::vector<WhatIfCause>& waits,
                       const std::optional<WhatIfEstimate>& host_alone, const DiagnoseOptions& options,
                       DiagnoseResult* result) {
   CombinedEstimate& c = result->combined;
-  const WhatIfCause launches{WhatIfKind::kLaunchBlocking};
-  const WhatIfEstimate launches_alone = session().EstimateTogether({launches});
   const bool has_waits = !waits.empty() && waits_alone && waits_alone->estimable;
   const bool has_host = !host.empty() && host_alone && host_alone->estimable;
+  if (!has_waits && !has_host) return;  // the launches alone make no combination
+  const WhatIfCause launches{WhatIfKind::kLaunchBlocking};
+  const WhatIfEstimate launches_alone = session().EstimateTogether({launches});
   const bool has_launches = launches_alone.estimable && launches_alone.measured_cost_ns > 0;
   if (int{has_waits} + int{has_host} + int{has_launches} < 2) return;
   std::vector<WhatIfCause> all;
