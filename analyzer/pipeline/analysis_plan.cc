@@ -76,6 +76,11 @@ AnalysisPlan WithDependencies(AnalysisPlan plan) {
     }
     plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
   }
+  // Hidden synchronization and the critical path cite the one account of
+  // idle time: the gap causes, with the calls charged and the parts kept.
+  if (plan.hidden_sync || plan.critical_path) plan.gap_causes = true;
+  plan.gap_causes_options.charge_calls = plan.hidden_sync;
+  plan.gap_causes_options.keep_parts = plan.critical_path;
   return plan;
 }
 

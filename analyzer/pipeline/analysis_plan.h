@@ -84,7 +84,9 @@ bool NeedsHazards(const AnalysisPlan& plan);
 // plan through it): the diagnosis reads overlap, gap causes, hidden sync and
 // launch statistics (an overlap turned on here lists no ops per interval:
 // the diagnosis reads totals). The diagnosis' ranking and the critical path
-// read the dependency graph, which RunPlan builds when either is on.
+// read the dependency graph, which RunPlan builds when either is on. Hidden
+// synchronization and the critical path cite the gap causes (the one account
+// of idle time).
 AnalysisPlan WithDependencies(AnalysisPlan plan);
 
 // `diagnose` (and compare's diagnosis of a variant): the diagnosis and what

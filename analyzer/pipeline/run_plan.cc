@@ -102,7 +102,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     MarkPhase("gap_causes");
   }
   if (plan.hidden_sync) {
-    w.hidden_sync = AnalyzeHiddenSync(model, window, plan.hidden_sync_options);
+    w.hidden_sync =
+        AnalyzeHiddenSync(model, window, plan.hidden_sync_options, plan.gap_causes ? &w.gap_causes : nullptr);
     MarkPhase("hidden_sync");
   }
   if (plan.launch_stats) {
@@ -143,6 +144,10 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       if (plan.overlap) MarkPhase("critical_path");
     }
     graph.reset();  // before the hazards' own large buffers
+  }
+  if (plan.critical_path && plan.gap_causes) {
+    CiteIdleOnPath(w.gap_causes, &w.critical_path);
+    std::vector<IdleSpan>().swap(w.gap_causes.parts);  // read by nothing else
   }
   if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
     if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);

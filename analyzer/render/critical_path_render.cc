@@ -49,6 +49,64 @@ std::vector<size_t> Longest(const CriticalPath& p, int top) {
   return idx;
 }
 
+// Causes of the idle time the path crosses, largest first.
+std::vector<int> IdleCauses(const PathIdle& idle) {
+  std::vector<int> out;
+  for (int c = 0; c < kNumGapCauses; ++c) {
+    if (idle.cause_ns[c] > 0) out.push_back(c);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](int a, int b) { return idle.cause_ns[a] > idle.cause_ns[b]; });
+  return out;
+}
+
+// Segment kinds that crossed idle time of cause `c`, largest first.
+std::vector<int> CrossingKinds(const PathIdle& idle, int c) {
+  std::vector<int> out;
+  for (int k = 0; k < kNumPathSegmentKinds; ++k) {
+    if (idle.by_segment[k][c] > 0) out.push_back(k);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](int a, int b) { return idle.by_segment[a][c] > idle.by_segment[b][c]; });
+  return out;
+}
+
+nlohmann::json PathIdleJson(const PathIdle& idle) {
+  nlohmann::json causes = nlohmann::json::array();
+  for (int c : IdleCauses(idle)) {
+    nlohmann::json crossed = nlohmann::json::array();
+    for (int k : CrossingKinds(idle, c)) {
+      crossed.push_back(
+          {{"kind", std::string(PathSegmentKindName(static_cast<PathSegmentKind>(k)))}, {"ns", idle.by_segment[k][c]}});
+    }
+    causes.push_back({{"cause", std::string(GapCauseName(static_cast<GapCause>(c)))},
+                      {"ns", idle.cause_ns[c]},
+                      {"crossed_by", std::move(crossed)}});
+  }
+  return {{"cited", idle.cited}, {"idle_ns", idle.idle_ns}, {"by_cause", std::move(causes)}};
+}
+
+void RenderPathIdleText(const PathIdle& idle, std::ostream& out) {
+  if (!idle.cited) return;
+  if (idle.idle_ns == 0) {
+    out << "  The GPU never idled along the path.\n";
+    return;
+  }
+  out << "  GPU idle along the path, by the one account of idle time: " << FormatDuration(idle.idle_ns) << ":";
+  bool first = true;
+  for (int c : IdleCauses(idle)) {
+    out << (first ? " " : "; ") << GapCauseName(static_cast<GapCause>(c)) << " " << FormatDuration(idle.cause_ns[c])
+        << " (" << FormatShare(idle.cause_ns[c], idle.idle_ns);
+    std::vector<int> kinds = CrossingKinds(idle, c);
+    if (kinds.size() > 2) kinds.resize(2);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      out << (i == 0 ? ", while the path ran " : " and ") << PathSegmentKindName(static_cast<PathSegmentKind>(kinds[i]))
+          << " " << FormatDuration(idle.by_segment[kinds[i]][c]);
+    }
+    out << ")";
+    first = false;
+  }
+  out << ".\n";
+}
+
 std::string Where(const PathSegment& s, const TraceModel& m) {
   if (IsHostSegment(s.kind)) {
     std::string call = s.api >= 0 ? absl::StrCat(", ", std::string(DisplayName(m.strings, m.api.name[s.api])), "#",
@@ -102,7 +160,8 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
           {"gpu_ns", p.gpu_ns},
           {"segment_count", p.segments.size()},
           {"by_kind", kinds},
-          {"longest", longest}};
+          {"longest", longest},
+          {"idle", PathIdleJson(p.idle)}};
 }
 
 void RenderCriticalPathText(const CriticalPath& p, const TraceModel& m, int top, std::ostream& out) {
@@ -125,6 +184,7 @@ void RenderCriticalPathText(const CriticalPath& p, const TraceModel& m, int top,
     first = false;
   }
   out << ".\n";
+  RenderPathIdleText(p.idle, out);
   std::vector<size_t> longest = Longest(p, top);
   if (longest.empty()) return;
   out << "  Longest segments:\n";
@@ -151,7 +211,14 @@ std::vector<ResultTable> CriticalPathToTables(const CriticalPath& p, const Trace
          s.api >= 0 ? ResultValue(m.api.source_id[s.api]) : ResultValue(),
          s.api >= 0 ? ResultValue(std::string(DisplayName(m.strings, m.api.name[s.api]))) : ResultValue()});
   }
-  return {std::move(t)};
+  ResultTable idle{"analysis_critical_path_idle", {"cause", "segment_kind", "ns"}};
+  for (int c : IdleCauses(p.idle)) {
+    for (int k : CrossingKinds(p.idle, c)) {
+      idle.rows.push_back({std::string(GapCauseName(static_cast<GapCause>(c))),
+                           std::string(PathSegmentKindName(static_cast<PathSegmentKind>(k))), p.idle.by_segment[k][c]});
+    }
+  }
+  return {std::move(t), std::move(idle)};
 }
 
 }  // namespace streamscope

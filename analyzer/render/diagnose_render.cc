@@ -81,6 +81,18 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
   std::vector<std::string> notes;
   for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
   const IdleAccount account = AccountIdle(r);
+  const CombinedEstimate& c = r.combined;
+  auto saving_or_null = [](int64_t ns) { return ns >= 0 ? nlohmann::json(ns) : nlohmann::json(nullptr); };
+  nlohmann::json combined = {{"evaluated", c.evaluated},
+                             {"reported", c.reported},
+                             {"waits_alone_ns", saving_or_null(c.waits_alone_ns)},
+                             {"host_alone_ns", saving_or_null(c.host_alone_ns)},
+                             {"launches_alone_ns", saving_or_null(c.launches_alone_ns)},
+                             {"together_ns", c.evaluated ? nlohmann::json(c.together_ns) : nlohmann::json(nullptr)},
+                             {"waits_cost_ns", c.waits_cost_ns},
+                             {"host_cost_ns", c.host_cost_ns},
+                             {"launches_cost_ns", c.launches_cost_ns},
+                             {"summary", c.reported ? DiagnoseCombinedText(c) : std::string()}};
   return {{"analysis", "diagnose"},
           {"window",
            {{"label", WindowLabel(r.window)},
@@ -101,6 +113,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
           {"saving_note", DiagnoseSavingNote()},
           {"primary", primary},
           {"findings", findings},
+          {"combined", combined},
           {"notes", notes}};
 }
 
@@ -126,11 +139,19 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     out << indent << "  No significant cause (every finding cost less than 1% of the GPU span).\n";
   }
   bool minor_header = false, no_gain_header = false;
+  // Causes acting together come after the leading findings.
+  bool combined_shown = !r.combined.reported;
+  auto show_combined = [&] {
+    if (combined_shown) return;
+    out << indent << "  " << DiagnoseCombinedText(r.combined) << "\n";
+    combined_shown = true;
+  };
   const std::vector<int32_t> order = r.RankOrder();
   const DiagnoseFinding* primary = r.primary();
   for (size_t i = 0; i < order.size(); ++i) {
     const DiagnoseFinding& f = r.findings[order[i]];
     const bool lesser = r.ranked.empty() ? !f.significant : static_cast<int32_t>(i) >= r.leading_count;
+    if (lesser) show_combined();
     // Ranked: a significant cost whose removal the estimate says would not
     // end the window sooner is not minor; it says why (DiagnoseCostAndSaving).
     if (lesser && !r.ranked.empty() && f.significant && !no_gain_header) {
@@ -162,6 +183,7 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     }
     out << indent << "     remedy: " << DiagnoseRemedy(f) << "\n";
   }
+  show_combined();
   for (const DiagnoseNote& n : r.notes) out << indent << "  note: " << DiagnoseNoteText(n) << "\n";
 }
 

@@ -16,6 +16,10 @@
 //                   evidence: {ops: [op objects], calls: [{id, name, tid,
 //                              start_ns, end_ns}], tids: [..]},
 //                   figures: {name: number}, labels: {name: text}}],
+//     "combined": {evaluated, reported, waits_alone_ns, host_alone_ns,
+//                  launches_alone_ns (each null when absent), together_ns,
+//                  waits_cost_ns, host_cost_ns, launches_cost_ns, summary},
+//                  // causes acting on the same gaps (diagnose_ranking.h)
 //     "notes": [text] }
 //   An op object: {table, id, category, stream_id, start_ns, end_ns, name
 //   (kernels) or bytes}. Documented in analyzer/COMPARE.md.

@@ -454,4 +454,34 @@ std::map<std::string, std::string> DiagnoseLabels(const DiagnoseFinding& f) {
   return labels;
 }
 
+std::string DiagnoseCombinedText(const CombinedEstimate& c) {
+  std::vector<std::string> parts, alone;
+  if (c.waits_alone_ns >= 0) {
+    parts.push_back("the host's waits for the GPU");
+    alone.push_back("waits " + FormatDuration(c.waits_alone_ns));
+  }
+  if (c.host_alone_ns >= 0) {
+    parts.push_back("its work between CUDA calls");
+    alone.push_back("host work " + FormatDuration(c.host_alone_ns));
+  }
+  if (c.launches_alone_ns >= 0) {
+    parts.push_back("the time launch calls block it");
+    alone.push_back("launch calls " + FormatDuration(c.launches_alone_ns));
+  }
+  std::string list;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  std::string each;
+  for (size_t i = 0; i < alone.size(); ++i) each += (i == 0 ? "" : ", ") + alone[i];
+  std::string fixes;
+  if (c.waits_alone_ns >= 0) fixes += "wait less often (test results every k iterations, or on the GPU), ";
+  if (c.host_alone_ns >= 0) fixes += "move host preparation off the submitting thread or ahead of it, ";
+  if (c.launches_alone_ns >= 0) fixes += "launch less often (a CUDA graph of the loop, fused kernels), ";
+  if (fixes.size() >= 2) fixes.resize(fixes.size() - 2);
+  return absl::StrCat("Acting together: removing ", list, " at once would save about ", FormatDuration(c.together_ns),
+                      " (alone: ", each, "; more than those add up to). They act on the same gaps: each fix ",
+                      "alone leaves the GPU waiting for the others. Fix them together: ", fixes, ".");
+}
+
 }  // namespace streamscope

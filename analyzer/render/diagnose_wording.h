@@ -27,6 +27,9 @@ std::string DiagnoseNoteText(const DiagnoseNote& note);
 // The finding's labels (named texts) with the worded ones added: for
 // pageable copies, "<direction>_reference" (what they were compared with).
 std::map<std::string, std::string> DiagnoseLabels(const DiagnoseFinding& finding);
+// The causes acting together (CombinedEstimate), when reported: one
+// sentence with the savings alone and together, and what to do.
+std::string DiagnoseCombinedText(const CombinedEstimate& combined);
 
 }  // namespace streamscope
 

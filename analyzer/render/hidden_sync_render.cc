@@ -14,6 +14,17 @@
 namespace streamscope {
 namespace {
 
+// The idle the one account of idle time charges to the calls, when cited.
+// `who`: "them" for a total, "it" for one call.
+std::string IdleAccountText(const HiddenSyncResult& r, int64_t ns, std::string_view who = "them") {
+  if (!r.idle_account) return "";
+  return absl::StrCat("; GPU idle charged to ", std::string(who), ": ",
+                      ns == 0 ? std::string("none") : FormatDuration(ns));
+}
+ResultValue IdleAccountCell(const HiddenSyncResult& r, int64_t ns) {
+  return r.idle_account ? ResultValue(ns) : ResultValue();
+}
+
 nlohmann::json SyncOpJson(const TraceModel& m, int32_t op) {
   if (op < 0) return nullptr;
   const GpuOps& ops = m.ops;
@@ -108,7 +119,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                              {"calls", t.calls},
                              {"observed_calls", t.observed_calls},
                              {"call_ns", t.call_ns},
-                             {"waited_ns", t.waited_ns}});
+                             {"waited_ns", t.waited_ns},
+                             {"idle_account_ns", t.idle_account_ns}});
   }
   imp["worst"] = nlohmann::json::array();
   for (size_t i : Worst(r.implicit_calls, Limit(r),
@@ -120,21 +132,26 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                             {"own_op", SyncOpJson(m, f.own_op)},
                             {"waited_for_op", SyncOpJson(m, f.waited_for_op)},
                             {"waited_ns", f.waited_ns},
-                            {"drained_ops", f.drained_ops}});
+                            {"drained_ops", f.drained_ops},
+                            {"idle_account_ns", f.idle_account_ns}});
   }
+  imp["idle_account_ns"] = r.implicit_idle_account_ns;
   j["implicit_sync"] = std::move(imp);
+  j["idle_account"] = r.idle_account;
 
   nlohmann::json ex;
   ex["host_ns"] = r.explicit_host_ns;
   ex["gpu_idle_ns"] = r.explicit_gpu_idle_ns;
   ex["gpu_idle_share"] = ShareOf(r.explicit_gpu_idle_ns, r.explicit_host_ns);
+  ex["idle_account_ns"] = r.explicit_idle_account_ns;
   ex["totals"] = nlohmann::json::array();
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     ex["totals"].push_back({{"kind", std::string(SyncKindName(t.kind))},
                             {"count", t.count},
                             {"host_ns", t.host_ns},
                             {"gpu_idle_ns", t.gpu_idle_ns},
-                            {"gpu_idle_share", ShareOf(t.gpu_idle_ns, t.host_ns)}});
+                            {"gpu_idle_share", ShareOf(t.gpu_idle_ns, t.host_ns)},
+                            {"idle_account_ns", t.idle_account_ns}});
   }
   ex["worst"] = nlohmann::json::array();
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
@@ -148,7 +165,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
          {"start_ns", f.start_ns},
          {"end_ns", f.end_ns},
          {"host_ns", f.length()},
-         {"gpu_idle_ns", f.gpu_idle_ns}});
+         {"gpu_idle_ns", f.gpu_idle_ns},
+         {"idle_account_ns", f.idle_account_ns}});
   }
   j["explicit_sync"] = std::move(ex);
   return j;
@@ -187,7 +205,8 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
           << " call(s), " << t.observed_calls
           << (t.kind == ImplicitSyncKind::kPageableAsyncMemcpy ? " observed holding the host for their copy; "
                                                                : " observed holding the host while GPU work drained; ")
-          << FormatDuration(t.call_ns) << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting.\n";
+          << FormatDuration(t.call_ns) << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting"
+          << IdleAccountText(r, t.idle_account_ns) << ".\n";
     }
     for (size_t i : Worst(r.implicit_calls, Limit(r),
                           [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
@@ -206,7 +225,7 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
       } else if (f.kind != ImplicitSyncKind::kPageableAsyncMemcpy) {
         out << "; no earlier GPU work was pending";
       }
-      out << ".\n";
+      out << IdleAccountText(r, f.idle_account_ns, "it") << ".\n";
     }
   }
 
@@ -217,11 +236,13 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
   }
   out << "  Explicit syncs blocked host threads for " << FormatDuration(r.explicit_host_ns) << "; the GPU was idle for "
       << FormatDuration(r.explicit_gpu_idle_ns) << " ("
-      << FormatWholePercent(ShareOf(r.explicit_gpu_idle_ns, r.explicit_host_ns)) << ") of it.\n";
+      << FormatWholePercent(ShareOf(r.explicit_gpu_idle_ns, r.explicit_host_ns)) << ") of it"
+      << IdleAccountText(r, r.explicit_idle_account_ns) << ".\n";
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     out << "    " << SyncKindName(t.kind) << ": " << t.count << " call(s), " << FormatDuration(t.host_ns)
         << " blocked, GPU idle " << FormatDuration(t.gpu_idle_ns) << " ("
-        << FormatWholePercent(ShareOf(t.gpu_idle_ns, t.host_ns)) << ").\n";
+        << FormatWholePercent(ShareOf(t.gpu_idle_ns, t.host_ns)) << ")" << IdleAccountText(r, t.idle_account_ns)
+        << ".\n";
   }
   for (const ExplicitSyncFinding& f : r.explicit_syncs) {
     out << "    ";
@@ -235,7 +256,7 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
     out << " at " << at(f.start_ns) << ": " << FormatDuration(f.length()) << " blocked";
     if (std::optional<int64_t> sid = StreamSourceIdOrNull(m, f.stream)) out << " on stream " << *sid;
     out << ", GPU " << (f.device_id >= 0 ? std::to_string(f.device_id) : std::string("(all)")) << " idle "
-        << FormatDuration(f.gpu_idle_ns) << ".\n";
+        << FormatDuration(f.gpu_idle_ns) << IdleAccountText(r, f.idle_account_ns, "it") << ".\n";
   }
 }
 
@@ -246,21 +267,23 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
   auto op_id = [&](int32_t op) { return op >= 0 ? ResultValue(m.ops.source_id[op]) : ResultValue(); };
   ResultTable summary;
   summary.name = "analysis_hidden_sync";
-  summary.columns = {"window", "section", "name", "kind", "count", "observed", "ns", "waited_ns", "gpu_idle_ns"};
+  summary.columns = {"window",   "section", "name",      "kind",        "count",
+                     "observed", "ns",      "waited_ns", "gpu_idle_ns", "idle_account_ns"};
   for (int d = 0; d < 2; ++d) {
     std::string name = std::string(SerializationDirectionName(static_cast<SerializationDirection>(d)));
     summary.rows.push_back({WindowLabel(r.window), std::string("serialization"), name, name, r.serialization_count[d],
-                            r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue()});
+                            r.serialization_count[d], r.serialization_delay_ns[d], ResultValue(), ResultValue(),
+                            ResultValue()});
   }
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
     summary.rows.push_back({WindowLabel(r.window), std::string("implicit"), std::string(DisplayName(m.strings, t.name)),
                             std::string(ImplicitSyncKindName(t.kind)), t.calls, t.observed_calls, t.call_ns,
-                            t.waited_ns, ResultValue()});
+                            t.waited_ns, ResultValue(), IdleAccountCell(r, t.idle_account_ns)});
   }
   for (const ExplicitSyncTotal& t : r.explicit_totals) {
     summary.rows.push_back({WindowLabel(r.window), std::string("explicit"), std::string(SyncKindName(t.kind)),
                             std::string(SyncKindName(t.kind)), t.count, t.count, t.host_ns, ResultValue(),
-                            t.gpu_idle_ns});
+                            t.gpu_idle_ns, IdleAccountCell(r, t.idle_account_ns)});
   }
 
   ResultTable ser;
@@ -278,15 +301,16 @@ std::vector<ResultTable> HiddenSyncToTables(const HiddenSyncResult& r, const Tra
 
   ResultTable calls;
   calls.name = "analysis_hidden_sync_calls";
-  calls.columns = {"window",           "api_id",      "name",       "kind",         "tid",       "start_ns",
-                   "end_ns",           "duration_ns", "observed",   "own_op_table", "own_op_id", "waited_for_op_table",
-                   "waited_for_op_id", "waited_ns",   "drained_ops"};
+  calls.columns = {
+      "window",           "api_id",      "name",        "kind",           "tid",       "start_ns",
+      "end_ns",           "duration_ns", "observed",    "own_op_table",   "own_op_id", "waited_for_op_table",
+      "waited_for_op_id", "waited_ns",   "drained_ops", "idle_account_ns"};
   for (const ImplicitSyncFinding& f : r.implicit_calls) {
     calls.rows.push_back(
         {WindowLabel(r.window), m.api.source_id[f.api], std::string(DisplayName(m.strings, m.api.name[f.api])),
          std::string(ImplicitSyncKindName(f.kind)), m.api.tid[f.api], m.api.start_ns[f.api], m.api.end_ns[f.api],
          CallNs(m, f), int64_t{f.observed ? 1 : 0}, op_table(f.own_op), op_id(f.own_op), op_table(f.waited_for_op),
-         op_id(f.waited_for_op), f.waited_ns, f.drained_ops});
+         op_id(f.waited_for_op), f.waited_ns, f.drained_ops, IdleAccountCell(r, f.idle_account_ns)});
   }
   return {std::move(summary), std::move(ser), std::move(calls)};
 }

@@ -40,6 +40,8 @@ TABLE_ATTRIBUTES = {
     "hidden_syncs": "analysis_hidden_sync",
     "hidden_sync_serialization": "analysis_hidden_sync_serialization",
     "hidden_sync_calls": "analysis_hidden_sync_calls",
+    "critical_path": "analysis_critical_path",
+    "critical_path_idle": "analysis_critical_path_idle",
     "launch_stats": "analysis_launch_stats",
     "launch_stats_gaps": "analysis_launch_stats_gaps",
     "launch_stats_streams": "analysis_launch_stats_streams",
@@ -148,8 +150,10 @@ class Report:
     possible_ns, hidden_share), overlap_stream_pairs, overlap_intervals,
     overlap_interval_ops, communication, idle_devices, idle_streams,
     idle_gaps, gaps (device idle gaps with their causes), gap_causes,
-    worst_gaps, hidden_syncs, hidden_sync_serialization, hidden_sync_calls,
-    launch_stats, launch_stats_gaps, launch_stats_streams, ownership,
+    worst_gaps, hidden_syncs, hidden_sync_serialization, hidden_sync_calls
+    (each call with idle_account_ns, the idle the gap causes charge to it),
+    critical_path, critical_path_idle (the idle along the path by cause and
+    crossing segment kind), launch_stats, launch_stats_gaps, launch_stats_streams, ownership,
     hazards, hazard_summary, timing_audit, timing_audit_nvtx,
     timing_audit_nvtx_ranges. With several traces each table starts with
     trace_index. Plus `summary` (dict), `findings` and `json`.

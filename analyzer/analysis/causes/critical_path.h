@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/dependency_graph.h"
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -61,17 +62,34 @@ struct PathSegment {
   int64_t length() const { return end_ns - start_ns; }
 };
 
+// The device idle time inside [start_ns, end_ns) of a path, by the cause the
+// one account of idle time gives it (gap_causes.h), and by the kind of path
+// segment that ran at the same time: which part of the path the GPU waited
+// on. Summed over devices (device time).
+struct PathIdle {
+  bool cited = false;  // CiteIdleOnPath ran
+  int64_t idle_ns = 0;
+  std::array<int64_t, kNumGapCauses> cause_ns{};
+  std::array<std::array<int64_t, kNumGapCauses>, kNumPathSegmentKinds> by_segment{};
+};
+
 struct CriticalPath {
   Window window;
   int64_t start_ns = 0, end_ns = 0;   // what the path covers
   std::vector<PathSegment> segments;  // in time order
   std::array<int64_t, kNumPathSegmentKinds> kind_ns{};
   int64_t host_ns = 0, gpu_ns = 0;
+  PathIdle idle;
 };
 
 CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& graph);
 CriticalPath FindCriticalPath(const TraceModel& model, const Window& window,
                               const DependencyGraphOptions& options = {});
+
+// Fills path->idle from the same window's gap causes, run with keep_parts:
+// the path cites the account's figures, never its own. O(parts + segments x
+// devices).
+void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path);
 
 }  // namespace streamscope
 

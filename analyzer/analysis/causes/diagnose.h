@@ -57,6 +57,7 @@
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DIAGNOSE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -248,7 +249,7 @@ struct RoundTripFacts {
   std::vector<CallCount> calls;  // the waiting calls, by name
   bool pytorch = false;          // the trace comes from PyTorch (aten ops): its remedies
   // What-if (diagnose_ranking.h): removing the syncs alone, the host work
-  // alone, and both together with the launch calls' blocking; -1 = not estimated.
+  // alone, and both together; -1 = not estimated.
   int64_t sync_alone_saving_ns = -1, host_alone_saving_ns = -1, together_saving_ns = -1;
 };
 struct LegacyStreamFacts {
@@ -322,6 +323,26 @@ struct DiagnoseNote {
   int64_t value = 0;
 };
 
+// Causes acting on the same gaps (diagnose_ranking.h): the host's waits
+// (explicit syncs, copies that held it), its work between calls and the
+// launch calls' blocking, removed alone and all together. Reported when the
+// combination saves clearly more than the best of them alone and more than
+// their savings alone add up to (causes on different gaps just add up).
+struct CombinedEstimate {
+  bool evaluated = false;  // at least two of the three were present
+  // Savings; -1: that cause is absent from the window.
+  int64_t waits_alone_ns = -1, host_alone_ns = -1, launches_alone_ns = -1;
+  int64_t together_ns = 0;
+  int64_t waits_cost_ns = 0, host_cost_ns = 0, launches_cost_ns = 0;  // measured
+  // together >= 1.25 x the best alone, and together - the sum alone is significant
+  bool reported = false;
+  int64_t best_alone_ns() const { return std::max({waits_alone_ns, host_alone_ns, launches_alone_ns, int64_t{0}}); }
+  int64_t sum_alone_ns() const {
+    return std::max<int64_t>(0, waits_alone_ns) + std::max<int64_t>(0, host_alone_ns) +
+           std::max<int64_t>(0, launches_alone_ns);
+  }
+};
+
 struct DiagnoseResult {
   Window window;
   int64_t gpu_span_ns = 0;  // first op start to last op end, inside the window
@@ -342,6 +363,8 @@ struct DiagnoseResult {
   // Once ranked: how many of `ranked` lead (a significant saving, or a
   // significant finding without an estimate); the rest are lesser.
   int32_t leading_count = 0;
+  // Once ranked with a dependency graph: the causes acting together.
+  CombinedEstimate combined;
   // Unranked: the first finding when significant. Ranked: the largest
   // estimated saving (diagnose_ranking.h says how findings without an
   // estimate take part).

@@ -62,6 +62,62 @@ void EstimateRoundTrip(Session& session, const std::vector<WhatIfCause>& waits, 
   }
 }
 
+// The significance threshold of a diagnosis (the header says it).
+int64_t SignificantNs(const DiagnoseOptions& options, const DiagnoseResult& result) {
+  return std::max<int64_t>(options.min_impact_ns,
+                           static_cast<int64_t>(options.min_impact_share * static_cast<double>(result.gpu_span_ns)));
+}
+
+// Causes acting on the same gaps: the waits, the host work and the launch
+// calls' blocking, each alone and all together. Each alone may leave the
+// GPU waiting for the others (a launch-bound loop that also syncs and
+// prepares on the host); removing all of them can save clearly more.
+template <typename Session>
+void EstimateCombined(Session& session, const std::vector<WhatIfCause>& waits,
+                      const std::optional<WhatIfEstimate>& waits_alone, const std::vector<WhatIfCause>& host,
+                      const std::optional<WhatIfEstimate>& host_alone, const DiagnoseOptions& options,
+                      DiagnoseResult* result) {
+  CombinedEstimate& c = result->combined;
+  const bool has_waits = !waits.empty() && waits_alone && waits_alone->estimable;
+  const bool has_host = !host.empty() && host_alone && host_alone->estimable;
+  if (!has_waits && !has_host) return;  // the launches alone make no combination
+  const WhatIfCause launches{WhatIfKind::kLaunchBlocking};
+  const WhatIfEstimate launches_alone = session().EstimateTogether({launches});
+  const bool has_launches = launches_alone.estimable && launches_alone.measured_cost_ns > 0;
+  if (int{has_waits} + int{has_host} + int{has_launches} < 2) return;
+  std::vector<WhatIfCause> all;
+  if (has_waits) all.insert(all.end(), waits.begin(), waits.end());
+  if (has_host) all.insert(all.end(), host.begin(), host.end());
+  if (has_launches) all.push_back(launches);
+  const WhatIfEstimate together = session().EstimateTogether(all);
+  if (!together.estimable) return;
+  // Host delays removed, the GPU still runs its work (as in OrderFindings).
+  const bool clip = result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns;
+  auto saving = [&](const WhatIfEstimate& e) {
+    const int64_t s = std::max<int64_t>(0, e.estimated_saving_ns);
+    return clip ? std::min(s, result->gpu_span_ns - result->busy_ns) : s;
+  };
+  c.evaluated = true;
+  if (has_waits) {
+    c.waits_alone_ns = saving(*waits_alone);
+    c.waits_cost_ns = waits_alone->measured_cost_ns;
+  }
+  if (has_host) {
+    c.host_alone_ns = saving(*host_alone);
+    c.host_cost_ns = host_alone->measured_cost_ns;
+  }
+  if (has_launches) {
+    c.launches_alone_ns = saving(launches_alone);
+    c.launches_cost_ns = launches_alone.measured_cost_ns;
+  }
+  c.together_ns = saving(together);
+  // Acting on the same gaps: together saves more than the sum alone (causes
+  // on different gaps add up), and clearly more than the best alone.
+  const int64_t best = c.best_alone_ns();
+  const int64_t sum = c.sum_alone_ns();
+  c.reported = c.together_ns * 4 >= best * 5 && c.together_ns - sum >= SignificantNs(options, *result);
+}
+
 }  // namespace
 
 WhatIfOptions RankingWhatIfOptions() {
@@ -110,8 +166,7 @@ void OrderFindings(const DiagnoseOptions& options, DiagnoseResult* result) {
       }
     }
   }
-  const int64_t threshold = std::max<int64_t>(
-      options.min_impact_ns, static_cast<int64_t>(options.min_impact_share * static_cast<double>(result->gpu_span_ns)));
+  const int64_t threshold = SignificantNs(options, *result);
   // Leading: a significant estimated saving (whatever the measured cost),
   // or significant without a what-if (then its measured cost stands in:
   // the best figure there is). Minor: both the cost and the saving small.
@@ -207,10 +262,13 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   }
   std::optional<WhatIfEstimate> holds_alone;
   if (!holds.empty()) holds_alone = session().EstimateTogether(holds);
+  std::optional<WhatIfEstimate> waits_alone;  // every wait dropped, nothing subtracted
+  if (!explicit_sync && waits_hold) waits_alone = holds_alone;
   if (explicit_sync) {
     // Listed under an explicit sync cause, so that sync_between covers it.
     std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
     WhatIfEstimate together = session().EstimateTogether(waits);
+    waits_alone = together;
     // The syncs' share is what they add to the pageable holds: dropping both
     // saves at least what dropping the holds alone saves (a sync before 16
     // pageable 64 MiB copies "saved" the copies' 42.9 ms), while a sync right
@@ -244,6 +302,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   }
   FillEstimates(model, what_if, result);
   EstimateRoundTrip(session, waits, host_work, host_alone, result);
+  EstimateCombined(session, waits, waits_alone, host_work, host_alone, options, result);
   OrderFindings(options, result);
 }
 

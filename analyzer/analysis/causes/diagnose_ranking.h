@@ -25,6 +25,16 @@
 // Other causes (hardware, event waits, contention, small work) have no
 // what-if: they keep saving_estimated false.
 //
+// Causes acting together (DiagnoseResult::combined): the host's waits (the
+// waits of sync_between), its work between calls (the host work of
+// cpu_starvation) and the launch calls' blocking (launch_blocking), when at
+// least two are present, are replayed each alone and all together.
+// Reported when together saves at least 1.25x the best alone and more than
+// the savings alone add up to, by at least the significance threshold:
+// they act on the same gaps, and fixing one alone leaves the GPU waiting
+// for the others (causes on different gaps only add up). Two replays more (the launches alone, all
+// together).
+//
 // Ranking: (1) findings whose estimated saving reaches the significance
 // threshold (max(min_impact_ns, min_impact_share x GPU span)), whatever
 // their measured cost, and significant findings without a what-if, by

@@ -56,6 +56,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -99,6 +100,12 @@ struct GapCausesOptions {
   // went idle still waited for the op that ended the busy time.
   int64_t sync_return_tolerance_ns = 5'000;
   int max_listed_gaps = 20;  // worst gaps kept with their parts
+  // Also charge each part that names a call to that call (idle_by_call):
+  // what hidden synchronization cites for its calls.
+  bool charge_calls = false;
+  // Also keep every part (parts): what the critical path cites for the idle
+  // time it crosses.
+  bool keep_parts = false;
 };
 
 // One part of a gap with a single cause.
@@ -149,6 +156,13 @@ struct ThreadStarvation {
   std::array<int64_t, kNumGapCauses> cause_ns{};
 };
 
+// One part of the partition, for keep_parts.
+struct IdleSpan {
+  int64_t start_ns = 0, end_ns = 0;
+  int32_t device_id = 0;
+  GapCause cause = GapCause::kHostUnannotated;
+};
+
 struct GapCausesResult {
   Window window;
   GapCausesOptions options;
@@ -158,6 +172,12 @@ struct GapCausesResult {
   std::vector<GapFinding> worst_gaps;             // longest first, at most max_listed_gaps
   int64_t idle_ns = 0;                            // all devices
   std::array<int64_t, kNumGapCauses> cause_ns{};  // all devices
+  // With options.charge_calls: the idle time of the parts that name a call
+  // (host_blocked_in_call, first_launch, round_trip, sync_wait), per call
+  // (api index), all devices.
+  absl::flat_hash_map<int32_t, int64_t> idle_by_call;
+  // With options.keep_parts: every part, by device id, then in time order.
+  std::vector<IdleSpan> parts;
 };
 
 GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, const GapCausesOptions& options = {});

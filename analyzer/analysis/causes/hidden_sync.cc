@@ -139,6 +139,7 @@ struct ImplicitSyncCallTimes {
       if (api.start_ns[i] >= *cover) {
         top[i] = 1;
         *cover = api.end_ns[i];
+        max_top_ns = std::max(max_top_ns, SaturatingSub(api.end_ns[i], api.start_ns[i]));
       } else {
         *cover = std::max(*cover, api.end_ns[i]);
       }
@@ -176,6 +177,7 @@ struct ImplicitSyncCallTimes {
   std::vector<uint8_t> top;            // per call: outermost on its thread
   std::vector<int32_t> own;            // per call: its first op, or -1
   std::vector<int64_t> median;         // by NameSlot; kNoMedian where no call counted
+  int64_t max_top_ns = 0;              // the longest outermost call
 };
 
 // (c) Sync records (sorted by start, as the model keeps them) and the
@@ -214,10 +216,12 @@ struct ExplicitSyncFacts {
 
 class HiddenSyncAnalyzer {
  public:
-  HiddenSyncAnalyzer(const TraceModel& model, const Window& window, const HiddenSyncOptions& o)
-      : m_(model), w_(window), o_(o), submitters_(model) {
+  HiddenSyncAnalyzer(const TraceModel& model, const Window& window, const HiddenSyncOptions& o,
+                     const GapCausesResult* idle_account)
+      : m_(model), w_(window), o_(o), submitters_(model), idle_account_(idle_account) {
     result_.window = window;
     result_.options = o;
+    result_.idle_account = idle_account != nullptr;
   }
 
   HiddenSyncResult Run() {
@@ -228,6 +232,13 @@ class HiddenSyncAnalyzer {
   }
 
  private:
+  // The idle time the account charges to call `api` (0 without an account).
+  int64_t ChargedTo(int32_t api) const {
+    if (idle_account_ == nullptr || api < 0) return 0;
+    auto it = idle_account_->idle_by_call.find(api);
+    return it == idle_account_->idle_by_call.end() ? 0 : it->second;
+  }
+
   StreamKind KindOf(int32_t stream) const {
     return stream >= 0 && static_cast<size_t>(stream) < m_.streams.size() ? m_.streams[stream].kind
                                                                           : StreamKind::kUnknown;
@@ -299,9 +310,12 @@ class HiddenSyncAnalyzer {
     const std::vector<int32_t>& own = facts.own;
     constexpr int64_t kNoMedian = ImplicitSyncCallTimes::kNoMedian;
     absl::flat_hash_map<StringId, ImplicitSyncTotal> totals;
-    auto [first, last] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
+    // Calls that overlap the window: one that began before it and returned
+    // inside it may have held the host (and the GPU idle) in the window.
+    const int64_t reach = w_.start_ns > kMinTime + facts.max_top_ns ? w_.start_ns - facts.max_top_ns : kMinTime;
+    auto [first, last] = ApiStartingIn(m_, reach, w_.end_ns);
     for (size_t i = first; i < last; ++i) {
-      if (!top[i]) continue;
+      if (!top[i] || api.end_ns[i] <= w_.start_ns) continue;
       CallNameClass cls = facts.ClassOf(api.name[i]);
       if (cls == CallNameClass::kExplicitSync) continue;
       int32_t a = static_cast<int32_t>(i);
@@ -354,6 +368,9 @@ class HiddenSyncAnalyzer {
       t.observed_calls += f.observed ? 1 : 0;
       t.call_ns = SaturatingAdd(t.call_ns, dur);
       t.waited_ns = SaturatingAdd(t.waited_ns, f.waited_ns);
+      f.idle_account_ns = ChargedTo(f.api);
+      t.idle_account_ns = SaturatingAdd(t.idle_account_ns, f.idle_account_ns);
+      result_.implicit_idle_account_ns = SaturatingAdd(result_.implicit_idle_account_ns, f.idle_account_ns);
       result_.implicit_calls.push_back(f);
     }
     for (auto& [name, t] : totals) result_.implicit_totals.push_back(t);
@@ -398,6 +415,7 @@ class HiddenSyncAnalyzer {
       if (f.end_ns <= f.start_ns) return;
       f.gpu_idle_ns =
           f.device_id >= 0 ? busy.Idle(f.device_id, f.start_ns, f.end_ns) : busy.IdleAll(f.start_ns, f.end_ns);
+      f.idle_account_ns = ChargedTo(f.api);
       found.push_back(f);
     };
     // Records and calls that can reach into the window: those starting at
@@ -451,6 +469,8 @@ class HiddenSyncAnalyzer {
       t.count += 1;
       t.host_ns = SaturatingAdd(t.host_ns, f.length());
       t.gpu_idle_ns = SaturatingAdd(t.gpu_idle_ns, f.gpu_idle_ns);
+      t.idle_account_ns = SaturatingAdd(t.idle_account_ns, f.idle_account_ns);
+      result_.explicit_idle_account_ns = SaturatingAdd(result_.explicit_idle_account_ns, f.idle_account_ns);
       result_.explicit_host_ns = SaturatingAdd(result_.explicit_host_ns, f.length());
       result_.explicit_gpu_idle_ns = SaturatingAdd(result_.explicit_gpu_idle_ns, f.gpu_idle_ns);
     }
@@ -474,13 +494,15 @@ class HiddenSyncAnalyzer {
   const Window& w_;
   const HiddenSyncOptions& o_;
   OpSubmitters submitters_;
+  const GapCausesResult* idle_account_;
   HiddenSyncResult result_;
 };
 
 }  // namespace
 
-HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window, const HiddenSyncOptions& options) {
-  return HiddenSyncAnalyzer(model, window, options).Run();
+HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window, const HiddenSyncOptions& options,
+                                   const GapCausesResult* idle_account) {
+  return HiddenSyncAnalyzer(model, window, options, idle_account).Run();
 }
 
 }  // namespace streamscope

@@ -13,8 +13,9 @@
 //     by a blocking-stream op) uses the same rule with the roles swapped.
 //     Only ops that start inside the window are examined.
 // (b) Implicitly synchronizing calls. Only outermost calls on their thread
-//     (a driver call inside a runtime call is the same call), starting in
-//     the window. By name (matched once per distinct name, ignoring
+//     (a driver call inside a runtime call is the same call), overlapping
+//     the window (a call that began before it and returned inside it
+//     counts, with its whole duration). By name (matched once per distinct name, ignoring
 //     _ptsz/_ptds/_vN suffixes):
 //       sync_memcpy   cudaMemcpy*, cuMemcpy* without "Async";
 //       sync_memset   cudaMemset*, cuMemset* without "Async";
@@ -42,6 +43,13 @@
 //     the window: host time blocked, and the time in it that the device
 //     involved (the stream's device; all devices together when no stream is
 //     known) ran no op.
+// With the window's gap causes (the one account of idle time,
+// idle_partition.h), every call of (b) and (c) also cites the idle time that
+// account charges to it (idle_account_ns: its round_trip, sync_wait,
+// host_blocked_in_call and first_launch parts, all devices): the figure the
+// summary, gap causes and diagnosis give for the same time. The GPU idle
+// *during* a sync (gpu_idle_ns) is a different measure: the account also
+// charges the sync the idle time after it returned, until the next launch.
 // Cost: O(n log n). Thread-safe: reads the model only.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_HIDDEN_SYNC_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_HIDDEN_SYNC_H_
@@ -51,6 +59,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -97,11 +106,12 @@ std::string_view ImplicitSyncKindName(ImplicitSyncKind k);
 struct ImplicitSyncFinding {
   int32_t api = -1;  // api index
   ImplicitSyncKind kind = ImplicitSyncKind::kTiming;
-  int32_t own_op = -1;         // the call's own op (copy/memset), -1 if none
-  int32_t waited_for_op = -1;  // latest-ending op of another call that drained during the call
-  int64_t waited_ns = 0;       // waited_for_op end - call start
-  int64_t drained_ops = 0;     // ops of other calls that ended inside the call
-  bool observed = false;       // timing shows the call held the host
+  int32_t own_op = -1;          // the call's own op (copy/memset), -1 if none
+  int32_t waited_for_op = -1;   // latest-ending op of another call that drained during the call
+  int64_t waited_ns = 0;        // waited_for_op end - call start
+  int64_t drained_ops = 0;      // ops of other calls that ended inside the call
+  bool observed = false;        // timing shows the call held the host
+  int64_t idle_account_ns = 0;  // idle the account charges to the call
 };
 
 struct ImplicitSyncTotal {
@@ -110,6 +120,7 @@ struct ImplicitSyncTotal {
   int64_t calls = 0, observed_calls = 0;
   int64_t call_ns = 0;    // host time in these calls
   int64_t waited_ns = 0;  // sum of waited_ns
+  int64_t idle_account_ns = 0;
 };
 
 struct ExplicitSyncFinding {
@@ -120,13 +131,14 @@ struct ExplicitSyncFinding {
   int32_t stream = -1;               // stream index, -1 if unknown
   int32_t device_id = -1;            // -1: all devices
   int64_t start_ns = 0, end_ns = 0;  // clipped to the window
-  int64_t gpu_idle_ns = 0;
+  int64_t gpu_idle_ns = 0;           // device idle during the sync
+  int64_t idle_account_ns = 0;       // idle the account charges to the call
   int64_t length() const { return end_ns - start_ns; }
 };
 
 struct ExplicitSyncTotal {
   SyncKind kind = SyncKind::kUnknown;
-  int64_t count = 0, host_ns = 0, gpu_idle_ns = 0;
+  int64_t count = 0, host_ns = 0, gpu_idle_ns = 0, idle_account_ns = 0;
 };
 
 struct HiddenSyncResult {
@@ -142,10 +154,15 @@ struct HiddenSyncResult {
   std::vector<ExplicitSyncFinding> explicit_syncs;  // longest first, at most max_listed
   std::vector<ExplicitSyncTotal> explicit_totals;   // by host_ns, largest first
   int64_t explicit_host_ns = 0, explicit_gpu_idle_ns = 0;
+  // Whether the figures cite the idle account (AnalyzeHiddenSync was given
+  // the gap causes), and its totals over (b) and (c).
+  bool idle_account = false;
+  int64_t implicit_idle_account_ns = 0, explicit_idle_account_ns = 0;
 };
 
-HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window,
-                                   const HiddenSyncOptions& options = {});
+// `idle_account`: the same window's gap causes, run with charge_calls.
+HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window, const HiddenSyncOptions& options = {},
+                                   const GapCausesResult* idle_account = nullptr);
 
 }  // namespace streamscope
 

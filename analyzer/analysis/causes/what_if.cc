@@ -25,6 +25,7 @@ std::string_view WhatIfKindName(WhatIfKind k) {
     case WhatIfKind::kSameStream: return "same_stream";
     case WhatIfKind::kFirstLaunch: return "first_launch";
     case WhatIfKind::kLegacyStream: return "legacy_stream";
+    case WhatIfKind::kLaunchBlocking: return "launch_blocking";
   }
   return "unknown";
 }
@@ -331,6 +332,7 @@ class WhatIfContext {
       case WhatIfKind::kSameStream: SameStream(cause, edits, est, ev); break;
       case WhatIfKind::kFirstLaunch: FirstLaunch(edits, est, ev); break;
       case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
+      case WhatIfKind::kLaunchBlocking: LaunchBlocking(edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -608,6 +610,21 @@ class WhatIfContext {
       }
       est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, excess);
       ev.calls.push_back(f.api);
+    }
+  }
+
+  void LaunchBlocking(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      if (g_.CallBlocking(c) != BlockingKind::kNone || ops_of_call_begin_[c] == ops_of_call_begin_[c + 1]) continue;
+      TouchLag(edits);
+      int32_t v = g_.CallEnd(c);
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        if (edges[e].kind != DepEdgeKind::kCallDuration) continue;
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, edits.lag[e]);
+        edits.lag[e] = 0;
+      }
+      ev.calls.push_back(g_.ModelCall(c));
     }
   }
 

@@ -53,6 +53,15 @@
 //                 legacy_stream edge is removed. Measured cost: the delay the
 //                 bound ones imposed (target start - its time without them:
 //                 the latest other in-edge), summed.
+//   launch_blocking the calls that only submit work (they submitted an op
+//                 and wait for nothing: kernel and graph launches, async
+//                 copies of pinned memory, async memsets) return at once:
+//                 their call_duration edges take lag 0; their ops are still
+//                 submitted at the call's start plus the launch latency. An
+//                 upper bound for fewer launches (graphs, fused kernels).
+//                 Not a candidate of its own: the ranking removes it together
+//                 with the waits and the host work (causes acting on the
+//                 same gaps). Measured cost: the calls' host time.
 // Cost: one replay per cause, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
@@ -104,10 +113,11 @@ enum class WhatIfKind : uint8_t {
   kSameStream = 3,
   kFirstLaunch = 4,
   kLegacyStream = 5,
+  kLaunchBlocking = 6,
 };
-inline constexpr int kNumWhatIfKinds = 6;
+inline constexpr int kNumWhatIfKinds = 7;
 // "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
-// "legacy_stream"
+// "legacy_stream", "launch_blocking"
 std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {

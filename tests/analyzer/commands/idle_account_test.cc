@@ -1,4 +1,5 @@
 // One account of idle time on every bundled trace: the report's sections
+// (summary, idle gaps, diagnosis, hidden synchronization, critical path)
 // cite the same idle partition (gap causes), and the idle costs of the
 // diagnosis' findings add up to at most the window's idle time.
 #include <dirent.h>
@@ -97,6 +98,36 @@ TEST(IdleAccount, EverySectionCitesOnePartitionAndCostsFitTheIdleOnEveryBundledT
       EXPECT_EQ(diagnose["idle"]["idle_costs_ns"].get<int64_t>(), idle_costs);
       EXPECT_LE(idle_costs, idle - apart);
       EXPECT_GE(diagnose["idle"]["unclaimed_ns"].get<int64_t>(), 0);
+      // Hidden synchronization cites the idle the partition charges to its
+      // calls: every round trip and sync wait (named after a waiting call it
+      // lists), at most those and the parts blocked in its calls.
+      const nlohmann::json& hidden = w["hidden_sync"];
+      EXPECT_TRUE(hidden["idle_account"].get<bool>());
+      auto sum_of = [](const nlohmann::json& rows, const char* key) {
+        int64_t sum = 0;
+        for (const auto& r : rows) sum += r[key].get<int64_t>();
+        return sum;
+      };
+      const int64_t explicit_charged = hidden["explicit_sync"]["idle_account_ns"].get<int64_t>();
+      const int64_t implicit_charged = hidden["implicit_sync"]["idle_account_ns"].get<int64_t>();
+      EXPECT_EQ(sum_of(hidden["explicit_sync"]["totals"], "idle_account_ns"), explicit_charged);
+      EXPECT_EQ(sum_of(hidden["implicit_sync"]["totals"], "idle_account_ns"), implicit_charged);
+      const int64_t drained = CauseNs(gaps, "round_trip") + CauseNs(gaps, "sync_wait");
+      EXPECT_GE(explicit_charged + implicit_charged, drained);
+      EXPECT_LE(explicit_charged + implicit_charged,
+                drained + CauseNs(gaps, "host_blocked_in_call") + CauseNs(gaps, "first_launch"));
+      // The critical path cites the partition for the idle time it crosses;
+      // its segments tile its span, so each part is crossed exactly once.
+      const nlohmann::json& path_idle = w["critical_path"]["idle"];
+      EXPECT_TRUE(path_idle["cited"].get<bool>());
+      EXPECT_EQ(sum_of(path_idle["by_cause"], "ns"), path_idle["idle_ns"].get<int64_t>());
+      EXPECT_LE(path_idle["idle_ns"].get<int64_t>(), idle);
+      for (const auto& c : path_idle["by_cause"]) {
+        EXPECT_LE(c["ns"].get<int64_t>(), CauseNs(gaps, c["cause"].get<std::string>())) << c["cause"];
+        if (!w["critical_path"]["longest"].empty()) {
+          EXPECT_EQ(sum_of(c["crossed_by"], "ns"), c["ns"].get<int64_t>()) << c["cause"];
+        }
+      }
       // The summary's findings carry the diagnosis' costs.
       for (const auto& t : w["summary"]["top_findings"]) {
         const auto& f = diagnose["findings"];

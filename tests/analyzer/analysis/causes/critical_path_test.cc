@@ -1,5 +1,6 @@
 #include "analyzer/analysis/causes/critical_path.h"
 
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
 #include "tests/analyzer/model/model_builder.h"
@@ -88,6 +89,55 @@ TEST(CriticalPath, SyncWaitIsFollowedBackIntoTheGpu) {
     EXPECT_GE(s.api, 0);
   }
   EXPECT_EQ(sync_segments, 4);
+}
+
+TEST(CriticalPath, CitesTheIdleAccountForTheIdleItCrosses) {
+  // Each of the 4 gaps between the kernels (30 us: sync return 5, host 20,
+  // launch 5) is one sync_wait part of the idle account; the path crosses
+  // it through the sync's return, the host work and the next launch. The
+  // path starts with the first launch: 5 us before the first kernel, the
+  // window's start.
+  TraceModel m = testing::PerStepSyncTrace();
+  const Window w = WholeTraceWindow(m);
+  CriticalPath p = FindCriticalPath(m, w);
+  GapCausesOptions o;
+  o.keep_parts = true;
+  const GapCausesResult gaps = AnalyzeGapCauses(m, w, o);
+  CiteIdleOnPath(gaps, &p);
+  const int sync_wait = static_cast<int>(GapCause::kSyncWait);
+  EXPECT_TRUE(p.idle.cited);
+  EXPECT_EQ(p.idle.idle_ns, 4 * 30 * kUs + 5 * kUs);
+  EXPECT_EQ(p.idle.cause_ns[static_cast<int>(GapCause::kWindowStart)], 5 * kUs);
+  EXPECT_EQ(p.idle.cause_ns[sync_wait], 4 * 30 * kUs);
+  EXPECT_EQ(p.idle.cause_ns[sync_wait], gaps.cause_ns[sync_wait]);
+  EXPECT_EQ(p.idle.by_segment[static_cast<int>(PathSegmentKind::kSyncReturn)][sync_wait], 4 * 5 * kUs);
+  EXPECT_EQ(p.idle.by_segment[static_cast<int>(PathSegmentKind::kHostWork)][sync_wait], 4 * 20 * kUs);
+  EXPECT_EQ(p.idle.by_segment[static_cast<int>(PathSegmentKind::kLaunch)][sync_wait], 4 * 5 * kUs);
+  EXPECT_EQ(p.idle.by_segment[static_cast<int>(PathSegmentKind::kLaunch)][static_cast<int>(GapCause::kWindowStart)],
+            5 * kUs);
+  EXPECT_EQ(p.idle.by_segment[static_cast<int>(PathSegmentKind::kKernel)][sync_wait], 0);
+}
+
+TEST(CriticalPath, IdleOnThePathIsClippedToItsSpanAndSplitBySegment) {
+  CriticalPath p;
+  p.start_ns = 0;
+  p.end_ns = 100;
+  p.segments = {{PathSegmentKind::kHostWork, DepEdgeKind::kHostGap, 1, -1, 0, 50},
+                {PathSegmentKind::kLaunch, DepEdgeKind::kSubmit, -1, 0, 50, 60},
+                {PathSegmentKind::kKernel, DepEdgeKind::kOpDuration, -1, 0, 60, 100}};
+  GapCausesResult gaps;
+  gaps.parts = {{40, 58, 0, GapCause::kRoundTrip},
+                {55, 80, 1, GapCause::kHostUnannotated},
+                {95, 120, 1, GapCause::kSubmissionLatency}};
+  CiteIdleOnPath(gaps, &p);
+  auto at = [&](PathSegmentKind k, GapCause c) { return p.idle.by_segment[static_cast<int>(k)][static_cast<int>(c)]; };
+  EXPECT_EQ(p.idle.idle_ns, 18 + 25 + 5);
+  EXPECT_EQ(at(PathSegmentKind::kHostWork, GapCause::kRoundTrip), 10);
+  EXPECT_EQ(at(PathSegmentKind::kLaunch, GapCause::kRoundTrip), 8);
+  EXPECT_EQ(at(PathSegmentKind::kLaunch, GapCause::kHostUnannotated), 5);
+  EXPECT_EQ(at(PathSegmentKind::kKernel, GapCause::kHostUnannotated), 20);
+  EXPECT_EQ(at(PathSegmentKind::kKernel, GapCause::kSubmissionLatency), 5);
+  EXPECT_EQ(p.idle.cause_ns[static_cast<int>(GapCause::kSubmissionLatency)], 5);
 }
 
 TEST(CriticalPath, WindowClipsThePath) {

@@ -54,6 +54,55 @@ TraceModel LoadFixture(const std::string& name) {
   return std::move(models->front());
 }
 
+// A launch-bound loop that also syncs and works on the host: per 50 us
+// iteration, 4 launch calls of 10 us each submit a 3 us kernel (5 us after
+// the call starts), a stream sync [40, 41) finds the GPU done, and the host
+// works 9 us before the next iteration.
+TraceModel LaunchSyncHostLoop() {
+  testing::ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  for (int64_t i = 0; i < 20; ++i) {
+    const int64_t t = (100 + 50 * i) * kUs;
+    for (int64_t j = 0; j < 4; ++j) {
+      const int64_t c = t + 10 * j * kUs;
+      b.Kernel("k", 13, c + 5 * kUs, c + 8 * kUs, testing::ApiTimes{c, c + 10 * kUs, 1});
+    }
+    b.Sync(SyncKind::kStreamSynchronize, 13, t + 40 * kUs, t + 41 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
+TEST(DiagnoseRanking, CausesActingOnTheSameGapsAreEstimatedTogether) {
+  TraceModel m = LaunchSyncHostLoop();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  const CombinedEstimate& c = r.combined;
+  ASSERT_TRUE(c.evaluated) << Ranking(r);
+  // The recorded GPU span: 105 to 1088 us. The sync finds the GPU done:
+  // dropping it saves nothing. Without the host work, 9 us of each of the
+  // 19 steps before the last. Without the launches' blocking, a step's 4
+  // kernels run back to back (17 us after its start), the sync returns 1 us
+  // after them and the host works 9 us: 27 us a step instead of 50, and the
+  // last step's kernels end 21 us sooner.
+  EXPECT_EQ(c.waits_alone_ns, 0);
+  EXPECT_EQ(c.host_alone_ns, 19 * 9 * kUs);
+  EXPECT_EQ(c.launches_alone_ns, (19 * 23 + 21) * kUs);
+  // All three removed: the 80 kernels run back to back, 3 us each.
+  EXPECT_EQ(c.together_ns, (1088 - 105 - 80 * 3) * kUs);
+  EXPECT_TRUE(c.reported);
+  EXPECT_GE(c.together_ns * 4, c.best_alone_ns() * 5);
+  EXPECT_NE(DiagnoseCombinedText(c).find("launch less often"), std::string::npos);
+}
+
+TEST(DiagnoseRanking, AFixThatSavesAsMuchAloneIsNotReportedAsCombined) {
+  // planted_traces.h: removing the host work in 'prepare' alone saves 5000
+  // us; the syncs and launches add little to it.
+  TraceModel m = testing::ThreeCausesTrace();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  ASSERT_TRUE(r.combined.evaluated);
+  EXPECT_EQ(r.combined.host_alone_ns, 5000 * kUs);
+  EXPECT_FALSE(r.combined.reported) << r.combined.together_ns;
+}
+
 TEST(DiagnoseRanking, PlantedCausesAreRankedByTheirKnownSaving) {
   // planted_traces.h: removing the host work in 'prepare' saves 5000 us,
   // the pageable copy at the pinned rate 1550 us, the syncs alone 1275 us.

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/render/hidden_sync_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
@@ -215,6 +216,54 @@ TEST(HiddenSync, ExplicitSyncTimeAndGpuIdleShare) {
   ASSERT_EQ(cut.explicit_totals.size(), 1u);
   EXPECT_EQ(cut.explicit_totals[0].host_ns, us(20));
   EXPECT_EQ(cut.explicit_totals[0].gpu_idle_ns, us(20));
+}
+
+TEST(HiddenSync, ExplicitSyncCitesTheIdleTheAccountChargesToIt) {
+  // Kernel [0, 100); cudaStreamSynchronize [2, 120) waits for it; host work
+  // until the next launch [150, 151), whose kernel starts at 160. The GPU
+  // idles [100, 160): 20 us of it during the sync, and the idle account
+  // charges all 60 us to the sync (sync_wait: the host drained the GPU,
+  // then decided what to submit).
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking, 0);
+  b.Kernel("work", 13, us(0), us(100), ApiTimes{us(0), us(1), 7});
+  b.Sync(SyncKind::kStreamSynchronize, 13, us(2), us(120), "cudaStreamSynchronize", 7);
+  b.Kernel("next", 13, us(160), us(200), ApiTimes{us(150), us(151), 7});
+  TraceModel m = b.Build();
+  const Window w = W(0, us(200));
+  GapCausesOptions go;
+  go.charge_calls = true;
+  const GapCausesResult gaps = AnalyzeGapCauses(m, w, go);
+  EXPECT_EQ(gaps.cause_ns[static_cast<int>(GapCause::kSyncWait)], us(60));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, w, {}, &gaps);
+  EXPECT_TRUE(r.idle_account);
+  ASSERT_EQ(r.explicit_syncs.size(), 1u);
+  EXPECT_EQ(r.explicit_syncs[0].gpu_idle_ns, us(20));
+  EXPECT_EQ(r.explicit_syncs[0].idle_account_ns, us(60));
+  ASSERT_EQ(r.explicit_totals.size(), 1u);
+  EXPECT_EQ(r.explicit_totals[0].idle_account_ns, us(60));
+  EXPECT_EQ(r.explicit_idle_account_ns, us(60));
+  // Without the account: nothing cited.
+  HiddenSyncResult own = AnalyzeHiddenSync(m, w);
+  EXPECT_FALSE(own.idle_account);
+  EXPECT_EQ(own.explicit_idle_account_ns, 0);
+}
+
+TEST(HiddenSync, ACallThatBeganBeforeTheWindowAndHeldItIsListed) {
+  // A synchronous cudaMemcpy [-10, 50) drains the kernel [-20, 40) and then
+  // copies [42, 48): it held the host in the window [0, 100).
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking, 0);
+  b.Kernel("work", 13, us(-20), us(40), ApiTimes{us(-30), us(-29), 7});
+  b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPageable, 13, us(42), us(48),
+         ApiTimes{us(-10), us(50), 7}, "cudaMemcpy", false);
+  TraceModel m = b.Build();
+  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(100)));
+  ASSERT_EQ(r.implicit_calls.size(), 1u);
+  EXPECT_EQ(r.implicit_calls[0].kind, ImplicitSyncKind::kSyncMemcpy);
+  EXPECT_TRUE(r.implicit_calls[0].observed);
+  // A call that returned before the window is not.
+  EXPECT_TRUE(AnalyzeHiddenSync(m, W(us(60), us(100))).implicit_calls.empty());
 }
 
 TEST(HiddenSync, MissingApiCallsAndEmptyTracesDoNotCrash) {
