@@ -8,10 +8,12 @@
 //
 // Ending: normal exit (atexit, registered during cuInit so it runs before the
 // CUDA runtime's own teardown), cudaDeviceReset / context destruction
-// (flushes, see cupti_layer.cc), SIGINT/SIGTERM when the application left
-// them at their default action (final flush on a helper thread, then the
-// default action is re-raised so the exit status is unchanged). A killed
-// process keeps what the periodic flush and commit wrote.
+// (flushes, see cupti_layer.cc), SIGINT/SIGTERM and the crash signals
+// (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) when the application left them
+// at their default action (final flush on a helper thread, bounded in time,
+// then the default action is re-raised so the exit status and core dump are
+// unchanged). A killed process keeps what the periodic flush and commit
+// wrote.
 //
 // Every failure prints one "streamscope: ..." line and leaves the
 // application running untraced.
@@ -33,10 +35,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "collector/collector_config.h"
 #include "collector/control_file.h"
@@ -78,6 +82,17 @@ std::atomic<int> g_stop_signal{0};
 std::atomic<bool> g_stop_done{false};
 struct sigaction g_old_action[NSIG];
 std::atomic<bool> g_handler_installed[NSIG];
+// Signals whose default action ends the process, caught to finish the trace
+// first: interrupts, and crashes (a fault or abort(): capture_end crash:N).
+constexpr int kInterruptSignals[] = {SIGINT, SIGTERM};
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+bool IsCrashSignal(int sig) {
+  for (int c : kCrashSignals) {
+    if (c == sig) return true;
+  }
+  return false;
+}
 
 void Warn(std::string_view message) {
   std::string line = StrCat("streamscope: ", message, "\n");
@@ -275,7 +290,7 @@ void OnSignal(int sig) {
 void StopThreadMain() {
   while (sem_wait(&g_stop_sem) != 0) {}
   int sig = g_stop_signal.load();
-  (void)StopCollector(StrCat("signal:", sig), true);
+  (void)StopCollector(StrCat(IsCrashSignal(sig) ? "crash:" : "signal:", sig), true);
   g_stop_done = true;
 }
 
@@ -312,7 +327,9 @@ void InstallSignalHandlers() {
     std::thread(StopThreadMain).detach();
     return 0;
   });
-  for (int sig : {SIGINT, SIGTERM}) {
+  std::vector<int> signals(std::begin(kInterruptSignals), std::end(kInterruptSignals));
+  signals.insert(signals.end(), std::begin(kCrashSignals), std::end(kCrashSignals));
+  for (int sig : signals) {
     struct sigaction current;
     if (sigaction(sig, nullptr, &current) != 0) continue;
     // Only where the application kept the default: its own handler (or

@@ -115,13 +115,18 @@ exits)
   signalled kill9 "$D/kill9.sqlite" KILL 1.5
   expect "kill -9: status 137" [ "$(rc_of kill9)" = 137 ]
   check "$D/kill9.sqlite" $(ops 100 1 1) --end running --no-drops --label kill9
-  # abort(): 100 units, 1.5 s, 20 units, abort. The first 100 are on disk;
-  # the last 20 may be lost (less than one flush period old).
-  plain abort.plain "$REL" abort
-  traced abort "$D/abort.sqlite" "$REL" abort
-  expect "abort: status 134" [ "$(rc_of abort)" = 134 ]
-  same_run abort.plain abort; show_err abort
-  check "$D/abort.sqlite" --ticks 100:120 --h2d 100:120 --d2h 0:1 --memset 101:121 --end running --label abort
+  # Crashes: abort() (SIGABRT) and a null write (SIGSEGV) after 100 units,
+  # 1.5 s and 20 units. The collector's crash handler flushes the last 20
+  # (less than one flush period old) and finishes the trace, then the
+  # signal's default action ends the process as untraced.
+  for crash in abort:134:6 segv:139:11; do
+    IFS=: read -r mode status n <<<"$crash"
+    plain "$mode.plain" "$REL" "$mode"
+    traced "$mode" "$D/$mode.sqlite" "$REL" "$mode"
+    expect "$mode: status $status" [ "$(rc_of "$mode")" = "$status" ]
+    same_run "$mode.plain" "$mode"; show_err "$mode"
+    check "$D/$mode.sqlite" $(ops 120 1 1) --end "crash:$n" --label "$mode"
+  done
   ;;
 
 processes)

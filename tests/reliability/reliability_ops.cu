@@ -17,6 +17,7 @@
 //                     or after CUDA starts): on the signal 10 more units,
 //                     prints "handled signal N", returns 7
 //   abort             100 units, 1.5 s pause, 20 units, abort()
+//   segv              the same, then a write through a null pointer
 //   fork              2 children forked before CUDA starts: 40 and 50 units
 //                     each; the parent 100 units; returns 0
 //   fork_after_cuda   100 units, forks a child that never uses CUDA and
@@ -235,11 +236,14 @@ int main(int argc, char** argv) {
     (void)ticks;
     return 7;
   }
-  if (mode == "abort") {
+  if (mode == "abort" || mode == "segv") {
     usleep(1500 * 1000);  // past one flush period: these 100 units are on disk
     lane.Units(20);
-    Done("abort", lane.Ticks());
-    std::abort();
+    Done(mode.c_str(), lane.Ticks());
+    if (mode == "abort") std::abort();
+    volatile int* nowhere = nullptr;
+    *nowhere = 1;  // SIGSEGV
+    return 1;
   }
   if (mode == "fork_after_cuda") {
     std::fflush(stdout);
