@@ -75,6 +75,8 @@ struct HtmlReportStats {
   int64_t merge_resolution_ns = 0;  // 0 = every op drawn individually
   int64_t stream_rows = 0, overlap_slices = 0, gap_slices = 0, markers = 0, nvtx_ranges = 0;
   int64_t critical_path_slices = 0;
+  int64_t api_rows = 0;    // host thread x nesting depth rows of API calls
+  int64_t data_items = 0;  // ops, aggregates and API calls the script draws from data
   int64_t bytes = 0;
   std::vector<std::string> notes;  // what was reduced (also in the report)
 };
