@@ -176,9 +176,11 @@ class TimelineDrawer {
     int64_t limit = options_.max_analysis_slices_per_track;
     if (options_.max_ops >= 0 && limit >= 0) limit = std::min(limit, std::max<int64_t>(1000, options_.max_ops / 4));
     if (limit < 0 || depth0 <= limit) return t.slices;
-    int64_t r = std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, limit));
+    // From a resolution far below the drawn window's share per block (the
+    // page opens on a view that may be a small part of it) up, doubling.
+    int64_t r = std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, limit) / 1024);
     std::vector<AnalysisSlice> out;
-    for (int attempt = 0; attempt < 40; ++attempt, r *= 2) {
+    for (int attempt = 0; attempt < 52; ++attempt, r *= 2) {
       out.clear();
       std::vector<std::map<std::string, int64_t>> cause_ns;
       std::vector<int64_t> merged;
@@ -239,7 +241,9 @@ class TimelineDrawer {
       for (const AnalysisSlice& s : Reduce(t)) {
         std::string title = s.name;
         for (auto& [k, v] : s.args.items()) {
-          if (k == "length_ns") continue;  // the script writes the length
+          // The script writes the length; an op or call as an object
+          // repeats what the slice's name says of it.
+          if (k == "length_ns" || v.is_object()) continue;
           absl::StrAppend(
               &title, "\n", k, ": ",
               v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

@@ -68,7 +68,7 @@ struct HtmlReportOptions {
   // Ops drawn individually over all timelines; beyond, short ops are merged
   // into aggregate blocks. < 0: never merge.
   int64_t max_ops = 200'000;
-  int64_t max_analysis_slices_per_track = 20'000;
+  int64_t max_analysis_slices_per_track = 10'000;
   int64_t max_nvtx_ranges = 20'000;
   std::string generated_by;  // command line for the footer
 };
