@@ -176,12 +176,27 @@ class TimelineDrawer {
     int64_t limit = options_.max_analysis_slices_per_track;
     if (options_.max_ops >= 0 && limit >= 0) limit = std::min(limit, std::max<int64_t>(1000, options_.max_ops / 4));
     if (limit < 0 || depth0 <= limit) return t.slices;
-    // From a resolution far below the drawn window's share per block (the
-    // page opens on a view that may be a small part of it) up, doubling.
+    // The finest resolution that fits: from far below the drawn window's
+    // share per block (the page opens on a view that may be a small part of
+    // it) up, doubling; counting blocks is cheap, merging is done once.
+    auto blocks_at = [&](int64_t r) {
+      int64_t n = 0, start = 0, end = 0;
+      for (const AnalysisSlice& s : t.slices) {
+        if (s.depth != 0) continue;
+        if (n > 0 && s.start_ns - end < r && s.end_ns - start <= r) {
+          end = std::max(end, s.end_ns);
+        } else {
+          ++n;
+          start = s.start_ns;
+          end = s.end_ns;
+        }
+      }
+      return n;
+    };
     int64_t r = std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, limit) / 1024);
+    for (int attempt = 0; attempt < 52 && blocks_at(r) > limit; ++attempt) r *= 2;
     std::vector<AnalysisSlice> out;
-    for (int attempt = 0; attempt < 52; ++attempt, r *= 2) {
-      out.clear();
+    {
       std::vector<std::map<std::string, int64_t>> cause_ns;
       std::vector<int64_t> merged;
       for (const AnalysisSlice& s : t.slices) {
@@ -193,15 +208,14 @@ class TimelineDrawer {
           ++merged.back();
         } else {
           out.push_back(s);
-          out.back().args = nlohmann::json::object();
           cause_ns.push_back({{s.cause, len}});
           merged.push_back(1);
         }
       }
-      if (static_cast<int64_t>(out.size()) > limit) continue;
       for (size_t i = 0; i < out.size(); ++i) {
         if (merged[i] == 1) continue;
         AnalysisSlice& b = out[i];
+        b.args = nlohmann::json::object();
         auto best = std::max_element(cause_ns[i].begin(), cause_ns[i].end(),
                                      [](auto& x, auto& y) { return x.second < y.second; });
         b.cause = best->first;
@@ -213,7 +227,6 @@ class TimelineDrawer {
       }
       notes_.push_back(absl::StrCat("track '", t.name, "': ", depth0, " slices merged into ", out.size(),
                                     " blocks of at most ", FormatDuration(r)));
-      return out;
     }
     return out;
   }
