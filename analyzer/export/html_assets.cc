@@ -184,6 +184,8 @@ std::string_view HtmlReportScript() {
     body.setAttribute('data-tl-left', Math.round(box.left + window.scrollX));
     body.setAttribute('data-tl-top', Math.round(box.top + window.scrollY));
     body.setAttribute('data-tl-width', Math.round(box.width));
+    // For scripts that read what hovering shows: rows.textAt(µs, y, slack µs).
+    window.streamscopeTimeline = { rows: rows };
     body.setAttribute('data-render-ok', '1');
   } catch (err) {
     body.setAttribute('data-render-error', String(err && err.stack || err));

@@ -23,6 +23,8 @@ var StreamscopeRows = (function () {
     if (a < 1e9 - 5e5) return three(ns / 1e6, 'ms');
     return three(ns / 1e9, 's');
   }
+  // A start offset precise to the µs however far into the trace: "+16699.908 ms".
+  function at(ns) { return '+' + (Math.abs(ns) < 1e6 ? dur(ns) : (ns / 1e6).toFixed(3) + ' ms'); }
   // First index in the sorted array `a` whose value is >= v.
   function lowerBound(a, v) {
     var lo = 0, hi = a.length;
@@ -147,8 +149,8 @@ var StreamscopeRows = (function () {
       var bn = row.bins, j = Math.floor((x - bn.a) / bn.bw);
       if (j < 0 || j >= bn.busy.length || bn.busy[j] <= 0) return '';
       var s0 = bn.a + j * bn.bw;
-      return row.l + '\n' + bn.count[j] + (row.k === 'api' ? ' calls' : row.k === 'sl' ? ' slices' : ' ops') + ' start in +' + dur(s0) + ' … +' +
-          dur(s0 + bn.bw) + ', busy ' + Math.round(100 * Math.min(1, bn.busy[j] / bn.bw)) + '%\nzoom in to see each ' +
+      return row.l + '\n' + bn.count[j] + (row.k === 'api' ? ' calls' : row.k === 'sl' ? ' slices' : ' ops') + ' start in ' + at(s0) + ' … ' +
+          at(s0 + bn.bw) + ', busy ' + Math.round(100 * Math.min(1, bn.busy[j] / bn.bw)) + '%\nzoom in to see each ' +
           (row.k === 'api' ? 'call' : row.k === 'sl' ? 'slice' : 'op');
     }
     var best = -1, bestD = Infinity;
@@ -161,14 +163,14 @@ var StreamscopeRows = (function () {
   };
 
   Rows.prototype.itemText = function (row, i) {
-    var D = this.data, s = row.st[i], d = row.d[i], when = '\nstart +' + dur(s) + ', duration ' + dur(d);
+    var D = this.data, s = row.st[i], d = row.d[i], when = '\nstart ' + at(s) + ', duration ' + dur(d);
     if (row.k === 'sl') {
       var text = D.strs[row.t[i]], nl = text.indexOf('\n');
       if (nl < 0) nl = text.length;
-      return text.slice(0, nl) + '\nstart +' + dur(s) + ', length ' + dur(d) + text.slice(nl);
+      return text.slice(0, nl) + '\nstart ' + at(s) + ', length ' + dur(d) + text.slice(nl);
     }
     if (row.n[i] < 0) {
-      return row.i[i] + (row.k === 'api' ? ' calls' : ' ops') + ' merged\n' + row.l + '\nstart +' + dur(s) +
+      return row.i[i] + (row.k === 'api' ? ' calls' : ' ops') + ' merged\n' + row.l + '\nstart ' + at(s) +
           ', span ' + dur(d) + ', busy ' + dur(row.b[i]) + (row.x && row.x[i] >= 0 ? '\n' + D.strs[row.x[i]] : '');
     }
     if (row.k === 'api') {

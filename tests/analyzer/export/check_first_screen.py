@@ -14,7 +14,11 @@ Asserts:
   screenshot: its band holds pixels other than the row backgrounds;
 - the time axis labels (text.tick) are at least 3 and all distinct;
 - with --mode, every stream row is drawn that way (data-mode);
-- with --max-bytes, PAGE.html is at most N bytes.
+- with --max-bytes, PAGE.html is at most N bytes;
+- with --hover, the hover texts a test script wrote into <body
+  data-hover-texts> (JSON: per data row with an item in view, what hovering
+  its first item shows) are there, an op's naming its stream, correlation
+  id and submitting call, a call's naming its thread.
 The PNG is read with zlib only (8-bit RGB/RGBA, not interlaced).
 Prints one line of figures; exits 1 with reasons on failure.
 """
@@ -106,6 +110,7 @@ def main():
     p.add_argument("--mode", choices=["density", "ops"])
     p.add_argument("--max-bytes", type=int, default=-1)
     p.add_argument("--page", default="")
+    p.add_argument("--hover", action="store_true")
     args = p.parse_args()
     dom = Dom()
     with open(args.dom, encoding="utf-8", errors="replace") as f:
@@ -163,6 +168,17 @@ def main():
         failures.append("%d axis labels, expected at least 3" % len(dom.ticks))
     if len(set(dom.ticks)) != len(dom.ticks):
         failures.append("axis labels repeat: %s" % dom.ticks)
+    if args.hover:
+        texts = json.loads(dom.body.get("data-hover-texts") or "[]")
+        if not texts or any(not t for t in texts):
+            failures.append("hover texts missing or empty: %r" % texts)
+        ops = [t for t in texts if "(stream " in t]
+        calls = [t for t in texts if "(thread " in t and "(stream " not in t]
+        if not any("correlation" in t and "submitted by call" in t for t in ops):
+            failures.append("no op hover text names its correlation id and submitting call: %r" % ops)
+        if not calls:
+            failures.append("no API-call hover text: %r" % texts)
+        checked.append("hover: %r" % texts[:2])
     size = os.path.getsize(args.page) if args.page else -1
     if args.max_bytes >= 0 and size > args.max_bytes:
         failures.append("the page is %d bytes, more than %d" % (size, args.max_bytes))

@@ -98,6 +98,24 @@ first_screen jacobi_like "$art/jacobi_like.html" "" --mode density --max-bytes 3
 # Zoomed in to 300 us (about ten iterations): each op drawn.
 view_start=$(sed -n 's/.*data-view-start="\([0-9.]*\)".*/\1/p' "$art/jacobi_like.html" | head -1)
 first_screen jacobi_like_zoomed "$art/jacobi_like.html" "#view=$view_start,300" --mode ops
+# What hovering shows: a copy of the page asks the page's rows for the text
+# at the middle of each row's first item in view.
+{ cat "$art/jacobi_like.html"
+  cat <<'HOVER'
+<script>
+(function () {
+  var rows = window.streamscopeTimeline.rows, out = [];
+  rows.rows.forEach(function (row) {
+    var v = row.view, i = v ? v.lo : 0;
+    while (v && i < v.hi && row.st[i] + row.d[i] < v.a) ++i;
+    if (v && i < v.hi) out.push(rows.textAt((row.st[i] + row.d[i] / 2) / 1000, row.y + row.h / 2, 0.001));
+  });
+  document.body.setAttribute('data-hover-texts', JSON.stringify(out));
+})();
+</script>
+HOVER
+} > "$art/jacobi_like_hover.html"
+first_screen jacobi_like_hover "$art/jacobi_like_hover.html" "#view=$view_start,300" --mode ops --hover
 
 "$make_trace" "$art/fixture.sqlite" 8 --legacy-tail
 check fixture "$art/fixture.sqlite" 7,13,14,15 8 --min-marks 2
