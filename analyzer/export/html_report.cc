@@ -340,18 +340,23 @@ class TimelineDrawer {
         absl::StrAppend(&label, " (", n->second, ")");
       }
       AddRow(lanes * kNvtxLaneH + 2, label, "nvtx", label);
-      absl::StrAppend(&g_, "<g class=\"nvtx-row\" data-tid=\"", tid, "\">\n");
+      // A data row per nesting depth, drawn by the page's script.
+      std::vector<std::vector<DataSlice>> by_lane(lanes);
       for (const NvtxRange* r : ranges) {
         int64_t e = std::max(r->start_ns, r->end_ns.value_or(open_end));
         if (e - r->start_ns < min_len) continue;
-        int lane = std::min(kMaxNvtxLanes - 1, std::max(0, r->depth));
+        int lane = std::min(lanes - 1, std::max(0, r->depth));
         std::string title =
             absl::StrCat(std::string(m_.strings.Get(r->name)),
                          r->domain != kNoString ? absl::StrCat(" [", std::string(m_.strings.Get(r->domain)), "]") : "",
-                         "\nstart +", FormatDuration(r->start_ns - w_.start_ns), ", length ",
-                         FormatDuration(e - r->start_ns), r->end_ns ? "" : " (open at capture end)");
-        Rect("nvtx", r->start_ns, e, y + 1 + lane * kNvtxLaneH, kNvtxLaneH - 1, title);
+                         r->end_ns ? "" : "\nopen at capture end");
+        by_lane[lane].push_back({r->start_ns, e, "nvtx", std::move(title)});
         ++stats_->nvtx_ranges;
+      }
+      absl::StrAppend(&g_, "<g class=\"nvtx-row\" data-tid=\"", tid, "\">");
+      for (int lane = 0; lane < lanes; ++lane) {
+        absl::StrAppend(&g_, "<g data-row=\"", data_->rows(), "\"></g>");
+        data_->AddSliceRow(w_, label, std::move(by_lane[lane]), y + 1 + lane * kNvtxLaneH, kNvtxLaneH - 1);
       }
       g_.append("</g>\n");
     }
