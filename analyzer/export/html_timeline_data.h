@@ -1,7 +1,8 @@
 // The rows of the HTML timeline that the page's script draws from data
 // rather than from markup: a row per stream lane (its ops, or the aggregate
-// blocks of a downsampled window) and a row per host thread and API-call
-// nesting depth (runtime calls, the driver calls inside them). Kept as
+// blocks of a downsampled window), a row per host thread and API-call
+// nesting depth (runtime calls, the driver calls inside them), and a row per
+// lane of an analysis track or of a thread's NVTX ranges. Kept as
 // compact columns (start deltas and durations in ns, small integers, a
 // shared string table) so that a page of 10k ops stays small; the script
 // draws density (busy share per pixel column) where a row holds more ops
@@ -46,7 +47,7 @@ struct ApiLanes {
 std::vector<ApiLanes> ApiCallLanes(const TraceModel& model, const Window& window, int max_depth = 3);
 
 // An analysis slice (overlap interval, idle gap or a part of one, critical
-// path segment) as a data row draws it.
+// path segment) or an NVTX range as a data row draws it.
 struct DataSlice {
   int64_t start_ns = 0, end_ns = 0;
   std::string cls;    // "gap cause-round_trip"
