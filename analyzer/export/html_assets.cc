@@ -35,6 +35,7 @@ svg text.head { font-weight: 600; } svg text.dev { font-weight: 600; fill: #334;
 .row-bg.odd { fill: #f4f6f9; } .row-bg.even { fill: #fff; } .row-bg.head { fill: #e6eaf0; }
 .op, .ovl, .gap, .nvtx, .hs, .api, .cp { vector-effect: non-scaling-stroke; stroke-width: 1px; }
 .op.density, .api.density { stroke-width: 0; }
+.density-band { fill: #5a6470; stroke-width: 0; fill-opacity: 0.12; }
 .gap.part { fill-opacity: 0.9; }
 .nvtx { fill-opacity: 0.8; }
 .hs { fill-opacity: 0.25; }

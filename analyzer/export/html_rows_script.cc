@@ -122,6 +122,16 @@ var StreamscopeRows = (function () {
         byCls[j * ncls + row.lc[i]] += o;
       }
     }
+    // A pale band under each run of columns with work in them: where
+    // anything ran stays visible however little of the column it filled.
+    for (var r0 = 0; r0 < nb; ++r0) {
+      if (busy[r0] <= 0) continue;
+      var r1 = r0;
+      while (r1 + 1 < nb && busy[r1 + 1] > 0) ++r1;
+      frag.appendChild(rect('density-band', (a + r0 * bw) / 1000,
+                            (r1 - r0 + 1) * bw / 1000, row.y, row.h));
+      r0 = r1;
+    }
     for (var j2 = 0; j2 < nb; ++j2) {
       if (busy[j2] <= 0) continue;
       var best = 0;
