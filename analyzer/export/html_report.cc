@@ -21,7 +21,6 @@ namespace {
 constexpr double kHeadH = 20, kDevH = 18, kStreamH = 22, kApiH = 18, kOverlapH = 12, kGapH = 18, kSyncH = 12,
                  kNvtxLaneH = 10, kPathH = 12;
 constexpr int kMaxNvtxLanes = 4;
-constexpr size_t kMaxTitleName = 160;
 
 std::string Esc(std::string_view s) { return HtmlEscaped(s); }
 
