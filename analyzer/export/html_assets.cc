@@ -36,8 +36,6 @@ svg text.head { font-weight: 600; } svg text.dev { font-weight: 600; fill: #334;
 .op, .ovl, .gap, .nvtx, .hs, .api, .cp { vector-effect: non-scaling-stroke; stroke-width: 1px; }
 .op.density, .api.density { stroke-width: 0; }
 .density-band { fill: #5a6470; stroke-width: 0; fill-opacity: 0.12; }
-.gap.part { fill-opacity: 0.9; }
-.nvtx { fill-opacity: 0.8; }
 .hs { fill-opacity: 0.25; }
 .hs-line { stroke-width: 2px; vector-effect: non-scaling-stroke; }
 #tl-tip { position: fixed; display: none; z-index: 10; pointer-events: none; white-space: pre; font: 11px/1.35 system-ui, sans-serif;
