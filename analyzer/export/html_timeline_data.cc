@@ -169,8 +169,11 @@ void TimelineData::AddOpRow(const TraceModel& m, const Window& w, const StreamBl
 void TimelineData::AddApiRow(const TraceModel& m, const Window& w, int64_t tid, const std::vector<int32_t>& calls,
                              int64_t resolution_ns, double y, double h) {
   const ApiCalls& api = m.api;
-  absl::flat_hash_map<int64_t, bool> sync_corr;
-  for (const SyncRecord& sr : m.syncs) sync_corr[sr.correlation_id] = true;
+  if (sync_model_ != &m) {  // the synchronizing calls, once per model
+    sync_model_ = &m;
+    sync_corr_.clear();
+    for (const SyncRecord& sr : m.syncs) sync_corr_.insert(sr.correlation_id);
+  }
   // Short calls merge into the previous short-call block while it spans at
   // most one resolution step (as op_downsampler.h merges ops).
   struct Item {
@@ -196,7 +199,7 @@ void TimelineData::AddApiRow(const TraceModel& m, const Window& w, int64_t tid, 
   for (const Item& it : items) {
     s.push_back(it.start);
     d.push_back(it.end - it.start);
-    c.push_back(sync_corr.contains(api.correlation_id[it.call]) ? 1 : 0);
+    c.push_back(sync_corr_.contains(api.correlation_id[it.call]) ? 1 : 0);
     dom.push_back(static_cast<int>(api.domain[it.call]));
     bool one = it.count == 1;
     n.push_back(one ? Str(Truncated(m.strings.Get(api.name[it.call]), kMaxName)) : -1);

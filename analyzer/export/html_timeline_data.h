@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/export/op_downsampler.h"
 #include "analyzer/model/trace_model.h"
@@ -75,6 +76,8 @@ class TimelineData {
 
   std::vector<std::string> strs_;
   absl::flat_hash_map<std::string, int> str_index_;
+  const TraceModel* sync_model_ = nullptr;
+  absl::flat_hash_set<int64_t> sync_corr_;  // correlation ids of sync_model_'s synchronizing calls
   std::string rows_json_;
   int rows_ = 0;
   int64_t items_ = 0;
