@@ -117,14 +117,28 @@ std::string_view HtmlReportScript() {
       range.textContent = 'showing +' + fmt(x0, w / 100) + ' … +' + fmt(x0 + w, w / 100) + ' (' +
           StreamscopeRows.dur(w * 1000) + ')';
     }
-    function apply() {
+    // Redraws once per animation frame however many wheel or drag events
+    // arrive in it; `now` draws at once (the opening view).
+    var pending = false;
+    function redraw() {
+      pending = false;
+      svg.setAttribute('viewBox', x0 + ' 0 ' + w + ' ' + H);
+      rows.draw(x0, w, main.clientWidth || 800);
+      drawAxis();
+    }
+    function apply(now) {
       if (w > W) w = W;
       if (w < minW) w = minW;
       if (x0 < 0) x0 = 0;
       if (x0 + w > W) x0 = W - w;
-      svg.setAttribute('viewBox', x0 + ' 0 ' + w + ' ' + H);
-      rows.draw(x0, w, main.clientWidth || 800);
-      drawAxis();
+      if (now === true) redraw();
+      else if (!pending) {
+        pending = true;
+        // A timer too: a page that draws no frames (headless) still redraws.
+        var fire = function () { if (pending) redraw(); };
+        window.requestAnimationFrame(fire);
+        window.setTimeout(fire, 50);
+      }
     }
     function zoomAt(frac, factor) {
       var nw = Math.min(W, Math.max(minW, w * factor));
@@ -176,7 +190,7 @@ std::string_view HtmlReportScript() {
     document.getElementById('zoom-reset').addEventListener('click', home);
     document.getElementById('zoom-all').addEventListener('click', function () { x0 = 0; w = W; apply(); });
     window.addEventListener('resize', apply);
-    apply();
+    apply(true);
     // Where the drawing area lies on the page (px), for scripts that check
     // screenshots of it.
     var box = svg.getBoundingClientRect();

@@ -98,6 +98,12 @@ first_screen jacobi_like "$art/jacobi_like.html" "" --mode density --max-bytes 3
 # Zoomed in to 300 us (about ten iterations): each op drawn.
 view_start=$(sed -n 's/.*data-view-start="\([0-9.]*\)".*/\1/p' "$art/jacobi_like.html" | head -1)
 first_screen jacobi_like_zoomed "$art/jacobi_like.html" "#view=$view_start,300" --mode ops
+# Zooming with the page's own control: nine clicks on + (96 ms / 2^9, about
+# 190 us at the middle) and every op is drawn again.
+{ cat "$art/jacobi_like.html"
+  echo "<script>for (var i = 0; i < 9; ++i) document.getElementById('zoom-in').click();</script>"
+} > "$art/jacobi_like_clicks.html"
+first_screen jacobi_like_clicks "$art/jacobi_like_clicks.html" "" --mode ops
 # What hovering shows: a copy of the page asks the page's rows for the text
 # at the middle of each row's first item in view.
 { cat "$art/jacobi_like.html"
