@@ -13,6 +13,9 @@ namespace streamscope {
 
 std::string_view HtmlReportCss();
 std::string_view HtmlReportScript();
+// Draws the rows kept as data (html_timeline_data.h): defines
+// StreamscopeRows, which HtmlReportScript uses; goes before it.
+std::string_view HtmlTimelineRowsScript();
 
 }  // namespace streamscope
 

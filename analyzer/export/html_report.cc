@@ -5,25 +5,22 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/export/html_assets.h"
+#include "analyzer/export/html_page_sections.h"
+#include "analyzer/export/html_palette.h"
+#include "analyzer/export/html_timeline_data.h"
 #include "analyzer/export/op_downsampler.h"
-#include "analyzer/export/svg_histogram.h"
 #include "analyzer/export/text_escape.h"
 #include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/trace_event_writer.h"
-#include "analyzer/model/queue_delay.h"
-#include "analyzer/render/op_ref.h"
-#include "analyzer/render/trace_summary_render.h"
 #include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
 
-constexpr double kHeadH = 20, kDevH = 18, kStreamH = 16, kOverlapH = 12, kGapH = 14, kSyncH = 12, kNvtxLaneH = 10,
-                 kPathH = 12;
+constexpr double kHeadH = 20, kDevH = 18, kStreamH = 22, kApiH = 18, kOverlapH = 12, kGapH = 18, kSyncH = 12,
+                 kNvtxLaneH = 10, kPathH = 12;
 constexpr int kMaxNvtxLanes = 4;
-constexpr size_t kMaxTitleName = 160;
 
 std::string Esc(std::string_view s) { return HtmlEscaped(s); }
 
@@ -43,7 +40,7 @@ struct Row {
 class TimelineDrawer {
  public:
   TimelineDrawer(const HtmlTimelineInput& in, int index, const HtmlReportOptions& options,
-                 const DownsampleResult& blocks, double y0, HtmlReportStats* stats)
+                 const DownsampleResult& blocks, double y0, TimelineData* data, HtmlReportStats* stats)
       : in_(in),
         m_(*in.model),
         w_(in.window),
@@ -51,8 +48,8 @@ class TimelineDrawer {
         options_(options),
         blocks_(blocks),
         y_(y0),
-        stats_(stats),
-        names_(m_) {}
+        data_(data),
+        stats_(stats) {}
 
   void Draw() {
     std::string head = in_.label.empty() ? m_.path : absl::StrCat(in_.label, ": ", m_.path);
@@ -69,6 +66,7 @@ class TimelineDrawer {
         }
       }
     }
+    DrawApiCalls();
     DrawNvtx();
     if (in_.analysis != nullptr) {
       for (const AnalysisTrack& t : in_.analysis->tracks) {
@@ -111,38 +109,6 @@ class TimelineDrawer {
                         d->concurrent_kernels < 0 ? "?" : (d->concurrent_kernels ? "yes" : "no"));
   }
 
-  std::string OpTitle(int32_t i) {
-    const GpuOps& ops = m_.ops;
-    OpCategory c = ops.category[i];
-    std::string t = Truncated(OpDisplayName(m_, i, names_), kMaxTitleName);
-    absl::StrAppend(&t, "\n", StreamLabel(m_, ops.stream[i]), ", device ", ops.device_id[i]);
-    absl::StrAppend(&t, "\nstart +", FormatDuration(ops.start_ns[i] - w_.start_ns), ", duration ",
-                    FormatDuration(ops.end_ns[i] - ops.start_ns[i]));
-    absl::StrAppend(&t, "\n", OpRef(m_, i), ", correlation ", ops.correlation_id[i]);
-    if (c == OpCategory::kKernel) {
-      if (m_.kernel_shapes.size() == ops.size()) {
-        const KernelShape& k = m_.kernel_shapes[i];
-        absl::StrAppend(&t, "\ngrid ", k.grid[0], "×", k.grid[1], "×", k.grid[2], ", block ", k.block[0], "×",
-                        k.block[1], "×", k.block[2], ", ", k.registers, " regs, ", k.shared_bytes, " B shared");
-      }
-    } else {
-      absl::StrAppend(&t, "\n", FormatBytes(ops.bytes[i]));
-      if (c != OpCategory::kMemset) {
-        absl::StrAppend(&t, " ", std::string(MemoryKindName(ops.src_kind[i])), "→",
-                        std::string(MemoryKindName(ops.dst_kind[i])));
-      }
-      absl::StrAppend(&t, ops.is_async[i] ? ", async" : ", synchronous");
-    }
-    if (ops.graph_id[i] >= 0) absl::StrAppend(&t, "\ngraph ", ops.graph_id[i]);
-    int32_t api = m_.ApiForOp(i);
-    if (api >= 0) {
-      absl::StrAppend(&t, "\nsubmitted by ", CallRef(m_, api), ", queue delay ",
-                      FormatDuration(QueueDelayNs(ops.start_ns[i], m_.api.end_ns[api])),
-                      StartedDuringCall(ops.start_ns[i], m_.api.end_ns[api]) ? " (started during the call)" : "");
-    }
-    return t;
-  }
-
   void DrawStream(const StreamBlocks& sb) {
     const Stream& s = m_.streams[sb.stream];
     double base = y_;
@@ -154,33 +120,45 @@ class TimelineDrawer {
                           s.priority ? absl::StrCat(", priority ", *s.priority) : ""));
       ++stats_->stream_rows;
     }
+    // The ops are drawn by the page's script from the timeline data.
     for (int lane = 0; lane < sb.lanes; ++lane) {
       absl::StrAppend(&g_, "<g class=\"stream-row\" data-timeline=\"", index_, "\" data-device=\"", s.device_id,
-                      "\" data-stream=\"", s.id, "\" data-lane=\"", lane, "\">\n");
-      for (const DrawBlock& b : sb.blocks) {
-        if (b.lane != lane) continue;
-        double y = base + lane * kStreamH + 2;
-        if (b.count == 1) {
-          Rect(absl::StrCat("op ", std::string(OpCategoryName(m_.ops.category[b.op]))), b.start_ns, b.end_ns, y,
-               kStreamH - 4, OpTitle(b.op));
-        } else {
-          std::string title =
-              absl::StrCat(b.count, " ops merged (shorter than ", FormatDuration(blocks_.resolution_ns), " each)");
-          absl::StrAppend(&title, "\nstart +", FormatDuration(b.start_ns - w_.start_ns), ", span ",
-                          FormatDuration(b.end_ns - b.start_ns), ", busy ", FormatDuration(b.busy_ns));
-          for (int c = 0; c < kNumOpCategories; ++c) {
-            if (b.by_category[c] > 0) {
-              absl::StrAppend(&title, "\n", b.by_category[c], " ",
-                              std::string(OpCategoryName(static_cast<OpCategory>(c))));
-            }
-          }
-          // Paler the less of the block's span its ops kept the stream busy.
-          double busy = b.end_ns > b.start_ns ? static_cast<double>(b.busy_ns) / (b.end_ns - b.start_ns) : 1;
-          Rect(absl::StrCat("op agg ", std::string(OpCategoryName(b.dominant()))), b.start_ns, b.end_ns, y,
-               kStreamH - 4, title, std::min(1.0, std::max(0.2, busy)));
-        }
+                      "\" data-stream=\"", s.id, "\" data-lane=\"", lane, "\" data-row=\"", data_->rows(), "\"></g>\n");
+      data_->AddOpRow(m_, w_, sb, lane, base + lane * kStreamH + 2, kStreamH - 4);
+    }
+  }
+
+  // A row per host thread and API-call nesting depth (runtime calls, the
+  // driver calls inside them), drawn by the script like the ops.
+  void DrawApiCalls() {
+    std::vector<ApiLanes> threads = ApiCallLanes(m_, w_);
+    int64_t calls = 0, lanes = 0;
+    for (const ApiLanes& t : threads) {
+      for (const auto& l : t.lanes) calls += static_cast<int64_t>(l.size());
+      lanes += static_cast<int64_t>(t.lanes.size());
+    }
+    int64_t resolution = 0;
+    if (options_.max_ops >= 0 && calls > options_.max_ops) {
+      resolution =
+          std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, options_.max_ops / std::max<int64_t>(1, lanes)));
+      notes_.push_back(absl::StrCat(calls, " API calls in the window, more than the drawing budget of ",
+                                    options_.max_ops, " (--max-ops): calls shorter than ", FormatDuration(resolution),
+                                    " were merged per thread into blocks"));
+    }
+    for (const ApiLanes& t : threads) {
+      std::string label = absl::StrCat("thread ", t.tid);
+      if (auto n = m_.thread_names.find(t.tid); n != m_.thread_names.end() && !n->second.empty()) {
+        absl::StrAppend(&label, " (", n->second, ")");
       }
-      g_.append("</g>\n");
+      for (size_t depth = 0; depth < t.lanes.size(); ++depth) {
+        std::string row = depth == 0 ? absl::StrCat(label, " API calls") : absl::StrCat(label, " nested calls ", depth);
+        double y = y_;
+        AddRow(kApiH, row, "api", absl::StrCat(row, "\n", t.lanes[depth].size(), " calls in the window"));
+        absl::StrAppend(&g_, "<g class=\"api-row\" data-timeline=\"", index_, "\" data-tid=\"", t.tid,
+                        "\" data-depth=\"", depth, "\" data-row=\"", data_->rows(), "\"></g>\n");
+        data_->AddApiRow(m_, w_, t.tid, t.lanes[depth], resolution, y + 2, kApiH - 4);
+        ++stats_->api_rows;
+      }
     }
   }
 
@@ -193,10 +171,27 @@ class TimelineDrawer {
     int64_t limit = options_.max_analysis_slices_per_track;
     if (options_.max_ops >= 0 && limit >= 0) limit = std::min(limit, std::max<int64_t>(1000, options_.max_ops / 4));
     if (limit < 0 || depth0 <= limit) return t.slices;
-    int64_t r = std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, limit));
+    // The finest resolution that fits: from far below the drawn window's
+    // share per block (the page opens on a view that may be a small part of
+    // it) up, doubling; counting blocks is cheap, merging is done once.
+    auto blocks_at = [&](int64_t r) {
+      int64_t n = 0, start = 0, end = 0;
+      for (const AnalysisSlice& s : t.slices) {
+        if (s.depth != 0) continue;
+        if (n > 0 && s.start_ns - end < r && s.end_ns - start <= r) {
+          end = std::max(end, s.end_ns);
+        } else {
+          ++n;
+          start = s.start_ns;
+          end = s.end_ns;
+        }
+      }
+      return n;
+    };
+    int64_t r = std::max<int64_t>(1, w_.length() / std::max<int64_t>(1, limit) / 1024);
+    for (int attempt = 0; attempt < 52 && blocks_at(r) > limit; ++attempt) r *= 2;
     std::vector<AnalysisSlice> out;
-    for (int attempt = 0; attempt < 40; ++attempt, r *= 2) {
-      out.clear();
+    {
       std::vector<std::map<std::string, int64_t>> cause_ns;
       std::vector<int64_t> merged;
       for (const AnalysisSlice& s : t.slices) {
@@ -208,15 +203,14 @@ class TimelineDrawer {
           ++merged.back();
         } else {
           out.push_back(s);
-          out.back().args = nlohmann::json::object();
           cause_ns.push_back({{s.cause, len}});
           merged.push_back(1);
         }
       }
-      if (static_cast<int64_t>(out.size()) > limit) continue;
       for (size_t i = 0; i < out.size(); ++i) {
         if (merged[i] == 1) continue;
         AnalysisSlice& b = out[i];
+        b.args = nlohmann::json::object();
         auto best = std::max_element(cause_ns[i].begin(), cause_ns[i].end(),
                                      [](auto& x, auto& y) { return x.second < y.second; });
         b.cause = best->first;
@@ -228,7 +222,6 @@ class TimelineDrawer {
       }
       notes_.push_back(absl::StrCat("track '", t.name, "': ", depth0, " slices merged into ", out.size(),
                                     " blocks of at most ", FormatDuration(r)));
-      return out;
     }
     return out;
   }
@@ -250,30 +243,41 @@ class TimelineDrawer {
       } else {
         absl::StrAppend(&g_, "<g class=\"overlap-row\" data-pair=\"", Esc(pair), "\">\n");
       }
+      // Drawn by the page's script from the timeline data (parts of gaps
+      // on a second lane in the row's lower half).
+      std::vector<DataSlice> lanes[2];
       for (const AnalysisSlice& s : Reduce(t)) {
-        std::string title = absl::StrCat(s.name, "\nstart +", FormatDuration(s.start_ns - w_.start_ns), ", length ",
-                                         FormatDuration(s.end_ns - s.start_ns));
+        std::string title = s.name;
         for (auto& [k, v] : s.args.items()) {
+          // The script writes the length; an op or call as an object
+          // repeats what the slice's name says of it.
+          if (k == "length_ns" || v.is_object()) continue;
           absl::StrAppend(
               &title, "\n", k, ": ",
               v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         }
+        std::string cls;
         if (gaps) {
-          std::string cls = absl::StrCat("gap", s.depth > 0 ? " part" : "", " cause-", s.cause);
-          double yy = s.depth > 0 ? y + h / 2 : y + 1;
-          double hh = s.depth > 0 ? h / 2 - 1 : (h - 2);
-          Rect(cls, s.start_ns, s.end_ns, yy, hh, title);
+          cls = absl::StrCat("gap", s.depth > 0 ? " part" : "", " cause-", s.cause);
           if (s.depth == 0) ++stats_->gap_slices;
         } else if (path) {
           std::string segment = s.args.contains("segment") && s.args["segment"].is_string()
                                     ? s.args["segment"].get<std::string>()
                                     : std::string("merged");
-          Rect(absl::StrCat("cp seg-", Esc(segment)), s.start_ns, s.end_ns, y + 1, h - 2, title);
+          cls = absl::StrCat("cp seg-", Esc(segment));
           ++stats_->critical_path_slices;
         } else {
-          Rect("ovl", s.start_ns, s.end_ns, y + 1, h - 2, title);
+          cls = "ovl";
           ++stats_->overlap_slices;
         }
+        lanes[gaps && s.depth > 0 ? 1 : 0].push_back({s.start_ns, s.end_ns, std::move(cls), std::move(title)});
+      }
+      for (int lane = 0; lane < 2; ++lane) {
+        if (lane == 1 && lanes[1].empty()) break;
+        double yy = lane == 1 ? y + h / 2 : y + 1;
+        double hh = lane == 1 ? h / 2 - 1 : (gaps && !lanes[1].empty() ? h / 2 - 1 : h - 2);
+        absl::StrAppend(&g_, "<g data-row=\"", data_->rows(), "\"></g>");
+        data_->AddSliceRow(w_, t.name, std::move(lanes[lane]), yy, hh);
       }
       g_.append("</g>\n");
     }
@@ -335,18 +339,23 @@ class TimelineDrawer {
         absl::StrAppend(&label, " (", n->second, ")");
       }
       AddRow(lanes * kNvtxLaneH + 2, label, "nvtx", label);
-      absl::StrAppend(&g_, "<g class=\"nvtx-row\" data-tid=\"", tid, "\">\n");
+      // A data row per nesting depth, drawn by the page's script.
+      std::vector<std::vector<DataSlice>> by_lane(lanes);
       for (const NvtxRange* r : ranges) {
         int64_t e = std::max(r->start_ns, r->end_ns.value_or(open_end));
         if (e - r->start_ns < min_len) continue;
-        int lane = std::min(kMaxNvtxLanes - 1, std::max(0, r->depth));
+        int lane = std::min(lanes - 1, std::max(0, r->depth));
         std::string title =
             absl::StrCat(std::string(m_.strings.Get(r->name)),
                          r->domain != kNoString ? absl::StrCat(" [", std::string(m_.strings.Get(r->domain)), "]") : "",
-                         "\nstart +", FormatDuration(r->start_ns - w_.start_ns), ", length ",
-                         FormatDuration(e - r->start_ns), r->end_ns ? "" : " (open at capture end)");
-        Rect("nvtx", r->start_ns, e, y + 1 + lane * kNvtxLaneH, kNvtxLaneH - 1, title);
+                         r->end_ns ? "" : "\nopen at capture end");
+        by_lane[lane].push_back({r->start_ns, e, "nvtx", std::move(title)});
         ++stats_->nvtx_ranges;
+      }
+      absl::StrAppend(&g_, "<g class=\"nvtx-row\" data-tid=\"", tid, "\">");
+      for (int lane = 0; lane < lanes; ++lane) {
+        absl::StrAppend(&g_, "<g data-row=\"", data_->rows(), "\"></g>");
+        data_->AddSliceRow(w_, label, std::move(by_lane[lane]), y + 1 + lane * kNvtxLaneH, kNvtxLaneH - 1);
       }
       g_.append("</g>\n");
     }
@@ -359,156 +368,12 @@ class TimelineDrawer {
   const HtmlReportOptions& options_;
   const DownsampleResult& blocks_;
   double y_;
+  TimelineData* data_;
   HtmlReportStats* stats_;
-  KernelNames names_;
   std::vector<Row> rows_;
   std::string g_;
   std::vector<std::string> notes_;
 };
-
-void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, std::string* out) {
-  const TraceModel& m = *in.model;
-  absl::StrAppend(out, "<div class=\"summary\">");
-  if (!in.label.empty()) absl::StrAppend(out, "<h3>", Esc(in.label), "</h3>");
-  absl::StrAppend(out, "<table class=\"kv\">");
-  auto kv = [&](std::string_view k, std::string_view v, std::string_view cls = {}) {
-    absl::StrAppend(out, "<tr><th>", Esc(k), "</th><td",
-                    cls.empty() ? "" : absl::StrCat(" class=\"", std::string(cls), "\""), ">", Esc(v), "</td></tr>");
-  };
-  kv("trace", m.path);
-  kv("format", m.format);
-  if (auto it = m.metadata.find("host"); it != m.metadata.end()) kv("host", it->second);
-  kv("pid", absl::StrCat(m.pid));
-  if (auto it = m.metadata.find("command_line"); it != m.metadata.end()) kv("command", Truncated(it->second, 300));
-  if (in.summary != nullptr) {
-    const TraceSummary& sum = *in.summary;
-    if (!sum.capture_end.empty()) kv("capture end", sum.capture_end, sum.capture_abnormal ? "fail" : "");
-    if (sum.has_workload || !sum.workload.variant.empty()) kv("workload", sum.workload.variant);
-    for (auto& [k, v] : sum.workload.params) kv(absl::StrCat("param ", k), v);
-    if (!sum.workload.validation.empty()) {
-      kv("validation", sum.workload.validation, sum.workload.validation_failed() ? "fail" : "pass");
-    }
-  }
-  // The analyses' window (the one the page opens on) and, when the page draws
-  // more around it, the drawn span: their lengths must not be mixed up.
-  const Window& view = in.view.length() > 0 ? in.view : in.window;
-  kv("window", absl::StrCat(WindowLabel(view), " — ", FormatDuration(view.length())));
-  if (view.start_ns != in.window.start_ns || view.end_ns != in.window.end_ns) {
-    kv("drawn", absl::StrCat(FormatDuration(in.window.length()), ", ", blocks.ops,
-                             " ops (zoom out to see what lies outside the window)"));
-  }
-  int64_t ops_in_view = 0;
-  {
-    auto [first, last] = m.OpRangeFor(view.start_ns, view.end_ns + 1);
-    for (size_t i = first; i < last; ++i) ops_in_view += InWindow(m.ops.start_ns[i], m.ops.end_ns[i], view) ? 1 : 0;
-  }
-  kv("ops in window", absl::StrCat(ops_in_view));
-  absl::StrAppend(out, "</table>");
-  if (!m.devices.empty()) {
-    absl::StrAppend(out,
-                    "<table class=\"grid\"><tr><th>device</th><th>CC</th><th>SMs</th><th>copy engines</th>"
-                    "<th>concurrent kernels</th><th>memory</th></tr>");
-    for (const Device& d : m.devices) {
-      absl::StrAppend(out, "<tr><td>", Esc(DeviceLabel(m, d.id)), "</td><td>", d.compute_major, ".", d.compute_minor,
-                      "</td><td>", d.sm_count, "</td><td>",
-                      d.async_engine_count < 0 ? "?" : absl::StrCat(d.async_engine_count), "</td><td>",
-                      d.concurrent_kernels < 0 ? "?" : (d.concurrent_kernels ? "yes" : "no"), "</td><td>",
-                      FormatBytes(d.global_memory_bytes), "</td></tr>");
-    }
-    absl::StrAppend(out, "</table>");
-  }
-  // Ops per category and stream in the window.
-  std::array<int64_t, kNumOpCategories> cat{};
-  std::array<int64_t, kNumOpCategories> cat_ns{};
-  auto [first, last] = m.OpRangeFor(view.start_ns, view.end_ns + 1);
-  for (size_t i = first; i < last; ++i) {
-    if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], view)) continue;
-    int c = static_cast<int>(m.ops.category[i]);
-    ++cat[c];
-    cat_ns[c] += m.ops.end_ns[i] - m.ops.start_ns[i];
-  }
-  absl::StrAppend(out, "<table class=\"grid\"><tr><th>category</th><th>ops</th><th>summed time</th></tr>");
-  for (int c = 0; c < kNumOpCategories; ++c) {
-    if (cat[c] == 0) continue;
-    absl::StrAppend(out, "<tr><td>", std::string(OpCategoryName(static_cast<OpCategory>(c))), "</td><td>", cat[c],
-                    "</td><td>", FormatDuration(cat_ns[c]), "</td></tr>");
-  }
-  absl::StrAppend(out, "</table>");
-  if (in.summary != nullptr) {
-    for (const std::string& wmsg : TraceSummaryWarnings(*in.summary))
-      absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
-  }
-  absl::StrAppend(out, "</div>\n");
-}
-
-void AppendLegend(std::string* out) {
-  absl::StrAppend(out, "<div class=\"legend\">");
-  for (int c = 0; c < kNumOpCategories; ++c) {
-    std::string name(OpCategoryName(static_cast<OpCategory>(c)));
-    absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ", name,
-                    "\" width=\"12\" height=\"10\"/></svg>", name, "</span>");
-  }
-  absl::StrAppend(out,
-                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch ovl-swatch\" width=\"12\" "
-                  "height=\"10\"/></svg>overlap</span>");
-  for (std::string_view cause : {"round_trip", "host_blocked_in_call", "host_nvtx_range", "host_unannotated",
-                                 "submission_latency", "dependency_other_stream", "queued_unexplained"}) {
-    absl::StrAppend(out, "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cause-", std::string(cause),
-                    "\" width=\"12\" height=\"10\"/></svg>gap: ", std::string(cause), "</span>");
-  }
-  absl::StrAppend(out,
-                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch cp\" width=\"12\" "
-                  "height=\"10\"/></svg>critical path</span>");
-  absl::StrAppend(out,
-                  "<span><svg width=\"12\" height=\"10\"><rect class=\"swatch nvtx\" width=\"12\" "
-                  "height=\"10\"/></svg>NVTX</span>");
-  absl::StrAppend(out,
-                  "<span><svg width=\"4\" height=\"10\"><line class=\"hs-line\" x1=\"2\" x2=\"2\" y1=\"0\" "
-                  "y2=\"10\"/></svg>hidden sync</span>");
-  absl::StrAppend(out, "</div>\n");
-}
-
-// The report's summary lines and the ranked diagnosis of each timeline,
-// above everything else: what a reader needs first.
-void AppendReportSummary(std::span<const HtmlTimelineInput> timelines, std::string* out) {
-  bool any = false;
-  for (const HtmlTimelineInput& t : timelines) any |= t.analysis != nullptr && !t.analysis->summary_lines.empty();
-  if (!any) return;
-  absl::StrAppend(out, "<h2>Summary and diagnosis</h2>\n");
-  bool first = true;
-  for (const HtmlTimelineInput& t : timelines) {
-    if (t.analysis == nullptr || t.analysis->summary_lines.empty()) continue;
-    if (!t.label.empty()) absl::StrAppend(out, "<h3>", Esc(t.label), "</h3>");
-    absl::StrAppend(out, "<pre class=\"report-summary\"", first ? " id=\"report-summary\"" : "", ">");
-    for (const std::string& line : t.analysis->summary_lines) absl::StrAppend(out, Esc(line), "\n");
-    absl::StrAppend(out, "</pre>\n");
-    if (t.analysis->diagnosis.empty()) {
-      absl::StrAppend(out, "<p class=\"diagnosis-none\">Diagnosis: no significant finding in this window.</p>\n");
-    } else {
-      absl::StrAppend(out, "<ol class=\"diagnosis\"", first ? " id=\"diagnosis\"" : "", ">");
-      for (size_t i = 0; i < t.analysis->diagnosis.size(); ++i) {
-        const DiagnosisItem& d = t.analysis->diagnosis[i];
-        absl::StrAppend(out, "<li class=\"finding", i == 0 ? " primary" : "", "\" data-cause=\"", Esc(d.cause),
-                        "\"><b>", Esc(d.cause), "</b>", i == 0 ? " (primary)" : "", ": ", Esc(d.saving),
-                        "<br><span class=\"finding-summary\">", Esc(d.summary),
-                        "</span><br><span class=\"remedy\"><b>Fix:</b> ", Esc(d.remedy), "</span></li>\n");
-      }
-      absl::StrAppend(out, "</ol>\n");
-    }
-    first = false;
-  }
-}
-
-std::vector<int64_t> QueueDelays(const TraceModel& m, const Window& w) {
-  std::vector<int64_t> out;
-  auto [first, last] = m.OpRangeFor(w.start_ns, w.end_ns + 1);
-  for (size_t i = first; i < last; ++i) {
-    if (!InWindow(m.ops.start_ns[i], m.ops.end_ns[i], w)) continue;
-    int32_t api = m.ApiForOp(i);
-    if (api >= 0) out.push_back(QueueDelayNs(m.ops.start_ns[i], m.api.end_ns[api]));
-  }
-  return out;
-}
 
 // Downsamples each timeline to its share of the op budget; `max_len` gets
 // the longest window.
@@ -540,10 +405,10 @@ void DownsampleTimelines(std::span<const HtmlTimelineInput> timelines, const Htm
 // the height drawn.
 double DrawTimelines(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
                      const std::vector<DownsampleResult>& blocks, std::vector<Row>* rows, std::string* shapes,
-                     HtmlReportStats* stats) {
+                     TimelineData* data, HtmlReportStats* stats) {
   double y = 0;
   for (size_t i = 0; i < timelines.size(); ++i) {
-    TimelineDrawer drawer(timelines[i], static_cast<int>(i), options, blocks[i], y, stats);
+    TimelineDrawer drawer(timelines[i], static_cast<int>(i), options, blocks[i], y, data, stats);
     drawer.Draw();
     y = drawer.y();
     for (Row& r : drawer.rows()) rows->push_back(std::move(r));
@@ -558,48 +423,47 @@ double DrawTimelines(std::span<const HtmlTimelineInput> timelines, const HtmlRep
   return std::max(y, 1.0);
 }
 
-// The page up to the timeline: title, summaries, notes, findings, controls
-// and legend.
-void AppendPageHead(std::span<const HtmlTimelineInput> timelines, const std::vector<DownsampleResult>& blocks,
-                    const HtmlReportOptions& options, const HtmlReportStats& stats, std::string* html) {
+// The first screen up to the timeline: title, the report's summary and
+// diagnosis, the zoom controls and the legend.
+void AppendPageHead(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options, std::string* html) {
   absl::StrAppend(html, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>",
                   Esc(options.title), "</title>\n<meta name=\"generator\" content=\"streamscope export\">\n<style>",
-                  std::string(HtmlReportCss()), "</style></head>\n<body data-render-ok=\"0\">\n<h1>",
+                  std::string(HtmlReportCss()), HtmlPaletteCss(), "</style></head>\n<body data-render-ok=\"0\">\n<h1>",
                   Esc(options.title), "</h1>\n");
-  AppendReportSummary(timelines, html);
-  absl::StrAppend(html, "<h2>Trace</h2><div class=\"summaries\" id=\"summary\">\n");
-  for (size_t i = 0; i < timelines.size(); ++i) AppendSummary(timelines[i], blocks[i], html);
-  absl::StrAppend(html, "</div>\n");
-  if (!stats.notes.empty()) {
-    absl::StrAppend(html, "<div class=\"notes\" id=\"notes\"><b>What this report reduced or could not show</b>");
-    for (const std::string& n : stats.notes) absl::StrAppend(html, "<p>", Esc(n), "</p>");
-    absl::StrAppend(html, "</div>\n");
-  }
-  absl::StrAppend(html, "<h2>Findings</h2><div id=\"findings\">\n");
-  for (const HtmlTimelineInput& t : timelines) {
-    if (!t.label.empty()) absl::StrAppend(html, "<h3>", Esc(t.label), "</h3>");
-    if (t.analysis == nullptr || t.analysis->findings.empty()) {
-      absl::StrAppend(html, "<p>No analysis findings (the analyses did not run for this trace).</p>\n");
-      continue;
-    }
-    absl::StrAppend(html, "<ul class=\"findings\">");
-    for (const Finding& f : t.analysis->findings) {
-      absl::StrAppend(html, "<li class=\"", Esc(f.severity), "\">", Esc(f.text), "</li>");
-    }
-    absl::StrAppend(html, "</ul>\n");
-  }
-  absl::StrAppend(html, "</div>\n<h2>Timeline</h2>\n");
+  AppendHtmlAnswer(timelines, html);
   absl::StrAppend(html,
-                  "<div class=\"controls\"><button id=\"zoom-in\" title=\"zoom in\">+</button>"
+                  "<div class=\"controls\"><b>Timeline</b><button id=\"zoom-in\" title=\"zoom in\">+</button>"
                   "<button id=\"zoom-out\" title=\"zoom out\">−</button>"
                   "<button id=\"zoom-reset\" title=\"back to the analysed window\">reset</button>"
                   "<button id=\"zoom-all\" title=\"everything drawn\">all</button>"
-                  "<span>wheel: zoom · drag: pan · double-click: reset · hover: details</span>"
+                  "<span>wheel: zoom · drag: pan · double-click: reset · hover: details · dense rows show the busy "
+                  "share per pixel until zoomed in</span>"
                   "<span id=\"view-range\"></span></div>\n");
   if (timelines.size() > 1) {
     absl::StrAppend(html, "<p>Timelines are drawn on one time axis that starts at each timeline's window start.</p>\n");
   }
-  AppendLegend(html);
+  AppendHtmlLegend(html);
+}
+
+// Below the timeline: what was reduced, the traces, the findings, the
+// distributions, then the timeline data and the page's script.
+void AppendPageTail(std::span<const HtmlTimelineInput> timelines, const std::vector<DownsampleResult>& blocks,
+                    const HtmlReportOptions& options, const HtmlReportStats& stats, std::string_view data,
+                    OutputFile* out) {
+  std::string html = "</svg></div></div>\n";
+  AppendHtmlNotes(stats.notes, &html);
+  AppendHtmlTraceSummaries(timelines, blocks, &html);
+  AppendHtmlFindings(timelines, &html);
+  AppendHtmlDistributions(timelines, &html);
+  absl::StrAppend(&html, "<footer>Generated by streamscope export",
+                  options.generated_by.empty() ? "" : absl::StrCat(": ", Esc(options.generated_by)),
+                  ". Self-contained: no network access needed.</footer>\n"
+                  "<script type=\"application/json\" id=\"tl-data\">");
+  out->Write(html);
+  out->Write(data);
+  html = absl::StrCat("</script>\n<script>", std::string(HtmlTimelineRowsScript()), std::string(HtmlReportScript()),
+                      "</script>\n</body></html>\n");
+  out->Write(html);
 }
 
 // The timeline's frame: the opening view, the row labels and the row
@@ -629,7 +493,8 @@ void AppendTimelineFrame(std::span<const HtmlTimelineInput> timelines, const std
   AppendMicros(view_start, &VS);
   AppendMicros(view_end - view_start, &VW);
   absl::StrAppend(html,
-                  "<div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg id=\"tl-axis-pad\" width=\"100%\" "
+                  "<div id=\"tl-tip\"></div><div class=\"tl\" id=\"timeline\"><div class=\"tl-labels\"><svg "
+                  "id=\"tl-axis-pad\" width=\"100%\" "
                   "height=\"22\"></svg>"
                   "<svg id=\"tl-labels\" width=\"100%\" height=\"",
                   H, "\">\n");
@@ -660,26 +525,6 @@ void AppendTimelineFrame(std::span<const HtmlTimelineInput> timelines, const std
   absl::StrAppend(html, "</g>\n");
 }
 
-// The distributions and the footer with the page's script.
-void AppendDistributionsAndEnd(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
-                               std::string* html) {
-  absl::StrAppend(html, "</svg></div></div>\n<h2>Distributions</h2><div class=\"plots\" id=\"plots\">\n");
-  for (const HtmlTimelineInput& t : timelines) {
-    std::string prefix = t.label.empty() ? "" : absl::StrCat(t.label, ": ");
-    std::vector<int64_t> delays = QueueDelays(*t.model, t.window);
-    AppendSvgHistogram(
-        absl::StrCat(prefix, "launch queue delay (op start − end of its API call; 0 when it started during the call)"),
-        "delay", delays, html);
-    if (t.analysis != nullptr && !t.analysis->gap_lengths_ns.empty()) {
-      AppendSvgHistogram(absl::StrCat(prefix, "device idle gap length"), "gaps", t.analysis->gap_lengths_ns, html);
-    }
-  }
-  absl::StrAppend(html, "</div>\n<footer>Generated by streamscope export",
-                  options.generated_by.empty() ? "" : absl::StrCat(": ", Esc(options.generated_by)),
-                  ". Self-contained: no network access needed.</footer>\n<script>", std::string(HtmlReportScript()),
-                  "</script>\n</body></html>\n");
-}
-
 }  // namespace
 
 absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const HtmlReportOptions& options,
@@ -694,19 +539,20 @@ absl::Status WriteHtmlReport(std::span<const HtmlTimelineInput> timelines, const
   DownsampleTimelines(timelines, options, &blocks, &max_len, stats);
   std::vector<Row> rows;
   std::string shapes;
-  const double height = DrawTimelines(timelines, options, blocks, &rows, &shapes, stats);
+  TimelineData data;
+  const double height = DrawTimelines(timelines, options, blocks, &rows, &shapes, &data, stats);
+  stats->data_items = data.items();
 
   std::string html;
-  html.reserve(shapes.size() + (1 << 16));
-  AppendPageHead(timelines, blocks, options, *stats, &html);
+  html.reserve(1 << 16);
+  AppendPageHead(timelines, options, &html);
   AppendTimelineFrame(timelines, rows, max_len, height, &html);
   out->Write(html);
   html.clear();
   out->Write(shapes);
   shapes.clear();
   shapes.shrink_to_fit();
-  AppendDistributionsAndEnd(timelines, options, &html);
-  out->Write(html);
+  AppendPageTail(timelines, blocks, options, *stats, data.Finish(), out);
   stats->bytes = out->bytes_written();
   return out->Commit();
 }

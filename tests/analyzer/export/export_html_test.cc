@@ -8,6 +8,7 @@
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/export/html_report.h"
 #include "analyzer/export/op_downsampler.h"
+#include "analyzer/export/timeline_labels.h"
 #include "analyzer/export/timeline_window.h"
 #include "analyzer/pipeline/prepared_trace.h"
 #include "gtest/gtest.h"
@@ -29,7 +30,41 @@ int Count(const std::string& haystack, const std::string& needle) {
 struct Html {
   std::string text;
   HtmlReportStats stats;
+  nlohmann::json data;  // the timeline data the page's script draws from
 };
+
+nlohmann::json ParseTimelineData(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"tl-data\">";
+  size_t a = html.find(open);
+  if (a == std::string::npos) return nullptr;
+  a += open.size();
+  return nlohmann::json::parse(html.substr(a, html.find("</script>", a) - a));
+}
+
+// Items of the data rows of kind `kind` ("op", "api", "sl") whose class is
+// `cls` (op rows: the category's name; slice rows: the class string).
+int CountItems(const nlohmann::json& data, const std::string& kind, const std::string& cls) {
+  int n = 0;
+  for (const auto& row : data["rows"]) {
+    if (row["k"] != kind) continue;
+    for (const auto& c : row["c"]) {
+      std::string name =
+          kind == "op" ? data["cats"][c.get<int>()].get<std::string>() : data["strs"][c.get<int>()].get<std::string>();
+      n += name == cls || name.rfind(cls + " ", 0) == 0 ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+// Op items that are aggregates of several ops.
+int CountAggregates(const nlohmann::json& data) {
+  int n = 0;
+  for (const auto& row : data["rows"]) {
+    if (row["k"] != "op") continue;
+    for (const auto& name : row["n"]) n += name.get<int>() < 0 ? 1 : 0;
+  }
+  return n;
+}
 
 Html Write(const TempDir& dir, std::span<const HtmlTimelineInput> inputs, int64_t max_ops = 200'000,
            const std::string& name = "report.html") {
@@ -41,6 +76,7 @@ Html Write(const TempDir& dir, std::span<const HtmlTimelineInput> inputs, int64_
   absl::Status s = WriteHtmlReport(inputs, options, file->get(), &h.stats);
   EXPECT_TRUE(s.ok()) << s;
   h.text = ReadFile(dir / name);
+  h.data = ParseTimelineData(h.text);
   return h;
 }
 
@@ -70,11 +106,11 @@ TEST_F(HtmlReport, NeedsNothingFromTheNetwork) {
 TEST_F(HtmlReport, DrawsEveryOpInItsStreamRowColouredByCategory) {
   HtmlTimelineInput in{"", &model_, whole_, &tracks_};
   Html h = Write(dir_, {&in, 1});
-  EXPECT_EQ(Count(h.text, "<rect class=\"op compute\""), 9);
-  EXPECT_EQ(Count(h.text, "<rect class=\"op H2D\""), 8);
-  EXPECT_EQ(Count(h.text, "<rect class=\"op D2H\""), 8);
-  EXPECT_EQ(Count(h.text, "<rect class=\"op memset\""), 8);
-  EXPECT_EQ(Count(h.text, "class=\"op agg"), 0);
+  EXPECT_EQ(CountItems(h.data, "op", "compute"), 9);
+  EXPECT_EQ(CountItems(h.data, "op", "H2D"), 8);
+  EXPECT_EQ(CountItems(h.data, "op", "D2H"), 8);
+  EXPECT_EQ(CountItems(h.data, "op", "memset"), 8);
+  EXPECT_EQ(CountAggregates(h.data), 0);
   EXPECT_EQ(Count(h.text, "data-stream=\"13\" data-lane=\"0\""), 1);
   EXPECT_EQ(Count(h.text, "data-stream=\"14\" data-lane=\"0\""), 1);
   EXPECT_EQ(Count(h.text, "data-stream=\"14\" data-lane=\"1\""), 1);  // jitter overflow
@@ -84,13 +120,32 @@ TEST_F(HtmlReport, DrawsEveryOpInItsStreamRowColouredByCategory) {
   EXPECT_EQ(h.stats.merge_resolution_ns, 0);
 }
 
+TEST_F(HtmlReport, DrawsTheApiCallsOfEachHostThreadAsRowsUnderTheGpu) {
+  HtmlTimelineInput in{"", &model_, whole_, &tracks_};
+  Html h = Write(dir_, {&in, 1});
+  int64_t calls = 0;
+  for (size_t i = 0; i < model_.api.size(); ++i)
+    calls += InWindow(model_.api.start_ns[i], model_.api.end_ns[i], whole_);
+  ASSERT_GT(calls, 0);
+  int64_t items = 0;
+  for (const auto& row : h.data["rows"]) {
+    if (row["k"] == "api") items += static_cast<int64_t>(row["s"].size());
+  }
+  EXPECT_EQ(items, calls);
+  EXPECT_GE(h.stats.api_rows, 1);
+  EXPECT_GT(Count(h.text, "<g class=\"api-row\""), 0);
+  // Below the streams: the first API row comes after the last stream row.
+  EXPECT_LT(h.text.rfind("<g class=\"stream-row\""), h.text.find("<g class=\"api-row\""));
+  EXPECT_NE(h.text.find(" API calls</text>"), std::string::npos);
+}
+
 TEST_F(HtmlReport, ShowsOverlapGapsAndFindings) {
   HtmlTimelineInput in{"", &model_, whole_, &tracks_};
   Html h = Write(dir_, {&in, 1});
   EXPECT_EQ(Count(h.text, "<g class=\"overlap-row\" data-pair=\"compute|H2D\">"), 1);
-  EXPECT_EQ(h.stats.overlap_slices, Count(h.text, "<rect class=\"ovl\""));
+  EXPECT_EQ(h.stats.overlap_slices, CountItems(h.data, "sl", "ovl"));
   EXPECT_GE(h.stats.overlap_slices, 8);
-  EXPECT_GE(Count(h.text, "<rect class=\"gap cause-"), 7);
+  EXPECT_GE(CountItems(h.data, "sl", "gap"), 7);
   EXPECT_NE(h.text.find("compute|H2D overlapped"), std::string::npos);
   EXPECT_NE(h.text.find("<figure class=\"hist\"><figcaption><b>launch queue delay"), std::string::npos);
   EXPECT_NE(h.text.find("device idle gap length"), std::string::npos);
@@ -115,7 +170,13 @@ TEST_F(HtmlReport, HostileNamesAreEscaped) {
   HtmlTimelineInput in{"", &model_, whole_, &tracks_};
   Html h = Write(dir_, {&in, 1});
   EXPECT_EQ(h.text.find("<b>&amp;amp;"), std::string::npos);
-  EXPECT_NE(h.text.find("&lt;b&gt;&amp;amp;"), std::string::npos);
+  // The name sits in the timeline data as a JSON string with '<' escaped,
+  // so it can neither end the script element nor become markup.
+  EXPECT_EQ(h.text.find("<b>&amp; bad"), std::string::npos);
+  EXPECT_NE(h.text.find("\\u003cb>&amp; bad"), std::string::npos);
+  bool found = false;
+  for (const auto& s : h.data["strs"]) found |= s.get<std::string>().find("<b>&amp; bad") != std::string::npos;
+  EXPECT_TRUE(found);
   EXPECT_EQ(h.text.find('\x01'), std::string::npos);
   EXPECT_EQ(h.text.find('\xff'), std::string::npos);
 }
@@ -126,7 +187,7 @@ TEST_F(HtmlReport, HugeWindowIsDownsampledWithANote) {
   EXPECT_GT(h.stats.aggregate_blocks, 0);
   EXPECT_GT(h.stats.merge_resolution_ns, 0);
   EXPECT_LE(h.stats.blocks_drawn, 12);
-  EXPECT_GT(Count(h.text, "class=\"op agg"), 0);
+  EXPECT_GT(CountAggregates(h.data), 0);
   EXPECT_NE(h.text.find("aggregate blocks"), std::string::npos);
   EXPECT_NE(h.text.find("id=\"notes\""), std::string::npos);
 }
@@ -165,8 +226,8 @@ TEST(HtmlReportCompare, TimelinesAreDrawnControlAboveVariant) {
   ASSERT_NE(c, std::string::npos);
   ASSERT_NE(v, std::string::npos);
   EXPECT_LT(c, v);
-  EXPECT_EQ(Count(h.text, "data-timeline=\"0\""), 3);
-  EXPECT_EQ(Count(h.text, "data-timeline=\"1\""), 3);
+  EXPECT_EQ(Count(h.text, "class=\"stream-row\" data-timeline=\"0\""), 3);
+  EXPECT_EQ(Count(h.text, "class=\"stream-row\" data-timeline=\"1\""), 3);
   EXPECT_EQ(h.stats.ops_in_windows, 16 + 8);
 }
 

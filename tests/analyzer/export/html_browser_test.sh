@@ -2,7 +2,12 @@
 # Opens HTML reports in headless Chromium and checks that the page script
 # ran without errors and that the timeline shows the expected stream rows
 # and overlap marks (check_report_dom.py); keeps a screenshot of each as a
-# test artifact in ARTIFACT_DIR.
+# test artifact in ARTIFACT_DIR. The first screen at 1600x1000 of a
+# jacobi-like trace (make_jacobi_like_spec.py) and of the recorded overlapped
+# trace is checked from its screenshot (check_first_screen.py): the timeline's
+# stream and API-call rows on it and not empty, the axis labels distinct, the
+# dense rows drawn as density at the opening view and as ops zoomed in, the
+# jacobi-like page at most 3 MB.
 #
 #   html_browser_test.sh STREAMSCOPE MAKE_EXPORT_TRACE ARTIFACT_DIR
 #
@@ -16,7 +21,7 @@ streamscope=$1
 make_trace=$2
 art=$3
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../../.." && pwd)
 
 browser=""
 for b in chromium chromium-browser google-chrome; do
@@ -71,6 +76,53 @@ check() {
   fi
 }
 
+# first_screen NAME PAGE FRAGMENT [check_first_screen.py options...]: the
+# page (at PAGE#FRAGMENT) as it opens in a 1600x1000 window.
+first_screen() {
+  local name=$1 page=$2 url="file://$2$3"
+  shift 3
+  timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1600,1000 --virtual-time-budget=10000 \
+    --dump-dom "$url" > "$art/$name.dom.html" 2> "$art/$name.console.log" || true
+  timeout 120 "$browser" "${flags[@]}" --hide-scrollbars --window-size=1600,1000 --virtual-time-budget=10000 \
+    --screenshot="$art/$name.png" "$url" > /dev/null 2>> "$art/$name.console.log" || true
+  if ! python3 "$here/check_first_screen.py" "$art/$name.dom.html" "$art/$name.png" --height 1000 "$@"; then
+    failures=$((failures + 1))
+  fi
+}
+
+# A jacobi-like trace: 8,869 ops over 96 ms, after 16.7 s of start-up.
+python3 "$here/make_jacobi_like_spec.py" "$art/jacobi_like.json"
+"$streamscope" synth "$art/jacobi_like.json" -o "$art/jacobi_like.sqlite" > /dev/null
+"$streamscope" export "$art/jacobi_like.sqlite" --html "$art/jacobi_like.html" > "$art/jacobi_like.export.log"
+first_screen jacobi_like "$art/jacobi_like.html" "" --mode density --max-bytes 3000000 --page "$art/jacobi_like.html"
+# Zoomed in to 300 us (about ten iterations): each op drawn.
+view_start=$(sed -n 's/.*data-view-start="\([0-9.]*\)".*/\1/p' "$art/jacobi_like.html" | head -1)
+first_screen jacobi_like_zoomed "$art/jacobi_like.html" "#view=$view_start,300" --mode ops
+# Zooming with the page's own control: nine clicks on + (96 ms / 2^9, about
+# 190 us at the middle) and every op is drawn again.
+{ cat "$art/jacobi_like.html"
+  echo "<script>for (var i = 0; i < 9; ++i) document.getElementById('zoom-in').click();</script>"
+} > "$art/jacobi_like_clicks.html"
+first_screen jacobi_like_clicks "$art/jacobi_like_clicks.html" "" --mode ops
+# What hovering shows: a copy of the page asks the page's rows for the text
+# at the middle of each row's first item in view.
+{ cat "$art/jacobi_like.html"
+  cat <<'HOVER'
+<script>
+(function () {
+  var rows = window.streamscopeTimeline.rows, out = [];
+  rows.rows.forEach(function (row) {
+    var v = row.view, i = v ? v.lo : 0;
+    while (v && i < v.hi && row.st[i] + row.d[i] < v.a) ++i;
+    if (v && i < v.hi) out.push(rows.textAt((row.st[i] + row.d[i] / 2) / 1000, row.y + row.h / 2, 0.001));
+  });
+  document.body.setAttribute('data-hover-texts', JSON.stringify(out));
+})();
+</script>
+HOVER
+} > "$art/jacobi_like_hover.html"
+first_screen jacobi_like_hover "$art/jacobi_like_hover.html" "#view=$view_start,300" --mode ops --hover
+
 "$make_trace" "$art/fixture.sqlite" 8 --legacy-tail
 check fixture "$art/fixture.sqlite" 7,13,14,15 8 --min-marks 2
 # A window: one NVTX iteration (4 ops, one overlap interval).
@@ -102,6 +154,7 @@ report_window() {  # TRACE [report options...] -> "START,END" of the report's fi
 if [ -f "$repo/tests/data/overlapped.sqlite" ]; then
   rw=$(report_window "$repo/tests/data/overlapped.sqlite")
   check overlapped_default "$repo/tests/data/overlapped.sqlite" "" 1 --view-ns "${rw%%|*}"
+  first_screen overlapped_first_screen "$art/overlapped_default.html" ""
   if [ "${rw#*|}" = "whole trace" ]; then
     # The default window is the steady state once the window resolution
     # finds it (docs/DEFINITIONS.md); a build whose default is still the
