@@ -14,29 +14,21 @@
 namespace streamscope {
 namespace {
 
-std::string Esc(std::string_view s) { return HtmlEscaped(s); }
-
-std::string Truncated(std::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  size_t cut = n;
-  while (cut > 0 && (static_cast<uint8_t>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return absl::StrCat(std::string(s.substr(0, cut)), "…");
-}
-
 void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, std::string* out) {
   const TraceModel& m = *in.model;
   absl::StrAppend(out, "<div class=\"summary\">");
-  if (!in.label.empty()) absl::StrAppend(out, "<h3>", Esc(in.label), "</h3>");
+  if (!in.label.empty()) absl::StrAppend(out, "<h3>", HtmlEscaped(in.label), "</h3>");
   absl::StrAppend(out, "<table class=\"kv\">");
   auto kv = [&](std::string_view k, std::string_view v, std::string_view cls = {}) {
-    absl::StrAppend(out, "<tr><th>", Esc(k), "</th><td",
-                    cls.empty() ? "" : absl::StrCat(" class=\"", std::string(cls), "\""), ">", Esc(v), "</td></tr>");
+    absl::StrAppend(out, "<tr><th>", HtmlEscaped(k), "</th><td",
+                    cls.empty() ? "" : absl::StrCat(" class=\"", std::string(cls), "\""), ">", HtmlEscaped(v),
+                    "</td></tr>");
   };
   kv("trace", m.path);
   kv("format", m.format);
   if (auto it = m.metadata.find("host"); it != m.metadata.end()) kv("host", it->second);
   kv("pid", absl::StrCat(m.pid));
-  if (auto it = m.metadata.find("command_line"); it != m.metadata.end()) kv("command", Truncated(it->second, 300));
+  if (auto it = m.metadata.find("command_line"); it != m.metadata.end()) kv("command", TruncatedUtf8(it->second, 300));
   if (in.summary != nullptr) {
     const TraceSummary& sum = *in.summary;
     if (!sum.capture_end.empty()) kv("capture end", sum.capture_end, sum.capture_abnormal ? "fail" : "");
@@ -66,8 +58,8 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
                     "<table class=\"grid\"><tr><th>device</th><th>CC</th><th>SMs</th><th>copy engines</th>"
                     "<th>concurrent kernels</th><th>memory</th></tr>");
     for (const Device& d : m.devices) {
-      absl::StrAppend(out, "<tr><td>", Esc(DeviceLabel(m, d.id)), "</td><td>", d.compute_major, ".", d.compute_minor,
-                      "</td><td>", d.sm_count, "</td><td>",
+      absl::StrAppend(out, "<tr><td>", HtmlEscaped(DeviceLabel(m, d.id)), "</td><td>", d.compute_major, ".",
+                      d.compute_minor, "</td><td>", d.sm_count, "</td><td>",
                       d.async_engine_count < 0 ? "?" : absl::StrCat(d.async_engine_count), "</td><td>",
                       d.concurrent_kernels < 0 ? "?" : (d.concurrent_kernels ? "yes" : "no"), "</td><td>",
                       FormatBytes(d.global_memory_bytes), "</td></tr>");
@@ -93,7 +85,7 @@ void AppendSummary(const HtmlTimelineInput& in, const DownsampleResult& blocks, 
   absl::StrAppend(out, "</table>");
   if (in.summary != nullptr) {
     for (const std::string& wmsg : TraceSummaryWarnings(*in.summary))
-      absl::StrAppend(out, "<p class=\"fail\">", Esc(wmsg), "</p>");
+      absl::StrAppend(out, "<p class=\"fail\">", HtmlEscaped(wmsg), "</p>");
   }
   absl::StrAppend(out, "</div>\n");
 }
@@ -124,9 +116,9 @@ void AppendHtmlAnswer(std::span<const HtmlTimelineInput> timelines, std::string*
   for (const HtmlTimelineInput& t : timelines) {
     if (t.analysis == nullptr || t.analysis->summary_lines.empty()) continue;
     absl::StrAppend(out, "<div class=\"answer\">");
-    if (!t.label.empty()) absl::StrAppend(out, "<div class=\"answer-label\">", Esc(t.label), "</div>");
+    if (!t.label.empty()) absl::StrAppend(out, "<div class=\"answer-label\">", HtmlEscaped(t.label), "</div>");
     absl::StrAppend(out, "<pre class=\"report-summary\"", first ? " id=\"report-summary\"" : "", ">");
-    for (const std::string& line : t.analysis->summary_lines) absl::StrAppend(out, Esc(line), "\n");
+    for (const std::string& line : t.analysis->summary_lines) absl::StrAppend(out, HtmlEscaped(line), "\n");
     absl::StrAppend(out, "</pre>\n<div class=\"diagnosis-box\">");
     if (t.analysis->diagnosis.empty()) {
       absl::StrAppend(out, "<p class=\"diagnosis-none\">Diagnosis: no significant finding in this window.</p>");
@@ -134,10 +126,10 @@ void AppendHtmlAnswer(std::span<const HtmlTimelineInput> timelines, std::string*
       absl::StrAppend(out, "<ol class=\"diagnosis\"", first ? " id=\"diagnosis\"" : "", ">");
       for (size_t i = 0; i < t.analysis->diagnosis.size(); ++i) {
         const DiagnosisItem& d = t.analysis->diagnosis[i];
-        absl::StrAppend(out, "<li class=\"finding", i == 0 ? " primary" : "", "\" data-cause=\"", Esc(d.cause),
-                        "\"><b>", Esc(d.cause), "</b>", i == 0 ? " (primary)" : "", ": ", Esc(d.saving),
-                        "<br><span class=\"finding-summary\">", Esc(d.summary),
-                        "</span><br><span class=\"remedy\"><b>Fix:</b> ", Esc(d.remedy), "</span></li>\n");
+        absl::StrAppend(out, "<li class=\"finding", i == 0 ? " primary" : "", "\" data-cause=\"", HtmlEscaped(d.cause),
+                        "\"><b>", HtmlEscaped(d.cause), "</b>", i == 0 ? " (primary)" : "", ": ", HtmlEscaped(d.saving),
+                        "<br><span class=\"finding-summary\">", HtmlEscaped(d.summary),
+                        "</span><br><span class=\"remedy\"><b>Fix:</b> ", HtmlEscaped(d.remedy), "</span></li>\n");
       }
       absl::StrAppend(out, "</ol>");
     }
@@ -150,7 +142,7 @@ void AppendHtmlAnswer(std::span<const HtmlTimelineInput> timelines, std::string*
 void AppendHtmlNotes(const std::vector<std::string>& notes, std::string* out) {
   if (notes.empty()) return;
   absl::StrAppend(out, "<div class=\"notes\" id=\"notes\"><b>What this report reduced or could not show</b>");
-  for (const std::string& n : notes) absl::StrAppend(out, "<p>", Esc(n), "</p>");
+  for (const std::string& n : notes) absl::StrAppend(out, "<p>", HtmlEscaped(n), "</p>");
   absl::StrAppend(out, "</div>\n");
 }
 
@@ -164,14 +156,14 @@ void AppendHtmlTraceSummaries(std::span<const HtmlTimelineInput> timelines, cons
 void AppendHtmlFindings(std::span<const HtmlTimelineInput> timelines, std::string* out) {
   absl::StrAppend(out, "<h2>Findings</h2><div id=\"findings\">\n");
   for (const HtmlTimelineInput& t : timelines) {
-    if (!t.label.empty()) absl::StrAppend(out, "<h3>", Esc(t.label), "</h3>");
+    if (!t.label.empty()) absl::StrAppend(out, "<h3>", HtmlEscaped(t.label), "</h3>");
     if (t.analysis == nullptr || t.analysis->findings.empty()) {
       absl::StrAppend(out, "<p>No analysis findings (the analyses did not run for this trace).</p>\n");
       continue;
     }
     absl::StrAppend(out, "<ul class=\"findings\">");
     for (const Finding& f : t.analysis->findings) {
-      absl::StrAppend(out, "<li class=\"", Esc(f.severity), "\">", Esc(f.text), "</li>");
+      absl::StrAppend(out, "<li class=\"", HtmlEscaped(f.severity), "\">", HtmlEscaped(f.text), "</li>");
     }
     absl::StrAppend(out, "</ul>\n");
   }

@@ -14,13 +14,6 @@ namespace {
 
 constexpr size_t kMaxName = 160;
 
-std::string Truncated(std::string_view s, size_t n) {
-  if (s.size() <= n) return std::string(s);
-  size_t cut = n;
-  while (cut > 0 && (static_cast<uint8_t>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
-  return absl::StrCat(std::string(s.substr(0, cut)), "…");
-}
-
 void AppendColumn(std::string_view key, const std::vector<int64_t>& v, std::string* out) {
   absl::StrAppend(out, ",\"", std::string(key), "\":[");
   for (size_t i = 0; i < v.size(); ++i) absl::StrAppend(out, i ? "," : "", v[i]);
@@ -107,7 +100,7 @@ void TimelineData::AddOpRow(const TraceModel& m, const Window& w, const StreamBl
     if (blk.count == 1) {
       int32_t i = blk.op;
       c.push_back(static_cast<int>(ops.category[i]));
-      n.push_back(Str(Truncated(OpDisplayName(m, i, names), kMaxName)));
+      n.push_back(Str(TruncatedUtf8(OpDisplayName(m, i, names), kMaxName)));
       id.push_back(ops.source_id[i]);
       r.push_back(ops.correlation_id[i]);
       b.push_back(0);
@@ -202,7 +195,7 @@ void TimelineData::AddApiRow(const TraceModel& m, const Window& w, int64_t tid, 
     c.push_back(sync_corr_.contains(api.correlation_id[it.call]) ? 1 : 0);
     dom.push_back(static_cast<int>(api.domain[it.call]));
     bool one = it.count == 1;
-    n.push_back(one ? Str(Truncated(m.strings.Get(api.name[it.call]), kMaxName)) : -1);
+    n.push_back(one ? Str(TruncatedUtf8(m.strings.Get(api.name[it.call]), kMaxName)) : -1);
     id.push_back(one ? api.source_id[it.call] : it.count);
     r.push_back(one ? api.correlation_id[it.call] : -1);
     b.push_back(one ? 0 : it.busy);

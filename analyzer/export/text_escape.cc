@@ -118,4 +118,11 @@ std::string HtmlEscaped(std::string_view s) {
   return out;
 }
 
+std::string TruncatedUtf8(std::string_view s, size_t n) {
+  if (s.size() <= n) return std::string(s);
+  size_t cut = n;
+  while (cut > 0 && (static_cast<uint8_t>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  return std::string(s.substr(0, cut)) + "…";
+}
+
 }  // namespace streamscope

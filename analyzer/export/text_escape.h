@@ -8,6 +8,7 @@
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_TEXT_ESCAPE_H_
 #define STREAMSCOPE_ANALYZER_EXPORT_TEXT_ESCAPE_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -25,6 +26,10 @@ std::string JsonString(std::string_view s);
 // (they are not allowed in XML/SVG).
 void AppendHtmlEscaped(std::string_view s, std::string* out);
 std::string HtmlEscaped(std::string_view s);
+
+// The first `n` bytes of `s`, cut back to a whole UTF-8 sequence, with "…"
+// appended when anything was cut; `s` itself when it fits.
+std::string TruncatedUtf8(std::string_view s, size_t n);
 
 // Length of the well-formed UTF-8 sequence at s[0] (1..4), or 0 if s[0]
 // does not start one. s must be non-empty.
