@@ -12,6 +12,7 @@
 #include "analyzer/analysis/causes/dependency_graph.h"
 #include "analyzer/analysis/causes/diagnose_ranking.h"
 #include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/causes/step_breakdown.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/phase_timer.h"
@@ -101,6 +102,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.gap_causes = AnalyzeGapCauses(model, window, plan.gap_causes_options);
     MarkPhase("gap_causes");
   }
+  if (plan.instances) {
+    w.instances = AnalyzeStepBreakdown(model, window, w.gap_causes);
+    MarkPhase("instances");
+  }
+  w.gap_causes.parts = {};  // every gap's parts: only the instances read them
   if (plan.hidden_sync) {
     w.hidden_sync = AnalyzeHiddenSync(model, window, plan.hidden_sync_options);
     MarkPhase("hidden_sync");

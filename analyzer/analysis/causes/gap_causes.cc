@@ -549,6 +549,7 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, 
         starving->cause_ns[static_cast<int>(part.cause)] += part.length();
       }
     }
+    if (options.keep_parts) result.parts.insert(result.parts.end(), gap.parts.begin(), gap.parts.end());
     worst.Offer(gap);
   };
 

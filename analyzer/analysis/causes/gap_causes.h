@@ -99,6 +99,9 @@ struct GapCausesOptions {
   // went idle still waited for the op that ended the busy time.
   int64_t sync_return_tolerance_ns = 5'000;
   int max_listed_gaps = 20;  // worst gaps kept with their parts
+  // Keep every part of every gap (GapCausesResult::parts): the per-instance
+  // breakdown (step_breakdown.h) cuts the partition at instance bounds.
+  bool keep_parts = false;
 };
 
 // One part of a gap with a single cause.
@@ -158,6 +161,9 @@ struct GapCausesResult {
   std::vector<GapFinding> worst_gaps;             // longest first, at most max_listed_gaps
   int64_t idle_ns = 0;                            // all devices
   std::array<int64_t, kNumGapCauses> cause_ns{};  // all devices
+  // With options.keep_parts: every part of every gap, all devices, each
+  // device's in time order; they tile idle time (sum == idle_ns).
+  std::vector<GapPart> parts;
 };
 
 GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, const GapCausesOptions& options = {});
