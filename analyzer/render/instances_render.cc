@@ -48,26 +48,32 @@ bool TopIsApiName(GapCause c) {
 }
 bool TopIsNvtxName(GapCause c) { return c == GapCause::kHostNvtxRange; }
 
-// "host_nvtx_range 'prepare' 3.00 ms", "-" without idle time.
-std::string TopCauseText(const InstanceRow& x, const TraceModel& model) {
+// "3.00 ms host_nvtx_range 'prepare'", "-" without idle time; at most
+// `columns` wide (the name cut at its end).
+std::string TopCauseText(const InstanceRow& x, const TraceModel& model, size_t columns) {
   if (!x.has_cause) return "-";
-  std::string text(GapCauseName(x.top_cause));
-  if (x.top_detail >= 0 && TopIsNvtxName(x.top_cause)) {
-    absl::StrAppend(&text, " '", ShortenName(DisplayName(model.strings, x.top_detail), 32), "'");
-  } else if (x.top_detail >= 0 && TopIsApiName(x.top_cause)) {
-    absl::StrAppend(&text, " ", ShortenName(DisplayName(model.strings, x.top_detail), 32));
+  std::string text = absl::StrCat(FormatDuration(x.top_cause_ns), " ", std::string(GapCauseName(x.top_cause)));
+  if (x.top_detail >= 0 && (TopIsNvtxName(x.top_cause) || TopIsApiName(x.top_cause))) {
+    const std::string_view name = DisplayName(model.strings, x.top_detail);
+    const size_t room = columns > text.size() + 3 ? columns - text.size() - 3 : 8;
+    absl::StrAppend(&text, TopIsNvtxName(x.top_cause) ? " '" : " ", ShortenName(name, std::max<size_t>(room, 8)),
+                    TopIsNvtxName(x.top_cause) ? "'" : "");
   }
-  absl::StrAppend(&text, " ", FormatDuration(x.top_cause_ns));
   return text;
 }
 
+// Every row within kReportTextColumns: the cause is cut to what is left.
+constexpr char kRowFormat[] = "  %5s %8s %8s %4s %8s %-15s %4s %s\n";
+constexpr size_t kCauseColumns = kReportTextColumns - 67;
+
 std::string RowText(const InstanceRow& x, const TraceModel& model, int64_t trace_start_ns) {
-  const std::string overlap = x.overlap_possible_ns > 0 || x.overlap_ns > 0
-                                  ? absl::StrCat(FormatDuration(x.overlap_ns), " of ", FormatDuration(x.overlap_possible_ns))
-                                  : "-";
-  return absl::StrFormat("  %5d %10s %9s %5s %9s  %-22s %s%s\n", x.index + 1, FormatOffset(x.start_ns - trace_start_ns),
-                         FormatDuration(x.length()), FormatShare(x.busy_ns, x.device_ns), FormatDuration(x.idle_ns),
-                         overlap, TopCauseText(x, model), x.slow ? "  SLOW" : "");
+  const std::string overlap = x.overlap_possible_ns > 0 ? absl::StrCat(FormatShare(x.overlap_ns, x.overlap_possible_ns),
+                                                                       " of ", FormatDuration(x.overlap_possible_ns))
+                                                        : "-";
+  return absl::StrFormat(kRowFormat, absl::StrCat(x.index + 1), FormatOffset(x.start_ns - trace_start_ns),
+                         FormatDuration(x.length()), FormatWholePercent(ShareOf(x.busy_ns, x.device_ns)),
+                         FormatDuration(x.idle_ns), overlap, x.slow ? "SLOW" : "",
+                         TopCauseText(x, model, kCauseColumns));
 }
 
 std::string SourceText(const StepBreakdown& s, const TraceModel& model) {
@@ -82,9 +88,8 @@ std::string SourceText(const StepBreakdown& s, const TraceModel& model) {
 void RenderInstanceRowsText(const StepBreakdown& s, const TraceModel& model, int64_t trace_start_ns, bool compact,
                             std::ostream& out) {
   if (s.rows.empty()) return;
-  out << "Instances of " << SourceText(s, model) << ": " << s.rows.size() << ", median "
-      << FormatDuration(s.median_ns) << "; " << s.slow_count << " slow (> " << kSlowInstanceFactor
-      << "x the median duration)";
+  out << "Instances of " << SourceText(s, model) << ": " << s.rows.size() << ", median " << FormatDuration(s.median_ns)
+      << ", " << s.slow_count << " slow (> " << kSlowInstanceFactor << "x the median duration).\n";
   std::vector<const InstanceRow*> shown;
   const bool all = !compact || s.rows.size() <= kCompactInstanceRows;
   if (all) {
@@ -102,11 +107,11 @@ void RenderInstanceRowsText(const StepBreakdown& s, const TraceModel& model, int
     if (slow.size() > kCompactInstanceRows - 1) slow.resize(kCompactInstanceRows - 1);
     if (median != nullptr) shown.push_back(median);
     shown.insert(shown.end(), slow.begin(), slow.end());
-    std::sort(shown.begin(), shown.end(), [](const InstanceRow* a, const InstanceRow* b) { return a->index < b->index; });
+    std::sort(shown.begin(), shown.end(),
+              [](const InstanceRow* a, const InstanceRow* b) { return a->index < b->index; });
   }
-  out << (all ? "" : "; the median one and the slowest") << ":\n";
-  out << absl::StrFormat("  %5s %10s %9s %5s %9s  %-22s %s\n", "#", "start", "duration", "busy", "idle",
-                         "overlap of possible", "largest idle cause");
+  if (!all) out << "  The median one and the " << shown.size() - 1 << " slowest, in time order:\n";
+  out << absl::StrFormat(kRowFormat, "#", "start", "duration", "busy", "idle", "overlap", "", "largest idle cause");
   for (const InstanceRow* x : shown) out << RowText(*x, model, trace_start_ns);
   if (!all) {
     out << "  " << s.rows.size() - shown.size() << " more; every instance: report --section instances.\n";
@@ -125,31 +130,30 @@ nlohmann::json InstanceRowsToJson(const StepBreakdown& s, const TraceModel& mode
                  ? nlohmann::json(std::string(DisplayName(model.strings, x.top_detail)))
                  : nlohmann::json(nullptr);
     };
-    rows.push_back({{"instance", x.index + 1},
-                    {"start_ns", x.start_ns},
-                    {"end_ns", x.end_ns},
-                    {"duration_ns", x.length()},
-                    {"device_ns", x.device_ns},
-                    {"busy_ns", x.busy_ns},
-                    {"idle_ns", x.idle_ns},
-                    {"compute_ns", x.compute_ns},
-                    {"copy_ns", x.copy_ns},
-                    {"overlap_ns", x.overlap_ns},
-                    {"overlap_possible_ns", x.overlap_possible_ns},
-                    {"nvtx_range_id", x.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[x.nvtx].source_id)
-                                                  : nlohmann::json(nullptr)},
-                    {"top_cause", x.has_cause ? nlohmann::json(std::string(GapCauseName(x.top_cause)))
-                                              : nlohmann::json(nullptr)},
-                    {"top_api_name", name(TopIsApiName(x.top_cause))},
-                    {"top_nvtx_name", name(TopIsNvtxName(x.top_cause))},
-                    {"top_cause_ns", x.has_cause ? nlohmann::json(x.top_cause_ns) : nlohmann::json(nullptr)},
-                    {"slow", x.slow}});
+    rows.push_back(
+        {{"instance", x.index + 1},
+         {"start_ns", x.start_ns},
+         {"end_ns", x.end_ns},
+         {"duration_ns", x.length()},
+         {"device_ns", x.device_ns},
+         {"busy_ns", x.busy_ns},
+         {"idle_ns", x.idle_ns},
+         {"compute_ns", x.compute_ns},
+         {"copy_ns", x.copy_ns},
+         {"overlap_ns", x.overlap_ns},
+         {"overlap_possible_ns", x.overlap_possible_ns},
+         {"nvtx_range_id", x.nvtx >= 0 ? nlohmann::json(model.nvtx_ranges[x.nvtx].source_id) : nlohmann::json(nullptr)},
+         {"top_cause", x.has_cause ? nlohmann::json(std::string(GapCauseName(x.top_cause))) : nlohmann::json(nullptr)},
+         {"top_api_name", name(TopIsApiName(x.top_cause))},
+         {"top_nvtx_name", name(TopIsNvtxName(x.top_cause))},
+         {"top_cause_ns", x.has_cause ? nlohmann::json(x.top_cause_ns) : nlohmann::json(nullptr)},
+         {"slow", x.slow}});
   }
   return {{"source", std::string(InstanceSourceName(s.source))},
           {"nvtx_name", s.nvtx_name >= 0 ? nlohmann::json(std::string(DisplayName(model.strings, s.nvtx_name)))
                                          : nlohmann::json(nullptr)},
-          {"period_kernels", s.source == InstanceSource::kKernelSequence ? nlohmann::json(s.period_kernels)
-                                                                         : nlohmann::json(nullptr)},
+          {"period_kernels",
+           s.source == InstanceSource::kKernelSequence ? nlohmann::json(s.period_kernels) : nlohmann::json(nullptr)},
           {"slow_factor", kSlowInstanceFactor},
           {"median_ns", s.median_ns},
           {"slow_count", s.slow_count},

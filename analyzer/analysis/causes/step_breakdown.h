@@ -61,14 +61,14 @@ enum class InstanceSource : uint8_t { kNone = 0, kNvtxRange = 1, kKernelSequence
 std::string_view InstanceSourceName(InstanceSource s);
 
 struct InstanceRow {
-  int32_t index = 0;             // 0-based, in time order (the instance is index + 1)
+  int32_t index = 0;                 // 0-based, in time order (the instance is index + 1)
   int64_t start_ns = 0, end_ns = 0;  // trace clock, cut to the window
-  int32_t nvtx = -1;             // nvtx_range: the range (index into nvtx_ranges)
-  int64_t device_ns = 0;         // span x devices
+  int32_t nvtx = -1;                 // nvtx_range: the range (index into nvtx_ranges)
+  int64_t device_ns = 0;             // span x devices
   int64_t busy_ns = 0, idle_ns = 0;
-  int64_t compute_ns = 0, copy_ns = 0;               // union time, summed over devices
+  int64_t compute_ns = 0, copy_ns = 0;              // union time, summed over devices
   int64_t overlap_ns = 0, overlap_possible_ns = 0;  // copy beside compute; min(copy, compute)
-  bool has_cause = false;                            // idle time in the span
+  bool has_cause = false;                           // idle time in the span
   GapCause top_cause = GapCause::kHostUnannotated;
   StringId top_detail = kNoString;  // the call or NVTX range of most of top_cause's time
   int64_t top_cause_ns = 0;

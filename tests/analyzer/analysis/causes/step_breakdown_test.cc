@@ -1,0 +1,180 @@
+#include "analyzer/analysis/causes/step_breakdown.h"
+
+#include <vector>
+
+#include "analyzer/analysis/windows/steady_state.h"
+#include "gtest/gtest.h"
+#include "tests/analyzer/model/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+using testing::ApiTimes;
+using testing::ModelBuilder;
+
+constexpr int64_t us(int64_t v) { return v * 1000; }
+
+StepBreakdown Breakdown(const TraceModel& m, const Window& w) {
+  GapCausesOptions o;
+  o.keep_parts = true;
+  return AnalyzeStepBreakdown(m, w, AnalyzeGapCauses(m, w, o));
+}
+
+// Ten back-to-back NVTX 'step' ranges on thread 7, each launching one 150 us
+// kernel and waiting for it: 2 us of host work, the launch (kernel 8 us
+// after the call starts), and the range ends 2 us after the kernel. Step 6
+// first spends 400 us in an NVTX range 'prepare'.
+struct PlantedLoop {
+  TraceModel model;
+  std::vector<int64_t> step_start, step_end;
+};
+PlantedLoop LoopWithOneSlowStep() {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  PlantedLoop loop;
+  int64_t t = us(1000);
+  for (int k = 0; k < 10; ++k) {
+    const int64_t pre = k == 5 ? us(402) : us(2);
+    if (k == 5) b.Nvtx("prepare", 7, t + us(2), t + us(402), 1);
+    const int64_t launch = t + pre;
+    b.Kernel("step_kernel", 13, launch + us(8), launch + us(158), ApiTimes{launch, launch + us(2), 7});
+    const int64_t end = launch + us(160);
+    b.Nvtx("step", 7, t, end);
+    loop.step_start.push_back(t);
+    loop.step_end.push_back(end);
+    t = end;
+  }
+  loop.model = b.Build();
+  return loop;
+}
+
+TEST(StepBreakdown, APlantedHostGapMakesItsStepTheOnlySlowOneWithThatCauseAndItsHandComputedFigures) {
+  PlantedLoop loop = LoopWithOneSlowStep();
+  const TraceModel& m = loop.model;
+  const Window w = DefaultWindow(m);
+  ASSERT_EQ(w.origin.kind, WindowKind::kSteadyNvtxRange);
+  const StepBreakdown s = Breakdown(m, w);
+  EXPECT_EQ(s.source, InstanceSource::kNvtxRange);
+  EXPECT_EQ(m.strings.Get(s.nvtx_name), "step");
+  ASSERT_EQ(s.rows.size(), 10u);
+  EXPECT_EQ(s.median_ns, us(162));
+  EXPECT_EQ(s.slow_count, 1);
+
+  const InstanceRow& slow = s.rows[5];
+  EXPECT_TRUE(slow.slow);
+  EXPECT_EQ(slow.start_ns, loop.step_start[5]);
+  EXPECT_EQ(slow.length(), us(562));
+  EXPECT_EQ(slow.busy_ns, us(150));
+  EXPECT_EQ(slow.idle_ns, us(412));  // 2 + 400 + 8 before the kernel, 2 after it
+  ASSERT_TRUE(slow.has_cause);
+  EXPECT_EQ(slow.top_cause, GapCause::kHostNvtxRange);
+  EXPECT_EQ(m.strings.Get(slow.top_detail), "prepare");
+  // 400 in 'prepare', 2 in 'step' before it and 2 after the kernel.
+  EXPECT_EQ(slow.top_cause_ns, us(404));
+
+  for (size_t k = 1; k < s.rows.size(); ++k) {
+    if (k == 5) continue;
+    SCOPED_TRACE(k);
+    EXPECT_FALSE(s.rows[k].slow);
+    EXPECT_EQ(s.rows[k].length(), us(162));
+    EXPECT_EQ(s.rows[k].busy_ns, us(150));
+    EXPECT_EQ(s.rows[k].idle_ns, us(12));
+  }
+  // The window starts at the first kernel: the first step is cut to it.
+  EXPECT_EQ(s.rows[0].start_ns, w.start_ns);
+  EXPECT_EQ(s.rows[0].idle_ns, us(2));
+}
+
+TEST(StepBreakdown, BackToBackStepsTileTheWindowSoTheirIdleTimeIsTheWindowsIdleTime) {
+  PlantedLoop loop = LoopWithOneSlowStep();
+  const Window w = DefaultWindow(loop.model);
+  const StepBreakdown s = Breakdown(loop.model, w);
+  int64_t idle = 0, length = 0;
+  for (const InstanceRow& x : s.rows) {
+    idle += x.idle_ns;
+    length += x.length();
+  }
+  EXPECT_EQ(s.outside_ns, 0);
+  EXPECT_EQ(s.outside_idle_ns, 0);
+  EXPECT_EQ(length, w.length());
+  EXPECT_EQ(idle, s.idle_ns);
+  EXPECT_EQ(s.idle_ns, AnalyzeGapCauses(loop.model, w).idle_ns);
+}
+
+// The host runs ahead: three 5 us step ranges submit three 100 us kernels
+// at once. Each step lasts until its kernel is done, not 5 us.
+TEST(StepBreakdown, AStepLastsUntilItsGpuWorkIsDoneWhenTheHostRunsAhead) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  for (int k = 0; k < 3; ++k) {
+    const int64_t t = us(5) * k;
+    b.Nvtx("step", 7, t, t + us(5));
+    b.Kernel("k", 13, us(10) + us(100) * k, us(110) + us(100) * k, ApiTimes{t + us(1), t + us(2), 7});
+  }
+  TraceModel m = b.Build();
+  const StepBreakdown s = Breakdown(m, DefaultWindow(m));
+  ASSERT_EQ(s.rows.size(), 3u);
+  EXPECT_EQ(s.rows[0].end_ns, us(110));
+  EXPECT_EQ(s.rows[1].start_ns, us(110));
+  EXPECT_EQ(s.rows[1].length(), us(100));
+  EXPECT_EQ(s.rows[2].length(), us(100));
+  EXPECT_EQ(s.slow_count, 0);
+}
+
+// Two steps with 50 us of host work between them, outside any step: that
+// time is in no row, and the rows' idle plus its idle is the window's.
+TEST(StepBreakdown, TimeBetweenStepsIsInNoRowAndTheIdleStillAddsUp) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  for (int k = 0; k < 3; ++k) {
+    const int64_t t = us(200) * k;
+    b.Nvtx("step", 7, t, t + us(150));
+    b.Kernel("k", 13, t + us(10), t + us(140), ApiTimes{t + us(1), t + us(2), 7});
+  }
+  TraceModel m = b.Build();
+  const Window w = DefaultWindow(m);
+  const StepBreakdown s = Breakdown(m, w);
+  ASSERT_EQ(s.rows.size(), 3u);
+  EXPECT_EQ(s.outside_ns, us(100));
+  EXPECT_EQ(s.outside_idle_ns, us(100));
+  int64_t idle = 0;
+  for (const InstanceRow& x : s.rows) idle += x.idle_ns;
+  EXPECT_EQ(idle + s.outside_idle_ns, AnalyzeGapCauses(m, w).idle_ns);
+}
+
+// Per step: a 60 us copy of which 40 us run beside a 100 us kernel.
+TEST(StepBreakdown, OverlapAchievedAndPossibleAreTheOverlapSectionsRestrictedToTheStep) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Stream(14, StreamKind::kNonBlocking);
+  for (int k = 0; k < 4; ++k) {
+    const int64_t t = us(200) * k;
+    b.Nvtx("step", 7, t, t + us(200));
+    b.Kernel("k", 13, t + us(10), t + us(110), ApiTimes{t + us(1), t + us(2), 7});
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 14, t + us(70), t + us(130),
+           ApiTimes{t + us(3), t + us(4), 7});
+  }
+  TraceModel m = b.Build();
+  const StepBreakdown s = Breakdown(m, DefaultWindow(m));
+  ASSERT_EQ(s.rows.size(), 4u);
+  for (const InstanceRow& x : s.rows) {
+    EXPECT_EQ(x.compute_ns, us(100));
+    EXPECT_EQ(x.copy_ns, us(60));
+    EXPECT_EQ(x.overlap_ns, us(40));
+    EXPECT_EQ(x.overlap_possible_ns, us(60));
+  }
+}
+
+TEST(StepBreakdown, AWindowWithoutRepeatedInstancesHasNoRows) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  b.Kernel("a", 13, us(10), us(20), ApiTimes{us(1), us(2), 7});
+  b.Kernel("b", 13, us(30), us(40), ApiTimes{us(21), us(22), 7});
+  TraceModel m = b.Build();
+  const StepBreakdown s = Breakdown(m, DefaultWindow(m));
+  EXPECT_EQ(s.source, InstanceSource::kNone);
+  EXPECT_TRUE(s.rows.empty());
+}
+
+}  // namespace
+}  // namespace streamscope
