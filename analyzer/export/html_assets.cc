@@ -162,6 +162,7 @@ std::string_view HtmlReportScript() {
     document.getElementById('zoom-reset').addEventListener('click', home);
     document.getElementById('zoom-all').addEventListener('click', function () { x0 = 0; w = W; apply(); });
     window.addEventListener('resize', drawAxis);
+    svg.addEventListener('tl-zoom', function (e) { x0 = e.detail.start; w = e.detail.width; apply(); });
     apply();
     body.setAttribute('data-render-ok', '1');
   } catch (err) {

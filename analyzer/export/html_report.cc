@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/export/html_assets.h"
+#include "analyzer/export/html_instances.h"
 #include "analyzer/export/op_downsampler.h"
 #include "analyzer/export/svg_histogram.h"
 #include "analyzer/export/text_escape.h"
@@ -567,6 +568,7 @@ void AppendPageHead(std::span<const HtmlTimelineInput> timelines, const std::vec
                   std::string(HtmlReportCss()), "</style></head>\n<body data-render-ok=\"0\">\n<h1>",
                   Esc(options.title), "</h1>\n");
   AppendReportSummary(timelines, html);
+  AppendInstanceChart(timelines, html);
   absl::StrAppend(html, "<h2>Trace</h2><div class=\"summaries\" id=\"summary\">\n");
   for (size_t i = 0; i < timelines.size(); ++i) AppendSummary(timelines[i], blocks[i], html);
   absl::StrAppend(html, "</div>\n");
