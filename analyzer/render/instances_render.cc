@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analyzer/analysis/causes/lower_median.h"
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
 #include "analyzer/render/text_layout.h"
@@ -203,8 +204,15 @@ void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top,
     copy += x.copy_ns;
     exposed += x.exposed_copy_ns;
   }
+  // Slow: the per-instance rows' rule (step_breakdown.h), over these windows.
+  const int64_t median = LowerMedian(lengths);
+  auto slow = [&](const InstanceFigures& x) {
+    return static_cast<double>(x.length_ns) > kSlowInstanceFactor * static_cast<double>(median);
+  };
+  const auto slow_count = std::count_if(instances.begin(), instances.end(), slow);
   out << "\nInstances of " << name << ": " << instances.size() << ", " << FormatDuration(total) << " in all; each one "
-      << DurationSpread(lengths) << ".\n";
+      << DurationSpread(lengths) << "; " << slow_count << " slow (> " << kSlowInstanceFactor
+      << "x the median duration).\n";
   out << "  GPU busy per instance: " << ShareSpread(busy) << ".\n";
   if (!hidden.empty()) {
     out << "  Copy time hidden behind compute per instance: " << ShareSpread(hidden) << " ("
@@ -220,8 +228,8 @@ void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top,
   out << "  The " << shown << " longest:\n";
   for (size_t i = 0; i < shown; ++i) {
     const InstanceFigures& x = *longest[i];
-    out << "    #" << x.index + 1 << " " << FormatDuration(x.length_ns) << " at " << FormatOffset(x.start_ns)
-        << ": GPU busy " << FormatShare(x.busy_ns, x.device_ns);
+    out << "    #" << x.index + 1 << " " << FormatDuration(x.length_ns) << (slow(x) ? " (slow)" : "") << " at "
+        << FormatOffset(x.start_ns) << ": GPU busy " << FormatShare(x.busy_ns, x.device_ns);
     if (x.copy_ns > 0) out << ", copies hidden " << FormatShare(x.copy_ns - x.exposed_copy_ns, x.copy_ns);
     out << (x.finding.empty() ? ", no significant finding" : ", main finding: " + Shortened(x.finding)) << "\n";
   }

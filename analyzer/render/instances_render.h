@@ -21,9 +21,9 @@
 //     top_api_name, top_nvtx_name, top_cause_ns, slow (0/1).
 //
 // A report over many windows (every instance of an NVTX range) in text: one
-// paragraph of distributions over the instances and the longest ones with
-// their main finding, instead of thousands of full window reports. JSON and
-// CSV keep every window in full.
+// paragraph of distributions over the instances, how many are slow (the
+// same rule) and the longest ones with their main finding, instead of
+// thousands of full window reports. JSON and CSV keep every window in full.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_INSTANCES_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_INSTANCES_RENDER_H_
 
