@@ -80,7 +80,8 @@ void AppendChart(const HtmlTimelineInput& t, int index, std::string* out) {
   for (size_t k = 0; k < n; ++k) {
     const InstanceRow& x = s.rows[k];
     const double height = scale * static_cast<double>(x.length());
-    const double busy = x.device_ns > 0 ? height * static_cast<double>(x.busy_ns) / static_cast<double>(x.device_ns) : 0;
+    const double busy =
+        x.device_ns > 0 ? height * static_cast<double>(x.busy_ns) / static_cast<double>(x.device_ns) : 0;
     const double left = kBarWidth * static_cast<double>(k) + 1;
     std::string start, span;
     AppendMicros(x.start_ns - t.window.start_ns, &start);
@@ -98,14 +99,16 @@ void AppendChart(const HtmlTimelineInput& t, int index, std::string* out) {
                     absl::StrFormat("<rect class=\"busy\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\"/>", left,
                                     kTop + kChartHeight - busy, kBarWidth - 2, busy));
     if (x.slow) {
-      absl::StrAppend(out, absl::StrFormat("<rect class=\"slow-mark\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"4\"/>",
-                                           left, kTop + kChartHeight - height - 5, kBarWidth - 2));
+      absl::StrAppend(
+          out, absl::StrFormat("<rect class=\"slow-mark\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"4\"/>", left,
+                               kTop + kChartHeight - height - 5, kBarWidth - 2));
     }
     absl::StrAppend(out, "</g></a>\n");
   }
   const double median = kTop + kChartHeight - scale * static_cast<double>(s.median_ns);
-  absl::StrAppend(out, absl::StrFormat("<line class=\"instance-median\" x1=\"0\" x2=\"%s\" y1=\"%.2f\" y2=\"%.2f\"/>",
-                                       width, median, median),
+  absl::StrAppend(out,
+                  absl::StrFormat("<line class=\"instance-median\" x1=\"0\" x2=\"%s\" y1=\"%.2f\" y2=\"%.2f\"/>", width,
+                                  median, median),
                   "</svg>\n");
 }
 

@@ -211,8 +211,8 @@ void RenderInstancesText(const std::vector<InstanceFigures>& instances, int top,
   };
   const auto slow_count = std::count_if(instances.begin(), instances.end(), slow);
   out << "\nInstances of " << name << ": " << instances.size() << ", " << FormatDuration(total) << " in all; each one "
-      << DurationSpread(lengths) << "; " << slow_count << " slow (> " << kSlowInstanceFactor
-      << "x the median duration).\n";
+      << DurationSpread(lengths) << ".\n";
+  out << "  Slow (> " << kSlowInstanceFactor << "x the median duration): " << slow_count << ".\n";
   out << "  GPU busy per instance: " << ShareSpread(busy) << ".\n";
   if (!hidden.empty()) {
     out << "  Copy time hidden behind compute per instance: " << ShareSpread(hidden) << " ("

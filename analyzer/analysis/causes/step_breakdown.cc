@@ -208,6 +208,9 @@ void AddIdle(const GapCausesResult& gaps, std::vector<InstanceRow>& rows, StepBr
 
 StepBreakdown AnalyzeStepBreakdown(const TraceModel& model, const Window& window, const GapCausesResult& gaps) {
   StepBreakdown out;
+  // One instance of a named range (--nvtx NAME): a window of its own, the
+  // instances' other view; no rows.
+  if (window.origin.kind == WindowKind::kNvtxInstance) return out;
   const SteadyState& ss = DefaultSteadyState(model);
   std::vector<Pending> pending;
   if (ss.method == SteadyStateMethod::kNvtxRange) {

@@ -24,7 +24,8 @@
 // rows' idle time adds up to the window's. Window time in no instance (an
 // instance's start after the one before it finished: host work between
 // ranges that are not back to back) is `outside_ns`, its idle
-// `outside_idle_ns`.
+// `outside_idle_ns`. A window that is one instance of a named NVTX range
+// (`--nvtx NAME`) has no rows.
 //
 // Per row, all devices summed (each device counts the instance's length):
 //   busy / idle         idle = the partition's parts inside the span;

@@ -165,6 +165,18 @@ TEST(StepBreakdown, OverlapAchievedAndPossibleAreTheOverlapSectionsRestrictedToT
   }
 }
 
+TEST(StepBreakdown, OneInstanceAsAWindowOfItsOwnHasNoRows) {
+  PlantedLoop loop = LoopWithOneSlowStep();
+  WindowSpec spec;
+  spec.kind = WindowSpec::Kind::kNvtxRange;
+  spec.nvtx_name = "step";
+  spec.nvtx_instance = 6;
+  absl::StatusOr<std::vector<Window>> windows = ResolveWindows(loop.model, spec);
+  ASSERT_TRUE(windows.ok()) << windows.status();
+  ASSERT_EQ(windows->size(), 1u);
+  EXPECT_TRUE(Breakdown(loop.model, windows->front()).rows.empty());
+}
+
 TEST(StepBreakdown, AWindowWithoutRepeatedInstancesHasNoRows) {
   ModelBuilder b;
   b.Stream(13, StreamKind::kNonBlocking);
