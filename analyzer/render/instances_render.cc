@@ -111,7 +111,8 @@ void RenderInstanceRowsText(const StepBreakdown& s, const TraceModel& model, int
     std::sort(shown.begin(), shown.end(),
               [](const InstanceRow* a, const InstanceRow* b) { return a->index < b->index; });
   }
-  if (!all) out << "  The median one and the " << shown.size() - 1 << " slowest, in time order:\n";
+  if (!all && shown.size() == 1) out << "  The median one:\n";
+  if (!all && shown.size() > 1) out << "  The median one and the " << shown.size() - 1 << " slowest, in time order:\n";
   out << absl::StrFormat(kRowFormat, "#", "start", "duration", "busy", "idle", "overlap", "", "largest idle cause");
   for (const InstanceRow* x : shown) out << RowText(*x, model, trace_start_ns);
   if (!all) {
