@@ -1,5 +1,8 @@
 #include "analyzer/analysis/causes/step_breakdown.h"
 
+#include <array>
+#include <optional>
+#include <random>
 #include <vector>
 
 #include "analyzer/analysis/windows/steady_state.h"
@@ -186,6 +189,61 @@ TEST(StepBreakdown, AWindowWithoutRepeatedInstancesHasNoRows) {
   const StepBreakdown s = Breakdown(m, DefaultWindow(m));
   EXPECT_EQ(s.source, InstanceSource::kNone);
   EXPECT_TRUE(s.rows.empty());
+}
+
+// Random loops: steps of random length whose GPU work runs late, on two
+// devices and three streams, some ops without a call or ending before they
+// start, some steps nested in a range of the same name. Rows stay disjoint
+// and in order, and the idle time adds up.
+TEST(StepBreakdown, RandomLoopsKeepTheRowsDisjointAndTheIdleAccountWhole) {
+  for (uint32_t seed = 1; seed <= 30; ++seed) {
+    SCOPED_TRACE(seed);
+    std::mt19937 rng(seed);
+    auto draw = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+    ModelBuilder b;
+    b.Stream(13, StreamKind::kNonBlocking);
+    b.Stream(14, StreamKind::kNonBlocking);
+    b.Stream(20, StreamKind::kNonBlocking, 1);
+    int64_t t = 0;
+    for (int k = 0; k < 12; ++k) {
+      const int64_t len = draw(us(5), us(300));
+      b.Nvtx("step", 7, t, t + len);
+      if (draw(0, 5) == 0) b.Nvtx("step", 7, t + us(1), t + len / 2, 1);
+      for (int64_t n = draw(1, 3); n > 0; --n) {
+        const int64_t call = t + draw(0, len - 1);
+        const int64_t start = call + draw(-us(2), us(400)), end = start + draw(-us(1), us(200));
+        const std::optional<ApiTimes> api =
+            draw(0, 6) == 0 ? std::nullopt : std::optional<ApiTimes>(ApiTimes{call, call + us(1), 7});
+        const int64_t stream = std::array<int64_t, 3>{13, 14, 20}[draw(0, 2)];
+        if (draw(0, 3) == 0) {
+          b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, stream, start, end, api);
+        } else {
+          b.Kernel("k", stream, start, end, api);
+        }
+      }
+      t += len + (draw(0, 2) == 0 ? draw(0, us(50)) : 0);
+    }
+    TraceModel m = b.Build();
+    const Window w = DefaultWindow(m);
+    GapCausesOptions o;
+    o.keep_parts = true;
+    const GapCausesResult gaps = AnalyzeGapCauses(m, w, o);
+    const StepBreakdown s = AnalyzeStepBreakdown(m, w, gaps);
+    int64_t idle = 0, previous_end = w.start_ns;
+    for (const InstanceRow& x : s.rows) {
+      EXPECT_GE(x.start_ns, previous_end);
+      EXPECT_GT(x.end_ns, x.start_ns);
+      EXPECT_LE(x.end_ns, w.end_ns);
+      EXPECT_GE(x.busy_ns, 0);
+      EXPECT_GE(x.idle_ns, 0);
+      EXPECT_LE(x.overlap_ns, x.overlap_possible_ns);
+      EXPECT_LE(x.top_cause_ns, x.idle_ns);
+      previous_end = x.end_ns;
+      idle += x.idle_ns;
+    }
+    EXPECT_GE(s.rows.size(), 2u);
+    EXPECT_EQ(idle + s.outside_idle_ns, gaps.idle_ns);
+  }
 }
 
 }  // namespace
