@@ -78,6 +78,7 @@ std::string RowText(const InstanceRow& x, const TraceModel& model, int64_t trace
 }
 
 std::string SourceText(const StepBreakdown& s, const TraceModel& model) {
+  if (s.source == InstanceSource::kProfilerStep) return "torch.profiler steps (ProfilerStep#N)";
   if (s.source == InstanceSource::kNvtxRange) {
     return absl::StrCat("NVTX range '", ShortenName(DisplayName(model.strings, s.nvtx_name)), "'");
   }

@@ -1,13 +1,15 @@
 // The report's `instances` section: the instances a window is made of.
 //
-// One window made of repeated instances (the steady state's NVTX range or
-// kernel-sequence repeats: step_breakdown.h): a row per instance with its
+// One window made of repeated instances (torch.profiler's ProfilerStep#N
+// ranges, else the steady state's NVTX range or kernel-sequence repeats:
+// step_breakdown.h): a row per instance with its
 // duration, busy and idle time, copy/compute overlap achieved and possible,
 // its largest idle cause and whether it is slow (> kSlowInstanceFactor x
 // the median duration). Text: a compact table right after the summary (all
 // rows up to kCompactInstanceRows, else the median instance, the slow ones
 // and a count), the full table with `--section instances`.
-//   JSON "instances": {source ("nvtx_range", "kernel_sequence", "none"),
+//   JSON "instances": {source ("profiler_step", "nvtx_range",
+//     "kernel_sequence", "none"),
 //     nvtx_name, period_kernels, slow_factor, median_ns, slow_count,
 //     outside_ns, outside_idle_ns, idle_ns,
 //     rows: [{instance (1-based), start_ns, end_ns, duration_ns, device_ns,

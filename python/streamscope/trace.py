@@ -354,7 +354,8 @@ class Trace:
 
     def instances(self, window=None, **window_kwargs) -> pd.DataFrame:
         """The per-step breakdown: one row per instance of the run's
-        repeated NVTX range (a training step) or kernel sequence in the
+        steps (torch.profiler's ProfilerStep#N ranges, else the repeated
+        NVTX range such as a training step, or kernel sequence) in the
         window (default: the steady state), with window_index, instance
         (1-based), start_ns, end_ns, duration_ns, busy_ns, idle_ns,
         busy_share, compute_ns, copy_ns, overlap_ns, overlap_possible_ns,

@@ -1,6 +1,7 @@
 #include "analyzer/analysis/causes/step_breakdown.h"
 
 #include <algorithm>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -17,6 +18,7 @@ std::string_view InstanceSourceName(InstanceSource s) {
     case InstanceSource::kNone: return "none";
     case InstanceSource::kNvtxRange: return "nvtx_range";
     case InstanceSource::kKernelSequence: return "kernel_sequence";
+    case InstanceSource::kProfilerStep: return "profiler_step";
   }
   return "none";
 }
@@ -36,11 +38,11 @@ struct Pending {
   int32_t nvtx = -1;
 };
 
-// The steady state's NVTX instances, by start; an op is an instance's work
-// when its call started inside the range.
-std::vector<Pending> NvtxInstances(const TraceModel& m, const SteadyState& ss) {
+// NVTX ranges as instances, by start; an op is an instance's work when its
+// call started inside the range.
+std::vector<Pending> NvtxInstances(const TraceModel& m, const std::vector<int32_t>& ranges) {
   std::vector<Pending> out;
-  for (int32_t r : ss.nvtx_instances) {
+  for (int32_t r : ranges) {
     const NvtxRange& nr = m.nvtx_ranges[r];
     if (nr.end_ns) out.push_back({nr.start_ns, *nr.end_ns, kMinTime, r});
   }
@@ -99,6 +101,22 @@ std::vector<Pending> KernelSequenceInstances(const TraceModel& m, const SteadySt
     out.push_back(x);
   }
   if (!out.empty()) out.front().host_start = std::min(out.front().host_start, ss.window.start_ns);
+  return out;
+}
+
+// torch.profiler's step ranges, "ProfilerStep#<n>" (closed ones).
+std::vector<int32_t> ProfilerSteps(const TraceModel& m) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  std::vector<int32_t> out;
+  for (size_t r = 0; r < m.nvtx_ranges.size(); ++r) {
+    const NvtxRange& nr = m.nvtx_ranges[r];
+    const std::string_view name = m.strings.Get(nr.name);
+    if (!nr.end_ns || !name.starts_with(kPrefix) || name.size() == kPrefix.size()) continue;
+    const std::string_view digits = name.substr(kPrefix.size());
+    if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      out.push_back(static_cast<int32_t>(r));
+    }
+  }
   return out;
 }
 
@@ -213,10 +231,13 @@ StepBreakdown AnalyzeStepBreakdown(const TraceModel& model, const Window& window
   if (window.origin.kind == WindowKind::kNvtxInstance) return out;
   const SteadyState& ss = DefaultSteadyState(model);
   std::vector<Pending> pending;
-  if (ss.method == SteadyStateMethod::kNvtxRange) {
+  if (std::vector<int32_t> steps = ProfilerSteps(model); steps.size() >= 2) {
+    out.source = InstanceSource::kProfilerStep;
+    pending = NvtxInstances(model, steps);
+  } else if (ss.method == SteadyStateMethod::kNvtxRange) {
     out.source = InstanceSource::kNvtxRange;
     out.nvtx_name = ss.nvtx_name;
-    pending = NvtxInstances(model, ss);
+    pending = NvtxInstances(model, ss.nvtx_instances);
   } else if (ss.method == SteadyStateMethod::kKernelSequence) {
     out.source = InstanceSource::kKernelSequence;
     out.period_kernels = ss.period_kernels;

@@ -1,13 +1,16 @@
-// Per-instance breakdown (docs/DEFINITIONS.md "Instances"): when the run's
-// steady state is made of repeated instances (an NVTX range such as a
-// training step, or repeats of a kernel sequence: steady_state.h), one row
+// Per-instance breakdown (docs/DEFINITIONS.md "Instances"): the steps of a
+// torch.profiler trace (its NVTX ranges "ProfilerStep#<n>", the steps of
+// PyTorch's own step time breakdown) when it has two or more, else the
+// run's steady state's repeated instances (an NVTX range such as a
+// training step, or repeats of a kernel sequence: steady_state.h); one row
 // per instance inside the window with its busy and idle time, its
 // copy/compute overlap achieved and possible, and its largest idle cause,
 // taken from the window's one idle partition (gap_causes.h) cut at the
 // instance's bounds; instances much slower than the median are flagged.
 //
 // An instance has a host span and GPU work:
-//   nvtx_range       the range; its work: the ops whose call started in it;
+//   nvtx_range,      the range; its work: the ops whose call started in it;
+//   profiler_step
 //   kernel_sequence  from the call that submitted the repeat's first kernel
 //                    to the one that submitted the next repeat's; its work:
 //                    the ops submitted from its first kernel up to the next
@@ -57,8 +60,8 @@ namespace streamscope {
 // An instance is slow when it lasts more than this times the median.
 inline constexpr double kSlowInstanceFactor = 1.5;
 
-enum class InstanceSource : uint8_t { kNone = 0, kNvtxRange = 1, kKernelSequence = 2 };
-// "none", "nvtx_range", "kernel_sequence"
+enum class InstanceSource : uint8_t { kNone = 0, kNvtxRange = 1, kKernelSequence = 2, kProfilerStep = 3 };
+// "none", "nvtx_range", "kernel_sequence", "profiler_step"
 std::string_view InstanceSourceName(InstanceSource s);
 
 struct InstanceRow {

@@ -3,6 +3,7 @@
 #include <array>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "analyzer/analysis/windows/steady_state.h"
@@ -166,6 +167,34 @@ TEST(StepBreakdown, OverlapAchievedAndPossibleAreTheOverlapSectionsRestrictedToT
     EXPECT_EQ(x.overlap_ns, us(40));
     EXPECT_EQ(x.overlap_possible_ns, us(60));
   }
+}
+
+// torch.profiler names its steps ProfilerStep#1, #2, ...: they are the
+// instances even where the steady state is a range repeated inside them.
+TEST(StepBreakdown, TorchProfilerStepsAreTheInstancesWhenPresent) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  int64_t t = us(100);
+  for (int k = 1; k <= 6; ++k) {
+    const int64_t stall = k == 4 ? us(300) : 0;  // step 4: host work before its forward pass
+    b.Nvtx("## forward ##", 7, t + stall, t + stall + us(50), 1);
+    b.Kernel("fwd", 13, t + stall + us(5), t + stall + us(45), ApiTimes{t + stall + us(1), t + stall + us(2), 7});
+    b.Nvtx("## backward ##", 7, t + stall + us(60), t + stall + us(190), 1);
+    b.Kernel("bwd", 13, t + stall + us(65), t + stall + us(185), ApiTimes{t + stall + us(61), t + stall + us(62), 7});
+    b.Nvtx("ProfilerStep#" + std::to_string(k), 7, t, t + stall + us(200));
+    t += stall + us(200);
+  }
+  TraceModel m = b.Build();
+  ASSERT_NE(DefaultSteadyState(m).method, SteadyStateMethod::kGpuSpan);
+  const StepBreakdown s = Breakdown(m, WholeTraceWindow(m));
+  EXPECT_EQ(s.source, InstanceSource::kProfilerStep);
+  ASSERT_EQ(s.rows.size(), 6u);
+  EXPECT_EQ(s.rows[1].length(), us(200));
+  EXPECT_EQ(s.rows[3].length(), us(500));
+  EXPECT_EQ(s.slow_count, 1);
+  EXPECT_TRUE(s.rows[3].slow);
+  EXPECT_EQ(s.rows[3].top_cause, GapCause::kHostNvtxRange);
+  EXPECT_EQ(m.strings.Get(s.rows[3].top_detail), "ProfilerStep#4");
 }
 
 TEST(StepBreakdown, OneInstanceAsAWindowOfItsOwnHasNoRows) {
