@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/analysis/causes/step_breakdown.h"
 #include "nlohmann/json.hpp"
 
 namespace streamscope {
@@ -138,6 +139,9 @@ struct AnalysisTracks {
   // and its diagnosis; empty unless asked for (AnalyzeForTimeline).
   std::vector<std::string> summary_lines;
   std::vector<DiagnosisItem> diagnosis;
+  // The window's instances (step_breakdown.h), for the HTML page's
+  // per-instance chart (html_instances.h); empty unless asked for.
+  StepBreakdown instances;
   std::vector<std::string> notes;       // what could not be shown, limits applied
   std::vector<int64_t> gap_lengths_ns;  // device idle gaps, for a histogram
   std::vector<std::string> analyses;    // names of the analyses that contributed

@@ -190,6 +190,8 @@ std::string_view HtmlReportScript() {
     document.getElementById('zoom-reset').addEventListener('click', home);
     document.getElementById('zoom-all').addEventListener('click', function () { x0 = 0; w = W; apply(); });
     window.addEventListener('resize', apply);
+    // The per-instance chart's bars zoom the timeline to their instance.
+    svg.addEventListener('tl-zoom', function (e) { x0 = e.detail.start; w = e.detail.width; apply(); });
     apply(true);
     // Where the drawing area lies on the page (px), for scripts that check
     // screenshots of it.

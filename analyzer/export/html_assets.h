@@ -1,7 +1,8 @@
 // The inline stylesheet and script of the HTML report (html_report.h). Kept
 // apart from the C++ that writes the markup so they can be read as CSS/JS.
 // The script only needs the DOM the report writes: zoom (wheel, buttons),
-// pan (drag), reset (double click), the time axis, and on success
+// pan (drag), reset (double click), a 'tl-zoom' event {start, width} (µs)
+// on #tl-svg (html_instances.h), the time axis, and on success
 // <body data-render-ok="1"> (errors go to data-render-error), which the
 // browser test checks.
 #ifndef STREAMSCOPE_ANALYZER_EXPORT_HTML_ASSETS_H_

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analyzer/export/html_assets.h"
+#include "analyzer/export/html_instances.h"
 #include "analyzer/export/html_page_sections.h"
 #include "analyzer/export/html_palette.h"
 #include "analyzer/export/html_timeline_data.h"
@@ -442,6 +443,9 @@ void AppendPageTail(std::span<const HtmlTimelineInput> timelines, const std::vec
                     const HtmlReportOptions& options, const HtmlReportStats& stats, std::string_view data,
                     OutputFile* out) {
   std::string html = "</svg></div></div>\n";
+  // The per-instance chart right below the timeline it zooms (above it,
+  // it would push the timeline off the first screen).
+  AppendInstanceChart(timelines, &html);
   AppendHtmlNotes(stats.notes, &html);
   AppendHtmlTraceSummaries(timelines, blocks, &html);
   AppendHtmlFindings(timelines, &html);

@@ -58,6 +58,7 @@ absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const
     for (const SummaryFinding& f : summary.top) {
       tracks.diagnosis.push_back({std::string(DiagnoseCauseName(f.cause)), SummarySavingText(f), f.summary, f.change});
     }
+    tracks.instances = results->instances;
   }
   AddOverlapTracks(model, results->overlap, &tracks, keep);
   AddGapCauseTracks(model, results->gap_causes, &tracks, keep);

@@ -12,8 +12,10 @@ namespace {
 void AddSection(std::string_view name, AnalysisPlan& plan) {
   if (name == "summary") {  // its figures and the diagnosis' leading findings
     plan.overlap = plan.idle_gaps = plan.gap_causes = plan.diagnose = true;
-  } else if (name == "instances") {  // each instance's busy share, copies, primary finding
-    plan.overlap = plan.idle_gaps = plan.diagnose = true;
+  } else if (name == "instances") {
+    // The window's instances (a row each); with many windows, each window's
+    // busy share, copies and primary finding.
+    plan.instances = plan.overlap = plan.idle_gaps = plan.diagnose = true;
   } else if (name == "combined") {  // totals of busy, idle, compute and copy time
     plan.overlap = plan.idle_gaps = true;
   } else if (name == "overlap") {
@@ -51,6 +53,7 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
   if (sections.empty()) {
     plan.overlap = plan.idle_gaps = plan.communication = true;
     plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = plan.critical_path = true;
+    plan.instances = true;
     plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
   }
   for (const std::string& name : sections) AddSection(name, plan);
@@ -77,10 +80,11 @@ AnalysisPlan WithDependencies(AnalysisPlan plan) {
     plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
   }
   // Hidden synchronization and the critical path cite the one account of
-  // idle time: the gap causes, with the calls charged and the parts kept.
-  if (plan.hidden_sync || plan.critical_path) plan.gap_causes = true;
+  // idle time: the gap causes, with the calls charged; the instances and the
+  // critical path read every part.
+  if (plan.hidden_sync || plan.critical_path || plan.instances) plan.gap_causes = true;
   plan.gap_causes_options.charge_calls = plan.hidden_sync;
-  plan.gap_causes_options.keep_parts = plan.critical_path;
+  plan.gap_causes_options.keep_parts = plan.critical_path || plan.instances;
   return plan;
 }
 
@@ -108,7 +112,7 @@ AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary) {
   AnalysisPlan plan;
   plan.overlap = plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
   plan.critical_path = true;
-  plan.idle_gaps = plan.diagnose = summary;
+  plan.idle_gaps = plan.diagnose = plan.instances = summary;
   plan.overlap_options.max_ops_per_interval = 8;
   plan.gap_causes_options.max_listed_gaps = static_cast<int>(std::min<int64_t>(max_gaps, INT32_MAX));
   plan.threads = true;

@@ -34,6 +34,10 @@ struct AnalysisPlan {
   // communication only.
   bool communication_all_devices = false;
   bool gap_causes = false;
+  // One row per instance of the steady state's repeated range or kernel
+  // sequence inside the window (step_breakdown.h); reads the gap causes'
+  // parts (WithDependencies turns them on with keep_parts).
+  bool instances = false;
   bool hidden_sync = false;
   bool launch_stats = false;
   // Reads overlap, gap causes, hidden sync, launch statistics and its own
@@ -83,10 +87,10 @@ bool NeedsHazards(const AnalysisPlan& plan);
 // The analyses that others read, turned on with them (RunPlan runs every
 // plan through it): the diagnosis reads overlap, gap causes, hidden sync and
 // launch statistics (an overlap turned on here lists no ops per interval:
-// the diagnosis reads totals). The diagnosis' ranking and the critical path
-// read the dependency graph, which RunPlan builds when either is on. Hidden
-// synchronization and the critical path cite the gap causes (the one account
-// of idle time).
+// the diagnosis reads totals); the instances read every gap cause part.
+// The diagnosis' ranking and the critical path read the dependency graph,
+// which RunPlan builds when either is on. Hidden synchronization and the
+// critical path cite the gap causes (the one account of idle time).
 AnalysisPlan WithDependencies(AnalysisPlan plan);
 
 // `diagnose` (and compare's diagnosis of a variant): the diagnosis and what
@@ -103,8 +107,8 @@ AnalysisPlan ComparePlan();
 
 // `export`: what the timeline's analysis tracks draw (overlap, gap causes
 // with up to `max_gaps` gaps listed, hidden sync, launch statistics, the
-// critical path); with `summary`, also idle gaps and the diagnosis, for the
-// HTML page's summary and diagnosis.
+// critical path); with `summary`, also idle gaps, the diagnosis and the
+// instances, for the HTML page's summary, diagnosis and per-instance chart.
 AnalysisPlan TimelinePlan(int64_t max_gaps, bool summary = false);
 
 }  // namespace streamscope

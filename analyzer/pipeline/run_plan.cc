@@ -12,6 +12,7 @@
 #include "analyzer/analysis/causes/dependency_graph.h"
 #include "analyzer/analysis/causes/diagnose_ranking.h"
 #include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/causes/step_breakdown.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/phase_timer.h"
@@ -101,6 +102,12 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     w.gap_causes = AnalyzeGapCauses(model, window, plan.gap_causes_options);
     MarkPhase("gap_causes");
   }
+  if (plan.instances) {
+    w.instances = AnalyzeStepBreakdown(model, window, w.gap_causes);
+    MarkPhase("instances");
+  }
+  // Every gap's parts: read by the instances, and by the critical path below.
+  if (!plan.critical_path) std::vector<GapPart>().swap(w.gap_causes.parts);
   if (plan.hidden_sync) {
     w.hidden_sync =
         AnalyzeHiddenSync(model, window, plan.hidden_sync_options, plan.gap_causes ? &w.gap_causes : nullptr);
@@ -147,7 +154,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   }
   if (plan.critical_path && plan.gap_causes) {
     CiteIdleOnPath(w.gap_causes, &w.critical_path);
-    std::vector<IdleSpan>().swap(w.gap_causes.parts);  // read by nothing else
+    std::vector<GapPart>().swap(w.gap_causes.parts);  // read by nothing else
   }
   if (hazards != nullptr && (plan.ownership || plan.hazards || plan.timing_audit)) {
     if (plan.ownership) w.ownership = AnalyzeOwnership(model, hazards->accesses, window);

@@ -13,6 +13,7 @@
 #include "analyzer/analysis/causes/hidden_sync.h"
 #include "analyzer/analysis/causes/launch_stats.h"
 #include "analyzer/analysis/causes/op_attribution.h"
+#include "analyzer/analysis/causes/step_breakdown.h"
 #include "analyzer/analysis/memory/hazards.h"
 #include "analyzer/analysis/memory/ownership.h"
 #include "analyzer/analysis/memory/timing_audit.h"
@@ -28,7 +29,8 @@ struct WindowResults {
   OverlapResult overlap;
   IdleGapsResult idle;
   CommunicationResult communication;
-  GapCausesResult gap_causes;
+  GapCausesResult gap_causes;  // without its parts (RunPlan drops them once read)
+  StepBreakdown instances;
   HiddenSyncResult hidden_sync;
   LaunchStatsResult launch_stats;
   DiagnoseResult diagnose;

@@ -113,6 +113,7 @@ nlohmann::json WindowJson(const WindowResults& w, size_t index, const TraceModel
                       {"length_ns", w.window.length()}};
   if (shown("overlap")) j["overlap"] = OverlapToJson(w.overlap, model, render);
   if (shown("idle-gaps")) j["idle_gaps"] = IdleGapsToJson(w.idle, model, render);
+  if (shown("instances")) j["instances"] = InstanceRowsToJson(w.instances, model);
   if (shown("communication")) j["communication"] = CommunicationToJson(w.communication, model, render);
   if (shown("summary")) {
     j["summary"] = SummaryToJson(SummarizeWindow(w, model, header.window, window_count, false, trace_start_ns));
@@ -273,6 +274,13 @@ void RenderReportText(const std::vector<TraceAnalysis>& traces, const RenderOpti
                                         !t.instances.empty(), t.summary.whole.start_ns),
                         t.model, out);
     }
+    // The window's instances: a compact table right after the summary in a
+    // full report, every row when the section is asked for.
+    if (shown("instances") && t.instances.empty() && !t.windows.empty() && !t.windows.front().instances.rows.empty()) {
+      separate();
+      RenderInstanceRowsText(t.windows.front().instances, t.model, t.summary.whole.start_ns, text.sections.empty(),
+                             out);
+    }
     if (shown("trace")) {
       separate();
       RenderTraceSummaryText(t.summary, t.model, out);
@@ -374,6 +382,7 @@ std::vector<ResultTable> ReportTables(const TraceAnalysis& t, const std::vector<
     windows.rows.push_back({index, WindowLabel(w.window), w.window.start_ns, w.window.end_ns, w.window.length()});
     if (shown("overlap")) merge(index, OverlapToTables(w.overlap, t.model));
     if (shown("idle-gaps")) merge(index, IdleGapsToTables(w.idle, t.model));
+    if (shown("instances")) merge(index, InstanceRowsToTables(w.instances, t.model));
     if (shown("communication")) merge(index, CommunicationToTables(w.communication));
     if (shown("gap-causes")) merge(index, GapCausesToTables(w.gap_causes, t.model));
     if (shown("hidden-sync")) merge(index, HiddenSyncToTables(w.hidden_sync, t.model));

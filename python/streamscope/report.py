@@ -34,6 +34,7 @@ TABLE_ATTRIBUTES = {
     "idle_devices": "analysis_idle_device",
     "idle_streams": "analysis_idle_stream",
     "idle_gaps": "analysis_idle_gap",
+    "instances": "analysis_instances",
     "gap_causes": "analysis_gap_causes",
     "worst_gaps": "analysis_gap_worst",
     "worst_gap_parts": "analysis_gap_worst_part",
@@ -149,7 +150,8 @@ class Report:
     overlap_categories, overlap_pairs (per category pair: overlapped_ns,
     possible_ns, hidden_share), overlap_stream_pairs, overlap_intervals,
     overlap_interval_ops, communication, idle_devices, idle_streams,
-    idle_gaps, gaps (device idle gaps with their causes), gap_causes,
+    idle_gaps, gaps (device idle gaps with their causes), instances (one
+    row per step of a window made of repeated instances), gap_causes,
     worst_gaps, hidden_syncs, hidden_sync_serialization, hidden_sync_calls
     (each call with idle_account_ns, the idle the gap causes charge to it),
     critical_path, critical_path_idle (the idle along the path by cause and

@@ -352,6 +352,20 @@ class Trace:
                           absolute=absolute, gap_threshold_us=gap_threshold_us, top=top, keep=self,
                           sections=sections, clip=clip)
 
+    def instances(self, window=None, **window_kwargs) -> pd.DataFrame:
+        """The per-step breakdown: one row per instance of the run's
+        steps (torch.profiler's ProfilerStep#N ranges, else the repeated
+        NVTX range such as a training step, or kernel sequence) in the
+        window (default: the steady state), with window_index, instance
+        (1-based), start_ns, end_ns, duration_ns, busy_ns, idle_ns,
+        busy_share, compute_ns, copy_ns, overlap_ns, overlap_possible_ns,
+        nvtx_range_id, top_cause (the largest idle cause: gap causes'
+        names), top_api_name / top_nvtx_name (its call or NVTX range),
+        top_cause_ns and slow (1 when the instance lasted more than 1.5x the
+        median). Empty without repeated instances. Only this analysis runs
+        (report section 'instances')."""
+        return self.report(window, sections=["instances"], **window_kwargs).instances
+
     def diagnose(self, window=None, *, nvtx: Optional[str] = None, nvtx_instance: Optional[int] = None,
                  absolute: bool = False, clip: bool = False):
         """`streamscope diagnose`: why overlap is missing, as a Diagnosis

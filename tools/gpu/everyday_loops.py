@@ -5,6 +5,7 @@ patterns nobody on the team chose.
 
     python3 tools/gpu/everyday_loops.py mlp_item                   # loss.item() every step
     python3 tools/gpu/everyday_loops.py mlp_item --item-every 50   # the fix: read it every 50 steps
+    python3 tools/gpu/everyday_loops.py mlp_item --slow-step 30    # step 30 stalls 20 ms on the host
     python3 tools/gpu/everyday_loops.py gpt2_generate              # HF GPT-2 greedy decoding
     python3 tools/gpu/everyday_loops.py loader_pinned              # DataLoader, pin_memory, 4 workers
     python3 tools/gpu/everyday_loops.py loader_pinned --item-ms 3  # same, workers too slow to keep up
@@ -48,6 +49,12 @@ def mlp_item(args):
     t0 = time.perf_counter()
     for i in range(args.steps):
         torch.cuda.nvtx.range_push("step")
+        if i + 1 == args.slow_step:
+            # A planted host stall inside one step (its own NVTX range):
+            # the per-step breakdown must flag this step alone.
+            torch.cuda.nvtx.range_push("stall")
+            time.sleep(args.slow_ms / 1000.0)
+            torch.cuda.nvtx.range_pop()
         loss = step()
         if (i + 1) % args.item_every == 0:
             # Every step (the default) is the commonest hidden sync: the host
@@ -168,6 +175,9 @@ def main():
     parser.add_argument("--steps", type=int, help="steps (gpt2_generate: generate calls); default per loop")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--item-every", type=int, default=1, help="mlp_item: read the loss every N steps")
+    parser.add_argument("--slow-step", type=int, default=0,
+                        help="mlp_item: sleep --slow-ms inside this step (1-based) in an NVTX range 'stall'")
+    parser.add_argument("--slow-ms", type=float, default=20.0, help="mlp_item: the planted stall's length")
     parser.add_argument("--new-tokens", type=int, default=64, help="gpt2_generate: tokens per call")
     parser.add_argument("--item-ms", type=float, default=0.0,
                         help="loader_pinned: host work per item in the workers, in ms")

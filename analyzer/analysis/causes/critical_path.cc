@@ -96,26 +96,19 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
   idle = PathIdle{};
   idle.cited = true;
   const std::vector<PathSegment>& segments = path->segments;
-  // Parts come by device, then in time order: one walk over the segments
-  // per device.
-  size_t seg = 0;
-  int32_t device = -1;
-  bool first = true;
-  for (const IdleSpan& part : gaps.parts) {
-    if (first || part.device_id != device) {
-      device = part.device_id;
-      seg = 0;
-      first = false;
-    }
+  for (const GapPart& part : gaps.parts) {
     const int64_t s = std::max(part.start_ns, path->start_ns), e = std::min(part.end_ns, path->end_ns);
     if (e <= s) continue;
     const int c = static_cast<int>(part.cause);
     idle.idle_ns += e - s;
     idle.cause_ns[c] += e - s;
-    while (seg < segments.size() && segments[seg].end_ns <= s) ++seg;
-    for (size_t k = seg; k < segments.size() && segments[k].start_ns < e; ++k) {
-      const int64_t lo = std::max(s, segments[k].start_ns), hi = std::min(e, segments[k].end_ns);
-      if (hi > lo) idle.by_segment[static_cast<int>(segments[k].kind)][c] += hi - lo;
+    // Segments are in time order and tile the path: the first one ending
+    // after s, then on while they start before e.
+    auto k = std::partition_point(segments.begin(), segments.end(),
+                                  [&](const PathSegment& seg) { return seg.end_ns <= s; });
+    for (; k != segments.end() && k->start_ns < e; ++k) {
+      const int64_t lo = std::max(s, k->start_ns), hi = std::min(e, k->end_ns);
+      if (hi > lo) idle.by_segment[static_cast<int>(k->kind)][c] += hi - lo;
     }
   }
 }

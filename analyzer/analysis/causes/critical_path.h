@@ -87,8 +87,8 @@ CriticalPath FindCriticalPath(const TraceModel& model, const Window& window,
                               const DependencyGraphOptions& options = {});
 
 // Fills path->idle from the same window's gap causes, run with keep_parts:
-// the path cites the account's figures, never its own. O(parts + segments x
-// devices).
+// the path cites the account's figures, never its own. O(parts x log
+// segments).
 void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path);
 
 }  // namespace streamscope

@@ -531,7 +531,6 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, 
       const GapPart& part = gap.parts[p];
       dev.cause_ns[static_cast<int>(part.cause)] += part.length();
       if (options.charge_calls && part.api >= 0) result.idle_by_call[part.api] += part.length();
-      if (options.keep_parts) result.parts.push_back({part.start_ns, part.end_ns, gap.device_id, part.cause});
       TotalKey key{gap.device_id, part.cause, part.detail, gap.tid};
       auto& [ns, count] = totals[key];
       ns += part.length();
@@ -551,6 +550,7 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, 
         starving->cause_ns[static_cast<int>(part.cause)] += part.length();
       }
     }
+    if (options.keep_parts) result.parts.insert(result.parts.end(), gap.parts.begin(), gap.parts.end());
     worst.Offer(gap);
   };
 
@@ -607,11 +607,6 @@ GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, 
     return std::tie(b.starved_ns, a.device_id, a.tid) < std::tie(a.starved_ns, b.device_id, b.tid);
   });
   result.worst_gaps = worst.Take();
-  // Gaps come in op-start order across devices: one device's parts after
-  // another's.
-  std::stable_sort(result.parts.begin(), result.parts.end(), [](const IdleSpan& a, const IdleSpan& b) {
-    return std::tie(a.device_id, a.start_ns) < std::tie(b.device_id, b.start_ns);
-  });
   return result;
 }
 

@@ -103,8 +103,9 @@ struct GapCausesOptions {
   // Also charge each part that names a call to that call (idle_by_call):
   // what hidden synchronization cites for its calls.
   bool charge_calls = false;
-  // Also keep every part (parts): what the critical path cites for the idle
-  // time it crosses.
+  // Keep every part of every gap (GapCausesResult::parts): the per-instance
+  // breakdown (step_breakdown.h) cuts the partition at instance bounds, and
+  // the critical path cites the idle time it crosses.
   bool keep_parts = false;
 };
 
@@ -156,13 +157,6 @@ struct ThreadStarvation {
   std::array<int64_t, kNumGapCauses> cause_ns{};
 };
 
-// One part of the partition, for keep_parts.
-struct IdleSpan {
-  int64_t start_ns = 0, end_ns = 0;
-  int32_t device_id = 0;
-  GapCause cause = GapCause::kHostUnannotated;
-};
-
 struct GapCausesResult {
   Window window;
   GapCausesOptions options;
@@ -176,8 +170,9 @@ struct GapCausesResult {
   // (host_blocked_in_call, first_launch, round_trip, sync_wait), per call
   // (api index), all devices.
   absl::flat_hash_map<int32_t, int64_t> idle_by_call;
-  // With options.keep_parts: every part, by device id, then in time order.
-  std::vector<IdleSpan> parts;
+  // With options.keep_parts: every part of every gap, all devices, each
+  // device's in time order; they tile idle time (sum == idle_ns).
+  std::vector<GapPart> parts;
 };
 
 GapCausesResult AnalyzeGapCauses(const TraceModel& model, const Window& window, const GapCausesOptions& options = {});

@@ -167,10 +167,12 @@ TEST(Report, ManyInstancesAreSummarizedInTextAndKeptInFullInJson) {
   Outcome o = RunIt(opt);
   ASSERT_EQ(o.code, kExitOk) << o.err;
   EXPECT_NE(
-      o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us."),
+      o.out.find("Instances of NVTX 'step': 12, 8.90 us in all; each one median 700 ns, p90 700 ns, max 1.20 us.\n"
+                 "  Slow (> 1.5x the median duration): 1.\n"),
       std::string::npos)
       << o.out;
-  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us at +12.0 us: GPU busy 66%, copies hidden 0%"), std::string::npos)
+  EXPECT_NE(o.out.find("The 3 longest:\n    #7 1.20 us (slow) at +12.0 us: GPU busy 66%, copies hidden 0%"),
+            std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("The longest instance in full:\n\nWindow NVTX 'step' #7: 1.20 us"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("Window NVTX 'step' #1:"), std::string::npos) << "only the longest in full";
