@@ -127,8 +127,10 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     if (plan.overlap) MarkPhase("diagnose");
   }
   // The ranking and the critical path share one dependency graph; a ranking
-  // of findings without a what-if cause needs none.
-  if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose)) {
+  // of findings without a what-if cause needs none, nor one of which the
+  // output shows no estimate (a summary whose significant findings have no
+  // what-if cause).
+  if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose, plan.ranking_shown)) {
     RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
   } else if (graph_needed) {
     if (graph_first) {
