@@ -17,7 +17,9 @@
 // Zero-length segments are left out. The segments tile [start_ns, end_ns).
 // No segment when the window's last-ending op started before the window
 // (nothing in the window decided the end) or the window holds no op.
-// Cost: one replay, O(events + edges). Thread-safe.
+// Cost: O(ops + path length): the replay with nothing changed is the
+// recording, so the graph's recorded times and binding edges are read, not
+// replayed. Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_CRITICAL_PATH_H_
 
