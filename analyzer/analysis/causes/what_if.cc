@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -31,6 +33,53 @@ std::string_view WhatIfKindName(WhatIfKind k) {
 
 namespace {
 
+// Changed lags by edge: a bit per edge, the changed ones' lags in edge
+// order, and per 64 edges how many changed before them (a rank).
+class ChangedLags {
+ public:
+  ChangedLags(const DependencyGraph& g, const ReplayEdits& edits) {
+    if (edits.lag_edge.empty()) return;
+    const size_t words = (g.edge_count() + 63) / 64;
+    marked_.assign(words, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> by_edge;  // (edge, place in edits) when not in edge order
+    const bool ascending = std::adjacent_find(edits.lag_edge.begin(), edits.lag_edge.end(),
+                                              std::greater_equal<uint32_t>()) == edits.lag_edge.end();
+    if (ascending) {  // the usual case: read in place
+      for (uint32_t e : edits.lag_edge) Mark(e);
+      values_ = edits.lag.data();
+    } else {
+      by_edge.reserve(edits.lag_edge.size());
+      for (size_t k = 0; k < edits.lag_edge.size(); ++k) by_edge.push_back({edits.lag_edge[k], static_cast<uint32_t>(k)});
+      std::sort(by_edge.begin(), by_edge.end());
+      for (size_t k = 0; k < by_edge.size(); ++k) {
+        if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;  // the later holds
+        Mark(by_edge[k].first);
+        lag_.push_back(edits.lag[by_edge[k].second]);
+      }
+      values_ = lag_.data();
+    }
+    rank_.resize(words);
+    uint32_t before = 0;
+    for (size_t w = 0; w < words; ++w) {
+      rank_[w] = before;
+      before += static_cast<uint32_t>(std::popcount(marked_[w]));
+    }
+  }
+  // Edge i's lag in the replay.
+  int64_t Lag(const DependencyGraph& g, uint32_t i) const {
+    const uint64_t word = marked_[i >> 6], bit = uint64_t{1} << (i & 63);
+    if ((word & bit) == 0) return g.EdgeLag(i);
+    return values_[rank_[i >> 6] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
+  }
+
+ private:
+  void Mark(uint32_t e) { marked_[e >> 6] |= uint64_t{1} << (e & 63); }
+  std::vector<uint64_t> marked_;
+  std::vector<uint32_t> rank_;
+  std::vector<int64_t> lag_;  // when `edits` were not in edge order
+  const int64_t* values_ = nullptr;
+};
+
 // Added edges by target: (target, index into edits.added), sorted, and a
 // bit per event that has any (a start per event took 8 bytes an event).
 struct AddedByTarget {
@@ -44,9 +93,10 @@ struct AddedByTarget {
 // for them at every edge (the what-ifs replay the whole window once per
 // cause). Without bindings an event's time is the latest candidate; with
 // them, a tie goes to the graph's binding edge.
-template <bool kRemoved, bool kAdded, bool kBinding>
-void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std::vector<int64_t>& lags,
+template <bool kLags, bool kRemoved, bool kAdded, bool kBinding>
+void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
                   const AddedByTarget& added, ReplayResult& r) {
+  const std::vector<int64_t>& recorded_lags = g.lags();
   const auto edge_count = static_cast<int32_t>(g.edge_count());
   for (int32_t v : g.order()) {
     bool any = false;
@@ -70,7 +120,13 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std:
       }
       const int32_t from = g.EdgeFrom(i);
       int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
-      offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
+      int64_t lag;
+      if constexpr (kLags) {
+        lag = lags.Lag(g, i);
+      } else {
+        lag = recorded_lags[i];
+      }
+      offer(SaturatingAdd(src, lag), static_cast<int32_t>(i));
     }
     if constexpr (kAdded) {
       if (added.Has(v)) {
@@ -93,7 +149,7 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
   constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
   ReplayResult r;
   const size_t n = g.event_count();
-  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
+  const ChangedLags lags(g, edits);
   r.t.assign(n, 0);
   if (keep_binding) r.binding.assign(n, -1);
   AddedByTarget added;
@@ -107,14 +163,20 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
     }
     std::sort(added.by_target.begin(), added.by_target.end());
   }
-  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const std::vector<int64_t>&, const AddedByTarget&,
-                          ReplayResult&);
-  static constexpr Events kEvents[8] = {
-      ReplayEvents<false, false, false>, ReplayEvents<false, false, true>, ReplayEvents<false, true, false>,
-      ReplayEvents<false, true, true>,   ReplayEvents<true, false, false>, ReplayEvents<true, false, true>,
-      ReplayEvents<true, true, false>,   ReplayEvents<true, true, true>,
+  using Events =
+      void (*)(const DependencyGraph&, const ReplayEdits&, const ChangedLags&, const AddedByTarget&, ReplayResult&);
+  static constexpr Events kEvents[16] = {
+      ReplayEvents<false, false, false, false>, ReplayEvents<false, false, false, true>,
+      ReplayEvents<false, false, true, false>,  ReplayEvents<false, false, true, true>,
+      ReplayEvents<false, true, false, false>,  ReplayEvents<false, true, false, true>,
+      ReplayEvents<false, true, true, false>,   ReplayEvents<false, true, true, true>,
+      ReplayEvents<true, false, false, false>,  ReplayEvents<true, false, false, true>,
+      ReplayEvents<true, false, true, false>,   ReplayEvents<true, false, true, true>,
+      ReplayEvents<true, true, false, false>,   ReplayEvents<true, true, false, true>,
+      ReplayEvents<true, true, true, false>,    ReplayEvents<true, true, true, true>,
   };
-  const int kind = (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) +
+                   (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
   kEvents[kind](g, edits, lags, added, r);
   int64_t graph_end = kMinEnd;
   for (size_t k = 0; k < g.op_count(); ++k) {
@@ -319,7 +381,8 @@ class WhatIfContext {
   void Make(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est) const {
     est.cause = cause;
     // Freed, not cleared: a cause that needs no lags or no removed edges
-    // should not hold the previous cause's (8 and 1 bytes an edge).
+    // should not hold the previous cause's.
+    std::vector<uint32_t>().swap(edits.lag_edge);
     std::vector<int64_t>().swap(edits.lag);
     std::vector<uint8_t>().swap(edits.removed);
     edits.added.clear();
@@ -370,17 +433,14 @@ class WhatIfContext {
   };
 
   // The per-edge edits a cause makes, from the recorded lags and nothing
-  // removed; a cause that only removes edges leaves `lag` empty (the graph's
-  // own), one that only changes lags leaves `removed` empty.
-  void TouchLag(ReplayEdits& edits) const {
-    if (edits.lag.empty()) edits.lag.assign(g_.lags().begin(), g_.lags().end());
+  // removed; a cause that only removes edges lists no lags, one that only
+  // changes lags leaves `removed` empty.
+  static void SetLag(ReplayEdits& edits, uint32_t edge, int64_t lag) {
+    edits.lag_edge.push_back(edge);
+    edits.lag.push_back(lag);
   }
   void TouchRemoved(ReplayEdits& edits) const {
     if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
-  }
-  void Touch(ReplayEdits& edits) const {
-    TouchLag(edits);
-    TouchRemoved(edits);
   }
   // Whether event a comes before event b in the graph's order, which is by
   // recorded time: only events of one time need their places (a table of
@@ -470,8 +530,8 @@ class WhatIfContext {
       for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
         const auto& [name, ns] = parts_[k];
         if (name != cause.name) continue;
-        TouchLag(edits);
-        edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
+        // One part per name in a gap: each gap's edge changes once.
+        SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
         OpsOfCall(gap.call, ev);
@@ -530,10 +590,10 @@ class WhatIfContext {
       }
       double at_rate = static_cast<double>(m_.ops.bytes[i]) / rate;
       int64_t pinned = at_rate >= static_cast<double>(duration) ? duration : std::llround(at_rate);
-      Touch(edits);
+      TouchRemoved(edits);
       int32_t end = DependencyGraph::OpEnd(k);
       for (uint32_t e = g_.EdgeBegin(end); e < g_.EdgeEnd(end); ++e) {
-        if (edges[e].kind == DepEdgeKind::kOpDuration) edits.lag[e] = pinned;
+        if (edges[e].kind == DepEdgeKind::kOpDuration) SetLag(edits, e, pinned);
       }
       // An *Async call that the pageable copy held returns without waiting.
       if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
@@ -584,15 +644,25 @@ class WhatIfContext {
   void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const DepEdges edges = g_.edges();
     const OuterCalls& outer = m_.Derived<OuterCalls>();
+    // Two outliers of one outer call (a runtime call and the driver call in
+    // it) both shorten its edges: each change starts from the last.
+    absl::flat_hash_map<uint32_t, int64_t> changed;
+    auto lag = [&](uint32_t e) {
+      auto it = changed.find(e);
+      return it == changed.end() ? g_.EdgeLag(e) : it->second;
+    };
+    auto set = [&](uint32_t e, int64_t value) {
+      changed[e] = value;
+      SetLag(edits, e, value);
+    };
     for (const FirstLaunchOutlier& f : first_launches_) {
       int32_t o = outer.outer[f.api];
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
       if (c < 0) continue;
       const int64_t excess = f.excess_ns();
-      TouchLag(edits);
       int32_t v = g_.CallEnd(c);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-        if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
+        if (edges[e].kind == DepEdgeKind::kCallDuration) set(e, std::max<int64_t>(0, lag(e) - excess));
       }
       // Its ops were submitted after the module loaded: that much earlier.
       for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
@@ -601,8 +671,8 @@ class WhatIfContext {
         int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
         for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
           if (edges[e].kind != DepEdgeKind::kSubmit) continue;
-          int64_t floor = std::min(edits.lag[e], g_.launch_latency_ns());
-          edits.lag[e] = std::max(floor, edits.lag[e] - excess);
+          int64_t floor = std::min(lag(e), g_.launch_latency_ns());
+          set(e, std::max(floor, lag(e) - excess));
         }
         ev.ops.push_back(op);
       }
@@ -743,6 +813,9 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
   WhatIfEstimate together;
   together.cause = causes.front();
   ReplayEdits all, one;
+  // `all`'s changed lags by edge (ascending, one each), merged with each
+  // cause's.
+  std::vector<std::pair<uint32_t, int64_t>> all_lags, one_lags, merged;
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
     context.Make(cause, one, est);
@@ -751,15 +824,30 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     together.op_count += est.op_count;
     together.call_count += est.call_count;
     together.unestimated_ops += est.unestimated_ops;
-    if (!one.lag.empty()) {
+    if (!one.lag_edge.empty()) {
       // Each cause's edits start from the recorded lags; causes that shorten
       // the same edge (host work of two NVTX names in one gap) add up.
-      const std::vector<int64_t>& lags = graph.lags();
-      if (all.lag.empty()) all.lag = lags;
-      for (size_t i = 0; i < one.lag.size() && i < lags.size(); ++i) {
-        const int64_t cut = SaturatingSub(lags[i], one.lag[i]);
-        if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
+      one_lags.clear();
+      for (size_t k = 0; k < one.lag_edge.size(); ++k) one_lags.push_back({one.lag_edge[k], one.lag[k]});
+      std::stable_sort(one_lags.begin(), one_lags.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      merged.clear();
+      size_t a = 0;
+      for (size_t k = 0; k < one_lags.size(); ++k) {
+        if (k + 1 < one_lags.size() && one_lags[k + 1].first == one_lags[k].first) continue;  // the later holds
+        const auto [i, lag] = one_lags[k];
+        while (a < all_lags.size() && all_lags[a].first < i) merged.push_back(all_lags[a++]);
+        const bool listed = a < all_lags.size() && all_lags[a].first == i;
+        const int64_t recorded = graph.EdgeLag(i), current = listed ? all_lags[a++].second : recorded;
+        const int64_t cut = SaturatingSub(recorded, lag);
+        if (cut > 0) {
+          merged.push_back({i, std::max<int64_t>(SaturatingSub(current, cut), std::min<int64_t>(0, lag))});
+        } else if (listed) {
+          merged.push_back({i, current});
+        }
       }
+      merged.insert(merged.end(), all_lags.begin() + static_cast<std::ptrdiff_t>(a), all_lags.end());
+      all_lags.swap(merged);
     }
     if (!one.removed.empty()) {
       if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
@@ -767,7 +855,14 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     }
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
-  one = {};  // before the replay's own buffers (8 bytes an edge and an event)
+  one = {};  // before the replay's own buffers (8 bytes an event)
+  std::vector<std::pair<uint32_t, int64_t>>().swap(one_lags);
+  std::vector<std::pair<uint32_t, int64_t>>().swap(merged);
+  for (const auto& [edge, lag] : all_lags) {
+    all.lag_edge.push_back(edge);
+    all.lag.push_back(lag);
+  }
+  std::vector<std::pair<uint32_t, int64_t>>().swap(all_lags);
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);
