@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-
 namespace streamscope {
 
 std::string_view PathSegmentKindName(PathSegmentKind k) {

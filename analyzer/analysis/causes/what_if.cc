@@ -49,7 +49,8 @@ class ChangedLags {
       values_ = edits.lag.data();
     } else {
       by_edge.reserve(edits.lag_edge.size());
-      for (size_t k = 0; k < edits.lag_edge.size(); ++k) by_edge.push_back({edits.lag_edge[k], static_cast<uint32_t>(k)});
+      for (size_t k = 0; k < edits.lag_edge.size(); ++k)
+        by_edge.push_back({edits.lag_edge[k], static_cast<uint32_t>(k)});
       std::sort(by_edge.begin(), by_edge.end());
       for (size_t k = 0; k < by_edge.size(); ++k) {
         if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;  // the later holds
@@ -175,8 +176,8 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
       ReplayEvents<true, true, false, false>,   ReplayEvents<true, true, false, true>,
       ReplayEvents<true, true, true, false>,    ReplayEvents<true, true, true, true>,
   };
-  const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) +
-                   (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) +
+                   (keep_binding ? 1 : 0);
   kEvents[kind](g, edits, lags, added, r);
   int64_t graph_end = kMinEnd;
   for (size_t k = 0; k < g.op_count(); ++k) {
