@@ -229,12 +229,18 @@ bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == 
 
 int32_t DependencyGraph::GraphOp(int32_t model_op) const {
   int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
-  return k >= 0 && static_cast<size_t>(k) < ops_.size() ? static_cast<int32_t>(k) : -1;
+  return k >= 0 && static_cast<size_t>(k) < op_count_ ? static_cast<int32_t>(k) : -1;
 }
 
 int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
   auto it = std::upper_bound(edge_begin_.begin(), edge_begin_.end(), i);
   return static_cast<int32_t>(it - edge_begin_.begin()) - 1;
+}
+
+int64_t DependencyGraph::WideLag(uint32_t i) const {
+  auto it =
+      std::lower_bound(wide_lags_.begin(), wide_lags_.end(), std::make_pair(i, std::numeric_limits<int64_t>::min()));
+  return it != wide_lags_.end() && it->first == i ? it->second : 0;
 }
 
 int32_t DependencyGraph::GraphCall(int32_t model_api) const {
@@ -326,7 +332,7 @@ class DependencyGraphBuilder {
   void Items() {
     const size_t o0 = FirstOpStartingAt(m_, w_.start_ns), o1 = FirstOpStartingAt(m_, w_.end_ns);
     g_.first_model_op_ = static_cast<int32_t>(o0);
-    for (size_t i = o0; i < std::max(o0, o1); ++i) g_.ops_.push_back(static_cast<int32_t>(i));
+    g_.op_count_ = std::max(o0, o1) - o0;
     auto [a0, a1] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
     g_.first_model_api_ = static_cast<int32_t>(a0);
     g_.call_lookup_.assign(a1 - a0, -1);
@@ -335,9 +341,9 @@ class DependencyGraphBuilder {
       g_.call_lookup_[a - a0] = static_cast<int32_t>(g_.calls_.size());
       g_.calls_.push_back(static_cast<int32_t>(a));
     }
-    g_.recorded_ns_.resize(2 * (g_.ops_.size() + g_.calls_.size()));
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      size_t i = static_cast<size_t>(g_.ops_[k]);
+    g_.recorded_ns_.resize(2 * (g_.op_count_ + g_.calls_.size()));
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      size_t i = static_cast<size_t>(g_.ModelOp(k));
       g_.recorded_ns_[DependencyGraph::OpStart(k)] = m_.ops.start_ns[i];
       g_.recorded_ns_[DependencyGraph::OpEnd(k)] = OpEndOf(m_, i);
       if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
@@ -345,17 +351,20 @@ class DependencyGraphBuilder {
     g_.call_tid_.resize(g_.calls_.size());
     g_.call_blocking_.assign(g_.calls_.size(), BlockingKind::kNone);
     g_.call_sync_stream_.assign(g_.calls_.size(), -1);
+    absl::flat_hash_map<int64_t, int32_t> tid_index;
     for (size_t c = 0; c < g_.calls_.size(); ++c) {
       size_t a = static_cast<size_t>(g_.calls_[c]);
       g_.recorded_ns_[g_.CallStart(c)] = m_.api.start_ns[a];
       g_.recorded_ns_[g_.CallEnd(c)] = m_.api.end_ns[a];
-      g_.call_tid_[c] = m_.api.tid[a];
+      auto [it, added] = tid_index.try_emplace(m_.api.tid[a], static_cast<int32_t>(g_.tids_.size()));
+      if (added) g_.tids_.push_back(m_.api.tid[a]);
+      g_.call_tid_[c] = it->second;
     }
-    g_.op_submitter_.assign(g_.ops_.size(), -1);
-    g_.op_submitter_api_.assign(g_.ops_.size(), -1);
+    g_.op_submitter_.assign(g_.op_count_, -1);
+    g_.op_submitter_api_.assign(g_.op_count_, -1);
     own_ops_begin_.assign(g_.calls_.size() + 1, 0);
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ops_[k]));
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ModelOp(k)));
       if (a < 0 || outer_.outer[a] < 0) continue;
       g_.op_submitter_api_[k] = a;
       int32_t c = g_.GraphCall(outer_.outer[a]);
@@ -367,8 +376,8 @@ class DependencyGraphBuilder {
     for (size_t c = 0; c < g_.calls_.size(); ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
     own_ops_.resize(own_ops_begin_.back());
     std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ops_[k];
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
     }
   }
 
@@ -395,8 +404,8 @@ class DependencyGraphBuilder {
     const GpuOps& ops = m_.ops;
     absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;         // (stream, partner) -> op
     absl::flat_hash_map<int64_t, std::vector<size_t>> graph_launches;  // correlation id -> graph ops
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      const int32_t i = g_.ops_[k];
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      const int32_t i = g_.ModelOp(k);
       const int32_t start = DependencyGraph::OpStart(k);
       Emit(DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
            DepEdgeKind::kOpDuration);
@@ -434,7 +443,7 @@ class DependencyGraphBuilder {
             std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, size_t x) { return t < end_of(x); });
         if (it == by_end.begin()) continue;
         size_t from = *(it - 1);
-        if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
+        if (from == k || ops.stream[g_.ModelOp(from)] == ops.stream[g_.ModelOp(k)]) continue;
         Emit(DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph);
       }
     }
@@ -616,7 +625,17 @@ class DependencyGraphBuilder {
         ++per_kind[static_cast<int>(g_.edge_kind_[i])];
       }
     }
-    g_.edge_lag_ = std::move(natural_);
+    g_.edge_lag_.resize(natural_.size());
+    for (size_t i = 0; i < natural_.size(); ++i) {
+      const int64_t lag = natural_[i];
+      if (lag > std::numeric_limits<int32_t>::min() && lag <= std::numeric_limits<int32_t>::max()) {
+        g_.edge_lag_[i] = static_cast<int32_t>(lag);
+      } else {
+        g_.edge_lag_[i] = DependencyGraph::kWideLag;
+        g_.wide_lags_.push_back({static_cast<uint32_t>(i), lag});
+      }
+    }
+    std::vector<int64_t>().swap(natural_);
     for (int k = 0; k < kNumDepEdgeKinds; ++k) {
       if (per_kind[k] > 0)
         g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
@@ -674,7 +693,7 @@ class DependencyGraphBuilder {
   // an indirect sort of all events took most of the graph's time at 10M ops.
   void ByTime(std::vector<int32_t>& order) const {
     const std::vector<int64_t>& t = g_.recorded_ns_;
-    const size_t ops = g_.ops_.size(), calls = g_.calls_.size();
+    const size_t ops = g_.op_count_, calls = g_.calls_.size();
     auto run = [&](size_t count, auto event_of) {
       std::vector<int32_t> r(count);
       for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));

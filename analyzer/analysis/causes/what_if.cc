@@ -97,7 +97,6 @@ struct AddedByTarget {
 template <bool kLags, bool kRemoved, bool kAdded, bool kBinding>
 void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
                   const AddedByTarget& added, ReplayResult& r) {
-  const std::vector<int64_t>& recorded_lags = g.lags();
   const auto edge_count = static_cast<int32_t>(g.edge_count());
   for (int32_t v : g.order()) {
     bool any = false;
@@ -125,7 +124,7 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
       if constexpr (kLags) {
         lag = lags.Lag(g, i);
       } else {
-        lag = recorded_lags[i];
+        lag = g.EdgeLag(i);
       }
       offer(SaturatingAdd(src, lag), static_cast<int32_t>(i));
     }
@@ -809,14 +808,34 @@ WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& c
 
 namespace {
 
+// Puts `edits`' changed lags in edge order, one per edge (of an edge
+// listed twice, the later lag holds). Usually in order already.
+void ByEdge(ReplayEdits& edits) {
+  const std::vector<uint32_t>& e = edits.lag_edge;
+  if (std::adjacent_find(e.begin(), e.end(), std::greater_equal<uint32_t>()) == e.end()) return;
+  std::vector<std::pair<uint32_t, uint32_t>> by_edge;  // (edge, place)
+  by_edge.reserve(e.size());
+  for (size_t k = 0; k < e.size(); ++k) by_edge.push_back({e[k], static_cast<uint32_t>(k)});
+  std::sort(by_edge.begin(), by_edge.end());
+  std::vector<uint32_t> edge;
+  std::vector<int64_t> lag;
+  for (size_t k = 0; k < by_edge.size(); ++k) {
+    if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;
+    edge.push_back(by_edge[k].first);
+    lag.push_back(edits.lag[by_edge[k].second]);
+  }
+  edits.lag_edge.swap(edge);
+  edits.lag.swap(lag);
+}
+
 WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
                         const std::vector<WhatIfCause>& causes) {
   WhatIfEstimate together;
   together.cause = causes.front();
   ReplayEdits all, one;
-  // `all`'s changed lags by edge (ascending, one each), merged with each
-  // cause's.
-  std::vector<std::pair<uint32_t, int64_t>> all_lags, one_lags, merged;
+  // `all`'s changed lags are kept by edge (ascending, one each) and merged
+  // with each cause's.
+  ReplayEdits merged;
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
     context.Make(cause, one, est);
@@ -828,27 +847,30 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     if (!one.lag_edge.empty()) {
       // Each cause's edits start from the recorded lags; causes that shorten
       // the same edge (host work of two NVTX names in one gap) add up.
-      one_lags.clear();
-      for (size_t k = 0; k < one.lag_edge.size(); ++k) one_lags.push_back({one.lag_edge[k], one.lag[k]});
-      std::stable_sort(one_lags.begin(), one_lags.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      merged.clear();
+      ByEdge(one);
+      merged.lag_edge.clear();
+      merged.lag.clear();
       size_t a = 0;
-      for (size_t k = 0; k < one_lags.size(); ++k) {
-        if (k + 1 < one_lags.size() && one_lags[k + 1].first == one_lags[k].first) continue;  // the later holds
-        const auto [i, lag] = one_lags[k];
-        while (a < all_lags.size() && all_lags[a].first < i) merged.push_back(all_lags[a++]);
-        const bool listed = a < all_lags.size() && all_lags[a].first == i;
-        const int64_t recorded = graph.EdgeLag(i), current = listed ? all_lags[a++].second : recorded;
+      auto keep = [&](uint32_t edge, int64_t lag) {
+        merged.lag_edge.push_back(edge);
+        merged.lag.push_back(lag);
+      };
+      for (size_t k = 0; k < one.lag_edge.size(); ++k) {
+        const uint32_t i = one.lag_edge[k];
+        const int64_t lag = one.lag[k];
+        for (; a < all.lag_edge.size() && all.lag_edge[a] < i; ++a) keep(all.lag_edge[a], all.lag[a]);
+        const bool listed = a < all.lag_edge.size() && all.lag_edge[a] == i;
+        const int64_t recorded = graph.EdgeLag(i), current = listed ? all.lag[a++] : recorded;
         const int64_t cut = SaturatingSub(recorded, lag);
         if (cut > 0) {
-          merged.push_back({i, std::max<int64_t>(SaturatingSub(current, cut), std::min<int64_t>(0, lag))});
+          keep(i, std::max<int64_t>(SaturatingSub(current, cut), std::min<int64_t>(0, lag)));
         } else if (listed) {
-          merged.push_back({i, current});
+          keep(i, current);
         }
       }
-      merged.insert(merged.end(), all_lags.begin() + static_cast<std::ptrdiff_t>(a), all_lags.end());
-      all_lags.swap(merged);
+      for (; a < all.lag_edge.size(); ++a) keep(all.lag_edge[a], all.lag[a]);
+      all.lag_edge.swap(merged.lag_edge);
+      all.lag.swap(merged.lag);
     }
     if (!one.removed.empty()) {
       if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
@@ -857,13 +879,7 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
   one = {};  // before the replay's own buffers (8 bytes an event)
-  std::vector<std::pair<uint32_t, int64_t>>().swap(one_lags);
-  std::vector<std::pair<uint32_t, int64_t>>().swap(merged);
-  for (const auto& [edge, lag] : all_lags) {
-    all.lag_edge.push_back(edge);
-    all.lag.push_back(lag);
-  }
-  std::vector<std::pair<uint32_t, int64_t>>().swap(all_lags);
+  merged = {};
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);
