@@ -59,6 +59,7 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
     plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
   }
   for (const std::string& name : sections) AddSection(name, plan);
+  plan.op_attribution_per_op = tables;
   if (tables) {
     plan.overlap_options.max_ops_per_interval = -1;
     plan.hazard_options.max_listed = -1;

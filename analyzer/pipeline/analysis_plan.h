@@ -57,6 +57,8 @@ struct AnalysisPlan {
   // Which PyTorch operator or annotation launched each GPU op (traces
   // with CPU-op or annotation ranges: torch.profiler imports).
   bool op_attribution = false;
+  // Each op's launchers as well as the totals (CSV and --save tables).
+  bool op_attribution_per_op = true;
 
   OverlapOptions overlap_options;
   IdleGapsOptions idle_gaps_options;

@@ -112,7 +112,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     MarkPhase("launch_stats");
   }
   if (plan.op_attribution) {
-    w.op_attribution = AnalyzeOpAttribution(model, window);
+    w.op_attribution = AnalyzeOpAttribution(model, window, plan.op_attribution_per_op);
     MarkPhase("op_attribution");
   }
   if (threads) {
