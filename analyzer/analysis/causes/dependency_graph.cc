@@ -267,7 +267,7 @@ class DependencyGraphBuilder {
     // The edges are made twice: once to count each event's in-edges, then
     // written in place, grouped by target. A list of every edge sorted by
     // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     g_.edge_begin_.assign(n + 1, 0);
     counting_ = true;
     Edges();
@@ -307,7 +307,7 @@ class DependencyGraphBuilder {
   // offset + launch latency). Counted, or written into its target's slots.
   // An edge whose source was recorded after its target is left out.
   void Emit(int32_t to, int32_t from, int64_t from_ns, int64_t natural, DepEdgeKind kind) {
-    if (from_ns > g_.recorded_ns_[to]) {
+    if (from_ns > g_.Recorded(to)) {
       if (counting_) ++against_time_;
       return;
     }
@@ -341,11 +341,12 @@ class DependencyGraphBuilder {
       g_.call_lookup_[a - a0] = static_cast<int32_t>(g_.calls_.size());
       g_.calls_.push_back(static_cast<int32_t>(a));
     }
-    g_.recorded_ns_.resize(2 * (g_.op_count_ + g_.calls_.size()));
+    g_.op_start_ = m_.ops.start_ns.data() + o0;
+    g_.op_end_ = m_.ops.end_ns.data() + o0;
+    g_.api_start_ = m_.api.start_ns.data();
+    g_.api_end_ = m_.api.end_ns.data();
     for (size_t k = 0; k < g_.op_count_; ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
-      g_.recorded_ns_[DependencyGraph::OpStart(k)] = m_.ops.start_ns[i];
-      g_.recorded_ns_[DependencyGraph::OpEnd(k)] = OpEndOf(m_, i);
       if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
     }
     g_.call_tid_.resize(g_.calls_.size());
@@ -354,8 +355,6 @@ class DependencyGraphBuilder {
     absl::flat_hash_map<int64_t, int32_t> tid_index;
     for (size_t c = 0; c < g_.calls_.size(); ++c) {
       size_t a = static_cast<size_t>(g_.calls_[c]);
-      g_.recorded_ns_[g_.CallStart(c)] = m_.api.start_ns[a];
-      g_.recorded_ns_[g_.CallEnd(c)] = m_.api.end_ns[a];
       auto [it, added] = tid_index.try_emplace(m_.api.tid[a], static_cast<int32_t>(g_.tids_.size()));
       if (added) g_.tids_.push_back(m_.api.tid[a]);
       g_.call_tid_[c] = it->second;
@@ -435,10 +434,10 @@ class DependencyGraphBuilder {
     for (auto& [corr, members] : graph_launches) {
       if (members.size() < 2) continue;
       std::vector<size_t> by_end = members;
-      auto end_of = [&](size_t k) { return g_.recorded_ns_[DependencyGraph::OpEnd(k)]; };
+      auto end_of = [&](size_t k) { return g_.Recorded(DependencyGraph::OpEnd(k)); };
       std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
       for (size_t k : members) {
-        int64_t start = g_.recorded_ns_[DependencyGraph::OpStart(k)];
+        int64_t start = g_.Recorded(DependencyGraph::OpStart(k));
         auto it =
             std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, size_t x) { return t < end_of(x); });
         if (it == by_end.begin()) continue;
@@ -589,7 +588,7 @@ class DependencyGraphBuilder {
 
   // The binding edge of each event and every edge's lag (see the header).
   void AssignLags() {
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     const std::vector<uint32_t>& begin = g_.edge_begin_;
     if (against_time_ > 0) g_.stats_["edge_against_time"] = against_time_;
     // Pass 1: which ops waited for their submission (launch latency not
@@ -599,7 +598,7 @@ class DependencyGraphBuilder {
       if (begin[e] == begin[e + 1]) continue;
       const uint32_t i = Binding(begin[e], begin[e + 1], 0);
       if (g_.edge_kind_[i] == DepEdgeKind::kSubmit) {
-        bound_lags.push_back(g_.recorded_ns_[e] - g_.EdgeSourceNs(i) - natural_[i]);
+        bound_lags.push_back(g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i) - natural_[i]);
       }
     }
     int64_t latency = 0;
@@ -620,7 +619,7 @@ class DependencyGraphBuilder {
       const uint32_t bind = Binding(b, end, latency);
       g_.binding_[e] = static_cast<int32_t>(bind);
       for (uint32_t i = b; i < end; ++i) {
-        int64_t distance = g_.recorded_ns_[e] - g_.EdgeSourceNs(i);
+        int64_t distance = g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i);
         natural_[i] = i == bind ? distance : std::min(Natural(i, latency), distance);
         ++per_kind[static_cast<int>(g_.edge_kind_[i])];
       }
@@ -663,14 +662,14 @@ class DependencyGraphBuilder {
   // edges. Edges that still point backwards (a cycle among equal times)
   // are neutralised: they are dropped from the replay.
   void Order() {
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     std::vector<int32_t>& order = g_.order_;
     ByTime(order);
     std::vector<uint32_t> pos(n);
     for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
     for (size_t b = 0; b < n;) {
       size_t e = b + 1;
-      while (e < n && g_.recorded_ns_[order[e]] == g_.recorded_ns_[order[b]]) ++e;
+      while (e < n && g_.Recorded(order[e]) == g_.Recorded(order[b])) ++e;
       if (e - b > 1) SortTies(order, pos, b, e);
       b = e;
     }
@@ -682,7 +681,7 @@ class DependencyGraphBuilder {
         ++g_.stats_["edge_cycle_dropped"];
         // From outside: keeps its recorded source time, a constant.
         g_.edge_from_[i] = -1 - static_cast<int32_t>(g_.outside_ns_.size());
-        g_.outside_ns_.push_back(g_.recorded_ns_[from]);
+        g_.outside_ns_.push_back(g_.Recorded(from));
       }
     }
   }
@@ -692,21 +691,24 @@ class DependencyGraphBuilder {
   // of the four runs is sorted on its own (time, event) pairs, then merged:
   // an indirect sort of all events took most of the graph's time at 10M ops.
   void ByTime(std::vector<int32_t>& order) const {
-    const std::vector<int64_t>& t = g_.recorded_ns_;
+    auto t = [this](int32_t e) { return g_.Recorded(e); };
     const size_t ops = g_.op_count_, calls = g_.calls_.size();
     auto run = [&](size_t count, auto event_of) {
       std::vector<int32_t> r(count);
       for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));
-      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t[a] < t[b]; });
+      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t(a) < t(b); });
       if (!sorted) {
         std::vector<std::pair<int64_t, int32_t>> keyed(count);
-        for (size_t k = 0; k < count; ++k) keyed[k] = {t[r[k]], r[k]};
+        for (size_t k = 0; k < count; ++k) keyed[k] = {t(r[k]), r[k]};
         std::sort(keyed.begin(), keyed.end());
         for (size_t k = 0; k < count; ++k) r[k] = keyed[k].second;
       }
       return r;
     };
-    auto before = [&](int32_t a, int32_t b) { return t[a] < t[b] || (t[a] == t[b] && a < b); };
+    auto before = [&](int32_t a, int32_t b) {
+      const int64_t ta = t(a), tb = t(b);
+      return ta < tb || (ta == tb && a < b);
+    };
     std::vector<int32_t> ops_by_time;
     {
       std::vector<int32_t> starts = run(ops, [](size_t k) { return DependencyGraph::OpStart(k); });
@@ -721,7 +723,7 @@ class DependencyGraphBuilder {
       calls_by_time.resize(2 * calls);
       std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), calls_by_time.begin(), before);
     }
-    order.resize(t.size());
+    order.resize(g_.event_count());
     std::merge(ops_by_time.begin(), ops_by_time.end(), calls_by_time.begin(), calls_by_time.end(), order.begin(),
                before);
   }

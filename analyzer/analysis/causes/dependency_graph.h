@@ -58,6 +58,7 @@
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -166,7 +167,7 @@ class DependencyGraph {
   int32_t GraphCall(int32_t model_api) const;
 
   // Events: 2 per item, ops first.
-  size_t event_count() const { return recorded_ns_.size(); }
+  size_t event_count() const { return 2 * (op_count_ + calls_.size()); }
   static int32_t OpStart(size_t k) { return static_cast<int32_t>(2 * k); }
   static int32_t OpEnd(size_t k) { return static_cast<int32_t>(2 * k + 1); }
   int32_t CallStart(size_t c) const { return static_cast<int32_t>(2 * (op_count_ + c)); }
@@ -177,7 +178,15 @@ class DependencyGraph {
   size_t ItemOf(int32_t e) const {
     return IsOpEvent(e) ? static_cast<size_t>(e) / 2 : static_cast<size_t>(e) / 2 - op_count_;
   }
-  int64_t Recorded(int32_t e) const { return recorded_ns_[e]; }
+  int64_t Recorded(int32_t e) const {
+    const size_t item = static_cast<size_t>(e) >> 1;
+    if (item < op_count_) {
+      const int64_t start = op_start_[item];
+      return (e & 1) != 0 ? std::max(start, op_end_[item]) : start;  // an end before its start: at the start
+    }
+    const auto a = static_cast<size_t>(calls_[item - op_count_]);
+    return (e & 1) != 0 ? api_end_[a] : api_start_[a];
+  }
 
   // In-edges of an event; edge indices are global (EdgeIndex + i).
   uint32_t EdgeBegin(int32_t e) const { return edge_begin_[e]; }
@@ -194,7 +203,7 @@ class DependencyGraph {
   }
   int64_t EdgeSourceNs(uint32_t i) const {
     const int32_t f = edge_from_[i];
-    return f >= 0 ? recorded_ns_[static_cast<size_t>(f)] : outside_ns_[static_cast<size_t>(-1 - f)];
+    return f >= 0 ? Recorded(f) : outside_ns_[static_cast<size_t>(-1 - f)];
   }
   // The target event of edge `i` (a binary search: edges are grouped by target).
   int32_t EdgeTarget(uint32_t i) const;
@@ -236,7 +245,12 @@ class DependencyGraph {
   std::vector<int32_t> calls_;
   std::vector<int32_t> call_lookup_;  // by model api index - first_model_api_
   int32_t first_model_api_ = 0;
-  std::vector<int64_t> recorded_ns_;
+  // Recorded times are read from the model's columns (8 bytes an event
+  // less): the graph must not outlive its model (moving the model is fine).
+  const int64_t* op_start_ = nullptr;  // at first_model_op_
+  const int64_t* op_end_ = nullptr;
+  const int64_t* api_start_ = nullptr;  // by model api index
+  const int64_t* api_end_ = nullptr;
   std::vector<uint32_t> edge_begin_;
   // Per edge: the source event, or -1 - k for a source outside the window
   // whose recorded time is outside_ns_[k] (rare: an edge from before the
