@@ -52,8 +52,9 @@
 // Cost: O(n log n) in the window's ops and calls (plus per-op lookups over
 // the streams a legacy-stream op must follow). Memory: 9 bytes an edge
 // (source, kind, and a 32-bit lag in columns; lags beyond 32 bits listed
-// apart) and 20 an event (recorded time, first in-edge, place in the order,
-// binding edge), about 5 edges and 4 events an op. Thread-safe: reads the model only; the graph is immutable after
+// apart) and 12 an event (first in-edge, place in the order, binding edge;
+// recorded times are read from the model), about 5 edges and 4 events an
+// op. Thread-safe: reads the model only; the graph is immutable after
 // BuildDependencyGraph.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
