@@ -322,8 +322,8 @@ class WhatIfContext {
   std::vector<WhatIfCause> Candidates() const {
     std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
     absl::flat_hash_map<StringId, int64_t> host;
-    for (const HostGap& gap : gaps_) {
-      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) host[parts_[k].first] += parts_[k].second;
+    for (size_t g = 0; g < gaps_.size(); ++g) {
+      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) host[part_name_[k]] += part_ns_[k];
     }
     for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
     std::vector<std::pair<WhatIfCause, int64_t>> syncs;
@@ -397,39 +397,44 @@ class WhatIfContext {
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
-    est.ops = ev.Listed(std::move(ev.ops));
-    est.calls = ev.Listed(std::move(ev.calls));
+    est.ops = ev.ops.Take();
+    est.calls = ev.calls.Take();
   }
 
  private:
   struct HostGap {
     uint32_t edge;
-    uint32_t call;                    // graph call (16 bytes a gap, not 24: a gap per call)
-    uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
+    uint32_t call;  // graph call (16 bytes a gap, not 24: a gap per call)
+    // In part_name_ / part_ns_: host time per innermost range (kNoString:
+    // none), up to the next gap's parts_begin (12 bytes a gap).
+    uint32_t parts_begin;
+  };
+  // The `limit` smallest distinct values pushed, ascending, and how many
+  // were pushed: a cause's evidence lists a few of up to millions of ops
+  // and calls (a list of all of them, sorted at the end, took 8 bytes an
+  // op and a call at 10M ops).
+  class Kept {
+   public:
+    explicit Kept(int limit) : limit_(static_cast<size_t>(std::max(0, limit))) {}
+    void push_back(int32_t x) {
+      ++pushed_;
+      if (limit_ == 0 || (values_.size() == limit_ && x >= values_.back())) return;
+      auto it = std::lower_bound(values_.begin(), values_.end(), x);
+      if (it != values_.end() && *it == x) return;
+      values_.insert(it, x);
+      if (values_.size() > limit_) values_.pop_back();
+    }
+    size_t size() const { return pushed_; }
+    std::vector<int32_t> Take() { return std::move(values_); }
+
+   private:
+    size_t limit_;
+    size_t pushed_ = 0;
+    std::vector<int32_t> values_;
   };
   struct Evidence {
-    explicit Evidence(int limit) : limit(limit) {}
-    int limit;
-    std::vector<int32_t> ops, calls;
-    // The `limit` smallest distinct values, ascending. The smallest few
-    // times `limit` values sorted first usually hold them (a whole sort of
-    // every op of a cause cost a second at 1M ops); else the whole sort.
-    std::vector<int32_t> Listed(std::vector<int32_t> v) const {
-      const size_t keep = static_cast<size_t>(std::max(0, limit));
-      const size_t head = std::min(v.size(), keep * 4 + 64);
-      if (head < v.size()) {
-        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head), v.end());
-        auto unique_end = std::unique(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
-        if (static_cast<size_t>(unique_end - v.begin()) >= keep) {
-          v.resize(keep);
-          return v;
-        }
-      }
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-      if (v.size() > keep) v.resize(keep);
-      return v;
-    }
+    explicit Evidence(int limit) : ops(limit), calls(limit) {}
+    Kept ops, calls;
   };
 
   // The per-edge edits a cause makes, from the recorded lags and nothing
@@ -495,17 +500,18 @@ class WhatIfContext {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(parts_.size()), 0};
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
-          for (size_t k = gap.parts_begin; k < parts_.size(); ++k) {
-            if (parts_[k].first == name) {
-              parts_[k].second += ns;
+          for (size_t k = gap.parts_begin; k < part_name_.size(); ++k) {
+            if (part_name_[k] == name) {
+              part_ns_[k] += ns;
               return;
             }
           }
-          parts_.push_back({name, ns});
+          part_name_.push_back(name);
+          part_ns_.push_back(ns);
         };
         auto it = spans.find(g_.CallTid(c));
         if (it != spans.end()) {
@@ -519,16 +525,17 @@ class WhatIfContext {
           }
         }
         add(kNoString, b - cursor);
-        gap.parts_end = static_cast<uint32_t>(parts_.size());
         gaps_.push_back(gap);
       }
     }
   }
 
   void HostWork(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    for (const HostGap& gap : gaps_) {
-      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
-        const auto& [name, ns] = parts_[k];
+    for (size_t g = 0; g < gaps_.size(); ++g) {
+      const HostGap& gap = gaps_[g];
+      for (uint32_t k = gap.parts_begin; k < PartsEnd(g); ++k) {
+        const StringId name = part_name_[k];
+        const int64_t ns = part_ns_[k];
         if (name != cause.name) continue;
         // One part per name in a gap: each gap's edge changes once.
         SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
@@ -707,7 +714,12 @@ class WhatIfContext {
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
   std::vector<HostGap> gaps_;
-  std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
+  // The parts of all gaps_, each gap's a run, in two columns (12 bytes a part).
+  std::vector<StringId> part_name_;
+  std::vector<int64_t> part_ns_;
+  uint32_t PartsEnd(size_t g) const {
+    return g + 1 < gaps_.size() ? gaps_[g + 1].parts_begin : static_cast<uint32_t>(part_name_.size());
+  }
   // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
   std::vector<uint32_t> ops_of_call_begin_;
   std::vector<int32_t> ops_of_call_;
