@@ -109,12 +109,15 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     // Text over many instances keeps only what its summary prints.
     const bool summarize =
         options.format == ReportOptions::Format::kText && !options.save && windows.size() > kFullTextWindows;
+    // The instances' main findings print only in a summarized text.
+    AnalysisPlan window_plan = plan;
+    if (!summarize) window_plan.ranking_shown.primary = false;
     int64_t done = 0;
     for (const Window& w : windows) {
       if (timed) {
         ProgressPhase("analyzing " + path, done++, windows.size() > 1 ? static_cast<int64_t>(windows.size()) : 0);
       }
-      absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, plan, &hazards);
+      absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, window_plan, &hazards);
       if (!analysis.ok()) return analysis.status();
       t.Add(*std::move(analysis), summarize);
     }

@@ -12,10 +12,12 @@ namespace {
 void AddSection(std::string_view name, AnalysisPlan& plan) {
   if (name == "summary") {  // its figures and the diagnosis' leading findings
     plan.overlap = plan.idle_gaps = plan.gap_causes = plan.diagnose = true;
+    plan.ranking_shown.significant = true;
   } else if (name == "instances") {
     // The window's instances (a row each); with many windows, each window's
     // busy share, copies and primary finding.
     plan.instances = plan.overlap = plan.idle_gaps = plan.diagnose = true;
+    plan.ranking_shown.primary = true;
   } else if (name == "combined") {  // totals of busy, idle, compute and copy time
     plan.overlap = plan.idle_gaps = true;
   } else if (name == "overlap") {
@@ -34,6 +36,7 @@ void AddSection(std::string_view name, AnalysisPlan& plan) {
     // With the analyses it reads, at the report's options (WithDependencies
     // would list no ops per overlap interval).
     plan.diagnose = plan.overlap = plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
+    plan.ranking_shown.every_finding = true;
   } else if (name == "critical-path") {
     plan.critical_path = true;
   } else if (name == "hazards") {
@@ -50,6 +53,8 @@ void AddSection(std::string_view name, AnalysisPlan& plan) {
 
 AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const std::vector<std::string>& sections) {
   AnalysisPlan plan;
+  // Sections show parts of the ranking (AddSection says which).
+  plan.ranking_shown.every_finding = sections.empty();
   if (sections.empty()) {
     plan.overlap = plan.idle_gaps = plan.communication = true;
     plan.gap_causes = plan.hidden_sync = plan.launch_stats = plan.diagnose = plan.critical_path = true;
@@ -57,6 +62,7 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
     plan.ownership = plan.hazards = plan.timing_audit = plan.op_attribution = true;
   }
   for (const std::string& name : sections) AddSection(name, plan);
+  plan.op_attribution_per_op = tables;
   if (tables) {
     plan.overlap_options.max_ops_per_interval = -1;
     plan.hazard_options.max_listed = -1;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/diagnose_ranking.h"
 #include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/causes/hidden_sync.h"
 #include "analyzer/analysis/causes/launch_stats.h"
@@ -45,6 +46,10 @@ struct AnalysisPlan {
   // ranked by what-if savings on the window's dependency graph
   // (diagnose_ranking.h).
   bool diagnose = false;
+  // What the output shows of the diagnosis' ranking: a report's summary
+  // alone or its instances need the what-if estimates (and the dependency
+  // graph) only on some windows (RankingNeedsWhatIf).
+  RankingShown ranking_shown;
   // The window's critical path through host threads and GPU streams
   // (critical_path.h), on the same dependency graph as the ranking: a
   // report section and the export's timeline track.
@@ -56,6 +61,8 @@ struct AnalysisPlan {
   // Which PyTorch operator or annotation launched each GPU op (traces
   // with CPU-op or annotation ranges: torch.profiler imports).
   bool op_attribution = false;
+  // Each op's launchers as well as the totals (CSV and --save tables).
+  bool op_attribution_per_op = true;
 
   OverlapOptions overlap_options;
   IdleGapsOptions idle_gaps_options;

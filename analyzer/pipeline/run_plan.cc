@@ -120,7 +120,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     MarkPhase("launch_stats");
   }
   if (plan.op_attribution) {
-    w.op_attribution = AnalyzeOpAttribution(model, window);
+    w.op_attribution = AnalyzeOpAttribution(model, window, plan.op_attribution_per_op);
     MarkPhase("op_attribution");
   }
   if (threads) {
@@ -135,8 +135,10 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     if (plan.overlap) MarkPhase("diagnose");
   }
   // The ranking and the critical path share one dependency graph; a ranking
-  // of findings without a what-if cause needs none.
-  if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose)) {
+  // of findings without a what-if cause needs none, nor one of which the
+  // output shows no estimate (a summary whose significant findings have no
+  // what-if cause).
+  if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose, plan.ranking_shown)) {
     RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
   } else if (graph_needed) {
     if (graph_first) {

@@ -1,8 +1,7 @@
 #include "analyzer/analysis/causes/critical_path.h"
 
 #include <algorithm>
-
-#include "analyzer/analysis/causes/what_if.h"
+#include <limits>
 
 namespace streamscope {
 
@@ -24,24 +23,70 @@ bool IsHostSegment(PathSegmentKind k) {
   return k == PathSegmentKind::kApiCall || k == PathSegmentKind::kSyncReturn || k == PathSegmentKind::kHostWork;
 }
 
+namespace {
+
+// The replay with nothing changed gives back every recorded time, and each
+// event's time comes from the graph's binding edge (dependency_graph.h: the
+// binding edge's lag is the recorded distance, every other edge's at most
+// that): its end and ends-last op are the recorded ones. Read from the
+// graph, not replayed (a replay with bindings took 12 bytes an event).
+struct RecordedEnd {
+  int64_t end_ns = 0;
+  int32_t end_op = -1;  // graph op that ends last (-1: one from before the window)
+};
+
+RecordedEnd EndOf(const DependencyGraph& g) {
+  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
+  RecordedEnd r;
+  int64_t graph_end = kMinEnd;
+  for (size_t k = 0; k < g.op_count(); ++k) {
+    const int64_t end = g.Recorded(DependencyGraph::OpEnd(k));
+    if (r.end_op < 0 || end > graph_end) {
+      graph_end = end;
+      r.end_op = static_cast<int32_t>(k);
+    }
+  }
+  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
+  r.end_ns = std::max(graph_end, g.fixed_end_ns());
+  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
+  return r;
+}
+
+}  // namespace
+
 CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g) {
   CriticalPath path;
   path.window = g.window();
-  ReplayResult r = Replay(g, {}, /*keep_binding=*/true);
+  const RecordedEnd r = EndOf(g);
   path.end_ns = path.start_ns = r.end_ns;
   if (r.end_op < 0) return path;  // nothing in the window ends last
   const DepEdges edges = g.edges();
   const int64_t floor = g.window().start_ns;
-  int32_t v = DependencyGraph::OpEnd(static_cast<size_t>(r.end_op));
+  const int32_t last = DependencyGraph::OpEnd(static_cast<size_t>(r.end_op));
+  // The walk goes back in time: counted first, then written from the back,
+  // so that the segments (millions at 10M ops) are allocated once, in order.
+  size_t count = 0;
+  for (int32_t v = last;;) {
+    const int32_t i = g.Binding(v);
+    if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;
+    const int32_t from = g.EdgeFrom(static_cast<uint32_t>(i));
+    const int64_t src = g.EdgeSourceNs(static_cast<uint32_t>(i)), end = g.Recorded(v);
+    if (end - std::max(std::min(src, end), floor) > 0) ++count;
+    if (from == DepEdge::kOutside || src <= floor) break;
+    v = from;
+  }
+  path.segments.resize(count);
+  size_t place = count;
+  int32_t v = last;
   while (true) {
-    int32_t i = r.binding[v];
+    int32_t i = g.Binding(v);
     if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;
     const DepEdge& e = edges[i];
-    int64_t src = e.from == DepEdge::kOutside ? e.from_ns : r.t[e.from];
+    int64_t src = e.from == DepEdge::kOutside ? e.from_ns : g.Recorded(e.from);
     PathSegment s;
     s.edge = e.kind;
-    s.start_ns = std::max(std::min(src, r.t[v]), floor);
-    s.end_ns = r.t[v];
+    s.start_ns = std::max(std::min(src, g.Recorded(v)), floor);
+    s.end_ns = g.Recorded(v);
     const bool op_target = g.IsOpEvent(v);
     const size_t item = g.ItemOf(v);
     const int32_t op = op_target ? g.ModelOp(item) : -1;
@@ -74,12 +119,11 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
         s.op = g.ModelOp(g.ItemOf(e.from));
       }
     }
-    if (s.length() > 0) path.segments.push_back(s);
+    if (s.length() > 0 && place > 0) path.segments[--place] = s;
     path.start_ns = s.start_ns;
     if (e.from == DepEdge::kOutside || src <= floor) break;
     v = e.from;
   }
-  std::reverse(path.segments.begin(), path.segments.end());
   for (const PathSegment& s : path.segments) {
     path.kind_ns[static_cast<int>(s.kind)] += s.length();
     (IsHostSegment(s.kind) ? path.host_ns : path.gpu_ns) += s.length();

@@ -75,40 +75,73 @@ namespace {
 // Effective end: an op recorded as ending before it started ends at its start.
 int64_t OpEndOf(const TraceModel& m, size_t i) { return std::max(m.ops.start_ns[i], m.ops.end_ns[i]); }
 
-// When each op was submitted (its call's start, else its own start), per
-// stream in submission order. Built once per trace.
+// When an op was submitted: its call's start, else its own start.
+int64_t SubmitNs(const TraceModel& m, size_t i) {
+  int32_t a = m.ApiForOp(i);
+  return a >= 0 ? m.api.start_ns[a] : m.ops.start_ns[i];
+}
+
+// Each stream's ops in submission order, with their submission times.
+// Built once per trace, kept in columns (12 bytes an op; an entry of time,
+// correlation id and op took 24).
 struct SubmitOrder {
-  struct Entry {
-    int64_t t, corr;
-    int32_t op;
-    friend bool operator<(const Entry& a, const Entry& b) {
-      return std::tie(a.t, a.corr, a.op) < std::tie(b.t, b.corr, b.op);
-    }
+  struct Stream {
+    std::vector<int64_t> t;
+    std::vector<int32_t> op;
   };
-  explicit SubmitOrder(const TraceModel& m) : by_stream(m.streams.size()), submit_ns(m.ops.size()) {
+  explicit SubmitOrder(const TraceModel& m) : by_stream(m.streams.size()) {
+    struct Entry {
+      int64_t t, corr;
+      int32_t op;
+      bool operator<(const Entry& b) const { return std::tie(t, corr, op) < std::tie(b.t, b.corr, b.op); }
+    };
+    // Ops by stream (a counting sort), then each stream's entries sorted
+    // on their own: only one stream's entries at a time.
+    const size_t streams = m.streams.size();
+    std::vector<size_t> begin(streams + 1, 0);
     for (size_t i = 0; i < m.ops.size(); ++i) {
-      int32_t a = m.ApiForOp(i);
-      submit_ns[i] = a >= 0 ? m.api.start_ns[a] : m.ops.start_ns[i];
-      if (ValidStream(m, m.ops.stream[i])) {
-        by_stream[m.ops.stream[i]].push_back({submit_ns[i], m.ops.correlation_id[i], static_cast<int32_t>(i)});
+      if (ValidStream(m, m.ops.stream[i])) ++begin[static_cast<size_t>(m.ops.stream[i]) + 1];
+    }
+    for (size_t s = 0; s < streams; ++s) begin[s + 1] += begin[s];
+    std::vector<int32_t> ops(begin[streams]);
+    {
+      std::vector<size_t> fill(begin.begin(), begin.end() - 1);
+      for (size_t i = 0; i < m.ops.size(); ++i) {
+        if (ValidStream(m, m.ops.stream[i]))
+          ops[fill[static_cast<size_t>(m.ops.stream[i])]++] = static_cast<int32_t>(i);
       }
     }
-    for (auto& v : by_stream) std::sort(v.begin(), v.end());
+    std::vector<Entry> entries;
+    for (size_t s = 0; s < streams; ++s) {
+      if (begin[s] == begin[s + 1]) continue;
+      entries.clear();
+      for (size_t k = begin[s]; k < begin[s + 1]; ++k) {
+        const auto i = static_cast<size_t>(ops[k]);
+        entries.push_back({SubmitNs(m, i), m.ops.correlation_id[i], ops[k]});
+      }
+      std::sort(entries.begin(), entries.end());
+      Stream& x = by_stream[s];
+      x.t.reserve(entries.size());
+      x.op.reserve(entries.size());
+      for (const Entry& e : entries) {
+        x.t.push_back(e.t);
+        x.op.push_back(e.op);
+      }
+    }
   }
   // The last op submitted to `stream` before t, or -1.
   int32_t LastBefore(int32_t stream, int64_t t) const {
-    const auto& v = by_stream[stream];
-    auto it = std::lower_bound(v.begin(), v.end(), t, [](const Entry& e, int64_t x) { return e.t < x; });
-    return it == v.begin() ? -1 : (it - 1)->op;
+    const Stream& x = by_stream[stream];
+    const size_t k = static_cast<size_t>(std::lower_bound(x.t.begin(), x.t.end(), t) - x.t.begin());
+    return k == 0 ? -1 : x.op[k - 1];
   }
   // The first op submitted to `stream` at or after t, or -1.
   int32_t FirstFrom(int32_t stream, int64_t t) const {
-    const auto& v = by_stream[stream];
-    auto it = std::lower_bound(v.begin(), v.end(), t, [](const Entry& e, int64_t x) { return e.t < x; });
-    return it == v.end() ? -1 : it->op;
+    const Stream& x = by_stream[stream];
+    const size_t k = static_cast<size_t>(std::lower_bound(x.t.begin(), x.t.end(), t) - x.t.begin());
+    return k == x.t.size() ? -1 : x.op[k];
   }
-  std::vector<std::vector<Entry>> by_stream;
-  std::vector<int64_t> submit_ns;
+  std::vector<Stream> by_stream;
 };
 
 // Event records per handle (by time), the event each synchronize call
@@ -196,12 +229,18 @@ bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == 
 
 int32_t DependencyGraph::GraphOp(int32_t model_op) const {
   int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
-  return k >= 0 && static_cast<size_t>(k) < ops_.size() ? static_cast<int32_t>(k) : -1;
+  return k >= 0 && static_cast<size_t>(k) < op_count_ ? static_cast<int32_t>(k) : -1;
 }
 
 int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
   auto it = std::upper_bound(edge_begin_.begin(), edge_begin_.end(), i);
   return static_cast<int32_t>(it - edge_begin_.begin()) - 1;
+}
+
+int64_t DependencyGraph::WideLag(uint32_t i) const {
+  auto it =
+      std::lower_bound(wide_lags_.begin(), wide_lags_.end(), std::make_pair(i, std::numeric_limits<int64_t>::min()));
+  return it != wide_lags_.end() && it->first == i ? it->second : 0;
 }
 
 int32_t DependencyGraph::GraphCall(int32_t model_api) const {
@@ -228,7 +267,7 @@ class DependencyGraphBuilder {
     // The edges are made twice: once to count each event's in-edges, then
     // written in place, grouped by target. A list of every edge sorted by
     // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     g_.edge_begin_.assign(n + 1, 0);
     counting_ = true;
     Edges();
@@ -268,7 +307,7 @@ class DependencyGraphBuilder {
   // offset + launch latency). Counted, or written into its target's slots.
   // An edge whose source was recorded after its target is left out.
   void Emit(int32_t to, int32_t from, int64_t from_ns, int64_t natural, DepEdgeKind kind) {
-    if (from_ns > g_.recorded_ns_[to]) {
+    if (from_ns > g_.Recorded(to)) {
       if (counting_) ++against_time_;
       return;
     }
@@ -293,7 +332,7 @@ class DependencyGraphBuilder {
   void Items() {
     const size_t o0 = FirstOpStartingAt(m_, w_.start_ns), o1 = FirstOpStartingAt(m_, w_.end_ns);
     g_.first_model_op_ = static_cast<int32_t>(o0);
-    for (size_t i = o0; i < std::max(o0, o1); ++i) g_.ops_.push_back(static_cast<int32_t>(i));
+    g_.op_count_ = std::max(o0, o1) - o0;
     auto [a0, a1] = ApiStartingIn(m_, w_.start_ns, w_.end_ns);
     g_.first_model_api_ = static_cast<int32_t>(a0);
     g_.call_lookup_.assign(a1 - a0, -1);
@@ -302,27 +341,29 @@ class DependencyGraphBuilder {
       g_.call_lookup_[a - a0] = static_cast<int32_t>(g_.calls_.size());
       g_.calls_.push_back(static_cast<int32_t>(a));
     }
-    g_.recorded_ns_.resize(2 * (g_.ops_.size() + g_.calls_.size()));
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      size_t i = static_cast<size_t>(g_.ops_[k]);
-      g_.recorded_ns_[DependencyGraph::OpStart(k)] = m_.ops.start_ns[i];
-      g_.recorded_ns_[DependencyGraph::OpEnd(k)] = OpEndOf(m_, i);
+    g_.op_start_ = m_.ops.start_ns.data() + o0;
+    g_.op_end_ = m_.ops.end_ns.data() + o0;
+    g_.api_start_ = m_.api.start_ns.data();
+    g_.api_end_ = m_.api.end_ns.data();
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      size_t i = static_cast<size_t>(g_.ModelOp(k));
       if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
     }
     g_.call_tid_.resize(g_.calls_.size());
     g_.call_blocking_.assign(g_.calls_.size(), BlockingKind::kNone);
     g_.call_sync_stream_.assign(g_.calls_.size(), -1);
+    absl::flat_hash_map<int64_t, int32_t> tid_index;
     for (size_t c = 0; c < g_.calls_.size(); ++c) {
       size_t a = static_cast<size_t>(g_.calls_[c]);
-      g_.recorded_ns_[g_.CallStart(c)] = m_.api.start_ns[a];
-      g_.recorded_ns_[g_.CallEnd(c)] = m_.api.end_ns[a];
-      g_.call_tid_[c] = m_.api.tid[a];
+      auto [it, added] = tid_index.try_emplace(m_.api.tid[a], static_cast<int32_t>(g_.tids_.size()));
+      if (added) g_.tids_.push_back(m_.api.tid[a]);
+      g_.call_tid_[c] = it->second;
     }
-    g_.op_submitter_.assign(g_.ops_.size(), -1);
-    g_.op_submitter_api_.assign(g_.ops_.size(), -1);
+    g_.op_submitter_.assign(g_.op_count_, -1);
+    g_.op_submitter_api_.assign(g_.op_count_, -1);
     own_ops_begin_.assign(g_.calls_.size() + 1, 0);
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ops_[k]));
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ModelOp(k)));
       if (a < 0 || outer_.outer[a] < 0) continue;
       g_.op_submitter_api_[k] = a;
       int32_t c = g_.GraphCall(outer_.outer[a]);
@@ -334,8 +375,8 @@ class DependencyGraphBuilder {
     for (size_t c = 0; c < g_.calls_.size(); ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
     own_ops_.resize(own_ops_begin_.back());
     std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ops_[k];
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
     }
   }
 
@@ -362,8 +403,8 @@ class DependencyGraphBuilder {
     const GpuOps& ops = m_.ops;
     absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;         // (stream, partner) -> op
     absl::flat_hash_map<int64_t, std::vector<size_t>> graph_launches;  // correlation id -> graph ops
-    for (size_t k = 0; k < g_.ops_.size(); ++k) {
-      const int32_t i = g_.ops_[k];
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      const int32_t i = g_.ModelOp(k);
       const int32_t start = DependencyGraph::OpStart(k);
       Emit(DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
            DepEdgeKind::kOpDuration);
@@ -377,7 +418,7 @@ class DependencyGraphBuilder {
       const int32_t s = ops.stream[i];
       if (ValidStream(m_, s)) {
         for (int32_t b : partners_[s]) {
-          int32_t y = submit_.LastBefore(b, submit_.submit_ns[i]);
+          int32_t y = submit_.LastBefore(b, SubmitNs(m_, static_cast<size_t>(i)));
           if (y < 0) continue;
           int32_t& last =
               last_legacy_source.try_emplace((static_cast<uint64_t>(s) << 32) | static_cast<uint32_t>(b), -1)
@@ -393,15 +434,15 @@ class DependencyGraphBuilder {
     for (auto& [corr, members] : graph_launches) {
       if (members.size() < 2) continue;
       std::vector<size_t> by_end = members;
-      auto end_of = [&](size_t k) { return g_.recorded_ns_[DependencyGraph::OpEnd(k)]; };
+      auto end_of = [&](size_t k) { return g_.Recorded(DependencyGraph::OpEnd(k)); };
       std::sort(by_end.begin(), by_end.end(), [&](size_t a, size_t b) { return end_of(a) < end_of(b); });
       for (size_t k : members) {
-        int64_t start = g_.recorded_ns_[DependencyGraph::OpStart(k)];
+        int64_t start = g_.Recorded(DependencyGraph::OpStart(k));
         auto it =
             std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, size_t x) { return t < end_of(x); });
         if (it == by_end.begin()) continue;
         size_t from = *(it - 1);
-        if (from == k || ops.stream[g_.ops_[from]] == ops.stream[g_.ops_[k]]) continue;
+        if (from == k || ops.stream[g_.ModelOp(from)] == ops.stream[g_.ModelOp(k)]) continue;
         Emit(DependencyGraph::OpStart(k), DependencyGraph::OpEnd(from), end_of(from), 0, DepEdgeKind::kGraph);
       }
     }
@@ -547,7 +588,7 @@ class DependencyGraphBuilder {
 
   // The binding edge of each event and every edge's lag (see the header).
   void AssignLags() {
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     const std::vector<uint32_t>& begin = g_.edge_begin_;
     if (against_time_ > 0) g_.stats_["edge_against_time"] = against_time_;
     // Pass 1: which ops waited for their submission (launch latency not
@@ -557,7 +598,7 @@ class DependencyGraphBuilder {
       if (begin[e] == begin[e + 1]) continue;
       const uint32_t i = Binding(begin[e], begin[e + 1], 0);
       if (g_.edge_kind_[i] == DepEdgeKind::kSubmit) {
-        bound_lags.push_back(g_.recorded_ns_[e] - g_.EdgeSourceNs(i) - natural_[i]);
+        bound_lags.push_back(g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i) - natural_[i]);
       }
     }
     int64_t latency = 0;
@@ -578,12 +619,22 @@ class DependencyGraphBuilder {
       const uint32_t bind = Binding(b, end, latency);
       g_.binding_[e] = static_cast<int32_t>(bind);
       for (uint32_t i = b; i < end; ++i) {
-        int64_t distance = g_.recorded_ns_[e] - g_.EdgeSourceNs(i);
+        int64_t distance = g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i);
         natural_[i] = i == bind ? distance : std::min(Natural(i, latency), distance);
         ++per_kind[static_cast<int>(g_.edge_kind_[i])];
       }
     }
-    g_.edge_lag_ = std::move(natural_);
+    g_.edge_lag_.resize(natural_.size());
+    for (size_t i = 0; i < natural_.size(); ++i) {
+      const int64_t lag = natural_[i];
+      if (lag > std::numeric_limits<int32_t>::min() && lag <= std::numeric_limits<int32_t>::max()) {
+        g_.edge_lag_[i] = static_cast<int32_t>(lag);
+      } else {
+        g_.edge_lag_[i] = DependencyGraph::kWideLag;
+        g_.wide_lags_.push_back({static_cast<uint32_t>(i), lag});
+      }
+    }
+    std::vector<int64_t>().swap(natural_);
     for (int k = 0; k < kNumDepEdgeKinds; ++k) {
       if (per_kind[k] > 0)
         g_.stats_[absl::StrCat("edges_", std::string(DepEdgeKindName(static_cast<DepEdgeKind>(k))))] = per_kind[k];
@@ -611,14 +662,14 @@ class DependencyGraphBuilder {
   // edges. Edges that still point backwards (a cycle among equal times)
   // are neutralised: they are dropped from the replay.
   void Order() {
-    const size_t n = g_.recorded_ns_.size();
+    const size_t n = g_.event_count();
     std::vector<int32_t>& order = g_.order_;
     ByTime(order);
     std::vector<uint32_t> pos(n);
     for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
     for (size_t b = 0; b < n;) {
       size_t e = b + 1;
-      while (e < n && g_.recorded_ns_[order[e]] == g_.recorded_ns_[order[b]]) ++e;
+      while (e < n && g_.Recorded(order[e]) == g_.Recorded(order[b])) ++e;
       if (e - b > 1) SortTies(order, pos, b, e);
       b = e;
     }
@@ -630,7 +681,7 @@ class DependencyGraphBuilder {
         ++g_.stats_["edge_cycle_dropped"];
         // From outside: keeps its recorded source time, a constant.
         g_.edge_from_[i] = -1 - static_cast<int32_t>(g_.outside_ns_.size());
-        g_.outside_ns_.push_back(g_.recorded_ns_[from]);
+        g_.outside_ns_.push_back(g_.Recorded(from));
       }
     }
   }
@@ -640,21 +691,24 @@ class DependencyGraphBuilder {
   // of the four runs is sorted on its own (time, event) pairs, then merged:
   // an indirect sort of all events took most of the graph's time at 10M ops.
   void ByTime(std::vector<int32_t>& order) const {
-    const std::vector<int64_t>& t = g_.recorded_ns_;
-    const size_t ops = g_.ops_.size(), calls = g_.calls_.size();
+    auto t = [this](int32_t e) { return g_.Recorded(e); };
+    const size_t ops = g_.op_count_, calls = g_.calls_.size();
     auto run = [&](size_t count, auto event_of) {
       std::vector<int32_t> r(count);
       for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));
-      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t[a] < t[b]; });
+      const bool sorted = std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t(a) < t(b); });
       if (!sorted) {
         std::vector<std::pair<int64_t, int32_t>> keyed(count);
-        for (size_t k = 0; k < count; ++k) keyed[k] = {t[r[k]], r[k]};
+        for (size_t k = 0; k < count; ++k) keyed[k] = {t(r[k]), r[k]};
         std::sort(keyed.begin(), keyed.end());
         for (size_t k = 0; k < count; ++k) r[k] = keyed[k].second;
       }
       return r;
     };
-    auto before = [&](int32_t a, int32_t b) { return t[a] < t[b] || (t[a] == t[b] && a < b); };
+    auto before = [&](int32_t a, int32_t b) {
+      const int64_t ta = t(a), tb = t(b);
+      return ta < tb || (ta == tb && a < b);
+    };
     std::vector<int32_t> ops_by_time;
     {
       std::vector<int32_t> starts = run(ops, [](size_t k) { return DependencyGraph::OpStart(k); });
@@ -669,7 +723,7 @@ class DependencyGraphBuilder {
       calls_by_time.resize(2 * calls);
       std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), calls_by_time.begin(), before);
     }
-    order.resize(t.size());
+    order.resize(g_.event_count());
     std::merge(ops_by_time.begin(), ops_by_time.end(), calls_by_time.begin(), calls_by_time.end(), order.begin(),
                before);
   }

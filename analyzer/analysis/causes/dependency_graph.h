@@ -50,18 +50,22 @@
 // what the what-ifs keep when they change something upstream.
 //
 // Cost: O(n log n) in the window's ops and calls (plus per-op lookups over
-// the streams a legacy-stream op must follow). Memory: 13 bytes an edge
-// (source, kind, lag in columns) and 20 an event (recorded time, first
-// in-edge, place in the order, binding edge), about 5 edges and 4 events
-// an op. Thread-safe: reads the model only; the graph is immutable after
+// the streams a legacy-stream op must follow). Memory: 9 bytes an edge
+// (source, kind, and a 32-bit lag in columns; lags beyond 32 bits listed
+// apart) and 12 an event (first in-edge, place in the order, binding edge;
+// recorded times are read from the model), about 5 edges and 4 events an
+// op. Thread-safe: reads the model only; the graph is immutable after
 // BuildDependencyGraph.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/analysis/windows/window.h"
@@ -155,27 +159,35 @@ class DependencyGraph {
   const Window& window() const { return window_; }
 
   // Items: graph ops 0..op_count()-1, graph calls 0..call_count()-1.
-  size_t op_count() const { return ops_.size(); }
+  size_t op_count() const { return op_count_; }
   size_t call_count() const { return calls_.size(); }
-  int32_t ModelOp(size_t k) const { return ops_[k]; }      // model op index
-  int32_t ModelCall(size_t c) const { return calls_[c]; }  // model api index
+  int32_t ModelOp(size_t k) const { return first_model_op_ + static_cast<int32_t>(k); }  // model op index
+  int32_t ModelCall(size_t c) const { return calls_[c]; }                                // model api index
   // Graph op / call of a model index, or -1 when it is not in the graph.
   int32_t GraphOp(int32_t model_op) const;
   int32_t GraphCall(int32_t model_api) const;
 
   // Events: 2 per item, ops first.
-  size_t event_count() const { return recorded_ns_.size(); }
+  size_t event_count() const { return 2 * (op_count_ + calls_.size()); }
   static int32_t OpStart(size_t k) { return static_cast<int32_t>(2 * k); }
   static int32_t OpEnd(size_t k) { return static_cast<int32_t>(2 * k + 1); }
-  int32_t CallStart(size_t c) const { return static_cast<int32_t>(2 * (ops_.size() + c)); }
-  int32_t CallEnd(size_t c) const { return static_cast<int32_t>(2 * (ops_.size() + c) + 1); }
-  bool IsOpEvent(int32_t e) const { return static_cast<size_t>(e) < 2 * ops_.size(); }
+  int32_t CallStart(size_t c) const { return static_cast<int32_t>(2 * (op_count_ + c)); }
+  int32_t CallEnd(size_t c) const { return static_cast<int32_t>(2 * (op_count_ + c) + 1); }
+  bool IsOpEvent(int32_t e) const { return static_cast<size_t>(e) < 2 * op_count_; }
   bool IsEndEvent(int32_t e) const { return (e & 1) != 0; }
   // The graph op (IsOpEvent) or graph call of an event.
   size_t ItemOf(int32_t e) const {
-    return IsOpEvent(e) ? static_cast<size_t>(e) / 2 : static_cast<size_t>(e) / 2 - ops_.size();
+    return IsOpEvent(e) ? static_cast<size_t>(e) / 2 : static_cast<size_t>(e) / 2 - op_count_;
   }
-  int64_t Recorded(int32_t e) const { return recorded_ns_[e]; }
+  int64_t Recorded(int32_t e) const {
+    const size_t item = static_cast<size_t>(e) >> 1;
+    if (item < op_count_) {
+      const int64_t start = op_start_[item];
+      return (e & 1) != 0 ? std::max(start, op_end_[item]) : start;  // an end before its start: at the start
+    }
+    const auto a = static_cast<size_t>(calls_[item - op_count_]);
+    return (e & 1) != 0 ? api_end_[a] : api_start_[a];
+  }
 
   // In-edges of an event; edge indices are global (EdgeIndex + i).
   uint32_t EdgeBegin(int32_t e) const { return edge_begin_[e]; }
@@ -186,13 +198,14 @@ class DependencyGraph {
   // for a source outside the window), kind, lag and source's recorded time.
   int32_t EdgeFrom(uint32_t i) const { return edge_from_[i] < 0 ? DepEdge::kOutside : edge_from_[i]; }
   DepEdgeKind EdgeKind(uint32_t i) const { return edge_kind_[i]; }
-  int64_t EdgeLag(uint32_t i) const { return edge_lag_[i]; }
+  int64_t EdgeLag(uint32_t i) const {
+    const int32_t lag = edge_lag_[i];
+    return lag != kWideLag ? lag : WideLag(i);
+  }
   int64_t EdgeSourceNs(uint32_t i) const {
     const int32_t f = edge_from_[i];
-    return f >= 0 ? recorded_ns_[static_cast<size_t>(f)] : outside_ns_[static_cast<size_t>(-1 - f)];
+    return f >= 0 ? Recorded(f) : outside_ns_[static_cast<size_t>(-1 - f)];
   }
-  // Every edge's lag, by edge index (a replay's starting point).
-  const std::vector<int64_t>& lags() const { return edge_lag_; }
   // The target event of edge `i` (a binary search: edges are grouped by target).
   int32_t EdgeTarget(uint32_t i) const;
   // Events in an order that respects every edge (by recorded time).
@@ -203,7 +216,7 @@ class DependencyGraph {
 
   // Per graph call: host thread, blocking kind, and the stream it syncs
   // (kStreamSync; -1 otherwise or unknown).
-  int64_t CallTid(size_t c) const { return call_tid_[c]; }
+  int64_t CallTid(size_t c) const { return tids_[call_tid_[c]]; }
   BlockingKind CallBlocking(size_t c) const { return call_blocking_[c]; }
   int32_t CallSyncStream(size_t c) const { return call_sync_stream_[c]; }
   // Per graph op: the graph call that submitted it (-1: outside the window
@@ -226,22 +239,36 @@ class DependencyGraph {
  private:
   friend class DependencyGraphBuilder;
   Window window_;
-  std::vector<int32_t> ops_, calls_;
+  // The graph's ops are the model's ops first_model_op_ .. + op_count_ - 1
+  // (those that start in the window: a run of the model's start order).
+  size_t op_count_ = 0;
   int32_t first_model_op_ = 0;
+  std::vector<int32_t> calls_;
   std::vector<int32_t> call_lookup_;  // by model api index - first_model_api_
   int32_t first_model_api_ = 0;
-  std::vector<int64_t> recorded_ns_;
+  // Recorded times are read from the model's columns (8 bytes an event
+  // less): the graph must not outlive its model (moving the model is fine).
+  const int64_t* op_start_ = nullptr;  // at first_model_op_
+  const int64_t* op_end_ = nullptr;
+  const int64_t* api_start_ = nullptr;  // by model api index
+  const int64_t* api_end_ = nullptr;
   std::vector<uint32_t> edge_begin_;
   // Per edge: the source event, or -1 - k for a source outside the window
   // whose recorded time is outside_ns_[k] (rare: an edge from before the
   // window, or one dropped from a cycle).
   std::vector<int32_t> edge_from_;
   std::vector<DepEdgeKind> edge_kind_;
-  std::vector<int64_t> edge_lag_;
+  // Lags in 32 bits (about +-2.1 s); a wider one is kWideLag here and
+  // listed in wide_lags_ (edge, lag), by edge: 4 bytes an edge, not 8.
+  static constexpr int32_t kWideLag = std::numeric_limits<int32_t>::min();
+  int64_t WideLag(uint32_t i) const;
+  std::vector<int32_t> edge_lag_;
+  std::vector<std::pair<uint32_t, int64_t>> wide_lags_;
   std::vector<int64_t> outside_ns_;
   std::vector<int32_t> order_;
   std::vector<int32_t> binding_;
-  std::vector<int64_t> call_tid_;
+  std::vector<int32_t> call_tid_;  // index into tids_ (4 bytes a call, not 8)
+  std::vector<int64_t> tids_;
   std::vector<BlockingKind> call_blocking_;
   std::vector<int32_t> call_sync_stream_;
   std::vector<int32_t> op_submitter_, op_submitter_api_;

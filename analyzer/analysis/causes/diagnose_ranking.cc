@@ -204,16 +204,26 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
   OrderFindings(options, result);
 }
 
+namespace {
+
+bool HasWhatIf(DiagnoseCause c) {
+  return c == DiagnoseCause::kPageableCopies || c == DiagnoseCause::kSameStream || c == DiagnoseCause::kSyncBetween ||
+         c == DiagnoseCause::kImplicitSyncCall || c == DiagnoseCause::kLegacyDefaultStream ||
+         c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kRoundTrip;
+}
+
+}  // namespace
+
 bool RankingNeedsWhatIf(const DiagnoseResult& result) {
-  for (const DiagnoseFinding& f : result.findings) {
-    if (f.cause == DiagnoseCause::kPageableCopies || f.cause == DiagnoseCause::kSameStream ||
-        f.cause == DiagnoseCause::kSyncBetween || f.cause == DiagnoseCause::kImplicitSyncCall ||
-        f.cause == DiagnoseCause::kLegacyDefaultStream || f.cause == DiagnoseCause::kCpuStarvation ||
-        f.cause == DiagnoseCause::kRoundTrip) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(result.findings.begin(), result.findings.end(),
+                     [](const DiagnoseFinding& f) { return HasWhatIf(f.cause); });
+}
+
+bool RankingNeedsWhatIf(const DiagnoseResult& result, const RankingShown& shown) {
+  if (shown.every_finding || shown.primary) return RankingNeedsWhatIf(result);
+  if (!shown.significant) return false;
+  return std::any_of(result.findings.begin(), result.findings.end(),
+                     [](const DiagnoseFinding& f) { return f.significant && HasWhatIf(f.cause); });
 }
 
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,

@@ -73,6 +73,27 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
 // the same, and no dependency graph is needed.
 bool RankingNeedsWhatIf(const DiagnoseResult& result);
 
+// What a caller shows of the ranking. Showing less than every finding can
+// need no estimate at all (RankingNeedsWhatIf below): the replays, and the
+// dependency graph they run on, are the dearest part of a diagnosis.
+struct RankingShown {
+  // Every finding's estimate and place (the diagnose section, JSON).
+  bool every_finding = true;
+  // The significant findings' estimates and order, and whether each leads
+  // (a report's summary). A significant finding without a what-if cause
+  // leads whatever the others' estimates, so the order of significant
+  // findings none of which has a what-if cause needs no estimate.
+  bool significant = false;
+  // Which finding is primary (the main finding of each NVTX instance).
+  // Any finding with a what-if cause may become primary through its
+  // estimate, significant or not.
+  bool primary = false;
+};
+// Whether what `shown` shows of the ranking of `result` depends on what-if
+// estimates. When false, RankDiagnoseFindings with an empty WhatIfResult
+// shows the same.
+bool RankingNeedsWhatIf(const DiagnoseResult& result, const RankingShown& shown);
+
 // The same, estimating the savings on `graph` (BuildDependencyGraph of the
 // result's window).
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,

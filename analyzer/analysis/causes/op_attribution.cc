@@ -89,7 +89,7 @@ bool IsCpuOpRange(const TraceModel& model, const NvtxRange& range) {
   return model.strings.Get(range.domain) == kCpuOpDomain;
 }
 
-OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& window) {
+OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& window, bool per_op) {
   OpAttributionResult r;
   r.window = window;
   const std::vector<NvtxRange>& ranges = model.nvtx_ranges;
@@ -176,6 +176,7 @@ OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& 
   r.by_operator = by_operator.Sorted(model);
   r.by_top_operator = by_top.Sorted(model);
   r.by_annotation = by_annotation.Sorted(model);
+  if (!per_op) std::vector<OpLaunchers>().swap(r.ops);
   return r;
 }
 

@@ -54,7 +54,8 @@ struct OpAttributionResult {
   int64_t op_count = 0, gpu_ns = 0;          // GPU ops in the window
   int64_t without_call = 0;                  // ops whose submitting call is unknown
   int64_t in_cpu_op = 0, in_annotation = 0;  // ops attributed to some range
-  // Every op in the window, in op order.
+  // Every op in the window, in op order (empty when not asked for:
+  // AnalyzeOpAttribution's per_op).
   std::vector<OpLaunchers> ops;
   // Sorted by gpu_ns descending, then name; the unattributed row
   // (name kNoString) included where it has ops.
@@ -68,8 +69,9 @@ struct OpAttributionResult {
 // True for ranges of the torch.profiler importer's CPU-op domain.
 bool IsCpuOpRange(const TraceModel& model, const NvtxRange& range);
 
-// `model` must be finalized.
-OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& window);
+// `model` must be finalized. Without `per_op`, `ops` is left empty: the
+// totals only (20 bytes an op less to hold: the text and JSON read totals).
+OpAttributionResult AnalyzeOpAttribution(const TraceModel& model, const Window& window, bool per_op = true);
 
 }  // namespace streamscope
 

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -32,6 +34,54 @@ std::string_view WhatIfKindName(WhatIfKind k) {
 
 namespace {
 
+// Changed lags by edge: a bit per edge, the changed ones' lags in edge
+// order, and per 64 edges how many changed before them (a rank).
+class ChangedLags {
+ public:
+  ChangedLags(const DependencyGraph& g, const ReplayEdits& edits) {
+    if (edits.lag_edge.empty()) return;
+    const size_t words = (g.edge_count() + 63) / 64;
+    marked_.assign(words, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> by_edge;  // (edge, place in edits) when not in edge order
+    const bool ascending = std::adjacent_find(edits.lag_edge.begin(), edits.lag_edge.end(),
+                                              std::greater_equal<uint32_t>()) == edits.lag_edge.end();
+    if (ascending) {  // the usual case: read in place
+      for (uint32_t e : edits.lag_edge) Mark(e);
+      values_ = edits.lag.data();
+    } else {
+      by_edge.reserve(edits.lag_edge.size());
+      for (size_t k = 0; k < edits.lag_edge.size(); ++k)
+        by_edge.push_back({edits.lag_edge[k], static_cast<uint32_t>(k)});
+      std::sort(by_edge.begin(), by_edge.end());
+      for (size_t k = 0; k < by_edge.size(); ++k) {
+        if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;  // the later holds
+        Mark(by_edge[k].first);
+        lag_.push_back(edits.lag[by_edge[k].second]);
+      }
+      values_ = lag_.data();
+    }
+    rank_.resize(words);
+    uint32_t before = 0;
+    for (size_t w = 0; w < words; ++w) {
+      rank_[w] = before;
+      before += static_cast<uint32_t>(std::popcount(marked_[w]));
+    }
+  }
+  // Edge i's lag in the replay.
+  int64_t Lag(const DependencyGraph& g, uint32_t i) const {
+    const uint64_t word = marked_[i >> 6], bit = uint64_t{1} << (i & 63);
+    if ((word & bit) == 0) return g.EdgeLag(i);
+    return values_[rank_[i >> 6] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
+  }
+
+ private:
+  void Mark(uint32_t e) { marked_[e >> 6] |= uint64_t{1} << (e & 63); }
+  std::vector<uint64_t> marked_;
+  std::vector<uint32_t> rank_;
+  std::vector<int64_t> lag_;  // when `edits` were not in edge order
+  const int64_t* values_ = nullptr;
+};
+
 // Added edges by target: (target, index into edits.added), sorted, and a
 // bit per event that has any (a start per event took 8 bytes an event).
 struct AddedByTarget {
@@ -45,8 +95,8 @@ struct AddedByTarget {
 // for them at every edge (the what-ifs replay the whole window once per
 // cause). Without bindings an event's time is the latest candidate; with
 // them, a tie goes to the graph's binding edge.
-template <bool kRemoved, bool kAdded, bool kBinding>
-void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std::vector<int64_t>& lags,
+template <bool kLags, bool kRemoved, bool kAdded, bool kBinding>
+void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
                   const AddedByTarget& added, ReplayResult& r) {
   const auto edge_count = static_cast<int32_t>(g.edge_count());
   for (int32_t v : g.order()) {
@@ -71,7 +121,13 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const std:
       }
       const int32_t from = g.EdgeFrom(i);
       int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
-      offer(SaturatingAdd(src, lags[i]), static_cast<int32_t>(i));
+      int64_t lag;
+      if constexpr (kLags) {
+        lag = lags.Lag(g, i);
+      } else {
+        lag = g.EdgeLag(i);
+      }
+      offer(SaturatingAdd(src, lag), static_cast<int32_t>(i));
     }
     if constexpr (kAdded) {
       if (added.Has(v)) {
@@ -94,7 +150,7 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
   constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
   ReplayResult r;
   const size_t n = g.event_count();
-  const std::vector<int64_t>& lags = edits.lag.empty() ? g.lags() : edits.lag;
+  const ChangedLags lags(g, edits);
   r.t.assign(n, 0);
   if (keep_binding) r.binding.assign(n, -1);
   AddedByTarget added;
@@ -108,14 +164,20 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
     }
     std::sort(added.by_target.begin(), added.by_target.end());
   }
-  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const std::vector<int64_t>&, const AddedByTarget&,
-                          ReplayResult&);
-  static constexpr Events kEvents[8] = {
-      ReplayEvents<false, false, false>, ReplayEvents<false, false, true>, ReplayEvents<false, true, false>,
-      ReplayEvents<false, true, true>,   ReplayEvents<true, false, false>, ReplayEvents<true, false, true>,
-      ReplayEvents<true, true, false>,   ReplayEvents<true, true, true>,
+  using Events =
+      void (*)(const DependencyGraph&, const ReplayEdits&, const ChangedLags&, const AddedByTarget&, ReplayResult&);
+  static constexpr Events kEvents[16] = {
+      ReplayEvents<false, false, false, false>, ReplayEvents<false, false, false, true>,
+      ReplayEvents<false, false, true, false>,  ReplayEvents<false, false, true, true>,
+      ReplayEvents<false, true, false, false>,  ReplayEvents<false, true, false, true>,
+      ReplayEvents<false, true, true, false>,   ReplayEvents<false, true, true, true>,
+      ReplayEvents<true, false, false, false>,  ReplayEvents<true, false, false, true>,
+      ReplayEvents<true, false, true, false>,   ReplayEvents<true, false, true, true>,
+      ReplayEvents<true, true, false, false>,   ReplayEvents<true, true, false, true>,
+      ReplayEvents<true, true, true, false>,    ReplayEvents<true, true, true, true>,
   };
-  const int kind = (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) + (keep_binding ? 1 : 0);
+  const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) +
+                   (keep_binding ? 1 : 0);
   kEvents[kind](g, edits, lags, added, r);
   int64_t graph_end = kMinEnd;
   for (size_t k = 0; k < g.op_count(); ++k) {
@@ -261,8 +323,8 @@ class WhatIfContext {
   std::vector<WhatIfCause> Candidates() const {
     std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
     absl::flat_hash_map<StringId, int64_t> host;
-    for (const HostGap& gap : gaps_) {
-      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) host[parts_[k].first] += parts_[k].second;
+    for (size_t g = 0; g < gaps_.size(); ++g) {
+      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) host[part_name_[k]] += part_ns_[k];
     }
     for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
     std::vector<std::pair<WhatIfCause, int64_t>> syncs;
@@ -320,7 +382,8 @@ class WhatIfContext {
   void Make(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est) const {
     est.cause = cause;
     // Freed, not cleared: a cause that needs no lags or no removed edges
-    // should not hold the previous cause's (8 and 1 bytes an edge).
+    // should not hold the previous cause's.
+    std::vector<uint32_t>().swap(edits.lag_edge);
     std::vector<int64_t>().swap(edits.lag);
     std::vector<uint8_t>().swap(edits.removed);
     edits.added.clear();
@@ -336,53 +399,55 @@ class WhatIfContext {
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
-    est.ops = ev.Listed(std::move(ev.ops));
-    est.calls = ev.Listed(std::move(ev.calls));
+    est.ops = ev.ops.Take();
+    est.calls = ev.calls.Take();
   }
 
  private:
   struct HostGap {
     uint32_t edge;
-    uint32_t call;                    // graph call (16 bytes a gap, not 24: a gap per call)
-    uint32_t parts_begin, parts_end;  // in parts_: host time per innermost range (kNoString: none)
+    uint32_t call;  // graph call (16 bytes a gap, not 24: a gap per call)
+    // In part_name_ / part_ns_: host time per innermost range (kNoString:
+    // none), up to the next gap's parts_begin (12 bytes a gap).
+    uint32_t parts_begin;
+  };
+  // The `limit` smallest distinct values pushed, ascending, and how many
+  // were pushed: a cause's evidence lists a few of up to millions of ops
+  // and calls (a list of all of them, sorted at the end, took 8 bytes an
+  // op and a call at 10M ops).
+  class Kept {
+   public:
+    explicit Kept(int limit) : limit_(static_cast<size_t>(std::max(0, limit))) {}
+    void push_back(int32_t x) {
+      ++pushed_;
+      if (limit_ == 0 || (values_.size() == limit_ && x >= values_.back())) return;
+      auto it = std::lower_bound(values_.begin(), values_.end(), x);
+      if (it != values_.end() && *it == x) return;
+      values_.insert(it, x);
+      if (values_.size() > limit_) values_.pop_back();
+    }
+    size_t size() const { return pushed_; }
+    std::vector<int32_t> Take() { return std::move(values_); }
+
+   private:
+    size_t limit_;
+    size_t pushed_ = 0;
+    std::vector<int32_t> values_;
   };
   struct Evidence {
-    explicit Evidence(int limit) : limit(limit) {}
-    int limit;
-    std::vector<int32_t> ops, calls;
-    // The `limit` smallest distinct values, ascending. The smallest few
-    // times `limit` values sorted first usually hold them (a whole sort of
-    // every op of a cause cost a second at 1M ops); else the whole sort.
-    std::vector<int32_t> Listed(std::vector<int32_t> v) const {
-      const size_t keep = static_cast<size_t>(std::max(0, limit));
-      const size_t head = std::min(v.size(), keep * 4 + 64);
-      if (head < v.size()) {
-        std::partial_sort(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head), v.end());
-        auto unique_end = std::unique(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(head));
-        if (static_cast<size_t>(unique_end - v.begin()) >= keep) {
-          v.resize(keep);
-          return v;
-        }
-      }
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-      if (v.size() > keep) v.resize(keep);
-      return v;
-    }
+    explicit Evidence(int limit) : ops(limit), calls(limit) {}
+    Kept ops, calls;
   };
 
   // The per-edge edits a cause makes, from the recorded lags and nothing
-  // removed; a cause that only removes edges leaves `lag` empty (the graph's
-  // own), one that only changes lags leaves `removed` empty.
-  void TouchLag(ReplayEdits& edits) const {
-    if (edits.lag.empty()) edits.lag.assign(g_.lags().begin(), g_.lags().end());
+  // removed; a cause that only removes edges lists no lags, one that only
+  // changes lags leaves `removed` empty.
+  static void SetLag(ReplayEdits& edits, uint32_t edge, int64_t lag) {
+    edits.lag_edge.push_back(edge);
+    edits.lag.push_back(lag);
   }
   void TouchRemoved(ReplayEdits& edits) const {
     if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
-  }
-  void Touch(ReplayEdits& edits) const {
-    TouchLag(edits);
-    TouchRemoved(edits);
   }
   // Whether event a comes before event b in the graph's order, which is by
   // recorded time: only events of one time need their places (a table of
@@ -437,17 +502,18 @@ class WhatIfContext {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(parts_.size()), 0};
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
-          for (size_t k = gap.parts_begin; k < parts_.size(); ++k) {
-            if (parts_[k].first == name) {
-              parts_[k].second += ns;
+          for (size_t k = gap.parts_begin; k < part_name_.size(); ++k) {
+            if (part_name_[k] == name) {
+              part_ns_[k] += ns;
               return;
             }
           }
-          parts_.push_back({name, ns});
+          part_name_.push_back(name);
+          part_ns_.push_back(ns);
         };
         auto it = spans.find(g_.CallTid(c));
         if (it != spans.end()) {
@@ -461,19 +527,20 @@ class WhatIfContext {
           }
         }
         add(kNoString, b - cursor);
-        gap.parts_end = static_cast<uint32_t>(parts_.size());
         gaps_.push_back(gap);
       }
     }
   }
 
   void HostWork(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    for (const HostGap& gap : gaps_) {
-      for (uint32_t k = gap.parts_begin; k < gap.parts_end; ++k) {
-        const auto& [name, ns] = parts_[k];
+    for (size_t g = 0; g < gaps_.size(); ++g) {
+      const HostGap& gap = gaps_[g];
+      for (uint32_t k = gap.parts_begin; k < PartsEnd(g); ++k) {
+        const StringId name = part_name_[k];
+        const int64_t ns = part_ns_[k];
         if (name != cause.name) continue;
-        TouchLag(edits);
-        edits.lag[gap.edge] = std::max<int64_t>(0, edits.lag[gap.edge] - ns);
+        // One part per name in a gap: each gap's edge changes once.
+        SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
         OpsOfCall(gap.call, ev);
@@ -532,10 +599,10 @@ class WhatIfContext {
       }
       double at_rate = static_cast<double>(m_.ops.bytes[i]) / rate;
       int64_t pinned = at_rate >= static_cast<double>(duration) ? duration : std::llround(at_rate);
-      Touch(edits);
+      TouchRemoved(edits);
       int32_t end = DependencyGraph::OpEnd(k);
       for (uint32_t e = g_.EdgeBegin(end); e < g_.EdgeEnd(end); ++e) {
-        if (edges[e].kind == DepEdgeKind::kOpDuration) edits.lag[e] = pinned;
+        if (edges[e].kind == DepEdgeKind::kOpDuration) SetLag(edits, e, pinned);
       }
       // An *Async call that the pageable copy held returns without waiting.
       if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
@@ -586,15 +653,25 @@ class WhatIfContext {
   void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const DepEdges edges = g_.edges();
     const OuterCalls& outer = m_.Derived<OuterCalls>();
+    // Two outliers of one outer call (a runtime call and the driver call in
+    // it) both shorten its edges: each change starts from the last.
+    absl::flat_hash_map<uint32_t, int64_t> changed;
+    auto lag = [&](uint32_t e) {
+      auto it = changed.find(e);
+      return it == changed.end() ? g_.EdgeLag(e) : it->second;
+    };
+    auto set = [&](uint32_t e, int64_t value) {
+      changed[e] = value;
+      SetLag(edits, e, value);
+    };
     for (const FirstLaunchOutlier& f : first_launches_) {
       int32_t o = outer.outer[f.api];
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
       if (c < 0) continue;
       const int64_t excess = f.excess_ns();
-      TouchLag(edits);
       int32_t v = g_.CallEnd(c);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-        if (edges[e].kind == DepEdgeKind::kCallDuration) edits.lag[e] = std::max<int64_t>(0, edits.lag[e] - excess);
+        if (edges[e].kind == DepEdgeKind::kCallDuration) set(e, std::max<int64_t>(0, lag(e) - excess));
       }
       // Its ops were submitted after the module loaded: that much earlier.
       for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
@@ -603,8 +680,8 @@ class WhatIfContext {
         int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
         for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
           if (edges[e].kind != DepEdgeKind::kSubmit) continue;
-          int64_t floor = std::min(edits.lag[e], g_.launch_latency_ns());
-          edits.lag[e] = std::max(floor, edits.lag[e] - excess);
+          int64_t floor = std::min(lag(e), g_.launch_latency_ns());
+          set(e, std::max(floor, lag(e) - excess));
         }
         ev.ops.push_back(op);
       }
@@ -617,12 +694,11 @@ class WhatIfContext {
     const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (g_.CallBlocking(c) != BlockingKind::kNone || ops_of_call_begin_[c] == ops_of_call_begin_[c + 1]) continue;
-      TouchLag(edits);
       int32_t v = g_.CallEnd(c);
       for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
         if (edges[e].kind != DepEdgeKind::kCallDuration) continue;
-        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, edits.lag[e]);
-        edits.lag[e] = 0;
+        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.EdgeLag(e));
+        SetLag(edits, e, 0);
       }
       ev.calls.push_back(g_.ModelCall(c));
     }
@@ -654,7 +730,12 @@ class WhatIfContext {
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
   std::vector<HostGap> gaps_;
-  std::vector<std::pair<StringId, int64_t>> parts_;  // of all gaps_, each gap's a run
+  // The parts of all gaps_, each gap's a run, in two columns (12 bytes a part).
+  std::vector<StringId> part_name_;
+  std::vector<int64_t> part_ns_;
+  uint32_t PartsEnd(size_t g) const {
+    return g + 1 < gaps_.size() ? gaps_[g + 1].parts_begin : static_cast<uint32_t>(part_name_.size());
+  }
   // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
   std::vector<uint32_t> ops_of_call_begin_;
   std::vector<int32_t> ops_of_call_;
@@ -755,11 +836,34 @@ WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& c
 
 namespace {
 
+// Puts `edits`' changed lags in edge order, one per edge (of an edge
+// listed twice, the later lag holds). Usually in order already.
+void ByEdge(ReplayEdits& edits) {
+  const std::vector<uint32_t>& e = edits.lag_edge;
+  if (std::adjacent_find(e.begin(), e.end(), std::greater_equal<uint32_t>()) == e.end()) return;
+  std::vector<std::pair<uint32_t, uint32_t>> by_edge;  // (edge, place)
+  by_edge.reserve(e.size());
+  for (size_t k = 0; k < e.size(); ++k) by_edge.push_back({e[k], static_cast<uint32_t>(k)});
+  std::sort(by_edge.begin(), by_edge.end());
+  std::vector<uint32_t> edge;
+  std::vector<int64_t> lag;
+  for (size_t k = 0; k < by_edge.size(); ++k) {
+    if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;
+    edge.push_back(by_edge[k].first);
+    lag.push_back(edits.lag[by_edge[k].second]);
+  }
+  edits.lag_edge.swap(edge);
+  edits.lag.swap(lag);
+}
+
 WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& context,
                         const std::vector<WhatIfCause>& causes) {
   WhatIfEstimate together;
   together.cause = causes.front();
   ReplayEdits all, one;
+  // `all`'s changed lags are kept by edge (ascending, one each) and merged
+  // with each cause's.
+  ReplayEdits merged;
   for (const WhatIfCause& cause : causes) {
     WhatIfEstimate est;
     context.Make(cause, one, est);
@@ -768,15 +872,33 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     together.op_count += est.op_count;
     together.call_count += est.call_count;
     together.unestimated_ops += est.unestimated_ops;
-    if (!one.lag.empty()) {
+    if (!one.lag_edge.empty()) {
       // Each cause's edits start from the recorded lags; causes that shorten
       // the same edge (host work of two NVTX names in one gap) add up.
-      const std::vector<int64_t>& lags = graph.lags();
-      if (all.lag.empty()) all.lag = lags;
-      for (size_t i = 0; i < one.lag.size() && i < lags.size(); ++i) {
-        const int64_t cut = SaturatingSub(lags[i], one.lag[i]);
-        if (cut > 0) all.lag[i] = std::max<int64_t>(SaturatingSub(all.lag[i], cut), std::min<int64_t>(0, one.lag[i]));
+      ByEdge(one);
+      merged.lag_edge.clear();
+      merged.lag.clear();
+      size_t a = 0;
+      auto keep = [&](uint32_t edge, int64_t lag) {
+        merged.lag_edge.push_back(edge);
+        merged.lag.push_back(lag);
+      };
+      for (size_t k = 0; k < one.lag_edge.size(); ++k) {
+        const uint32_t i = one.lag_edge[k];
+        const int64_t lag = one.lag[k];
+        for (; a < all.lag_edge.size() && all.lag_edge[a] < i; ++a) keep(all.lag_edge[a], all.lag[a]);
+        const bool listed = a < all.lag_edge.size() && all.lag_edge[a] == i;
+        const int64_t recorded = graph.EdgeLag(i), current = listed ? all.lag[a++] : recorded;
+        const int64_t cut = SaturatingSub(recorded, lag);
+        if (cut > 0) {
+          keep(i, std::max<int64_t>(SaturatingSub(current, cut), std::min<int64_t>(0, lag)));
+        } else if (listed) {
+          keep(i, current);
+        }
       }
+      for (; a < all.lag_edge.size(); ++a) keep(all.lag_edge[a], all.lag[a]);
+      all.lag_edge.swap(merged.lag_edge);
+      all.lag.swap(merged.lag);
     }
     if (!one.removed.empty()) {
       if (all.removed.empty()) all.removed.assign(one.removed.size(), 0);
@@ -784,7 +906,8 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     }
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
-  one = {};  // before the replay's own buffers (8 bytes an edge and an event)
+  one = {};  // before the replay's own buffers (8 bytes an event)
+  merged = {};
   if (together.estimable) {
     ReplayResult r = Replay(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);

@@ -82,7 +82,11 @@ namespace streamscope {
 
 // Changes to one replay; empty vectors change nothing.
 struct ReplayEdits {
-  std::vector<int64_t> lag;      // per edge (graph.edges()), replacing its lag
+  // The edges (graph.edges()) whose lag changes, and their lags: a cause
+  // changes few edges of many (a copy of every lag took 8 bytes an edge).
+  // In any order; of an edge listed twice, the later lag holds.
+  std::vector<uint32_t> lag_edge;
+  std::vector<int64_t> lag;
   std::vector<uint8_t> removed;  // per edge: 1 = ignored
   struct Added {
     int32_t to, from;  // events (from may be DepEdge::kOutside)

@@ -3,10 +3,12 @@
 // distinct exit code for every kind of bad input.
 #include "analyzer/commands/report_runner.h"
 
+#include <dirent.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -361,6 +363,119 @@ TEST(Report, TheDiagnoseSectionAloneNamesThePlantedCauseOfRecordedWorkloads) {
     EXPECT_EQ(primary(b.out), cause) << name;
     EXPECT_EQ(primary(b.out), primary(a.out)) << name;
   }
+}
+
+std::vector<std::string> BundledTraces() {
+  std::vector<std::string> paths;
+  for (const std::string dir : {"tests/data", "tests/data/nsys", "tests/data/torch"}) {
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) continue;
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      auto ends = [&](const std::string& suffix) {
+        return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+      };
+      if (ends(".sqlite") || ends(".json.gz") || ends(".json")) paths.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+// The lines of `text` from the first that starts with `head` to the next
+// empty line.
+std::string Block(const std::string& text, const std::string& head) {
+  size_t from = 0;
+  if (!text.starts_with(head)) {
+    from = text.find("\n" + head);
+    if (from == std::string::npos) return "";
+    ++from;
+  }
+  const size_t to = text.find("\n\n", from);
+  return text.substr(from, to == std::string::npos ? std::string::npos : to + 1 - from);
+}
+
+// `--summary` ranks without the what-if replays when none of the findings
+// it shows has a what-if cause, and with them otherwise: on every bundled
+// trace it prints what the full report's summary prints (the same findings,
+// order and estimates), in text and in JSON.
+TEST(Report, TheSummaryAloneIsTheFullReportsSummaryOnEveryBundledTrace) {
+  const std::vector<std::string> traces = BundledTraces();
+  ASSERT_GE(traces.size(), 20u);
+  int ranked_findings = 0;
+  for (const std::string& path : traces) {
+    SCOPED_TRACE(path);
+    ReportOptions full = For(path);
+    ReportOptions summary = full;
+    summary.sections = {"summary"};
+    Outcome a = RunIt(full), b = RunIt(summary);
+    ASSERT_EQ(a.code, kExitOk) << a.err;
+    ASSERT_EQ(b.code, kExitOk) << b.err;
+    const std::string shown = Block(b.out, "Summary of window");
+    ASSERT_FALSE(shown.empty()) << b.out;
+    EXPECT_EQ(shown, Block(a.out, "Summary of window"));
+    EXPECT_EQ(b.out, shown);  // nothing else
+    if (shown.find("(estimate)") != std::string::npos) ++ranked_findings;
+    full.format = summary.format = ReportOptions::Format::kJson;
+    a = RunIt(full);
+    b = RunIt(summary);
+    ASSERT_EQ(a.code, kExitOk) << a.err;
+    ASSERT_EQ(b.code, kExitOk) << b.err;
+    const nlohmann::json x = nlohmann::json::parse(a.out), y = nlohmann::json::parse(b.out);
+    EXPECT_EQ(y["traces"][0]["windows"][0]["summary"], x["traces"][0]["windows"][0]["summary"]);
+  }
+  EXPECT_GT(ranked_findings, 10);  // most summaries show an estimate: the replays still run for those
+}
+
+// A summary whose significant findings have no what-if cause (here: none is
+// significant, a minor sync is) skips the replays: the minor finding keeps
+// no estimate, while the full report's diagnosis estimates it.
+TEST(Report, ASummaryWithoutSignificantWhatIfCausesRunsNoReplay) {
+  const AnalysisPlan summary = ReportPlan(false, 10, 10'000, {"summary"});
+  EXPECT_TRUE(summary.ranking_shown.significant);
+  EXPECT_FALSE(summary.ranking_shown.every_finding || summary.ranking_shown.primary);
+  EXPECT_TRUE(ReportPlan(false, 10, 10'000, {}).ranking_shown.every_finding);
+  EXPECT_TRUE(ReportPlan(false, 10, 10'000, {"summary", "diagnose"}).ranking_shown.every_finding);
+  EXPECT_TRUE(ReportPlan(false, 10, 10'000, {"instances"}).ranking_shown.primary);
+  DiagnoseResult r;
+  DiagnoseFinding minor_sync;
+  minor_sync.cause = DiagnoseCause::kSyncBetween;
+  minor_sync.significant = false;
+  DiagnoseFinding significant_event_wait;
+  significant_event_wait.cause = DiagnoseCause::kEventWait;
+  significant_event_wait.significant = true;
+  r.findings = {significant_event_wait, minor_sync};
+  EXPECT_FALSE(RankingNeedsWhatIf(r, summary.ranking_shown));
+  EXPECT_TRUE(RankingNeedsWhatIf(r, RankingShown{}));  // every finding: the sync's estimate shows
+  RankingShown primary{false, false, true};
+  EXPECT_TRUE(RankingNeedsWhatIf(r, primary));  // the minor sync may save enough to become primary
+  r.findings[1].significant = true;
+  EXPECT_TRUE(RankingNeedsWhatIf(r, summary.ranking_shown));
+}
+
+// `--section instances` over many NVTX instances prints each instance's main
+// finding as the full report does (the replays run per instance when a
+// finding may become primary through its estimate).
+TEST(Report, TheInstancesAloneAreTheFullReportsInstances) {
+  int with_findings = 0;
+  for (const auto& [name, range] : std::vector<std::pair<std::string, std::string>>{
+           {"library_gemm", "step"}, {"long_startup", "step"}, {"cpu_starved", "host_prepare"}}) {
+    SCOPED_TRACE(name);
+    ReportOptions full = For("tests/data/" + name + ".sqlite");
+    full.window.kind = WindowSpec::Kind::kNvtxRange;
+    full.window.nvtx_name = range;
+    ReportOptions part = full;
+    part.sections = {"instances"};
+    Outcome a = RunIt(full), b = RunIt(part);
+    ASSERT_EQ(a.code, kExitOk) << a.err;
+    ASSERT_EQ(b.code, kExitOk) << b.err;
+    const std::string shown = Block(b.out, "Instances of");
+    ASSERT_FALSE(shown.empty()) << b.out;
+    EXPECT_EQ(shown, Block(a.out, "Instances of"));
+    if (shown.find("main finding") != std::string::npos) ++with_findings;
+  }
+  EXPECT_EQ(with_findings, 2);  // long_startup's steps have no significant finding
 }
 
 TEST(Report, SectionsPickTheCsvTablesAndAreRefusedWithSave) {

@@ -122,9 +122,15 @@ TEST(CriticalPath, IdleOnThePathIsClippedToItsSpanAndSplitBySegment) {
   CriticalPath p;
   p.start_ns = 0;
   p.end_ns = 100;
-  p.segments = {{PathSegmentKind::kHostWork, DepEdgeKind::kHostGap, 1, -1, 0, 50},
-                {PathSegmentKind::kLaunch, DepEdgeKind::kSubmit, -1, 0, 50, 60},
-                {PathSegmentKind::kKernel, DepEdgeKind::kOpDuration, -1, 0, 60, 100}};
+  auto segment = [](int64_t start, int64_t end, PathSegmentKind kind) {
+    PathSegment s;
+    s.start_ns = start;
+    s.end_ns = end;
+    s.kind = kind;
+    return s;
+  };
+  p.segments = {segment(0, 50, PathSegmentKind::kHostWork), segment(50, 60, PathSegmentKind::kLaunch),
+                segment(60, 100, PathSegmentKind::kKernel)};
   GapCausesResult gaps;
   // Parts of two devices: 0 [40, 58), 1 [55, 80) and [95, 120).
   gaps.parts = {{GapCause::kRoundTrip, 40, 58},

@@ -65,6 +65,21 @@ TEST(OpAttribution, EachTorchKernelIsAttributedToTheOperatorAndAnnotationAroundI
   EXPECT_EQ(r.in_annotation, 5);
 }
 
+// Text and JSON read the totals only: without per-op rows the totals are
+// the same and no op is held.
+TEST(OpAttribution, TotalsWithoutPerOpRowsAreTheSame) {
+  TraceModel m = LoadSynthetic();
+  OpAttributionResult all = AnalyzeOpAttribution(m, WholeTraceWindow(m));
+  OpAttributionResult totals = AnalyzeOpAttribution(m, WholeTraceWindow(m), /*per_op=*/false);
+  EXPECT_EQ(all.ops.size(), 6u);
+  EXPECT_TRUE(totals.ops.empty());
+  EXPECT_EQ(totals.op_count, 6);
+  EXPECT_EQ(totals.in_cpu_op, all.in_cpu_op);
+  EXPECT_EQ(TimeByName(m, totals.by_operator), TimeByName(m, all.by_operator));
+  EXPECT_EQ(TimeByName(m, totals.by_top_operator), TimeByName(m, all.by_top_operator));
+  EXPECT_EQ(TimeByName(m, totals.by_annotation), TimeByName(m, all.by_annotation));
+}
+
 TEST(OpAttribution, GpuTimePerOperatorAndAnnotationSumsTheOpsTheyLaunched) {
   TraceModel m = LoadSynthetic();
   OpAttributionResult r = AnalyzeOpAttribution(m, WholeTraceWindow(m));

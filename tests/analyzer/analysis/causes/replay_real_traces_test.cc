@@ -47,6 +47,18 @@ void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) 
       EXPECT_GE(a.estimated_saving_ns, b.estimated_saving_ns) << what;
     }
   }
+  // The critical path reads the recorded times and binding edges instead of
+  // replaying: the replay with nothing changed must give back both.
+  const DependencyGraph g = BuildDependencyGraph(m, w);
+  const ReplayResult same = Replay(g, {}, /*keep_binding=*/true);
+  size_t moved = 0, rebound = 0;
+  for (size_t e = 0; e < g.event_count(); ++e) {
+    moved += same.t[e] != g.Recorded(static_cast<int32_t>(e));
+    rebound += same.binding[e] != g.Binding(static_cast<int32_t>(e));
+  }
+  EXPECT_EQ(moved, 0u) << what;
+  EXPECT_EQ(rebound, 0u) << what;
+  EXPECT_EQ(same.end_ns, r.recorded_end_ns) << what;
   CriticalPath p = FindCriticalPath(m, w);
   int64_t total = 0, cursor = p.start_ns;
   for (const PathSegment& s : p.segments) {
