@@ -148,8 +148,8 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
     idle.cause_ns[c] += e - s;
     // Segments are in time order and tile the path: the first one ending
     // after s, then on while they start before e.
-    auto k = std::partition_point(segments.begin(), segments.end(),
-                                  [&](const PathSegment& seg) { return seg.end_ns <= s; });
+    auto k =
+        std::partition_point(segments.begin(), segments.end(), [&](const PathSegment& seg) { return seg.end_ns <= s; });
     for (; k != segments.end() && k->start_ns < e; ++k) {
       const int64_t lo = std::max(s, k->start_ns), hi = std::min(e, k->end_ns);
       if (hi > lo) idle.by_segment[static_cast<int>(k->kind)][c] += hi - lo;

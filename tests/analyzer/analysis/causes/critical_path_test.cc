@@ -133,9 +133,8 @@ TEST(CriticalPath, IdleOnThePathIsClippedToItsSpanAndSplitBySegment) {
                 segment(60, 100, PathSegmentKind::kKernel)};
   GapCausesResult gaps;
   // Parts of two devices: 0 [40, 58), 1 [55, 80) and [95, 120).
-  gaps.parts = {{GapCause::kRoundTrip, 40, 58},
-                {GapCause::kHostUnannotated, 55, 80},
-                {GapCause::kSubmissionLatency, 95, 120}};
+  gaps.parts = {
+      {GapCause::kRoundTrip, 40, 58}, {GapCause::kHostUnannotated, 55, 80}, {GapCause::kSubmissionLatency, 95, 120}};
   CiteIdleOnPath(gaps, &p);
   auto at = [&](PathSegmentKind k, GapCause c) { return p.idle.by_segment[static_cast<int>(k)][static_cast<int>(c)]; };
   EXPECT_EQ(p.idle.idle_ns, 18 + 25 + 5);
