@@ -86,11 +86,11 @@ AnalysisPlan WithDependencies(AnalysisPlan plan) {
     plan.gap_causes = plan.hidden_sync = plan.launch_stats = true;
   }
   // Hidden synchronization and the critical path cite the one account of
-  // idle time: the gap causes, with the calls charged; the instances and the
-  // critical path read every part.
+  // idle time: the gap causes, with the calls charged; the instances read
+  // every part (the critical path classifies the gaps again: RunPlan).
   if (plan.hidden_sync || plan.critical_path || plan.instances) plan.gap_causes = true;
   plan.gap_causes_options.charge_calls = plan.hidden_sync;
-  plan.gap_causes_options.keep_parts = plan.critical_path || plan.instances;
+  plan.gap_causes_options.keep_parts = plan.instances;
   return plan;
 }
 

@@ -329,7 +329,9 @@ struct DiagnoseNote {
 // combination saves clearly more than the best of them alone and more than
 // their savings alone add up to (causes on different gaps just add up).
 struct CombinedEstimate {
-  bool evaluated = false;  // at least two of the three were present
+  // Replayed together: at least two of the three were present, and the idle
+  // time they leave could hold a significant gain (else nothing is replayed).
+  bool evaluated = false;
   // Savings; -1: that cause is absent from the window.
   int64_t waits_alone_ns = -1, host_alone_ns = -1, launches_alone_ns = -1;
   int64_t together_ns = 0;

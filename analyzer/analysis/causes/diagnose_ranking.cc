@@ -1,6 +1,7 @@
 #include "analyzer/analysis/causes/diagnose_ranking.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -81,22 +82,29 @@ void EstimateCombined(Session& session, const std::vector<WhatIfCause>& waits,
   const bool has_waits = !waits.empty() && waits_alone && waits_alone->estimable;
   const bool has_host = !host.empty() && host_alone && host_alone->estimable;
   if (!has_waits && !has_host) return;  // the launches alone make no combination
+  // Host delays removed, the GPU still runs its work (as in OrderFindings):
+  // no saving exceeds the idle time, so a combination cannot gain the
+  // threshold beyond the savings alone when they leave less idle than it.
+  // Then the two replays below (a few seconds and a few hundred MB at 10M
+  // ops) are skipped.
+  const bool clip = result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns;
+  const int64_t room = clip ? result->gpu_span_ns - result->busy_ns : std::numeric_limits<int64_t>::max();
+  auto saving = [&](const WhatIfEstimate& e) { return std::min(std::max<int64_t>(0, e.estimated_saving_ns), room); };
+  const int64_t threshold = SignificantNs(options, *result);
+  int64_t alone = (has_waits ? saving(*waits_alone) : 0) + (has_host ? saving(*host_alone) : 0);
+  if (clip && room - alone < threshold) return;
   const WhatIfCause launches{WhatIfKind::kLaunchBlocking};
   const WhatIfEstimate launches_alone = session().EstimateTogether({launches});
   const bool has_launches = launches_alone.estimable && launches_alone.measured_cost_ns > 0;
   if (int{has_waits} + int{has_host} + int{has_launches} < 2) return;
+  if (has_launches) alone += saving(launches_alone);
+  if (clip && room - alone < threshold) return;
   std::vector<WhatIfCause> all;
   if (has_waits) all.insert(all.end(), waits.begin(), waits.end());
   if (has_host) all.insert(all.end(), host.begin(), host.end());
   if (has_launches) all.push_back(launches);
   const WhatIfEstimate together = session().EstimateTogether(all);
   if (!together.estimable) return;
-  // Host delays removed, the GPU still runs its work (as in OrderFindings).
-  const bool clip = result->busy_ns > 0 && result->busy_ns <= result->gpu_span_ns;
-  auto saving = [&](const WhatIfEstimate& e) {
-    const int64_t s = std::max<int64_t>(0, e.estimated_saving_ns);
-    return clip ? std::min(s, result->gpu_span_ns - result->busy_ns) : s;
-  };
   c.evaluated = true;
   if (has_waits) {
     c.waits_alone_ns = saving(*waits_alone);
@@ -115,7 +123,7 @@ void EstimateCombined(Session& session, const std::vector<WhatIfCause>& waits,
   // on different gaps add up), and clearly more than the best alone.
   const int64_t best = c.best_alone_ns();
   const int64_t sum = c.sum_alone_ns();
-  c.reported = c.together_ns * 4 >= best * 5 && c.together_ns - sum >= SignificantNs(options, *result);
+  c.reported = c.together_ns * 4 >= best * 5 && c.together_ns - sum >= threshold;
 }
 
 }  // namespace

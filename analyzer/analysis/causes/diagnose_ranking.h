@@ -32,8 +32,10 @@
 // Reported when together saves at least 1.25x the best alone and more than
 // the savings alone add up to, by at least the significance threshold:
 // they act on the same gaps, and fixing one alone leaves the GPU waiting
-// for the others (causes on different gaps only add up). Two replays more (the launches alone, all
-// together).
+// for the others (causes on different gaps only add up). Two replays more
+// (the launches alone, all together), skipped when the idle time the
+// savings alone leave is below the threshold (no combination could be
+// reported).
 //
 // Ranking: (1) findings whose estimated saving reaches the significance
 // threshold (max(min_impact_ns, min_impact_share x GPU span)), whatever
