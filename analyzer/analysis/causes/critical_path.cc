@@ -30,26 +30,8 @@ namespace {
 // binding edge's lag is the recorded distance, every other edge's at most
 // that): its end and ends-last op are the recorded ones. Read from the
 // graph, not replayed (a replay with bindings took 12 bytes an event).
-struct RecordedEnd {
-  int64_t end_ns = 0;
-  int32_t end_op = -1;  // graph op that ends last (-1: one from before the window)
-};
-
-RecordedEnd EndOf(const DependencyGraph& g) {
-  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
-  RecordedEnd r;
-  int64_t graph_end = kMinEnd;
-  for (size_t k = 0; k < g.op_count(); ++k) {
-    const int64_t end = g.Recorded(DependencyGraph::OpEnd(k));
-    if (r.end_op < 0 || end > graph_end) {
-      graph_end = end;
-      r.end_op = static_cast<int32_t>(k);
-    }
-  }
-  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
-  r.end_ns = std::max(graph_end, g.fixed_end_ns());
-  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
-  return r;
+GraphEnd EndOf(const DependencyGraph& g) {
+  return EndOfGraph(g, [&](int32_t event) { return g.Recorded(event); });
 }
 
 }  // namespace
@@ -57,7 +39,7 @@ RecordedEnd EndOf(const DependencyGraph& g) {
 CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g) {
   CriticalPath path;
   path.window = g.window();
-  const RecordedEnd r = EndOf(g);
+  const GraphEnd r = EndOf(g);
   path.end_ns = path.start_ns = r.end_ns;
   if (r.end_op < 0) return path;  // nothing in the window ends last
   const DepEdges edges = g.edges();

@@ -282,6 +282,32 @@ inline DepEdge DepEdges::operator[](size_t i) const {
   return {g_->EdgeFrom(e), g_->EdgeKind(e), g_->EdgeSourceNs(e), g_->EdgeLag(e)};
 }
 
+// The window's end under event times `time_of(event)` (recorded or
+// replayed): the latest end of the graph's ops or the fixed end of the ops
+// from before the window, whichever is later (recorded_end_ns() without any
+// op), and the graph op that ends last (-1: one from before the window).
+struct GraphEnd {
+  int64_t end_ns = 0;
+  int32_t end_op = -1;
+};
+template <typename TimeOf>
+GraphEnd EndOfGraph(const DependencyGraph& g, TimeOf time_of) {
+  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
+  GraphEnd r;
+  int64_t graph_end = kMinEnd;
+  for (size_t k = 0; k < g.op_count(); ++k) {
+    const int64_t end = time_of(DependencyGraph::OpEnd(k));
+    if (r.end_op < 0 || end > graph_end) {
+      graph_end = end;
+      r.end_op = static_cast<int32_t>(k);
+    }
+  }
+  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
+  r.end_ns = std::max(graph_end, g.fixed_end_ns());
+  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
+  return r;
+}
+
 // `model` must be finalized.
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,
                                      const DependencyGraphOptions& options = {});

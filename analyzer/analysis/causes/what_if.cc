@@ -147,7 +147,6 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
 }  // namespace
 
 ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
-  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
   ReplayResult r;
   const size_t n = g.event_count();
   const ChangedLags lags(g, edits);
@@ -179,17 +178,9 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
   const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) +
                    (keep_binding ? 1 : 0);
   kEvents[kind](g, edits, lags, added, r);
-  int64_t graph_end = kMinEnd;
-  for (size_t k = 0; k < g.op_count(); ++k) {
-    int64_t end = r.t[DependencyGraph::OpEnd(k)];
-    if (r.end_op < 0 || end > graph_end) {
-      graph_end = end;
-      r.end_op = static_cast<int32_t>(k);
-    }
-  }
-  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
-  r.end_ns = std::max(graph_end, g.fixed_end_ns());
-  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
+  const GraphEnd end = EndOfGraph(g, [&](int32_t event) { return r.t[event]; });
+  r.end_ns = end.end_ns;
+  r.end_op = end.end_op;
   r.start_ns = r.end_ns;
   for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, r.t[DependencyGraph::OpStart(k)]);
   return r;

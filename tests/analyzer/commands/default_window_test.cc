@@ -15,24 +15,12 @@
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/importers/bundled_traces.h"
 
 namespace streamscope {
 namespace {
 
-std::vector<std::string> BundledSqliteTraces() {
-  std::vector<std::string> paths;
-  for (const std::string dir : {"tests/data", "tests/data/nsys", "tests/data/torch"}) {
-    DIR* d = opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.size() > 7 && name.compare(name.size() - 7, 7, ".sqlite") == 0) paths.push_back(dir + "/" + name);
-    }
-    closedir(d);
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
+using testing::BundledSqliteTraces;
 
 TEST(DefaultWindow, ReportDiagnoseAndExportAnalyseTheSameWindowOfEveryBundledTrace) {
   const std::vector<std::string> traces = BundledSqliteTraces();

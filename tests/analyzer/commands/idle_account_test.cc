@@ -13,27 +13,12 @@
 #include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/importers/bundled_traces.h"
 
 namespace streamscope {
 namespace {
 
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> paths;
-  for (const std::string dir : {"tests/data", "tests/data/nsys", "tests/data/torch"}) {
-    DIR* d = opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      auto ends = [&](const std::string& suffix) {
-        return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-      };
-      if (ends(".sqlite") || ends(".json.gz") || ends(".json")) paths.push_back(dir + "/" + name);
-    }
-    closedir(d);
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
+using testing::BundledTraces;
 
 nlohmann::json ReportJson(const std::string& path) {
   ReportOptions o;

@@ -14,10 +14,13 @@
 #include "analyzer/commands/synth_runner.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/importers/bundled_traces.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {
+
+using testing::TraceFilesIn;
 
 const std::string kData = STREAMSCOPE_TEST_DATA_DIR;
 
@@ -106,29 +109,13 @@ TEST(InstancesReport, TheSectionAloneListsEveryRow) {
   EXPECT_EQ(rows, (std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})) << text;
 }
 
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> paths;
-  for (const std::string& dir : {kData, kData + "/nsys", kData + "/torch"}) {
-    DIR* d = opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.ends_with(".sqlite") || name.ends_with(".json.gz") || name.ends_with(".json")) {
-        paths.push_back(dir + "/" + name);
-      }
-    }
-    closedir(d);
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
 // Every idle ns of the window is in one row or between the instances; where
 // the instances tile the window (nothing between them) the rows' idle time
 // is the window's.
 TEST(InstancesReport, TheRowsIdleTimeAddsUpToTheWindowsOnEveryBundledTrace) {
   int with_rows = 0, tiling = 0;
-  for (const std::string& path : BundledTraces()) {
+  for (const std::string& path :
+       TraceFilesIn({kData, kData + "/nsys", kData + "/torch"}, {".sqlite", ".json.gz", ".json"})) {
     SCOPED_TRACE(path);
     const nlohmann::json j = nlohmann::json::parse(Report(path, ReportOptions::Format::kJson));
     const nlohmann::json& w = j["traces"][0]["windows"][0];

@@ -23,10 +23,13 @@
 #include "analyzer/storage/analysis_saver.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/importers/bundled_traces.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {
+
+using testing::BundledTraces;
 
 using testing::ExecSql;
 using testing::SyntheticTrace;
@@ -363,24 +366,6 @@ TEST(Report, TheDiagnoseSectionAloneNamesThePlantedCauseOfRecordedWorkloads) {
     EXPECT_EQ(primary(b.out), cause) << name;
     EXPECT_EQ(primary(b.out), primary(a.out)) << name;
   }
-}
-
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> paths;
-  for (const std::string dir : {"tests/data", "tests/data/nsys", "tests/data/torch"}) {
-    DIR* d = opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      auto ends = [&](const std::string& suffix) {
-        return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-      };
-      if (ends(".sqlite") || ends(".json.gz") || ends(".json")) paths.push_back(dir + "/" + name);
-    }
-    closedir(d);
-  }
-  std::sort(paths.begin(), paths.end());
-  return paths;
 }
 
 // The lines of `text` from the first that starts with `head` to the next

@@ -19,10 +19,13 @@
 #include "analyzer/render/text_layout.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/importers/bundled_traces.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
+
+using testing::BundledSqliteTraces;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -177,17 +180,6 @@ TEST(SummaryReport, ThePageableTraceOpensWithPinnedMemoryAsTheChange) {
   EXPECT_NE(all.find("cudaMallocHost"), std::string::npos) << all;
 }
 
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> out;
-  for (const char* dir : {"tests/data", "tests/data/nsys"}) {
-    for (const std::filesystem::directory_entry& e : std::filesystem::directory_iterator(dir)) {
-      if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The first line of `text` wider than the report's width, or "".
 std::string FirstWideLine(const std::string& text) {
   for (const std::string& l : Lines(text)) {
@@ -197,7 +189,7 @@ std::string FirstWideLine(const std::string& text) {
 }
 
 TEST(SummaryReport, TheFullReportStartsWithTheSummaryAndHasNoLineOver120Columns) {
-  std::vector<std::string> traces = BundledTraces();
+  std::vector<std::string> traces = BundledSqliteTraces({"tests/data", "tests/data/nsys"});
   ASSERT_GE(traces.size(), 15u);
   for (const std::string& trace : traces) {
     ReportOptions options;
@@ -211,7 +203,7 @@ TEST(SummaryReport, TheFullReportStartsWithTheSummaryAndHasNoLineOver120Columns)
 }
 
 TEST(SummaryReport, NoDiagnosisLineIsWiderThan120Columns) {
-  for (const std::string& trace : BundledTraces()) {
+  for (const std::string& trace : BundledSqliteTraces({"tests/data", "tests/data/nsys"})) {
     DiagnoseCommandOptions options;
     options.traces = {trace};
     std::ostringstream out, err;

@@ -26,23 +26,15 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "schema/schema.h"
+#include "tests/analyzer/importers/bundled_traces.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::BundledSqliteTraces;
 
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> out;
-  for (const char* dir : {"tests/data", "tests/data/nsys", "tests/data/old_schema"}) {
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-      if (e.path().extension() == ".sqlite") out.push_back(e.path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+namespace fs = std::filesystem;
 
 struct OldForm {
   const char* pattern;
@@ -204,7 +196,7 @@ bool IsPackedList(const std::string& v) {
 }
 
 TEST(Vocabulary, ReportsDiagnosesAndPagesUseOneFormForEveryBundledTrace) {
-  std::vector<std::string> traces = BundledTraces();
+  std::vector<std::string> traces = BundledSqliteTraces({"tests/data", "tests/data/nsys", "tests/data/old_schema"});
   ASSERT_GE(traces.size(), 15u);
   for (const std::string& t : traces) {
     auto [html, perfetto] = HtmlAndPerfetto(t);
@@ -248,7 +240,7 @@ TEST(Vocabulary, ComparisonsUseOneForm) {
 }
 
 TEST(Vocabulary, ReportJsonSaysNullForNone) {
-  for (const std::string& t : BundledTraces()) {
+  for (const std::string& t : BundledSqliteTraces({"tests/data", "tests/data/nsys", "tests/data/old_schema"})) {
     std::string json = Report(t, ReportOptions::Format::kJson);
     static const std::regex minus_one(R"re("(tid|id|[a-z_]*_id|[a-z_]*_id_[ab])":-1\b)re");
     std::smatch m;
@@ -257,7 +249,7 @@ TEST(Vocabulary, ReportJsonSaysNullForNone) {
 }
 
 TEST(Vocabulary, CsvTablesHaveOneColumnNameNoSentinelsAndNoPackedStrings) {
-  for (const std::string& t : BundledTraces()) {
+  for (const std::string& t : BundledSqliteTraces({"tests/data", "tests/data/nsys", "tests/data/old_schema"})) {
     std::istringstream in(Report(t, ReportOptions::Format::kCsv));
     std::string line, table;
     std::vector<std::string> header;
@@ -417,7 +409,7 @@ TEST(SchemaVersion, ANewTraceHasTheNewVersion) {
 
 TEST(SchemaVersion, EveryBundledTraceLoadsAndTheOldVersionIsAmongThem) {
   int old_version = 0;
-  for (const std::string& t : BundledTraces()) {
+  for (const std::string& t : BundledSqliteTraces({"tests/data", "tests/data/nsys", "tests/data/old_schema"})) {
     auto models = LoadTraceFile(t);
     ASSERT_TRUE(models.ok()) << t << ": " << models.status();
     ASSERT_FALSE(models->empty()) << t;
@@ -545,7 +537,7 @@ TEST(KernelNames, TextShowsThemDemangledAndDataKeepsTheMangledName) {
 }
 
 TEST(KernelNames, LaunchStatisticsNeverShowANegativeQueueDelay) {
-  for (const std::string& t : BundledTraces()) {
+  for (const std::string& t : BundledSqliteTraces({"tests/data", "tests/data/nsys", "tests/data/old_schema"})) {
     if (t.find("/nsys/") != std::string::npos) continue;
     const std::string text = Report(t, ReportOptions::Format::kText);
     EXPECT_EQ(text.find("queue -"), std::string::npos) << t;

@@ -15,20 +15,12 @@
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/importers/bundled_traces.h"
 
 namespace streamscope {
 namespace {
 
-std::vector<std::string> BundledTraces() {
-  std::vector<std::string> out;
-  for (const char* dir : {"tests/data", "tests/data/nsys"}) {
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      if (entry.path().extension() == ".sqlite") out.push_back(entry.path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
+using testing::BundledSqliteTraces;
 
 void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) {
   WhatIfResult r = EstimateSavings(m, w);
@@ -71,7 +63,7 @@ void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) 
 }
 
 TEST(ReplayRealTraces, NothingRemovedReproducesTheRecordedEndWithinOnePercent) {
-  std::vector<std::string> traces = BundledTraces();
+  std::vector<std::string> traces = BundledSqliteTraces({"tests/data", "tests/data/nsys"});
   ASSERT_GE(traces.size(), 18u) << "the bundled traces are committed";
   for (const std::string& path : traces) {
     auto models = LoadTraceFile(path);
@@ -92,7 +84,7 @@ TEST(ReplayRealTraces, NothingRemovedReproducesTheRecordedEndWithinOnePercent) {
 }
 
 TEST(ReplayRealTraces, ReferenceWorkloadsHaveAnNvtxSteadyStateOrTheirGpuSpan) {
-  for (const std::string& path : BundledTraces()) {
+  for (const std::string& path : BundledSqliteTraces({"tests/data", "tests/data/nsys"})) {
     auto models = LoadTraceFile(path);
     ASSERT_TRUE(models.ok()) << path;
     for (const TraceModel& m : *models) {
