@@ -138,25 +138,18 @@ void TimelineData::AddOpRow(const TraceModel& m, const Window& w, const StreamBl
   std::string label = StreamLabel(m, sb.stream);
   if (lane > 0) absl::StrAppend(&label, " overflow ", lane);
   absl::StrAppend(&label, ", device ", m.streams[sb.stream].device_id);
-  absl::StrAppend(&rows_json_, rows_ ? ",\n" : "", "{\"k\":\"op\",\"y\":", y, ",\"h\":", h, ",\"l\":");
-  AppendJsonString(label, &rows_json_);
-  absl::StrAppend(&rows_json_, ",\"sid\":", StreamSourceId(m, sb.stream));
-  items_ += static_cast<int64_t>(s.size());
-  s = Deltas(s, w.start_ns);
-  AppendColumn("s", s, &rows_json_);
-  AppendColumn("d", d, &rows_json_);
-  AppendColumn("c", c, &rows_json_);
-  AppendColumn("n", n, &rows_json_);
-  AppendColumn("i", id, &rows_json_);
-  AppendColumn("r", r, &rows_json_);
-  AppendColumn("b", b, &rows_json_);
-  AppendColumn("x", x, &rows_json_);
-  AppendColumn("g", g, &rows_json_);
-  AppendColumn("a", a, &rows_json_);
-  AppendColumn("an", an, &rows_json_);
-  AppendColumn("q", q, &rows_json_);
-  rows_json_.push_back('}');
-  ++rows_;
+  AppendRow("op", y, h, label, absl::StrCat(",\"sid\":", StreamSourceId(m, sb.stream)), w.start_ns, s,
+            {{"d", &d},
+             {"c", &c},
+             {"n", &n},
+             {"i", &id},
+             {"r", &r},
+             {"b", &b},
+             {"x", &x},
+             {"g", &g},
+             {"a", &a},
+             {"an", &an},
+             {"q", &q}});
 }
 
 void TimelineData::AddApiRow(const TraceModel& m, const Window& w, int64_t tid, const std::vector<int32_t>& calls,
@@ -200,21 +193,8 @@ void TimelineData::AddApiRow(const TraceModel& m, const Window& w, int64_t tid, 
     r.push_back(one ? api.correlation_id[it.call] : -1);
     b.push_back(one ? 0 : it.busy);
   }
-  absl::StrAppend(&rows_json_, rows_ ? ",\n" : "", "{\"k\":\"api\",\"y\":", y, ",\"h\":", h, ",\"l\":");
-  AppendJsonString(ThreadTitle(m, tid), &rows_json_);
-  absl::StrAppend(&rows_json_, ",\"tid\":", tid);
-  items_ += static_cast<int64_t>(s.size());
-  s = Deltas(s, w.start_ns);
-  AppendColumn("s", s, &rows_json_);
-  AppendColumn("d", d, &rows_json_);
-  AppendColumn("c", c, &rows_json_);
-  AppendColumn("n", n, &rows_json_);
-  AppendColumn("i", id, &rows_json_);
-  AppendColumn("r", r, &rows_json_);
-  AppendColumn("b", b, &rows_json_);
-  AppendColumn("m", dom, &rows_json_);
-  rows_json_.push_back('}');
-  ++rows_;
+  AppendRow("api", y, h, ThreadTitle(m, tid), absl::StrCat(",\"tid\":", tid), w.start_ns, s,
+            {{"d", &d}, {"c", &c}, {"n", &n}, {"i", &id}, {"r", &r}, {"b", &b}, {"m", &dom}});
 }
 
 void TimelineData::AddSliceRow(const Window& w, std::string_view label, std::vector<DataSlice> slices, double y,
@@ -228,14 +208,19 @@ void TimelineData::AddSliceRow(const Window& w, std::string_view label, std::vec
     c.push_back(Str(std::move(sl.cls)));
     t.push_back(Str(std::move(sl.title)));
   }
-  absl::StrAppend(&rows_json_, rows_ ? ",\n" : "", "{\"k\":\"sl\",\"y\":", y, ",\"h\":", h, ",\"l\":");
+  AppendRow("sl", y, h, label, "", w.start_ns, s, {{"d", &d}, {"c", &c}, {"t", &t}});
+}
+
+void TimelineData::AppendRow(std::string_view kind, double y, double h, std::string_view label, std::string_view extra,
+                             int64_t window_start, const std::vector<int64_t>& starts,
+                             std::initializer_list<std::pair<std::string_view, const std::vector<int64_t>*>> columns) {
+  absl::StrAppend(&rows_json_, rows_ ? ",\n" : "", "{\"k\":\"", std::string(kind), "\",\"y\":", y, ",\"h\":", h,
+                  ",\"l\":");
   AppendJsonString(label, &rows_json_);
-  items_ += static_cast<int64_t>(s.size());
-  s = Deltas(s, w.start_ns);
-  AppendColumn("s", s, &rows_json_);
-  AppendColumn("d", d, &rows_json_);
-  AppendColumn("c", c, &rows_json_);
-  AppendColumn("t", t, &rows_json_);
+  rows_json_.append(extra);
+  items_ += static_cast<int64_t>(starts.size());
+  AppendColumn("s", Deltas(starts, window_start), &rows_json_);
+  for (const auto& [key, values] : columns) AppendColumn(key, *values, &rows_json_);
   rows_json_.push_back('}');
   ++rows_;
 }

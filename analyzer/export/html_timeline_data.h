@@ -25,8 +25,10 @@
 #define STREAMSCOPE_ANALYZER_EXPORT_HTML_TIMELINE_DATA_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -73,6 +75,12 @@ class TimelineData {
 
  private:
   int Str(std::string s);
+  // One row: {"k":KIND,"y":Y,"h":H,"l":LABEL, then `extra` (JSON members,
+  // each with its leading comma), the column "s" (`starts` as deltas from
+  // the window's start, then from the item before), the other columns, '}'.
+  void AppendRow(std::string_view kind, double y, double h, std::string_view label, std::string_view extra,
+                 int64_t window_start, const std::vector<int64_t>& starts,
+                 std::initializer_list<std::pair<std::string_view, const std::vector<int64_t>*>> columns);
 
   std::vector<std::string> strs_;
   absl::flat_hash_map<std::string, int> str_index_;
