@@ -88,7 +88,8 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
       case DepEdgeKind::kGraph: s.kind = PathSegmentKind::kGpuWait; break;
       case DepEdgeKind::kCallDuration: s.kind = PathSegmentKind::kApiCall; break;
       case DepEdgeKind::kSyncWait: s.kind = PathSegmentKind::kSyncReturn; break;
-      case DepEdgeKind::kHostGap: s.kind = PathSegmentKind::kHostWork; break;
+      case DepEdgeKind::kHostGap:
+      case DepEdgeKind::kHandoff: s.kind = PathSegmentKind::kHostWork; break;
     }
     if (op_target) {
       s.op = op;

@@ -27,6 +27,7 @@ std::string_view DepEdgeKindName(DepEdgeKind k) {
     case DepEdgeKind::kLegacyStream: return "legacy_stream";
     case DepEdgeKind::kGraph: return "graph";
     case DepEdgeKind::kSyncWait: return "sync_wait";
+    case DepEdgeKind::kHandoff: return "host_handoff";
   }
   return "unknown";
 }
@@ -264,6 +265,7 @@ class DependencyGraphBuilder {
     g_.window_ = w_;
     Items();
     Partners();
+    Handoffs();
     // The edges are made twice: once to count each event's in-edges, then
     // written in place, grouped by target. A list of every edge sorted by
     // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
@@ -565,6 +567,52 @@ class DependencyGraphBuilder {
     return w;
   }
 
+  // The host_handoff source of each call that ends a pause (see the
+  // header): the call of another thread that ended last before it, in its
+  // pause, when that thread then paused too. Few calls have one.
+  void Handoffs() {
+    const size_t n = g_.calls_.size();
+    if (g_.tids_.size() < 2) return;
+    const ApiCalls& api = m_.api;
+    auto start_of = [&](int32_t c) { return api.start_ns[static_cast<size_t>(g_.calls_[c])]; };
+    auto end_of = [&](int32_t c) { return api.end_ns[static_cast<size_t>(g_.calls_[c])]; };
+    std::vector<int32_t> next(n, -1), last(g_.tids_.size(), -1);
+    for (size_t c = 0; c < n; ++c) {
+      int32_t& l = last[static_cast<size_t>(g_.call_tid_[c])];
+      if (l >= 0) next[static_cast<size_t>(l)] = static_cast<int32_t>(c);
+      l = static_cast<int32_t>(c);
+    }
+    std::vector<int32_t> by_end(n);
+    for (size_t c = 0; c < n; ++c) by_end[c] = static_cast<int32_t>(c);
+    std::stable_sort(by_end.begin(), by_end.end(), [&](int32_t a, int32_t b) { return end_of(a) < end_of(b); });
+    for (size_t c = 0; c < n; ++c) {
+      const size_t a = static_cast<size_t>(g_.calls_[c]);
+      const int32_t prev = outer_.prev_on_thread[a];
+      if (prev < 0) continue;
+      const int64_t start = api.start_ns[a], prev_end = api.end_ns[static_cast<size_t>(prev)];
+      const int64_t pause = start - prev_end;
+      if (pause < o_.handoff_min_pause_ns) continue;
+      auto it =
+          std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, int32_t k) { return t < end_of(k); });
+      while (it != by_end.begin() && g_.call_tid_[static_cast<size_t>(*std::prev(it))] == g_.call_tid_[c]) --it;
+      if (it == by_end.begin()) continue;
+      const int32_t p = *std::prev(it);
+      const int64_t p_end = end_of(p), latency = start - p_end;
+      if (p_end < prev_end || latency > o_.handoff_max_latency_ns || 2 * latency > pause) continue;
+      const int32_t q = next[static_cast<size_t>(p)];
+      const int64_t other_pause = (q >= 0 ? start_of(q) : w_.end_ns) - p_end;
+      if ((q >= 0 && start_of(q) < start) || other_pause < o_.handoff_min_pause_ns) continue;
+      handoff_.push_back({static_cast<int32_t>(c), p});
+    }
+    if (!handoff_.empty()) g_.stats_["host_handoffs"] = static_cast<int64_t>(handoff_.size());
+  }
+  // Call c's host_handoff source (a graph call), or -1.
+  int32_t HandoffFrom(size_t c) const {
+    auto it = std::lower_bound(handoff_.begin(), handoff_.end(), static_cast<int32_t>(c),
+                               [](const std::pair<int32_t, int32_t>& h, int32_t v) { return h.first < v; });
+    return it != handoff_.end() && it->first == static_cast<int32_t>(c) ? it->second : -1;
+  }
+
   void CallEdges() {
     for (size_t c = 0; c < g_.calls_.size(); ++c) {
       const size_t a = static_cast<size_t>(g_.calls_[c]);
@@ -572,7 +620,14 @@ class DependencyGraphBuilder {
       if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
         int32_t pc = g_.GraphCall(p);
         int64_t p_end = m_.api.end_ns[p];
-        Emit(g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end, std::max<int64_t>(0, start - p_end),
+        // After a handoff the thread's own host work is what follows it.
+        int64_t own = start - p_end;
+        if (int32_t h = HandoffFrom(c); h >= 0) {
+          const int64_t h_end = m_.api.end_ns[static_cast<size_t>(g_.calls_[static_cast<size_t>(h)])];
+          own = start - h_end;
+          Emit(g_.CallStart(c), g_.CallEnd(static_cast<size_t>(h)), h_end, own, DepEdgeKind::kHandoff);
+        }
+        Emit(g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end, std::max<int64_t>(0, own),
              DepEdgeKind::kHostGap);
       }
       std::vector<int32_t> w = Waited(c);
@@ -803,10 +858,11 @@ class DependencyGraphBuilder {
     return {own_ops_.data() + own_ops_begin_[c], own_ops_.data() + own_ops_begin_[c + 1]};
   }
   std::vector<NameClass> classes_;
-  bool counting_ = true;          // Emit counts (first pass) or writes
-  int64_t against_time_ = 0;      // edges left out: source recorded after target
-  std::vector<uint32_t> slot_;    // per event: its next edge slot (second pass)
-  std::vector<int64_t> natural_;  // per edge: its natural lag, then its lag
+  bool counting_ = true;                              // Emit counts (first pass) or writes
+  int64_t against_time_ = 0;                          // edges left out: source recorded after target
+  std::vector<uint32_t> slot_;                        // per event: its next edge slot (second pass)
+  std::vector<int64_t> natural_;                      // per edge: its natural lag, then its lag
+  std::vector<std::pair<int32_t, int32_t>> handoff_;  // (graph call, its host_handoff source), by call
 };
 
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,

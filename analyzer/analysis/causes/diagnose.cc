@@ -485,6 +485,9 @@ class Diagnoser {
       std::array<int64_t, kNumOpCategories> total{};
       for (int32_t op : ops_) {
         if (m_.ops.device_id[op] != d.device_id) continue;
+        // A result read back needs the kernel before it: not a copy that
+        // another stream would overlap.
+        if (m_.ops.category[op] == OpCategory::kDtoH && m_.ops.bytes[op] <= kResultReadBackMaxBytes) continue;
         int ci = static_cast<int>(m_.ops.category[op]);
         int64_t t = Clipped(op);
         per_stream[m_.ops.stream[op]][ci] += t;

@@ -248,9 +248,9 @@ struct RoundTripFacts {
   int64_t readback_bytes = 0;    // bytes read back, median of the longest round trips
   std::vector<CallCount> calls;  // the waiting calls, by name
   bool pytorch = false;          // the trace comes from PyTorch (aten ops): its remedies
-  // What-if (diagnose_ranking.h): removing the syncs alone, the host work
-  // alone, and both together; -1 = not estimated.
-  int64_t sync_alone_saving_ns = -1, host_alone_saving_ns = -1, together_saving_ns = -1;
+  // What-if (diagnose_ranking.h): the read-backs gone (the estimate), the
+  // host work removed alone, and both together; -1 = not estimated.
+  int64_t readback_saving_ns = -1, host_alone_saving_ns = -1, together_saving_ns = -1;
 };
 struct LegacyStreamFacts {
   int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;

@@ -36,28 +36,30 @@ bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c)
   }
 }
 
-// round_trip: the waits (explicit syncs, copies that held the host) and the
-// host work of every NVTX range removed together. Each alone leaves the GPU
-// waiting for the other each iteration; the finding's estimate is the
-// combination, with both alone in its facts.
+// round_trip: the estimate is the read-backs gone (what_if.h, readback):
+// the remedy tests the result less often, so the waits and the read-back
+// calls go while the host work between calls stays. The host work removed
+// alone and both together are in its facts: in a host-bound loop the
+// read-backs cost little and the host work is what the GPU waits for.
 template <typename Session>
-void EstimateRoundTrip(Session& session, const std::vector<WhatIfCause>& waits, const std::vector<WhatIfCause>& host,
+void EstimateRoundTrip(Session& session, const std::vector<WhatIfCause>& host,
                        const std::optional<WhatIfEstimate>& host_alone, DiagnoseResult* result) {
   for (DiagnoseFinding& f : result->findings) {
     auto* facts = std::get_if<RoundTripFacts>(&f.facts);
-    if (facts == nullptr || waits.empty()) continue;
-    const WhatIfEstimate syncs = session().EstimateTogether(waits);
-    std::vector<WhatIfCause> both = waits;
+    if (facts == nullptr) continue;
+    const std::vector<WhatIfCause> readback{WhatIfCause{WhatIfKind::kReadback}};
+    const WhatIfEstimate alone = session().EstimateTogether(readback);
+    if (!alone.estimable || alone.call_count == 0) continue;
+    std::vector<WhatIfCause> both = readback;
     both.insert(both.end(), host.begin(), host.end());
-    const WhatIfEstimate together = host.empty() ? syncs : session().EstimateTogether(both);
-    if (!together.estimable) continue;
-    facts->sync_alone_saving_ns = syncs.estimable ? std::max<int64_t>(0, syncs.estimated_saving_ns) : -1;
+    const WhatIfEstimate together = host.empty() ? alone : session().EstimateTogether(both);
+    facts->readback_saving_ns = std::max<int64_t>(0, alone.estimated_saving_ns);
     facts->host_alone_saving_ns =
         host_alone && host_alone->estimable ? std::max<int64_t>(0, host_alone->estimated_saving_ns) : 0;
-    facts->together_saving_ns = std::max<int64_t>(0, together.estimated_saving_ns);
+    facts->together_saving_ns = together.estimable ? std::max<int64_t>(0, together.estimated_saving_ns) : -1;
     f.saving_estimated = true;
-    f.estimated_saving_ns = together.estimated_saving_ns;
-    f.figures["sync_alone_saving_ns"] = static_cast<double>(facts->sync_alone_saving_ns);
+    f.estimated_saving_ns = alone.estimated_saving_ns;
+    f.figures["readback_saving_ns"] = static_cast<double>(facts->readback_saving_ns);
     f.figures["host_alone_saving_ns"] = static_cast<double>(facts->host_alone_saving_ns);
     f.figures["together_saving_ns"] = static_cast<double>(facts->together_saving_ns);
   }
@@ -319,7 +321,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
     }
   }
   FillEstimates(model, what_if, result);
-  EstimateRoundTrip(session, waits, host_work, host_alone, result);
+  EstimateRoundTrip(session, host_work, host_alone, result);
   EstimateCombined(session, waits, waits_alone, host_work, host_alone, options, result);
   OrderFindings(options, result);
 }

@@ -17,11 +17,14 @@
 //   implicit_sync_call     sync of a synchronous copy or a draining call
 //   legacy_default_stream  legacy_stream
 //   cpu_starvation         host_work (any NVTX range or unannotated)
-//   round_trip             the waits of sync_between and the host work of
-//                          cpu_starvation removed together (EstimateTogether):
-//                          removing either alone leaves the GPU waiting for
-//                          the other each iteration; the finding's facts keep
-//                          both savings alone and together
+//   round_trip             readback: the read-back calls and their waits
+//                          take no time, the host work stays (the remedy
+//                          tests the result less often, it does not remove
+//                          the host's work); the facts also keep the host
+//                          work of cpu_starvation removed alone and both
+//                          together (in a host-bound loop the read-backs
+//                          cost little: the host work is what the GPU waits
+//                          for)
 // Other causes (hardware, event waits, contention, small work) have no
 // what-if: they keep saving_estimated false.
 //

@@ -6,8 +6,9 @@
 // host test) and PyTorch's `.item()`, `.cpu()` or printing a tensor per step.
 //
 // The finding's measured cost is the idle partition's round_trip time
-// (gap_causes.h); the what-if ranking estimates removing the waits, the host
-// work and the launch blocking together (diagnose_ranking.h). Pure function
+// (gap_causes.h); the what-if ranking estimates the read-backs gone (the
+// remedy: test less often), with the host work removed alone and both
+// together beside it (diagnose_ranking.h). Pure function
 // of the model and the gap causes of the window; thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_ROUND_TRIP_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_ROUND_TRIP_H_

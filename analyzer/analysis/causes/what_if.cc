@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/causes/innermost_nvtx.h"
 #include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/model/saturating.h"
@@ -28,6 +29,7 @@ std::string_view WhatIfKindName(WhatIfKind k) {
     case WhatIfKind::kFirstLaunch: return "first_launch";
     case WhatIfKind::kLegacyStream: return "legacy_stream";
     case WhatIfKind::kLaunchBlocking: return "launch_blocking";
+    case WhatIfKind::kReadback: return "readback";
   }
   return "unknown";
 }
@@ -289,6 +291,8 @@ int32_t EngineClass(const TraceModel& m, size_t op) {
     case OpCategory::kMemset: return 0;
     case OpCategory::kHtoD: return 1;
     case OpCategory::kDtoH: {
+      // A result read back depends on the kernel before it: never split off.
+      if (m.ops.bytes[op] <= kResultReadBackMaxBytes) return 0;
       const Device* d = m.FindDevice(m.ops.device_id[op]);
       return d != nullptr && d->async_engine_count == 1 ? 1 : 2;
     }
@@ -387,6 +391,7 @@ class WhatIfContext {
       case WhatIfKind::kFirstLaunch: FirstLaunch(edits, est, ev); break;
       case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
       case WhatIfKind::kLaunchBlocking: LaunchBlocking(edits, est, ev); break;
+      case WhatIfKind::kReadback: Readback(edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -397,7 +402,10 @@ class WhatIfContext {
  private:
   struct HostGap {
     uint32_t edge;
-    uint32_t call;  // graph call (16 bytes a gap, not 24: a gap per call)
+    // The call's host_handoff edge (kNoEdge: none): after a handoff the
+    // gap's host work is what follows it, and both edges shrink with it.
+    uint32_t handoff;
+    uint32_t call;  // graph call
     // In part_name_ / part_ns_: host time per innermost range (kNoString:
     // none), up to the next gap's parts_begin (12 bytes a gap).
     uint32_t parts_begin;
@@ -489,11 +497,15 @@ class WhatIfContext {
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
+      uint32_t handoff = kNoEdge;
+      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+        if (edges[i].kind == DepEdgeKind::kHandoff) handoff = i;
+      }
       for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
-        int64_t a = std::max(SourceTime(i), g_.window().start_ns), b = g_.Recorded(v);
+        int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
+        HostGap gap{i, handoff, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
@@ -532,6 +544,7 @@ class WhatIfContext {
         if (name != cause.name) continue;
         // One part per name in a gap: each gap's edge changes once.
         SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
+        if (gap.handoff != kNoEdge) SetLag(edits, gap.handoff, std::max<int64_t>(0, g_.EdgeLag(gap.handoff) - ns));
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
         OpsOfCall(gap.call, ev);
@@ -695,6 +708,51 @@ class WhatIfContext {
     }
   }
 
+  // A small device-to-host copy: a result the host reads back to test.
+  bool IsReadback(int32_t event) const {
+    if (event == DepEdge::kOutside || !g_.IsOpEvent(event)) return false;
+    const size_t i = static_cast<size_t>(g_.ModelOp(g_.ItemOf(event)));
+    return m_.ops.category[i] == OpCategory::kDtoH && m_.ops.bytes[i] <= kResultReadBackMaxBytes;
+  }
+  void ZeroCallDuration(size_t c, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    const int32_t v = g_.CallEnd(c);
+    for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+      if (edges[e].kind == DepEdgeKind::kCallDuration) SetLag(edits, e, 0);
+    }
+    est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.Recorded(v) - g_.Recorded(g_.CallStart(c)));
+    ev.calls.push_back(g_.ModelCall(c));
+  }
+
+  void Readback(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    const DepEdges edges = g_.edges();
+    absl::flat_hash_set<size_t> done, copies;
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      const BlockingKind b = g_.CallBlocking(c);
+      if (!IsExplicitSync(b) && b != BlockingKind::kPageableCopy && b != BlockingKind::kSyncCopy) continue;
+      const int32_t v = g_.CallEnd(c);
+      bool readback = false;
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        readback |= edges[e].kind == DepEdgeKind::kSyncWait && IsReadback(edges[e].from);
+      }
+      if (!readback) continue;
+      TouchRemoved(edits);
+      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        if (edges[e].kind != DepEdgeKind::kSyncWait) continue;
+        edits.removed[e] = 1;
+        if (!IsReadback(edges[e].from)) continue;
+        // The copy's own call (an *Async copy to pinned memory) goes too.
+        const size_t k = g_.ItemOf(edges[e].from);
+        if (copies.insert(k).second) ev.ops.push_back(g_.ModelOp(k));
+        const int32_t submitter = g_.OpSubmitter(k);
+        if (submitter >= 0 && static_cast<size_t>(submitter) != c && done.insert(submitter).second) {
+          ZeroCallDuration(static_cast<size_t>(submitter), edits, est, ev);
+        }
+      }
+      if (done.insert(c).second) ZeroCallDuration(c, edits, est, ev);
+    }
+  }
+
   void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const DepEdges edges = g_.edges();
     for (size_t k = 0; k < g_.op_count(); ++k) {
@@ -720,6 +778,7 @@ class WhatIfContext {
   const TraceModel& m_;
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
+  static constexpr uint32_t kNoEdge = std::numeric_limits<uint32_t>::max();
   std::vector<HostGap> gaps_;
   // The parts of all gaps_, each gap's a run, in two columns (12 bytes a part).
   std::vector<StringId> part_name_;

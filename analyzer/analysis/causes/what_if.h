@@ -37,7 +37,9 @@
 //                 (estimable false when no copy has a rate). Measured
 //                 cost: the copies' time.
 //   same_stream   stream `stream` split in one stream per engine class
-//                 (kernels and memsets; H2D; D2H — one class with H2D when
+//                 (kernels, memsets and results read back: device-to-host
+//                 copies of at most kResultReadBackMaxBytes, which need the
+//                 kernel before them; H2D; D2H — one class with H2D when
 //                 the device has one copy engine; other copies): stream
 //                 order between ops of different classes is dropped, each
 //                 op follows the previous op of its class. Assumes the copy
@@ -62,6 +64,15 @@
 //                 Not a candidate of its own: the ranking removes it together
 //                 with the waits and the host work (causes acting on the
 //                 same gaps). Measured cost: the calls' host time.
+//   readback      the round trips' read-backs are gone (a loop that tests
+//                 its result every k iterations, with k large): the calls
+//                 that waited for a small device-to-host copy (at most
+//                 kResultReadBackMaxBytes: explicit syncs, copies that held
+//                 the host) and the calls that submitted those copies take
+//                 no time and wait for nothing; the copies stay, and so does
+//                 the host work between calls. Not a candidate of its own:
+//                 the round trip finding's estimate. Measured cost: the
+//                 calls' host time.
 // Cost: one replay per cause, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
@@ -118,10 +129,11 @@ enum class WhatIfKind : uint8_t {
   kFirstLaunch = 4,
   kLegacyStream = 5,
   kLaunchBlocking = 6,
+  kReadback = 7,
 };
-inline constexpr int kNumWhatIfKinds = 7;
+inline constexpr int kNumWhatIfKinds = 8;
 // "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
-// "legacy_stream", "launch_blocking"
+// "legacy_stream", "launch_blocking", "readback"
 std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {

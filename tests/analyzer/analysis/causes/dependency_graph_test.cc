@@ -69,6 +69,46 @@ TEST(DependencyGraph, StreamOrderSubmitAndHostGapEdgesWithMeasuredLags) {
 // Lags are kept in 32 bits with wider ones apart: a 5 s host gap (beyond
 // 32-bit nanoseconds) keeps its exact lag, and the replay gives back the
 // recorded times across it.
+TEST(DependencyGraph, AThreadThatResumesWhenAnotherPausesFollowsIt) {
+  TraceModel m = testing::AutogradHandoffLoop(20);
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  EXPECT_EQ(g.stats().at("host_handoffs"), 39);
+  EXPECT_EQ(g.stats().at("edges_host_handoff"), 39);
+  // Step 1: thread 2's launch follows thread 1's launch (30 us after it),
+  // and binds there; its own host gap keeps only those 30 us.
+  int32_t kb = GraphOpOf(g, m, 4);
+  ASSERT_GE(kb, 0);
+  int32_t c = g.OpSubmitter(static_cast<size_t>(kb));
+  ASSERT_GE(c, 0);
+  auto handoff = EdgesInto(g, g.CallStart(c), DepEdgeKind::kHandoff);
+  ASSERT_EQ(handoff.size(), 1u);
+  EXPECT_EQ(handoff[0].from_ns, (515 + 110) * kUs);
+  EXPECT_EQ(handoff[0].lag_ns, 30 * kUs);
+  EXPECT_EQ(g.edges()[g.Binding(g.CallStart(c))].kind, DepEdgeKind::kHandoff);
+  auto gap = EdgesInto(g, g.CallStart(c), DepEdgeKind::kHostGap);
+  ASSERT_EQ(gap.size(), 1u);
+  EXPECT_EQ(gap[0].lag_ns, 30 * kUs);
+  // Replayed unchanged, every time comes back.
+  ReplayResult r = Replay(g);
+  for (size_t e = 0; e < g.event_count(); ++e) EXPECT_EQ(r.t[e], g.Recorded(static_cast<int32_t>(e))) << e;
+}
+
+TEST(DependencyGraph, ThreadsLaunchingSideBySideHaveNoHandoff) {
+  // Two threads each launch every 20 us, 10 us apart, on their own streams.
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  for (int64_t i = 0; i < 50; ++i) {
+    const int64_t t = 20 * i * kUs;
+    b.Kernel("a", kA, t + 5 * kUs, t + 15 * kUs, ApiTimes{t, t + 5 * kUs, 1});
+    b.Kernel("b", kB, t + 15 * kUs, t + 25 * kUs, ApiTimes{t + 10 * kUs, t + 15 * kUs, 2});
+  }
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  EXPECT_FALSE(g.stats().contains("host_handoffs"));
+  EXPECT_FALSE(g.stats().contains("edges_host_handoff"));
+}
+
 TEST(DependencyGraph, AHostGapOfSecondsKeepsItsExactLag) {
   ModelBuilder b;
   b.Stream(1, StreamKind::kNonBlocking);

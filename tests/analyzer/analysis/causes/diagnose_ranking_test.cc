@@ -269,7 +269,7 @@ TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKee
   // return, 48 us of host test and the next launch's path.
   EXPECT_EQ(r.primary()->impact_ns, 19 * 58 * kUs);
   EXPECT_TRUE(r.primary()->saving_estimated);
-  EXPECT_GE(facts.together_saving_ns, facts.sync_alone_saving_ns);
+  EXPECT_GE(facts.together_saving_ns, facts.readback_saving_ns);
   EXPECT_GE(facts.together_saving_ns, facts.host_alone_saving_ns);
   const std::string remedy = DiagnoseRemedy(*r.primary());
   EXPECT_NE(remedy.find("every k iterations"), std::string::npos) << remedy;
@@ -279,6 +279,23 @@ TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKee
   EXPECT_EQ(Find(r, DiagnoseCause::kSyncBetween), nullptr) << Ranking(r);
   const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
   EXPECT_TRUE(host == nullptr || host->impact_ns == 0) << Ranking(r);
+}
+
+// A PyTorch-like step on two threads (autograd's handoff) reading its loss
+// back each step: the round trip is the primary cause, and its estimate
+// (the read-backs gone) is its whole idle time: the GPU, not the host,
+// then sets the pace (planted_traces.h works it out).
+TEST(DiagnoseRanking, ARoundTripAcrossTwoThreadsIsEstimatedThroughTheHandoff) {
+  TraceModel m = testing::AutogradHandoffLoop(20);
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
+  EXPECT_EQ(r.primary()->impact_ns, 19 * 113 * kUs);
+  EXPECT_TRUE(r.primary()->saving_estimated);
+  EXPECT_EQ(r.primary()->estimated_saving_ns, 19 * 113 * kUs);
+  const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.readback_saving_ns, 19 * 113 * kUs);
+  EXPECT_EQ(facts.readback_bytes, 4);
 }
 
 // The same loop reading back a whole 4 MiB array each iteration (the host

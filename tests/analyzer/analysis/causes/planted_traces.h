@@ -142,6 +142,33 @@ inline TraceModel FirstLaunchTrace() {
   return b.Build();
 }
 
+// PyTorch's autograd handoff with a read-back per step, on two threads.
+// Step i, T = 515 i: thread 1 does 100 us of host work, launches K_a (call
+// [T+100, T+110), kernel [T+105, T+305)) and pauses; thread 2 resumes 30 us
+// later and launches K_b (call [T+140, T+150), kernel [T+305, T+505) after
+// K_a); thread 1 resumes 30 us after that: a pageable cudaMemcpyAsync of 4
+// bytes back (call [T+180, T+510), copy [T+505, T+507)), then
+// cudaStreamSynchronize [T+512, T+515). Two host_handoff edges a step (thread
+// 2's first call has no earlier call: 2 n - 1). The GPU idles 113 us a step
+// (copy end to the next K_a), all a round trip. Read-backs gone: the host
+// needs 182 us a step (100 + 10 + 30 + 10 + 30 + 2), the GPU 402 (K_a, K_b,
+// copy), so the GPU runs back to back from K_a of step 0: saving 113 (n - 1)
+// us, the round trip's whole idle time. Without the handoffs thread 2 would
+// keep its recorded 515 us period and nothing would be saved.
+inline TraceModel AutogradHandoffLoop(int iterations) {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  for (int64_t i = 0; i < iterations; ++i) {
+    const int64_t t = 515 * i * kUs;
+    b.Kernel("k_a", kStream, t + 105 * kUs, t + 305 * kUs, ApiTimes{t + 100 * kUs, t + 110 * kUs, 1});
+    b.Kernel("k_b", kStream, t + 305 * kUs, t + 505 * kUs, ApiTimes{t + 140 * kUs, t + 150 * kUs, 2});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPageable, kStream, t + 505 * kUs, t + 507 * kUs,
+           ApiTimes{t + 180 * kUs, t + 510 * kUs, 1}, "cudaMemcpyAsync", true, 4);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 512 * kUs, t + 515 * kUs, "cudaStreamSynchronize", 1);
+  }
+  return b.Build();
+}
+
 }  // namespace streamscope::testing
 
 #endif  // STREAMSCOPE_TESTS_ANALYZER_ANALYSIS_PLANTED_TRACES_H_

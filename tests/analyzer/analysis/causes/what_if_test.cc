@@ -75,6 +75,46 @@ TEST(WhatIf, PerIterationSyncSavesOnlyWhatTheGpuWaited) {
   EXPECT_EQ(r.estimates[1].cause.kind, WhatIfKind::kHostWork);
 }
 
+TEST(WhatIf, ReadbacksGoneLetTheGpuRunAheadOfBothThreads) {
+  TraceModel m = testing::AutogradHandoffLoop(20);
+  const Window w = WholeTraceWindow(m);
+  WhatIfEstimate readback = EstimateTogether(m, BuildDependencyGraph(m, w), {WhatIfCause{WhatIfKind::kReadback}});
+  EXPECT_EQ(readback.estimated_saving_ns, 113 * 19 * kUs);
+  // The copy calls and the syncs: 20 of each, 330 + 3 us a step.
+  EXPECT_EQ(readback.call_count, 40);
+  EXPECT_EQ(readback.op_count, 20);
+  EXPECT_EQ(readback.measured_cost_ns, 20 * 333 * kUs);
+  // Without the handoffs (a pause longer than thread 1's 70 us) thread 2
+  // keeps its recorded 515 us pace and K_b with it: only the last step's
+  // K_b moves, to 5 us after its launch (160 us earlier).
+  DependencyGraphOptions no_handoff;
+  no_handoff.handoff_min_pause_ns = 100 * kUs;
+  WhatIfEstimate pinned =
+      EstimateTogether(m, BuildDependencyGraph(m, w, no_handoff), {WhatIfCause{WhatIfKind::kReadback}});
+  EXPECT_EQ(pinned.estimated_saving_ns, 160 * kUs);
+}
+
+// A pinned 8-byte copy back, then the sync: the copy's own call goes too.
+TEST(WhatIf, ReadbackTakesTheCopyCallAndTheSync) {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  for (int64_t i = 0; i < 10; ++i) {
+    const int64_t t = 100 * i * kUs;
+    b.Kernel("k", kStream, t + 5 * kUs, t + 55 * kUs, ApiTimes{t, t + 10 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 55 * kUs, t + 57 * kUs,
+           ApiTimes{t + 10 * kUs, t + 20 * kUs, 1}, "cudaMemcpyAsync", true, 8);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 20 * kUs, t + 60 * kUs, "cudaStreamSynchronize", 1);
+  }
+  TraceModel m = b.Build();
+  WhatIfEstimate e =
+      EstimateTogether(m, BuildDependencyGraph(m, WholeTraceWindow(m)), {WhatIfCause{WhatIfKind::kReadback}});
+  EXPECT_EQ(e.call_count, 20);
+  EXPECT_EQ(e.measured_cost_ns, 10 * (10 + 40) * kUs);
+  // The host needs 10 us (launch) + 40 us (host work) a step, the GPU 52:
+  // back to back from the first kernel, 48 us saved a step.
+  EXPECT_EQ(e.estimated_saving_ns, 9 * 48 * kUs);
+}
+
 TEST(WhatIf, PlantedCausesAreRankedByWhatRemovingThemSaves) {
   TraceModel m = testing::ThreeCausesTrace();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
