@@ -12,6 +12,7 @@ sqlite3 module.
 """
 import collections
 import os
+import re
 import sqlite3
 import sys
 
@@ -28,6 +29,18 @@ def rows(db, sql, *args):
     return db.execute(sql, args).fetchall()
 
 
+def schema_version():
+    """The version schema/streamscope_schema.sql declares ('-- schema_version: N')."""
+    sql = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "schema",
+                       "streamscope_schema.sql")
+    with open(sql) as f:
+        m = re.search(r"^-- schema_version: (\d+)$", f.read(), re.M)
+    return int(m.group(1))
+
+
+SCHEMA_VERSION = schema_version()
+
+
 def one(db, sql, *args):
     r = db.execute(sql, args).fetchone()
     return None if r is None else r[0]
@@ -38,7 +51,9 @@ def meta(db, key):
 
 
 def common(db, capture_end="normal_exit"):
-    check(one(db, "PRAGMA user_version") == 2, "schema version 2")
+    want = SCHEMA_VERSION
+    check(one(db, "PRAGMA user_version") == want, f"schema version {want}",
+          one(db, "PRAGMA user_version"))
     check(meta(db, "capture_end") == capture_end, f"capture_end is {capture_end}",
           meta(db, "capture_end"))
     for key in ("collector_version", "start_wall_time_ns", "start_trace_ns", "host", "pid",

@@ -20,6 +20,12 @@ if [ -z "$WHEEL" ]; then
 fi
 python3 -m venv --system-site-packages "$W/venv"
 "$W/venv/bin/python" -m pip install -q --no-deps --no-index "$WHEEL" || exit 1
+# The machine's PyTorch may come through PYTHONPATH or the user site, which the
+# clean environment below drops: name its folder in a .pth file, so the venv
+# sees torch while streamscope can only come from the wheel.
+torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(os.path.dirname(torch.__file__)))' 2>/dev/null)
+site=$("$W/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+if [ -n "$torch_dir" ] && [ ! -e "$torch_dir/streamscope" ]; then echo "$torch_dir" >"$site/machine_torch.pth"; fi
 clean=(env -u STREAMSCOPE_BIN -u STREAMSCOPE_COLLECTOR -u PYTHONPATH -u LD_LIBRARY_PATH -u STREAMSCOPE_CUPTI_LIB)
 cd "$W" || exit 1
 {
