@@ -12,7 +12,10 @@
 # $OUT/round_trip.log and $OUT/traces.tar.gz (traces and every report).
 #   OUT=... tools/gpu/round_trip_check.sh [BUILD_DIR]
 # A correct result: summary.txt says, for both pairs, "verdict VERIFIED" and
-# "estimate within 25%: yes", and the control's primary cause is round_trip.
+# "estimate within 25%: yes", round_trip significant, and the control's
+# primary cause the one workloads/README.md names: round_trip for the
+# convergence loop, cpu_starvation for the PyTorch loop (host-bound even
+# without the read-backs, so removing its host work saves the most).
 set -u
 : "${OUT:?set OUT to the output folder}"
 BUILD=$(cd "${1:-build}" && pwd) || { echo "no build folder ${1:-build}"; exit 2; }
@@ -34,10 +37,11 @@ record() {  # record NAME CMD...: $T/NAME.sqlite
     { say "FAIL $name: run exited $? ($(tail -c 300 "$T/$name.run.log" | tr '\n' ' '))"; rc=1; }
 }
 
-# check NAME CONTROL VARIANT: compare (speedup goal, NVTX 'measured'),
-# report and diagnose of the control, and the estimate against the saving.
+# check NAME CONTROL VARIANT PRIMARY: compare (speedup goal, NVTX
+# 'measured'), report and diagnose of the control, the estimate against the
+# saving, and the control's primary cause.
 check() {
-  local name=$1 control=$T/$2.sqlite variant=$T/$3.sqlite
+  local name=$1 control=$T/$2.sqlite variant=$T/$3.sqlite want=$4
   "$BIN/streamscope" report --nvtx measured "$control" > "$T/$2.report.txt" 2>&1
   "$BIN/streamscope" report --nvtx measured "$variant" > "$T/$3.report.txt" 2>&1
   "$BIN/streamscope" diagnose --nvtx measured --format json "$control" > "$T/$2.diagnose.json" 2>&1
@@ -45,9 +49,9 @@ check() {
     > "$T/$name.compare.txt" 2>&1
   "$BIN/streamscope" compare --goal speedup --nvtx measured --format json "$control" -- "$variant" \
     > "$T/$name.compare.json" 2>&1
-  python3 - "$name" "$T/$2.diagnose.json" "$T/$name.compare.json" <<'PY' | tee -a "$SUMMARY" || rc=1
+  python3 - "$name" "$T/$2.diagnose.json" "$T/$name.compare.json" "$want" <<'PY' | tee -a "$SUMMARY" || rc=1
 import json, sys
-name, diag_path, cmp_path = sys.argv[1:4]
+name, diag_path, cmp_path, want = sys.argv[1:5]
 try:
     diag = json.load(open(diag_path))
     cmp = json.load(open(cmp_path))
@@ -73,10 +77,13 @@ saved = verdict.get("saved_ns") if isinstance(verdict, dict) else find(cmp, "sav
 verdict = verdict.get("verdict") if isinstance(verdict, dict) else verdict
 ok_verdict = str(verdict).lower() == "verified"
 within = estimate is not None and saved and saved > 0 and abs(estimate - saved) <= 0.25 * saved
-print(f"{name}: primary {primary}; round_trip cost {rt['measured_cost_ns'] if rt else None} ns, estimate "
+ranking = ", ".join(f"{f['cause']} {f.get('estimated_saving_ns')}" for f in findings[:4])
+significant = bool(rt and rt.get("significant"))
+print(f"{name}: primary {primary} (expected {want}); ranking {ranking}; round_trip significant: "
+      f"{'yes' if significant else 'no'}, cost {rt['measured_cost_ns'] if rt else None} ns, estimate "
       f"{estimate} ns; compare verdict {str(verdict).upper()}, measured saving {saved} ns; estimate within 25%: "
       f"{'yes' if within else 'no'}")
-sys.exit(0 if ok_verdict and within and primary == "round_trip" else 1)
+sys.exit(0 if ok_verdict and within and significant and primary == want else 1)
 PY
 }
 
@@ -85,10 +92,10 @@ PY
   python3 -c "import torch; print('torch', torch.__version__, torch.version.cuda)" 2>&1 | tail -1
   record convergence_loop "$BIN/streamscope_workloads" --variant convergence_loop --iterations 2000
   record convergence_every16 "$BIN/streamscope_workloads" --variant convergence_every16 --iterations 2000
-  check convergence convergence_loop convergence_every16
+  check convergence convergence_loop convergence_every16 round_trip
   record item_every1 python3 "$ROOT/workloads/torch/item_per_step.py" --steps 300 --every 1
   record item_every50 python3 "$ROOT/workloads/torch/item_per_step.py" --steps 300 --every 50
-  check torch_item item_every1 item_every50
+  check torch_item item_every1 item_every50 cpu_starvation
   cat "$T"/*.compare.txt
   echo "rc=$rc"
 } > "$OUT/round_trip.log" 2>&1
