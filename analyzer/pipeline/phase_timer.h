@@ -7,8 +7,7 @@ namespace streamscope {
 
 // Prints the wall and CPU time since the previous mark, and the peak
 // memory, system time, page faults and the heap in use, when
-// STREAMSCOPE_PROFILE is set;
-// otherwise does nothing.
+// STREAMSCOPE_PROFILE is set; otherwise does nothing.
 void MarkPhase(const char* phase);
 
 }  // namespace streamscope
