@@ -7,8 +7,10 @@
 #include "analyzer/cli/cli_setup.h"
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
+#include "analyzer/cli/heap_settings.h"
 
 int main(int argc, char** argv) {
+  streamscope::KeepLargeBuffersOnTheHeap();
   CLI::App app{"streamscope: what really ran at the same time on the GPU, what did not, and why"};
   app.require_subcommand(1);
   app.set_version_flag("--version", STREAMSCOPE_VERSION);

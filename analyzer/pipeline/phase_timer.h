@@ -6,7 +6,8 @@
 namespace streamscope {
 
 // Prints the wall and CPU time since the previous mark, and the peak
-// memory, when STREAMSCOPE_PROFILE is set; otherwise does nothing.
+// memory, system time, page faults and the heap in use, when
+// STREAMSCOPE_PROFILE is set; otherwise does nothing.
 void MarkPhase(const char* phase);
 
 }  // namespace streamscope

@@ -1,9 +1,6 @@
 #include "analyzer/pipeline/run_plan.h"
 
-#include <malloc.h>
-
 #include <cstdlib>
-#include <mutex>
 #include <optional>
 #include <string>
 
@@ -22,22 +19,6 @@ namespace streamscope {
 
 namespace {
 
-// The analyses allocate and free buffers of tens of MB many times a run (a
-// replay of the dependency graph per what-if cause): served from the heap
-// and kept there, rather than mapped and unmapped each time, they are
-// faulted in once (report at 1M ops: 0.8 s less system time). Set here, after
-// the import, whose growing vectors would otherwise stay on the heap too
-// (convert at 1M ops: 260 -> 355 MiB peak when set at start-up). The heap's
-// top is never given back (-1): at 10M ops the what-ifs free well over 1 GiB
-// there, which the critical path then faulted in again, page by page.
-void KeepLargeBuffersOnTheHeap() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, -1);
-  });
-}
-
 // About the ops of the window (those that overlap its range): enough to
 // decide on a thread.
 size_t OpsIn(const TraceModel& model, const Window& window) {
@@ -49,7 +30,6 @@ size_t OpsIn(const TraceModel& model, const Window& window) {
 
 absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& window, const AnalysisPlan& planned,
                                       const TraceHazards* hazards) {
-  KeepLargeBuffersOnTheHeap();
   if (window.end_ns < window.start_ns) {
     return absl::InvalidArgumentError(
         absl::StrCat(model.path, ": window [", window.start_ns, " ns, ", window.end_ns, " ns) ends before it starts"));
@@ -150,6 +130,9 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       if (plan.overlap) MarkPhase("dependency_graph");
       if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose);
       if (plan.overlap) MarkPhase("what_if");
+      // What only the replays read goes first: the path's segments (millions
+      // at 10M ops) then fit in the memory it leaves.
+      graph->DropReplayColumns();
       find_path();
       if (plan.overlap) MarkPhase("critical_path");
     }

@@ -63,8 +63,14 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
   while (true) {
     int32_t i = g.Binding(v);
     if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;
-    const DepEdge& e = edges[i];
-    int64_t src = e.from == DepEdge::kOutside ? e.from_ns : g.Recorded(e.from);
+    // The edge's parts, not edges[i]: its lag is not read (a graph whose
+    // replay columns were dropped has none).
+    const auto edge = static_cast<uint32_t>(i);
+    const struct {
+      int32_t from;
+      DepEdgeKind kind;
+    } e{g.EdgeFrom(edge), g.EdgeKind(edge)};
+    const int64_t src = g.EdgeSourceNs(edge);
     PathSegment s;
     s.edge = e.kind;
     s.start_ns = std::max(std::min(src, g.Recorded(v)), floor);

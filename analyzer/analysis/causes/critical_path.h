@@ -86,6 +86,8 @@ struct CriticalPath {
   PathIdle idle;
 };
 
+// Reads the graph's recorded times, binding edges and items only: a graph
+// whose replay columns were dropped (DropReplayColumns) will do.
 CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& graph);
 CriticalPath FindCriticalPath(const TraceModel& model, const Window& window,
                               const DependencyGraphOptions& options = {});

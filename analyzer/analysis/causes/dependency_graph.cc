@@ -244,6 +244,17 @@ int64_t DependencyGraph::WideLag(uint32_t i) const {
   return it != wide_lags_.end() && it->first == i ? it->second : 0;
 }
 
+void DependencyGraph::DropReplayColumns() {
+  std::vector<uint32_t>().swap(edge_begin_);
+  std::vector<int32_t>().swap(edge_lag_);
+  std::vector<std::pair<uint32_t, int64_t>>().swap(wide_lags_);
+  std::vector<int32_t>().swap(order_);
+  std::vector<int32_t>().swap(call_lookup_);
+  std::vector<BlockingKind>().swap(call_blocking_);
+  std::vector<int32_t>().swap(call_sync_stream_);
+  std::vector<int32_t>().swap(op_submitter_);
+}
+
 int32_t DependencyGraph::GraphCall(int32_t model_api) const {
   int64_t k = static_cast<int64_t>(model_api) - first_model_api_;
   return k >= 0 && static_cast<size_t>(k) < call_lookup_.size() ? call_lookup_[k] : -1;

@@ -259,6 +259,13 @@ class DependencyGraph {
   // ("edge_against_time", "op_end_before_start", "sync_target_unknown", ...).
   const std::map<std::string, int64_t>& stats() const { return stats_; }
 
+  // Frees what only replays read: edge lags, in-edge ranges, the order,
+  // call lookups, blocking kinds, sync streams and op submitters (at 10M
+  // ops about 0.6 GiB, room for the critical path's segments). Afterwards
+  // only the recorded times, items, binding edges and the edges' sources,
+  // kinds and source times may be read: what FindCriticalPath reads.
+  void DropReplayColumns();
+
  private:
   friend class DependencyGraphBuilder;
   Window window_;

@@ -402,14 +402,22 @@ class WhatIfContext {
  private:
   struct HostGap {
     uint32_t edge;
-    // The call's host_handoff edge (kNoEdge: none): after a handoff the
-    // gap's host work is what follows it, and both edges shrink with it.
-    uint32_t handoff;
     uint32_t call;  // graph call
     // In part_name_ / part_ns_: host time per innermost range (kNoString:
     // none), up to the next gap's parts_begin (12 bytes a gap).
     uint32_t parts_begin;
   };
+  // The host_handoff edge of call `c` (kNoEdge: none): after a handoff the
+  // gap's host work is what follows it, and both edges shrink with it.
+  // Found again when needed (rare) rather than kept with every gap.
+  uint32_t HandoffOf(size_t c) const {
+    const int32_t v = g_.CallStart(c);
+    uint32_t handoff = kNoEdge;
+    for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+      if (g_.EdgeKind(i) == DepEdgeKind::kHandoff) handoff = i;
+    }
+    return handoff;
+  }
   // The `limit` smallest distinct values pushed, ascending, and how many
   // were pushed: a cause's evidence lists a few of up to millions of ops
   // and calls (a list of all of them, sorted at the end, took 8 bytes an
@@ -493,19 +501,28 @@ class WhatIfContext {
         if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
       }
     }
+    // Room for every gap, and a part each, at once: grown by doubling they
+    // held up to twice their size through every replay (10M calls: 0.2 GB).
+    size_t host_gap_edges = 0;
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      if (!tids.contains(g_.CallTid(c))) continue;
+      const int32_t v = g_.CallStart(c);
+      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i)
+        host_gap_edges += g_.EdgeKind(i) == DepEdgeKind::kHostGap;
+    }
+    gaps_.reserve(host_gap_edges);
+    part_name_.reserve(host_gap_edges);
+    part_ns_.reserve(host_gap_edges);
     const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
-      uint32_t handoff = kNoEdge;
-      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
-        if (edges[i].kind == DepEdgeKind::kHandoff) handoff = i;
-      }
+      const uint32_t handoff = HandoffOf(c);
       for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
         if (edges[i].kind != DepEdgeKind::kHostGap) continue;
         int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
         if (b <= a) continue;
-        HostGap gap{i, handoff, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
+        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
         int64_t cursor = a;
         auto add = [&](StringId name, int64_t ns) {
           if (ns <= 0) return;
@@ -533,9 +550,24 @@ class WhatIfContext {
         gaps_.push_back(gap);
       }
     }
+    // Gaps of several ranges outgrew the room made: the slack goes.
+    if (part_name_.capacity() > part_name_.size() + part_name_.size() / 8) {
+      part_name_.shrink_to_fit();
+      part_ns_.shrink_to_fit();
+    }
   }
 
   void HostWork(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    // Counted first: a range around most calls edits millions of lags, which
+    // grown by doubling held up to twice their size through the replay.
+    size_t changed = 0;
+    for (size_t g = 0; g < gaps_.size(); ++g) {
+      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) {
+        if (part_name_[k] == cause.name) changed += HandoffOf(gaps_[g].call) != kNoEdge ? 2 : 1;
+      }
+    }
+    edits.lag_edge.reserve(changed);
+    edits.lag.reserve(changed);
     for (size_t g = 0; g < gaps_.size(); ++g) {
       const HostGap& gap = gaps_[g];
       for (uint32_t k = gap.parts_begin; k < PartsEnd(g); ++k) {
@@ -544,7 +576,9 @@ class WhatIfContext {
         if (name != cause.name) continue;
         // One part per name in a gap: each gap's edge changes once.
         SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
-        if (gap.handoff != kNoEdge) SetLag(edits, gap.handoff, std::max<int64_t>(0, g_.EdgeLag(gap.handoff) - ns));
+        if (const uint32_t handoff = HandoffOf(gap.call); handoff != kNoEdge) {
+          SetLag(edits, handoff, std::max<int64_t>(0, g_.EdgeLag(handoff) - ns));
+        }
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
         ev.calls.push_back(g_.ModelCall(gap.call));
         OpsOfCall(gap.call, ev);

@@ -3,6 +3,8 @@
 // (the reference workloads recorded on the H200 and the Nsight Systems
 // exports), for the whole trace, the default window (steady state) and the
 // NVTX range "measured" where there is one. The error of each is printed.
+// The critical path, from the recorded times and binding edges, is the
+// same with the graph's replay columns dropped.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -60,6 +62,19 @@ void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) 
   }
   EXPECT_EQ(total, p.end_ns - p.start_ns) << what;
   EXPECT_EQ(p.end_ns, r.recorded_end_ns) << what;
+  // The report drops the replay columns before finding the path: the same
+  // path, segment for segment.
+  DependencyGraph dropped = BuildDependencyGraph(m, w);
+  dropped.DropReplayColumns();
+  const CriticalPath q = FindCriticalPath(m, dropped);
+  EXPECT_EQ(q.start_ns, p.start_ns) << what;
+  ASSERT_EQ(q.segments.size(), p.segments.size()) << what;
+  for (size_t k = 0; k < p.segments.size(); ++k) {
+    const PathSegment &a = p.segments[k], &b = q.segments[k];
+    EXPECT_TRUE(a.start_ns == b.start_ns && a.end_ns == b.end_ns && a.tid == b.tid && a.stream == b.stream &&
+                a.op == b.op && a.api == b.api && a.kind == b.kind && a.edge == b.edge)
+        << what << " segment " << k;
+  }
 }
 
 TEST(ReplayRealTraces, NothingRemovedReproducesTheRecordedEndWithinOnePercent) {
