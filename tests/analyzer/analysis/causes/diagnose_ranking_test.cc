@@ -10,6 +10,7 @@
 
 #include "analyzer/analysis/causes/what_if.h"
 #include "analyzer/analysis/windows/steady_state.h"
+#include "analyzer/base/units.h"
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/run_plan.h"
@@ -296,6 +297,68 @@ TEST(DiagnoseRanking, ARoundTripAcrossTwoThreadsIsEstimatedThroughTheHandoff) {
   const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
   EXPECT_EQ(facts.readback_saving_ns, 19 * 113 * kUs);
   EXPECT_EQ(facts.readback_bytes, 4);
+}
+
+// A training-like loop reading its loss back every step, with host
+// preparation before each launch (workloads/torch/item_per_step.py): per
+// step `prep` of host work, a launch [0, 5) us after it of a kernel of
+// `gpu` (from 8 us), a 4-byte D2H copy after the kernel, a stream sync that
+// returns 2 us after the copy, then the next step's preparation.
+TraceModel PreparedRoundTripLoop(int steps, int64_t prep, int64_t gpu) {
+  testing::ModelBuilder b;
+  constexpr int64_t kStream = 13;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  int64_t t = 0;
+  for (int i = 0; i < steps; ++i) {
+    const int64_t l = t + prep;  // the launch
+    const int64_t kernel_end = l + 8 * kUs + gpu;
+    b.Kernel("step", kStream, l + 8 * kUs, kernel_end, testing::ApiTimes{l, l + 5 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, kernel_end, kernel_end + 2 * kUs,
+           testing::ApiTimes{l + 6 * kUs, l + 9 * kUs, 1}, "cudaMemcpyAsync", true, 4);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, l + 10 * kUs, kernel_end + 4 * kUs, "cudaStreamSynchronize", 1);
+    t = kernel_end + 4 * kUs;
+  }
+  return b.Build();
+}
+
+// All the host work lies in the round trip's gaps (between the sync's
+// return and the next launch), so the idle account gives it all to the
+// round trip, which leads whether or not the loop stays host-bound without
+// the read-backs; its text then says what the host work alone and both
+// together would save. Worked out by hand: host-bound (150 us of
+// preparation, 100 us of GPU work a step, a 262 us step), each of the 19
+// gaps between steps is 160 us (2 us of sync return, the preparation, 8 us
+// of launch); without the read-backs the host needs 157 us a step against
+// the GPU's 102 (saving 105 us a step), without the host work the GPU sets
+// the pace (150 us), both together every gap goes. GPU-bound (50 us of
+// preparation, 150 us of GPU work): 60 us gaps, all of them saved without
+// the read-backs, 50 us without the host work.
+TEST(DiagnoseRanking, HostWorkInsideTheRoundTripsGapsIsTheRoundTripsWithBothSavingsInItsText) {
+  struct Case {
+    int64_t prep, gpu, gap, readback, host_alone;
+  };
+  for (const Case& c : {Case{150 * kUs, 100 * kUs, 160 * kUs, 105 * kUs, 150 * kUs},
+                        Case{50 * kUs, 150 * kUs, 60 * kUs, 60 * kUs, 50 * kUs}}) {
+    SCOPED_TRACE(c.prep);
+    TraceModel m = PreparedRoundTripLoop(20, c.prep, c.gpu);
+    DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+    ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+    EXPECT_EQ(r.primary()->cause, DiagnoseCause::kRoundTrip) << Ranking(r);
+    EXPECT_EQ(r.primary()->impact_ns, 19 * c.gap);
+    EXPECT_EQ(r.primary()->estimated_saving_ns, 19 * c.readback);
+    const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
+    EXPECT_EQ(facts.iterations, 19);
+    EXPECT_EQ(facts.readback_bytes, 4);
+    EXPECT_EQ(facts.readback_saving_ns, 19 * c.readback);
+    EXPECT_EQ(facts.host_alone_saving_ns, 19 * c.host_alone);
+    EXPECT_EQ(facts.together_saving_ns, 19 * c.gap);
+    const DiagnoseFinding* host = Find(r, DiagnoseCause::kCpuStarvation);
+    EXPECT_TRUE(host == nullptr || host->impact_ns == 0) << Ranking(r);
+    const std::string text = DiagnoseSummary(*r.primary(), m);
+    EXPECT_NE(text.find("removing the host work alone would save " + FormatDuration(19 * c.host_alone)),
+              std::string::npos)
+        << text;
+  }
 }
 
 // The same loop reading back a whole 4 MiB array each iteration (the host
