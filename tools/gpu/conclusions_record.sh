@@ -5,10 +5,11 @@
 # and NVIDIA's samples in .ext (not part of the repository):
 #   OUT=... tools/gpu/conclusions_record.sh part1   # fixtures, torch fixtures, python record, samples
 #   OUT=... tools/gpu/conclusions_record.sh part2   # submitters + overhead, public models
+#   OUT=... tools/gpu/conclusions_record.sh loops   # everyday PyTorch loops, their summaries and compares
 # Traces come back as tarballs (the transfer takes at most 8 files).
 set -u
 : "${OUT:?set OUT to the output folder}"
-part=${1:?part1 or part2}
+part=${1:?part1, part2 or loops}
 ROOT=$PWD
 SS=$ROOT/out/gpu/bin/streamscope
 export PATH=/usr/local/cuda/bin:$PATH
@@ -34,6 +35,35 @@ if [ "$part" = part1 ]; then
   stamp "pack"
   (cd "$W" && tar czf "$OUT/fixtures.tgz" fixtures && tar czf "$OUT/torch.tgz" torch python_record \
      && tar czf "$OUT/samples.tgz" samples samples.log)
+elif [ "$part" = loops ]; then
+  # tools/gpu/everyday_loops.py as a user runs it, each recorded, summarized
+  # and diagnosed (NVTX 'step' instances; gpt2_generate: 'generate'), and the
+  # two fixes compared against their controls.
+  mkdir -p "$W/loops"
+  loop() {  # loop NAME ARGS...
+    local name=$1; shift
+    [ $((SECONDS - T0)) -gt 480 ] && { echo "skip $name (time)"; return; }
+    stamp "loop $name"
+    timeout 150 "$SS" run --force -o "$W/loops/$name.sqlite" -- python3 tools/gpu/everyday_loops.py "$@" \
+      > "$W/loops/$name.log" 2>&1
+    echo "$name rc=$?"; grep "everyday_loops:" "$W/loops/$name.log" | tail -1
+    "$SS" report --summary "$W/loops/$name.sqlite" > "$W/loops/$name.summary.txt" 2>&1
+    "$SS" diagnose --format json "$W/loops/$name.sqlite" > "$W/loops/$name.diagnose.json" 2>&1
+    head -30 "$W/loops/$name.summary.txt"
+  }
+  loop mlp_item mlp_item
+  loop mlp_item50 mlp_item --item-every 50
+  loop loader_pinned loader_pinned
+  loop loader_slow loader_pinned --item-ms 3
+  if python3 -c "import transformers" 2>/dev/null; then loop gpt2_generate gpt2_generate; fi
+  for pair in "mlp_item mlp_item50" "loader_slow loader_pinned"; do
+    set -- $pair
+    [ -f "$W/loops/$1.sqlite" ] && [ -f "$W/loops/$2.sqlite" ] || continue
+    stamp "compare $1 -- $2"
+    "$SS" compare --goal speedup "$W/loops/$1.sqlite" -- "$W/loops/$2.sqlite" 2>&1 | tee "$W/loops/$1.vs.$2.txt" | tail -15
+  done
+  stamp "pack"
+  (cd "$W" && tar czf "$OUT/loops.tgz" loops)
 else
   stamp "submitters"
   timeout 330 tools/gpu/op_submitters_check.sh out/gpu > "$W/submitter.log" 2>&1
