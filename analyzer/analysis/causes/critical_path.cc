@@ -51,8 +51,9 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
   for (int32_t v = last;;) {
     const int32_t i = g.Binding(v);
     if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;
-    const int32_t from = g.EdgeFrom(static_cast<uint32_t>(i));
-    const int64_t src = g.EdgeSourceNs(static_cast<uint32_t>(i)), end = g.Recorded(v);
+    const DepEdge e = g.EdgeSource(static_cast<uint32_t>(i));
+    const int32_t from = e.from;
+    const int64_t src = e.from_ns, end = g.Recorded(v);
     if (end - std::max(std::min(src, end), floor) > 0) ++count;
     if (from == DepEdge::kOutside || src <= floor) break;
     v = from;
@@ -65,12 +66,8 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
     if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;
     // The edge's parts, not edges[i]: its lag is not read (a graph whose
     // replay columns were dropped has none).
-    const auto edge = static_cast<uint32_t>(i);
-    const struct {
-      int32_t from;
-      DepEdgeKind kind;
-    } e{g.EdgeFrom(edge), g.EdgeKind(edge)};
-    const int64_t src = g.EdgeSourceNs(edge);
+    const DepEdge e = g.EdgeSource(static_cast<uint32_t>(i));
+    const int64_t src = e.from_ns;
     PathSegment s;
     s.edge = e.kind;
     s.start_ns = std::max(std::min(src, g.Recorded(v)), floor);

@@ -228,14 +228,38 @@ bool IsBlockingStream(StreamKind k) { return k == StreamKind::kBlocking || k == 
 
 }  // namespace
 
-int32_t DependencyGraph::GraphOp(int32_t model_op) const {
-  int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
-  return k >= 0 && static_cast<size_t>(k) < op_count_ ? static_cast<int32_t>(k) : -1;
+int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
+  if (i >= ImplicitBase()) return ImplicitOf(i).target;
+  auto it = std::upper_bound(explicit_begin_.begin(), explicit_begin_.end(), i);
+  return explicit_target_[static_cast<size_t>(it - explicit_begin_.begin()) - 1];
 }
 
-int32_t DependencyGraph::EdgeTarget(uint32_t i) const {
-  auto it = std::upper_bound(edge_begin_.begin(), edge_begin_.end(), i);
-  return static_cast<int32_t>(it - edge_begin_.begin()) - 1;
+int64_t DependencyGraph::EdgeLag(uint32_t i) const {
+  if (i >= ImplicitBase()) return ImplicitLag(ImplicitOf(i), i);
+  const int32_t lag = edge_lag_[i];
+  return lag != kWideLag ? lag : WideLag(i);
+}
+
+bool DependencyGraph::EdgePresent(uint32_t i) const {
+  if (i < ImplicitBase() + item_count()) return true;  // explicit, or a duration
+  size_t j = i - ImplicitBase() - item_count();
+  if (j < op_count_) return (item_flags_[j] & kHasFirst) != 0;
+  j -= op_count_;
+  if (j < op_count_) return (item_flags_[j] & kHasSubmit) != 0;
+  j -= op_count_;
+  return j < calls_.size() && (item_flags_[op_count_ + j] & kHasFirst) != 0;
+}
+
+int64_t DependencyGraph::ExplicitSourceMax(int32_t e) const {
+  int64_t latest = kMinTime;
+  const auto [b, end] = ExplicitRange(e);
+  for (uint32_t i = b; i < end; ++i) latest = std::max(latest, EdgeSourceNs(i));
+  return latest;
+}
+
+int32_t DependencyGraph::WideBinding(int32_t e) const {
+  auto it = std::lower_bound(wide_binding_.begin(), wide_binding_.end(), std::make_pair(e, int32_t{-1}));
+  return it != wide_binding_.end() && it->first == e ? it->second : -1;
 }
 
 int64_t DependencyGraph::WideLag(uint32_t i) const {
@@ -245,19 +269,11 @@ int64_t DependencyGraph::WideLag(uint32_t i) const {
 }
 
 void DependencyGraph::DropReplayColumns() {
-  std::vector<uint32_t>().swap(edge_begin_);
   std::vector<int32_t>().swap(edge_lag_);
   std::vector<std::pair<uint32_t, int64_t>>().swap(wide_lags_);
   std::vector<int32_t>().swap(order_);
-  std::vector<int32_t>().swap(call_lookup_);
   std::vector<BlockingKind>().swap(call_blocking_);
   std::vector<int32_t>().swap(call_sync_stream_);
-  std::vector<int32_t>().swap(op_submitter_);
-}
-
-int32_t DependencyGraph::GraphCall(int32_t model_api) const {
-  int64_t k = static_cast<int64_t>(model_api) - first_model_api_;
-  return k >= 0 && static_cast<size_t>(k) < call_lookup_.size() ? call_lookup_[k] : -1;
 }
 
 class DependencyGraphBuilder {
@@ -277,22 +293,25 @@ class DependencyGraphBuilder {
     Items();
     Partners();
     Handoffs();
-    // The edges are made twice: once to count each event's in-edges, then
+    ImplicitEdges();
+    // The explicit edges are made twice: once to count each event's in-edges, then
     // written in place, grouped by target. A list of every edge sorted by
     // target afterwards took 32 bytes an edge and a copy (1.6 GB at 10M ops).
     const size_t n = g_.event_count();
-    g_.edge_begin_.assign(n + 1, 0);
+    begin_.assign(n + 1, 0);
     counting_ = true;
     Edges();
-    for (size_t e = 0; e < n; ++e) g_.edge_begin_[e + 1] += g_.edge_begin_[e];
-    const size_t edges = g_.edge_begin_[n];
+    for (size_t e = 0; e < n; ++e) begin_[e + 1] += begin_[e];
+    const size_t edges = begin_[n];
     g_.edge_from_.resize(edges);
     g_.edge_kind_.resize(edges);
     natural_.resize(edges);
-    slot_.assign(g_.edge_begin_.begin(), g_.edge_begin_.end() - 1);
+    lag_.resize(edges);
+    slot_.assign(begin_.begin(), begin_.end() - 1);
     counting_ = false;
     Edges();
     std::vector<uint32_t>().swap(slot_);
+    ExplicitRanges();
     AssignLags();
     Order();
     RecordedEnd();
@@ -314,7 +333,66 @@ class DependencyGraphBuilder {
     EventWaitEdges();
     CallEdges();
   }
-  // Edge from -> to; `from_ns` is the source's recorded time (equal to
+  // Which implicit edges are present (see the header): each op's
+  // op_duration, stream_order (after its stream's previous op) and submit
+  // (after its outermost submitting call's start), each call's
+  // call_duration and host_gap (after the thread's previous outermost
+  // call). Like an explicit one, an edge whose source was recorded after its
+  // target is left out.
+  void ImplicitEdges() {
+    for (size_t k = 0; k < g_.op_count_; ++k) {
+      const auto i = static_cast<size_t>(g_.ModelOp(k));
+      const int64_t start = m_.ops.start_ns[i];
+      uint8_t& flags = g_.item_flags_[k];
+      if (int32_t p = preds_.prev[i]; p >= 0) {
+        if (OpEndOf(m_, static_cast<size_t>(p)) > start) {
+          ++against_time_;
+        } else {
+          flags |= DependencyGraph::kHasFirst;
+        }
+      }
+      if (int32_t a = g_.op_submitter_api_[k]; a >= 0) {
+        if (m_.api.start_ns[outer_.outer[a]] > start) {
+          ++against_time_;
+        } else {
+          flags |= DependencyGraph::kHasSubmit;
+        }
+      }
+    }
+    for (size_t c = 0; c < g_.calls_.size(); ++c) {
+      const auto a = static_cast<size_t>(g_.calls_[c]);
+      if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
+        if (m_.api.end_ns[p] > m_.api.start_ns[a]) {
+          ++against_time_;
+        } else {
+          g_.item_flags_[g_.op_count_ + c] |= DependencyGraph::kHasFirst;
+        }
+      }
+    }
+  }
+
+  // The explicit in-edge ranges of the events that have any, from begin_
+  // (freed).
+  void ExplicitRanges() {
+    const size_t n = g_.event_count(), words = (n + 63) / 64;
+    g_.explicit_mark_.assign(words, 0);
+    g_.explicit_rank_.assign(words, 0);
+    uint32_t marked = 0;
+    for (size_t e = 0; e < n; ++e) {
+      if ((e & 63) == 0) g_.explicit_rank_[e >> 6] = marked;
+      if (begin_[e] == begin_[e + 1]) continue;
+      g_.explicit_mark_[e >> 6] |= uint64_t{1} << (e & 63);
+      g_.explicit_begin_.push_back(begin_[e]);
+      g_.explicit_target_.push_back(static_cast<int32_t>(e));
+      ++marked;
+    }
+    g_.explicit_begin_.push_back(begin_[n]);
+    g_.explicit_begin_.shrink_to_fit();
+    g_.explicit_target_.shrink_to_fit();
+    std::vector<uint32_t>().swap(begin_);
+  }
+
+  // An explicit edge from -> to; `from_ns` is the source's recorded time (equal to
   // Recorded(from) for a source in the window), `natural` the lag this edge
   // would need if it bound (submit: the nested call's offset; natural =
   // offset + launch latency). Counted, or written into its target's slots.
@@ -325,7 +403,7 @@ class DependencyGraphBuilder {
       return;
     }
     if (counting_) {
-      ++g_.edge_begin_[static_cast<size_t>(to) + 1];
+      ++begin_[static_cast<size_t>(to) + 1];
       return;
     }
     const uint32_t i = slot_[to]++;
@@ -358,6 +436,12 @@ class DependencyGraphBuilder {
     g_.op_end_ = m_.ops.end_ns.data() + o0;
     g_.api_start_ = m_.api.start_ns.data();
     g_.api_end_ = m_.api.end_ns.data();
+    g_.model_op_start_ = m_.ops.start_ns.data();
+    g_.model_op_end_ = m_.ops.end_ns.data();
+    g_.stream_prev_ = preds_.prev.data();
+    g_.outer_call_ = outer_.outer.data();
+    g_.prev_on_thread_ = outer_.prev_on_thread.data();
+    g_.item_flags_.assign(g_.op_count_ + g_.calls_.size(), 0);
     for (size_t k = 0; k < g_.op_count_; ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
       if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
@@ -417,17 +501,9 @@ class DependencyGraphBuilder {
     absl::flat_hash_map<uint64_t, int32_t> last_legacy_source;         // (stream, partner) -> op
     absl::flat_hash_map<int64_t, std::vector<size_t>> graph_launches;  // correlation id -> graph ops
     for (size_t k = 0; k < g_.op_count_; ++k) {
+      // op_duration, stream_order and submit are implicit (ImplicitEdges).
       const int32_t i = g_.ModelOp(k);
       const int32_t start = DependencyGraph::OpStart(k);
-      Emit(DependencyGraph::OpEnd(k), start, ops.start_ns[i], OpEndOf(m_, i) - ops.start_ns[i],
-           DepEdgeKind::kOpDuration);
-      if (int32_t p = preds_.prev[i]; p >= 0) FromOpEnd(p, start, DepEdgeKind::kStreamOrder);
-      if (int32_t a = g_.op_submitter_api_[k]; a >= 0) {
-        int32_t o = outer_.outer[a];
-        int64_t offset = m_.api.start_ns[a] - m_.api.start_ns[o];
-        int32_t c = g_.GraphCall(o);
-        Emit(start, c >= 0 ? g_.CallStart(c) : DepEdge::kOutside, m_.api.start_ns[o], offset, DepEdgeKind::kSubmit);
-      }
       const int32_t s = ops.stream[i];
       if (ValidStream(m_, s)) {
         for (int32_t b : partners_[s]) {
@@ -628,44 +704,39 @@ class DependencyGraphBuilder {
     for (size_t c = 0; c < g_.calls_.size(); ++c) {
       const size_t a = static_cast<size_t>(g_.calls_[c]);
       const int64_t start = m_.api.start_ns[a], end = m_.api.end_ns[a];
-      if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
-        int32_t pc = g_.GraphCall(p);
-        int64_t p_end = m_.api.end_ns[p];
-        // After a handoff the thread's own host work is what follows it.
-        int64_t own = start - p_end;
+      // host_gap and call_duration are implicit (ImplicitEdges); after a
+      // handoff the thread's own host work is what follows it.
+      if (outer_.prev_on_thread[a] >= 0) {
         if (int32_t h = HandoffFrom(c); h >= 0) {
           const int64_t h_end = m_.api.end_ns[static_cast<size_t>(g_.calls_[static_cast<size_t>(h)])];
-          own = start - h_end;
-          Emit(g_.CallStart(c), g_.CallEnd(static_cast<size_t>(h)), h_end, own, DepEdgeKind::kHandoff);
+          Emit(g_.CallStart(c), g_.CallEnd(static_cast<size_t>(h)), h_end, start - h_end, DepEdgeKind::kHandoff);
         }
-        Emit(g_.CallStart(c), pc >= 0 ? g_.CallEnd(pc) : DepEdge::kOutside, p_end, std::max<int64_t>(0, own),
-             DepEdgeKind::kHostGap);
       }
       std::vector<int32_t> w = Waited(c);
       int64_t waited_end = kMinTime;
       for (int32_t op : w) waited_end = std::max(waited_end, OpEndOf(m_, op));
       const int64_t tail = end - std::max(start, waited_end);
-      Emit(g_.CallEnd(c), g_.CallStart(c), start, w.empty() ? end - start : tail, DepEdgeKind::kCallDuration);
       for (int32_t op : w) {
         Emit(g_.CallEnd(c), OpEvent(op, true), OpEndOf(m_, op), tail, DepEdgeKind::kSyncWait);
       }
     }
   }
 
-  // The binding edge of each event and every edge's lag (see the header).
+  // The binding edge of each event and every explicit edge's lag (see the
+  // header; an implicit edge's lag is computed when read).
   void AssignLags() {
     const size_t n = g_.event_count();
-    const std::vector<uint32_t>& begin = g_.edge_begin_;
     if (against_time_ > 0) g_.stats_["edge_against_time"] = against_time_;
     // Pass 1: which ops waited for their submission (launch latency not
     // yet known: submit edges compete with their offset only).
     std::vector<int64_t> bound_lags;
+    std::vector<EdgeParts> in;
     for (size_t e = 0; e < n; ++e) {
-      if (begin[e] == begin[e + 1]) continue;
-      const uint32_t i = Binding(begin[e], begin[e + 1], 0);
-      if (g_.edge_kind_[i] == DepEdgeKind::kSubmit) {
-        bound_lags.push_back(g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i) - natural_[i]);
-      }
+      Parts(static_cast<int32_t>(e), in);
+      if (in.empty()) continue;
+      const EdgeParts& b = in[Binding(in, 0)];
+      if (b.kind == DepEdgeKind::kSubmit)
+        bound_lags.push_back(g_.Recorded(static_cast<int32_t>(e)) - b.source_ns - b.natural);
     }
     int64_t latency = 0;
     if (!bound_lags.empty()) {
@@ -674,25 +745,34 @@ class DependencyGraphBuilder {
       latency = std::max<int64_t>(0, *mid);
     }
     std::vector<int64_t>().swap(bound_lags);
-    g_.launch_latency_ns_ = latency;
-    // Pass 2: final binding edges and lags (each edge's lag takes the place
-    // of its natural lag).
-    g_.binding_.assign(n, -1);
+    // Pass 2: final binding edges and the explicit edges' lags (each takes
+    // the place of its natural lag).
+    g_.binding_place_.assign(n, DependencyGraph::kNoBinding);
     std::array<int64_t, kNumDepEdgeKinds> per_kind{};
     for (size_t e = 0; e < n; ++e) {
-      const uint32_t b = begin[e], end = begin[e + 1];
-      if (b == end) continue;
-      const uint32_t bind = Binding(b, end, latency);
-      g_.binding_[e] = static_cast<int32_t>(bind);
-      for (uint32_t i = b; i < end; ++i) {
-        int64_t distance = g_.Recorded(static_cast<int32_t>(e)) - g_.EdgeSourceNs(i);
-        natural_[i] = i == bind ? distance : std::min(Natural(i, latency), distance);
-        ++per_kind[static_cast<int>(g_.edge_kind_[i])];
+      Parts(static_cast<int32_t>(e), in);
+      if (in.empty()) continue;
+      const size_t bind = Binding(in, latency);
+      if (bind < DependencyGraph::kWideBinding) {
+        g_.binding_place_[e] = static_cast<uint8_t>(bind);
+      } else {
+        g_.binding_place_[e] = DependencyGraph::kWideBinding;
+        g_.wide_binding_.push_back({static_cast<int32_t>(e), static_cast<int32_t>(in[bind].i)});
+      }
+      for (size_t k = 0; k < in.size(); ++k) {
+        const EdgeParts& p = in[k];
+        ++per_kind[static_cast<int>(p.kind)];
+        if (p.i >= g_.ImplicitBase()) continue;
+        int64_t distance = g_.Recorded(static_cast<int32_t>(e)) - p.source_ns;
+        lag_[p.i] = k == bind ? distance : std::min(Natural(p, latency), distance);
       }
     }
-    g_.edge_lag_.resize(natural_.size());
-    for (size_t i = 0; i < natural_.size(); ++i) {
-      const int64_t lag = natural_[i];
+    // Set after pass 2: implicit natural lags read it only through
+    // ImplicitNatural, which Natural() adjusts for.
+    g_.launch_latency_ns_ = latency;
+    g_.edge_lag_.resize(lag_.size());
+    for (size_t i = 0; i < lag_.size(); ++i) {
+      const int64_t lag = lag_[i];
       if (lag > std::numeric_limits<int32_t>::min() && lag <= std::numeric_limits<int32_t>::max()) {
         g_.edge_lag_[i] = static_cast<int32_t>(lag);
       } else {
@@ -700,6 +780,7 @@ class DependencyGraphBuilder {
         g_.wide_lags_.push_back({static_cast<uint32_t>(i), lag});
       }
     }
+    std::vector<int64_t>().swap(lag_);
     std::vector<int64_t>().swap(natural_);
     for (int k = 0; k < kNumDepEdgeKinds; ++k) {
       if (per_kind[k] > 0)
@@ -707,18 +788,36 @@ class DependencyGraphBuilder {
     }
   }
 
-  int64_t Natural(uint32_t i, int64_t latency) const {
-    return g_.edge_kind_[i] == DepEdgeKind::kSubmit ? natural_[i] + latency : natural_[i];
+  // An in-edge's parts that choose the binding edge, each edge decoded once.
+  struct EdgeParts {
+    uint32_t i;
+    DepEdgeKind kind;
+    int64_t source_ns, natural;  // natural: without the launch latency
+  };
+  void Parts(int32_t v, std::vector<EdgeParts>& out) const {
+    out.clear();
+    for (uint32_t i : g_.InEdges(v)) {
+      if (i >= g_.ImplicitBase()) {
+        // The graph's launch latency is 0 until AssignLags ends.
+        const DependencyGraph::Implicit e = g_.ImplicitOf(i);
+        out.push_back({i, e.kind, e.from_ns, g_.ImplicitNatural(e)});
+      } else {
+        out.push_back({i, g_.edge_kind_[i], g_.EdgeSourceNs(i), natural_[i]});
+      }
+    }
   }
-  // The in-edge (in [b, e)) whose source was ready last.
-  uint32_t Binding(uint32_t b, uint32_t e, int64_t latency) const {
-    uint32_t best = b;
+  static int64_t Natural(const EdgeParts& p, int64_t latency) {
+    return p.kind == DepEdgeKind::kSubmit ? p.natural + latency : p.natural;
+  }
+  // The in-edge (its place in `in`) whose source was ready last (the first of equals).
+  static size_t Binding(const std::vector<EdgeParts>& in, int64_t latency) {
+    size_t best = 0;
     int64_t best_ready = kMinTime;
-    for (uint32_t i = b; i < e; ++i) {
-      int64_t ready = SaturatingAdd(g_.EdgeSourceNs(i), Natural(i, latency));
+    for (size_t k = 0; k < in.size(); ++k) {
+      int64_t ready = SaturatingAdd(in[k].source_ns, Natural(in[k], latency));
       if (ready > best_ready) {
         best_ready = ready;
-        best = i;
+        best = k;
       }
     }
     return best;
@@ -741,14 +840,32 @@ class DependencyGraphBuilder {
     }
     for (size_t p = 0; p < n; ++p) pos[order[p]] = static_cast<uint32_t>(p);
     for (size_t v = 0; v < n; ++v) {
-      for (uint32_t i = EdgeBegin(static_cast<int32_t>(v)); i < EdgeBegin(static_cast<int32_t>(v) + 1); ++i) {
-        const int32_t from = g_.edge_from_[i];
-        if (from < 0 || pos[from] < pos[v]) continue;
+      g_.VisitInEdges(static_cast<int32_t>(v), [&](uint32_t i, int32_t from, int64_t, int64_t) {
+        if (from < 0 || pos[from] < pos[v]) return;
         ++g_.stats_["edge_cycle_dropped"];
         // From outside: keeps its recorded source time, a constant.
+        if (i >= g_.ImplicitBase()) {
+          Cut(i);
+          return;
+        }
         g_.edge_from_[i] = -1 - static_cast<int32_t>(g_.outside_ns_.size());
         g_.outside_ns_.push_back(g_.Recorded(from));
-      }
+      });
+    }
+  }
+  // Implicit edge i's source counts as outside (its source time is the
+  // recorded one either way).
+  void Cut(uint32_t i) {
+    const size_t items = g_.op_count_ + g_.calls_.size(), ops = g_.op_count_;
+    size_t j = i - g_.ImplicitBase();
+    if (j < items) {
+      g_.item_flags_[j] |= DependencyGraph::kCutDuration;
+    } else if ((j -= items) < ops) {
+      g_.item_flags_[j] |= DependencyGraph::kCutFirst;
+    } else if ((j -= ops) < ops) {
+      g_.item_flags_[j] |= DependencyGraph::kCutSubmit;
+    } else {
+      g_.item_flags_[ops + (j - ops)] |= DependencyGraph::kCutFirst;
     }
   }
   // Every event by recorded time, equal times by event index (a stable
@@ -798,8 +915,8 @@ class DependencyGraphBuilder {
     if (e - b == 2) {  // the common tie (an op's start with its call's end ...): what Kahn's gives, directly
       const int32_t x = order[b], y = order[b + 1];
       auto has_edge = [&](int32_t from, int32_t to) {
-        for (uint32_t i = EdgeBegin(to); i < EdgeBegin(to + 1); ++i) {
-          if (g_.edge_from_[i] == from) return true;
+        for (uint32_t i : g_.InEdges(to)) {
+          if (g_.EdgeFrom(i) == from) return true;
         }
         return false;
       };
@@ -812,8 +929,8 @@ class DependencyGraphBuilder {
     for (size_t p = b; p < e; ++p) {
       int32_t v = order[p];
       indegree[v];
-      for (uint32_t i = EdgeBegin(v); i < EdgeBegin(v + 1); ++i) {
-        int32_t u = g_.edge_from_[i];
+      for (uint32_t i : g_.InEdges(v)) {
+        int32_t u = g_.EdgeFrom(i);
         if (u != v && in_group(u)) {
           ++indegree[v];
           out[u].push_back(v);
@@ -838,8 +955,6 @@ class DependencyGraphBuilder {
     }
     std::copy(sorted.begin(), sorted.end(), order.begin() + static_cast<std::ptrdiff_t>(b));
   }
-  uint32_t EdgeBegin(int32_t e) const { return g_.edge_begin_[e]; }
-
   void RecordedEnd() {
     int64_t end = kMinTime, fixed = kMinTime;
     auto [first, last] = m_.OpRangeFor(w_.start_ns, w_.end_ns);
@@ -871,8 +986,10 @@ class DependencyGraphBuilder {
   std::vector<NameClass> classes_;
   bool counting_ = true;                              // Emit counts (first pass) or writes
   int64_t against_time_ = 0;                          // edges left out: source recorded after target
+  std::vector<uint32_t> begin_;                       // per event: its first explicit edge (while made)
   std::vector<uint32_t> slot_;                        // per event: its next edge slot (second pass)
-  std::vector<int64_t> natural_;                      // per edge: its natural lag, then its lag
+  std::vector<int64_t> natural_;                      // per explicit edge: its natural lag
+  std::vector<int64_t> lag_;                          // per explicit edge: its lag (natural_ is read meanwhile)
   std::vector<std::pair<int32_t, int32_t>> handoff_;  // (graph call, its host_handoff source), by call
 };
 

@@ -63,21 +63,43 @@
 // what the what-ifs keep when they change something upstream.
 //
 // Cost: O(n log n) in the window's ops and calls (plus per-op lookups over
-// the streams a legacy-stream op must follow). Memory: 9 bytes an edge
-// (source, kind, and a 32-bit lag in columns; lags beyond 32 bits listed
-// apart) and 12 an event (first in-edge, place in the order, binding edge;
-// recorded times are read from the model), about 5 edges and 4 events an
-// op. Thread-safe: reads the model only; the graph is immutable after
-// BuildDependencyGraph.
+// the streams a legacy-stream op must follow). Memory: the structural edges
+// (op_duration, call_duration, stream_order, submit, host_gap: all but a
+// few hundredths of them) are implicit: their sources are read from the
+// model's columns and its cached facts (stream predecessors, outermost
+// calls), their lags computed from recorded times and the binding edge, and
+// a byte an item says which of them are present. The other edges
+// (event_wait, legacy_stream, graph, sync_wait, host_handoff) are explicit:
+// 9 bytes an edge (source, kind and a 32-bit lag in columns; lags beyond 32
+// bits listed apart). Per event about 5.7 bytes: its place in the order
+// (4), its binding edge as a place among its in-edges (1), the item's
+// implicit edges (0.5), which events have explicit in-edges (a bit, a rank
+// per 64 events, a first edge per such event); recorded times are read
+// from the model. About 4 events and 5 edges an op. (Every edge explicit
+// and 12 bytes an event took twice the memory: at 10M ops the graph held
+// 1.4 GiB, now 0.7, the model's facts it builds included.) Thread-safe:
+// reads the model only; the graph is immutable after BuildDependencyGraph.
+//
+// Edge indices: explicit edges first (0 .. explicit_edge_count()-1, grouped
+// by target), then one reserved index per implicit edge a graph could have:
+// the duration edge of each item, the stream_order and submit edges of each
+// op, the host_gap edge of each call (edge_count() counts them all; absent
+// ones are never an in-edge nor a binding). An event's in-edges come in a
+// fixed order (the order binding ties are broken in): an op start's
+// stream_order, submit, then its explicit edges; an op end's op_duration; a
+// call start's explicit edges (a handoff), then its host_gap; a call end's
+// call_duration, then its explicit edges (sync_wait).
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_DEPENDENCY_GRAPH_H_
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -149,32 +171,53 @@ struct DepEdge {
 
 class DependencyGraph;
 
-// The graph's edges, read one at a time (DependencyGraph::edges()): they are
-// kept in columns, not as DepEdge structs (13 bytes an edge, not 32).
+// The graph's edges, read one at a time by index (DependencyGraph::edges()):
+// they are kept in columns or implicit, not as DepEdge structs. Not
+// iterable: some indices are reserved for implicit edges that are absent
+// (iterate an event's InEdges()).
 class DepEdges {
  public:
   explicit DepEdges(const DependencyGraph& g) : g_(&g) {}
   size_t size() const;
   DepEdge operator[](size_t i) const;
-  class Iterator {
-   public:
-    Iterator(const DepEdges* e, size_t i) : e_(e), i_(i) {}
-    DepEdge operator*() const { return (*e_)[i_]; }
-    Iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    bool operator!=(const Iterator& o) const { return i_ != o.i_; }
-
-   private:
-    const DepEdges* e_;
-    size_t i_;
-  };
-  Iterator begin() const { return {this, 0}; }
-  Iterator end() const { return {this, size()}; }
 
  private:
   const DependencyGraph* g_;
+};
+
+// An event's in-edges (global edge indices), in their fixed order: up to two
+// implicit edges before the explicit ones and one after (see the header).
+class InEdgeList {
+ public:
+  class Iterator {
+   public:
+    Iterator(const InEdgeList* l, uint32_t k) : l_(l), k_(k) {}
+    uint32_t operator*() const { return l_->At(k_); }
+    Iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return k_ != o.k_; }
+
+   private:
+    const InEdgeList* l_;
+    uint32_t k_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+  uint32_t size() const { return before_count + (explicit_end - explicit_begin) + after_count; }
+  uint32_t At(uint32_t k) const {
+    if (k < before_count) return before[k];
+    k -= before_count;
+    if (k < explicit_end - explicit_begin) return explicit_begin + k;
+    return after;
+  }
+
+  uint32_t before[2] = {0, 0};
+  uint32_t before_count = 0;
+  uint32_t explicit_begin = 0, explicit_end = 0;
+  uint32_t after = 0;
+  uint32_t after_count = 0;
 };
 
 class DependencyGraph {
@@ -187,8 +230,14 @@ class DependencyGraph {
   int32_t ModelOp(size_t k) const { return first_model_op_ + static_cast<int32_t>(k); }  // model op index
   int32_t ModelCall(size_t c) const { return calls_[c]; }                                // model api index
   // Graph op / call of a model index, or -1 when it is not in the graph.
-  int32_t GraphOp(int32_t model_op) const;
-  int32_t GraphCall(int32_t model_api) const;
+  int32_t GraphOp(int32_t model_op) const {
+    const int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
+    return k >= 0 && static_cast<size_t>(k) < op_count_ ? static_cast<int32_t>(k) : -1;
+  }
+  int32_t GraphCall(int32_t model_api) const {
+    const int64_t k = static_cast<int64_t>(model_api) - first_model_api_;
+    return k >= 0 && static_cast<size_t>(k) < call_lookup_.size() ? call_lookup_[static_cast<size_t>(k)] : -1;
+  }
 
   // Events: 2 per item, ops first.
   size_t event_count() const { return 2 * (op_count_ + calls_.size()); }
@@ -212,30 +261,86 @@ class DependencyGraph {
     return (e & 1) != 0 ? api_end_[a] : api_start_[a];
   }
 
-  // In-edges of an event; edge indices are global (EdgeIndex + i).
-  uint32_t EdgeBegin(int32_t e) const { return edge_begin_[e]; }
-  uint32_t EdgeEnd(int32_t e) const { return edge_begin_[e + 1]; }
+  // Edges: explicit ones first, then the implicit ones' reserved indices
+  // (see the header). edge_count() counts both, present or not.
+  size_t edge_count() const { return ImplicitBase() + item_count() + 2 * op_count_ + calls_.size(); }
+  size_t explicit_edge_count() const { return edge_from_.size(); }
   DepEdges edges() const { return DepEdges(*this); }
-  size_t edge_count() const { return edge_from_.size(); }
+  // The in-edges of an event, implicit and explicit, in their fixed order.
+  InEdgeList InEdges(int32_t e) const;
+  // Whether edge `i` is an edge of the graph (a reserved index may not be).
+  bool EdgePresent(uint32_t i) const;
+  // The implicit edges' indices (present or not).
+  uint32_t OpDurationEdge(size_t k) const { return DurationEdge(k); }
+  uint32_t CallDurationEdge(size_t c) const { return DurationEdge(op_count_ + c); }
+  uint32_t StreamOrderEdge(size_t k) const { return ImplicitBase() + static_cast<uint32_t>(item_count() + k); }
+  uint32_t SubmitEdge(size_t k) const { return ImplicitBase() + static_cast<uint32_t>(item_count() + op_count_ + k); }
+  uint32_t HostGapEdge(size_t c) const {
+    return ImplicitBase() + static_cast<uint32_t>(item_count() + 2 * op_count_ + c);
+  }
   // Edge `i`'s parts (what edges()[i] holds): its source event (kOutside
   // for a source outside the window), kind, lag and source's recorded time.
-  int32_t EdgeFrom(uint32_t i) const { return edge_from_[i] < 0 ? DepEdge::kOutside : edge_from_[i]; }
-  DepEdgeKind EdgeKind(uint32_t i) const { return edge_kind_[i]; }
-  int64_t EdgeLag(uint32_t i) const {
-    const int32_t lag = edge_lag_[i];
-    return lag != kWideLag ? lag : WideLag(i);
+  int32_t EdgeFrom(uint32_t i) const {
+    if (i >= ImplicitBase()) return ImplicitOf(i).from;
+    return edge_from_[i] < 0 ? DepEdge::kOutside : edge_from_[i];
   }
+  DepEdgeKind EdgeKind(uint32_t i) const { return i >= ImplicitBase() ? ImplicitOf(i).kind : edge_kind_[i]; }
+  int64_t EdgeLag(uint32_t i) const;
   int64_t EdgeSourceNs(uint32_t i) const {
+    if (i >= ImplicitBase()) return ImplicitOf(i).from_ns;
     const int32_t f = edge_from_[i];
     return f >= 0 ? Recorded(f) : outside_ns_[static_cast<size_t>(-1 - f)];
   }
-  // The target event of edge `i` (a binary search: edges are grouped by target).
+  // Edge `i`'s source, kind and source time, decoded once; its lag is
+  // left 0 (not read: a graph whose replay columns were dropped has none).
+  DepEdge EdgeSource(uint32_t i) const {
+    if (i >= ImplicitBase()) {
+      const Implicit e = ImplicitOf(i);
+      return {e.from, e.kind, e.from_ns, 0};
+    }
+    return {EdgeFrom(i), edge_kind_[i], EdgeSourceNs(i), 0};
+  }
+  // The target event of edge `i` (explicit edges: a binary search, they are
+  // grouped by target).
   int32_t EdgeTarget(uint32_t i) const;
+  // An implicit edge, decoded: its kind, target, source (event, kOutside
+  // when outside the window or cut from a cycle; and its recorded time) and
+  // its natural lag without the launch latency (see AssignLags).
+  struct Implicit {
+    DepEdgeKind kind;
+    int32_t target;
+    int32_t from;
+    int64_t from_ns;
+    int64_t natural;  // op_duration, stream_order: the lag; submit: the nested offset; else ImplicitNatural
+  };
+  Implicit ImplicitOf(uint32_t i) const;
+  // Its lag: the recorded distance for the binding edge, else
+  // min(natural, distance) (a call_duration edge's natural lag is its tail,
+  // read from the call's sync_wait edges).
+  int64_t ImplicitLag(const Implicit& e, uint32_t i) const {
+    const int64_t distance = Recorded(e.target) - e.from_ns;
+    if (Binding(e.target) == static_cast<int32_t>(i)) return distance;
+    return std::min(ImplicitNatural(e), distance);
+  }
+  // Its natural lag (the launch latency included); reads explicit in-edges.
+  int64_t ImplicitNatural(const Implicit& e) const;
+  // The replay's loop body: visit(edge, source event or kOutside, source
+  // time, lag) for each in-edge of event v, in the fixed order; the source
+  // time is read only for a source outside (EdgeSourceNs). The same edges,
+  // sources and lags as InEdges() with EdgeFrom() and EdgeLag(), computed
+  // per kind of event without decoding each edge's index.
+  template <typename Visit>
+  void VisitInEdges(int32_t v, Visit&& visit) const;
   // Events in an order that respects every edge (by recorded time).
   const std::vector<int32_t>& order() const { return order_; }
   // The binding in-edge of an event (global edge index), -1 for an event
   // without in-edges (a source: it keeps its recorded time).
-  int32_t Binding(int32_t e) const { return binding_[e]; }
+  int32_t Binding(int32_t e) const {
+    const uint8_t place = binding_place_[e];
+    if (place == kNoBinding) return -1;
+    if (place == kWideBinding) return WideBinding(e);
+    return static_cast<int32_t>(InEdges(e).At(place));
+  }
 
   // Per graph call: host thread, blocking kind, and the stream it syncs
   // (kStreamSync; -1 otherwise or unknown).
@@ -259,11 +364,11 @@ class DependencyGraph {
   // ("edge_against_time", "op_end_before_start", "sync_target_unknown", ...).
   const std::map<std::string, int64_t>& stats() const { return stats_; }
 
-  // Frees what only replays read: edge lags, in-edge ranges, the order,
-  // call lookups, blocking kinds, sync streams and op submitters (at 10M
-  // ops about 0.6 GiB, room for the critical path's segments). Afterwards
-  // only the recorded times, items, binding edges and the edges' sources,
-  // kinds and source times may be read: what FindCriticalPath reads.
+  // Frees what only replays read: explicit edges' lags, in-edge ranges, the
+  // order, blocking kinds and sync streams (at 10M ops about 0.5 GiB, room
+  // for the critical path's segments). Afterwards only the recorded times,
+  // items, binding edges and the edges' sources, kinds and source times may
+  // be read: what FindCriticalPath reads.
   void DropReplayColumns();
 
  private:
@@ -282,8 +387,47 @@ class DependencyGraph {
   const int64_t* op_end_ = nullptr;
   const int64_t* api_start_ = nullptr;  // by model api index
   const int64_t* api_end_ = nullptr;
-  std::vector<uint32_t> edge_begin_;
-  // Per edge: the source event, or -1 - k for a source outside the window
+  size_t item_count() const { return op_count_ + calls_.size(); }
+  // Items: ops 0 .. op_count_-1, then calls (an event's item is event / 2).
+  uint32_t DurationEdge(size_t item) const { return ImplicitBase() + static_cast<uint32_t>(item); }
+  uint32_t ImplicitBase() const { return static_cast<uint32_t>(edge_from_.size()); }
+  // The latest source time of an event's explicit in-edges (a call end's
+  // sync_wait edges: what the call waited for), kMinTime without any.
+  int64_t ExplicitSourceMax(int32_t e) const;
+  // Per item, which of its implicit edges are present and which were cut
+  // from a cycle (their source then counts as outside, at its recorded time).
+  enum ItemFlag : uint8_t {
+    kHasFirst = 1,   // op: stream_order; call: host_gap
+    kHasSubmit = 2,  // op: submit
+    kCutDuration = 4,
+    kCutFirst = 8,
+    kCutSubmit = 16,
+  };
+  std::vector<uint8_t> item_flags_;
+  // Model columns and cached facts the implicit edges are read from (all
+  // model ops and calls, by model index).
+  const int64_t* model_op_start_ = nullptr;
+  const int64_t* model_op_end_ = nullptr;
+  const int32_t* stream_prev_ = nullptr;     // StreamPredecessors::prev
+  const int32_t* outer_call_ = nullptr;      // OuterCalls::outer
+  const int32_t* prev_on_thread_ = nullptr;  // OuterCalls::prev_on_thread
+  // The events with explicit in-edges (few: most edges are implicit), a bit
+  // per event and a rank per 64 events, and for each of them its target and
+  // first explicit edge (the next one's is its end; one more at the end):
+  // about 0.2 bytes an event, not the 4 of a first edge per event.
+  std::vector<uint64_t> explicit_mark_;
+  std::vector<uint32_t> explicit_rank_;
+  std::vector<uint32_t> explicit_begin_;
+  std::vector<int32_t> explicit_target_;
+  // Event e's explicit in-edges [first, second).
+  std::pair<uint32_t, uint32_t> ExplicitRange(int32_t e) const {
+    const auto v = static_cast<size_t>(e);
+    const uint64_t word = explicit_mark_[v >> 6], bit = uint64_t{1} << (v & 63);
+    if ((word & bit) == 0) return {0, 0};
+    const size_t r = explicit_rank_[v >> 6] + static_cast<size_t>(std::popcount(word & (bit - 1)));
+    return {explicit_begin_[r], explicit_begin_[r + 1]};
+  }
+  // Per explicit edge: the source event, or -1 - k for a source outside the window
   // whose recorded time is outside_ns_[k] (rare: an edge from before the
   // window, or one dropped from a cycle).
   std::vector<int32_t> edge_from_;
@@ -296,7 +440,13 @@ class DependencyGraph {
   std::vector<std::pair<uint32_t, int64_t>> wide_lags_;
   std::vector<int64_t> outside_ns_;
   std::vector<int32_t> order_;
-  std::vector<int32_t> binding_;
+  // Per event, the binding edge's place in InEdges() (a byte, not a 4-byte
+  // edge index); kWideBinding: listed in wide_binding_ (event, edge), by
+  // event (an event with hundreds of in-edges: a device sync on many streams).
+  static constexpr uint8_t kNoBinding = 0xFF, kWideBinding = 0xFE;
+  std::vector<uint8_t> binding_place_;
+  std::vector<std::pair<int32_t, int32_t>> wide_binding_;
+  int32_t WideBinding(int32_t e) const;
   std::vector<int32_t> call_tid_;  // index into tids_ (4 bytes a call, not 8)
   std::vector<int64_t> tids_;
   std::vector<BlockingKind> call_blocking_;
@@ -305,6 +455,150 @@ class DependencyGraph {
   int64_t recorded_end_ns_ = 0, fixed_end_ns_ = INT64_MIN, launch_latency_ns_ = 0;
   std::map<std::string, int64_t> stats_;
 };
+
+inline DependencyGraph::Implicit DependencyGraph::ImplicitOf(uint32_t i) const {
+  size_t j = i - ImplicitBase();
+  if (j < item_count()) {  // an item's duration: start -> end
+    const auto start = static_cast<int32_t>(2 * j);
+    Implicit e{j < op_count_ ? DepEdgeKind::kOpDuration : DepEdgeKind::kCallDuration, start + 1, start, Recorded(start),
+               0};
+    if ((item_flags_[j] & kCutDuration) != 0) e.from = DepEdge::kOutside;
+    if (j < op_count_) e.natural = Recorded(start + 1) - e.from_ns;  // a call's: its tail, ImplicitNatural
+    return e;
+  }
+  j -= item_count();
+  if (j < op_count_) {  // stream_order: the previous op of the stream, end -> op start
+    Implicit e{DepEdgeKind::kStreamOrder, OpStart(j), DepEdge::kOutside, 0, 0};
+    const int32_t p = stream_prev_[static_cast<size_t>(first_model_op_) + j];
+    if (p < 0) return e;
+    e.from_ns = std::max(model_op_start_[p], model_op_end_[p]);
+    const int32_t gp = GraphOp(p);
+    if (gp >= 0 && (item_flags_[j] & kCutFirst) == 0) e.from = OpEnd(static_cast<size_t>(gp));
+    return e;
+  }
+  j -= op_count_;
+  if (j < op_count_) {  // submit: the outermost submitting call's start -> op start
+    Implicit e{DepEdgeKind::kSubmit, OpStart(j), DepEdge::kOutside, 0, 0};
+    const int32_t a = op_submitter_api_[j];
+    if (a < 0) return e;
+    const int32_t o = outer_call_[a];
+    e.from_ns = api_start_[o];
+    e.natural = api_start_[a] - e.from_ns;
+    const int32_t c = op_submitter_[j];
+    if (c >= 0 && (item_flags_[j] & kCutSubmit) == 0) e.from = CallStart(static_cast<size_t>(c));
+    return e;
+  }
+  j -= op_count_;  // host_gap: the previous outermost call on the thread, end -> call start
+  Implicit e{DepEdgeKind::kHostGap, CallStart(j), DepEdge::kOutside, 0, 0};
+  const int32_t p = prev_on_thread_[calls_[j]];
+  if (p < 0) return e;
+  e.from_ns = api_end_[p];
+  const int32_t pc = GraphCall(p);
+  if (pc >= 0 && (item_flags_[op_count_ + j] & kCutFirst) == 0) e.from = CallEnd(static_cast<size_t>(pc));
+  return e;  // its natural lag: ImplicitNatural
+}
+
+inline int64_t DependencyGraph::ImplicitNatural(const Implicit& e) const {
+  switch (e.kind) {
+    case DepEdgeKind::kCallDuration:  // the tail: from the end of what it waited for, if later than its start
+      return Recorded(e.target) - std::max(e.from_ns, ExplicitSourceMax(e.target));
+    case DepEdgeKind::kHostGap:  // after a handoff (the call start's explicit edge), the host work after it
+      return std::max<int64_t>(0, Recorded(e.target) - std::max(e.from_ns, ExplicitSourceMax(e.target)));
+    case DepEdgeKind::kSubmit: return e.natural + launch_latency_ns_;
+    default: return e.natural;
+  }
+}
+
+template <typename Visit>
+inline void DependencyGraph::VisitInEdges(int32_t v, Visit&& visit) const {
+  // The implicit edges first, gathered per kind of event, then visited in
+  // their places around the explicit ones (one call site each: inlined).
+  struct Edge {
+    uint32_t i;
+    int32_t from;
+    int64_t from_ns, lag;
+  };
+  Edge implicit[2];
+  uint32_t before = 0, after = 0;
+  const size_t item = static_cast<size_t>(v) >> 1;
+  const auto [eb, ee] = ExplicitRange(v);
+  // Whether the edge at `place` in InEdges(v) binds v (read when needed).
+  auto bound_at = [&](uint32_t place, uint32_t i) {
+    const uint8_t b = binding_place_[v];
+    return b == kWideBinding ? WideBinding(v) == static_cast<int32_t>(i) : b == place;
+  };
+  const uint8_t flags = item_flags_[item];
+  auto from = [&](int32_t event, uint8_t cut) { return (flags & cut) == 0 ? event : DepEdge::kOutside; };
+  if (item < op_count_) {
+    const int64_t t = op_start_[item];
+    if ((v & 1) != 0) {
+      implicit[before++] = {DurationEdge(item), from(v - 1, kCutDuration), t, std::max(t, op_end_[item]) - t};
+    } else {
+      if ((flags & kHasFirst) != 0) {
+        const int32_t p = stream_prev_[static_cast<size_t>(first_model_op_) + item];
+        const int64_t p_end = std::max(model_op_start_[p], model_op_end_[p]);
+        const int32_t gp = GraphOp(p);
+        const uint32_t i = StreamOrderEdge(item);
+        const int64_t lag = bound_at(before, i) ? t - p_end : 0;
+        implicit[before++] = {i, gp >= 0 ? from(OpEnd(static_cast<size_t>(gp)), kCutFirst) : DepEdge::kOutside, p_end,
+                              lag};
+      }
+      if ((flags & kHasSubmit) != 0) {
+        const int32_t a = op_submitter_api_[item];
+        const int64_t o_start = api_start_[outer_call_[a]], distance = t - o_start;
+        const int32_t c = op_submitter_[item];
+        const uint32_t i = SubmitEdge(item);
+        const int64_t lag =
+            bound_at(before, i) ? distance : std::min(api_start_[a] - o_start + launch_latency_ns_, distance);
+        implicit[before++] = {i, c >= 0 ? from(CallStart(static_cast<size_t>(c)), kCutSubmit) : DepEdge::kOutside,
+                              o_start, lag};
+      }
+    }
+  } else {
+    const size_t c = item - op_count_;
+    const auto a = static_cast<size_t>(calls_[c]);
+    const int64_t t = api_start_[a];
+    if ((v & 1) != 0) {
+      const int64_t end = api_end_[a];
+      const uint32_t i = DurationEdge(item);
+      const int64_t lag = eb == ee || bound_at(0, i) ? end - t : end - std::max(t, ExplicitSourceMax(v));
+      implicit[before++] = {i, from(v - 1, kCutDuration), t, lag};
+    } else if ((flags & kHasFirst) != 0) {
+      const int32_t p = prev_on_thread_[a];
+      const int64_t p_end = api_end_[p], distance = t - p_end;
+      const int32_t pc = GraphCall(p);
+      const uint32_t i = HostGapEdge(c);
+      const int64_t resumed = eb == ee ? p_end : std::max(p_end, ExplicitSourceMax(v));  // after a handoff
+      implicit[after++] = {i, pc >= 0 ? from(CallEnd(static_cast<size_t>(pc)), kCutFirst) : DepEdge::kOutside, p_end,
+                           bound_at(ee - eb, i) ? distance : std::min(std::max<int64_t>(0, t - resumed), distance)};
+    }
+  }
+  for (uint32_t k = 0; k < before; ++k) visit(implicit[k].i, implicit[k].from, implicit[k].from_ns, implicit[k].lag);
+  for (uint32_t i = eb; i < ee; ++i) {
+    const int32_t f = edge_from_[i];
+    const int32_t lag = edge_lag_[i];
+    visit(i, f < 0 ? DepEdge::kOutside : f, f < 0 ? outside_ns_[static_cast<size_t>(-1 - f)] : 0,
+          lag != kWideLag ? int64_t{lag} : WideLag(i));
+  }
+  if (after != 0) visit(implicit[0].i, implicit[0].from, implicit[0].from_ns, implicit[0].lag);
+}
+
+inline InEdgeList DependencyGraph::InEdges(int32_t v) const {
+  InEdgeList l;
+  std::tie(l.explicit_begin, l.explicit_end) = ExplicitRange(v);
+  const size_t item = static_cast<size_t>(v) >> 1;
+  const uint8_t flags = item_flags_[item];
+  if ((v & 1) != 0) {
+    l.before[l.before_count++] = DurationEdge(item);
+  } else if (item < op_count_) {
+    if ((flags & kHasFirst) != 0) l.before[l.before_count++] = StreamOrderEdge(item);
+    if ((flags & kHasSubmit) != 0) l.before[l.before_count++] = SubmitEdge(item);
+  } else if ((flags & kHasFirst) != 0) {
+    l.after = HostGapEdge(item - op_count_);
+    l.after_count = 1;
+  }
+  return l;
+}
 
 inline size_t DepEdges::size() const { return g_->edge_count(); }
 inline DepEdge DepEdges::operator[](size_t i) const {

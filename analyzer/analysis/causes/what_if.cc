@@ -69,10 +69,11 @@ class ChangedLags {
       before += static_cast<uint32_t>(std::popcount(marked_[w]));
     }
   }
-  // Edge i's lag in the replay.
-  int64_t Lag(const DependencyGraph& g, uint32_t i) const {
+  // Edge i's lag in the replay; `recorded()` gives its graph lag.
+  template <typename Recorded>
+  int64_t Lag(uint32_t i, Recorded recorded) const {
     const uint64_t word = marked_[i >> 6], bit = uint64_t{1} << (i & 63);
-    if ((word & bit) == 0) return g.EdgeLag(i);
+    if ((word & bit) == 0) return recorded();
     return values_[rank_[i >> 6] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
   }
 
@@ -117,20 +118,14 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
       }
       any = true;
     };
-    for (uint32_t i = g.EdgeBegin(v), end = g.EdgeEnd(v); i < end; ++i) {
+    g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t outside_ns, int64_t lag) {
       if constexpr (kRemoved) {
-        if (edits.removed[i]) continue;
+        if (edits.removed[i]) return;
       }
-      const int32_t from = g.EdgeFrom(i);
-      int64_t src = from == DepEdge::kOutside ? g.EdgeSourceNs(i) : r.t[from];
-      int64_t lag;
-      if constexpr (kLags) {
-        lag = lags.Lag(g, i);
-      } else {
-        lag = g.EdgeLag(i);
-      }
+      const int64_t src = from == DepEdge::kOutside ? outside_ns : r.t[from];
+      if constexpr (kLags) lag = lags.Lag(i, [&] { return lag; });
       offer(SaturatingAdd(src, lag), static_cast<int32_t>(i));
-    }
+    });
     if constexpr (kAdded) {
       if (added.Has(v)) {
         auto it = std::lower_bound(added.by_target.begin(), added.by_target.end(), std::make_pair(v, uint32_t{0}));
@@ -413,7 +408,8 @@ class WhatIfContext {
   uint32_t HandoffOf(size_t c) const {
     const int32_t v = g_.CallStart(c);
     uint32_t handoff = kNoEdge;
-    for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+    const InEdgeList in = g_.InEdges(v);  // a handoff is an explicit edge
+    for (uint32_t i = in.explicit_begin; i < in.explicit_end; ++i) {
       if (g_.EdgeKind(i) == DepEdgeKind::kHandoff) handoff = i;
     }
     return handoff;
@@ -506,49 +502,45 @@ class WhatIfContext {
     size_t host_gap_edges = 0;
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
-      const int32_t v = g_.CallStart(c);
-      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i)
-        host_gap_edges += g_.EdgeKind(i) == DepEdgeKind::kHostGap;
+      host_gap_edges += g_.EdgePresent(g_.HostGapEdge(c));
     }
     gaps_.reserve(host_gap_edges);
     part_name_.reserve(host_gap_edges);
     part_ns_.reserve(host_gap_edges);
-    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
       const uint32_t handoff = HandoffOf(c);
-      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
-        if (edges[i].kind != DepEdgeKind::kHostGap) continue;
-        int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
-        if (b <= a) continue;
-        HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
-        int64_t cursor = a;
-        auto add = [&](StringId name, int64_t ns) {
-          if (ns <= 0) return;
-          for (size_t k = gap.parts_begin; k < part_name_.size(); ++k) {
-            if (part_name_[k] == name) {
-              part_ns_[k] += ns;
-              return;
-            }
-          }
-          part_name_.push_back(name);
-          part_ns_.push_back(ns);
-        };
-        auto it = spans.find(g_.CallTid(c));
-        if (it != spans.end()) {
-          const std::vector<RangeSpan>& s = it->second;
-          auto first = std::upper_bound(s.begin(), s.end(), a, [](int64_t t, const RangeSpan& r) { return t < r.end; });
-          for (auto r = first; r != s.end() && r->start < b; ++r) {
-            int64_t rs = std::max(r->start, cursor), re = std::min(r->end, b);
-            add(kNoString, rs - cursor);
-            add(r->name, re - rs);
-            cursor = std::max(cursor, re);
+      const uint32_t i = g_.HostGapEdge(c);  // at most one host_gap edge: its implicit index
+      if (!g_.EdgePresent(i)) continue;
+      int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
+      if (b <= a) continue;
+      HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
+      int64_t cursor = a;
+      auto add = [&](StringId name, int64_t ns) {
+        if (ns <= 0) return;
+        for (size_t k = gap.parts_begin; k < part_name_.size(); ++k) {
+          if (part_name_[k] == name) {
+            part_ns_[k] += ns;
+            return;
           }
         }
-        add(kNoString, b - cursor);
-        gaps_.push_back(gap);
+        part_name_.push_back(name);
+        part_ns_.push_back(ns);
+      };
+      auto it = spans.find(g_.CallTid(c));
+      if (it != spans.end()) {
+        const std::vector<RangeSpan>& s = it->second;
+        auto first = std::upper_bound(s.begin(), s.end(), a, [](int64_t t, const RangeSpan& r) { return t < r.end; });
+        for (auto r = first; r != s.end() && r->start < b; ++r) {
+          int64_t rs = std::max(r->start, cursor), re = std::min(r->end, b);
+          add(kNoString, rs - cursor);
+          add(r->name, re - rs);
+          cursor = std::max(cursor, re);
+        }
       }
+      add(kNoString, b - cursor);
+      gaps_.push_back(gap);
     }
     // Gaps of several ranges outgrew the room made: the slack goes.
     if (part_name_.capacity() > part_name_.size() + part_name_.size() / 8) {
@@ -593,7 +585,7 @@ class WhatIfContext {
       if (cause.stream >= 0 && g_.CallSyncStream(c) != cause.stream) continue;
       int32_t v = g_.CallEnd(c);
       int64_t waited_end = kMinTime;
-      for (uint32_t i = g_.EdgeBegin(v); i < g_.EdgeEnd(v); ++i) {
+      for (uint32_t i : g_.InEdges(v)) {
         if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
         TouchRemoved(edits);
         edits.removed[i] = 1;
@@ -638,14 +630,10 @@ class WhatIfContext {
       double at_rate = static_cast<double>(m_.ops.bytes[i]) / rate;
       int64_t pinned = at_rate >= static_cast<double>(duration) ? duration : std::llround(at_rate);
       TouchRemoved(edits);
-      int32_t end = DependencyGraph::OpEnd(k);
-      for (uint32_t e = g_.EdgeBegin(end); e < g_.EdgeEnd(end); ++e) {
-        if (edges[e].kind == DepEdgeKind::kOpDuration) SetLag(edits, e, pinned);
-      }
+      SetLag(edits, g_.OpDurationEdge(k), pinned);
       // An *Async call that the pageable copy held returns without waiting.
       if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
-        int32_t v = g_.CallEnd(c);
-        for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+        for (uint32_t e : g_.InEdges(g_.CallEnd(c))) {
           if (edges[e].kind == DepEdgeKind::kSyncWait) edits.removed[e] = 1;
         }
       }
@@ -659,7 +647,6 @@ class WhatIfContext {
 
   void SameStream(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const StreamPredecessors& preds = m_.Derived<StreamPredecessors>();
-    const DepEdges edges = g_.edges();
     int64_t copy_ns = 0, compute_ns = 0;
     constexpr int kMaxWalk = 4096;  // ops walked back to find the previous op of a class
     for (size_t k = 0; k < g_.op_count(); ++k) {
@@ -671,9 +658,7 @@ class WhatIfContext {
       if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
       TouchRemoved(edits);
       int32_t v = DependencyGraph::OpStart(k);
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-        if (edges[e].kind == DepEdgeKind::kStreamOrder) edits.removed[e] = 1;
-      }
+      if (g_.EdgePresent(g_.StreamOrderEdge(k))) edits.removed[g_.StreamOrderEdge(k)] = 1;
       int32_t same = preds.prev[prev];
       for (int walk = 0; same >= 0 && walk < kMaxWalk && EngineClass(m_, same) != EngineClass(m_, i); ++walk) {
         same = preds.prev[same];
@@ -689,7 +674,6 @@ class WhatIfContext {
   }
 
   void FirstLaunch(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const DepEdges edges = g_.edges();
     const OuterCalls& outer = m_.Derived<OuterCalls>();
     // Two outliers of one outer call (a runtime call and the driver call in
     // it) both shorten its edges: each change starts from the last.
@@ -707,17 +691,13 @@ class WhatIfContext {
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
       if (c < 0) continue;
       const int64_t excess = f.excess_ns();
-      int32_t v = g_.CallEnd(c);
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-        if (edges[e].kind == DepEdgeKind::kCallDuration) set(e, std::max<int64_t>(0, lag(e) - excess));
-      }
+      const uint32_t duration = g_.CallDurationEdge(c);
+      set(duration, std::max<int64_t>(0, lag(duration) - excess));
       // Its ops were submitted after the module loaded: that much earlier.
       for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
            ++k) {
         const int32_t op = ops_of_call_[k];
-        int32_t s = DependencyGraph::OpStart(g_.GraphOp(op));
-        for (uint32_t e = g_.EdgeBegin(s); e < g_.EdgeEnd(s); ++e) {
-          if (edges[e].kind != DepEdgeKind::kSubmit) continue;
+        if (const uint32_t e = g_.SubmitEdge(static_cast<size_t>(g_.GraphOp(op))); g_.EdgePresent(e)) {
           int64_t floor = std::min(lag(e), g_.launch_latency_ns());
           set(e, std::max(floor, lag(e) - excess));
         }
@@ -729,15 +709,11 @@ class WhatIfContext {
   }
 
   void LaunchBlocking(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const DepEdges edges = g_.edges();
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (g_.CallBlocking(c) != BlockingKind::kNone || ops_of_call_begin_[c] == ops_of_call_begin_[c + 1]) continue;
-      int32_t v = g_.CallEnd(c);
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-        if (edges[e].kind != DepEdgeKind::kCallDuration) continue;
-        est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.EdgeLag(e));
-        SetLag(edits, e, 0);
-      }
+      const uint32_t e = g_.CallDurationEdge(c);
+      est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.EdgeLag(e));
+      SetLag(edits, e, 0);
       ev.calls.push_back(g_.ModelCall(c));
     }
   }
@@ -749,11 +725,8 @@ class WhatIfContext {
     return m_.ops.category[i] == OpCategory::kDtoH && m_.ops.bytes[i] <= kResultReadBackMaxBytes;
   }
   void ZeroCallDuration(size_t c, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
-    const DepEdges edges = g_.edges();
     const int32_t v = g_.CallEnd(c);
-    for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
-      if (edges[e].kind == DepEdgeKind::kCallDuration) SetLag(edits, e, 0);
-    }
+    SetLag(edits, g_.CallDurationEdge(c), 0);
     est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.Recorded(v) - g_.Recorded(g_.CallStart(c)));
     ev.calls.push_back(g_.ModelCall(c));
   }
@@ -766,12 +739,12 @@ class WhatIfContext {
       if (!IsExplicitSync(b) && b != BlockingKind::kPageableCopy && b != BlockingKind::kSyncCopy) continue;
       const int32_t v = g_.CallEnd(c);
       bool readback = false;
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+      for (uint32_t e : g_.InEdges(v)) {
         readback |= edges[e].kind == DepEdgeKind::kSyncWait && IsReadback(edges[e].from);
       }
       if (!readback) continue;
       TouchRemoved(edits);
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+      for (uint32_t e : g_.InEdges(v)) {
         if (edges[e].kind != DepEdgeKind::kSyncWait) continue;
         edits.removed[e] = 1;
         if (!IsReadback(edges[e].from)) continue;
@@ -792,7 +765,7 @@ class WhatIfContext {
     for (size_t k = 0; k < g_.op_count(); ++k) {
       int32_t v = DependencyGraph::OpStart(k);
       int64_t legacy_ready = kMinTime, other_ready = kMinTime;
-      for (uint32_t e = g_.EdgeBegin(v); e < g_.EdgeEnd(v); ++e) {
+      for (uint32_t e : g_.InEdges(v)) {
         int64_t ready = SaturatingAdd(SourceTime(e), edges[e].lag_ns);
         if (edges[e].kind != DepEdgeKind::kLegacyStream) {
           other_ready = std::max(other_ready, ready);

@@ -21,7 +21,7 @@ constexpr int64_t kA = 21, kB = 22, kLegacy = 7;
 // The in-edges of event `to` of the given kind.
 std::vector<DepEdge> EdgesInto(const DependencyGraph& g, int32_t to, DepEdgeKind kind) {
   std::vector<DepEdge> out;
-  for (uint32_t i = g.EdgeBegin(to); i < g.EdgeEnd(to); ++i) {
+  for (uint32_t i : g.InEdges(to)) {
     if (g.edges()[i].kind == kind) out.push_back(g.edges()[i]);
   }
   return out;
@@ -62,7 +62,7 @@ TEST(DependencyGraph, StreamOrderSubmitAndHostGapEdgesWithMeasuredLags) {
   EXPECT_EQ(gap[0].lag_ns, 2000 * kUs);
   EXPECT_EQ(g.CallBlocking(c), BlockingKind::kNone);
   // cudaMalloc is the source: no in-edge into its start.
-  EXPECT_EQ(g.EdgeBegin(g.CallStart(0)), g.EdgeEnd(g.CallStart(0)));
+  EXPECT_EQ(g.InEdges(g.CallStart(0)).size(), 0u);
   EXPECT_EQ(g.Binding(g.CallStart(0)), -1);
 }
 
@@ -280,7 +280,9 @@ TEST(DependencyGraph, OpsBeforeTheWindowAreFixedSources) {
   EXPECT_EQ(g.op_count(), 11u);
   EXPECT_EQ(g.fixed_end_ns(), (3030 + 2105) * kUs);
   bool outside = false;
-  for (const DepEdge& e : g.edges()) outside = outside || e.from == DepEdge::kOutside;
+  for (size_t v = 0; v < g.event_count(); ++v) {
+    for (uint32_t i : g.InEdges(static_cast<int32_t>(v))) outside = outside || g.edges()[i].from == DepEdge::kOutside;
+  }
   EXPECT_TRUE(outside);
 }
 
@@ -292,9 +294,55 @@ TEST(DependencyGraph, EveryEdgeGoesForwardInTheReplayOrder) {
     ASSERT_EQ(g.order().size(), g.event_count());
     for (size_t p = 0; p < g.order().size(); ++p) pos[g.order()[p]] = static_cast<uint32_t>(p);
     for (size_t i = 0; i < g.edges().size(); ++i) {
+      if (!g.EdgePresent(static_cast<uint32_t>(i))) continue;
       const DepEdge& e = g.edges()[i];
       if (e.from == DepEdge::kOutside) continue;
       EXPECT_LT(pos[e.from], pos[g.EdgeTarget(static_cast<uint32_t>(i))]) << seed;
+    }
+  }
+}
+
+// Every present edge is an in-edge of exactly one event (its target), and
+// the per-kind counters count them.
+TEST(DependencyGraph, EveryPresentEdgeIsListedOnceByItsTarget) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    std::vector<int> listed(g.edge_count(), 0);
+    for (size_t v = 0; v < g.event_count(); ++v) {
+      for (uint32_t i : g.InEdges(static_cast<int32_t>(v))) ++listed[i];
+    }
+    int64_t present = 0, counted = 0;
+    for (size_t i = 0; i < g.edge_count(); ++i) {
+      EXPECT_EQ(listed[i], g.EdgePresent(static_cast<uint32_t>(i)) ? 1 : 0) << seed << " " << i;
+      present += g.EdgePresent(static_cast<uint32_t>(i));
+    }
+    for (const auto& [name, n] : g.stats()) {
+      if (name.starts_with("edges_")) counted += n;
+    }
+    EXPECT_EQ(present, counted) << seed;
+  }
+}
+
+// The replay's visitor gives each event's in-edges as the accessors do.
+TEST(DependencyGraph, VisitInEdgesAgreesWithTheAccessors) {
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 400);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    for (size_t e = 0; e < g.event_count(); ++e) {
+      const auto v = static_cast<int32_t>(e);
+      std::vector<uint32_t> visited;
+      g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t outside_ns, int64_t lag) {
+        visited.push_back(i);
+        EXPECT_EQ(from, g.EdgeFrom(i)) << seed << " " << i;
+        if (from == DepEdge::kOutside) {
+          EXPECT_EQ(outside_ns, g.EdgeSourceNs(i)) << seed << " " << i;
+        }
+        EXPECT_EQ(lag, g.EdgeLag(i)) << seed << " " << i;
+      });
+      std::vector<uint32_t> listed;
+      for (uint32_t i : g.InEdges(v)) listed.push_back(i);
+      EXPECT_EQ(visited, listed) << seed;
     }
   }
 }
@@ -308,7 +356,8 @@ TEST(DependencyGraph, OrderIsByRecordedTimeAndEdgesKeepTheirSourceTimes) {
     }
     for (size_t e = 0; e < g.event_count(); ++e) {
       const auto v = static_cast<int32_t>(e);
-      for (uint32_t i = g.EdgeBegin(v); i < g.EdgeEnd(v); ++i) {
+      for (uint32_t i : g.InEdges(v)) {
+        EXPECT_TRUE(g.EdgePresent(i)) << seed;
         EXPECT_EQ(g.EdgeTarget(i), v) << seed;
         const DepEdge edge = g.edges()[i];
         // An edge's source time is its source's recorded time, also for a
