@@ -6,7 +6,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${1:?build dir}
 rm -rf "$ROOT/out/gpu"; mkdir -p "$ROOT/out/gpu/bin" "$ROOT/out/gpu/lib"
-for f in collector_known_ops collector_known_ops_static collector_other_subscriber collector_launch_bound collector_memory_ops streamscope_workloads; do
+for f in collector_known_ops collector_known_ops_static collector_other_subscriber collector_launch_bound collector_memory_ops \
+         collector_capture_ranges streamscope_workloads; do
   strip -o "$ROOT/out/gpu/bin/$f" "$B/bin/$f"
 done
 for f in libstreamscope_collector.so libstreamscope_noop_consumer.so; do
