@@ -241,21 +241,34 @@ TEST(DiagnoseRanking, LaunchBoundLoopKeepsSmallWorkAsPrimaryCause) {
   EXPECT_FALSE(r.primary()->saving_estimated);
 }
 
-// The jacobiCudaGraphs loop: each iteration a kernel (20 us), an 8-byte
-// copy back, cudaStreamSynchronize, 48 us of host test, the next launch.
-TraceModel RoundTripLoop(int iterations, int64_t readback_bytes = 8) {
+// A loop that reads a result back every step and tests it on the host
+// before the next launch: per step `prep` of host work, a launch [0, 5) us
+// after it of a kernel of `gpu` (from 8 us), a D2H copy of
+// `readback_bytes` after the kernel, a stream sync that returns 2 us after
+// the copy, then the next step's host work (workloads/torch/item_per_step.py
+// with a preparation, jacobiCudaGraphs with its host test).
+TraceModel PreparedRoundTripLoop(int steps, int64_t prep, int64_t gpu, int64_t readback_bytes = 4) {
   testing::ModelBuilder b;
   constexpr int64_t kStream = 13;
   b.Stream(kStream, StreamKind::kNonBlocking);
-  const int64_t period = 80 * kUs;
-  for (int i = 0; i < iterations; ++i) {
-    const int64_t t = i * period;
-    b.Kernel("step", kStream, t + 8 * kUs, t + 28 * kUs, testing::ApiTimes{t, t + 5 * kUs, 1});
-    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, t + 28 * kUs, t + 30 * kUs,
-           testing::ApiTimes{t + 6 * kUs, t + 9 * kUs, 1}, "cudaMemcpyAsync", true, readback_bytes);
-    b.Sync(SyncKind::kStreamSynchronize, kStream, t + 10 * kUs, t + 32 * kUs, "cudaStreamSynchronize", 1);
+  int64_t t = 0;
+  for (int i = 0; i < steps; ++i) {
+    const int64_t l = t + prep;  // the launch
+    const int64_t kernel_end = l + 8 * kUs + gpu;
+    b.Kernel("step", kStream, l + 8 * kUs, kernel_end, testing::ApiTimes{l, l + 5 * kUs, 1});
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, kernel_end, kernel_end + 2 * kUs,
+           testing::ApiTimes{l + 6 * kUs, l + 9 * kUs, 1}, "cudaMemcpyAsync", true, readback_bytes);
+    b.Sync(SyncKind::kStreamSynchronize, kStream, l + 10 * kUs, kernel_end + 4 * kUs, "cudaStreamSynchronize", 1);
+    t = kernel_end + 4 * kUs;
   }
   return b.Build();
+}
+
+// The jacobiCudaGraphs loop: each iteration a kernel (20 us), an 8-byte
+// copy back, cudaStreamSynchronize, 48 us of host test, the next launch
+// (an 80 us period).
+TraceModel RoundTripLoop(int iterations, int64_t readback_bytes = 8) {
+  return PreparedRoundTripLoop(iterations, 48 * kUs, 20 * kUs, readback_bytes);
 }
 
 TEST(DiagnoseRanking, ALoopThatWaitsForEachResultIsARoundTripWithRemediesThatKeepTheLaunch) {
@@ -297,28 +310,6 @@ TEST(DiagnoseRanking, ARoundTripAcrossTwoThreadsIsEstimatedThroughTheHandoff) {
   const auto& facts = std::get<RoundTripFacts>(r.primary()->facts);
   EXPECT_EQ(facts.readback_saving_ns, 19 * 113 * kUs);
   EXPECT_EQ(facts.readback_bytes, 4);
-}
-
-// A training-like loop reading its loss back every step, with host
-// preparation before each launch (workloads/torch/item_per_step.py): per
-// step `prep` of host work, a launch [0, 5) us after it of a kernel of
-// `gpu` (from 8 us), a 4-byte D2H copy after the kernel, a stream sync that
-// returns 2 us after the copy, then the next step's preparation.
-TraceModel PreparedRoundTripLoop(int steps, int64_t prep, int64_t gpu) {
-  testing::ModelBuilder b;
-  constexpr int64_t kStream = 13;
-  b.Stream(kStream, StreamKind::kNonBlocking);
-  int64_t t = 0;
-  for (int i = 0; i < steps; ++i) {
-    const int64_t l = t + prep;  // the launch
-    const int64_t kernel_end = l + 8 * kUs + gpu;
-    b.Kernel("step", kStream, l + 8 * kUs, kernel_end, testing::ApiTimes{l, l + 5 * kUs, 1});
-    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, kernel_end, kernel_end + 2 * kUs,
-           testing::ApiTimes{l + 6 * kUs, l + 9 * kUs, 1}, "cudaMemcpyAsync", true, 4);
-    b.Sync(SyncKind::kStreamSynchronize, kStream, l + 10 * kUs, kernel_end + 4 * kUs, "cudaStreamSynchronize", 1);
-    t = kernel_end + 4 * kUs;
-  }
-  return b.Build();
 }
 
 // All the host work lies in the round trip's gaps (between the sync's
