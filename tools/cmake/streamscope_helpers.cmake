@@ -1,12 +1,13 @@
 # Shared CMake helpers.
 
 # streamscope_add_gtest(NAME SOURCES... LIBS ...): a GoogleTest binary whose
-# tests are each registered with CTest.
+# tests are each registered with CTest. Its main() (tests/scratch_dir_main.cc)
+# gives each run a temporary folder of its own and removes it after a pass.
 include(GoogleTest)
 function(streamscope_add_gtest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main)
+  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/scratch_dir_main.cc)
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
