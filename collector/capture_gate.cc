@@ -162,6 +162,10 @@ bool CaptureGate::WindowOpensIn(const std::vector<CaptureWindow>& windows, uint6
   return it != windows.end() && it->on_ns <= hi;
 }
 
+bool CaptureGate::Overlaps(const std::vector<CaptureWindow>& windows, uint64_t lo, uint64_t hi) {
+  return InWindows(windows, lo) || WindowOpensIn(windows, lo, hi);
+}
+
 std::vector<CaptureWindow> CaptureGate::Windows() const {
   std::lock_guard<std::mutex> lock(mu_);
   return windows_;

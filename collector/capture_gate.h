@@ -84,6 +84,8 @@ class CaptureGate {
   static bool InWindows(const std::vector<CaptureWindow>& windows, uint64_t t);
   // Whether a window opens in [lo, hi].
   static bool WindowOpensIn(const std::vector<CaptureWindow>& windows, uint64_t lo, uint64_t hi);
+  // Whether [lo, hi] shares time with a window.
+  static bool Overlaps(const std::vector<CaptureWindow>& windows, uint64_t lo, uint64_t hi);
   // Whether the gate ever switched (if not, on() answers Keeps for any time).
   bool ever_switched() const { return ever_switched_.load(std::memory_order_acquire); }
   std::vector<CaptureWindow> Windows() const;

@@ -246,6 +246,9 @@ struct TraceWriter::Db {
   std::unordered_map<uint32_t, uint32_t> created_streams;  // stream -> tid
   NvtxPairer nvtx;
   std::unordered_set<uint32_t> kept_range_starts;  // capture windows: END markers follow their START
+  // The capture windows of the last batch, while a capture range or pause
+  // narrows the trace (empty optional: the whole run is kept).
+  std::optional<std::vector<CaptureWindow>> windows;
   RecordBatch scratch;
   std::vector<NvtxRange> ranges;
   TraceWriter* writer = nullptr;  // stats and options
@@ -793,7 +796,8 @@ Status TraceWriter::ProcessWork(Task& task) {
     gate = gate_;
   }
   if (gate != nullptr && (gate->ever_switched() || !gate->on())) {
-    if (int64_t dropped = d.KeepInside(gate->Windows()); dropped > 0) AddStat(Stat::kRecordsOutsideCapture, dropped);
+    d.windows = gate->Windows();
+    if (int64_t dropped = d.KeepInside(*d.windows); dropped > 0) AddStat(Stat::kRecordsOutsideCapture, dropped);
   }
   for (const TraceRecord& rec : d.scratch) {
     Status st = std::visit([&](const auto& r) { return d.Insert(r); }, rec);
@@ -928,6 +932,13 @@ bool TraceWriter::Db::Untimed(uint64_t start_ns, uint64_t end_ns) {
 
 Status TraceWriter::Db::InsertRanges() {
   for (const NvtxRange& r : ranges) {
+    // A START kept because a window opened just after it belongs to the
+    // instance that opened the window; other ranges begun in that slack
+    // (the quick steps before it) end before the window and are left out.
+    if (windows.has_value() && r.end_ns.has_value() && !CaptureGate::Overlaps(*windows, r.start_ns, *r.end_ns)) {
+      writer->AddStat(Stat::kRecordsOutsideCapture, 2);
+      continue;
+    }
     auto name = Intern(r.name);
     if (!name.ok()) return name.status();
     auto domain = InternOptional(r.domain);
@@ -944,8 +955,8 @@ Status TraceWriter::Db::InsertRanges() {
         .Opt(9, r.color)
         .Opt(10, r.category);
     if (auto st = ins_range.Step(); !st.ok()) return st;
+    ++rows_written;
   }
-  rows_written += static_cast<int64_t>(ranges.size());
   ranges.clear();
   return OkStatus();
 }

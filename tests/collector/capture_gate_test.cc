@@ -128,6 +128,15 @@ TEST(CaptureGate, WindowOpensInFindsAWindowStartingJustAfterATime) {
   EXPECT_FALSE(CaptureGate::WindowOpensIn(w, 601, 10000));
 }
 
+TEST(CaptureGate, OverlapsIsAnyTimeInCommonWithAWindow) {
+  std::vector<CaptureWindow> w = {{100, 200}, {500, 600}};
+  EXPECT_TRUE(CaptureGate::Overlaps(w, 90, 100)) << "ends as a window opens";
+  EXPECT_TRUE(CaptureGate::Overlaps(w, 150, 160));
+  EXPECT_TRUE(CaptureGate::Overlaps(w, 0, 10000));
+  EXPECT_FALSE(CaptureGate::Overlaps(w, 90, 99));
+  EXPECT_FALSE(CaptureGate::Overlaps(w, 200, 499)) << "windows are [on, off)";
+}
+
 TEST(CaptureGate, WindowsBeyondTheLimitAreCounted) {
   CaptureGate g(Range("cudaProfilerApi"), 0);
   for (uint64_t i = 0; i < 5; ++i) {

@@ -240,6 +240,38 @@ TEST_F(TraceWriterTest, NvtxRangesMarksAndOpenRanges) {
   EXPECT_EQ(db.Text("SELECT name FROM nvtx_mark_named"), "tick");
 }
 
+TEST_F(TraceWriterTest, NvtxCaptureRangeKeepsOnlyTheRangesOfItsWindow) {
+  // --capture-range nvtx:step@2-2 on quick steps: the callbacks switch the
+  // gate at 1020 and 1030; CUPTI stamps each marker 1 ns before its
+  // callback. Step 1's START (999) lies within the slack before the window
+  // opens, like the opening instance's, but the step ends before it.
+  CaptureRange range;
+  range.kind = CaptureRange::Kind::kNvtx;
+  range.nvtx_name = "step";
+  range.first = range.last = 2;
+  auto gate = std::make_shared<CaptureGate>(range, 0);
+  for (uint64_t i = 0; i < 3; ++i) {
+    gate->NvtxPush(100, "step", 1000 + 20 * i);
+    gate->NvtxPop(100, 1010 + 20 * i);
+  }
+  ASSERT_EQ(gate->WindowsJson(), "[[1020,1030]]");
+  auto w = TraceWriter::Open(Options());
+  ASSERT_TRUE(w.ok());
+  (*w)->SetCaptureGate(gate);
+  RecordBatch b;
+  for (uint32_t i = 0; i < 3; ++i) {
+    b.push_back(MarkerRecord{MarkerRecord::Phase::kStart, 999 + 20 * i, 10 + i, 100, "step", {}});
+    b.push_back(MarkerRecord{MarkerRecord::Phase::kEnd, 1009 + 20 * i, 10 + i, 100, {}, {}});
+  }
+  ASSERT_TRUE((*w)->Submit(std::move(b)));
+  ASSERT_TRUE((*w)->Finish("normal_exit", 2000).ok());
+  Db db(path_);
+  EXPECT_EQ(db.Int("SELECT count(*) FROM nvtx_range"), 1) << "only the instance that opened the window";
+  EXPECT_EQ(db.Int("SELECT start_ns FROM nvtx_range"), 1019);
+  EXPECT_EQ(db.Int("SELECT end_ns FROM nvtx_range"), 1029);
+  EXPECT_EQ(db.Int("SELECT value FROM collector_stat WHERE key='records_outside_capture'"), 4);
+}
+
 TEST_F(TraceWriterTest, HostLinkRowKeepsUnknownFiguresNull) {
   auto w = TraceWriter::Open(Options());
   ASSERT_TRUE(w.ok());
