@@ -85,6 +85,34 @@ TEST(GapCauses, AResultReadBackThenTestedBeforeTheNextLaunchIsOneRoundTrip) {
   EXPECT_EQ(r.worst_gaps[0].primary, GapCause::kRoundTrip);
 }
 
+// jacobiCudaGraphs: the graph's last node reads the result back (8 bytes)
+// and finishes at 12 us, before its cudaGraphLaunch returns at 20 us; the
+// stream sync at 22 us finds the GPU drained, the host tests the result and
+// launches again at 50 us. The whole gap is the round trip's, named after
+// the sync; without the sync it is the launch call and host work.
+TEST(GapCauses, AGraphThatReadsBackBeforeItsLaunchReturnsIsStillARoundTrip) {
+  for (bool sync : {true, false}) {
+    ModelBuilder b;
+    b.Stream(13, StreamKind::kNonBlocking);
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, 13, us(10), us(12), ApiTimes{us(0), us(20), 7},
+           "cudaGraphLaunch", true, 8);
+    if (sync) b.Sync(SyncKind::kStreamSynchronize, 13, us(22), us(23), "cudaStreamSynchronize", 7);
+    b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
+    TraceModel m = b.Build();
+    GapCausesResult r = AnalyzeGapCauses(m, W(us(10), us(65)));
+    if (sync) {
+      EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), us(43));  // [12, 55)
+      EXPECT_EQ(DetailNs(r, m, GapCause::kRoundTrip, "cudaStreamSynchronize"), us(43));
+      EXPECT_EQ(CauseNs(r, GapCause::kHostBlockedInCall), 0);
+    } else {
+      EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), 0);
+      EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaGraphLaunch"), us(8));  // [12, 20)
+      EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(30));                         // [20, 50)
+      EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(5));                        // [50, 55)
+    }
+  }
+}
+
 // The same without a read-back: the sync drained the GPU, then host work.
 TEST(GapCauses, HostWorkAfterASyncThatDrainedTheGpuIsSyncWait) {
   ModelBuilder b;
