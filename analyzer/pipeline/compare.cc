@@ -71,8 +71,12 @@ const MetricComparison* CompareResult::Find(std::string_view name) const {
 namespace {
 
 // A period between instance starts longer than this many times the median
-// is a one-off (autotuning, a graph's instantiation), not the loop's pace.
+// is a one-off (autotuning, a graph's instantiation), not the loop's pace,
+// when such periods are few: at most kMaxOneOffs, or a tenth of the periods.
+// More are the loop's own rhythm (a DataLoader whose workers deliver
+// batches in bursts: three quick steps, then a long wait) and all count.
 constexpr int64_t kOneOffPeriodFactor = 3;
+constexpr size_t kMaxOneOffs = 2;
 
 // Index of the run whose figure (time per instance or total interval) is
 // closest to the median.
@@ -254,9 +258,12 @@ absl::StatusOr<CompareRun> MeasureRun(const TraceModel& model, const RunWindow& 
     std::vector<int64_t> sorted = periods;
     std::sort(sorted.begin(), sorted.end());
     const int64_t median = sorted[(sorted.size() - 1) / 2];
+    auto one_off = [median](int64_t p) { return median > 0 && p > kOneOffPeriodFactor * median; };
+    const size_t long_periods = static_cast<size_t>(std::count_if(periods.begin(), periods.end(), one_off));
+    const bool leave_out = long_periods <= std::max(kMaxOneOffs, periods.size() / 10);
     int64_t sum = 0, count = 0;
     for (int64_t p : periods) {
-      if (median > 0 && p > kOneOffPeriodFactor * median) continue;
+      if (leave_out && one_off(p)) continue;
       sum += p;
       count += 1;
     }

@@ -85,9 +85,10 @@ struct RunWindow {
   // Steady states: the GPU start of each instance (of the first op
   // submitted in an NVTX instance; of the first kernel of a sequence's
   // repeat), ascending. The time per instance is the mean of their
-  // differences, leaving out those over 3x the median (a one-off slow
-  // instance: autotuning, a graph's instantiation): the loop's period,
-  // whether the GPU or the host sets it.
+  // differences, leaving out those over 3x the median when they are few
+  // (at most 2 or a tenth: a one-off slow instance, autotuning, a graph's
+  // instantiation; more are the loop's rhythm and count): the loop's
+  // period, whether the GPU or the host sets it.
   std::vector<int64_t> instance_starts_ns;
 };
 
