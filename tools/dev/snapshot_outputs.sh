@@ -9,7 +9,7 @@ set -uo pipefail
 bin=$(realpath "$1"); out=$2
 cd "$(dirname "$0")/../.."
 mkdir -p "$out"
-traces=(tests/data/*.sqlite tests/data/nsys/*.sqlite)
+traces=(tests/data/*.sqlite tests/data/nsys/*.sqlite tests/data/samples/*.sqlite)
 run() {  # run NAME ARGS...: stdout to NAME, exit code to NAME.rc
   local name=$1; shift
   "$bin" "$@" >"$out/$name" 2>"$out/$name.stderr"; echo $? >"$out/$name.rc"

@@ -34,15 +34,18 @@ inline std::vector<std::string> TraceFilesIn(std::initializer_list<std::string_v
   return out;
 }
 
-// Every bundled trace the importers read: streamscope's recordings, the
-// Nsight Systems exports and the torch.profiler traces (SQLite, JSON, gzip).
+// Every bundled trace the importers read: streamscope's recordings (of the
+// reference workloads and of NVIDIA's samples), the Nsight Systems exports
+// and the torch.profiler traces (SQLite, JSON, gzip).
 inline std::vector<std::string> BundledTraces() {
-  return TraceFilesIn({"tests/data", "tests/data/nsys", "tests/data/torch"}, {".sqlite", ".json.gz", ".json"});
+  return TraceFilesIn({"tests/data", "tests/data/nsys", "tests/data/torch", "tests/data/samples"},
+                      {".sqlite", ".json.gz", ".json"});
 }
 
 // The bundled SQLite traces of `folders` (streamscope's and converted ones).
 inline std::vector<std::string> BundledSqliteTraces(std::initializer_list<std::string_view> folders = {
-                                                        "tests/data", "tests/data/nsys", "tests/data/torch"}) {
+                                                        "tests/data", "tests/data/nsys", "tests/data/torch",
+                                                        "tests/data/samples"}) {
   return TraceFilesIn(folders, {".sqlite"});
 }
 

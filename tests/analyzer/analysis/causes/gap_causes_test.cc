@@ -107,8 +107,8 @@ TEST(GapCauses, AGraphThatReadsBackBeforeItsLaunchReturnsIsStillARoundTrip) {
     } else {
       EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), 0);
       EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaGraphLaunch"), us(8));  // [12, 20)
-      EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(30));                         // [20, 50)
-      EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(5));                        // [50, 55)
+      EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(30));                          // [20, 50)
+      EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(5));                         // [50, 55)
     }
   }
 }
