@@ -2,7 +2,8 @@
 # One GPU session that records everything the analyzer's conclusions are
 # judged on, in two parts of under 10 minutes each, run from the
 # repository root with the staged binaries in out/gpu (collector_stage.sh)
-# and NVIDIA's samples in .ext (not part of the repository):
+# and NVIDIA's samples built by `tools/gpu/samples_record.sh build` into
+# $SAMPLES_BIN (default .ext/samples/bin; not part of the repository):
 #   OUT=... tools/gpu/conclusions_record.sh part1   # fixtures, torch fixtures, python record, samples
 #   OUT=... tools/gpu/conclusions_record.sh part2   # submitters + overhead, public models
 #   OUT=... tools/gpu/conclusions_record.sh loops   # everyday PyTorch loops, their summaries and compares
@@ -30,7 +31,7 @@ if [ "$part" = part1 ]; then
   stamp "python record"
   OUT="$W" timeout 100 tools/gpu/python_record.sh 2>&1 | tail -8
   stamp "samples"
-  OUT="$W/samples" SS=$SS COLLECTOR=$STREAMSCOPE_COLLECTOR timeout 170 bash .ext/run_samples.sh > "$W/samples.log" 2>&1
+  timeout 170 tools/gpu/samples_record.sh run "${SAMPLES_BIN:-.ext/samples/bin}" "$W/samples" out/gpu > "$W/samples.log" 2>&1
   grep -E "^###|!!!|primary|rc=" "$W/samples.log" | head -40
   stamp "pack"
   (cd "$W" && tar czf "$OUT/fixtures.tgz" fixtures && tar czf "$OUT/torch.tgz" torch python_record \
