@@ -117,6 +117,10 @@ struct ReplayResult {
 };
 
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
+// The same replay, its span only (end_ns, start_ns, end_op; `t` and
+// `binding` left empty): it keeps the times in 4 bytes an event, not 8
+// (what the what-ifs read: 0.16 GB less at 10M ops).
+ReplayResult ReplaySpan(const DependencyGraph& graph, const ReplayEdits& edits = {});
 
 // The saving of a replay: recorded GPU span minus replayed GPU span.
 int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed);
