@@ -442,7 +442,7 @@ class DependencyGraphBuilder {
     g_.op_end_ = m_.ops.end_ns.data() + o0;
     g_.api_start_ = m_.api.start_ns.data();
     g_.api_end_ = m_.api.end_ns.data();
-    g_.api_tid_ = m_.api.tid.data();
+    g_.api_tid_ = &m_.api.tid;
     g_.model_op_start_ = m_.ops.start_ns.data();
     g_.model_op_end_ = m_.ops.end_ns.data();
     g_.stream_prev_ = preds_.prev.data();

@@ -349,7 +349,7 @@ class DependencyGraph {
 
   // Per graph call: host thread, blocking kind, and the stream it syncs
   // (kStreamSync; -1 otherwise or unknown).
-  int64_t CallTid(size_t c) const { return api_tid_[ModelCall(c)]; }
+  int64_t CallTid(size_t c) const { return (*api_tid_)[static_cast<size_t>(ModelCall(c))]; }
   BlockingKind CallBlocking(size_t c) const { return call_blocking_[c]; }
   int32_t CallSyncStream(size_t c) const {
     auto it = std::lower_bound(sync_stream_.begin(), sync_stream_.end(), std::make_pair(static_cast<int32_t>(c), -1));
@@ -401,7 +401,7 @@ class DependencyGraph {
   const int64_t* op_end_ = nullptr;
   const int64_t* api_start_ = nullptr;  // by model api index
   const int64_t* api_end_ = nullptr;
-  const int64_t* api_tid_ = nullptr;  // by model api index
+  const NarrowInt64Column* api_tid_ = nullptr;  // by model api index
   size_t item_count() const { return op_count_ + call_count_; }
   // Items: ops 0 .. op_count_-1, then calls (an event's item is event / 2).
   uint32_t DurationEdge(size_t item) const { return ImplicitBase() + static_cast<uint32_t>(item); }
