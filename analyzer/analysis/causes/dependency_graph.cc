@@ -463,7 +463,6 @@ class DependencyGraphBuilder {
       if (added) ++tid_count_;
       call_tid_[c] = it->second;
     }
-    g_.op_submitter_.assign(g_.op_count_, -1);
     g_.op_submitter_api_.assign(g_.op_count_, -1);
     own_ops_begin_.assign(calls + 1, 0);
     for (size_t k = 0; k < g_.op_count_; ++k) {
@@ -471,7 +470,6 @@ class DependencyGraphBuilder {
       if (a < 0 || outer_.outer[a] < 0) continue;
       g_.op_submitter_api_[k] = a;
       int32_t c = g_.GraphCall(outer_.outer[a]);
-      g_.op_submitter_[k] = c;
       if (c >= 0) ++own_ops_begin_[static_cast<size_t>(c) + 1];
     }
     // Each call's ops in graph op order, all in one array (a counting sort):
@@ -480,7 +478,7 @@ class DependencyGraphBuilder {
     own_ops_.resize(own_ops_begin_.back());
     std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
     for (size_t k = 0; k < g_.op_count_; ++k) {
-      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
+      if (int32_t c = g_.OpSubmitter(k); c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
     }
   }
 

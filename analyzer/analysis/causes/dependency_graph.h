@@ -357,7 +357,10 @@ class DependencyGraph {
   }
   // Per graph op: the graph call that submitted it (-1: outside the window
   // or unknown), and the model api index of the submitting call (-1 unknown).
-  int32_t OpSubmitter(size_t k) const { return op_submitter_[k]; }
+  int32_t OpSubmitter(size_t k) const {
+    const int32_t a = op_submitter_api_[k];
+    return a < 0 ? -1 : GraphCall(outer_call_[a]);
+  }
   int32_t OpSubmitterApi(size_t k) const { return op_submitter_api_[k]; }
 
   // The window's last GPU op end as recorded: the latest end of the ops that
@@ -466,7 +469,10 @@ class DependencyGraph {
   // (graph call, stream) of the stream syncs whose stream is known, by
   // call: few calls are (4 bytes a call took 40 MB at 10M calls).
   std::vector<std::pair<int32_t, int32_t>> sync_stream_;
-  std::vector<int32_t> op_submitter_, op_submitter_api_;
+  // Per graph op, the model api index of its submitting call, -1 without
+  // one (or one in no outermost call); its graph call is the graph call of
+  // that call's outermost call (OpSubmitter: not kept, 4 bytes an op).
+  std::vector<int32_t> op_submitter_api_;
   int64_t recorded_end_ns_ = 0, fixed_end_ns_ = INT64_MIN, launch_latency_ns_ = 0;
   std::map<std::string, int64_t> stats_;
 };
@@ -499,7 +505,7 @@ inline DependencyGraph::Implicit DependencyGraph::ImplicitOf(uint32_t i) const {
     const int32_t o = outer_call_[a];
     e.from_ns = api_start_[o];
     e.natural = api_start_[a] - e.from_ns;
-    const int32_t c = op_submitter_[j];
+    const int32_t c = GraphCall(o);
     if (c >= 0 && (item_flags_[j] & kCutSubmit) == 0) e.from = CallStart(static_cast<size_t>(c));
     return e;
   }
@@ -559,9 +565,9 @@ inline void DependencyGraph::VisitInEdges(int32_t v, Visit&& visit) const {
                               lag};
       }
       if ((flags & kHasSubmit) != 0) {
-        const int32_t a = op_submitter_api_[item];
-        const int64_t o_start = api_start_[outer_call_[a]], distance = t - o_start;
-        const int32_t c = op_submitter_[item];
+        const int32_t a = op_submitter_api_[item], o = outer_call_[a];
+        const int64_t o_start = api_start_[o], distance = t - o_start;
+        const int32_t c = GraphCall(o);
         const uint32_t i = SubmitEdge(item);
         const int64_t lag =
             bound_at(before, i) ? distance : std::min(api_start_[a] - o_start + launch_latency_ns_, distance);

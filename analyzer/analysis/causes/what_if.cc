@@ -101,46 +101,46 @@ struct WideTimes {
   void Set(int32_t e, int64_t /*recorded*/, int64_t value) { t[static_cast<size_t>(e)] = value; }
 };
 
-// Every event's replayed time as its offset from the recorded time, in 32
-// bits from a base per block of events (the first offset written in the
-// block): 4 bytes an event, not 8. A what-if shifts the events after a
-// change by up to seconds, more than 32 bits of ns, but events close in
-// index are close in time and shift alike; an offset that does not fit
-// (an event that keeps its time among shifted ones, a saturated time) is
-// kept whole in a map.
+// Every event's replayed time as its offset from the recorded time, in 40
+// bits (a 32-bit low part and a signed byte above it): 5 bytes an event, not
+// 8. A what-if shifts events by up to seconds (beyond 32 bits of ns), and
+// streams by different amounts, so no narrower base per block of events
+// holds (a base per 4096 events left 0.05 GB of exceptions at 10M ops);
+// 40 bits hold +-545 s. A larger offset (a saturated time) is kept whole in
+// a map.
 class NarrowTimes {
  public:
   static constexpr bool kOffsets = true;
-  explicit NarrowTimes(size_t events) : small_(events, 0), base_((events >> kShift) + 1, kNoBase) {}
+  explicit NarrowTimes(size_t events) : low_(events, 0), high_(events, 0) {}
   // Inlined into the replay's loop (called once an edge).
   [[gnu::always_inline]] int64_t Get(int32_t e, int64_t recorded) const {
-    const int32_t s = small_[static_cast<size_t>(e)];
-    if (s == kWhole) [[unlikely]]
+    const auto i = static_cast<size_t>(e);
+    const int8_t high = high_[i];
+    if (high == kWhole) [[unlikely]]
       return Whole(e);
-    return recorded + (base_[static_cast<size_t>(e) >> kShift] + s);  // recorded + offset, as set
+    return recorded + (static_cast<int64_t>(high) * (int64_t{1} << 32) + low_[i]);  // recorded + offset, as set
   }
   [[gnu::always_inline]] void Set(int32_t e, int64_t recorded, int64_t value) {
-    int64_t offset = 0, small = 0;
-    if (!__builtin_sub_overflow(value, recorded, &offset) && offset != kNoBase) {
-      int64_t& base = base_[static_cast<size_t>(e) >> kShift];
-      if (base == kNoBase) base = offset;
-      if (!__builtin_sub_overflow(offset, base, &small) && small > kWhole &&
-          small <= std::numeric_limits<int32_t>::max()) {
-        small_[static_cast<size_t>(e)] = static_cast<int32_t>(small);
-        return;
-      }
+    const auto i = static_cast<size_t>(e);
+    int64_t offset = 0;
+    if (!__builtin_sub_overflow(value, recorded, &offset) && offset >= kMinOffset && offset <= kMaxOffset) {
+      const int64_t high = offset >> 32;  // floor: low is what is left, 0 .. 2^32 - 1
+      high_[i] = static_cast<int8_t>(high);
+      low_[i] = static_cast<uint32_t>(offset - high * (int64_t{1} << 32));
+      return;
     }
-    small_[static_cast<size_t>(e)] = kWhole;
+    high_[i] = kWhole;
     whole_[e] = value;
   }
   [[gnu::noinline]] int64_t Whole(int32_t e) const { return whole_.find(e)->second; }
+  void Reset() { whole_.clear(); }
 
  private:
-  static constexpr int kShift = 12;  // 4096 events a block
-  static constexpr int64_t kNoBase = std::numeric_limits<int64_t>::min();
-  static constexpr int32_t kWhole = std::numeric_limits<int32_t>::min();
-  std::vector<int32_t> small_;
-  std::vector<int64_t> base_;
+  static constexpr int8_t kWhole = std::numeric_limits<int8_t>::min();
+  static constexpr int64_t kMinOffset = -int64_t{127} * (int64_t{1} << 32);
+  static constexpr int64_t kMaxOffset = int64_t{128} * (int64_t{1} << 32) - 1;
+  std::vector<uint32_t> low_;
+  std::vector<int8_t> high_;
   absl::flat_hash_map<int32_t, int64_t> whole_;
 };
 
@@ -171,7 +171,7 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
     };
     g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t source_ns, int64_t lag) {
       if constexpr (kRemoved) {
-        if (edits.removed[i]) return;
+        if (edits.Removed(i)) return;
       }
       const int64_t src = from == DepEdge::kOutside ? source_ns : times.Get(from, source_ns);
       if constexpr (kLags) lag = lags.Lag(i, [&] { return lag; });
@@ -239,11 +239,22 @@ void ReplayInto(const DependencyGraph& g, const ReplayEdits& edits, bool keep_bi
 
 }  // namespace
 
-ReplayResult ReplaySpan(const DependencyGraph& g, const ReplayEdits& edits) {
+namespace {
+
+// ReplaySpan with its times in `times` (every event is set before it is
+// read): the what-ifs' replays share one, allocated once.
+ReplayResult ReplaySpanIn(const DependencyGraph& g, const ReplayEdits& edits, NarrowTimes& times) {
   ReplayResult r;
-  NarrowTimes times(g.event_count());
+  times.Reset();
   ReplayInto(g, edits, false, times, r);
   return r;
+}
+
+}  // namespace
+
+ReplayResult ReplaySpan(const DependencyGraph& g, const ReplayEdits& edits) {
+  NarrowTimes times(g.event_count());
+  return ReplaySpanIn(g, edits, times);
 }
 
 ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
@@ -337,16 +348,13 @@ std::vector<RangeSpan> InnermostSpans(const TraceModel& m, const std::vector<int
   return out;
 }
 
-// First-launch outliers with the default thresholds, found once per trace.
-struct DefaultFirstLaunches {
-  explicit DefaultFirstLaunches(const TraceModel& m) : value(FindFirstLaunchOutliers(m)) {}
-  std::vector<FirstLaunchOutlier> value;
-};
-
+// First-launch outliers: with the default thresholds the default steady
+// state's (a fact the report built already: finding them again took about
+// 0.35 GB at 10M ops, at the what-ifs' peak).
 std::vector<FirstLaunchOutlier> FirstLaunches(const TraceModel& m, const SteadyStateOptions& o) {
   const SteadyStateOptions d;
   if (o.first_launch_factor == d.first_launch_factor && o.first_launch_min_excess_ns == d.first_launch_min_excess_ns) {
-    return m.Derived<DefaultFirstLaunches>().value;
+    return DefaultSteadyState(m).first_launches;
   }
   return FindFirstLaunchOutliers(m, o);
 }
@@ -384,8 +392,8 @@ class WhatIfContext {
   std::vector<WhatIfCause> Candidates() const {
     std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
     absl::flat_hash_map<StringId, int64_t> host;
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) host[part_name_[k]] += PartNs(k);
+    for (size_t g = 0; g < gap_parts_.size(); ++g) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) host[part_name_[k]] += PartNs(k);
     }
     for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
     std::vector<std::pair<WhatIfCause, int64_t>> syncs;
@@ -446,7 +454,7 @@ class WhatIfContext {
     // should not hold the previous cause's.
     std::vector<uint32_t>().swap(edits.lag_edge);
     std::vector<int64_t>().swap(edits.lag);
-    std::vector<uint8_t>().swap(edits.removed);
+    std::vector<uint64_t>().swap(edits.removed);
     edits.added.clear();
     Evidence ev(o_.max_listed);
     switch (cause.kind) {
@@ -466,12 +474,16 @@ class WhatIfContext {
   }
 
  private:
-  struct HostGap {
-    uint32_t call;  // graph call; its host_gap edge is g_.HostGapEdge(call)
-    // In part_name_ / part_ns_: host time per innermost range (kNoString:
-    // none), up to the next gap's parts_begin (8 bytes a gap).
-    uint32_t parts_begin;
-  };
+  // Calls f(gap, graph call) for each gap, in call order.
+  template <typename F>
+  void ForEachGap(F f) const {
+    size_t g = 0;
+    for (size_t w = 0; w < gap_calls_.size(); ++w) {
+      for (uint64_t bits = gap_calls_[w]; bits != 0; bits &= bits - 1) {
+        f(g++, w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+      }
+    }
+  }
   // The host_handoff edge of call `c` (kNoEdge: none): after a handoff the
   // gap's host work is what follows it, and both edges shrink with it.
   // Found again when needed (rare) rather than kept with every gap.
@@ -520,7 +532,7 @@ class WhatIfContext {
     edits.lag.push_back(lag);
   }
   void TouchRemoved(ReplayEdits& edits) const {
-    if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
+    if (edits.removed.empty()) edits.removed.assign((g_.edge_count() + 63) / 64, 0);
   }
   // Whether event a comes before event b in the graph's order, which is by
   // recorded time: only events of one time need their places (a table of
@@ -572,7 +584,8 @@ class WhatIfContext {
       if (!tids.contains(g_.CallTid(c))) continue;
       host_gap_edges += g_.EdgePresent(g_.HostGapEdge(c));
     }
-    gaps_.reserve(host_gap_edges);
+    gap_parts_.reserve(host_gap_edges);
+    gap_calls_.assign((g_.call_count() + 63) / 64, 0);
     part_name_.reserve(host_gap_edges);
     part_ns_.reserve(host_gap_edges);
     std::vector<std::pair<StringId, int64_t>> parts;  // this gap's, one per name
@@ -584,7 +597,7 @@ class WhatIfContext {
       if (!g_.EdgePresent(i)) continue;
       int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
       if (b <= a) continue;
-      HostGap gap{static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
+      const auto parts_begin = static_cast<uint32_t>(part_name_.size());
       int64_t cursor = a;
       parts.clear();
       auto add = [&](StringId name, int64_t ns) {
@@ -614,7 +627,8 @@ class WhatIfContext {
         part_name_.push_back(name);
         part_ns_.push_back(static_cast<uint32_t>(std::min<int64_t>(ns, kWidePart)));
       }
-      gaps_.push_back(gap);
+      gap_parts_.push_back(parts_begin);
+      Mark(gap_calls_, c);
     }
     // Gaps of several ranges outgrew the room made: the slack goes.
     if (part_name_.capacity() > part_name_.size() + part_name_.size() / 8) {
@@ -627,31 +641,30 @@ class WhatIfContext {
     // Counted first: a range around most calls edits millions of lags, which
     // grown by doubling held up to twice their size through the replay.
     size_t changed = 0;
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) {
-        if (part_name_[k] == cause.name) changed += HandoffOf(gaps_[g].call) != kNoEdge ? 2 : 1;
+    ForEachGap([&](size_t g, size_t c) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) {
+        if (part_name_[k] == cause.name) changed += HandoffOf(c) != kNoEdge ? 2 : 1;
       }
-    }
+    });
     edits.lag_edge.reserve(changed);
     edits.lag.reserve(changed);
     std::vector<uint64_t> calls((g_.call_count() + 63) / 64, 0);
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      const HostGap& gap = gaps_[g];
-      for (uint32_t k = gap.parts_begin; k < PartsEnd(g); ++k) {
+    ForEachGap([&](size_t g, size_t c) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) {
         const StringId name = part_name_[k];
         if (name != cause.name) continue;
         const int64_t ns = PartNs(k);
         // One part per name in a gap: each gap's edge changes once.
-        const uint32_t edge = g_.HostGapEdge(gap.call);
+        const uint32_t edge = g_.HostGapEdge(c);
         SetLag(edits, edge, std::max<int64_t>(0, g_.EdgeLag(edge) - ns));
-        if (const uint32_t handoff = HandoffOf(gap.call); handoff != kNoEdge) {
+        if (const uint32_t handoff = HandoffOf(c); handoff != kNoEdge) {
           SetLag(edits, handoff, std::max<int64_t>(0, g_.EdgeLag(handoff) - ns));
         }
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
-        ev.calls.push_back(g_.ModelCall(gap.call));
-        Mark(calls, gap.call);
+        ev.calls.push_back(g_.ModelCall(c));
+        Mark(calls, c);
       }
-    }
+    });
     OpsOfCalls(calls, ev);
   }
 
@@ -665,7 +678,7 @@ class WhatIfContext {
       for (uint32_t i : g_.InEdges(v)) {
         if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
         TouchRemoved(edits);
-        edits.removed[i] = 1;
+        edits.Remove(i);
         waited_end = std::max(waited_end, SourceTime(i));
         if (edges[i].from != DepEdge::kOutside && g_.IsOpEvent(edges[i].from)) {
           ev.ops.push_back(g_.ModelOp(g_.ItemOf(edges[i].from)));
@@ -711,7 +724,7 @@ class WhatIfContext {
       // An *Async call that the pageable copy held returns without waiting.
       if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
         for (uint32_t e : g_.InEdges(g_.CallEnd(c))) {
-          if (edges[e].kind == DepEdgeKind::kSyncWait) edits.removed[e] = 1;
+          if (edges[e].kind == DepEdgeKind::kSyncWait) edits.Remove(e);
         }
       }
     }
@@ -735,7 +748,7 @@ class WhatIfContext {
       if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
       TouchRemoved(edits);
       int32_t v = DependencyGraph::OpStart(k);
-      if (g_.EdgePresent(g_.StreamOrderEdge(k))) edits.removed[g_.StreamOrderEdge(k)] = 1;
+      if (g_.EdgePresent(g_.StreamOrderEdge(k))) edits.Remove(g_.StreamOrderEdge(k));
       int32_t same = preds.prev[prev];
       for (int walk = 0; same >= 0 && walk < kMaxWalk && EngineClass(m_, same) != EngineClass(m_, i); ++walk) {
         same = preds.prev[same];
@@ -834,7 +847,7 @@ class WhatIfContext {
       TouchRemoved(edits);
       for (uint32_t e : g_.InEdges(v)) {
         if (edges[e].kind != DepEdgeKind::kSyncWait) continue;
-        edits.removed[e] = 1;
+        edits.Remove(e);
         if (!IsReadback(edges[e].from)) continue;
         // The copy's own call (an *Async copy to pinned memory) goes too.
         const size_t k = g_.ItemOf(edges[e].from);
@@ -860,7 +873,7 @@ class WhatIfContext {
           continue;
         }
         TouchRemoved(edits);
-        edits.removed[e] = 1;
+        edits.Remove(e);
         legacy_ready = std::max(legacy_ready, ready);
         ev.ops.push_back(g_.ModelOp(k));
       }
@@ -874,8 +887,14 @@ class WhatIfContext {
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
   static constexpr uint32_t kNoEdge = std::numeric_limits<uint32_t>::max();
-  std::vector<HostGap> gaps_;
-  // The parts of all gaps_, each gap's a run, in two columns (8 bytes a
+  // The host gaps (the host_gap edges of the window's submitting threads
+  // with host time in the window): a bit per graph call that has one
+  // (its edge is g_.HostGapEdge(call)) and, in call order, where each
+  // gap's parts begin in part_name_ / part_ns_ (4 bytes a gap): a part per
+  // innermost range (kNoString: none), up to the next gap's.
+  std::vector<uint64_t> gap_calls_;
+  std::vector<uint32_t> gap_parts_;
+  // The parts of all gaps, each gap's a run, in two columns (8 bytes a
   // part): host time in 32 bits (4.29 s); a longer one is kWidePart here
   // and listed in wide_parts_ (part, ns), by part.
   static constexpr uint32_t kWidePart = std::numeric_limits<uint32_t>::max();
@@ -888,7 +907,7 @@ class WhatIfContext {
     return it->second;
   }
   uint32_t PartsEnd(size_t g) const {
-    return g + 1 < gaps_.size() ? gaps_[g + 1].parts_begin : static_cast<uint32_t>(part_name_.size());
+    return g + 1 < gap_parts_.size() ? gap_parts_[g + 1] : static_cast<uint32_t>(part_name_.size());
   }
   // A bit per graph call that submitted an op of the window.
   std::vector<uint64_t> submitted_;
@@ -904,7 +923,8 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.recorded_end_ns = graph.recorded_end_ns();
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
-  result.replayed_end_ns = ReplaySpan(graph).end_ns;
+  NarrowTimes times(graph.event_count());
+  result.replayed_end_ns = ReplaySpanIn(graph, {}, times).end_ns;
   int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
   if (span > 0) {
     result.replay_error =
@@ -916,7 +936,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
     context.Make(cause, edits, est);
     if (min_cost && est.measured_cost_ns < *min_cost) continue;
     if (est.estimable) {
-      ReplayResult r = ReplaySpan(graph, edits);
+      ReplayResult r = ReplaySpanIn(graph, edits, times);
       est.estimated_saving_ns = SpanSaving(graph, r);
     }
     result.estimates.push_back(std::move(est));
