@@ -80,6 +80,8 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
   column.swap(out);
 }
 
+void Permute(NarrowInt64Column& column, const std::vector<uint32_t>& order) { column.Permute(order); }
+
 // The stable order by (start, end) of rows that are in order within each
 // partition (a stream runs its ops one after another, so each stream's ops
 // of one table come in time order): the partitions' runs are merged with a

@@ -3,7 +3,8 @@
 // Importers (streamscope traces, Nsight Systems exports) fill it; analyses
 // only read it and never know which importer fed them. Storage is columnar
 // (struct of arrays) so that 10M GPU ops fit in well under 2 GiB and sweeps
-// touch only the columns they need.
+// touch only the columns they need; ids and byte counts in 4 bytes a row
+// while they fit (NarrowInt64Column).
 //
 // Ownership: a TraceModel owns all of its data. Not thread-safe for writes;
 // concurrent reads are fine once Finalize() has run.
@@ -21,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/model/derived_cache.h"
+#include "analyzer/model/narrow_column.h"
 
 namespace streamscope {
 
@@ -124,14 +126,14 @@ struct GpuOps {
   std::vector<OpCategory> category;
   std::vector<int32_t> device_id;
   std::vector<int32_t> stream;                 // index into TraceModel::streams
-  std::vector<int64_t> correlation_id;         // -1 if none
+  NarrowInt64Column correlation_id;            // -1 if none
   std::vector<StringId> name;                  // kernel name; kNoString for copies/memsets
-  std::vector<int64_t> bytes;                  // 0 for kernels
+  NarrowInt64Column bytes;                     // 0 for kernels
   std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
   std::vector<uint8_t> is_async;               // copies and memsets
   std::vector<int32_t> peer_device;            // P2P: the other device; -1 otherwise
-  std::vector<int64_t> graph_id;               // -1 outside graphs
-  std::vector<int64_t> source_id;
+  NarrowInt64Column graph_id;                  // -1 outside graphs
+  NarrowInt64Column source_id;
 
   size_t size() const { return start_ns.size(); }
 };
@@ -167,13 +169,13 @@ struct KernelShape {
 // Runtime and driver API calls, columnar, sorted by start after Finalize().
 struct ApiCalls {
   std::vector<int64_t> start_ns, end_ns;
-  std::vector<int64_t> tid;
+  NarrowInt64Column tid;
   std::vector<StringId> name;
   std::vector<ApiDomain> domain;
   std::vector<int32_t> cbid;
-  std::vector<int64_t> correlation_id;  // -1 if none
+  NarrowInt64Column correlation_id;  // -1 if none
   std::vector<int32_t> return_value;
-  std::vector<int64_t> source_id;
+  NarrowInt64Column source_id;
 
   size_t size() const { return start_ns.size(); }
 };

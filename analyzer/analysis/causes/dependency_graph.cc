@@ -247,7 +247,7 @@ bool DependencyGraph::EdgePresent(uint32_t i) const {
   j -= op_count_;
   if (j < op_count_) return (item_flags_[j] & kHasSubmit) != 0;
   j -= op_count_;
-  return j < calls_.size() && (item_flags_[op_count_ + j] & kHasFirst) != 0;
+  return j < call_count_ && (item_flags_[op_count_ + j] & kHasFirst) != 0;
 }
 
 int64_t DependencyGraph::ExplicitSourceMax(int32_t e) const {
@@ -273,7 +273,7 @@ void DependencyGraph::DropReplayColumns() {
   std::vector<std::pair<uint32_t, int64_t>>().swap(wide_lags_);
   std::vector<int32_t>().swap(order_);
   std::vector<BlockingKind>().swap(call_blocking_);
-  std::vector<int32_t>().swap(call_sync_stream_);
+  std::vector<std::pair<int32_t, int32_t>>().swap(sync_stream_);
 }
 
 class DependencyGraphBuilder {
@@ -359,8 +359,8 @@ class DependencyGraphBuilder {
         }
       }
     }
-    for (size_t c = 0; c < g_.calls_.size(); ++c) {
-      const auto a = static_cast<size_t>(g_.calls_[c]);
+    for (size_t c = 0; c < g_.call_count_; ++c) {
+      const auto a = static_cast<size_t>(g_.ModelCall(c));
       if (int32_t p = outer_.prev_on_thread[a]; p >= 0) {
         if (m_.api.end_ns[p] > m_.api.start_ns[a]) {
           ++against_time_;
@@ -432,48 +432,53 @@ class DependencyGraphBuilder {
       g_.call_lookup_[a - a0] = static_cast<int32_t>(g_.calls_.size());
       g_.calls_.push_back(static_cast<int32_t>(a));
     }
+    g_.call_count_ = g_.calls_.size();
+    if (g_.call_count_ == a1 - a0) {  // every call outermost: the identity, no tables
+      g_.calls_identity_ = true;
+      std::vector<int32_t>().swap(g_.calls_);
+      std::vector<int32_t>().swap(g_.call_lookup_);
+    }
     g_.op_start_ = m_.ops.start_ns.data() + o0;
     g_.op_end_ = m_.ops.end_ns.data() + o0;
     g_.api_start_ = m_.api.start_ns.data();
     g_.api_end_ = m_.api.end_ns.data();
+    g_.api_tid_ = &m_.api.tid;
     g_.model_op_start_ = m_.ops.start_ns.data();
     g_.model_op_end_ = m_.ops.end_ns.data();
     g_.stream_prev_ = preds_.prev.data();
     g_.outer_call_ = outer_.outer.data();
     g_.prev_on_thread_ = outer_.prev_on_thread.data();
-    g_.item_flags_.assign(g_.op_count_ + g_.calls_.size(), 0);
+    const size_t calls = g_.call_count_;
+    g_.item_flags_.assign(g_.op_count_ + calls, 0);
     for (size_t k = 0; k < g_.op_count_; ++k) {
       size_t i = static_cast<size_t>(g_.ModelOp(k));
       if (m_.ops.end_ns[i] < m_.ops.start_ns[i]) ++g_.stats_["op_end_before_start"];
     }
-    g_.call_tid_.resize(g_.calls_.size());
-    g_.call_blocking_.assign(g_.calls_.size(), BlockingKind::kNone);
-    g_.call_sync_stream_.assign(g_.calls_.size(), -1);
+    call_tid_.resize(calls);
+    g_.call_blocking_.assign(calls, BlockingKind::kNone);
     absl::flat_hash_map<int64_t, int32_t> tid_index;
-    for (size_t c = 0; c < g_.calls_.size(); ++c) {
-      size_t a = static_cast<size_t>(g_.calls_[c]);
-      auto [it, added] = tid_index.try_emplace(m_.api.tid[a], static_cast<int32_t>(g_.tids_.size()));
-      if (added) g_.tids_.push_back(m_.api.tid[a]);
-      g_.call_tid_[c] = it->second;
+    for (size_t c = 0; c < calls; ++c) {
+      size_t a = static_cast<size_t>(g_.ModelCall(c));
+      auto [it, added] = tid_index.try_emplace(m_.api.tid[a], static_cast<int32_t>(tid_count_));
+      if (added) ++tid_count_;
+      call_tid_[c] = it->second;
     }
-    g_.op_submitter_.assign(g_.op_count_, -1);
     g_.op_submitter_api_.assign(g_.op_count_, -1);
-    own_ops_begin_.assign(g_.calls_.size() + 1, 0);
+    own_ops_begin_.assign(calls + 1, 0);
     for (size_t k = 0; k < g_.op_count_; ++k) {
       int32_t a = m_.ApiForOp(static_cast<size_t>(g_.ModelOp(k)));
       if (a < 0 || outer_.outer[a] < 0) continue;
       g_.op_submitter_api_[k] = a;
       int32_t c = g_.GraphCall(outer_.outer[a]);
-      g_.op_submitter_[k] = c;
       if (c >= 0) ++own_ops_begin_[static_cast<size_t>(c) + 1];
     }
     // Each call's ops in graph op order, all in one array (a counting sort):
     // a vector per call cost a million allocations at 1M calls.
-    for (size_t c = 0; c < g_.calls_.size(); ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
+    for (size_t c = 0; c < calls; ++c) own_ops_begin_[c + 1] += own_ops_begin_[c];
     own_ops_.resize(own_ops_begin_.back());
     std::vector<uint32_t> fill(own_ops_begin_.begin(), own_ops_begin_.end() - 1);
     for (size_t k = 0; k < g_.op_count_; ++k) {
-      if (int32_t c = g_.op_submitter_[k]; c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
+      if (int32_t c = g_.OpSubmitter(k); c >= 0) own_ops_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
     }
   }
 
@@ -575,7 +580,7 @@ class DependencyGraphBuilder {
 
   // What call c blocks on; sets its kind and sync stream.
   std::vector<int32_t> Waited(size_t c) {
-    const size_t a = static_cast<size_t>(g_.calls_[c]);
+    const size_t a = static_cast<size_t>(g_.ModelCall(c));
     const int64_t start = m_.api.start_ns[a], end = m_.api.end_ns[a];
     const int64_t corr = m_.api.correlation_id[a];
     std::vector<int32_t> w;
@@ -593,7 +598,7 @@ class DependencyGraphBuilder {
           fallback();
           break;
         }
-        g_.call_sync_stream_[c] = s;
+        g_.sync_stream_.push_back({static_cast<int32_t>(c), s});
         if (int32_t y = submit_.LastBefore(s, start); y >= 0) w.push_back(y);
         if (m_.streams[s].kind == StreamKind::kLegacyDefault) {
           for (int32_t b : partners_[s]) {
@@ -658,14 +663,14 @@ class DependencyGraphBuilder {
   // header): the call of another thread that ended last before it, in its
   // pause, when that thread then paused too. Few calls have one.
   void Handoffs() {
-    const size_t n = g_.calls_.size();
-    if (g_.tids_.size() < 2) return;
+    const size_t n = g_.call_count_;
+    if (tid_count_ < 2) return;
     const ApiCalls& api = m_.api;
-    auto start_of = [&](int32_t c) { return api.start_ns[static_cast<size_t>(g_.calls_[c])]; };
-    auto end_of = [&](int32_t c) { return api.end_ns[static_cast<size_t>(g_.calls_[c])]; };
-    std::vector<int32_t> next(n, -1), last(g_.tids_.size(), -1);
+    auto start_of = [&](int32_t c) { return api.start_ns[static_cast<size_t>(g_.ModelCall(c))]; };
+    auto end_of = [&](int32_t c) { return api.end_ns[static_cast<size_t>(g_.ModelCall(c))]; };
+    std::vector<int32_t> next(n, -1), last(tid_count_, -1);
     for (size_t c = 0; c < n; ++c) {
-      int32_t& l = last[static_cast<size_t>(g_.call_tid_[c])];
+      int32_t& l = last[static_cast<size_t>(call_tid_[c])];
       if (l >= 0) next[static_cast<size_t>(l)] = static_cast<int32_t>(c);
       l = static_cast<int32_t>(c);
     }
@@ -673,7 +678,7 @@ class DependencyGraphBuilder {
     for (size_t c = 0; c < n; ++c) by_end[c] = static_cast<int32_t>(c);
     std::stable_sort(by_end.begin(), by_end.end(), [&](int32_t a, int32_t b) { return end_of(a) < end_of(b); });
     for (size_t c = 0; c < n; ++c) {
-      const size_t a = static_cast<size_t>(g_.calls_[c]);
+      const size_t a = static_cast<size_t>(g_.ModelCall(c));
       const int32_t prev = outer_.prev_on_thread[a];
       if (prev < 0) continue;
       const int64_t start = api.start_ns[a], prev_end = api.end_ns[static_cast<size_t>(prev)];
@@ -681,7 +686,7 @@ class DependencyGraphBuilder {
       if (pause < o_.handoff_min_pause_ns) continue;
       auto it =
           std::upper_bound(by_end.begin(), by_end.end(), start, [&](int64_t t, int32_t k) { return t < end_of(k); });
-      while (it != by_end.begin() && g_.call_tid_[static_cast<size_t>(*std::prev(it))] == g_.call_tid_[c]) --it;
+      while (it != by_end.begin() && call_tid_[static_cast<size_t>(*std::prev(it))] == call_tid_[c]) --it;
       if (it == by_end.begin()) continue;
       const int32_t p = *std::prev(it);
       const int64_t p_end = end_of(p), latency = start - p_end;
@@ -701,14 +706,14 @@ class DependencyGraphBuilder {
   }
 
   void CallEdges() {
-    for (size_t c = 0; c < g_.calls_.size(); ++c) {
-      const size_t a = static_cast<size_t>(g_.calls_[c]);
+    for (size_t c = 0; c < g_.call_count_; ++c) {
+      const size_t a = static_cast<size_t>(g_.ModelCall(c));
       const int64_t start = m_.api.start_ns[a], end = m_.api.end_ns[a];
       // host_gap and call_duration are implicit (ImplicitEdges); after a
       // handoff the thread's own host work is what follows it.
       if (outer_.prev_on_thread[a] >= 0) {
         if (int32_t h = HandoffFrom(c); h >= 0) {
-          const int64_t h_end = m_.api.end_ns[static_cast<size_t>(g_.calls_[static_cast<size_t>(h)])];
+          const int64_t h_end = m_.api.end_ns[static_cast<size_t>(g_.ModelCall(static_cast<size_t>(h)))];
           Emit(g_.CallStart(c), g_.CallEnd(static_cast<size_t>(h)), h_end, start - h_end, DepEdgeKind::kHandoff);
         }
       }
@@ -856,7 +861,7 @@ class DependencyGraphBuilder {
   // Implicit edge i's source counts as outside (its source time is the
   // recorded one either way).
   void Cut(uint32_t i) {
-    const size_t items = g_.op_count_ + g_.calls_.size(), ops = g_.op_count_;
+    const size_t items = g_.op_count_ + g_.call_count_, ops = g_.op_count_;
     size_t j = i - g_.ImplicitBase();
     if (j < items) {
       g_.item_flags_[j] |= DependencyGraph::kCutDuration;
@@ -875,7 +880,7 @@ class DependencyGraphBuilder {
   // an indirect sort of all events took most of the graph's time at 10M ops.
   void ByTime(std::vector<int32_t>& order) const {
     auto t = [this](int32_t e) { return g_.Recorded(e); };
-    const size_t ops = g_.op_count_, calls = g_.calls_.size();
+    const size_t ops = g_.op_count_, calls = g_.call_count_;
     auto run = [&](size_t count, auto event_of) {
       std::vector<int32_t> r(count);
       for (size_t k = 0; k < count; ++k) r[k] = static_cast<int32_t>(event_of(k));
@@ -980,6 +985,9 @@ class DependencyGraphBuilder {
   // Graph call c's model ops: own_ops_[own_ops_begin_[c] .. own_ops_begin_[c + 1]).
   std::vector<uint32_t> own_ops_begin_;
   std::vector<int32_t> own_ops_;
+  // Per graph call its thread, an index among tid_count_ (the handoffs').
+  std::vector<int32_t> call_tid_;
+  size_t tid_count_ = 0;
   std::span<const int32_t> OwnOps(size_t c) const {
     return {own_ops_.data() + own_ops_begin_[c], own_ops_.data() + own_ops_begin_[c + 1]};
   }

@@ -226,9 +226,11 @@ class DependencyGraph {
 
   // Items: graph ops 0..op_count()-1, graph calls 0..call_count()-1.
   size_t op_count() const { return op_count_; }
-  size_t call_count() const { return calls_.size(); }
+  size_t call_count() const { return call_count_; }
   int32_t ModelOp(size_t k) const { return first_model_op_ + static_cast<int32_t>(k); }  // model op index
-  int32_t ModelCall(size_t c) const { return calls_[c]; }                                // model api index
+  int32_t ModelCall(size_t c) const {                                                    // model api index
+    return calls_identity_ ? first_model_api_ + static_cast<int32_t>(c) : calls_[c];
+  }
   // Graph op / call of a model index, or -1 when it is not in the graph.
   int32_t GraphOp(int32_t model_op) const {
     const int64_t k = static_cast<int64_t>(model_op) - first_model_op_;
@@ -236,11 +238,12 @@ class DependencyGraph {
   }
   int32_t GraphCall(int32_t model_api) const {
     const int64_t k = static_cast<int64_t>(model_api) - first_model_api_;
+    if (calls_identity_) return k >= 0 && static_cast<size_t>(k) < call_count_ ? static_cast<int32_t>(k) : -1;
     return k >= 0 && static_cast<size_t>(k) < call_lookup_.size() ? call_lookup_[static_cast<size_t>(k)] : -1;
   }
 
   // Events: 2 per item, ops first.
-  size_t event_count() const { return 2 * (op_count_ + calls_.size()); }
+  size_t event_count() const { return 2 * (op_count_ + call_count_); }
   static int32_t OpStart(size_t k) { return static_cast<int32_t>(2 * k); }
   static int32_t OpEnd(size_t k) { return static_cast<int32_t>(2 * k + 1); }
   int32_t CallStart(size_t c) const { return static_cast<int32_t>(2 * (op_count_ + c)); }
@@ -257,13 +260,13 @@ class DependencyGraph {
       const int64_t start = op_start_[item];
       return (e & 1) != 0 ? std::max(start, op_end_[item]) : start;  // an end before its start: at the start
     }
-    const auto a = static_cast<size_t>(calls_[item - op_count_]);
+    const auto a = static_cast<size_t>(ModelCall(item - op_count_));
     return (e & 1) != 0 ? api_end_[a] : api_start_[a];
   }
 
   // Edges: explicit ones first, then the implicit ones' reserved indices
   // (see the header). edge_count() counts both, present or not.
-  size_t edge_count() const { return ImplicitBase() + item_count() + 2 * op_count_ + calls_.size(); }
+  size_t edge_count() const { return ImplicitBase() + item_count() + 2 * op_count_ + call_count_; }
   size_t explicit_edge_count() const { return edge_from_.size(); }
   DepEdges edges() const { return DepEdges(*this); }
   // The in-edges of an event, implicit and explicit, in their fixed order.
@@ -326,9 +329,11 @@ class DependencyGraph {
   int64_t ImplicitNatural(const Implicit& e) const;
   // The replay's loop body: visit(edge, source event or kOutside, source
   // time, lag) for each in-edge of event v, in the fixed order; the source
-  // time is read only for a source outside (EdgeSourceNs). The same edges,
-  // sources and lags as InEdges() with EdgeFrom() and EdgeLag(), computed
-  // per kind of event without decoding each edge's index.
+  // time is the source's recorded time (EdgeSourceNs; Recorded(source)
+  // inside the window), which a replay that keeps each event's time as an
+  // offset from its recorded time adds to. The same edges, sources and lags
+  // as InEdges() with EdgeFrom() and EdgeLag(), computed per kind of event
+  // without decoding each edge's index.
   template <typename Visit>
   void VisitInEdges(int32_t v, Visit&& visit) const;
   // Events in an order that respects every edge (by recorded time).
@@ -344,12 +349,18 @@ class DependencyGraph {
 
   // Per graph call: host thread, blocking kind, and the stream it syncs
   // (kStreamSync; -1 otherwise or unknown).
-  int64_t CallTid(size_t c) const { return tids_[call_tid_[c]]; }
+  int64_t CallTid(size_t c) const { return (*api_tid_)[static_cast<size_t>(ModelCall(c))]; }
   BlockingKind CallBlocking(size_t c) const { return call_blocking_[c]; }
-  int32_t CallSyncStream(size_t c) const { return call_sync_stream_[c]; }
+  int32_t CallSyncStream(size_t c) const {
+    auto it = std::lower_bound(sync_stream_.begin(), sync_stream_.end(), std::make_pair(static_cast<int32_t>(c), -1));
+    return it != sync_stream_.end() && it->first == static_cast<int32_t>(c) ? it->second : -1;
+  }
   // Per graph op: the graph call that submitted it (-1: outside the window
   // or unknown), and the model api index of the submitting call (-1 unknown).
-  int32_t OpSubmitter(size_t k) const { return op_submitter_[k]; }
+  int32_t OpSubmitter(size_t k) const {
+    const int32_t a = op_submitter_api_[k];
+    return a < 0 ? -1 : GraphCall(outer_call_[a]);
+  }
   int32_t OpSubmitterApi(size_t k) const { return op_submitter_api_[k]; }
 
   // The window's last GPU op end as recorded: the latest end of the ops that
@@ -378,6 +389,12 @@ class DependencyGraph {
   // (those that start in the window: a run of the model's start order).
   size_t op_count_ = 0;
   int32_t first_model_op_ = 0;
+  // The graph's calls: the model's outermost calls that start in the
+  // window. When every call there is outermost (no driver call inside a
+  // runtime call), graph call c is model call first_model_api_ + c and
+  // neither table is kept (8 bytes a call).
+  size_t call_count_ = 0;
+  bool calls_identity_ = false;
   std::vector<int32_t> calls_;
   std::vector<int32_t> call_lookup_;  // by model api index - first_model_api_
   int32_t first_model_api_ = 0;
@@ -387,7 +404,8 @@ class DependencyGraph {
   const int64_t* op_end_ = nullptr;
   const int64_t* api_start_ = nullptr;  // by model api index
   const int64_t* api_end_ = nullptr;
-  size_t item_count() const { return op_count_ + calls_.size(); }
+  const NarrowInt64Column* api_tid_ = nullptr;  // by model api index
+  size_t item_count() const { return op_count_ + call_count_; }
   // Items: ops 0 .. op_count_-1, then calls (an event's item is event / 2).
   uint32_t DurationEdge(size_t item) const { return ImplicitBase() + static_cast<uint32_t>(item); }
   uint32_t ImplicitBase() const { return static_cast<uint32_t>(edge_from_.size()); }
@@ -447,11 +465,14 @@ class DependencyGraph {
   std::vector<uint8_t> binding_place_;
   std::vector<std::pair<int32_t, int32_t>> wide_binding_;
   int32_t WideBinding(int32_t e) const;
-  std::vector<int32_t> call_tid_;  // index into tids_ (4 bytes a call, not 8)
-  std::vector<int64_t> tids_;
   std::vector<BlockingKind> call_blocking_;
-  std::vector<int32_t> call_sync_stream_;
-  std::vector<int32_t> op_submitter_, op_submitter_api_;
+  // (graph call, stream) of the stream syncs whose stream is known, by
+  // call: few calls are (4 bytes a call took 40 MB at 10M calls).
+  std::vector<std::pair<int32_t, int32_t>> sync_stream_;
+  // Per graph op, the model api index of its submitting call, -1 without
+  // one (or one in no outermost call); its graph call is the graph call of
+  // that call's outermost call (OpSubmitter: not kept, 4 bytes an op).
+  std::vector<int32_t> op_submitter_api_;
   int64_t recorded_end_ns_ = 0, fixed_end_ns_ = INT64_MIN, launch_latency_ns_ = 0;
   std::map<std::string, int64_t> stats_;
 };
@@ -484,13 +505,13 @@ inline DependencyGraph::Implicit DependencyGraph::ImplicitOf(uint32_t i) const {
     const int32_t o = outer_call_[a];
     e.from_ns = api_start_[o];
     e.natural = api_start_[a] - e.from_ns;
-    const int32_t c = op_submitter_[j];
+    const int32_t c = GraphCall(o);
     if (c >= 0 && (item_flags_[j] & kCutSubmit) == 0) e.from = CallStart(static_cast<size_t>(c));
     return e;
   }
   j -= op_count_;  // host_gap: the previous outermost call on the thread, end -> call start
   Implicit e{DepEdgeKind::kHostGap, CallStart(j), DepEdge::kOutside, 0, 0};
-  const int32_t p = prev_on_thread_[calls_[j]];
+  const int32_t p = prev_on_thread_[ModelCall(j)];
   if (p < 0) return e;
   e.from_ns = api_end_[p];
   const int32_t pc = GraphCall(p);
@@ -544,9 +565,9 @@ inline void DependencyGraph::VisitInEdges(int32_t v, Visit&& visit) const {
                               lag};
       }
       if ((flags & kHasSubmit) != 0) {
-        const int32_t a = op_submitter_api_[item];
-        const int64_t o_start = api_start_[outer_call_[a]], distance = t - o_start;
-        const int32_t c = op_submitter_[item];
+        const int32_t a = op_submitter_api_[item], o = outer_call_[a];
+        const int64_t o_start = api_start_[o], distance = t - o_start;
+        const int32_t c = GraphCall(o);
         const uint32_t i = SubmitEdge(item);
         const int64_t lag =
             bound_at(before, i) ? distance : std::min(api_start_[a] - o_start + launch_latency_ns_, distance);
@@ -556,7 +577,7 @@ inline void DependencyGraph::VisitInEdges(int32_t v, Visit&& visit) const {
     }
   } else {
     const size_t c = item - op_count_;
-    const auto a = static_cast<size_t>(calls_[c]);
+    const auto a = static_cast<size_t>(ModelCall(c));
     const int64_t t = api_start_[a];
     if ((v & 1) != 0) {
       const int64_t end = api_end_[a];
@@ -577,7 +598,7 @@ inline void DependencyGraph::VisitInEdges(int32_t v, Visit&& visit) const {
   for (uint32_t i = eb; i < ee; ++i) {
     const int32_t f = edge_from_[i];
     const int32_t lag = edge_lag_[i];
-    visit(i, f < 0 ? DepEdge::kOutside : f, f < 0 ? outside_ns_[static_cast<size_t>(-1 - f)] : 0,
+    visit(i, f < 0 ? DepEdge::kOutside : f, f < 0 ? outside_ns_[static_cast<size_t>(-1 - f)] : Recorded(f),
           lag != kWideLag ? int64_t{lag} : WideLag(i));
   }
   if (after != 0) visit(implicit[0].i, implicit[0].from, implicit[0].from_ns, implicit[0].lag);

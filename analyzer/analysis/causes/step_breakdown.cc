@@ -75,7 +75,8 @@ std::vector<Pending> KernelSequenceInstances(const TraceModel& m, const SteadySt
     order[i] = static_cast<int32_t>(i);
   }
   std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return std::tie(submit[a], m.ops.correlation_id[a], a) < std::tie(submit[b], m.ops.correlation_id[b], b);
+    return std::make_tuple(submit[a], m.ops.correlation_id[a], a) <
+           std::make_tuple(submit[b], m.ops.correlation_id[b], b);
   });
   auto position = [&](int32_t op) {
     return static_cast<size_t>(std::find(order.begin(), order.end(), op) - order.begin());

@@ -93,14 +93,65 @@ struct AddedByTarget {
   bool Has(int32_t v) const { return ((marked[static_cast<size_t>(v) >> 6] >> (v & 63)) & 1) != 0; }
 };
 
+// Every event's replayed time, 8 bytes an event (ReplayResult::t).
+struct WideTimes {
+  static constexpr bool kOffsets = false;
+  std::vector<int64_t>& t;
+  int64_t Get(int32_t e, int64_t /*recorded*/) const { return t[static_cast<size_t>(e)]; }
+  void Set(int32_t e, int64_t /*recorded*/, int64_t value) { t[static_cast<size_t>(e)] = value; }
+};
+
+// Every event's replayed time as its offset from the recorded time, in 40
+// bits (a 32-bit low part and a signed byte above it): 5 bytes an event, not
+// 8. A what-if shifts events by up to seconds (beyond 32 bits of ns), and
+// streams by different amounts, so no narrower base per block of events
+// holds (a base per 4096 events left 0.05 GB of exceptions at 10M ops);
+// 40 bits hold +-545 s. A larger offset (a saturated time) is kept whole in
+// a map.
+class NarrowTimes {
+ public:
+  static constexpr bool kOffsets = true;
+  explicit NarrowTimes(size_t events) : low_(events, 0), high_(events, 0) {}
+  // Inlined into the replay's loop (called once an edge).
+  [[gnu::always_inline]] int64_t Get(int32_t e, int64_t recorded) const {
+    const auto i = static_cast<size_t>(e);
+    const int8_t high = high_[i];
+    if (high == kWhole) [[unlikely]]
+      return Whole(e);
+    return recorded + (static_cast<int64_t>(high) * (int64_t{1} << 32) + low_[i]);  // recorded + offset, as set
+  }
+  [[gnu::always_inline]] void Set(int32_t e, int64_t recorded, int64_t value) {
+    const auto i = static_cast<size_t>(e);
+    int64_t offset = 0;
+    if (!__builtin_sub_overflow(value, recorded, &offset) && offset >= kMinOffset && offset <= kMaxOffset) {
+      const int64_t high = offset >> 32;  // floor: low is what is left, 0 .. 2^32 - 1
+      high_[i] = static_cast<int8_t>(high);
+      low_[i] = static_cast<uint32_t>(offset - high * (int64_t{1} << 32));
+      return;
+    }
+    high_[i] = kWhole;
+    whole_[e] = value;
+  }
+  [[gnu::noinline]] int64_t Whole(int32_t e) const { return whole_.find(e)->second; }
+  void Reset() { whole_.clear(); }
+
+ private:
+  static constexpr int8_t kWhole = std::numeric_limits<int8_t>::min();
+  static constexpr int64_t kMinOffset = -int64_t{127} * (int64_t{1} << 32);
+  static constexpr int64_t kMaxOffset = int64_t{128} * (int64_t{1} << 32) - 1;
+  std::vector<uint32_t> low_;
+  std::vector<int8_t> high_;
+  absl::flat_hash_map<int32_t, int64_t> whole_;
+};
+
 // The replay's loop over the events, one instance per kind of edits, so
 // that a replay without removed or added edges or bindings does not test
 // for them at every edge (the what-ifs replay the whole window once per
 // cause). Without bindings an event's time is the latest candidate; with
 // them, a tie goes to the graph's binding edge.
-template <bool kLags, bool kRemoved, bool kAdded, bool kBinding>
+template <bool kLags, bool kRemoved, bool kAdded, bool kBinding, typename Times>
 void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
-                  const AddedByTarget& added, ReplayResult& r) {
+                  const AddedByTarget& added, Times& times, ReplayResult& r) {
   const auto edge_count = static_cast<int32_t>(g.edge_count());
   for (int32_t v : g.order()) {
     bool any = false;
@@ -118,11 +169,11 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
       }
       any = true;
     };
-    g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t outside_ns, int64_t lag) {
+    g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t source_ns, int64_t lag) {
       if constexpr (kRemoved) {
-        if (edits.removed[i]) return;
+        if (edits.Removed(i)) return;
       }
-      const int64_t src = from == DepEdge::kOutside ? outside_ns : r.t[from];
+      const int64_t src = from == DepEdge::kOutside ? source_ns : times.Get(from, source_ns);
       if constexpr (kLags) lag = lags.Lag(i, [&] { return lag; });
       offer(SaturatingAdd(src, lag), static_cast<int32_t>(i));
     });
@@ -131,23 +182,26 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
         auto it = std::lower_bound(added.by_target.begin(), added.by_target.end(), std::make_pair(v, uint32_t{0}));
         for (; it != added.by_target.end() && it->first == v; ++it) {
           const ReplayEdits::Added& a = edits.added[it->second];
-          int64_t src = a.from == DepEdge::kOutside ? a.from_ns : r.t[a.from];
+          int64_t src = a.from == DepEdge::kOutside ? a.from_ns : times.Get(a.from, g.Recorded(a.from));
           offer(SaturatingAdd(src, a.lag), edge_count + static_cast<int32_t>(it->second));
         }
       }
     }
-    r.t[v] = any ? best : g.Recorded(v);
+    if constexpr (Times::kOffsets) {
+      const int64_t recorded = g.Recorded(v);
+      times.Set(v, recorded, any ? best : recorded);
+    } else {
+      times.Set(v, 0, any ? best : g.Recorded(v));
+    }
     if constexpr (kBinding) r.binding[v] = any ? bind : -1;
   }
 }
 
-}  // namespace
-
-ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
-  ReplayResult r;
+// Replay with each event's time kept in `times` (WideTimes: r.t).
+template <typename Times>
+void ReplayInto(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding, Times& times, ReplayResult& r) {
   const size_t n = g.event_count();
   const ChangedLags lags(g, edits);
-  r.t.assign(n, 0);
   if (keep_binding) r.binding.assign(n, -1);
   AddedByTarget added;
   if (!edits.added.empty()) {
@@ -160,26 +214,54 @@ ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool kee
     }
     std::sort(added.by_target.begin(), added.by_target.end());
   }
-  using Events =
-      void (*)(const DependencyGraph&, const ReplayEdits&, const ChangedLags&, const AddedByTarget&, ReplayResult&);
+  using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const ChangedLags&, const AddedByTarget&, Times&,
+                          ReplayResult&);
   static constexpr Events kEvents[16] = {
-      ReplayEvents<false, false, false, false>, ReplayEvents<false, false, false, true>,
-      ReplayEvents<false, false, true, false>,  ReplayEvents<false, false, true, true>,
-      ReplayEvents<false, true, false, false>,  ReplayEvents<false, true, false, true>,
-      ReplayEvents<false, true, true, false>,   ReplayEvents<false, true, true, true>,
-      ReplayEvents<true, false, false, false>,  ReplayEvents<true, false, false, true>,
-      ReplayEvents<true, false, true, false>,   ReplayEvents<true, false, true, true>,
-      ReplayEvents<true, true, false, false>,   ReplayEvents<true, true, false, true>,
-      ReplayEvents<true, true, true, false>,    ReplayEvents<true, true, true, true>,
+      ReplayEvents<false, false, false, false, Times>, ReplayEvents<false, false, false, true, Times>,
+      ReplayEvents<false, false, true, false, Times>,  ReplayEvents<false, false, true, true, Times>,
+      ReplayEvents<false, true, false, false, Times>,  ReplayEvents<false, true, false, true, Times>,
+      ReplayEvents<false, true, true, false, Times>,   ReplayEvents<false, true, true, true, Times>,
+      ReplayEvents<true, false, false, false, Times>,  ReplayEvents<true, false, false, true, Times>,
+      ReplayEvents<true, false, true, false, Times>,   ReplayEvents<true, false, true, true, Times>,
+      ReplayEvents<true, true, false, false, Times>,   ReplayEvents<true, true, false, true, Times>,
+      ReplayEvents<true, true, true, false, Times>,    ReplayEvents<true, true, true, true, Times>,
   };
   const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) +
                    (keep_binding ? 1 : 0);
-  kEvents[kind](g, edits, lags, added, r);
-  const GraphEnd end = EndOfGraph(g, [&](int32_t event) { return r.t[event]; });
+  kEvents[kind](g, edits, lags, added, times, r);
+  auto time_of = [&](int32_t event) { return times.Get(event, g.Recorded(event)); };
+  const GraphEnd end = EndOfGraph(g, time_of);
   r.end_ns = end.end_ns;
   r.end_op = end.end_op;
   r.start_ns = r.end_ns;
-  for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, r.t[DependencyGraph::OpStart(k)]);
+  for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, time_of(DependencyGraph::OpStart(k)));
+}
+
+}  // namespace
+
+namespace {
+
+// ReplaySpan with its times in `times` (every event is set before it is
+// read): the what-ifs' replays share one, allocated once.
+ReplayResult ReplaySpanIn(const DependencyGraph& g, const ReplayEdits& edits, NarrowTimes& times) {
+  ReplayResult r;
+  times.Reset();
+  ReplayInto(g, edits, false, times, r);
+  return r;
+}
+
+}  // namespace
+
+ReplayResult ReplaySpan(const DependencyGraph& g, const ReplayEdits& edits) {
+  NarrowTimes times(g.event_count());
+  return ReplaySpanIn(g, edits, times);
+}
+
+ReplayResult Replay(const DependencyGraph& g, const ReplayEdits& edits, bool keep_binding) {
+  ReplayResult r;
+  r.t.assign(g.event_count(), 0);
+  WideTimes times{r.t};
+  ReplayInto(g, edits, keep_binding, times, r);
   return r;
 }
 
@@ -266,16 +348,13 @@ std::vector<RangeSpan> InnermostSpans(const TraceModel& m, const std::vector<int
   return out;
 }
 
-// First-launch outliers with the default thresholds, found once per trace.
-struct DefaultFirstLaunches {
-  explicit DefaultFirstLaunches(const TraceModel& m) : value(FindFirstLaunchOutliers(m)) {}
-  std::vector<FirstLaunchOutlier> value;
-};
-
+// First-launch outliers: with the default thresholds the default steady
+// state's (a fact the report built already: finding them again took about
+// 0.35 GB at 10M ops, at the what-ifs' peak).
 std::vector<FirstLaunchOutlier> FirstLaunches(const TraceModel& m, const SteadyStateOptions& o) {
   const SteadyStateOptions d;
   if (o.first_launch_factor == d.first_launch_factor && o.first_launch_min_excess_ns == d.first_launch_min_excess_ns) {
-    return m.Derived<DefaultFirstLaunches>().value;
+    return DefaultSteadyState(m).first_launches;
   }
   return FindFirstLaunchOutliers(m, o);
 }
@@ -313,8 +392,8 @@ class WhatIfContext {
   std::vector<WhatIfCause> Candidates() const {
     std::vector<std::pair<WhatIfCause, int64_t>> ranked;  // cause, cheap cost
     absl::flat_hash_map<StringId, int64_t> host;
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) host[part_name_[k]] += part_ns_[k];
+    for (size_t g = 0; g < gap_parts_.size(); ++g) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) host[part_name_[k]] += PartNs(k);
     }
     for (const auto& [name, ns] : host) ranked.push_back({{WhatIfKind::kHostWork, name}, ns});
     std::vector<std::pair<WhatIfCause, int64_t>> syncs;
@@ -375,7 +454,7 @@ class WhatIfContext {
     // should not hold the previous cause's.
     std::vector<uint32_t>().swap(edits.lag_edge);
     std::vector<int64_t>().swap(edits.lag);
-    std::vector<uint8_t>().swap(edits.removed);
+    std::vector<uint64_t>().swap(edits.removed);
     edits.added.clear();
     Evidence ev(o_.max_listed);
     switch (cause.kind) {
@@ -395,13 +474,16 @@ class WhatIfContext {
   }
 
  private:
-  struct HostGap {
-    uint32_t edge;
-    uint32_t call;  // graph call
-    // In part_name_ / part_ns_: host time per innermost range (kNoString:
-    // none), up to the next gap's parts_begin (12 bytes a gap).
-    uint32_t parts_begin;
-  };
+  // Calls f(gap, graph call) for each gap, in call order.
+  template <typename F>
+  void ForEachGap(F f) const {
+    size_t g = 0;
+    for (size_t w = 0; w < gap_calls_.size(); ++w) {
+      for (uint64_t bits = gap_calls_[w]; bits != 0; bits &= bits - 1) {
+        f(g++, w * 64 + static_cast<size_t>(std::countr_zero(bits)));
+      }
+    }
+  }
   // The host_handoff edge of call `c` (kNoEdge: none): after a handoff the
   // gap's host work is what follows it, and both edges shrink with it.
   // Found again when needed (rare) rather than kept with every gap.
@@ -450,7 +532,7 @@ class WhatIfContext {
     edits.lag.push_back(lag);
   }
   void TouchRemoved(ReplayEdits& edits) const {
-    if (edits.removed.empty()) edits.removed.assign(g_.edge_count(), 0);
+    if (edits.removed.empty()) edits.removed.assign((g_.edge_count() + 63) / 64, 0);
   }
   // Whether event a comes before event b in the graph's order, which is by
   // recorded time: only events of one time need their places (a table of
@@ -468,11 +550,17 @@ class WhatIfContext {
     return false;
   }
   int64_t SourceTime(uint32_t i) const { return g_.EdgeSourceNs(i); }
-  void OpsOfCall(size_t c, Evidence& ev) const {
-    // The graph's ops are in start order; a call's ops are few: scan its
-    // end event's dependants would need out-edges, so ask the submitters.
-    for (uint32_t k = ops_of_call_begin_[c]; k < ops_of_call_begin_[c + 1]; ++k) ev.ops.push_back(ops_of_call_[k]);
+  // The model ops of the graph calls marked in `calls` (a bit per call),
+  // into the evidence: one pass over the ops (Kept does not depend on the
+  // order; a table of each call's ops took 8 bytes a call).
+  void OpsOfCalls(const std::vector<uint64_t>& calls, Evidence& ev) const {
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      const int32_t c = g_.OpSubmitter(k);
+      if (c >= 0 && Marked(calls, static_cast<size_t>(c))) ev.ops.push_back(g_.ModelOp(k));
+    }
   }
+  static bool Marked(const std::vector<uint64_t>& bits, size_t i) { return ((bits[i >> 6] >> (i & 63)) & 1) != 0; }
+  static void Mark(std::vector<uint64_t>& bits, size_t i) { bits[i >> 6] |= uint64_t{1} << (i & 63); }
 
   void HostGaps(const absl::flat_hash_set<int64_t>& tids) {
     absl::flat_hash_map<int64_t, std::vector<int32_t>> ranges;
@@ -484,18 +572,10 @@ class WhatIfContext {
     }
     absl::flat_hash_map<int64_t, std::vector<RangeSpan>> spans;
     for (auto& [tid, list] : ranges) spans[tid] = InnermostSpans(m_, list);
-    // Model ops per graph call, in graph op order (counting sort).
-    ops_of_call_begin_.assign(g_.call_count() + 1, 0);
+    // The graph calls that submitted ops of the window.
+    submitted_.assign((g_.call_count() + 63) / 64, 0);
     for (size_t k = 0; k < g_.op_count(); ++k) {
-      if (int32_t c = g_.OpSubmitter(k); c >= 0) ++ops_of_call_begin_[static_cast<size_t>(c) + 1];
-    }
-    for (size_t c = 0; c < g_.call_count(); ++c) ops_of_call_begin_[c + 1] += ops_of_call_begin_[c];
-    ops_of_call_.resize(ops_of_call_begin_.back());
-    {
-      std::vector<uint32_t> fill(ops_of_call_begin_.begin(), ops_of_call_begin_.end() - 1);
-      for (size_t k = 0; k < g_.op_count(); ++k) {
-        if (int32_t c = g_.OpSubmitter(k); c >= 0) ops_of_call_[fill[static_cast<size_t>(c)]++] = g_.ModelOp(k);
-      }
+      if (int32_t c = g_.OpSubmitter(k); c >= 0) Mark(submitted_, static_cast<size_t>(c));
     }
     // Room for every gap, and a part each, at once: grown by doubling they
     // held up to twice their size through every replay (10M calls: 0.2 GB).
@@ -504,9 +584,11 @@ class WhatIfContext {
       if (!tids.contains(g_.CallTid(c))) continue;
       host_gap_edges += g_.EdgePresent(g_.HostGapEdge(c));
     }
-    gaps_.reserve(host_gap_edges);
+    gap_parts_.reserve(host_gap_edges);
+    gap_calls_.assign((g_.call_count() + 63) / 64, 0);
     part_name_.reserve(host_gap_edges);
     part_ns_.reserve(host_gap_edges);
+    std::vector<std::pair<StringId, int64_t>> parts;  // this gap's, one per name
     for (size_t c = 0; c < g_.call_count(); ++c) {
       if (!tids.contains(g_.CallTid(c))) continue;
       int32_t v = g_.CallStart(c);
@@ -515,18 +597,18 @@ class WhatIfContext {
       if (!g_.EdgePresent(i)) continue;
       int64_t a = std::max(SourceTime(handoff != kNoEdge ? handoff : i), g_.window().start_ns), b = g_.Recorded(v);
       if (b <= a) continue;
-      HostGap gap{i, static_cast<uint32_t>(c), static_cast<uint32_t>(part_name_.size())};
+      const auto parts_begin = static_cast<uint32_t>(part_name_.size());
       int64_t cursor = a;
+      parts.clear();
       auto add = [&](StringId name, int64_t ns) {
         if (ns <= 0) return;
-        for (size_t k = gap.parts_begin; k < part_name_.size(); ++k) {
-          if (part_name_[k] == name) {
-            part_ns_[k] += ns;
+        for (auto& [n, sum] : parts) {
+          if (n == name) {
+            sum += ns;
             return;
           }
         }
-        part_name_.push_back(name);
-        part_ns_.push_back(ns);
+        parts.push_back({name, ns});
       };
       auto it = spans.find(g_.CallTid(c));
       if (it != spans.end()) {
@@ -540,7 +622,13 @@ class WhatIfContext {
         }
       }
       add(kNoString, b - cursor);
-      gaps_.push_back(gap);
+      for (const auto& [name, ns] : parts) {
+        if (ns >= kWidePart) wide_parts_.push_back({static_cast<uint32_t>(part_name_.size()), ns});
+        part_name_.push_back(name);
+        part_ns_.push_back(static_cast<uint32_t>(std::min<int64_t>(ns, kWidePart)));
+      }
+      gap_parts_.push_back(parts_begin);
+      Mark(gap_calls_, c);
     }
     // Gaps of several ranges outgrew the room made: the slack goes.
     if (part_name_.capacity() > part_name_.size() + part_name_.size() / 8) {
@@ -553,29 +641,31 @@ class WhatIfContext {
     // Counted first: a range around most calls edits millions of lags, which
     // grown by doubling held up to twice their size through the replay.
     size_t changed = 0;
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      for (uint32_t k = gaps_[g].parts_begin; k < PartsEnd(g); ++k) {
-        if (part_name_[k] == cause.name) changed += HandoffOf(gaps_[g].call) != kNoEdge ? 2 : 1;
+    ForEachGap([&](size_t g, size_t c) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) {
+        if (part_name_[k] == cause.name) changed += HandoffOf(c) != kNoEdge ? 2 : 1;
       }
-    }
+    });
     edits.lag_edge.reserve(changed);
     edits.lag.reserve(changed);
-    for (size_t g = 0; g < gaps_.size(); ++g) {
-      const HostGap& gap = gaps_[g];
-      for (uint32_t k = gap.parts_begin; k < PartsEnd(g); ++k) {
+    std::vector<uint64_t> calls((g_.call_count() + 63) / 64, 0);
+    ForEachGap([&](size_t g, size_t c) {
+      for (uint32_t k = gap_parts_[g]; k < PartsEnd(g); ++k) {
         const StringId name = part_name_[k];
-        const int64_t ns = part_ns_[k];
         if (name != cause.name) continue;
+        const int64_t ns = PartNs(k);
         // One part per name in a gap: each gap's edge changes once.
-        SetLag(edits, gap.edge, std::max<int64_t>(0, g_.EdgeLag(gap.edge) - ns));
-        if (const uint32_t handoff = HandoffOf(gap.call); handoff != kNoEdge) {
+        const uint32_t edge = g_.HostGapEdge(c);
+        SetLag(edits, edge, std::max<int64_t>(0, g_.EdgeLag(edge) - ns));
+        if (const uint32_t handoff = HandoffOf(c); handoff != kNoEdge) {
           SetLag(edits, handoff, std::max<int64_t>(0, g_.EdgeLag(handoff) - ns));
         }
         est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, ns);
-        ev.calls.push_back(g_.ModelCall(gap.call));
-        OpsOfCall(gap.call, ev);
+        ev.calls.push_back(g_.ModelCall(c));
+        Mark(calls, c);
       }
-    }
+    });
+    OpsOfCalls(calls, ev);
   }
 
   void Sync(const WhatIfCause& cause, ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
@@ -588,7 +678,7 @@ class WhatIfContext {
       for (uint32_t i : g_.InEdges(v)) {
         if (edges[i].kind != DepEdgeKind::kSyncWait) continue;
         TouchRemoved(edits);
-        edits.removed[i] = 1;
+        edits.Remove(i);
         waited_end = std::max(waited_end, SourceTime(i));
         if (edges[i].from != DepEdge::kOutside && g_.IsOpEvent(edges[i].from)) {
           ev.ops.push_back(g_.ModelOp(g_.ItemOf(edges[i].from)));
@@ -634,7 +724,7 @@ class WhatIfContext {
       // An *Async call that the pageable copy held returns without waiting.
       if (c >= 0 && g_.CallBlocking(c) == BlockingKind::kPageableCopy) {
         for (uint32_t e : g_.InEdges(g_.CallEnd(c))) {
-          if (edges[e].kind == DepEdgeKind::kSyncWait) edits.removed[e] = 1;
+          if (edges[e].kind == DepEdgeKind::kSyncWait) edits.Remove(e);
         }
       }
     }
@@ -658,7 +748,7 @@ class WhatIfContext {
       if (prev < 0 || EngineClass(m_, prev) == EngineClass(m_, i)) continue;
       TouchRemoved(edits);
       int32_t v = DependencyGraph::OpStart(k);
-      if (g_.EdgePresent(g_.StreamOrderEdge(k))) edits.removed[g_.StreamOrderEdge(k)] = 1;
+      if (g_.EdgePresent(g_.StreamOrderEdge(k))) edits.Remove(g_.StreamOrderEdge(k));
       int32_t same = preds.prev[prev];
       for (int walk = 0; same >= 0 && walk < kMaxWalk && EngineClass(m_, same) != EngineClass(m_, i); ++walk) {
         same = preds.prev[same];
@@ -686,6 +776,19 @@ class WhatIfContext {
       changed[e] = value;
       SetLag(edits, e, value);
     };
+    // The ops of the outliers' calls, in graph op order (few calls).
+    absl::flat_hash_map<int32_t, std::vector<int32_t>> ops_of_call;
+    for (const FirstLaunchOutlier& f : first_launches_) {
+      const int32_t o = outer.outer[f.api];
+      if (const int32_t c = o >= 0 ? g_.GraphCall(o) : -1; c >= 0) ops_of_call[c];
+    }
+    if (!ops_of_call.empty()) {
+      for (size_t k = 0; k < g_.op_count(); ++k) {
+        const int32_t c = g_.OpSubmitter(k);
+        if (c < 0) continue;
+        if (auto it = ops_of_call.find(c); it != ops_of_call.end()) it->second.push_back(g_.ModelOp(k));
+      }
+    }
     for (const FirstLaunchOutlier& f : first_launches_) {
       int32_t o = outer.outer[f.api];
       int32_t c = o >= 0 ? g_.GraphCall(o) : -1;
@@ -694,9 +797,7 @@ class WhatIfContext {
       const uint32_t duration = g_.CallDurationEdge(c);
       set(duration, std::max<int64_t>(0, lag(duration) - excess));
       // Its ops were submitted after the module loaded: that much earlier.
-      for (uint32_t k = ops_of_call_begin_[static_cast<size_t>(c)]; k < ops_of_call_begin_[static_cast<size_t>(c) + 1];
-           ++k) {
-        const int32_t op = ops_of_call_[k];
+      for (const int32_t op : ops_of_call[c]) {
         if (const uint32_t e = g_.SubmitEdge(static_cast<size_t>(g_.GraphOp(op))); g_.EdgePresent(e)) {
           int64_t floor = std::min(lag(e), g_.launch_latency_ns());
           set(e, std::max(floor, lag(e) - excess));
@@ -710,7 +811,7 @@ class WhatIfContext {
 
   void LaunchBlocking(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     for (size_t c = 0; c < g_.call_count(); ++c) {
-      if (g_.CallBlocking(c) != BlockingKind::kNone || ops_of_call_begin_[c] == ops_of_call_begin_[c + 1]) continue;
+      if (g_.CallBlocking(c) != BlockingKind::kNone || !Marked(submitted_, c)) continue;
       const uint32_t e = g_.CallDurationEdge(c);
       est.measured_cost_ns = SaturatingAdd(est.measured_cost_ns, g_.EdgeLag(e));
       SetLag(edits, e, 0);
@@ -746,7 +847,7 @@ class WhatIfContext {
       TouchRemoved(edits);
       for (uint32_t e : g_.InEdges(v)) {
         if (edges[e].kind != DepEdgeKind::kSyncWait) continue;
-        edits.removed[e] = 1;
+        edits.Remove(e);
         if (!IsReadback(edges[e].from)) continue;
         // The copy's own call (an *Async copy to pinned memory) goes too.
         const size_t k = g_.ItemOf(edges[e].from);
@@ -772,7 +873,7 @@ class WhatIfContext {
           continue;
         }
         TouchRemoved(edits);
-        edits.removed[e] = 1;
+        edits.Remove(e);
         legacy_ready = std::max(legacy_ready, ready);
         ev.ops.push_back(g_.ModelOp(k));
       }
@@ -786,16 +887,30 @@ class WhatIfContext {
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
   static constexpr uint32_t kNoEdge = std::numeric_limits<uint32_t>::max();
-  std::vector<HostGap> gaps_;
-  // The parts of all gaps_, each gap's a run, in two columns (12 bytes a part).
+  // The host gaps (the host_gap edges of the window's submitting threads
+  // with host time in the window): a bit per graph call that has one
+  // (its edge is g_.HostGapEdge(call)) and, in call order, where each
+  // gap's parts begin in part_name_ / part_ns_ (4 bytes a gap): a part per
+  // innermost range (kNoString: none), up to the next gap's.
+  std::vector<uint64_t> gap_calls_;
+  std::vector<uint32_t> gap_parts_;
+  // The parts of all gaps, each gap's a run, in two columns (8 bytes a
+  // part): host time in 32 bits (4.29 s); a longer one is kWidePart here
+  // and listed in wide_parts_ (part, ns), by part.
+  static constexpr uint32_t kWidePart = std::numeric_limits<uint32_t>::max();
   std::vector<StringId> part_name_;
-  std::vector<int64_t> part_ns_;
-  uint32_t PartsEnd(size_t g) const {
-    return g + 1 < gaps_.size() ? gaps_[g + 1].parts_begin : static_cast<uint32_t>(part_name_.size());
+  std::vector<uint32_t> part_ns_;
+  std::vector<std::pair<uint32_t, int64_t>> wide_parts_;
+  int64_t PartNs(uint32_t k) const {
+    if (part_ns_[k] != kWidePart) return part_ns_[k];
+    auto it = std::lower_bound(wide_parts_.begin(), wide_parts_.end(), std::make_pair(k, int64_t{0}));
+    return it->second;
   }
-  // Graph call c's model ops: ops_of_call_[ops_of_call_begin_[c] .. ops_of_call_begin_[c + 1]).
-  std::vector<uint32_t> ops_of_call_begin_;
-  std::vector<int32_t> ops_of_call_;
+  uint32_t PartsEnd(size_t g) const {
+    return g + 1 < gap_parts_.size() ? gap_parts_[g + 1] : static_cast<uint32_t>(part_name_.size());
+  }
+  // A bit per graph call that submitted an op of the window.
+  std::vector<uint64_t> submitted_;
   std::vector<FirstLaunchOutlier> first_launches_;
 };
 
@@ -808,7 +923,8 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.recorded_end_ns = graph.recorded_end_ns();
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
-  result.replayed_end_ns = Replay(graph).end_ns;
+  NarrowTimes times(graph.event_count());
+  result.replayed_end_ns = ReplaySpanIn(graph, {}, times).end_ns;
   int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
   if (span > 0) {
     result.replay_error =
@@ -820,7 +936,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
     context.Make(cause, edits, est);
     if (min_cost && est.measured_cost_ns < *min_cost) continue;
     if (est.estimable) {
-      ReplayResult r = Replay(graph, edits);
+      ReplayResult r = ReplaySpanIn(graph, edits, times);
       est.estimated_saving_ns = SpanSaving(graph, r);
     }
     result.estimates.push_back(std::move(est));
@@ -966,7 +1082,7 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
   one = {};  // before the replay's own buffers (8 bytes an event)
   merged = {};
   if (together.estimable) {
-    ReplayResult r = Replay(graph, all);
+    ReplayResult r = ReplaySpan(graph, all);
     together.estimated_saving_ns = SpanSaving(graph, r);
   }
   return together;

@@ -98,7 +98,11 @@ struct ReplayEdits {
   // In any order; of an edge listed twice, the later lag holds.
   std::vector<uint32_t> lag_edge;
   std::vector<int64_t> lag;
-  std::vector<uint8_t> removed;  // per edge: 1 = ignored
+  // A bit per edge (edge i: word i / 64, bit i % 64): set = ignored (a
+  // byte per edge took 48 MB at 10M ops).
+  std::vector<uint64_t> removed;
+  void Remove(uint32_t edge) { removed[edge >> 6] |= uint64_t{1} << (edge & 63); }
+  bool Removed(uint32_t edge) const { return ((removed[edge >> 6] >> (edge & 63)) & 1) != 0; }
   struct Added {
     int32_t to, from;  // events (from may be DepEdge::kOutside)
     int64_t from_ns, lag;
@@ -117,6 +121,10 @@ struct ReplayResult {
 };
 
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
+// The same replay, its span only (end_ns, start_ns, end_op; `t` and
+// `binding` left empty): it keeps the times in 5 bytes an event, not 8
+// (what the what-ifs read: 0.12 GB less at 10M ops).
+ReplayResult ReplaySpan(const DependencyGraph& graph, const ReplayEdits& edits = {});
 
 // The saving of a replay: recorded GPU span minus replayed GPU span.
 int64_t SpanSaving(const DependencyGraph& graph, const ReplayResult& replayed);

@@ -172,7 +172,8 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
     if (m.ops.category[i] == OpCategory::kKernel) kernels.push_back(static_cast<int32_t>(i));
   }
   std::sort(kernels.begin(), kernels.end(), [&](int32_t a, int32_t b) {
-    return std::tie(submit[a], m.ops.correlation_id[a], a) < std::tie(submit[b], m.ops.correlation_id[b], b);
+    return std::make_tuple(submit[a], m.ops.correlation_id[a], a) <
+           std::make_tuple(submit[b], m.ops.correlation_id[b], b);
   });
   const int64_t n = static_cast<int64_t>(kernels.size());
   const int64_t min_repeats = std::max(2, o.min_instances);

@@ -299,7 +299,9 @@ void MergeApiCalls(ImportContext& from, ImportContext& to) {
     if (b.size() == 0) {
       b = std::move(a);
     } else {
-      auto append = [](auto& out, auto& in) { out.insert(out.end(), in.begin(), in.end()); };
+      auto append = [](auto& out, const auto& in) {
+        for (auto v : in) out.push_back(v);
+      };
       append(b.start_ns, a.start_ns);
       append(b.end_ns, a.end_ns);
       append(b.tid, a.tid);

@@ -82,6 +82,11 @@ void MoveColumn(std::vector<T>& to, std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());  // one copy, no per-element growth check
   std::vector<T>().swap(from);
 }
+void MoveColumn(NarrowInt64Column& to, NarrowInt64Column& from) {
+  to.reserve(to.size() + from.size());
+  for (int64_t v : from) to.push_back(v);
+  from = NarrowInt64Column();
+}
 
 }  // namespace
 
@@ -302,13 +307,13 @@ bool TorchSax::Absorb(TorchSax& part) {
   for (size_t i = ops_before; i < m_.ops.size(); ++i) {
     m_.ops.stream[i] = stream(m_.ops.stream[i]);
     m_.ops.name[i] = string(m_.ops.name[i]);
-    m_.ops.source_id[i] = source(m_.ops.source_id[i]);
+    m_.ops.source_id.Set(i, source(m_.ops.source_id[i]));
   }
   ForEachApiColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.api, pm.api);
   for (size_t i = api_before; i < m_.api.size(); ++i) {
-    m_.api.tid[i] = ident(m_.api.tid[i]);
+    m_.api.tid.Set(i, ident(m_.api.tid[i]));
     m_.api.name[i] = string(m_.api.name[i]);
-    m_.api.source_id[i] = source(m_.api.source_id[i]);
+    m_.api.source_id.Set(i, source(m_.api.source_id[i]));
   }
   MoveColumn(m_.nvtx_ranges, pm.nvtx_ranges, [&](NvtxRange r) {
     r.name = string(r.name);
@@ -470,7 +475,7 @@ void TorchSax::Finish() {
         ops_without += p.is_op;
         continue;
       }
-      (p.is_op ? m_.ops.correlation_id[p.index] : m_.api.correlation_id[p.index]) = it->second;
+      (p.is_op ? m_.ops.correlation_id : m_.api.correlation_id).Set(p.index, it->second);
       ++found;
     }
     if (found > 0) m_.notes.push_back(absl::StrCat(found, " correlation ids taken from ac2g flow events"));

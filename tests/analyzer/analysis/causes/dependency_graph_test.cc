@@ -332,11 +332,12 @@ TEST(DependencyGraph, VisitInEdgesAgreesWithTheAccessors) {
     for (size_t e = 0; e < g.event_count(); ++e) {
       const auto v = static_cast<int32_t>(e);
       std::vector<uint32_t> visited;
-      g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t outside_ns, int64_t lag) {
+      g.VisitInEdges(v, [&](uint32_t i, int32_t from, int64_t source_ns, int64_t lag) {
         visited.push_back(i);
         EXPECT_EQ(from, g.EdgeFrom(i)) << seed << " " << i;
-        if (from == DepEdge::kOutside) {
-          EXPECT_EQ(outside_ns, g.EdgeSourceNs(i)) << seed << " " << i;
+        EXPECT_EQ(source_ns, g.EdgeSourceNs(i)) << seed << " " << i;
+        if (from != DepEdge::kOutside) {
+          EXPECT_EQ(source_ns, g.Recorded(from)) << seed << " " << i;
         }
         EXPECT_EQ(lag, g.EdgeLag(i)) << seed << " " << i;
       });

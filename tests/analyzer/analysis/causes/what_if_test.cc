@@ -36,6 +36,32 @@ TEST(WhatIf, ReplayWithNothingRemovedGivesBackEveryRecordedTime) {
   EXPECT_EQ(g.recorded_end_ns(), 8705 * kUs);
 }
 
+// ReplaySpan keeps each time as an offset from the recorded one in 40 bits:
+// shifts of seconds (beyond 32 bits of ns), of minutes (beyond 40 bits),
+// saturated times, events that keep their time among shifted ones all give
+// the span of the replay that keeps every time whole.
+TEST(WhatIf, ReplaySpanAgreesWithTheWholeReplay) {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    TraceModel m = testing::RandomInconsistentTrace(seed, 2000);
+    DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+    for (int64_t shift : {int64_t{0}, int64_t{-3'000'000'000}, int64_t{5'000'000'000}, int64_t{-600'000'000'000},
+                          int64_t{600'000'000'000}, int64_t{1} << 62}) {
+      ReplayEdits edits;
+      for (size_t e = 0; e < g.event_count(); e += 97) {
+        for (uint32_t i : g.InEdges(static_cast<int32_t>(e))) {
+          edits.lag_edge.push_back(i);
+          edits.lag.push_back(g.EdgeLag(i) + shift);
+        }
+      }
+      const ReplayResult whole = Replay(g, edits), span = ReplaySpan(g, edits);
+      EXPECT_EQ(span.end_ns, whole.end_ns) << seed << " " << shift;
+      EXPECT_EQ(span.start_ns, whole.start_ns) << seed << " " << shift;
+      EXPECT_EQ(span.end_op, whole.end_op) << seed << " " << shift;
+      EXPECT_TRUE(span.t.empty());
+    }
+  }
+}
+
 TEST(WhatIf, HostSleepBetweenLaunchesIsSavedByRemovingIt) {
   TraceModel m = testing::HostSleepTrace();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
