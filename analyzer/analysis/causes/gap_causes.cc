@@ -256,12 +256,13 @@ class GapClassifier {
     return wait_kind_[name];
   }
 
-  // Whether T called an explicit synchronize in calls[from..] before `end`.
-  bool SyncFollows(const std::vector<int32_t>& calls, size_t from, int64_t end) {
+  // The first explicit synchronize T called in calls[from..] before `end`
+  // (its index in calls), or calls.size() if none.
+  size_t FirstSync(const std::vector<int32_t>& calls, size_t from, int64_t end) {
     for (size_t k = from; k < calls.size() && model_.api.start_ns[calls[k]] < end; ++k) {
-      if (WaitKind(model_.api.name[calls[k]]) == 1) return true;
+      if (WaitKind(model_.api.name[calls[k]]) == 1) return k;
     }
-    return false;
+    return calls.size();
   }
 
   // The host drained the GPU, then worked until it submitted X: T was at
@@ -290,9 +291,8 @@ class GapClassifier {
     // loading in a first launch is its own cause.)
     if (read_back && call == submitters_[gap.prev_op] && WaitKind(api.name[call]) == 0 &&
         !first_launch_calls_.contains(call)) {
-      size_t w = c;
-      while (w < calls.size() && api.start_ns[calls[w]] < host_end && WaitKind(api.name[calls[w]]) != 1) ++w;
-      if (w == calls.size() || api.start_ns[calls[w]] >= host_end) return false;
+      const size_t w = FirstSync(calls, c, host_end);
+      if (w == calls.size()) return false;
       call = calls[w];
     } else if (api.end_ns[call] < gs - options_.sync_return_tolerance_ns) {
       return false;
@@ -312,7 +312,7 @@ class GapClassifier {
           api.start_ns[copy_api] > api.end_ns[call]) {
         return false;
       }
-      if (kind == 3 && !SyncFollows(calls, c, host_end)) return false;
+      if (kind == 3 && FirstSync(calls, c, host_end) == calls.size()) return false;
     }
     // Host work the program named apart (an NVTX range entered after the
     // wait, named unlike the range the wait ran in: 'prepare' after a sync,
