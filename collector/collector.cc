@@ -452,9 +452,11 @@ Status BeginRecording(const CollectorConfig& config, std::string path, const cha
   meta("record_kinds", c->tracer->enabled_kinds());
   meta("injection", mode);
   // Which rank of a distributed job this process is (torchrun, MPI, Slurm):
-  // lets the analyzer line up the traces of one run.
-  for (const char* var :
-       {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+  // lets the analyzer line up the traces of one run. The driver settings
+  // that serialize streams (hardware queues per device, blocking launches)
+  // as the driver read them: the collector starts inside cuInit.
+  for (const char* var : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                          "SLURM_PROCID", "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_LAUNCH_BLOCKING"}) {
     if (const char* value = std::getenv(var); value != nullptr) meta(StrCat("env:", var), value);
   }
   meta("capture_range", c->config.capture.ToString());

@@ -58,6 +58,9 @@ PRAGMA user_version = 3;
 --   (streamscope_record_stop), 'signal:<N>',
 --   'flush_on_stop', 'device_reset' or 'collector_error:<message>';
 --   end_trace_ns: trace-clock time capture ended.
+--   env:<VAR>: the process's environment variable when set, for RANK,
+--   LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, OMPI_COMM_WORLD_RANK, PMI_RANK,
+--   SLURM_PROCID, CUDA_DEVICE_MAX_CONNECTIONS and CUDA_LAUNCH_BLOCKING.
 CREATE TABLE metadata (
   key   TEXT PRIMARY KEY NOT NULL,
   value TEXT
