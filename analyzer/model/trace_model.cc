@@ -213,6 +213,7 @@ void TraceModel::Finalize() {
     if (std::vector<uint32_t> order = SortOrder(ops.start_ns, &ops.end_ns, &ops.stream); !order.empty()) {
       ForEachOpColumn([&order](auto& column) { Permute(column, order); }, ops);
       if (kernel_shapes.size() == order.size()) Permute(kernel_shapes, order);
+      if (kernel_blocks.size() == order.size()) Permute(kernel_blocks, order);
     }
     max_op_duration_ns = 0;
     op_devices.clear();

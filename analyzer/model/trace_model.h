@@ -166,6 +166,17 @@ struct KernelShape {
   int32_t registers = 0, shared_bytes = 0;
 };
 
+// A kernel's grid blocks kept in a byte: up to 255, larger grids as 255 (no
+// device has that many SMs, and what reads it asks whether the kernels
+// running left an SM free). 0: not a kernel, or its shape is unknown.
+inline constexpr int64_t kMaxKernelBlocksKept = 255;
+inline uint8_t KeptKernelBlocks(int64_t x, int64_t y, int64_t z) {
+  if (x <= 0) return 0;  // shape not recorded
+  const int64_t b = x * std::max<int64_t>(y, 1);
+  return static_cast<uint8_t>(b >= kMaxKernelBlocksKept ? kMaxKernelBlocksKept
+                                                        : std::min(b * std::max<int64_t>(z, 1), kMaxKernelBlocksKept));
+}
+
 // Runtime and driver API calls, columnar, sorted by start after Finalize().
 struct ApiCalls {
   std::vector<int64_t> start_ns, end_ns;
@@ -322,6 +333,9 @@ struct TraceModel {
   std::vector<Stream> streams;
   GpuOps ops;
   std::vector<KernelShape> kernel_shapes;  // empty, or one per op (non-kernels zeroed)
+  // Empty, or one per op: KeptKernelBlocks of its grid (the importers fill
+  // it; kernel_shapes, which the exporters add, is the whole shape).
+  std::vector<uint8_t> kernel_blocks;
   ApiCalls api;
   std::vector<SyncRecord> syncs;
   std::vector<NvtxRange> nvtx_ranges;

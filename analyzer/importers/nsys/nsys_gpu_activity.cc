@@ -1,5 +1,6 @@
 // GPU activity tables of an Nsight Systems export: kernels, copies, memsets,
 // whole-graph executions and explicit synchronizations.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,6 +82,7 @@ struct OpRow {
   int64_t graph_id = -1;
   int64_t source_id = 0;
   bool is_async = false;  // else decided from the submitting API's name later
+  uint8_t blocks = 0;     // kernels: KeptKernelBlocks of the grid
 };
 
 void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r) {
@@ -99,6 +101,7 @@ void AppendOp(ImportContext& ctx, ProcessState& p, const OpRow& r) {
   ops.peer_device.push_back(r.peer);
   ops.graph_id.push_back(r.graph_id);
   ops.source_id.push_back(r.source_id);
+  p.model.kernel_blocks.push_back(r.blocks);
 }
 
 int32_t ToInt32(int64_t v) {
@@ -168,6 +171,7 @@ bool ParseKernel(ImportContext& ctx, const SqliteStatement& row, OpRow* out, Pro
   }
   r.graph_id = row.Int64(8);
   if (row.Int64(9) != 0) ++p.ops_without_graph_id_in_graph;
+  r.blocks = static_cast<uint8_t>(std::clamp<int64_t>(row.Int64(10), 0, kMaxKernelBlocksKept));
   *process = &p;
   return true;
 }
@@ -183,12 +187,16 @@ absl::StatusOr<std::optional<OpSource>> KernelSource(ImportContext& ctx) {
   std::string name = "-1";
   for (const char* c : {"shortName", "demangledName", "mangledName"}) name = ColOr(ctx, t, c, name);
   // Launch shapes are not read here: nine more values per kernel would
-  // nearly double the import's cost, and no analysis needs them.
-  // AddNsysKernelShapes() adds them where wanted (convert).
+  // nearly double the import's cost. AddNsysKernelShapes() adds them where
+  // wanted (convert); the hardware-queue check needs only the grid's blocks,
+  // computed by SQLite (NULL, read as 0, when the grid is unknown).
+  const std::string blocks =
+      absl::StrCat("min(", kMaxKernelBlocksKept, ", max(", ColOr(ctx, t, "gridX", kNullSql), ", 0) * max(",
+                   ColOr(ctx, t, "gridY", "1"), ", 1) * max(", ColOr(ctx, t, "gridZ", "1"), ", 1))");
   std::string sql = absl::StrCat(
       "SELECT ", CommonColumns(ctx, t), ", ", name, ", ", has_graph_id ? ColOr(ctx, t, "graphId", "-1") : "-1", ", ",
       // Older exports say a kernel ran in a graph, not which graph.
-      !has_graph_id && ctx.Has(t, "graphNodeId") ? "\"graphNodeId\" IS NOT NULL" : "0", " FROM ", t);
+      !has_graph_id && ctx.Has(t, "graphNodeId") ? "\"graphNodeId\" IS NOT NULL" : "0", ", ", blocks, " FROM ", t);
   auto stmt = ctx.db().Prepare(sql);
   if (!stmt.ok()) return stmt.status();
   return OpSource(std::move(*stmt), &ParseKernel);

@@ -90,7 +90,8 @@ size_t RowEstimate(SqliteDb& db, std::string_view table, int64_t file_bytes) {
 // run on its own thread). Streams are resolved later, on the main thread.
 struct OpReader {
   GpuOps ops;
-  std::vector<int64_t> raw_stream;  // source stream id; INT64_MIN for NULL
+  std::vector<int64_t> raw_stream;     // source stream id; INT64_MIN for NULL
+  std::vector<uint8_t> kernel_blocks;  // per kernel read (they come first): KeptKernelBlocks
   std::map<std::string, int64_t> stats;
   absl::Status status;
   // Unified-memory migrations (converted exports): their name is interned
@@ -137,12 +138,13 @@ struct OpReader {
   void Reserve(size_t n) {
     ReserveOpColumns(ops, n);
     raw_stream.reserve(n);
+    kernel_blocks.reserve(n);
   }
 
   absl::Status Read(SqliteDb& db, const StringMap& names) {
     absl::Status s = db.ForEachRow(
-        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id "
-        "FROM kernel",
+        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id, "
+        "grid_x, grid_y, grid_z FROM kernel",
         [&](const SqliteStatement& r) {
           int64_t start = r.Int64(1), end = r.Int64(2);
           if (!Accept(start, end)) return;
@@ -150,6 +152,8 @@ struct OpReader {
           if (name == kNoString) ++stats["kernel_unknown_name"];
           Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4), r.OptionalInt64(5), name, 0,
                MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1, r.OptionalInt64(7));
+          // NULL reads as 0: unknown.
+          kernel_blocks.push_back(KeptKernelBlocks(r.Int64(8), r.Int64(9), r.Int64(10)));
         });
     if (!s.ok()) return s;
     s = db.ForEachRow(
@@ -435,6 +439,9 @@ absl::Status ReadDevicesAndStreams(SqliteDb& db, TraceModel* model, absl::flat_h
 void ResolveOpStreams(OpReader* op_reader, const absl::flat_hash_set<int32_t>& known_devices, TraceModel* model) {
   model->ops = std::move(op_reader->ops);
   GpuOps& ops = model->ops;
+  // Kernels were read first; copies and memsets have none.
+  model->kernel_blocks = std::move(op_reader->kernel_blocks);
+  model->kernel_blocks.resize(ops.size(), 0);
   if (op_reader->migrations > 0) {
     const StringId name = model->strings.Intern(schema::copy_kind::kMigrationOpName);
     for (StringId& n : ops.name) {

@@ -221,6 +221,7 @@ void TorchSax::AddGpuOp(OpCategory category) {
     shape.shared_bytes = small(ev_.shared_memory);
   }
   m_.kernel_shapes.push_back(shape);
+  m_.kernel_blocks.push_back(KeptKernelBlocks(shape.grid[0], shape.grid[1], shape.grid[2]));
   if (!ev_.correlation) {
     pending_.push_back({true, o.size() - 1, ev_.pid.value, ev_.tid.value, start});
   }
@@ -304,6 +305,7 @@ bool TorchSax::Absorb(TorchSax& part) {
   // Every column appended as it is, then the piece's numbers renumbered.
   ForEachOpColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.ops, pm.ops);
   MoveColumn(m_.kernel_shapes, pm.kernel_shapes);
+  MoveColumn(m_.kernel_blocks, pm.kernel_blocks);
   for (size_t i = ops_before; i < m_.ops.size(); ++i) {
     m_.ops.stream[i] = stream(m_.ops.stream[i]);
     m_.ops.name[i] = string(m_.ops.name[i]);
