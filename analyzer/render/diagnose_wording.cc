@@ -213,6 +213,37 @@ std::string RoundTripRemedy(const RoundTripFacts& x) {
          "in one CUDA graph and read the result once per graph launch";
 }
 
+std::string Summary(const HardwareQueueFacts& x, int64_t, const TraceModel&) {
+  std::string device = absl::StrCat("device ", x.device_id, x.device_name.empty() ? "" : " (" + x.device_name + ")");
+  std::string queues =
+      x.connections_recorded
+          ? absl::StrCat(x.connections, " hardware queues (CUDA_DEVICE_MAX_CONNECTIONS=", x.connections,
+                         " in the environment)")
+          : absl::StrCat(x.connections,
+                         " hardware queues (the driver's default: CUDA_DEVICE_MAX_CONNECTIONS was "
+                         "not set or not recorded)");
+  return absl::StrCat(Count(x.held_kernels, "kernel", "kernels"),
+                      " of independent streams started only when an op of another stream ended, ",
+                      FormatDuration(x.delay_ns), " after they were ready, while ", device,
+                      " had SMs to spare (at most ", x.max_concurrent_kernels, " kernels ran at once on ", x.sm_count,
+                      " SMs): ", x.streams, " streams shared ", queues,
+                      ", which serve their streams' work in submission order");
+}
+
+std::string HardwareQueueRemedy(const HardwareQueueFacts& x) {
+  std::string s;
+  if (x.connections_recorded && x.connections == 1) {
+    s = "CUDA_DEVICE_MAX_CONNECTIONS=1 is set, which puts every stream in one queue (frameworks set it to keep "
+        "communication kernels in order): unset it, or raise it, where that order is not needed; ";
+  }
+  return absl::StrCat(s,
+                      "set CUDA_DEVICE_MAX_CONNECTIONS=32 in the environment before the program initializes "
+                      "CUDA (each of up to 32 streams gets a queue of its own), submit breadth-first (each "
+                      "stream's first kernel before any stream's second, so that a queue's head is rarely "
+                      "waiting), or use at most ",
+                      x.connections, " streams for independent work");
+}
+
 std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {
   return absl::StrCat(
       x.blocking_waited_for_legacy, " ops on blocking streams waited for ops on the legacy default stream and ",
@@ -369,6 +400,10 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
     case DiagnoseCause::kSyncBetween:
       return "remove the synchronizations inside the loop: order work across streams with events "
              "(cudaEventRecord + cudaStreamWaitEvent) and synchronize once at the end";
+    case DiagnoseCause::kHardwareQueue: {
+      const auto* x = std::get_if<HardwareQueueFacts>(&f.facts);
+      return x != nullptr ? HardwareQueueRemedy(*x) : "";
+    }
     case DiagnoseCause::kLegacyDefaultStream:
       return "create streams with cudaStreamNonBlocking (or build with --default-stream per-thread) and do not "
              "submit work to stream 0 / cudaStreamLegacy inside the loop";

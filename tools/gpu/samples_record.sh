@@ -13,7 +13,8 @@
 # program's output, its own timings included), .summary.txt
 # (`report --summary`) and .diagnose.json, and prints each summary's head.
 # jacobiCudaGraphs runs twice: with its graph (default) and without
-# (-gpumethod=2), the pair `compare` is judged on.
+# (-gpumethod=2), the pair `compare` is judged on; simpleHyperQ twice: with
+# the driver's 8 hardware queues and with 32 (CUDA_DEVICE_MAX_CONNECTIONS).
 set -u
 mode=${1:?build or run}
 
@@ -76,6 +77,9 @@ run() {
   one jacobiCudaGraphs jacobiCudaGraphs
   one jacobiCudaGraphs_nograph jacobiCudaGraphs -gpumethod=2
   one simpleHyperQ simpleHyperQ
+  # The same with a hardware queue per stream: what the hardware_queue
+  # finding's estimate predicts (about 20 ms instead of 60).
+  (export CUDA_DEVICE_MAX_CONNECTIONS=32; one simpleHyperQ_conn32 simpleHyperQ)
   one StreamPriorities StreamPriorities
   one simpleCudaGraphs simpleCudaGraphs
   one streamOrderedAllocation streamOrderedAllocation
@@ -91,6 +95,9 @@ run() {
   echo "### compare jacobiCudaGraphs_nograph -- jacobiCudaGraphs"
   "$ss" compare --goal speedup "$out/jacobiCudaGraphs_nograph.sqlite" -- "$out/jacobiCudaGraphs.sqlite" 2>&1 |
     tee "$out/jacobi_compare.txt" | grep -E "Verdict|Verified|fell|rose"
+  echo "### compare simpleHyperQ -- simpleHyperQ_conn32"
+  "$ss" compare --goal speedup "$out/simpleHyperQ.sqlite" -- "$out/simpleHyperQ_conn32.sqlite" 2>&1 |
+    tee "$out/hyperq_compare.txt" | grep -E "Verdict|Verified|fell|rose"
 }
 
 case "$mode" in

@@ -17,6 +17,7 @@
 #include "analyzer/analysis/causes/api_names.h"
 #include "analyzer/analysis/causes/copy_bound.h"
 #include "analyzer/analysis/causes/diagnose_support.h"
+#include "analyzer/analysis/causes/hardware_queues.h"
 #include "analyzer/analysis/causes/host_link_rate.h"
 #include "analyzer/analysis/causes/idle_partition.h"
 #include "analyzer/analysis/causes/round_trip.h"
@@ -55,6 +56,7 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
     case DiagnoseCause::kSmallWork: return "small_work";
     case DiagnoseCause::kCopyBandwidthBound: return "copy_bandwidth_bound";
     case DiagnoseCause::kRoundTrip: return "round_trip";
+    case DiagnoseCause::kHardwareQueue: return "hardware_queue";
   }
   return "unknown";
 }
@@ -69,6 +71,7 @@ DiagnoseStep StepOf(DiagnoseCause c) {
     case DiagnoseCause::kEventWait:
     case DiagnoseCause::kSyncBetween:
     case DiagnoseCause::kRoundTrip: return DiagnoseStep::kDependencies;
+    case DiagnoseCause::kHardwareQueue: return DiagnoseStep::kHardware;
     case DiagnoseCause::kLegacyDefaultStream:
     case DiagnoseCause::kImplicitSyncCall: return DiagnoseStep::kHiddenSync;
     case DiagnoseCause::kCpuStarvation: return DiagnoseStep::kCpuStarvation;
@@ -87,6 +90,7 @@ std::string OpKey(const TraceModel& model, int32_t op) {
 namespace {
 
 using diagnose_support::CiteOp;
+using diagnose_support::EventWaitFacts;
 using diagnose_support::Median;
 using diagnose_support::OpGrouper;
 using diagnose_support::OpsStartingIn;
@@ -100,36 +104,6 @@ bool IsExplicitSyncName(std::string_view n) { return n.find("Synchronize") != st
 
 // Whole-trace facts of the dependency steps, built once per trace
 // (TraceModel::Derived) and shared by all windows.
-
-// Stream waits (cudaStreamWaitEvent records and event-op waits) per stream,
-// by time, with the call that made each.
-struct EventWaitFacts {
-  struct Wait {
-    int64_t t;
-    int32_t api;
-  };
-  explicit EventWaitFacts(const TraceModel& m) : by_stream(m.streams.size()) {
-    auto api_of = [&](int64_t correlation_id) {
-      if (correlation_id < 0) return -1;
-      auto it = m.api_by_correlation.find(correlation_id);
-      return it != m.api_by_correlation.end() ? it->second : -1;
-    };
-    for (const SyncRecord& s : m.syncs) {
-      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= by_stream.size())
-        continue;
-      by_stream[s.stream].push_back({s.start_ns, api_of(s.correlation_id)});
-      any = true;
-    }
-    for (const EventOp& e : m.event_ops) {
-      if (e.op != EventOp::Op::kWait || e.stream < 0 || static_cast<size_t>(e.stream) >= by_stream.size()) continue;
-      by_stream[e.stream].push_back({e.ts_ns, api_of(e.correlation_id)});
-      any = true;
-    }
-    for (auto& v : by_stream) std::sort(v.begin(), v.end(), [](const Wait& a, const Wait& b) { return a.t < b.t; });
-  }
-  std::vector<std::vector<Wait>> by_stream;
-  bool any = false;
-};
 
 // Host-blocking explicit syncs: sync records (stream waits excluded) and the
 // outermost sync calls that no record describes, each list by start.
@@ -210,6 +184,9 @@ class Diagnoser {
     Hardware();
     for (DiagnoseFinding& f : FindCopyBandwidthBound(m_, *overlap_, ops_, result_.gpu_span_ns, o_)) {
       findings_.push_back(std::move(f));
+    }
+    if (auto f = HardwareQueueFinding(m_, w_, FindQueueHeldKernels(m_, w_), o_.max_evidence)) {
+      findings_.push_back(std::move(*f));
     }
     MemoryType();
     SameStream();
@@ -565,15 +542,14 @@ class Diagnoser {
         lo = pa >= 0 ? m_.api.start_ns[pa] : m_.ops.start_ns[prev];
         prev_end = m_.ops.end_ns[prev];
       }
-      auto it = std::lower_bound(waits[s].begin(), waits[s].end(), lo,
-                                 [](const EventWaitFacts::Wait& x, int64_t v) { return x.t < v; });
-      if (it == waits[s].end() || it->t > m_.api.end_ns[a]) continue;
+      const EventWaitFacts::Wait* wait = facts.FirstIn(s, lo, m_.api.end_ns[a]);
+      if (wait == nullptr) continue;
       int64_t ready = std::max(m_.api.end_ns[a], prev_end);
       if (start - ready <= o_.dependency_tolerance_ns) continue;
       delays.push_back({ready, start});
       delayed += 1;
       Cite(f, static_cast<int32_t>(i));
-      CiteCall(f, it->api);
+      CiteCall(f, wait->api);
       // The op it waited for: the latest op of another stream that ended just before it started.
       auto e = std::upper_bound(ends.begin(), ends.end(), OpEnd{start, std::numeric_limits<int32_t>::max()});
       for (int scanned = 0; e != ends.begin() && scanned < 64; ++scanned) {

@@ -9,7 +9,9 @@
 //                    kernels on several streams), copy_bandwidth_bound
 //                    (copy_bound.h: copies of one direction keep a copy
 //                    engine busy most of the window near the reference
-//                    rate: the host link is the limit);
+//                    rate: the host link is the limit), hardware_queue
+//                    (hardware_queues.h: kernels of independent streams held
+//                    behind each other's work in shared hardware queues);
 //   2 memory_type    pageable_copies (a copy's source or destination is
 //                    pageable host memory), compared with the same device's
 //                    pinned copies of the same direction and similar size in
@@ -105,11 +107,12 @@ enum class DiagnoseCause : uint8_t {
   kSmallWork = 10,
   kCopyBandwidthBound = 11,  // step hardware
   kRoundTrip = 12,           // step dependencies
+  kHardwareQueue = 13,       // step hardware
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
 // "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound",
-// "round_trip"
+// "round_trip", "hardware_queue"
 std::string_view DiagnoseCauseName(DiagnoseCause c);
 DiagnoseStep StepOf(DiagnoseCause c);
 
@@ -252,6 +255,17 @@ struct RoundTripFacts {
   // host work removed alone, and both together; -1 = not estimated.
   int64_t readback_saving_ns = -1, host_alone_saving_ns = -1, together_saving_ns = -1;
 };
+struct HardwareQueueFacts {
+  int32_t device_id = 0;  // the device with the most held kernels
+  std::string device_name;
+  int32_t sm_count = 0;
+  int64_t held_kernels = 0;  // all devices
+  int64_t delay_ns = 0;      // union of their delays in the window
+  int64_t streams = 0;       // the device's streams with ops in the window
+  int connections = 8;       // hardware queues per device (CUDA_DEVICE_MAX_CONNECTIONS)
+  bool connections_recorded = false;
+  int64_t max_concurrent_kernels = 0;  // on the device, in the window
+};
 struct LegacyStreamFacts {
   int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;
 };
@@ -292,7 +306,7 @@ struct SmallWorkFacts {
 using DiagnoseFacts =
     std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
                  EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
-                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts>;
+                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts, HardwareQueueFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;

@@ -31,6 +31,7 @@ bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c)
       return c.kind == WhatIfKind::kSync &&
              (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
     case DiagnoseCause::kLegacyDefaultStream: return c.kind == WhatIfKind::kLegacyStream;
+    case DiagnoseCause::kHardwareQueue: return c.kind == WhatIfKind::kHardwareQueue;
     case DiagnoseCause::kCpuStarvation: return c.kind == WhatIfKind::kHostWork;
     default: return false;
   }
@@ -219,7 +220,7 @@ namespace {
 bool HasWhatIf(DiagnoseCause c) {
   return c == DiagnoseCause::kPageableCopies || c == DiagnoseCause::kSameStream || c == DiagnoseCause::kSyncBetween ||
          c == DiagnoseCause::kImplicitSyncCall || c == DiagnoseCause::kLegacyDefaultStream ||
-         c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kRoundTrip;
+         c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kRoundTrip || c == DiagnoseCause::kHardwareQueue;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // Pieces shared by the diagnosis steps (diagnose.cc), the contention step
 // (contention.cc) and the reference a comparison builds from its control.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -27,6 +28,44 @@ std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w);
 // Per op of `ops` (in start order): the time (clipped to the window) during
 // which another op of the same device ran.
 std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops);
+
+// Stream waits (cudaStreamWaitEvent records and event-op waits) per stream,
+// by time, with the call that made each: a whole-trace fact
+// (TraceModel::Derived) of the event-wait step and the hardware-queue check.
+struct EventWaitFacts {
+  struct Wait {
+    int64_t t;
+    int32_t api;
+  };
+  explicit EventWaitFacts(const TraceModel& m) : by_stream(m.streams.size()) {
+    auto api_of = [&](int64_t correlation_id) {
+      if (correlation_id < 0) return -1;
+      auto it = m.api_by_correlation.find(correlation_id);
+      return it != m.api_by_correlation.end() ? it->second : -1;
+    };
+    for (const SyncRecord& s : m.syncs) {
+      if (s.kind != SyncKind::kStreamWaitEvent || s.stream < 0 || static_cast<size_t>(s.stream) >= by_stream.size())
+        continue;
+      by_stream[s.stream].push_back({s.start_ns, api_of(s.correlation_id)});
+      any = true;
+    }
+    for (const EventOp& e : m.event_ops) {
+      if (e.op != EventOp::Op::kWait || e.stream < 0 || static_cast<size_t>(e.stream) >= by_stream.size()) continue;
+      by_stream[e.stream].push_back({e.ts_ns, api_of(e.correlation_id)});
+      any = true;
+    }
+    for (auto& v : by_stream) std::sort(v.begin(), v.end(), [](const Wait& a, const Wait& b) { return a.t < b.t; });
+  }
+  // The first wait on `stream` made in [lo, hi], or nullptr.
+  const Wait* FirstIn(int32_t stream, int64_t lo, int64_t hi) const {
+    if (stream < 0 || static_cast<size_t>(stream) >= by_stream.size()) return nullptr;
+    const std::vector<Wait>& w = by_stream[stream];
+    auto it = std::lower_bound(w.begin(), w.end(), lo, [](const Wait& x, int64_t v) { return x.t < v; });
+    return it != w.end() && it->t <= hi ? &*it : nullptr;
+  }
+  std::vector<std::vector<Wait>> by_stream;
+  bool any = false;
+};
 
 // Adds `op` to the finding's evidence, up to `max_evidence` ops, once.
 void CiteOp(DiagnoseFinding& f, int32_t op, int max_evidence);

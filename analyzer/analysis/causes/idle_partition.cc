@@ -28,6 +28,7 @@ int64_t IdleCostNs(const DiagnoseFinding& f) {
     case DiagnoseCause::kNoConcurrentKernels:
     case DiagnoseCause::kSameStream:
     case DiagnoseCause::kLegacyDefaultStream:
+    case DiagnoseCause::kHardwareQueue:
     case DiagnoseCause::kContention:
     case DiagnoseCause::kCopyBandwidthBound: return 0;
   }

@@ -14,8 +14,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/hardware_queues.h"
 #include "analyzer/analysis/causes/innermost_nvtx.h"
 #include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
@@ -30,6 +32,7 @@ std::string_view WhatIfKindName(WhatIfKind k) {
     case WhatIfKind::kLegacyStream: return "legacy_stream";
     case WhatIfKind::kLaunchBlocking: return "launch_blocking";
     case WhatIfKind::kReadback: return "readback";
+    case WhatIfKind::kHardwareQueue: return "hardware_queue";
   }
   return "unknown";
 }
@@ -384,6 +387,7 @@ class WhatIfContext {
     }
     HostGaps(tids);
     first_launches_ = FirstLaunches(m, o.first_launch);
+    queue_held_ = FindQueueHeldKernels(m, g.window());
   }
 
   // The causes present, at most max_causes_per_kind of a kind (those with
@@ -432,6 +436,7 @@ class WhatIfContext {
     }
     if (!first_launches_.empty()) ranked.push_back({{WhatIfKind::kFirstLaunch}, 1});
     if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
+    if (!queue_held_.held.empty()) ranked.push_back({{WhatIfKind::kHardwareQueue}, 1});
     // Deterministic order: kind, then cost (largest first), then the key.
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id,
@@ -466,6 +471,7 @@ class WhatIfContext {
       case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
       case WhatIfKind::kLaunchBlocking: LaunchBlocking(edits, est, ev); break;
       case WhatIfKind::kReadback: Readback(edits, est, ev); break;
+      case WhatIfKind::kHardwareQueue: HardwareQueue(edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -861,6 +867,51 @@ class WhatIfContext {
     }
   }
 
+  void HardwareQueue(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+    IntervalList delays;
+    absl::flat_hash_set<int32_t> held, streams;  // model ops, stream indices
+    for (const QueueHeldKernel& h : queue_held_.held) {
+      held.insert(h.op);
+      streams.insert(m_.ops.stream[h.op]);
+    }
+    // The other ops of those streams that started when they were ready:
+    // their submit edges' lags come from the window's median launch
+    // latency, which the held launches inflate (simpleHyperQ: 20 ms), so
+    // that their launches, not their streams' order, would hold them in
+    // the replay. Their submission lets them start when their calls
+    // returned (the earliest a launch runs), as the held ones.
+    const HardwareQueueOptions queue_options;
+    for (size_t k = 0; k < g_.op_count(); ++k) {
+      const int32_t i = g_.ModelOp(k);
+      if (!streams.contains(m_.ops.stream[i]) || held.contains(i)) continue;
+      const uint32_t submit = g_.SubmitEdge(k);
+      if (!g_.EdgePresent(submit)) continue;
+      const int32_t a = m_.ApiForOp(static_cast<size_t>(i));
+      if (a < 0) continue;
+      int64_t ready = m_.api.end_ns[a];
+      if (const uint32_t order = g_.StreamOrderEdge(k); g_.EdgePresent(order)) {
+        ready = std::max(ready, g_.EdgeSourceNs(order));
+      }
+      if (m_.ops.start_ns[i] - ready >= queue_options.min_delay_ns) continue;  // held by something else
+      SetLag(edits, submit, std::clamp<int64_t>(m_.api.end_ns[a] - g_.EdgeSourceNs(submit), 0, g_.EdgeLag(submit)));
+    }
+    for (const QueueHeldKernel& h : queue_held_.held) {
+      const int32_t k = g_.GraphOp(h.op);
+      if (k < 0) continue;
+      const int32_t b = g_.Binding(DependencyGraph::OpStart(static_cast<size_t>(k)));
+      if (b < 0) continue;
+      const auto e = static_cast<uint32_t>(b);
+      if (e != g_.StreamOrderEdge(static_cast<size_t>(k)) && e != g_.SubmitEdge(static_cast<size_t>(k))) continue;
+      // Started when it was ready (its call returned, its stream's previous
+      // op ended): the window's median launch latency is no floor here, as
+      // most of the window's launches may have been held.
+      SetLag(edits, e, std::clamp<int64_t>(h.ready_ns - g_.EdgeSourceNs(e), 0, g_.EdgeLag(e)));
+      delays.push_back({h.ready_ns, g_.Recorded(DependencyGraph::OpStart(static_cast<size_t>(k)))});
+      ev.ops.push_back(h.op);
+    }
+    est.measured_cost_ns = TotalLength(Normalize(std::move(delays)));
+  }
+
   void Legacy(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const DepEdges edges = g_.edges();
     for (size_t k = 0; k < g_.op_count(); ++k) {
@@ -892,6 +943,7 @@ class WhatIfContext {
   // (its edge is g_.HostGapEdge(call)) and, in call order, where each
   // gap's parts begin in part_name_ / part_ns_ (4 bytes a gap): a part per
   // innermost range (kNoString: none), up to the next gap's.
+  HardwareQueueResult queue_held_;  // the kernels held in shared hardware queues
   std::vector<uint64_t> gap_calls_;
   std::vector<uint32_t> gap_parts_;
   // The parts of all gaps, each gap's a run, in two columns (8 bytes a

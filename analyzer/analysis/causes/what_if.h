@@ -73,6 +73,14 @@
 //                 the host work between calls. Not a candidate of its own:
 //                 the round trip finding's estimate. Measured cost: the
 //                 calls' host time.
+//   hardware_queue the kernels held behind other streams' work in shared
+//                 hardware queues (hardware_queues.h) start when they are
+//                 ready: the in-edge that set each one's start (stream
+//                 order or submission, whose recorded lag holds the wait)
+//                 takes the lag that starts it at its ready time (its call
+//                 returned, its stream's previous op ended), as if each
+//                 stream had a queue of its own. Measured cost: the union
+//                 of their delays.
 // Cost: one replay per cause, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
@@ -138,10 +146,11 @@ enum class WhatIfKind : uint8_t {
   kLegacyStream = 5,
   kLaunchBlocking = 6,
   kReadback = 7,
+  kHardwareQueue = 8,
 };
-inline constexpr int kNumWhatIfKinds = 8;
+inline constexpr int kNumWhatIfKinds = 9;
 // "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
-// "legacy_stream", "launch_blocking", "readback"
+// "legacy_stream", "launch_blocking", "readback", "hardware_queue"
 std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {

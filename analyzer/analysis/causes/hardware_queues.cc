@@ -1,0 +1,207 @@
+#include "analyzer/analysis/causes/hardware_queues.h"
+
+#include <algorithm>
+#include <functional>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "analyzer/analysis/causes/diagnose_support.h"
+#include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/intervals/interval_set.h"
+#include "analyzer/model/saturating.h"
+
+namespace streamscope {
+namespace {
+
+using diagnose_support::CiteOp;
+using diagnose_support::EventWaitFacts;
+
+// CUDA_DEVICE_MAX_CONNECTIONS accepts 1..32; the driver clamps larger values.
+constexpr int kMaxConnections = 32;
+
+// A kernel's blocks (at most kMaxKernelBlocksKept), 0 when unknown.
+int64_t Blocks(const TraceModel& m, int32_t op) {
+  if (m.kernel_blocks.size() == m.ops.size()) return m.kernel_blocks[op];
+  const KernelShape& k = m.kernel_shapes[op];
+  return KeptKernelBlocks(k.grid[0], k.grid[1], k.grid[2]);
+}
+
+bool OnLegacyStream(const TraceModel& m, int32_t op) {
+  const int32_t s = m.ops.stream[op];
+  return ValidStream(m, s) && m.streams[s].kind == StreamKind::kLegacyDefault;
+}
+
+int32_t SmCount(const TraceModel& m, int32_t device_id) {
+  const Device* d = m.FindDevice(device_id);
+  return d != nullptr ? d->sm_count : 0;
+}
+
+// Streams of each device that ran ops starting in [first, last).
+absl::flat_hash_map<int32_t, int64_t> StreamsPerDevice(const TraceModel& m, size_t first, size_t last) {
+  std::vector<uint8_t> seen(m.streams.size(), 0);
+  absl::flat_hash_map<int32_t, int64_t> count;
+  for (size_t i = first; i < last; ++i) {
+    const int32_t s = m.ops.stream[i];
+    if (!ValidStream(m, s) || seen[s] != 0) continue;
+    seen[s] = 1;
+    count[m.ops.device_id[i]] += 1;
+  }
+  return count;
+}
+
+}  // namespace
+
+HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, const HardwareQueueOptions& o) {
+  HardwareQueueResult r;
+  r.connections = o.default_connections;
+  if (auto it = m.metadata.find("env:CUDA_DEVICE_MAX_CONNECTIONS"); it != m.metadata.end()) {
+    int v = 0;
+    if (absl::SimpleAtoi(it->second, &v) && v >= 1) {
+      r.connections = std::min(v, kMaxConnections);
+      r.connections_recorded = true;
+    }
+  }
+  if (m.kernel_blocks.size() != m.ops.size() && m.kernel_shapes.size() != m.ops.size()) return r;
+  const size_t first = FirstOpStartingAt(m, w.start_ns);
+  const size_t last = std::max(first, FirstOpStartingAt(m, w.end_ns));
+  // The devices whose streams outnumber the queues (and whose SMs are known).
+  absl::flat_hash_map<int32_t, int32_t> crowded;  // device -> SM count
+  for (const auto& [device, streams] : StreamsPerDevice(m, first, last)) {
+    const int32_t sms = SmCount(m, device);
+    if (streams > r.connections && sms > 0) crowded[device] = sms;
+  }
+  if (crowded.empty()) return r;
+
+  // Kernels that started well after they were ready, with no event wait.
+  struct Candidate {
+    int32_t op;
+    int64_t ready;
+  };
+  std::vector<Candidate> candidates;
+  const EventWaitFacts& waits = m.Derived<EventWaitFacts>();
+  StreamPredecessorWalk predecessors(m, first);
+  for (size_t i = first; i < last; ++i) {
+    const int32_t prev = predecessors.Next(i);
+    const auto op = static_cast<int32_t>(i);
+    if (m.ops.category[i] != OpCategory::kKernel || !crowded.contains(m.ops.device_id[i])) continue;
+    if (!ValidStream(m, m.ops.stream[i]) || OnLegacyStream(m, op) || m.ops.graph_id[i] >= 0) continue;
+    const int32_t a = m.ApiForOp(i);
+    if (a < 0) continue;
+    const int64_t ready = std::max(m.api.end_ns[a], prev >= 0 ? m.ops.end_ns[prev] : kMinTime);
+    if (m.ops.start_ns[i] - ready < o.min_delay_ns) continue;
+    int64_t since = kMinTime;  // the previous op's submission
+    if (prev >= 0) {
+      const int32_t pa = m.ApiForOp(static_cast<size_t>(prev));
+      since = pa >= 0 ? m.api.start_ns[pa] : m.ops.start_ns[prev];
+    }
+    if (waits.FirstIn(m.ops.stream[i], since, m.api.end_ns[a]) != nullptr) continue;
+    candidates.push_back({op, ready});
+  }
+  if (candidates.empty()) return r;
+
+  // One sweep in start order: per crowded device, the ops that started
+  // before the candidate and ended at most `tolerance` before it (or later),
+  // in a heap by end: the op whose end released it, and what ran then.
+  using Entry = std::pair<int64_t, int32_t>;  // end, op
+  absl::flat_hash_map<int32_t, std::vector<Entry>> running;
+  size_t next = FirstOpStartingAt(m, SaturatingSub(w.start_ns, m.max_op_duration_ns));
+  for (const Candidate& c : candidates) {
+    const int64_t start = m.ops.start_ns[c.op];
+    for (; next < m.ops.size() && m.ops.start_ns[next] < start; ++next) {
+      auto it = running.find(m.ops.device_id[next]);
+      if (it == running.end()) {
+        if (!crowded.contains(m.ops.device_id[next])) continue;
+        it = running.try_emplace(m.ops.device_id[next]).first;
+      }
+      it->second.push_back({m.ops.end_ns[next], static_cast<int32_t>(next)});
+      std::push_heap(it->second.begin(), it->second.end(), std::greater<>());
+    }
+    std::vector<Entry>& heap = running[m.ops.device_id[c.op]];
+    while (!heap.empty() && heap.front().first < start - o.tolerance_ns) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      heap.pop_back();
+    }
+    // The op of another stream that ended last at or before the start,
+    // after the kernel was ready.
+    int32_t waited = -1;
+    for (const auto& [end, op] : heap) {
+      if (end > start || end <= c.ready || m.ops.stream[op] == m.ops.stream[c.op] || OnLegacyStream(m, op)) continue;
+      if (waited < 0 || end > m.ops.end_ns[waited] || (end == m.ops.end_ns[waited] && op < waited)) waited = op;
+    }
+    if (waited < 0) continue;
+    // Room on the device just before it ended: fewer blocks than SMs (a
+    // kernel of unknown shape: no room known).
+    const int64_t t = m.ops.end_ns[waited];
+    int64_t blocks = 0;
+    for (const auto& [end, op] : heap) {
+      if (m.ops.category[op] != OpCategory::kKernel || m.ops.start_ns[op] >= t || end < t) continue;
+      const int64_t b = Blocks(m, op);
+      blocks += b > 0 ? b : kMaxKernelBlocksKept;
+    }
+    if (blocks >= crowded.at(m.ops.device_id[c.op])) continue;
+    r.held.push_back({c.op, waited, c.ready, start - c.ready});
+  }
+  return r;
+}
+
+std::optional<DiagnoseFinding> HardwareQueueFinding(const TraceModel& m, const Window& w,
+                                                    const HardwareQueueResult& held, int max_evidence) {
+  if (held.held.empty()) return std::nullopt;
+  // The device with the most held kernels (the lowest id on a tie).
+  absl::flat_hash_map<int32_t, int64_t> per_device;
+  for (const QueueHeldKernel& h : held.held) per_device[m.ops.device_id[h.op]] += 1;
+  int32_t device = 0;
+  int64_t most = -1;
+  for (const auto& [d, n] : per_device) {
+    if (n > most || (n == most && d < device)) {
+      device = d;
+      most = n;
+    }
+  }
+  DiagnoseFinding f;
+  f.cause = DiagnoseCause::kHardwareQueue;
+  IntervalList delays;
+  for (const QueueHeldKernel& h : held.held) {
+    delays.push_back({h.ready_ns, m.ops.start_ns[h.op]});
+    CiteOp(f, h.op, max_evidence);
+    CiteOp(f, h.waited_op, max_evidence);
+  }
+  f.impact_ns = TotalLength(Clip(Normalize(std::move(delays)), w.interval()));
+  HardwareQueueFacts facts;
+  facts.device_id = device;
+  if (const Device* d = m.FindDevice(device)) {
+    facts.device_name = d->name;
+    facts.sm_count = d->sm_count;
+  }
+  facts.held_kernels = static_cast<int64_t>(held.held.size());
+  facts.delay_ns = f.impact_ns;
+  facts.connections = held.connections;
+  facts.connections_recorded = held.connections_recorded;
+  const size_t first = FirstOpStartingAt(m, w.start_ns);
+  const size_t last = std::max(first, FirstOpStartingAt(m, w.end_ns));
+  const auto streams = StreamsPerDevice(m, first, last);
+  if (auto it = streams.find(device); it != streams.end()) facts.streams = it->second;
+  // The most kernels that ran at once on the device in the window.
+  std::vector<int64_t> ends;  // a heap of the running kernels' ends
+  for (size_t i = first; i < last; ++i) {
+    if (m.ops.device_id[i] != device || m.ops.category[i] != OpCategory::kKernel) continue;
+    while (!ends.empty() && ends.front() <= m.ops.start_ns[i]) {
+      std::pop_heap(ends.begin(), ends.end(), std::greater<>());
+      ends.pop_back();
+    }
+    ends.push_back(m.ops.end_ns[i]);
+    std::push_heap(ends.begin(), ends.end(), std::greater<>());
+    facts.max_concurrent_kernels = std::max(facts.max_concurrent_kernels, static_cast<int64_t>(ends.size()));
+  }
+  f.figures = {{"device_id", device},
+               {"held_kernels", static_cast<double>(facts.held_kernels)},
+               {"delay_ns", static_cast<double>(facts.delay_ns)},
+               {"streams", static_cast<double>(facts.streams)},
+               {"hardware_queues", facts.connections},
+               {"sm_count", facts.sm_count},
+               {"max_concurrent_kernels", static_cast<double>(facts.max_concurrent_kernels)}};
+  f.facts = std::move(facts);
+  return f;
+}
+
+}  // namespace streamscope

@@ -1,0 +1,81 @@
+// Streams serialized by shared hardware queues (docs/DEFINITIONS.md,
+// diagnose step 1). The driver feeds a device's streams through a few
+// hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default, at most
+// 32); streams that share a queue are served in submission order, so a
+// kernel can wait behind another stream's kernel that its own stream never
+// asked for (a false dependency): the simpleHyperQ pattern, 32 streams of
+// one-block kernels of which at most 16 ran at a time.
+//
+// A kernel K that starts inside the window is held by a shared queue when:
+//   - its stream is not the legacy default stream and K is not part of a
+//     CUDA graph (graph nodes follow edges the trace does not hold);
+//   - its submitting call is known; K was ready at max(that call's end, the
+//     end of the previous op on its stream) and started min_delay_ns or more
+//     later;
+//   - no event wait (cudaStreamWaitEvent) was made on its stream between the
+//     previous op's submission and K's (else the event-wait step owns it);
+//   - an op W of another stream of the same device, not on the legacy
+//     default stream, ended within tolerance_ns before K started and after
+//     K was ready (K started when W ended);
+//   - the device had room: the kernels running on it just before W ended,
+//     W included, had fewer blocks in all than it has SMs (an SM idle: K's
+//     first block would have fit whatever its resources);
+//   - the device ran ops of more streams in the window than it has
+//     hardware queues (the trace's CUDA_DEVICE_MAX_CONNECTIONS, recorded by
+//     the collector as metadata env:CUDA_DEVICE_MAX_CONNECTIONS; 8 when not
+//     recorded): with a queue per stream nothing is shared.
+// Devices whose SM count or kernel shapes are not recorded are not checked.
+// Cost: one pass over the window's ops; the sweep that checks the device's
+// room runs only when some kernel is a candidate. Pure function of the
+// model; thread-safe.
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_HARDWARE_QUEUES_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_HARDWARE_QUEUES_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/window.h"
+#include "analyzer/model/trace_model.h"
+
+namespace streamscope {
+
+struct HardwareQueueOptions {
+  // Below this a start after the ready time is launch latency.
+  int64_t min_delay_ns = 20'000;
+  // How soon after W's end K may start to count as "started when W ended":
+  // the kernels one end releases start one after another, about 2 us apart
+  // (simpleHyperQ on an H100: 9 released kernels within 20 us).
+  int64_t tolerance_ns = 50'000;
+  // The driver's default queue count (CUDA_DEVICE_MAX_CONNECTIONS unset).
+  int default_connections = 8;
+};
+
+struct QueueHeldKernel {
+  int32_t op = -1;         // the held kernel (model op index)
+  int32_t waited_op = -1;  // the op of another stream whose end released it
+  int64_t ready_ns = 0;    // when it could have started
+  int64_t delay_ns = 0;    // its start - ready_ns
+};
+
+struct HardwareQueueResult {
+  std::vector<QueueHeldKernel> held;  // by op index
+  // The hardware queues of the trace's devices and whether the trace
+  // recorded the setting (else the driver's default is assumed).
+  int connections = 8;
+  bool connections_recorded = false;
+};
+
+HardwareQueueResult FindQueueHeldKernels(const TraceModel& model, const Window& window,
+                                         const HardwareQueueOptions& options = {});
+
+// The diagnosis finding (cause hardware_queue), or nullopt when no kernel
+// was held. Its measured cost: the union of the held kernels' delays in
+// the window (time on a busy device: idle_partition.h counts none of it).
+std::optional<DiagnoseFinding> HardwareQueueFinding(const TraceModel& model, const Window& window,
+                                                    const HardwareQueueResult& held, int max_evidence);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_HARDWARE_QUEUES_H_

@@ -1,0 +1,189 @@
+// Known-answer tests of the hardware-queue check (hardware_queues.h): a
+// planted simpleHyperQ (16 streams of two one-block 1 ms kernels, submitted
+// depth-first, run in waves as shared queues let them) and the controls
+// that must not be blamed on queues: a queue per stream, a full device, an
+// event wait, unknown shapes.
+#include "analyzer/analysis/causes/hardware_queues.h"
+
+#include <string>
+#include <vector>
+
+#include "analyzer/analysis/causes/diagnose_ranking.h"
+#include "analyzer/pipeline/analysis_plan.h"
+#include "analyzer/pipeline/run_plan.h"
+#include "analyzer/render/diagnose_wording.h"
+#include "gtest/gtest.h"
+#include "tests/analyzer/model/model_builder.h"
+
+namespace streamscope {
+namespace {
+
+using testing::ApiTimes;
+using testing::ModelBuilder;
+
+constexpr int64_t kUs = 1'000;
+constexpr int kStreams = 16;
+constexpr int64_t kMs = 1000 * kUs;
+constexpr int64_t kRun = 1 * kMs;  // each kernel
+
+struct Planted {
+  int blocks = 1;             // grid blocks of every kernel
+  bool record_blocks = true;  // the trace holds the grids
+  std::string connections;    // metadata env:CUDA_DEVICE_MAX_CONNECTIONS ("" = not recorded)
+  bool event_wait_on_a8 = false;
+};
+
+// Calls: stream s launches A_s at [10 s, 10 s + 5) us and B_s at
+// [10 s + 5, 10 s + 10) us (depth-first). Waves, each kernel 2 us after the
+// one before it in its wave, each wave 3 us after the last kernel of the
+// wave before ended: A0 alone [200, 1200) us; B0 and A1..A7 from 1203 us;
+// B1..B7 and A8..A15 from 2220 us; B8..B15 from 3251 us. GPU span 200 us -
+// 4265 us. With a queue per stream A1..A15 start when their calls return
+// (15-155 us) and each B when its A ends: the span runs from 15 us to B0's
+// end at 2203 us, 1877 us shorter.
+TraceModel PlantedHyperQ(const Planted& p) {
+  ModelBuilder b;
+  Device d;
+  d.id = 0;
+  d.name = "planted GPU";
+  d.sm_count = 132;
+  d.concurrent_kernels = 1;
+  d.async_engine_count = 2;
+  b.model().devices.push_back(d);
+  if (!p.connections.empty()) b.model().metadata["env:CUDA_DEVICE_MAX_CONNECTIONS"] = p.connections;
+  for (int s = 0; s < kStreams; ++s) b.Stream(100 + s, StreamKind::kNonBlocking);
+  auto call = [](int s, int k) {
+    const int64_t t = 10 * kUs * s + 5 * kUs * k;
+    return ApiTimes{t, t + 5 * kUs, 1};
+  };
+  std::vector<std::pair<int, int>> waves[4];  // (stream, 0 = A / 1 = B)
+  waves[0] = {{0, 0}};
+  waves[1].push_back({0, 1});
+  for (int s = 1; s < 8; ++s) waves[1].push_back({s, 0});
+  for (int s = 1; s < 8; ++s) waves[2].push_back({s, 1});
+  for (int s = 8; s < 16; ++s) waves[2].push_back({s, 0});
+  for (int s = 8; s < 16; ++s) waves[3].push_back({s, 1});
+  int64_t wave_start = 200 * kUs;
+  for (const auto& wave : waves) {
+    int64_t t = wave_start, last_end = 0;
+    for (const auto& [s, k] : wave) {
+      b.Kernel(k == 0 ? "kernel_A" : "kernel_B", 100 + s, t, t + kRun, call(s, k));
+      last_end = t + kRun;
+      t += 2 * kUs;
+    }
+    wave_start = last_end + 3 * kUs;
+  }
+  if (p.event_wait_on_a8) b.EventWait(108, 1, 10 * kUs * 8 - 1 * kUs);
+  TraceModel m = b.Build();
+  if (p.record_blocks) m.kernel_blocks.assign(m.ops.size(), KeptKernelBlocks(p.blocks, 1, 1));
+  return m;
+}
+
+DiagnoseResult Diagnose(const TraceModel& m) {
+  absl::StatusOr<WindowResults> r = RunPlan(m, WholeTraceWindow(m), DiagnosePlan(DiagnoseOptions{}));
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? std::move(r->diagnose) : DiagnoseResult{};
+}
+
+const DiagnoseFinding* Find(const DiagnoseResult& r, DiagnoseCause c) {
+  for (const DiagnoseFinding& f : r.findings) {
+    if (f.cause == c) return &f;
+  }
+  return nullptr;
+}
+
+std::string Ranking(const DiagnoseResult& r) {
+  std::string s;
+  for (int32_t i : r.RankOrder()) {
+    const DiagnoseFinding& f = r.findings[i];
+    s += std::string(DiagnoseCauseName(f.cause)) + " (cost " + std::to_string(f.impact_ns) + ", saving " +
+         (f.saving_estimated ? std::to_string(f.estimated_saving_ns) : std::string("-")) + "); ";
+  }
+  return s;
+}
+
+TEST(HardwareQueues, PlantedHyperQIsHeldInSharedQueues) {
+  const TraceModel m = PlantedHyperQ(Planted{});
+  const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
+  EXPECT_EQ(held.connections, 8);
+  EXPECT_FALSE(held.connections_recorded);
+  // A1..A15: each ready when launched, started when a kernel of another
+  // stream ended. No B waited: each started when its own A ended.
+  ASSERT_EQ(held.held.size(), 15u);
+  for (const QueueHeldKernel& h : held.held) {
+    EXPECT_EQ(m.strings.Get(m.ops.name[h.op]), "kernel_A");
+    EXPECT_NE(m.ops.stream[h.op], m.ops.stream[h.waited_op]);
+    EXPECT_GE(h.delay_ns, 900 * kUs);
+  }
+
+  const DiagnoseResult r = Diagnose(m);
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kHardwareQueue);
+  const auto& facts = std::get<HardwareQueueFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.held_kernels, 15);
+  EXPECT_EQ(facts.streams, kStreams);
+  EXPECT_EQ(facts.sm_count, 132);
+  EXPECT_EQ(facts.max_concurrent_kernels, 15);  // wave 2: B1..B7 and A8..A15
+  // Held from their calls' ends (15-155 us) until 1203-1217 or 2234-2248
+  // us: the union runs from A1's ready time to A15's start.
+  EXPECT_EQ(r.primary()->impact_ns, 2248 * kUs - 15 * kUs);
+  // Replayed with a queue per stream: 1877 us saved.
+  ASSERT_TRUE(r.primary()->saving_estimated);
+  EXPECT_EQ(r.primary()->estimated_saving_ns, 1877 * kUs);
+  const std::string summary = DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(summary.find("15 kernels of independent streams"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("16 streams shared 8 hardware queues (the driver's default"), std::string::npos) << summary;
+  EXPECT_NE(DiagnoseRemedy(*r.primary()).find("CUDA_DEVICE_MAX_CONNECTIONS=32"), std::string::npos);
+}
+
+TEST(HardwareQueues, AQueuePerStreamIsNotBlamed) {
+  // The same timeline with 32 queues recorded: something else held them.
+  const TraceModel m = PlantedHyperQ(Planted{1, true, "32", false});
+  const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
+  EXPECT_EQ(held.connections, 32);
+  EXPECT_TRUE(held.connections_recorded);
+  EXPECT_TRUE(held.held.empty());
+  EXPECT_EQ(Find(Diagnose(m), DiagnoseCause::kHardwareQueue), nullptr);
+}
+
+TEST(HardwareQueues, OneQueueRecordedIsNamedInTheRemedy) {
+  const TraceModel m = PlantedHyperQ(Planted{1, true, "1", false});
+  const DiagnoseResult r = Diagnose(m);
+  const DiagnoseFinding* f = Find(r, DiagnoseCause::kHardwareQueue);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(DiagnoseSummary(*f, m).find("CUDA_DEVICE_MAX_CONNECTIONS=1 in the environment"), std::string::npos);
+  EXPECT_NE(DiagnoseRemedy(*f).find("CUDA_DEVICE_MAX_CONNECTIONS=1 is set"), std::string::npos);
+}
+
+TEST(HardwareQueues, AFullDeviceIsNotBlamed) {
+  // Kernels of 200 blocks on 132 SMs: each waited for SMs, not for a queue.
+  const TraceModel m = PlantedHyperQ(Planted{200, true, "", false});
+  EXPECT_TRUE(FindQueueHeldKernels(m, WholeTraceWindow(m)).held.empty());
+  EXPECT_EQ(Find(Diagnose(m), DiagnoseCause::kHardwareQueue), nullptr);
+}
+
+TEST(HardwareQueues, UnknownShapesAreNotChecked) {
+  const TraceModel m = PlantedHyperQ(Planted{1, false, "", false});
+  EXPECT_TRUE(FindQueueHeldKernels(m, WholeTraceWindow(m)).held.empty());
+}
+
+TEST(HardwareQueues, AnEventWaitOwnsItsKernel) {
+  // A8 follows a cudaStreamWaitEvent made just before its launch: the
+  // event-wait step owns its delay.
+  const TraceModel m = PlantedHyperQ(Planted{1, true, "", true});
+  const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
+  EXPECT_EQ(held.held.size(), 14u);
+  for (const QueueHeldKernel& h : held.held) EXPECT_NE(m.streams[m.ops.stream[h.op]].id, 108);
+}
+
+TEST(HardwareQueues, KeptBlocksSaturate) {
+  EXPECT_EQ(KeptKernelBlocks(0, 1, 1), 0);  // not recorded
+  EXPECT_EQ(KeptKernelBlocks(1, 0, 0), 1);  // y, z unset count as 1
+  EXPECT_EQ(KeptKernelBlocks(4, 4, 4), 64);
+  EXPECT_EQ(KeptKernelBlocks(254, 1, 1), 254);
+  EXPECT_EQ(KeptKernelBlocks(16, 16, 1), 255);
+  EXPECT_EQ(KeptKernelBlocks(int64_t{1} << 31, int64_t{1} << 31, 65535), 255);  // no overflow
+}
+
+}  // namespace
+}  // namespace streamscope
