@@ -213,7 +213,7 @@ std::string RoundTripRemedy(const RoundTripFacts& x) {
          "in one CUDA graph and read the result once per graph launch";
 }
 
-std::string Summary(const HardwareQueueFacts& x, int64_t, const TraceModel&) {
+std::string Summary(const HardwareQueueFacts& x, int64_t, const TraceModel& m) {
   std::string device = absl::StrCat("device ", x.device_id, x.device_name.empty() ? "" : " (" + x.device_name + ")");
   std::string queues =
       x.connections_recorded
@@ -222,12 +222,21 @@ std::string Summary(const HardwareQueueFacts& x, int64_t, const TraceModel&) {
           : absl::StrCat(x.connections,
                          " hardware queues (the driver's default: CUDA_DEVICE_MAX_CONNECTIONS was "
                          "not set or not recorded)");
-  return absl::StrCat(Count(x.held_kernels, "kernel", "kernels"),
-                      " of independent streams started only when an op of another stream ended, ",
-                      FormatDuration(x.delay_ns), " after they were ready, while ", device,
-                      " had SMs to spare (at most ", x.max_concurrent_kernels, " kernels ran at once on ", x.sm_count,
-                      " SMs): ", x.streams, " streams shared ", queues,
-                      ", which serve their streams' work in submission order");
+  std::string s =
+      absl::StrCat(Count(x.held_kernels, "kernel", "kernels"),
+                   " of independent streams started only when an op of another stream ended, ",
+                   FormatDuration(x.delay_ns), " after they were ready, while ", device, " had SMs to spare (at most ",
+                   x.max_concurrent_kernels, " kernels ran at once on ", x.sm_count, " SMs): ", x.streams,
+                   " streams shared ", queues, ", which serve their streams' work in submission order");
+  if (x.load_stall_ns > 0) {
+    absl::StrAppend(&s, "; besides, lazy module loading stalled the device ", FormatDuration(x.load_stall_ns),
+                    x.load_stall_kernel >= 0
+                        ? absl::StrCat(" (the first launch of ", OpNamedRef(m, x.load_stall_kernel),
+                                       " waited for the running work to end)")
+                        : std::string(),
+                    ", time not counted here");
+  }
+  return s;
 }
 
 std::string HardwareQueueRemedy(const HardwareQueueFacts& x) {
@@ -241,7 +250,10 @@ std::string HardwareQueueRemedy(const HardwareQueueFacts& x) {
                       "CUDA (each of up to 32 streams gets a queue of its own), submit breadth-first (each "
                       "stream's first kernel before any stream's second, so that a queue's head is rarely "
                       "waiting), or use at most ",
-                      x.connections, " streams for independent work");
+                      x.connections, " streams for independent work",
+                      x.load_stall_ns > 0 ? "; against the lazy-loading stall, CUDA_MODULE_LOADING=EAGER or one launch "
+                                            "of each kernel before the concurrent work"
+                                          : "");
 }
 
 std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {

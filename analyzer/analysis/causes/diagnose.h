@@ -265,6 +265,11 @@ struct HardwareQueueFacts {
   int connections = 8;       // hardware queues per device (CUDA_DEVICE_MAX_CONNECTIONS)
   bool connections_recorded = false;
   int64_t max_concurrent_kernels = 0;  // on the device, in the window
+  // Lazy module loading stalls of the device in the window (hardware_queues.h;
+  // not counted in delay_ns): their time, and the first launch of the
+  // longest (model op index, -1 for none).
+  int64_t load_stall_ns = 0;
+  int32_t load_stall_kernel = -1;
 };
 struct LegacyStreamFacts {
   int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;

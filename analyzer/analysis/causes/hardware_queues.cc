@@ -4,6 +4,7 @@
 #include <functional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "analyzer/analysis/causes/diagnose_support.h"
 #include "analyzer/analysis/windows/trace_facts.h"
@@ -47,6 +48,48 @@ absl::flat_hash_map<int32_t, int64_t> StreamsPerDevice(const TraceModel& m, size
     count[m.ops.device_id[i]] += 1;
   }
   return count;
+}
+
+// Lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA
+// 12.2): a kernel's first launch loads its module once the device's running
+// work has ended, and the launches after it wait with it. simpleHyperQ on an
+// H100, with a queue per stream too: kernel_B's first launch held every
+// later launch until the running kernel_A ended, 9.9 ms; with eager loading
+// nothing waited. A stall runs from the first launch's call return to the
+// end of the work then running, when nothing else started on the device
+// meanwhile; a kernel ready inside it could not start before its end.
+std::vector<LoadStall> LoadStalls(const TraceModel& m, const Window& w,
+                                  const absl::flat_hash_map<int32_t, int32_t>& crowded, int64_t tolerance_ns) {
+  constexpr int kMaxScan = 4096;  // ops looked at backwards for the work running
+  std::vector<LoadStall> stalls;
+  absl::flat_hash_set<StringId> seen;
+  const size_t last = FirstOpStartingAt(m, w.end_ns);
+  for (size_t f = 0; f < last; ++f) {
+    if (m.ops.category[f] != OpCategory::kKernel || m.ops.name[f] == kNoString || !seen.insert(m.ops.name[f]).second) {
+      continue;
+    }
+    const int32_t device = m.ops.device_id[f];
+    const int32_t a = m.ApiForOp(f);
+    if (!crowded.contains(device) || a < 0) continue;
+    const int64_t returned = m.api.end_ns[a];
+    if (returned >= w.end_ns) continue;
+    const size_t after = FirstOpStartingAt(m, SaturatingAdd(returned, 1));  // ops [0, after) started by then
+    int64_t drained = kMinTime;
+    int scanned = 0;
+    for (size_t j = after; j-- > 0 && scanned < kMaxScan; ++scanned) {
+      if (m.ops.start_ns[j] < SaturatingSub(returned, m.max_op_duration_ns)) break;
+      if (j != f && m.ops.device_id[j] == device && m.ops.end_ns[j] > returned) {
+        drained = std::max(drained, m.ops.end_ns[j]);
+      }
+    }
+    if (drained == kMinTime || scanned >= kMaxScan) continue;
+    bool started = false;
+    for (size_t j = after; j < m.ops.size() && m.ops.start_ns[j] < drained - tolerance_ns && !started; ++j) {
+      started = m.ops.device_id[j] == device;
+    }
+    if (!started) stalls.push_back({device, returned, drained, static_cast<int32_t>(f)});
+  }
+  return stalls;
 }
 
 }  // namespace
@@ -98,6 +141,19 @@ HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, c
     candidates.push_back({op, ready});
   }
   if (candidates.empty()) return r;
+  // A kernel ready while lazy loading stalled its device was ready at the
+  // stall's end.
+  r.load_stalls = LoadStalls(m, w, crowded, o.tolerance_ns);
+  if (!r.load_stalls.empty()) {
+    std::vector<Candidate> kept;
+    for (Candidate c : candidates) {
+      for (const LoadStall& s : r.load_stalls) {
+        if (s.device_id == m.ops.device_id[c.op] && s.start_ns <= c.ready && c.ready < s.end_ns) c.ready = s.end_ns;
+      }
+      if (m.ops.start_ns[c.op] - c.ready >= o.min_delay_ns) kept.push_back(c);
+    }
+    candidates = std::move(kept);
+  }
 
   // One sweep in start order: per crowded device, the ops that started
   // before the candidate and ended at most `tolerance` before it (or later),
@@ -193,7 +249,19 @@ std::optional<DiagnoseFinding> HardwareQueueFinding(const TraceModel& m, const W
     std::push_heap(ends.begin(), ends.end(), std::greater<>());
     facts.max_concurrent_kernels = std::max(facts.max_concurrent_kernels, static_cast<int64_t>(ends.size()));
   }
+  IntervalList stalls;
+  int64_t longest = 0;
+  for (const LoadStall& s : held.load_stalls) {
+    if (s.device_id != device) continue;
+    stalls.push_back({s.start_ns, s.end_ns});
+    if (s.end_ns - s.start_ns > longest) {
+      longest = s.end_ns - s.start_ns;
+      facts.load_stall_kernel = s.first_launch;
+    }
+  }
+  facts.load_stall_ns = TotalLength(Clip(Normalize(std::move(stalls)), w.interval()));
   f.figures = {{"device_id", device},
+               {"load_stall_ns", static_cast<double>(facts.load_stall_ns)},
                {"held_kernels", static_cast<double>(facts.held_kernels)},
                {"delay_ns", static_cast<double>(facts.delay_ns)},
                {"streams", static_cast<double>(facts.streams)},

@@ -10,8 +10,11 @@
 //   - its stream is not the legacy default stream and K is not part of a
 //     CUDA graph (graph nodes follow edges the trace does not hold);
 //   - its submitting call is known; K was ready at max(that call's end, the
-//     end of the previous op on its stream) and started min_delay_ns or more
-//     later;
+//     end of the previous op on its stream; the end of a lazy module loading
+//     stall of its device it was ready in: a kernel's first launch, whose
+//     call returned while the device ran other work, after which nothing
+//     started on the device until that work ended) and started
+//     min_delay_ns or more later;
 //   - no event wait (cudaStreamWaitEvent) was made on its stream between the
 //     previous op's submission and K's (else the event-wait step owns it);
 //   - an op W of another stream of the same device, not on the legacy
@@ -59,8 +62,20 @@ struct QueueHeldKernel {
   int64_t delay_ns = 0;    // its start - ready_ns
 };
 
+// Lazy module loading stalled a device: a kernel's first launch (its call
+// returned at start_ns) waited for the work running then to end (end_ns),
+// and nothing else started on the device meanwhile.
+struct LoadStall {
+  int32_t device_id = 0;
+  int64_t start_ns = 0, end_ns = 0;
+  int32_t first_launch = -1;  // the kernel (model op index)
+};
+
 struct HardwareQueueResult {
   std::vector<QueueHeldKernel> held;  // by op index
+  // Where the check looked for held kernels: lazy-loading stalls on the
+  // crowded devices (a kernel ready in one counts as ready at its end).
+  std::vector<LoadStall> load_stalls;
   // The hardware queues of the trace's devices and whether the trace
   // recorded the setting (else the driver's default is assumed).
   int connections = 8;

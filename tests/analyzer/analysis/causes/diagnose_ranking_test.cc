@@ -17,6 +17,7 @@
 #include "analyzer/render/diagnose_wording.h"
 #include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/causes/diagnose_ranked.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -25,28 +26,9 @@ namespace {
 
 using testing::kUs;
 
-DiagnoseResult DiagnoseThroughPipeline(const TraceModel& m, const Window& w) {
-  absl::StatusOr<WindowResults> r = RunPlan(m, w, DiagnosePlan(DiagnoseOptions{}));
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? std::move(r->diagnose) : DiagnoseResult{};
-}
-
-const DiagnoseFinding* Find(const DiagnoseResult& r, DiagnoseCause c) {
-  for (const DiagnoseFinding& f : r.findings) {
-    if (f.cause == c) return &f;
-  }
-  return nullptr;
-}
-
-std::string Ranking(const DiagnoseResult& r) {
-  std::string s;
-  for (int32_t i : r.RankOrder()) {
-    const DiagnoseFinding& f = r.findings[i];
-    s += std::string(DiagnoseCauseName(f.cause)) + " (cost " + std::to_string(f.impact_ns) + ", saving " +
-         (f.saving_estimated ? std::to_string(f.estimated_saving_ns) : std::string("-")) + "); ";
-  }
-  return s;
-}
+using testing::DiagnoseThroughPipeline;
+using testing::Find;
+using testing::Ranking;
 
 TraceModel LoadFixture(const std::string& name) {
   auto models = LoadTraceFile("tests/data/" + name + ".sqlite");

@@ -9,17 +9,18 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/diagnose_ranking.h"
-#include "analyzer/pipeline/analysis_plan.h"
-#include "analyzer/pipeline/run_plan.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/causes/diagnose_ranked.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
+using testing::Find;
 using testing::ModelBuilder;
+using testing::Ranking;
 
 constexpr int64_t kUs = 1'000;
 constexpr int kStreams = 16;
@@ -31,6 +32,7 @@ struct Planted {
   bool record_blocks = true;  // the trace holds the grids
   std::string connections;    // metadata env:CUDA_DEVICE_MAX_CONNECTIONS ("" = not recorded)
   bool event_wait_on_a8 = false;
+  int64_t first_start = 200'000;  // A0's start (ns)
 };
 
 // Calls: stream s launches A_s at [10 s, 10 s + 5) us and B_s at
@@ -63,7 +65,7 @@ TraceModel PlantedHyperQ(const Planted& p) {
   for (int s = 1; s < 8; ++s) waves[2].push_back({s, 1});
   for (int s = 8; s < 16; ++s) waves[2].push_back({s, 0});
   for (int s = 8; s < 16; ++s) waves[3].push_back({s, 1});
-  int64_t wave_start = 200 * kUs;
+  int64_t wave_start = p.first_start;
   for (const auto& wave : waves) {
     int64_t t = wave_start, last_end = 0;
     for (const auto& [s, k] : wave) {
@@ -79,32 +81,12 @@ TraceModel PlantedHyperQ(const Planted& p) {
   return m;
 }
 
-DiagnoseResult Diagnose(const TraceModel& m) {
-  absl::StatusOr<WindowResults> r = RunPlan(m, WholeTraceWindow(m), DiagnosePlan(DiagnoseOptions{}));
-  EXPECT_TRUE(r.ok()) << r.status();
-  return r.ok() ? std::move(r->diagnose) : DiagnoseResult{};
-}
-
-const DiagnoseFinding* Find(const DiagnoseResult& r, DiagnoseCause c) {
-  for (const DiagnoseFinding& f : r.findings) {
-    if (f.cause == c) return &f;
-  }
-  return nullptr;
-}
-
-std::string Ranking(const DiagnoseResult& r) {
-  std::string s;
-  for (int32_t i : r.RankOrder()) {
-    const DiagnoseFinding& f = r.findings[i];
-    s += std::string(DiagnoseCauseName(f.cause)) + " (cost " + std::to_string(f.impact_ns) + ", saving " +
-         (f.saving_estimated ? std::to_string(f.estimated_saving_ns) : std::string("-")) + "); ";
-  }
-  return s;
-}
+DiagnoseResult Diagnose(const TraceModel& m) { return testing::DiagnoseThroughPipeline(m, WholeTraceWindow(m)); }
 
 TEST(HardwareQueues, PlantedHyperQIsHeldInSharedQueues) {
   const TraceModel m = PlantedHyperQ(Planted{});
   const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
+  EXPECT_TRUE(held.load_stalls.empty());  // B0's call returned before A0 started
   EXPECT_EQ(held.connections, 8);
   EXPECT_FALSE(held.connections_recorded);
   // A1..A15: each ready when launched, started when a kernel of another
@@ -174,6 +156,41 @@ TEST(HardwareQueues, AnEventWaitOwnsItsKernel) {
   const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
   EXPECT_EQ(held.held.size(), 14u);
   for (const QueueHeldKernel& h : held.held) EXPECT_NE(m.streams[m.ops.stream[h.op]].id, 108);
+}
+
+TEST(HardwareQueues, ALazyLoadingStallIsNotAQueue) {
+  // A0 starts at 6 us, before B0's call returns (10 us): the first launch of
+  // kernel_B waits for A0 to end (1006 us), and nothing else starts on the
+  // device meanwhile: lazy module loading. A1..A7, ready inside that stall,
+  // were ready at its end and started 3-17 us later: not held. A8..A15
+  // waited 1 ms more, behind wave 1: held, from 1006 us.
+  Planted p;
+  p.first_start = 6 * kUs;
+  const TraceModel m = PlantedHyperQ(p);
+  const HardwareQueueResult held = FindQueueHeldKernels(m, WholeTraceWindow(m));
+  ASSERT_EQ(held.load_stalls.size(), 1u);
+  EXPECT_EQ(held.load_stalls[0].start_ns, 10 * kUs);
+  EXPECT_EQ(held.load_stalls[0].end_ns, 1006 * kUs);
+  EXPECT_EQ(m.strings.Get(m.ops.name[held.load_stalls[0].first_launch]), "kernel_B");
+  ASSERT_EQ(held.held.size(), 8u);
+  for (const QueueHeldKernel& h : held.held) {
+    EXPECT_GE(m.streams[m.ops.stream[h.op]].id, 108);
+    EXPECT_EQ(h.ready_ns, 1006 * kUs);
+  }
+  const DiagnoseResult r = Diagnose(m);
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kHardwareQueue);
+  const auto& facts = std::get<HardwareQueueFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.load_stall_ns, 996 * kUs);
+  // The held wait: 1006 us to A15's start (2054 us).
+  EXPECT_EQ(r.primary()->impact_ns, 1048 * kUs);
+  // Replayed, A8..A15 start at 1006 us and their Bs follow: the span ends
+  // about 1 ms sooner (wave 3 moves into wave 2), the stall stays.
+  EXPECT_GT(r.primary()->estimated_saving_ns, 900 * kUs) << Ranking(r);
+  EXPECT_LT(r.primary()->estimated_saving_ns, 1100 * kUs) << Ranking(r);
+  const std::string summary = DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(summary.find("lazy module loading stalled the device 996 us"), std::string::npos) << summary;
+  EXPECT_NE(DiagnoseRemedy(*r.primary()).find("CUDA_MODULE_LOADING=EAGER"), std::string::npos);
 }
 
 TEST(HardwareQueues, KeptBlocksSaturate) {
