@@ -16,7 +16,12 @@ using diagnose_support::CiteOp;
 bool IsPyTorchTrace(const TraceModel& model) {
   for (size_t i = 0; i < model.strings.size(); ++i) {
     std::string_view s = model.strings.Get(static_cast<StringId>(i));
-    if (s.rfind("aten::", 0) == 0 || s.find("at::native::") != std::string_view::npos) return true;
+    // aten operators (torch.profiler), ATen kernels demangled (torch.profiler,
+    // Nsight) or mangled as CUPTI reports them (streamscope: "_ZN2at6native...").
+    if (s.rfind("aten::", 0) == 0 || s.find("at::native::") != std::string_view::npos ||
+        s.find("2at6native") != std::string_view::npos) {
+      return true;
+    }
   }
   return false;
 }

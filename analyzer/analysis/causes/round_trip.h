@@ -26,7 +26,8 @@ namespace streamscope {
 std::optional<DiagnoseFinding> FindRoundTrip(const TraceModel& model, const GapCausesResult& gaps, int max_evidence);
 
 // Whether the trace was recorded from PyTorch (aten operators or ATen
-// kernels), whose round trips come from `.item()`, `.cpu()` and printing.
+// kernels, demangled or mangled), whose round trips come from `.item()`,
+// `.cpu()` and printing.
 bool IsPyTorchTrace(const TraceModel& model);
 
 }  // namespace streamscope
