@@ -16,6 +16,7 @@
 #include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/causes/hardware_queues.h"
 #include "analyzer/analysis/causes/innermost_nvtx.h"
+#include "analyzer/analysis/causes/lower_median.h"
 #include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
@@ -840,7 +841,7 @@ class WhatIfContext {
 
   void Readback(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
     const DepEdges edges = g_.edges();
-    absl::flat_hash_set<size_t> done, copies;
+    absl::flat_hash_set<size_t> done, copies;  // done: the calls made to take no time
     for (size_t c = 0; c < g_.call_count(); ++c) {
       const BlockingKind b = g_.CallBlocking(c);
       if (!IsExplicitSync(b) && b != BlockingKind::kPageableCopy && b != BlockingKind::kSyncCopy) continue;
@@ -865,6 +866,32 @@ class WhatIfContext {
       }
       if (done.insert(c).second) ZeroCallDuration(c, edits, est, ev);
     }
+    // The host's way to a read-back goes with it: the call that submitted
+    // the copy (or waited for it) follows the thread's previous call after
+    // the thread's ordinary host gap (its median), not after the time spent
+    // getting to the copy (PyTorch's .item(): about 40 us of dispatch before
+    // its cudaMemcpyAsync, on an H100). The host work after the wait stays:
+    // it is the next iteration's (a loop's batch preparation), which the
+    // remedy overlaps with the GPU rather than removes.
+    absl::flat_hash_map<int64_t, int64_t> median_gap;  // thread -> median host gap
+    for (const size_t c : done) {
+      if (HandoffOf(c) != kNoEdge) continue;
+      const uint32_t gap = g_.HostGapEdge(c);
+      if (!g_.EdgePresent(gap)) continue;
+      auto [it, fresh] = median_gap.try_emplace(g_.CallTid(c), 0);
+      if (fresh) it->second = MedianHostGap(g_.CallTid(c));
+      if (g_.EdgeLag(gap) > it->second) SetLag(edits, gap, it->second);
+    }
+  }
+
+  // The median host gap between consecutive calls of a thread in the window.
+  int64_t MedianHostGap(int64_t tid) const {
+    std::vector<int64_t> gaps;
+    for (size_t c = 0; c < g_.call_count(); ++c) {
+      if (g_.CallTid(c) != tid) continue;
+      if (const uint32_t gap = g_.HostGapEdge(c); g_.EdgePresent(gap)) gaps.push_back(g_.EdgeLag(gap));
+    }
+    return gaps.empty() ? 0 : LowerMedian(std::move(gaps));
   }
 
   void HardwareQueue(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {

@@ -69,8 +69,11 @@
 //                 that waited for a small device-to-host copy (at most
 //                 kResultReadBackMaxBytes: explicit syncs, copies that held
 //                 the host) and the calls that submitted those copies take
-//                 no time and wait for nothing; the copies stay, and so does
-//                 the host work between calls. Not a candidate of its own:
+//                 no time and wait for nothing, and the host time before
+//                 each of them shrinks to the thread's median host gap (the
+//                 way to the read-back: PyTorch's .item() dispatch); the
+//                 copies stay, and so does the host work after the waits
+//                 (the next iteration's). Not a candidate of its own:
 //                 the round trip finding's estimate. Measured cost: the
 //                 calls' host time.
 //   hardware_queue the kernels held behind other streams' work in shared

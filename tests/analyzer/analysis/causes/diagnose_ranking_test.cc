@@ -294,6 +294,39 @@ TEST(DiagnoseRanking, ARoundTripAcrossTwoThreadsIsEstimatedThroughTheHandoff) {
   EXPECT_EQ(facts.readback_bytes, 4);
 }
 
+// A host-bound PyTorch-like step reading its loss back with `.item()`: ten
+// launches (5 us calls, 10 us apart: the thread's median host gap), 40 us
+// of .item() dispatch, its cudaMemcpyAsync (12 us) of 4 bytes, a
+// cudaStreamSynchronize (8 us) that finds the copy done, then 30 us of the
+// next step's preparation. The read-backs gone (the remedy: .item() every
+// k steps) take their calls and the dispatch before the copy (40 -> 10 us)
+// with them, 50 us a step; the next step's preparation stays. The span's
+// end (the last copy) moves by 19 steps of 50 us and its own dispatch's 30.
+TEST(DiagnoseRanking, TheReadBacksGoneTakeTheirHostDispatchNotTheNextStepsPreparation) {
+  testing::ModelBuilder b;
+  constexpr int64_t kStream = 7;
+  b.Stream(kStream, StreamKind::kLegacyDefault);
+  int64_t t = 0;
+  for (int step = 0; step < 20; ++step) {
+    for (int k = 0; k < 10; ++k) {
+      const int64_t c = t + 15 * kUs * k;
+      b.Kernel("aten_op", kStream, c + 7 * kUs, c + 9 * kUs, testing::ApiTimes{c, c + 5 * kUs, 1});
+    }
+    const int64_t copy_call = t + 140 * kUs + 40 * kUs;
+    b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, kStream, copy_call + 8 * kUs,
+           copy_call + 10 * kUs, testing::ApiTimes{copy_call, copy_call + 12 * kUs, 1}, "cudaMemcpyAsync", true, 4);
+    const int64_t sync = copy_call + 13 * kUs;
+    b.Sync(SyncKind::kStreamSynchronize, kStream, sync, sync + 8 * kUs, "cudaStreamSynchronize", 1);
+    t = sync + 8 * kUs + 30 * kUs;
+  }
+  TraceModel m = b.Build();
+  DiagnoseResult r = DiagnoseThroughPipeline(m, WholeTraceWindow(m));
+  const DiagnoseFinding* f = Find(r, DiagnoseCause::kRoundTrip);
+  ASSERT_NE(f, nullptr) << Ranking(r);
+  const auto& facts = std::get<RoundTripFacts>(f->facts);
+  EXPECT_EQ(facts.readback_saving_ns, (19 * 50 + 30) * kUs) << Ranking(r);
+}
+
 // All the host work lies in the round trip's gaps (between the sync's
 // return and the next launch), so the idle account gives it all to the
 // round trip, which leads whether or not the loop stays host-bound without
