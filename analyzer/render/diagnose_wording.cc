@@ -234,7 +234,7 @@ std::string Summary(const HardwareQueueFacts& x, int64_t, const TraceModel& m) {
                         ? absl::StrCat(" (the first launch of ", OpNamedRef(m, x.load_stall_kernel),
                                        " waited for the running work to end)")
                         : std::string(),
-                    ", time not counted here");
+                    ": the lazy_module_loading finding, not counted here");
   }
   return s;
 }
@@ -254,6 +254,17 @@ std::string HardwareQueueRemedy(const HardwareQueueFacts& x) {
                       x.load_stall_ns > 0 ? "; against the lazy-loading stall, CUDA_MODULE_LOADING=EAGER or one launch "
                                             "of each kernel before the concurrent work"
                                           : "");
+}
+
+std::string Summary(const LazyLoadingFacts& x, int64_t, const TraceModel& m) {
+  return absl::StrCat(
+      "lazy module loading held ", Count(x.waiting_kernels, "kernel", "kernels"), " ", FormatDuration(x.wait_ns),
+      " after they were ready: ",
+      x.first_launch >= 0 ? absl::StrCat("the first launch of ", OpNamedRef(m, x.first_launch))
+                          : std::string("a first launch"),
+      " waited for the work running on device ", x.device_id,
+      " to end before its module loaded, and the device's later launches waited with it, though SMs were idle (",
+      Count(x.stalls, "stall", "stalls"), ", ", FormatDuration(x.stalled_ns), ")");
 }
 
 std::string Summary(const LegacyStreamFacts& x, int64_t, const TraceModel&) {
@@ -416,6 +427,9 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
       const auto* x = std::get_if<HardwareQueueFacts>(&f.facts);
       return x != nullptr ? HardwareQueueRemedy(*x) : "";
     }
+    case DiagnoseCause::kLazyLoading:
+      return "load the modules at start-up (CUDA_MODULE_LOADING=EAGER in the environment) or launch each kernel once "
+             "before the concurrent work (a warm-up step outside the timed loop)";
     case DiagnoseCause::kLegacyDefaultStream:
       return "create streams with cudaStreamNonBlocking (or build with --default-stream per-thread) and do not "
              "submit work to stream 0 / cudaStreamLegacy inside the loop";

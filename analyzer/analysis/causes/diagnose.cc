@@ -57,6 +57,7 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
     case DiagnoseCause::kCopyBandwidthBound: return "copy_bandwidth_bound";
     case DiagnoseCause::kRoundTrip: return "round_trip";
     case DiagnoseCause::kHardwareQueue: return "hardware_queue";
+    case DiagnoseCause::kLazyLoading: return "lazy_module_loading";
   }
   return "unknown";
 }
@@ -72,6 +73,7 @@ DiagnoseStep StepOf(DiagnoseCause c) {
     case DiagnoseCause::kSyncBetween:
     case DiagnoseCause::kRoundTrip: return DiagnoseStep::kDependencies;
     case DiagnoseCause::kHardwareQueue: return DiagnoseStep::kHardware;
+    case DiagnoseCause::kLazyLoading: return DiagnoseStep::kHiddenSync;
     case DiagnoseCause::kLegacyDefaultStream:
     case DiagnoseCause::kImplicitSyncCall: return DiagnoseStep::kHiddenSync;
     case DiagnoseCause::kCpuStarvation: return DiagnoseStep::kCpuStarvation;
@@ -194,6 +196,7 @@ class Diagnoser {
     if (auto f = FindRoundTrip(m_, *gaps_, o_.max_evidence)) findings_.push_back(std::move(*f));
     SyncsBetween();
     LegacyStream();
+    if (auto f = LoadStallFinding(m_, w_, FindLoadStalls(m_, w_), o_.max_evidence)) findings_.push_back(std::move(*f));
     ImplicitCalls();
     CpuStarvation();
     if (contention_) findings_.push_back(*contention_);

@@ -31,7 +31,10 @@
 //                    the window followed by more submissions: the device
 //                    drained);
 //   4 hidden_sync    legacy_default_stream (hidden_sync.h, serialization), implicit_sync_call
-//                    (hidden_sync.h, except pageable copies, which step 2 owns);
+//                    (hidden_sync.h, except pageable copies, which step 2 owns),
+//                    lazy_module_loading (hardware_queues.h: a kernel's first
+//                    launch waited for the running work and held the
+//                    device's later launches with it);
 //   5 cpu_starvation GPU idle while the submitting thread did host work
 //                    (gap_causes.h's host_* causes, minus time in calls already
 //                    blamed by steps 3-4);
@@ -108,11 +111,12 @@ enum class DiagnoseCause : uint8_t {
   kCopyBandwidthBound = 11,  // step hardware
   kRoundTrip = 12,           // step dependencies
   kHardwareQueue = 13,       // step hardware
+  kLazyLoading = 14,         // step hidden_sync
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
 // "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound",
-// "round_trip", "hardware_queue"
+// "round_trip", "hardware_queue", "lazy_module_loading"
 std::string_view DiagnoseCauseName(DiagnoseCause c);
 DiagnoseStep StepOf(DiagnoseCause c);
 
@@ -271,6 +275,13 @@ struct HardwareQueueFacts {
   int64_t load_stall_ns = 0;
   int32_t load_stall_kernel = -1;
 };
+struct LazyLoadingFacts {
+  int64_t stalls = 0, waiting_kernels = 0;
+  int64_t wait_ns = 0;     // union of the waiting kernels' waits in the window
+  int64_t stalled_ns = 0;  // union of the stalls in the window
+  int32_t device_id = 0;   // the longest stall's device and first launch (model op index)
+  int32_t first_launch = -1;
+};
 struct LegacyStreamFacts {
   int64_t blocking_waited_for_legacy = 0, legacy_waited_for_blocking = 0, delay_ns = 0;
 };
@@ -311,7 +322,7 @@ struct SmallWorkFacts {
 using DiagnoseFacts =
     std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
                  EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
-                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts, HardwareQueueFacts>;
+                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts, HardwareQueueFacts, LazyLoadingFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;

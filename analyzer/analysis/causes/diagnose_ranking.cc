@@ -32,6 +32,7 @@ bool Covers(const TraceModel& m, const DiagnoseFinding& f, const WhatIfCause& c)
              (c.blocking == BlockingKind::kSyncCopy || c.blocking == BlockingKind::kDrain);
     case DiagnoseCause::kLegacyDefaultStream: return c.kind == WhatIfKind::kLegacyStream;
     case DiagnoseCause::kHardwareQueue: return c.kind == WhatIfKind::kHardwareQueue;
+    case DiagnoseCause::kLazyLoading: return c.kind == WhatIfKind::kLazyLoading;
     case DiagnoseCause::kCpuStarvation: return c.kind == WhatIfKind::kHostWork;
     default: return false;
   }
@@ -220,7 +221,8 @@ namespace {
 bool HasWhatIf(DiagnoseCause c) {
   return c == DiagnoseCause::kPageableCopies || c == DiagnoseCause::kSameStream || c == DiagnoseCause::kSyncBetween ||
          c == DiagnoseCause::kImplicitSyncCall || c == DiagnoseCause::kLegacyDefaultStream ||
-         c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kRoundTrip || c == DiagnoseCause::kHardwareQueue;
+         c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kRoundTrip || c == DiagnoseCause::kHardwareQueue ||
+         c == DiagnoseCause::kLazyLoading;
 }
 
 }  // namespace

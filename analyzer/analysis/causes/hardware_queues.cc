@@ -50,6 +50,38 @@ absl::flat_hash_map<int32_t, int64_t> StreamsPerDevice(const TraceModel& m, size
   return count;
 }
 
+// Kernels on `devices` that started min_delay_ns or more after they were
+// ready (the header says when), with no event wait made on their stream.
+struct LateKernel {
+  int32_t op;
+  int64_t ready;
+};
+std::vector<LateKernel> LateKernels(const TraceModel& m, size_t first, size_t last,
+                                    const absl::flat_hash_map<int32_t, int32_t>& devices,
+                                    const HardwareQueueOptions& o) {
+  std::vector<LateKernel> late;
+  const EventWaitFacts& waits = m.Derived<EventWaitFacts>();
+  StreamPredecessorWalk predecessors(m, first);
+  for (size_t i = first; i < last; ++i) {
+    const int32_t prev = predecessors.Next(i);
+    const auto op = static_cast<int32_t>(i);
+    if (m.ops.category[i] != OpCategory::kKernel || !devices.contains(m.ops.device_id[i])) continue;
+    if (!ValidStream(m, m.ops.stream[i]) || OnLegacyStream(m, op) || m.ops.graph_id[i] >= 0) continue;
+    const int32_t a = m.ApiForOp(i);
+    if (a < 0) continue;
+    const int64_t ready = std::max(m.api.end_ns[a], prev >= 0 ? m.ops.end_ns[prev] : kMinTime);
+    if (m.ops.start_ns[i] - ready < o.min_delay_ns) continue;
+    int64_t since = kMinTime;  // the previous op's submission
+    if (prev >= 0) {
+      const int32_t pa = m.ApiForOp(static_cast<size_t>(prev));
+      since = pa >= 0 ? m.api.start_ns[pa] : m.ops.start_ns[prev];
+    }
+    if (waits.FirstIn(m.ops.stream[i], since, m.api.end_ns[a]) != nullptr) continue;
+    late.push_back({op, ready});
+  }
+  return late;
+}
+
 // Lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA
 // 12.2): a kernel's first launch loads its module once the device's running
 // work has ended, and the launches after it wait with it. simpleHyperQ on an
@@ -74,15 +106,21 @@ std::vector<LoadStall> LoadStalls(const TraceModel& m, const Window& w,
     const int64_t returned = m.api.end_ns[a];
     if (returned >= w.end_ns) continue;
     const size_t after = FirstOpStartingAt(m, SaturatingAdd(returned, 1));  // ops [0, after) started by then
-    int64_t drained = kMinTime;
+    int64_t drained = kMinTime, blocks = 0;
     int scanned = 0;
     for (size_t j = after; j-- > 0 && scanned < kMaxScan; ++scanned) {
       if (m.ops.start_ns[j] < SaturatingSub(returned, m.max_op_duration_ns)) break;
       if (j != f && m.ops.device_id[j] == device && m.ops.end_ns[j] > returned) {
         drained = std::max(drained, m.ops.end_ns[j]);
+        if (m.ops.category[j] == OpCategory::kKernel) {
+          const int64_t b = Blocks(m, static_cast<int32_t>(j));
+          blocks += b > 0 ? b : kMaxKernelBlocksKept;
+        }
       }
     }
-    if (drained == kMinTime || scanned >= kMaxScan) continue;
+    // The work then running left an SM idle: the launches waited for the
+    // load, not for room.
+    if (drained == kMinTime || scanned >= kMaxScan || blocks >= crowded.at(device)) continue;
     bool started = false;
     for (size_t j = after; j < m.ops.size() && m.ops.start_ns[j] < drained - tolerance_ns && !started; ++j) {
       started = m.ops.device_id[j] == device;
@@ -115,38 +153,14 @@ HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, c
   }
   if (crowded.empty()) return r;
 
-  // Kernels that started well after they were ready, with no event wait.
-  struct Candidate {
-    int32_t op;
-    int64_t ready;
-  };
-  std::vector<Candidate> candidates;
-  const EventWaitFacts& waits = m.Derived<EventWaitFacts>();
-  StreamPredecessorWalk predecessors(m, first);
-  for (size_t i = first; i < last; ++i) {
-    const int32_t prev = predecessors.Next(i);
-    const auto op = static_cast<int32_t>(i);
-    if (m.ops.category[i] != OpCategory::kKernel || !crowded.contains(m.ops.device_id[i])) continue;
-    if (!ValidStream(m, m.ops.stream[i]) || OnLegacyStream(m, op) || m.ops.graph_id[i] >= 0) continue;
-    const int32_t a = m.ApiForOp(i);
-    if (a < 0) continue;
-    const int64_t ready = std::max(m.api.end_ns[a], prev >= 0 ? m.ops.end_ns[prev] : kMinTime);
-    if (m.ops.start_ns[i] - ready < o.min_delay_ns) continue;
-    int64_t since = kMinTime;  // the previous op's submission
-    if (prev >= 0) {
-      const int32_t pa = m.ApiForOp(static_cast<size_t>(prev));
-      since = pa >= 0 ? m.api.start_ns[pa] : m.ops.start_ns[prev];
-    }
-    if (waits.FirstIn(m.ops.stream[i], since, m.api.end_ns[a]) != nullptr) continue;
-    candidates.push_back({op, ready});
-  }
+  std::vector<LateKernel> candidates = LateKernels(m, first, last, crowded, o);
   if (candidates.empty()) return r;
   // A kernel ready while lazy loading stalled its device was ready at the
   // stall's end.
   r.load_stalls = LoadStalls(m, w, crowded, o.tolerance_ns);
   if (!r.load_stalls.empty()) {
-    std::vector<Candidate> kept;
-    for (Candidate c : candidates) {
+    std::vector<LateKernel> kept;
+    for (LateKernel c : candidates) {
       for (const LoadStall& s : r.load_stalls) {
         if (s.device_id == m.ops.device_id[c.op] && s.start_ns <= c.ready && c.ready < s.end_ns) c.ready = s.end_ns;
       }
@@ -161,7 +175,7 @@ HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, c
   using Entry = std::pair<int64_t, int32_t>;  // end, op
   absl::flat_hash_map<int32_t, std::vector<Entry>> running;
   size_t next = FirstOpStartingAt(m, SaturatingSub(w.start_ns, m.max_op_duration_ns));
-  for (const Candidate& c : candidates) {
+  for (const LateKernel& c : candidates) {
     const int64_t start = m.ops.start_ns[c.op];
     for (; next < m.ops.size() && m.ops.start_ns[next] < start; ++next) {
       auto it = running.find(m.ops.device_id[next]);
@@ -268,6 +282,70 @@ std::optional<DiagnoseFinding> HardwareQueueFinding(const TraceModel& m, const W
                {"hardware_queues", facts.connections},
                {"sm_count", facts.sm_count},
                {"max_concurrent_kernels", static_cast<double>(facts.max_concurrent_kernels)}};
+  f.facts = std::move(facts);
+  return f;
+}
+
+LoadStallResult FindLoadStalls(const TraceModel& m, const Window& w, const HardwareQueueOptions& o) {
+  LoadStallResult r;
+  if (m.kernel_blocks.size() != m.ops.size() && m.kernel_shapes.size() != m.ops.size()) return r;
+  const size_t first = FirstOpStartingAt(m, w.start_ns);
+  const size_t last = std::max(first, FirstOpStartingAt(m, w.end_ns));
+  absl::flat_hash_map<int32_t, int32_t> devices;  // device -> SM count, those known
+  for (const int32_t d : m.op_devices) {
+    if (const int32_t sms = SmCount(m, d); sms > 0) devices[d] = sms;
+  }
+  if (devices.empty()) return r;
+  const std::vector<LateKernel> late = LateKernels(m, first, last, devices, o);
+  if (late.empty()) return r;
+  for (const LoadStall& s : LoadStalls(m, w, devices, o.tolerance_ns)) {
+    bool waited = false;
+    for (const LateKernel& k : late) {
+      if (m.ops.device_id[k.op] != s.device_id || k.op == s.first_launch) continue;
+      if (k.ready >= s.end_ns || m.ops.start_ns[k.op] < s.end_ns - o.tolerance_ns) continue;
+      const int64_t from = std::max(k.ready, s.start_ns);
+      if (s.end_ns - from < o.min_delay_ns) continue;
+      r.waiting.push_back({k.op, s.first_launch, from, s.end_ns - from});
+      waited = true;
+    }
+    if (waited) r.stalls.push_back(s);
+  }
+  std::sort(r.waiting.begin(), r.waiting.end(),
+            [](const QueueHeldKernel& a, const QueueHeldKernel& b) { return a.op < b.op; });
+  r.waiting.erase(std::unique(r.waiting.begin(), r.waiting.end(),
+                              [](const QueueHeldKernel& a, const QueueHeldKernel& b) { return a.op == b.op; }),
+                  r.waiting.end());
+  return r;
+}
+
+std::optional<DiagnoseFinding> LoadStallFinding(const TraceModel&, const Window& w, const LoadStallResult& stalls,
+                                                int max_evidence) {
+  if (stalls.waiting.empty()) return std::nullopt;
+  DiagnoseFinding f;
+  f.cause = DiagnoseCause::kLazyLoading;
+  IntervalList waits, stalled;
+  for (const QueueHeldKernel& k : stalls.waiting) waits.push_back({k.ready_ns, k.ready_ns + k.delay_ns});
+  f.impact_ns = TotalLength(Clip(Normalize(std::move(waits)), w.interval()));
+  LazyLoadingFacts facts;
+  facts.waiting_kernels = static_cast<int64_t>(stalls.waiting.size());
+  facts.wait_ns = f.impact_ns;
+  facts.stalls = static_cast<int64_t>(stalls.stalls.size());
+  int64_t longest = -1;
+  for (const LoadStall& s : stalls.stalls) {
+    stalled.push_back({s.start_ns, s.end_ns});
+    CiteOp(f, s.first_launch, max_evidence);
+    if (s.end_ns - s.start_ns > longest) {
+      longest = s.end_ns - s.start_ns;
+      facts.device_id = s.device_id;
+      facts.first_launch = s.first_launch;
+    }
+  }
+  facts.stalled_ns = TotalLength(Clip(Normalize(std::move(stalled)), w.interval()));
+  for (const QueueHeldKernel& k : stalls.waiting) CiteOp(f, k.op, max_evidence);
+  f.figures = {{"stalls", static_cast<double>(facts.stalls)},
+               {"waiting_kernels", static_cast<double>(facts.waiting_kernels)},
+               {"wait_ns", static_cast<double>(facts.wait_ns)},
+               {"stalled_ns", static_cast<double>(facts.stalled_ns)}};
   f.facts = std::move(facts);
   return f;
 }

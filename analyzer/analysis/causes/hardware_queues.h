@@ -85,6 +85,24 @@ struct HardwareQueueResult {
 HardwareQueueResult FindQueueHeldKernels(const TraceModel& model, const Window& window,
                                          const HardwareQueueOptions& options = {});
 
+// Lazy module loading stalls on any device (SMs and grids known) that held
+// kernels: a stall as above, and the kernels (not its first launch) that
+// were ready in it by min_delay_ns or more before its end and started at
+// its end (within tolerance_ns) or later. Each waiting kernel's ready_ns is
+// when its wait in the stall began (its ready time, or the stall's start),
+// delay_ns that wait's length, waited_op the stall's first launch.
+struct LoadStallResult {
+  std::vector<LoadStall> stalls;         // those that held a kernel
+  std::vector<QueueHeldKernel> waiting;  // by op index
+};
+LoadStallResult FindLoadStalls(const TraceModel& model, const Window& window, const HardwareQueueOptions& options = {});
+
+// The diagnosis finding (cause lazy_module_loading), or nullopt when no
+// kernel waited in a stall. Its measured cost: the union of the waits in
+// the window (busy time: the device ran the work the load waited for).
+std::optional<DiagnoseFinding> LoadStallFinding(const TraceModel& model, const Window& window,
+                                                const LoadStallResult& stalls, int max_evidence);
+
 // The diagnosis finding (cause hardware_queue), or nullopt when no kernel
 // was held. Its measured cost: the union of the held kernels' delays in
 // the window (time on a busy device: idle_partition.h counts none of it).

@@ -29,6 +29,7 @@ int64_t IdleCostNs(const DiagnoseFinding& f) {
     case DiagnoseCause::kSameStream:
     case DiagnoseCause::kLegacyDefaultStream:
     case DiagnoseCause::kHardwareQueue:
+    case DiagnoseCause::kLazyLoading:
     case DiagnoseCause::kContention:
     case DiagnoseCause::kCopyBandwidthBound: return 0;
   }

@@ -34,6 +34,7 @@ std::string_view WhatIfKindName(WhatIfKind k) {
     case WhatIfKind::kLaunchBlocking: return "launch_blocking";
     case WhatIfKind::kReadback: return "readback";
     case WhatIfKind::kHardwareQueue: return "hardware_queue";
+    case WhatIfKind::kLazyLoading: return "lazy_loading";
   }
   return "unknown";
 }
@@ -389,6 +390,7 @@ class WhatIfContext {
     HostGaps(tids);
     first_launches_ = FirstLaunches(m, o.first_launch);
     queue_held_ = FindQueueHeldKernels(m, g.window());
+    load_stalls_ = FindLoadStalls(m, g.window());
   }
 
   // The causes present, at most max_causes_per_kind of a kind (those with
@@ -438,6 +440,7 @@ class WhatIfContext {
     if (!first_launches_.empty()) ranked.push_back({{WhatIfKind::kFirstLaunch}, 1});
     if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
     if (!queue_held_.held.empty()) ranked.push_back({{WhatIfKind::kHardwareQueue}, 1});
+    if (!load_stalls_.waiting.empty()) ranked.push_back({{WhatIfKind::kLazyLoading}, 1});
     // Deterministic order: kind, then cost (largest first), then the key.
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id,
@@ -472,7 +475,8 @@ class WhatIfContext {
       case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
       case WhatIfKind::kLaunchBlocking: LaunchBlocking(edits, est, ev); break;
       case WhatIfKind::kReadback: Readback(edits, est, ev); break;
-      case WhatIfKind::kHardwareQueue: HardwareQueue(edits, est, ev); break;
+      case WhatIfKind::kHardwareQueue: StartEarlier(queue_held_.held, edits, est, ev); break;
+      case WhatIfKind::kLazyLoading: StartEarlier(load_stalls_.waiting, edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -894,10 +898,14 @@ class WhatIfContext {
     return gaps.empty() ? 0 : LowerMedian(std::move(gaps));
   }
 
-  void HardwareQueue(ReplayEdits& edits, WhatIfEstimate& est, Evidence& ev) const {
+  // Each of `kernels` starts its delay_ns earlier: the in-edge that set its
+  // start (stream order or submission, whose recorded lag holds the wait)
+  // is that much shorter (hardware_queue: it starts when it was ready).
+  void StartEarlier(const std::vector<QueueHeldKernel>& kernels, ReplayEdits& edits, WhatIfEstimate& est,
+                    Evidence& ev) const {
     IntervalList delays;
     absl::flat_hash_set<int32_t> held, streams;  // model ops, stream indices
-    for (const QueueHeldKernel& h : queue_held_.held) {
+    for (const QueueHeldKernel& h : kernels) {
       held.insert(h.op);
       streams.insert(m_.ops.stream[h.op]);
     }
@@ -922,18 +930,18 @@ class WhatIfContext {
       if (m_.ops.start_ns[i] - ready >= queue_options.min_delay_ns) continue;  // held by something else
       SetLag(edits, submit, std::clamp<int64_t>(m_.api.end_ns[a] - g_.EdgeSourceNs(submit), 0, g_.EdgeLag(submit)));
     }
-    for (const QueueHeldKernel& h : queue_held_.held) {
+    for (const QueueHeldKernel& h : kernels) {
       const int32_t k = g_.GraphOp(h.op);
       if (k < 0) continue;
       const int32_t b = g_.Binding(DependencyGraph::OpStart(static_cast<size_t>(k)));
       if (b < 0) continue;
       const auto e = static_cast<uint32_t>(b);
       if (e != g_.StreamOrderEdge(static_cast<size_t>(k)) && e != g_.SubmitEdge(static_cast<size_t>(k))) continue;
-      // Started when it was ready (its call returned, its stream's previous
-      // op ended): the window's median launch latency is no floor here, as
-      // most of the window's launches may have been held.
-      SetLag(edits, e, std::clamp<int64_t>(h.ready_ns - g_.EdgeSourceNs(e), 0, g_.EdgeLag(e)));
-      delays.push_back({h.ready_ns, g_.Recorded(DependencyGraph::OpStart(static_cast<size_t>(k)))});
+      // The window's median launch latency is no floor here, as most of the
+      // window's launches may have been held.
+      SetLag(edits, e, std::clamp<int64_t>(g_.EdgeLag(e) - h.delay_ns, 0, g_.EdgeLag(e)));
+      const int64_t start = g_.Recorded(DependencyGraph::OpStart(static_cast<size_t>(k)));
+      delays.push_back({start - h.delay_ns, start});
       ev.ops.push_back(h.op);
     }
     est.measured_cost_ns = TotalLength(Normalize(std::move(delays)));
@@ -971,6 +979,7 @@ class WhatIfContext {
   // gap's parts begin in part_name_ / part_ns_ (4 bytes a gap): a part per
   // innermost range (kNoString: none), up to the next gap's.
   HardwareQueueResult queue_held_;  // the kernels held in shared hardware queues
+  LoadStallResult load_stalls_;     // the kernels that waited in lazy-loading stalls
   std::vector<uint64_t> gap_calls_;
   std::vector<uint32_t> gap_parts_;
   // The parts of all gaps, each gap's a run, in two columns (8 bytes a

@@ -84,6 +84,11 @@
 //                 returned, its stream's previous op ended), as if each
 //                 stream had a queue of its own. Measured cost: the union
 //                 of their delays.
+//   lazy_loading  the kernels that waited in lazy module loading stalls
+//                 (hardware_queues.h) start earlier by their wait in the
+//                 stall, as with the modules loaded at start-up; what held
+//                 them after it stays. Measured cost: the union of the
+//                 waits.
 // Cost: one replay per cause, O(events + edges). Thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_WHAT_IF_H_
@@ -150,10 +155,12 @@ enum class WhatIfKind : uint8_t {
   kLaunchBlocking = 6,
   kReadback = 7,
   kHardwareQueue = 8,
+  kLazyLoading = 9,
 };
-inline constexpr int kNumWhatIfKinds = 9;
+inline constexpr int kNumWhatIfKinds = 10;
 // "host_work", "sync", "pageable_copy", "same_stream", "first_launch",
-// "legacy_stream", "launch_blocking", "readback", "hardware_queue"
+// "legacy_stream", "launch_blocking", "readback", "hardware_queue",
+// "lazy_loading"
 std::string_view WhatIfKindName(WhatIfKind k);
 
 struct WhatIfCause {

@@ -68,13 +68,29 @@ TEST(SampleTraces, HyperQOnEightQueuesIsHeldInSharedQueues) {
   EXPECT_EQ(first["estimated_saving_ns"], 29792285);
   EXPECT_EQ(first["measured_cost_ns"], 29814685);
   EXPECT_EQ(w["gpu_span_ns"], 59595930);
+  // The loading stall is a finding of its own, second: 59.6 - 9.6 = 50.0
+  // ms left, where eager loading measured 49.7 ms on 8 queues.
+  const nlohmann::json& second = w["findings"][1];
+  EXPECT_EQ(second["cause"], "lazy_module_loading");
+  EXPECT_EQ(second["estimated_saving_ns"], 9633088);
 }
 
-// The same program with a queue per stream: nothing held in a queue.
-TEST(SampleTraces, HyperQOnThirtyTwoQueuesIsNotBlamedOnQueues) {
+// The same program with a queue per stream: nothing held in a queue, but
+// the first 9.9 ms ran one kernel: kernel_B's first launch waited for the
+// running kernel_A before its module loaded, and the 31 other first
+// kernels with it. The estimate leaves 29.8 - 9.4 = 20.4 ms; the same run
+// with CUDA_MODULE_LOADING=EAGER measured 20.3 ms (H100).
+TEST(SampleTraces, HyperQOnThirtyTwoQueuesWaitsForLazyModuleLoadingNotQueues) {
   const nlohmann::json w = Diagnosis("tests/data/samples/simpleHyperQ_conn32.sqlite");
   for (const nlohmann::json& f : w["findings"]) EXPECT_NE(f["cause"], "hardware_queue") << f.dump();
   EXPECT_EQ(w["gpu_span_ns"].get<int64_t>() / 100'000, 298);  // 29.8 ms
+  ASSERT_FALSE(w["findings"].empty());
+  const nlohmann::json& first = w["findings"][0];
+  EXPECT_EQ(first["cause"], "lazy_module_loading");
+  EXPECT_TRUE(first["primary"].get<bool>());
+  EXPECT_EQ(first["figures"]["waiting_kernels"], 31);
+  EXPECT_EQ(first["estimated_saving_ns"], 9383705);
+  EXPECT_EQ(first["measured_cost_ns"], 9886372);
 }
 
 }  // namespace

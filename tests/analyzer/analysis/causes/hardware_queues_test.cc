@@ -191,6 +191,47 @@ TEST(HardwareQueues, ALazyLoadingStallIsNotAQueue) {
   const std::string summary = DiagnoseSummary(*r.primary(), m);
   EXPECT_NE(summary.find("lazy module loading stalled the device 996 us"), std::string::npos) << summary;
   EXPECT_NE(DiagnoseRemedy(*r.primary()).find("CUDA_MODULE_LOADING=EAGER"), std::string::npos);
+  // The stall is its own finding: the 15 A kernels ready in it (A1..A15:
+  // their calls returned at 15-155 us) waited until 1006 us.
+  const LoadStallResult stalls = FindLoadStalls(m, WholeTraceWindow(m));
+  ASSERT_EQ(stalls.stalls.size(), 1u);
+  EXPECT_EQ(stalls.waiting.size(), 15u);
+  const DiagnoseFinding* lazy = Find(r, DiagnoseCause::kLazyLoading);
+  ASSERT_NE(lazy, nullptr) << Ranking(r);
+  EXPECT_EQ(lazy->impact_ns, 1006 * kUs - 15 * kUs);
+  EXPECT_TRUE(lazy->saving_estimated);
+  EXPECT_NE(DiagnoseRemedy(*lazy).find("CUDA_MODULE_LOADING=EAGER"), std::string::npos);
+}
+
+TEST(HardwareQueues, ALazyLoadingStallOnAQueuePerStreamIsTheOnlyCause) {
+  // The same with 32 queues recorded: nothing held in a queue, the stall
+  // held A1..A15 (ready at 15-155 us) until 1006 us. Replayed without it,
+  // each starts earlier by its wait in the stall; what follows moves with it.
+  Planted p;
+  p.first_start = 6 * kUs;
+  p.connections = "32";
+  const TraceModel m = PlantedHyperQ(p);
+  const DiagnoseResult r = Diagnose(m);
+  EXPECT_EQ(Find(r, DiagnoseCause::kHardwareQueue), nullptr) << Ranking(r);
+  ASSERT_NE(r.primary(), nullptr) << Ranking(r);
+  EXPECT_EQ(r.primary()->cause, DiagnoseCause::kLazyLoading) << Ranking(r);
+  const auto& facts = std::get<LazyLoadingFacts>(r.primary()->facts);
+  EXPECT_EQ(facts.waiting_kernels, 15);
+  EXPECT_EQ(facts.stalled_ns, 996 * kUs);
+  EXPECT_EQ(m.strings.Get(m.ops.name[facts.first_launch]), "kernel_B");
+  // The span ends with B15, after A15, whose wait after the stall (here
+  // unexplained: 32 queues) stays: it moves by its wait in the stall, from
+  // its call's return at 155 us to 1006 us.
+  EXPECT_EQ(r.primary()->estimated_saving_ns, 851 * kUs) << Ranking(r);
+  const std::string summary = DiagnoseSummary(*r.primary(), m);
+  EXPECT_NE(summary.find("lazy module loading held 15 kernels"), std::string::npos) << summary;
+}
+
+TEST(HardwareQueues, NoStallWhenTheLaunchesKeptStarting) {
+  // The planted default: B0's call returns before A0 starts, nothing waits
+  // for a load.
+  const TraceModel m = PlantedHyperQ(Planted{});
+  EXPECT_TRUE(FindLoadStalls(m, WholeTraceWindow(m)).waiting.empty());
 }
 
 TEST(HardwareQueues, KeptBlocksSaturate) {
