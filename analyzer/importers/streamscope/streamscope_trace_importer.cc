@@ -465,7 +465,7 @@ void ResolveOpStreams(OpReader* op_reader, const absl::flat_hash_set<int32_t>& k
       last_raw = raw;
     }
     if (last_unknown && raw != -1) ++model->import_stats[unknown_stream_stat];
-    ops.stream[i] = last_index;
+    ops.stream.Set(i, last_index);
     if (!known_devices.contains(ops.device_id[i])) {
       ++model->import_stats["op_unknown_device"];
       missing_devices.insert(ops.device_id[i]);
