@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace streamscope {
@@ -93,6 +94,12 @@ class NarrowColumn {
     narrow_.clear();
     wide_.clear();
     wide_mode_ = false;
+  }
+  void swap(NarrowColumn& other) noexcept {
+    std::swap(wide_mode_, other.wide_mode_);
+    std::swap(base_, other.base_);
+    narrow_.swap(other.narrow_);
+    wide_.swap(other.wide_);
   }
   void shrink_to_fit() {
     narrow_.shrink_to_fit();
