@@ -2,8 +2,8 @@
 // within the narrow type's range of the first: int64 ids and byte counts in
 // 4 bytes (row ids, correlation ids, thread ids, graph ids, most byte
 // counts: 0.27 GiB less for the model of 10M GPU ops), int32 indices and
-// codes in 1 or 2 (devices, streams, callback ids, return codes: 0.12 GiB
-// less). The first value that does not fit turns the whole column into the
+// codes in 1 or 2 (devices, streams, names, callback ids, return codes:
+// 0.16 GiB less). The first value that does not fit turns the whole column into the
 // wide type, once, so any value still reads back as written.
 //
 // Reads return values (there is no reference to an element); writes go
@@ -150,8 +150,8 @@ class NarrowColumn {
 
 // Ids and byte counts: 4 bytes a row while within 32 bits of the first.
 using NarrowInt64Column = NarrowColumn<int64_t, int32_t>;
-// Device ids and return codes (1 byte a row), stream indices and callback
-// ids (2 bytes) while within the narrow range of the first.
+// Device ids and return codes (1 byte a row), stream indices, name ids
+// and callback ids (2 bytes) while within the narrow range of the first.
 using Int32In8Column = NarrowColumn<int32_t, int8_t>;
 using Int32In16Column = NarrowColumn<int32_t, int16_t>;
 

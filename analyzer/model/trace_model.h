@@ -4,8 +4,8 @@
 // only read it and never know which importer fed them. Storage is columnar
 // (struct of arrays) so that 10M GPU ops fit in well under 2 GiB and sweeps
 // touch only the columns they need; ids and byte counts in 4 bytes a row,
-// device and stream indices, callback ids and return codes in 1 or 2, while
-// they fit (NarrowColumn).
+// device and stream indices, name ids, callback ids and return codes in 1
+// or 2, while they fit (NarrowColumn).
 //
 // Ownership: a TraceModel owns all of its data. Not thread-safe for writes;
 // concurrent reads are fine once Finalize() has run.
@@ -128,7 +128,7 @@ struct GpuOps {
   Int32In8Column device_id;
   Int32In16Column stream;                      // index into TraceModel::streams
   NarrowInt64Column correlation_id;            // -1 if none
-  std::vector<StringId> name;                  // kernel name; kNoString for copies/memsets
+  Int32In16Column name;                        // StringId: kernel name; kNoString for copies/memsets
   NarrowInt64Column bytes;                     // 0 for kernels
   std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
   std::vector<uint8_t> is_async;               // copies and memsets
@@ -171,7 +171,7 @@ struct KernelShape {
 struct ApiCalls {
   std::vector<int64_t> start_ns, end_ns;
   NarrowInt64Column tid;
-  std::vector<StringId> name;
+  Int32In16Column name;  // StringId
   std::vector<ApiDomain> domain;
   Int32In16Column cbid;
   NarrowInt64Column correlation_id;  // -1 if none

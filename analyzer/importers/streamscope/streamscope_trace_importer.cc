@@ -437,8 +437,8 @@ void ResolveOpStreams(OpReader* op_reader, const absl::flat_hash_set<int32_t>& k
   GpuOps& ops = model->ops;
   if (op_reader->migrations > 0) {
     const StringId name = model->strings.Intern(schema::copy_kind::kMigrationOpName);
-    for (StringId& n : ops.name) {
-      if (n == OpReader::kMigrationPending) n = name;
+    for (size_t i = 0; i < ops.name.size(); ++i) {
+      if (ops.name[i] == OpReader::kMigrationPending) ops.name.Set(i, name);
     }
   }
   int64_t last_raw = INT64_MIN + 1;

@@ -307,13 +307,13 @@ bool TorchSax::Absorb(TorchSax& part) {
   MoveColumn(m_.kernel_shapes, pm.kernel_shapes);
   for (size_t i = ops_before; i < m_.ops.size(); ++i) {
     m_.ops.stream.Set(i, stream(m_.ops.stream[i]));
-    m_.ops.name[i] = string(m_.ops.name[i]);
+    m_.ops.name.Set(i, string(m_.ops.name[i]));
     m_.ops.source_id.Set(i, source(m_.ops.source_id[i]));
   }
   ForEachApiColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.api, pm.api);
   for (size_t i = api_before; i < m_.api.size(); ++i) {
     m_.api.tid.Set(i, ident(m_.api.tid[i]));
-    m_.api.name[i] = string(m_.api.name[i]);
+    m_.api.name.Set(i, string(m_.api.name[i]));
     m_.api.source_id.Set(i, source(m_.api.source_id[i]));
   }
   MoveColumn(m_.nvtx_ranges, pm.nvtx_ranges, [&](NvtxRange r) {
