@@ -4,8 +4,8 @@
 // only read it and never know which importer fed them. Storage is columnar
 // (struct of arrays) so that 10M GPU ops fit in well under 2 GiB and sweeps
 // touch only the columns they need; ids and byte counts in 4 bytes a row,
-// device and stream indices, name ids, callback ids and return codes in 1
-// or 2, while they fit (NarrowColumn).
+// device and stream indices, name ids, graph ids, callback ids and return
+// codes in 1 or 2, while they fit (NarrowColumn).
 //
 // Ownership: a TraceModel owns all of its data. Not thread-safe for writes;
 // concurrent reads are fine once Finalize() has run.
@@ -133,7 +133,7 @@ struct GpuOps {
   std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
   std::vector<uint8_t> is_async;               // copies and memsets
   Int32In8Column peer_device;                  // P2P: the other device; -1 otherwise
-  NarrowInt64Column graph_id;                  // -1 outside graphs
+  Int64In16Column graph_id;                    // -1 outside graphs
   NarrowInt64Column source_id;
 
   size_t size() const { return start_ns.size(); }

@@ -122,5 +122,15 @@ TEST(Int32In16Column, SetAndPermuteAtTheLimits) {
   }
 }
 
+TEST(Int64In16Column, GraphIdsNarrowUntilOneIsFarFromTheFirst) {
+  Int64In16Column c;
+  for (int64_t v : {int64_t{-1}, int64_t{1}, int64_t{-1}, int64_t{32766}}) c.push_back(v);
+  EXPECT_FALSE(c.wide());
+  c.push_back(int64_t{1} << 40);
+  EXPECT_TRUE(c.wide());
+  std::vector<int64_t> values(c.begin(), c.end());
+  EXPECT_EQ(values, (std::vector<int64_t>{-1, 1, -1, 32766, int64_t{1} << 40}));
+}
+
 }  // namespace
 }  // namespace streamscope
