@@ -115,8 +115,9 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     int64_t done = 0;
     for (const Window& w : windows) {
       if (timed) {
-        ProgressPhase("analyzing " + path, done++, windows.size() > 1 ? static_cast<int64_t>(windows.size()) : 0);
+        ProgressPhase("analyzing " + path, done, windows.size() > 1 ? static_cast<int64_t>(windows.size()) : 0);
       }
+      window_plan.last_window = ++done == static_cast<int64_t>(windows.size());
       absl::StatusOr<WindowResults> analysis = RunPlan(t.model, w, window_plan, &hazards);
       if (!analysis.ok()) return analysis.status();
       t.Add(*std::move(analysis), summarize);

@@ -294,15 +294,15 @@ absl::Status WriteStreamscopeTrace(const TraceModel& model, const std::string& p
   if (NeedsEmptyString(model)) {
     patched = model;
     StringId empty = patched.strings.Intern("");
-    for (StringId& id : patched.api.name)
-      if (id == kNoString) id = empty;
+    for (size_t i = 0; i < patched.api.name.size(); ++i)
+      if (patched.api.name[i] == kNoString) patched.api.name.Set(i, empty);
     for (NvtxRange& r : patched.nvtx_ranges)
       if (r.name == kNoString) r.name = empty;
     for (NvtxMark& k : patched.nvtx_marks)
       if (k.name == kNoString) k.name = empty;
     for (size_t i = 0; i < patched.ops.size(); ++i) {
       if (patched.ops.category[i] == OpCategory::kKernel && patched.ops.name[i] == kNoString) {
-        patched.ops.name[i] = empty;
+        patched.ops.name.Set(i, empty);
       }
     }
     m = &patched;

@@ -28,6 +28,15 @@ class DerivedCache {
     std::call_once(slot.once, [&] { slot.value = std::make_shared<const T>(model); });
     return *static_cast<const T*>(slot.value.get());
   }
+  // Drops fact T, if built: the next Get builds it again. For a fact that
+  // nothing reads for the rest of a run (its memory back for later
+  // analyses). Not while another thread may Get T or hold a reference to
+  // it.
+  template <typename T>
+  void Forget() {
+    std::lock_guard<std::mutex> lock(mu_);
+    slots_.erase(std::type_index(typeid(T)));
+  }
 
  private:
   struct Slot {
@@ -38,7 +47,7 @@ class DerivedCache {
     std::lock_guard<std::mutex> lock(mu_);
     std::unique_ptr<Slot>& slot = slots_[type];
     if (!slot) slot = std::make_unique<Slot>();
-    return *slot;  // stable: slots are never erased while the cache lives
+    return *slot;  // stable: only Forget erases a slot
   }
   std::mutex mu_;
   std::map<std::type_index, std::unique_ptr<Slot>> slots_;

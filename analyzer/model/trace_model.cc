@@ -80,14 +80,17 @@ void Permute(std::vector<T>& column, const std::vector<uint32_t>& order) {
   column.swap(out);
 }
 
-void Permute(NarrowInt64Column& column, const std::vector<uint32_t>& order) { column.Permute(order); }
+template <typename Wide, typename Narrow>
+void Permute(NarrowColumn<Wide, Narrow>& column, const std::vector<uint32_t>& order) {
+  column.Permute(order);
+}
 
 // The stable order by (start, end) of rows that are in order within each
 // partition (a stream runs its ops one after another, so each stream's ops
 // of one table come in time order): the partitions' runs are merged with a
 // heap, O(n log k) for k runs. Empty if that takes more than kMaxRuns runs.
 std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, const std::vector<int64_t>* end,
-                                         const std::vector<int32_t>& partition) {
+                                         const Int32In16Column& partition) {
   constexpr size_t kMaxRuns = 256;
   const size_t n = start.size();
   int32_t max_part = -1;
@@ -149,7 +152,7 @@ std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, cons
 // several times faster than an indirect sort over 10M rows; the index breaks
 // ties, which keeps it stable.
 std::vector<uint32_t> SortOrder(const std::vector<int64_t>& start, const std::vector<int64_t>* end,
-                                const std::vector<int32_t>* partition = nullptr) {
+                                const Int32In16Column* partition = nullptr) {
   auto key_less = [&](size_t a, size_t b) {
     if (start[a] != start[b]) return start[a] < start[b];
     return end != nullptr && (*end)[a] < (*end)[b];

@@ -3,8 +3,9 @@
 // Importers (streamscope traces, Nsight Systems exports) fill it; analyses
 // only read it and never know which importer fed them. Storage is columnar
 // (struct of arrays) so that 10M GPU ops fit in well under 2 GiB and sweeps
-// touch only the columns they need; ids and byte counts in 4 bytes a row
-// while they fit (NarrowInt64Column).
+// touch only the columns they need; ids and byte counts in 4 bytes a row,
+// device and stream indices, name ids, graph ids, callback ids and return
+// codes in 1 or 2, while they fit (NarrowColumn).
 //
 // Ownership: a TraceModel owns all of its data. Not thread-safe for writes;
 // concurrent reads are fine once Finalize() has run.
@@ -124,15 +125,15 @@ struct Stream {
 struct GpuOps {
   std::vector<int64_t> start_ns, end_ns;
   std::vector<OpCategory> category;
-  std::vector<int32_t> device_id;
-  std::vector<int32_t> stream;                 // index into TraceModel::streams
+  Int32In8Column device_id;
+  Int32In16Column stream;                      // index into TraceModel::streams
   NarrowInt64Column correlation_id;            // -1 if none
-  std::vector<StringId> name;                  // kernel name; kNoString for copies/memsets
+  Int32In16Column name;                        // StringId: kernel name; kNoString for copies/memsets
   NarrowInt64Column bytes;                     // 0 for kernels
   std::vector<MemoryKind> src_kind, dst_kind;  // copies; memset uses dst_kind
   std::vector<uint8_t> is_async;               // copies and memsets
-  std::vector<int32_t> peer_device;            // P2P: the other device; -1 otherwise
-  NarrowInt64Column graph_id;                  // -1 outside graphs
+  Int32In8Column peer_device;                  // P2P: the other device; -1 otherwise
+  Int64In16Column graph_id;                    // -1 outside graphs
   NarrowInt64Column source_id;
 
   size_t size() const { return start_ns.size(); }
@@ -181,11 +182,11 @@ inline uint8_t KeptKernelBlocks(int64_t x, int64_t y, int64_t z) {
 struct ApiCalls {
   std::vector<int64_t> start_ns, end_ns;
   NarrowInt64Column tid;
-  std::vector<StringId> name;
+  Int32In16Column name;  // StringId
   std::vector<ApiDomain> domain;
-  std::vector<int32_t> cbid;
+  Int32In16Column cbid;
   NarrowInt64Column correlation_id;  // -1 if none
-  std::vector<int32_t> return_value;
+  Int32In8Column return_value;
   NarrowInt64Column source_id;
 
   size_t size() const { return start_ns.size(); }

@@ -11,6 +11,7 @@
 #include "analyzer/analysis/causes/diagnose_ranking.h"
 #include "analyzer/analysis/causes/op_attribution.h"
 #include "analyzer/analysis/causes/step_breakdown.h"
+#include "analyzer/analysis/overlap_gaps/busy_time_index.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/phase_timer.h"
@@ -126,6 +127,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       graph_thread.Join();
       if (plan.overlap) MarkPhase("dependency_graph+critical_path");
     } else {
+      if (plan.last_window) {  // the other threads are joined: nothing reads these facts now
+        ForgetHiddenSyncFacts(model);
+        ForgetDiagnoseFacts(model);
+        model.derived->Forget<BusyTimeIndex>();
+      }
       graph.emplace(BuildDependencyGraph(model, window));
       if (plan.overlap) MarkPhase("dependency_graph");
       if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose);

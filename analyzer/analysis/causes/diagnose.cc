@@ -830,4 +830,9 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
   return ref;
 }
 
+void ForgetDiagnoseFacts(const TraceModel& model) {
+  model.derived->Forget<EventWaitFacts>();
+  model.derived->Forget<SyncSpanFacts>();
+}
+
 }  // namespace streamscope

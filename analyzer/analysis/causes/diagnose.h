@@ -427,6 +427,9 @@ struct DiagnoseInputs {
 
 DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window, const DiagnoseOptions& options,
                                const DiagnoseInputs& inputs);
+// Drops the whole-trace facts AnalyzeDiagnose builds once per trace (its
+// next call builds them again), as ForgetHiddenSyncFacts does.
+void ForgetDiagnoseFacts(const TraceModel& model);
 
 // Reference facts (alone durations, pinned copy rates) of a trace's windows.
 DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vector<Window>& windows,

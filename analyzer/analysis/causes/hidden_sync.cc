@@ -505,4 +505,10 @@ HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window
   return HiddenSyncAnalyzer(model, window, options, idle_account).Run();
 }
 
+void ForgetHiddenSyncFacts(const TraceModel& model) {
+  model.derived->Forget<SerializationFacts>();
+  model.derived->Forget<ImplicitSyncCallTimes>();
+  model.derived->Forget<ExplicitSyncFacts>();
+}
+
 }  // namespace streamscope

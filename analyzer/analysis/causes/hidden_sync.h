@@ -164,6 +164,12 @@ struct HiddenSyncResult {
 HiddenSyncResult AnalyzeHiddenSync(const TraceModel& model, const Window& window, const HiddenSyncOptions& options = {},
                                    const GapCausesResult* idle_account = nullptr);
 
+// Drops the whole-trace facts AnalyzeHiddenSync builds once per trace (its
+// next call builds them again): once the last window is analyzed, their
+// memory (about 5 bytes an API call) goes to the analyses that follow. Not
+// while AnalyzeHiddenSync may run on another thread.
+void ForgetHiddenSyncFacts(const TraceModel& model);
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_ANALYSIS_HIDDEN_SYNC_H_

@@ -54,7 +54,7 @@ class ChangedLags {
                                               std::greater_equal<uint32_t>()) == edits.lag_edge.end();
     if (ascending) {  // the usual case: read in place
       for (uint32_t e : edits.lag_edge) Mark(e);
-      values_ = edits.lag.data();
+      values_ = &edits.lag;
     } else {
       by_edge.reserve(edits.lag_edge.size());
       for (size_t k = 0; k < edits.lag_edge.size(); ++k)
@@ -65,7 +65,7 @@ class ChangedLags {
         Mark(by_edge[k].first);
         lag_.push_back(edits.lag[by_edge[k].second]);
       }
-      values_ = lag_.data();
+      values_ = &lag_;
     }
     rank_.resize(words);
     uint32_t before = 0;
@@ -79,15 +79,15 @@ class ChangedLags {
   int64_t Lag(uint32_t i, Recorded recorded) const {
     const uint64_t word = marked_[i >> 6], bit = uint64_t{1} << (i & 63);
     if ((word & bit) == 0) return recorded();
-    return values_[rank_[i >> 6] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
+    return (*values_)[rank_[i >> 6] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
   }
 
  private:
   void Mark(uint32_t e) { marked_[e >> 6] |= uint64_t{1} << (e & 63); }
   std::vector<uint64_t> marked_;
   std::vector<uint32_t> rank_;
-  std::vector<int64_t> lag_;  // when `edits` were not in edge order
-  const int64_t* values_ = nullptr;
+  NarrowInt64Column lag_;  // when `edits` were not in edge order
+  const NarrowInt64Column* values_ = nullptr;
 };
 
 // Added edges by target: (target, index into edits.added), sorted, and a
@@ -462,7 +462,7 @@ class WhatIfContext {
     // Freed, not cleared: a cause that needs no lags or no removed edges
     // should not hold the previous cause's.
     std::vector<uint32_t>().swap(edits.lag_edge);
-    std::vector<int64_t>().swap(edits.lag);
+    NarrowInt64Column().swap(edits.lag);
     std::vector<uint64_t>().swap(edits.removed);
     edits.added.clear();
     Evidence ev(o_.max_listed);
@@ -1107,7 +1107,7 @@ void ByEdge(ReplayEdits& edits) {
   for (size_t k = 0; k < e.size(); ++k) by_edge.push_back({e[k], static_cast<uint32_t>(k)});
   std::sort(by_edge.begin(), by_edge.end());
   std::vector<uint32_t> edge;
-  std::vector<int64_t> lag;
+  NarrowInt64Column lag;
   for (size_t k = 0; k < by_edge.size(); ++k) {
     if (k + 1 < by_edge.size() && by_edge[k + 1].first == by_edge[k].first) continue;
     edge.push_back(by_edge[k].first);

@@ -289,11 +289,12 @@ void MergeApiCalls(ImportContext& from, ImportContext& to) {
     ProcessState& dst = *to.ProcessForPid(pid, /*create=*/true);
     // Names: few distinct ones, re-interned once each.
     std::vector<StringId> remap(src->model.strings.size(), kNoString);
-    for (StringId& name : a.name) {
+    for (size_t i = 0; i < a.name.size(); ++i) {
+      const StringId name = a.name[i];
       if (name < 0) continue;
       StringId& r = remap[name];
       if (r == kNoString) r = dst.model.strings.Intern(src->model.strings.Get(name));
-      name = r;
+      a.name.Set(i, r);
     }
     ApiCalls& b = dst.model.api;
     if (b.size() == 0) {

@@ -444,8 +444,8 @@ void ResolveOpStreams(OpReader* op_reader, const absl::flat_hash_set<int32_t>& k
   model->kernel_blocks.resize(ops.size(), 0);
   if (op_reader->migrations > 0) {
     const StringId name = model->strings.Intern(schema::copy_kind::kMigrationOpName);
-    for (StringId& n : ops.name) {
-      if (n == OpReader::kMigrationPending) n = name;
+    for (size_t i = 0; i < ops.name.size(); ++i) {
+      if (ops.name[i] == OpReader::kMigrationPending) ops.name.Set(i, name);
     }
   }
   int64_t last_raw = INT64_MIN + 1;
@@ -472,7 +472,7 @@ void ResolveOpStreams(OpReader* op_reader, const absl::flat_hash_set<int32_t>& k
       last_raw = raw;
     }
     if (last_unknown && raw != -1) ++model->import_stats[unknown_stream_stat];
-    ops.stream[i] = last_index;
+    ops.stream.Set(i, last_index);
     if (!known_devices.contains(ops.device_id[i])) {
       ++model->import_stats["op_unknown_device"];
       missing_devices.insert(ops.device_id[i]);

@@ -82,10 +82,11 @@ void MoveColumn(std::vector<T>& to, std::vector<T>& from) {
   to.insert(to.end(), from.begin(), from.end());  // one copy, no per-element growth check
   std::vector<T>().swap(from);
 }
-void MoveColumn(NarrowInt64Column& to, NarrowInt64Column& from) {
+template <typename Wide, typename Narrow>
+void MoveColumn(NarrowColumn<Wide, Narrow>& to, NarrowColumn<Wide, Narrow>& from) {
   to.reserve(to.size() + from.size());
-  for (int64_t v : from) to.push_back(v);
-  from = NarrowInt64Column();
+  for (Wide v : from) to.push_back(v);
+  from = NarrowColumn<Wide, Narrow>();
 }
 
 }  // namespace
@@ -307,14 +308,14 @@ bool TorchSax::Absorb(TorchSax& part) {
   MoveColumn(m_.kernel_shapes, pm.kernel_shapes);
   MoveColumn(m_.kernel_blocks, pm.kernel_blocks);
   for (size_t i = ops_before; i < m_.ops.size(); ++i) {
-    m_.ops.stream[i] = stream(m_.ops.stream[i]);
-    m_.ops.name[i] = string(m_.ops.name[i]);
+    m_.ops.stream.Set(i, stream(m_.ops.stream[i]));
+    m_.ops.name.Set(i, string(m_.ops.name[i]));
     m_.ops.source_id.Set(i, source(m_.ops.source_id[i]));
   }
   ForEachApiColumn([](auto& to, auto& from) { MoveColumn(to, from); }, m_.api, pm.api);
   for (size_t i = api_before; i < m_.api.size(); ++i) {
     m_.api.tid.Set(i, ident(m_.api.tid[i]));
-    m_.api.name[i] = string(m_.api.name[i]);
+    m_.api.name.Set(i, string(m_.api.name[i]));
     m_.api.source_id.Set(i, source(m_.api.source_id[i]));
   }
   MoveColumn(m_.nvtx_ranges, pm.nvtx_ranges, [&](NvtxRange r) {

@@ -29,7 +29,7 @@ inline void AddEventOp(ModelBuilder& b, EventOp::Op op, int64_t handle, int64_t 
   e.correlation_id = b.NextCorrelationId();
   if (!api_name.empty()) {
     b.Api(api_name, 1, ts, call_end < ts ? ts + 1 : call_end, e.correlation_id);
-    b.model().api.return_value.back() = return_value;
+    b.model().api.return_value.Set(b.model().api.return_value.size() - 1, return_value);
   }
   b.model().event_ops.push_back(e);
 }

@@ -174,12 +174,12 @@ TraceModel RandomInconsistentTrace(uint64_t seed, int ops) {
   }
   TraceModel m = b.Build();
   for (size_t i = 0; i < m.ops.size(); ++i) {
-    if (pick(50) == 0) m.ops.stream[i] = -1;
-    if (pick(50) == 0) m.ops.stream[i] = static_cast<int32_t>(m.streams.size() + 5);
-    if (pick(50) == 0) m.ops.name[i] = kNoString;
+    if (pick(50) == 0) m.ops.stream.Set(i, -1);
+    if (pick(50) == 0) m.ops.stream.Set(i, static_cast<int32_t>(m.streams.size() + 5));
+    if (pick(50) == 0) m.ops.name.Set(i, kNoString);
   }
   for (size_t i = 0; i < m.api.size(); ++i) {
-    if (pick(50) == 0) m.api.name[i] = kNoString;
+    if (pick(50) == 0) m.api.name.Set(i, kNoString);
   }
   return m;
 }

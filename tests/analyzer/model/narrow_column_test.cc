@@ -71,5 +71,66 @@ TEST(NarrowInt64Column, ClearStartsNarrowWithANewBase) {
   EXPECT_EQ(Values(c), (std::vector<int64_t>{int64_t{1} << 40, (int64_t{1} << 40) + 1}));
 }
 
+template <typename Column>
+std::vector<int32_t> Values32(const Column& c) {
+  return {c.begin(), c.end()};
+}
+
+TEST(Int32In8Column, KeepsValuesWithin8BitsOfTheFirstNarrow) {
+  Int32In8Column c;
+  for (int32_t v : {-1, -1 + 127, -1 - 128, 0, 5}) c.push_back(v);
+  EXPECT_FALSE(c.wide());
+  EXPECT_EQ(Values32(c), (std::vector<int32_t>{-1, 126, -129, 0, 5}));
+  EXPECT_EQ(c.back(), 5);
+}
+
+TEST(Int32In8Column, AValueBeyondTurnsTheColumnWideWithTheSameValues) {
+  Int32In8Column c;
+  std::vector<int32_t> written;
+  for (int32_t v : {3, 3 + 127, 3 - 128, 3 + 128, INT32_MIN, INT32_MAX, 7}) {
+    c.push_back(v);
+    written.push_back(v);
+    EXPECT_EQ(c.wide(), written.size() >= 4) << v;
+  }
+  EXPECT_EQ(Values32(c), written);
+}
+
+TEST(Int32In8Column, OffsetsThatOverflowInt32Widen) {
+  Int32In8Column c;
+  c.push_back(INT32_MAX);
+  c.push_back(INT32_MAX - 128);
+  EXPECT_FALSE(c.wide());
+  c.push_back(INT32_MIN);  // INT32_MIN - INT32_MAX overflows int32
+  EXPECT_TRUE(c.wide());
+  EXPECT_EQ(Values32(c), (std::vector<int32_t>{INT32_MAX, INT32_MAX - 128, INT32_MIN}));
+}
+
+TEST(Int32In16Column, SetAndPermuteAtTheLimits) {
+  for (bool wide : {false, true}) {
+    Int32In16Column c, d;
+    for (int32_t v : {-1, -1, -1}) c.push_back(v);
+    c.Set(0, -1 + 32767);
+    c.Set(1, -1 - 32768);
+    EXPECT_FALSE(c.wide());
+    if (wide) c.Set(2, -1 + 32768);
+    EXPECT_EQ(c.wide(), wide);
+    const int32_t third = wide ? 32767 : -1;
+    EXPECT_EQ(Values32(c), (std::vector<int32_t>{32766, -32769, third}));
+    c.Permute({2, 0, 1});
+    for (int32_t v : {third, 32766, -32769}) d.push_back(v);
+    EXPECT_EQ(c, d) << wide;
+  }
+}
+
+TEST(Int64In16Column, GraphIdsNarrowUntilOneIsFarFromTheFirst) {
+  Int64In16Column c;
+  for (int64_t v : {int64_t{-1}, int64_t{1}, int64_t{-1}, int64_t{32766}}) c.push_back(v);
+  EXPECT_FALSE(c.wide());
+  c.push_back(int64_t{1} << 40);
+  EXPECT_TRUE(c.wide());
+  std::vector<int64_t> values(c.begin(), c.end());
+  EXPECT_EQ(values, (std::vector<int64_t>{-1, 1, -1, 32766, int64_t{1} << 40}));
+}
+
 }  // namespace
 }  // namespace streamscope

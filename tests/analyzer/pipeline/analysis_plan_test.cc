@@ -56,6 +56,32 @@ TEST(RunPlan, ADiagnosisAskedAloneIsTheDiagnoseCommands) {
   EXPECT_GT(alone->gap_causes.idle_ns, 0);
 }
 
+// The last window drops the facts only the analyses before the graph read;
+// its results are the same, and so are those of a window analyzed after it
+// (the facts are built again).
+TEST(RunPlan, TheLastWindowForgetsFactsWithTheSameResults) {
+  TraceModel m = testing::HostSleepTrace();
+  const Window w = WholeTraceWindow(m);
+  AnalysisPlan plan = ReportPlan(false, 5, 0);
+  plan.threads = false;
+  absl::StatusOr<WindowResults> kept = RunPlan(m, w, plan);
+  plan.last_window = true;
+  absl::StatusOr<WindowResults> forgot = RunPlan(m, w, plan);
+  plan.last_window = false;
+  absl::StatusOr<WindowResults> again = RunPlan(m, w, plan);
+  ASSERT_TRUE(kept.ok() && forgot.ok() && again.ok());
+  for (const WindowResults* r : {&*forgot, &*again}) {
+    EXPECT_EQ(Ranking(r->diagnose), Ranking(kept->diagnose));
+    EXPECT_EQ(r->hidden_sync.explicit_host_ns, kept->hidden_sync.explicit_host_ns);
+    EXPECT_EQ(r->hidden_sync.implicit_calls.size(), kept->hidden_sync.implicit_calls.size());
+    EXPECT_EQ(r->launch_stats.kernels.size(), kept->launch_stats.kernels.size());
+    EXPECT_EQ(r->critical_path.segments.size(), kept->critical_path.segments.size());
+    EXPECT_EQ(r->gap_causes.idle_ns, kept->gap_causes.idle_ns);
+  }
+  ASSERT_NE(kept->diagnose.primary(), nullptr);
+  EXPECT_EQ(forgot->diagnose.primary()->impact_ns, kept->diagnose.primary()->impact_ns);
+}
+
 // 70,000 kernels, every other one slowed by a copy beside it: the
 // diagnose command's plan has no threads, but a window this large gets the
 // contention step on a thread of its own (none under STREAMSCOPE_THREADS=1),

@@ -62,6 +62,35 @@ TEST(WhatIf, ReplaySpanAgreesWithTheWholeReplay) {
   }
 }
 
+// The edits' lags are 4 bytes each while they fit: a lag beyond 32 bits
+// turns them all into 8 bytes, and the replay reads the same lags.
+TEST(WhatIf, EditsWithALagBeyond32BitsReplayAsTheSameLagsNarrow) {
+  TraceModel m = testing::RandomInconsistentTrace(3, 2000);
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  ReplayEdits narrow, wide;
+  bool first = true;
+  for (size_t e = 0; e < g.event_count(); e += 31) {
+    for (uint32_t i : g.InEdges(static_cast<int32_t>(e))) {
+      const int64_t lag = g.EdgeLag(i) / 2;
+      narrow.lag_edge.push_back(i);
+      narrow.lag.push_back(lag);
+      if (first) {  // listed twice: the later lag holds
+        wide.lag_edge.push_back(i);
+        wide.lag.push_back(int64_t{1} << 40);
+        first = false;
+      }
+      wide.lag_edge.push_back(i);
+      wide.lag.push_back(lag);
+    }
+  }
+  ASSERT_FALSE(narrow.lag.wide());
+  ASSERT_TRUE(wide.lag.wide());
+  const ReplayResult a = Replay(g, narrow), b = Replay(g, wide);
+  EXPECT_EQ(a.t, b.t);
+  EXPECT_EQ(a.end_ns, b.end_ns);
+  EXPECT_EQ(ReplaySpan(g, narrow).end_ns, ReplaySpan(g, wide).end_ns);
+}
+
 TEST(WhatIf, HostSleepBetweenLaunchesIsSavedByRemovingIt) {
   TraceModel m = testing::HostSleepTrace();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));

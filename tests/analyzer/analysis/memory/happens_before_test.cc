@@ -307,7 +307,7 @@ TEST(HappensBefore, OpsWithoutCallsOrStreamsDoNotCrash) {
   Record(b, 0xE1, -1, 150);  // record with no stream
   WaitEvent(b, kS1, 0xE1, 160);
   TraceModel m = b.Build();
-  m.ops.stream[OpIndex(m, "kernel", k2)] = -1;
+  m.ops.stream.Set(OpIndex(m, "kernel", k2), -1);
   HappensBefore hb(m);
   EXPECT_FALSE(hb.Ordered(OpIndex(m, "kernel", k1), OpIndex(m, "kernel", k2)));
   EXPECT_EQ(hb.stats().at("op_without_call"), 2);

@@ -137,6 +137,21 @@ TEST(TraceFacts, CacheBuildsEachFactOnceAcrossThreadsAndAgainAfterFinalize) {
   EXPECT_EQ(g_builds.load(), 2);
 }
 
+TEST(TraceFacts, AForgottenFactIsBuiltAgainOnItsNextUse) {
+  ModelBuilder b;
+  b.Stream(1, StreamKind::kNonBlocking);
+  b.Kernel("a", 1, 100, 200);
+  TraceModel m = b.Build();
+  g_builds = 0;
+  m.derived->Forget<CountedFact>();  // never built: nothing to drop
+  EXPECT_EQ(m.Derived<CountedFact>().ops, 1u);
+  EXPECT_EQ(m.Derived<CountedFact>().ops, 1u);
+  EXPECT_EQ(g_builds.load(), 1);
+  m.derived->Forget<CountedFact>();
+  EXPECT_EQ(m.Derived<CountedFact>().ops, 1u);
+  EXPECT_EQ(g_builds.load(), 2);
+}
+
 // A window that opens inside a gap: the gap's start and the op that began
 // it come from before the window (the earlier of two ops ending together),
 // and a device whose ops all come later has no gap before its first op
