@@ -296,9 +296,12 @@ LoadStallResult FindLoadStalls(const TraceModel& m, const Window& w, const Hardw
     if (const int32_t sms = SmCount(m, d); sms > 0) devices[d] = sms;
   }
   if (devices.empty()) return r;
+  // The stalls first: a few first launches, where the late kernels are a
+  // pass over the window (and at 10M ops perhaps millions of them).
+  const std::vector<LoadStall> stalls = LoadStalls(m, w, devices, o.tolerance_ns);
+  if (stalls.empty()) return r;
   const std::vector<LateKernel> late = LateKernels(m, first, last, devices, o);
-  if (late.empty()) return r;
-  for (const LoadStall& s : LoadStalls(m, w, devices, o.tolerance_ns)) {
+  for (const LoadStall& s : stalls) {
     bool waited = false;
     for (const LateKernel& k : late) {
       if (m.ops.device_id[k.op] != s.device_id || k.op == s.first_launch) continue;
