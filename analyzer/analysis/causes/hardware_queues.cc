@@ -4,7 +4,6 @@
 #include <functional>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "analyzer/analysis/causes/diagnose_support.h"
 #include "analyzer/analysis/windows/trace_facts.h"
@@ -94,12 +93,13 @@ std::vector<LoadStall> LoadStalls(const TraceModel& m, const Window& w,
                                   const absl::flat_hash_map<int32_t, int32_t>& crowded, int64_t tolerance_ns) {
   constexpr int kMaxScan = 4096;  // ops looked at backwards for the work running
   std::vector<LoadStall> stalls;
-  absl::flat_hash_set<StringId> seen;
+  std::vector<uint8_t> seen(m.strings.size(), 0);  // per kernel name: launched before
   const size_t last = FirstOpStartingAt(m, w.end_ns);
   for (size_t f = 0; f < last; ++f) {
-    if (m.ops.category[f] != OpCategory::kKernel || m.ops.name[f] == kNoString || !seen.insert(m.ops.name[f]).second) {
-      continue;
-    }
+    if (m.ops.category[f] != OpCategory::kKernel) continue;
+    const StringId name = m.ops.name[f];
+    if (name < 0 || static_cast<size_t>(name) >= seen.size() || seen[name] != 0) continue;
+    seen[name] = 1;
     const int32_t device = m.ops.device_id[f];
     const int32_t a = m.ApiForOp(f);
     if (!crowded.contains(device) || a < 0) continue;
