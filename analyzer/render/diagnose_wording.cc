@@ -10,6 +10,7 @@
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
 #include "analyzer/render/host_link_render.h"
+#include "analyzer/render/op_ref.h"
 #include "analyzer/render/text_layout.h"
 
 namespace streamscope {
