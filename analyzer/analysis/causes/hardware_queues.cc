@@ -19,11 +19,12 @@ using diagnose_support::EventWaitFacts;
 // CUDA_DEVICE_MAX_CONNECTIONS accepts 1..32; the driver clamps larger values.
 constexpr int kMaxConnections = 32;
 
-// A kernel's blocks (at most kMaxKernelBlocksKept), 0 when unknown.
-int64_t Blocks(const TraceModel& m, int32_t op) {
-  if (m.kernel_blocks.size() == m.ops.size()) return m.kernel_blocks[op];
-  const KernelShape& k = m.kernel_shapes[op];
-  return KeptKernelBlocks(k.grid[0], k.grid[1], k.grid[2]);
+// The blocks a running kernel occupies when asking whether an SM was left
+// idle: its grid's (at most kMaxKernelBlocksKept), and a grid not recorded
+// as full (no room is known).
+int64_t OccupiedBlocks(const TraceModel& m, int32_t op) {
+  const int64_t b = m.kernel_blocks[op];
+  return b > 0 ? b : kMaxKernelBlocksKept;
 }
 
 bool OnLegacyStream(const TraceModel& m, int32_t op) {
@@ -112,10 +113,7 @@ std::vector<LoadStall> LoadStalls(const TraceModel& m, const Window& w,
       if (m.ops.start_ns[j] < SaturatingSub(returned, m.max_op_duration_ns)) break;
       if (j != f && m.ops.device_id[j] == device && m.ops.end_ns[j] > returned) {
         drained = std::max(drained, m.ops.end_ns[j]);
-        if (m.ops.category[j] == OpCategory::kKernel) {
-          const int64_t b = Blocks(m, static_cast<int32_t>(j));
-          blocks += b > 0 ? b : kMaxKernelBlocksKept;
-        }
+        if (m.ops.category[j] == OpCategory::kKernel) blocks += OccupiedBlocks(m, static_cast<int32_t>(j));
       }
     }
     // The work then running left an SM idle: the launches waited for the
@@ -142,7 +140,7 @@ HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, c
       r.connections_recorded = true;
     }
   }
-  if (m.kernel_blocks.size() != m.ops.size() && m.kernel_shapes.size() != m.ops.size()) return r;
+  if (m.kernel_blocks.size() != m.ops.size()) return r;  // grids not recorded
   const size_t first = FirstOpStartingAt(m, w.start_ns);
   const size_t last = std::max(first, FirstOpStartingAt(m, w.end_ns));
   // The devices whose streams outnumber the queues (and whose SMs are known).
@@ -199,14 +197,13 @@ HardwareQueueResult FindQueueHeldKernels(const TraceModel& m, const Window& w, c
       if (waited < 0 || end > m.ops.end_ns[waited] || (end == m.ops.end_ns[waited] && op < waited)) waited = op;
     }
     if (waited < 0) continue;
-    // Room on the device just before it ended: fewer blocks than SMs (a
-    // kernel of unknown shape: no room known).
+    // Room on the device just before it ended: fewer blocks than SMs.
     const int64_t t = m.ops.end_ns[waited];
     int64_t blocks = 0;
     for (const auto& [end, op] : heap) {
-      if (m.ops.category[op] != OpCategory::kKernel || m.ops.start_ns[op] >= t || end < t) continue;
-      const int64_t b = Blocks(m, op);
-      blocks += b > 0 ? b : kMaxKernelBlocksKept;
+      if (m.ops.category[op] == OpCategory::kKernel && m.ops.start_ns[op] < t && end >= t) {
+        blocks += OccupiedBlocks(m, op);
+      }
     }
     if (blocks >= crowded.at(m.ops.device_id[c.op])) continue;
     r.held.push_back({c.op, waited, c.ready, start - c.ready});
@@ -288,7 +285,7 @@ std::optional<DiagnoseFinding> HardwareQueueFinding(const TraceModel& m, const W
 
 LoadStallResult FindLoadStalls(const TraceModel& m, const Window& w, const HardwareQueueOptions& o) {
   LoadStallResult r;
-  if (m.kernel_blocks.size() != m.ops.size() && m.kernel_shapes.size() != m.ops.size()) return r;
+  if (m.kernel_blocks.size() != m.ops.size()) return r;  // grids not recorded
   const size_t first = FirstOpStartingAt(m, w.start_ns);
   const size_t last = std::max(first, FirstOpStartingAt(m, w.end_ns));
   absl::flat_hash_map<int32_t, int32_t> devices;  // device -> SM count, those known

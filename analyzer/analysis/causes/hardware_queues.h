@@ -27,7 +27,9 @@
 //     hardware queues (the trace's CUDA_DEVICE_MAX_CONNECTIONS, recorded by
 //     the collector as metadata env:CUDA_DEVICE_MAX_CONNECTIONS; 8 when not
 //     recorded): with a queue per stream nothing is shared.
-// Devices whose SM count or kernel shapes are not recorded are not checked.
+// Devices whose SM count is not recorded, and traces without the kernels'
+// grids (TraceModel::kernel_blocks, which every importer fills), are not
+// checked; a kernel whose grid is unknown counts as filling the device.
 // Cost: one pass over the window's ops; the sweep that checks the device's
 // room runs only when some kernel is a candidate. Pure function of the
 // model; thread-safe.
