@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/suggest.h"
+#include "analyzer/pipeline/memory_budget.h"
 
 namespace streamscope {
 namespace {
@@ -118,6 +119,16 @@ CLI::Validator AtLeast(double minimum) {
         return "";
       },
       absl::StrCat(">=", FormatNumber(minimum)));
+}
+
+void AddMemoryLimitOption(CLI::App* cmd) {
+  cmd->add_option_function<int64_t>(
+         "--memory-limit", [](const int64_t& mib) { SetMemoryLimit(MemoryLimitFromMib(mib)); },
+         "MiB the process may hold once a window's dependency graph (what-if ranking, critical path) is built: "
+         "a window whose graph would go past it is reported without them, and says so; 0: no limit (default: what "
+         "the machine has available then; STREAMSCOPE_MEMORY_LIMIT_MIB sets one too). Loading the trace and the "
+         "other analyses are not limited")
+      ->check(AtLeast(0));
 }
 
 CLI::Validator OneOf(std::vector<std::string> values) {

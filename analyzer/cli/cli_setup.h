@@ -33,6 +33,11 @@ CLI::Validator OneOf(std::vector<std::string> values);
 // instead) in parentheses when given.
 CLI::Validator OutputFilePath(const std::string& folder_hint = "");
 
+// `--memory-limit MIB` of the commands that build a window's dependency
+// graph (report, diagnose, export): the process's memory budget
+// (pipeline/memory_budget.h), set as it is parsed.
+void AddMemoryLimitOption(CLI::App* cmd);
+
 // Handles an exception of app.parse(args): help and version go to `out`
 // (exit 0); an error is one line "streamscope: [CMD: ]what" on `err`
 // (exit 2). `args` are the arguments after the program name.

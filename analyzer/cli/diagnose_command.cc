@@ -31,6 +31,7 @@ void RegisterDiagnoseCommand(CLI::App& app, int* exit_code) {
   cmd->add_option("-o,--output", args->output, "Write the diagnosis to FILE instead of stdout")
       ->check(OutputFilePath());
   cmd->add_flag("--force", args->force, "Replace an existing -o FILE")->needs("--output");
+  AddMemoryLimitOption(cmd);
   SetExample(cmd, "streamscope diagnose tests/data/sequential.sqlite");
 
   cmd->callback([args, exit_code]() {

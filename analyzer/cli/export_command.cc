@@ -43,6 +43,7 @@ void RegisterExportCommand(CLI::App& app, int* exit_code) {
   cmd->add_flag("--force", args->force, "Replace existing output files (never through a symlink)");
   cmd->add_option("--title", args->title, "Title of the HTML report (default: the trace's path)");
   AddProgressFlag(cmd, &args->progress);
+  AddMemoryLimitOption(cmd);
   SetExample(cmd, "streamscope export tests/data/overlapped.sqlite --html overlapped.html");
 
   cmd->callback([args, exit_code]() {

@@ -53,6 +53,7 @@ void RegisterReportCommand(CLI::App& app, int* exit_code) {
                                      "folder DIR (created when missing) instead of stdout");
   cmd->add_flag("--force", args->force, "Replace an existing -o FILE, or table files in --output-dir");
   AddProgressFlag(cmd, &args->progress);
+  AddMemoryLimitOption(cmd);
   SetExample(cmd, "streamscope report tests/data/overlapped.sqlite --nvtx measured --top 3");
   output->excludes(output_dir);
   cmd->add_option("-j,--jobs", args->jobs, "Analyze this many traces at once (threads); the output is the same")

@@ -14,6 +14,7 @@
 #include "analyzer/analysis/overlap_gaps/busy_time_index.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
+#include "analyzer/pipeline/memory_budget.h"
 #include "analyzer/pipeline/phase_timer.h"
 
 namespace streamscope {
@@ -65,7 +66,21 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // buffers (about half a GiB at 1M ops) then come after theirs, not on top
   // of them (a full report at 1M ops: 1066 MiB peak built at once, 938 after).
   const bool graph_needed = plan.diagnose || plan.critical_path;
-  const bool graph_first = graph_needed && threads && !plan.diagnose;
+  // A graph that would not fit in memory is not built: the window is
+  // reported without the what-if ranking and the critical path, and says
+  // why (memory_budget.h). Asked again, with the heap of that moment, right
+  // before a graph built after the other analyses.
+  std::optional<GraphOverMemory> over_memory;
+  auto skip_for_memory = [&] {
+    over_memory = GraphDoesNotFit(EstimateGraphMemory(model, window));
+    if (!over_memory) return false;
+    if (plan.critical_path) {
+      w.critical_path.window = window;
+      w.critical_path.over_memory = over_memory;
+    }
+    return true;
+  };
+  const bool graph_first = graph_needed && threads && !plan.diagnose && !skip_for_memory();
   std::optional<DependencyGraph> graph;
   auto find_path = [&] {
     if (plan.critical_path) w.critical_path = FindCriticalPath(model, *graph);
@@ -122,6 +137,11 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // what-if cause).
   if (graph_needed && !plan.critical_path && !graph_first && !RankingNeedsWhatIf(w.diagnose, plan.ranking_shown)) {
     RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
+  } else if (graph_needed && (over_memory || (!graph_first && skip_for_memory()))) {
+    if (plan.diagnose) {
+      RankDiagnoseFindings(model, WhatIfResult{}, plan.diagnose_options, &w.diagnose);
+      w.diagnose.over_memory = over_memory;
+    }
   } else if (graph_needed) {
     if (graph_first) {
       graph_thread.Join();
@@ -144,7 +164,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     }
     graph.reset();  // before the hazards' own large buffers
   }
-  if (plan.critical_path && plan.gap_causes) {
+  if (plan.critical_path && plan.gap_causes && !over_memory) {
     // Every gap's parts again, now that the graph's buffers are gone: kept
     // from the first pass through the graph and the what-ifs they cost about
     // 400 MB of peak at 10M ops; classifying the gaps again costs a few

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
+#include "analyzer/render/graph_memory_render.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/window_label.h"
 
@@ -161,11 +162,16 @@ nlohmann::json CriticalPathToJson(const CriticalPath& p, const TraceModel& m, in
           {"segment_count", p.segments.size()},
           {"by_kind", kinds},
           {"longest", longest},
-          {"idle", PathIdleJson(p.idle)}};
+          {"idle", PathIdleJson(p.idle)},
+          {"over_memory", p.over_memory ? GraphOverMemoryJson(*p.over_memory) : nlohmann::json(nullptr)}};
 }
 
 void RenderCriticalPathText(const CriticalPath& p, const TraceModel& m, int top, std::ostream& out) {
   out << "Critical path — window '" << WindowLabel(p.window) << "'\n";
+  if (p.over_memory) {
+    out << "  Not looked for: " << GraphOverMemoryText(*p.over_memory) << ".\n";
+    return;
+  }
   if (p.segments.empty()) {
     out << "  No critical path: the window holds no GPU op that started in it.\n";
     return;

@@ -10,12 +10,25 @@
 #include "analyzer/base/units.h"
 #include "analyzer/model/display_name.h"
 #include "analyzer/render/diagnose_wording.h"
+#include "analyzer/render/graph_memory_render.h"
 #include "analyzer/render/instances_render.h"
 #include "analyzer/render/op_ref.h"
 #include "analyzer/render/window_label.h"
 
 namespace streamscope {
 namespace {
+
+// The diagnosis' notes, and why it has no estimated savings when its
+// window's graph did not fit in memory.
+std::vector<std::string> NoteTexts(const DiagnoseResult& r) {
+  std::vector<std::string> notes;
+  for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
+  if (r.over_memory) {
+    notes.push_back(absl::StrCat("findings ranked by measured cost, without estimated savings: ",
+                                 GraphOverMemoryText(*r.over_memory)));
+  }
+  return notes;
+}
 
 nlohmann::json CallJson(const TraceModel& m, int32_t api) {
   return {{"id", m.api.source_id[api]},
@@ -78,8 +91,7 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
     primary = {{"step", std::string(DiagnoseStepName(StepOf(p->cause)))},
                {"cause", std::string(DiagnoseCauseName(p->cause))}};
   }
-  std::vector<std::string> notes;
-  for (const DiagnoseNote& n : r.notes) notes.push_back(DiagnoseNoteText(n));
+  std::vector<std::string> notes = NoteTexts(r);
   const IdleAccount account = AccountIdle(r);
   const CombinedEstimate& c = r.combined;
   auto saving_or_null = [](int64_t ns) { return ns >= 0 ? nlohmann::json(ns) : nlohmann::json(nullptr); };
@@ -114,7 +126,8 @@ nlohmann::json DiagnoseToJson(const DiagnoseResult& r, const TraceModel& m) {
           {"primary", primary},
           {"findings", findings},
           {"combined", combined},
-          {"notes", notes}};
+          {"notes", notes},
+          {"over_memory", r.over_memory ? GraphOverMemoryJson(*r.over_memory) : nlohmann::json(nullptr)}};
 }
 
 void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostream& out, const std::string& indent) {
@@ -124,8 +137,14 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
       << "). Checked in order: hardware, memory type, dependencies, hidden sync, CPU starvation, contention, "
          "small work.\n";
   if (!r.findings.empty()) {
-    out << indent << "  " << (r.ranked.empty() ? "Findings in check order. " : "Ranked by estimated saving. ")
-        << DiagnoseSavingNote() << "\n";
+    if (r.over_memory) {
+      out << indent
+          << "  Ranked by measured cost: the dependency graph the estimated savings are replayed on did not fit "
+             "in memory (see the note).\n";
+    } else {
+      out << indent << "  " << (r.ranked.empty() ? "Findings in check order. " : "Ranked by estimated saving. ")
+          << DiagnoseSavingNote() << "\n";
+    }
     const IdleAccount a = AccountIdle(r);
     out << indent << "  Idle " << FormatDuration(a.idle_ns) << " (each ns one cause, as in gap causes): findings own "
         << FormatDuration(a.idle_costs_ns) << ", " << FormatDuration(a.reported_apart_ns)
@@ -184,7 +203,7 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     out << indent << "     remedy: " << DiagnoseRemedy(f) << "\n";
   }
   show_combined();
-  for (const DiagnoseNote& n : r.notes) out << indent << "  note: " << DiagnoseNoteText(n) << "\n";
+  for (const std::string& n : NoteTexts(r)) out << indent << "  note: " << n << "\n";
 }
 
 void InstanceCauses::Add(DiagnoseResult result) {

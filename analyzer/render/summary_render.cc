@@ -92,6 +92,7 @@ ReportSummary SummarizeWindow(const WindowResults& r, const TraceModel& model, c
   const DiagnoseResult& dg = r.diagnose;
   s.diagnosed = !dg.findings.empty() || !dg.notes.empty() || dg.gpu_span_ns > 0;
   s.ranked = !dg.ranked.empty();
+  s.over_memory = dg.over_memory.has_value();
   std::vector<int32_t> order = dg.ranked;
   if (order.empty()) {
     for (size_t i = 0; i < dg.findings.size(); ++i) order.push_back(static_cast<int32_t>(i));
@@ -175,8 +176,10 @@ std::vector<std::string> SummaryTextLines(const ReportSummary& s, const TraceMod
     add("  No significant finding (report --section diagnose lists the minor ones).");
     return lines;
   }
-  add(s.ranked ? "  Top findings by estimated saving, each with the change to make:"
-               : "  Top findings (in the diagnosis' order), each with the change to make:");
+  add(s.over_memory ? "  Top findings by measured cost (no estimated savings: the dependency graph did not fit in "
+                      "memory; report --section diagnose says more), each with the change to make:"
+      : s.ranked    ? "  Top findings by estimated saving, each with the change to make:"
+                    : "  Top findings (in the diagnosis' order), each with the change to make:");
   for (size_t i = 0; i < s.top.size(); ++i) {
     const SummaryFinding& f = s.top[i];
     std::vector<std::string> block = {FindingHead(f, i + 1)};

@@ -74,6 +74,7 @@ struct ReportSummary {
   std::vector<SummaryFinding> top;  // at most kSummaryMaxFindings, ranked
   bool diagnosed = false;           // the diagnosis ran
   bool ranked = false;              // by estimated saving (else in the diagnosis' order)
+  bool over_memory = false;         // ranked by measured cost: the dependency graph did not fit
   // Ranked: significant findings left out of `top` because no estimate says
   // removing them would end the window sooner (saving below the threshold).
   int lesser_significant = 0;

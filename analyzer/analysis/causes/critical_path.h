@@ -25,11 +25,13 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "analyzer/analysis/causes/dependency_graph.h"
 #include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/graph_memory.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -84,6 +86,8 @@ struct CriticalPath {
   std::array<int64_t, kNumPathSegmentKinds> kind_ns{};
   int64_t host_ns = 0, gpu_ns = 0;
   PathIdle idle;
+  // Not looked for: the window's dependency graph did not fit in memory.
+  std::optional<GraphOverMemory> over_memory;
 };
 
 // Reads the graph's recorded times, binding edges and items only: a graph

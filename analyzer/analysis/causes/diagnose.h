@@ -73,6 +73,7 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/gap_causes.h"
+#include "analyzer/analysis/causes/graph_memory.h"
 #include "analyzer/analysis/causes/hidden_sync.h"
 #include "analyzer/analysis/causes/host_link_rate.h"
 #include "analyzer/analysis/causes/launch_stats.h"
@@ -397,6 +398,9 @@ struct DiagnoseResult {
   int32_t leading_count = 0;
   // Once ranked with a dependency graph: the causes acting together.
   CombinedEstimate combined;
+  // Ranked without one: the window's graph did not fit in memory (findings
+  // by measured cost, no estimated saving).
+  std::optional<GraphOverMemory> over_memory;
   // Unranked: the first finding when significant. Ranked: the largest
   // estimated saving (diagnose_ranking.h says how findings without an
   // estimate take part).

@@ -311,6 +311,47 @@ class DataOnStdoutStatusOnStderr(Scratch):
         self.assertIn("streamscope: writing " + self.path("p.html"), export.stderr)
 
 
+class MemoryLimit(Scratch):
+    """A window whose dependency graph would go past --memory-limit is reported
+    without the what-if ranking and the critical path, says so in text and
+    JSON, and still exits 0; without a limit the same report has both."""
+
+    def test_a_graph_over_the_limit_is_skipped_and_said(self):
+        tight = run("report", OVL, "--memory-limit", "1")
+        self.assertEqual(tight.returncode, 0, tight.stderr)
+        self.assertIn("Ranked by measured cost: the dependency graph", tight.stdout)
+        self.assertIn("Critical path", tight.stdout)
+        self.assertIn("Not looked for: the dependency graph of this window", tight.stdout)
+        self.assertIn("is left under the memory limit: not built", tight.stdout)
+        summary = tight.stdout.split("Instances of")[0]
+        self.assertIn("Top findings by measured cost (no estimated savings", summary)
+        self.assertNotIn("(estimate)", summary)
+        free = run("report", OVL, "--memory-limit", "0")
+        self.assertEqual(free.returncode, 0, free.stderr)
+        self.assertNotIn("Not looked for", free.stdout)
+        self.assertIn("What decided when the window's last GPU op ended", free.stdout)
+        self.assertEqual(run("report", OVL).stdout, free.stdout)  # this machine has the room
+
+    def test_json_says_what_the_graph_needed(self):
+        import json
+        out = run("report", OVL, "--memory-limit", "1", "--format", "json")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        window = json.loads(out.stdout)["traces"][0]["windows"][0]
+        for over in (window["diagnose"]["over_memory"], window["critical_path"]["over_memory"]):
+            self.assertEqual(over["room"], "memory_limit")
+            self.assertGreater(over["need_bytes"], over["room_bytes"])
+            self.assertGreater(over["items"], 0)
+        free = json.loads(run("report", OVL, "--format", "json").stdout)["traces"][0]["windows"][0]
+        self.assertIsNone(free["diagnose"]["over_memory"])
+        self.assertIsNone(free["critical_path"]["over_memory"])
+
+    def test_the_environment_sets_it_too_and_a_negative_limit_is_refused(self):
+        env = dict(os.environ, STREAMSCOPE_MEMORY_LIMIT_MIB="1")
+        out = subprocess.run([BIN, "diagnose", OVL], capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("findings ranked by measured cost, without estimated savings", out.stdout)
+        self.assertOneError(run("report", OVL, "--memory-limit", "-5"), 2, "--memory-limit")
+
 if __name__ == "__main__":
     BIN = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)

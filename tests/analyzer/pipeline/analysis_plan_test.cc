@@ -1,7 +1,9 @@
 // The plan lists what each analysis reads (WithDependencies) and RunPlan
 // runs every plan through it: a plan that asks for the diagnosis alone
 // diagnoses as the diagnose command does, from the analyses it turned on;
-// and where the diagnosis' contention step runs does not change it.
+// and where the diagnosis' contention step runs does not change it; a
+// window whose dependency graph does not fit the memory budget is reported
+// without it and says so.
 #include "analyzer/pipeline/analysis_plan.h"
 
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "analyzer/base/threads.h"
+#include "analyzer/pipeline/memory_budget.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
@@ -124,6 +127,65 @@ TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   bool contention = false;
   for (const auto& [cause, impact] : with_thread) contention |= cause == DiagnoseCause::kContention && impact > 0;
   EXPECT_TRUE(contention);  // the kernels beside copies ran twice as long
+}
+
+// ThreeCausesTrace (planted_traces.h, diagnose_ranking_test.cc): the host
+// work in 'prepare' would save 5000 us, the syncs 2855, the pageable copies
+// 1550; by measured cost the copies (2000 us) come before the syncs. Under a
+// budget of 1 MiB the graph (16 MiB and more) is not built: the findings
+// are ranked by measured cost, without estimates, the critical path is not
+// looked for, and both say what was needed; without a limit the same
+// window is ranked by estimated saving.
+TEST(RunPlan, AGraphOverTheMemoryBudgetIsSkippedAndSaysSo) {
+  TraceModel m = testing::ThreeCausesTrace();
+  const Window w = WholeTraceWindow(m);
+  AnalysisPlan plan = ReportPlan(false, 5, 0);
+  SetMemoryLimit(int64_t{1} << 20);
+  absl::StatusOr<WindowResults> tight = RunPlan(m, w, plan);
+  SetMemoryLimit(0);  // no limit
+  absl::StatusOr<WindowResults> free = RunPlan(m, w, plan);
+  SetMemoryLimit(std::nullopt);
+  ASSERT_TRUE(tight.ok() && free.ok());
+
+  ASSERT_TRUE(tight->diagnose.over_memory.has_value());
+  const GraphOverMemory& over = *tight->diagnose.over_memory;
+  EXPECT_TRUE(over.limit_set);
+  EXPECT_EQ(over.items, static_cast<int64_t>(m.ops.size() + m.api.size()));  // every op and call starts inside
+  EXPECT_EQ(over.need_bytes, EstimateGraphMemory(m, w).bytes);
+  EXPECT_GE(over.need_bytes, int64_t{16} << 20);
+  EXPECT_LT(over.room_bytes, over.need_bytes);
+  ASSERT_TRUE(tight->critical_path.over_memory.has_value());
+  EXPECT_EQ(tight->critical_path.over_memory->need_bytes, over.need_bytes);
+  EXPECT_TRUE(tight->critical_path.segments.empty());
+  EXPECT_EQ(tight->critical_path.window.start_ns, w.start_ns);
+  auto three = [](const DiagnoseResult& r) {
+    std::vector<DiagnoseCause> order;
+    for (DiagnoseCause c : Ranking(r)) {
+      if (c == DiagnoseCause::kCpuStarvation || c == DiagnoseCause::kPageableCopies || c == DiagnoseCause::kSyncBetween)
+        order.push_back(c);
+    }
+    return order;
+  };
+  EXPECT_EQ(three(tight->diagnose),
+            (std::vector<DiagnoseCause>{DiagnoseCause::kCpuStarvation, DiagnoseCause::kPageableCopies,
+                                        DiagnoseCause::kSyncBetween}));
+  for (const DiagnoseFinding& f : tight->diagnose.findings) EXPECT_FALSE(f.saving_estimated) << f.impact_ns;
+  EXPECT_FALSE(tight->diagnose.combined.evaluated);
+
+  EXPECT_FALSE(free->diagnose.over_memory.has_value());
+  EXPECT_FALSE(free->critical_path.over_memory.has_value());
+  EXPECT_FALSE(free->critical_path.segments.empty());
+  EXPECT_EQ(three(free->diagnose),
+            (std::vector<DiagnoseCause>{DiagnoseCause::kCpuStarvation, DiagnoseCause::kSyncBetween,
+                                        DiagnoseCause::kPageableCopies}));
+  ASSERT_NE(free->diagnose.primary(), nullptr);
+  EXPECT_TRUE(free->diagnose.primary()->saving_estimated);
+  EXPECT_GT(free->diagnose.primary()->estimated_saving_ns, 0);
+  EXPECT_EQ(MemoryLimitFromMib(3), int64_t{3} << 20);
+  EXPECT_EQ(MemoryLimitFromMib(int64_t{1} << 50), 0);  // past 64 bits of bytes: no limit
+  // What else the window reports does not depend on the graph.
+  EXPECT_EQ(tight->gap_causes.idle_ns, free->gap_causes.idle_ns);
+  EXPECT_EQ(Ranking(tight->diagnose).size(), Ranking(free->diagnose).size());
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// What the machine and this process hold in memory, read from /proc, the
+// cgroup files and the allocator: the facts the analyzer's memory budget
+// (pipeline/memory_budget.h) decides on.
+#ifndef STREAMSCOPE_ANALYZER_BASE_MEMORY_INFO_H_
+#define STREAMSCOPE_ANALYZER_BASE_MEMORY_INFO_H_
+
+#include <cstdint>
+#include <optional>
+#include "absl/strings/string_view.h"
+
+namespace streamscope {
+
+// Bytes a process can still take without swapping: the kernel's
+// MemAvailable, or less when this process's cgroup (v2 memory.max, v1
+// memory.limit_in_bytes) leaves less room. nullopt when neither can be read.
+std::optional<int64_t> AvailableMemoryBytes();
+
+// Bytes the heap holds now (mallinfo2: allocated and mmapped blocks).
+// Memory the process freed but kept counts as available to it, not here.
+int64_t HeapInUseBytes();
+
+// Bytes this process has resident now (/proc/self/statm); 0 when unknown.
+int64_t ResidentBytes();
+
+// Parsers of the files above (tested on fixed text): MemAvailable in
+// /proc/meminfo (kB) in bytes; a cgroup limit file ("max" or bytes).
+std::optional<int64_t> ParseMemAvailable(absl::string_view meminfo);
+std::optional<int64_t> ParseCgroupBytes(absl::string_view text);
+
+}  // namespace streamscope
+
+#endif  // STREAMSCOPE_ANALYZER_BASE_MEMORY_INFO_H_

@@ -1,0 +1,23 @@
+#include "analyzer/render/graph_memory_render.h"
+
+#include "absl/strings/str_cat.h"
+#include "analyzer/base/units.h"
+
+namespace streamscope {
+
+std::string GraphOverMemoryText(const GraphOverMemory& m) {
+  return absl::StrCat("the dependency graph of this window (", m.items, " GPU ops and API calls) needs about ",
+                      FormatBytes(m.need_bytes), " and ", FormatBytes(m.room_bytes),
+                      m.limit_set ? " is left under the memory limit" : " of memory is available",
+                      ": not built. --memory-limit MIB sets the budget (0: no limit); a shorter window "
+                      "(--from/--to, --nvtx) needs less");
+}
+
+nlohmann::json GraphOverMemoryJson(const GraphOverMemory& m) {
+  return {{"items", m.items},
+          {"need_bytes", m.need_bytes},
+          {"room_bytes", m.room_bytes},
+          {"room", m.limit_set ? "memory_limit" : "available"}};
+}
+
+}  // namespace streamscope

@@ -1,0 +1,46 @@
+// The memory budget reads MemAvailable and a cgroup's limit; a file it
+// cannot read or parse means "unknown", never a made-up figure.
+#include "analyzer/base/memory_info.h"
+
+#include <optional>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace streamscope {
+namespace {
+
+TEST(MemoryInfo, ReadsMemAvailableInBytes) {
+  const char* meminfo =
+      "MemTotal:       24576000 kB\n"
+      "MemFree:         1000000 kB\n"
+      "MemAvailable:   22966844 kB\n"
+      "Buffers:           12345 kB\n";
+  EXPECT_EQ(ParseMemAvailable(meminfo), int64_t{22966844} * 1024);
+  EXPECT_EQ(ParseMemAvailable("MemTotal: 100 kB\n"), std::nullopt);  // a kernel before 3.14
+  EXPECT_EQ(ParseMemAvailable("MemAvailable: lots\n"), std::nullopt);
+  EXPECT_EQ(ParseMemAvailable("MemAvailable: 100 MB\n"), std::nullopt);
+  EXPECT_EQ(ParseMemAvailable(""), std::nullopt);
+}
+
+TEST(MemoryInfo, ReadsACgroupLimitAndNoneAsUnknown) {
+  EXPECT_EQ(ParseCgroupBytes("4294967296\n"), int64_t{4} << 30);
+  EXPECT_EQ(ParseCgroupBytes("max\n"), std::nullopt);                  // v2: no limit
+  EXPECT_EQ(ParseCgroupBytes("9223372036854771712\n"), std::nullopt);  // v1: no limit
+  EXPECT_EQ(ParseCgroupBytes("-1"), std::nullopt);
+  EXPECT_EQ(ParseCgroupBytes("garbage"), std::nullopt);
+}
+
+TEST(MemoryInfo, LiveReadingsAreSane) {
+  std::optional<int64_t> available = AvailableMemoryBytes();
+  ASSERT_TRUE(available.has_value());  // Linux with /proc: every machine this runs on
+  EXPECT_GT(*available, 0);
+  EXPECT_GT(ResidentBytes(), 0);
+  const int64_t before = HeapInUseBytes();
+  std::vector<char> block(64 << 20, 1);
+  EXPECT_GE(HeapInUseBytes() - before, int64_t{64} << 20);
+  EXPECT_EQ(block[12345], 1);
+}
+
+}  // namespace
+}  // namespace streamscope
