@@ -86,7 +86,10 @@ int64_t ResidentBytes() {
 
 int64_t HeapInUseBytes() {
   const struct mallinfo2 heap = mallinfo2();
-  return static_cast<int64_t>(heap.uordblks + heap.hblkhd);
+  const auto in_use = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
+  // Another allocator (a sanitizer's, a preloaded jemalloc) leaves glibc's
+  // counts at zero: what is resident then, an upper bound.
+  return in_use > 0 ? in_use : ResidentBytes();
 }
 
 }  // namespace streamscope

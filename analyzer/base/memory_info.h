@@ -15,8 +15,9 @@ namespace streamscope {
 // memory.limit_in_bytes) leaves less room. nullopt when neither can be read.
 std::optional<int64_t> AvailableMemoryBytes();
 
-// Bytes the heap holds now (mallinfo2: allocated and mmapped blocks).
-// Memory the process freed but kept counts as available to it, not here.
+// Bytes the heap holds now (mallinfo2: allocated and mmapped blocks; the
+// resident bytes under an allocator that is not glibc's). Memory the
+// process freed but kept counts as available to it, not here.
 int64_t HeapInUseBytes();
 
 // Bytes this process has resident now (/proc/self/statm); 0 when unknown.

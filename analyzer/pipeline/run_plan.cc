@@ -74,6 +74,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   auto skip_for_memory = [&] {
     over_memory = GraphDoesNotFit(EstimateGraphMemory(model, window));
     if (!over_memory) return false;
+    over_memory->fits_from_ns = EarliestStartThatFits(model, window, over_memory->room_bytes);
+    over_memory->window_end_ns = window.end_ns;
     if (plan.critical_path) {
       w.critical_path.window = window;
       w.critical_path.over_memory = over_memory;

@@ -35,7 +35,15 @@ struct GraphOverMemory {
   int64_t need_bytes = 0;
   int64_t room_bytes = 0;
   bool limit_set = false;  // room from --memory-limit / STREAMSCOPE_MEMORY_LIMIT_MIB
+  // The latest part of the window whose graph fits the room:
+  // [fits_from_ns, window_end_ns), empty when none does (trace clock).
+  int64_t fits_from_ns = 0, window_end_ns = 0;
 };
+
+// The earliest start from which the rest of `window` has a graph of at
+// most `room_bytes` by EstimateGraphMemory: the window's end when none
+// does (a window a report can still rank and find the path of).
+int64_t EarliestStartThatFits(const TraceModel& model, const Window& window, int64_t room_bytes);
 
 }  // namespace streamscope
 

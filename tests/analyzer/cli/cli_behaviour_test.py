@@ -341,6 +341,8 @@ class MemoryLimit(Scratch):
             self.assertEqual(over["room"], "memory_limit")
             self.assertGreater(over["need_bytes"], over["room_bytes"])
             self.assertGreater(over["items"], 0)
+            self.assertIsNone(over["fits_from_ns"])  # 1 MiB: not even an empty graph fits
+            self.assertEqual(over["window_end_ns"], window["end_ns"])
         free = json.loads(run("report", OVL, "--format", "json").stdout)["traces"][0]["windows"][0]
         self.assertIsNone(free["diagnose"]["over_memory"])
         self.assertIsNone(free["critical_path"]["over_memory"])

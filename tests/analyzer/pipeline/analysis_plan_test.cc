@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzer/analysis/causes/graph_memory.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/memory_budget.h"
 #include "analyzer/pipeline/run_plan.h"
@@ -181,11 +182,35 @@ TEST(RunPlan, AGraphOverTheMemoryBudgetIsSkippedAndSaysSo) {
   ASSERT_NE(free->diagnose.primary(), nullptr);
   EXPECT_TRUE(free->diagnose.primary()->saving_estimated);
   EXPECT_GT(free->diagnose.primary()->estimated_saving_ns, 0);
+  EXPECT_EQ(over.window_end_ns, w.end_ns);
+  EXPECT_EQ(over.fits_from_ns, w.end_ns);  // under 1 MiB not even an empty graph (16 MiB) fits
   EXPECT_EQ(MemoryLimitFromMib(3), int64_t{3} << 20);
   EXPECT_EQ(MemoryLimitFromMib(int64_t{1} << 50), 0);  // past 64 bits of bytes: no limit
   // What else the window reports does not depend on the graph.
   EXPECT_EQ(tight->gap_causes.idle_ns, free->gap_causes.idle_ns);
   EXPECT_EQ(Ranking(tight->diagnose).size(), Ranking(free->diagnose).size());
+}
+
+// The part of a window whose graph fits: the earliest start from which the
+// rest of the window needs at most the room, to the nanosecond.
+TEST(GraphMemory, TheEarliestStartThatFitsIsExact) {
+  TraceModel m = testing::ThreeCausesTrace();
+  const Window w = WholeTraceWindow(m);
+  const int64_t from_third_step = (1110 + 1720 * 2) * 1000;  // the third step's first call (ns)
+  auto need = [&](int64_t start) {
+    Window rest = w;
+    rest.start_ns = start;
+    return EstimateGraphMemory(m, rest).bytes;
+  };
+  const int64_t room = need(from_third_step);
+  auto fits = [&](int64_t start) { return need(start) <= room; };
+  const int64_t start = EarliestStartThatFits(m, w, room);
+  EXPECT_LE(start, from_third_step);
+  EXPECT_TRUE(fits(start));
+  EXPECT_FALSE(fits(start - 1));
+  EXPECT_GT(start, w.start_ns);
+  EXPECT_EQ(EarliestStartThatFits(m, w, int64_t{1} << 40), w.start_ns);  // all of it
+  EXPECT_EQ(EarliestStartThatFits(m, w, 0), w.end_ns);                   // none
 }
 
 }  // namespace
