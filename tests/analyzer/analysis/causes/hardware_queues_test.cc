@@ -19,6 +19,7 @@
 #include "tests/analyzer/analysis/causes/diagnose_ranked.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
@@ -27,6 +28,7 @@ using testing::ApiTimes;
 using testing::Find;
 using testing::ModelBuilder;
 using testing::Ranking;
+using testing::TestDevice;
 
 constexpr int64_t kUs = 1'000;
 constexpr int kStreams = 16;
@@ -51,13 +53,7 @@ struct Planted {
 // end at 2203 us, 1877 us shorter.
 TraceModel PlantedHyperQ(const Planted& p) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "planted GPU";
-  d.sm_count = 132;
-  d.concurrent_kernels = 1;
-  d.async_engine_count = 2;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.name = "planted GPU", .sm_count = 132}));
   if (!p.connections.empty()) b.model().metadata["env:CUDA_DEVICE_MAX_CONNECTIONS"] = p.connections;
   for (int s = 0; s < kStreams; ++s) b.Stream(100 + s, StreamKind::kNonBlocking);
   auto call = [](int s, int k) {
