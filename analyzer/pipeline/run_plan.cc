@@ -11,6 +11,7 @@
 #include "analyzer/analysis/causes/diagnose_ranking.h"
 #include "analyzer/analysis/causes/op_attribution.h"
 #include "analyzer/analysis/causes/step_breakdown.h"
+#include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/overlap_gaps/busy_time_index.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "analyzer/base/threads.h"
@@ -126,11 +127,14 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
     own.Join();
     MarkPhase("overlap+gaps");
   }
+  // Read by the diagnosis and again by its ranking's what-ifs: found once.
+  std::optional<WindowDetections> detections;
   if (plan.diagnose) {
     contention_thread.Join();
     if (threads) MarkPhase("contention");
+    detections.emplace(FindWindowDetections(model, window));
     w.diagnose = AnalyzeDiagnose(model, window, plan.diagnose_options,
-                                 {w.overlap, w.gap_causes, w.hidden_sync, w.launch_stats, contention});
+                                 {w.overlap, w.gap_causes, w.hidden_sync, w.launch_stats, contention, *detections});
     if (plan.overlap) MarkPhase("diagnose");
   }
   // The ranking and the critical path share one dependency graph; a ranking
@@ -156,7 +160,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       }
       graph.emplace(BuildDependencyGraph(model, window));
       if (plan.overlap) MarkPhase("dependency_graph");
-      if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose);
+      if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose, &*detections);
+      detections.reset();
       if (plan.overlap) MarkPhase("what_if");
       // What only the replays read goes first: the path's segments (millions
       // at 10M ops) then fit in the memory it leaves.

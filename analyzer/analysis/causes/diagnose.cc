@@ -21,6 +21,7 @@
 #include "analyzer/analysis/causes/host_link_rate.h"
 #include "analyzer/analysis/causes/idle_partition.h"
 #include "analyzer/analysis/causes/round_trip.h"
+#include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/overlap_gaps/busy_time_index.h"
 #include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
@@ -162,7 +163,8 @@ class Diagnoser {
         gaps_(&in.gap_causes),
         hidden_(&in.hidden_sync),
         launch_(&in.launch_stats),
-        contention_(in.contention) {
+        contention_(in.contention),
+        detections_(&in.detections) {
     ops_ = OpsStartingIn(m, w);
   }
 
@@ -187,7 +189,7 @@ class Diagnoser {
     for (DiagnoseFinding& f : FindCopyBandwidthBound(m_, *overlap_, ops_, result_.gpu_span_ns, o_)) {
       findings_.push_back(std::move(f));
     }
-    if (auto f = HardwareQueueFinding(m_, w_, FindQueueHeldKernels(m_, w_), o_.max_evidence)) {
+    if (auto f = HardwareQueueFinding(m_, w_, detections_->queue_held, o_.max_evidence)) {
       findings_.push_back(std::move(*f));
     }
     MemoryType();
@@ -196,7 +198,9 @@ class Diagnoser {
     if (auto f = FindRoundTrip(m_, *gaps_, o_.max_evidence)) findings_.push_back(std::move(*f));
     SyncsBetween();
     LegacyStream();
-    if (auto f = LoadStallFinding(m_, w_, FindLoadStalls(m_, w_), o_.max_evidence)) findings_.push_back(std::move(*f));
+    if (auto f = LoadStallFinding(m_, w_, detections_->load_stalls, o_.max_evidence)) {
+      findings_.push_back(std::move(*f));
+    }
     ImplicitCalls();
     CpuStarvation();
     if (contention_) findings_.push_back(*contention_);
@@ -779,6 +783,7 @@ class Diagnoser {
   const HiddenSyncResult* hidden_;
   const LaunchStatsResult* launch_;
   const std::optional<DiagnoseFinding>& contention_;
+  const WindowDetections* detections_;
   std::vector<int32_t> ops_;
   std::set<std::string> blamed_calls_;  // implicit-sync call names (base names)
   std::vector<DiagnoseFinding> findings_;

@@ -83,6 +83,8 @@
 
 namespace streamscope {
 
+struct WindowDetections;  // window_detections.h
+
 enum class DiagnoseStep : uint8_t {
   kHardware = 0,
   kMemoryType = 1,
@@ -427,6 +429,9 @@ struct DiagnoseInputs {
   const LaunchStatsResult& launch_stats;
   // Step 6: AnalyzeContention (contention.h) with the same options.
   const std::optional<DiagnoseFinding>& contention;
+  // Steps 1 and 4, hardware_queue and lazy_module_loading: the window's
+  // detections (window_detections.h), which the what-ifs read too.
+  const WindowDetections& detections;
 };
 
 DiagnoseResult AnalyzeDiagnose(const TraceModel& model, const Window& window, const DiagnoseOptions& options,

@@ -240,7 +240,7 @@ bool RankingNeedsWhatIf(const DiagnoseResult& result, const RankingShown& shown)
 }
 
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
-                          DiagnoseResult* result) {
+                          DiagnoseResult* result, const WindowDetections* detections) {
   const bool any = RankingNeedsWhatIf(*result);
   if (!any) {  // no finding reads an estimate: the replays below would be wasted
     RankDiagnoseFindings(model, WhatIfResult{}, options, result);
@@ -249,7 +249,7 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
   // Built on first use, shared by the estimates below.
   std::optional<WhatIfSession> shared;
   auto session = [&]() -> const WhatIfSession& {
-    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions(model));
+    if (!shared) shared.emplace(model, graph, RankingWhatIfOptions(model), detections);
     return *shared;
   };
   WhatIfResult what_if;

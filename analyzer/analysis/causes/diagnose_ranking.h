@@ -100,9 +100,12 @@ struct RankingShown {
 bool RankingNeedsWhatIf(const DiagnoseResult& result, const RankingShown& shown);
 
 // The same, estimating the savings on `graph` (BuildDependencyGraph of the
-// result's window).
+// result's window). `detections`: the window's, as the diagnosis read them
+// (DiagnoseInputs::detections), so that the hardware_queue and
+// lazy_module_loading estimates replay the kernels their findings name;
+// nullptr: the what-ifs find them again.
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,
-                          DiagnoseResult* result);
+                          DiagnoseResult* result, const WindowDetections* detections = nullptr);
 
 }  // namespace streamscope
 

@@ -32,7 +32,8 @@
 // checked; a kernel whose grid is unknown counts as filling the device.
 // Cost: one pass over the window's ops; the sweep that checks the device's
 // room runs only when some kernel is a candidate. Pure function of the
-// model; thread-safe.
+// model; thread-safe. The pipeline runs this check and FindLoadStalls once
+// per window (window_detections.h) for the diagnosis and the what-ifs.
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_HARDWARE_QUEUES_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_HARDWARE_QUEUES_H_
 

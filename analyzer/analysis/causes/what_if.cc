@@ -17,6 +17,7 @@
 #include "analyzer/analysis/causes/hardware_queues.h"
 #include "analyzer/analysis/causes/innermost_nvtx.h"
 #include "analyzer/analysis/causes/lower_median.h"
+#include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
@@ -382,15 +383,17 @@ int32_t EngineClass(const TraceModel& m, size_t op) {
 // Everything the what-ifs of one window share.
 class WhatIfContext {
  public:
-  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o) : m_(m), g_(g), o_(o) {
+  // `detections`: the window's, found by the caller for the diagnosis
+  // too; nullptr (or another window's): found here.
+  WhatIfContext(const TraceModel& m, const DependencyGraph& g, const WhatIfOptions& o,
+                const WindowDetections* detections = nullptr)
+      : m_(m), g_(g), o_(o), detections_(Detections(m, g, detections, found_)) {
     absl::flat_hash_set<int64_t> tids;  // threads that submitted the window's ops
     for (size_t k = 0; k < g.op_count(); ++k) {
       if (int32_t c = g.OpSubmitter(k); c >= 0) tids.insert(g.CallTid(c));
     }
     HostGaps(tids);
     first_launches_ = FirstLaunches(m, o.first_launch);
-    queue_held_ = FindQueueHeldKernels(m, g.window());
-    load_stalls_ = FindLoadStalls(m, g.window());
   }
 
   // The causes present, at most max_causes_per_kind of a kind (those with
@@ -439,8 +442,8 @@ class WhatIfContext {
     }
     if (!first_launches_.empty()) ranked.push_back({{WhatIfKind::kFirstLaunch}, 1});
     if (g_.stats().contains("edges_legacy_stream")) ranked.push_back({{WhatIfKind::kLegacyStream}, 1});
-    if (!queue_held_.held.empty()) ranked.push_back({{WhatIfKind::kHardwareQueue}, 1});
-    if (!load_stalls_.waiting.empty()) ranked.push_back({{WhatIfKind::kLazyLoading}, 1});
+    if (!detections_.queue_held.held.empty()) ranked.push_back({{WhatIfKind::kHardwareQueue}, 1});
+    if (!detections_.load_stalls.waiting.empty()) ranked.push_back({{WhatIfKind::kLazyLoading}, 1});
     // Deterministic order: kind, then cost (largest first), then the key.
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return std::make_tuple(a.first.kind, -a.second, a.first.name, a.first.stream, a.first.device_id,
@@ -475,8 +478,8 @@ class WhatIfContext {
       case WhatIfKind::kLegacyStream: Legacy(edits, est, ev); break;
       case WhatIfKind::kLaunchBlocking: LaunchBlocking(edits, est, ev); break;
       case WhatIfKind::kReadback: Readback(edits, est, ev); break;
-      case WhatIfKind::kHardwareQueue: StartEarlier(queue_held_.held, edits, est, ev); break;
-      case WhatIfKind::kLazyLoading: StartEarlier(load_stalls_.waiting, edits, est, ev); break;
+      case WhatIfKind::kHardwareQueue: StartEarlier(detections_.queue_held.held, edits, est, ev); break;
+      case WhatIfKind::kLazyLoading: StartEarlier(detections_.load_stalls.waiting, edits, est, ev); break;
     }
     est.op_count = static_cast<int64_t>(ev.ops.size());
     est.call_count = static_cast<int64_t>(ev.calls.size());
@@ -969,17 +972,25 @@ class WhatIfContext {
     }
   }
 
+  static const WindowDetections& Detections(const TraceModel& m, const DependencyGraph& g,
+                                            const WindowDetections* given, std::optional<WindowDetections>& found) {
+    if (given != nullptr && given->For(g.window())) return *given;
+    return found.emplace(FindWindowDetections(m, g.window()));
+  }
+
   const TraceModel& m_;
   const DependencyGraph& g_;
   const WhatIfOptions& o_;
+  // The held kernels (hardware_queue) and those that waited in lazy-loading
+  // stalls (lazy_loading): the caller's, or found_.
+  std::optional<WindowDetections> found_;
+  const WindowDetections& detections_;
   static constexpr uint32_t kNoEdge = std::numeric_limits<uint32_t>::max();
   // The host gaps (the host_gap edges of the window's submitting threads
   // with host time in the window): a bit per graph call that has one
   // (its edge is g_.HostGapEdge(call)) and, in call order, where each
   // gap's parts begin in part_name_ / part_ns_ (4 bytes a gap): a part per
   // innermost range (kNoString: none), up to the next gap's.
-  HardwareQueueResult queue_held_;  // the kernels held in shared hardware queues
-  LoadStallResult load_stalls_;     // the kernels that waited in lazy-loading stalls
   std::vector<uint64_t> gap_calls_;
   std::vector<uint32_t> gap_parts_;
   // The parts of all gaps, each gap's a run, in two columns (8 bytes a
@@ -1044,8 +1055,8 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
 }  // namespace
 
 struct WhatIfSession::Impl {
-  Impl(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions o)
-      : options(std::move(o)), graph(graph), context(model, graph, options) {}
+  Impl(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions o, const WindowDetections* detections)
+      : options(std::move(o)), graph(graph), context(model, graph, options, detections) {}
   WhatIfOptions options;  // before context, which keeps a reference to it
   const DependencyGraph& graph;
   WhatIfContext context;
@@ -1082,8 +1093,9 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
   return Together(graph, context, causes);
 }
 
-WhatIfSession::WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options)
-    : impl_(std::make_unique<Impl>(model, graph, std::move(options))) {}
+WhatIfSession::WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options,
+                             const WindowDetections* detections)
+    : impl_(std::make_unique<Impl>(model, graph, std::move(options), detections)) {}
 WhatIfSession::~WhatIfSession() = default;
 
 WhatIfResult WhatIfSession::EstimateSavings() const {

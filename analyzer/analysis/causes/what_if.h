@@ -107,6 +107,8 @@
 
 namespace streamscope {
 
+struct WindowDetections;  // window_detections.h
+
 // Changes to one replay; empty vectors change nothing.
 struct ReplayEdits {
   // The edges (graph.edges()) whose lag changes, and their lags: a cause
@@ -253,9 +255,13 @@ WhatIfEstimate EstimateTogether(const TraceModel& model, const DependencyGraph& 
 // call above builds first (host gaps by NVTX range, ops per call, first
 // launches: at 1M ops a few tenths of a second each time). The same results
 // as the free functions. `model` and `graph` must outlive it.
+// `detections`: the graph's window's (window_detections.h), found once for
+// the diagnosis and these what-ifs (hardware_queue, lazy_loading); it must
+// outlive the session. nullptr, or another window's: found here.
 class WhatIfSession {
  public:
-  WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options = {});
+  WhatIfSession(const TraceModel& model, const DependencyGraph& graph, WhatIfOptions options = {},
+                const WindowDetections* detections = nullptr);
   ~WhatIfSession();
   WhatIfSession(const WhatIfSession&) = delete;
   WhatIfSession& operator=(const WhatIfSession&) = delete;

@@ -12,18 +12,17 @@
 #include "analyzer/sqlite/sqlite_db.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope::testing {
 
 SyntheticTrace& SyntheticTrace::Device(int32_t id, int copy_engines, int concurrent_kernels) {
-  ::streamscope::Device d;
-  d.id = id;
-  d.name = absl::StrCat("Test GPU ", id);
-  d.async_engine_count = copy_engines;
-  d.concurrent_kernels = concurrent_kernels;
-  d.compute_major = 9;
-  d.sm_count = 132;
-  devices_.push_back(d);
+  devices_.push_back(TestDevice({.id = id,
+                                 .name = absl::StrCat("Test GPU ", id),
+                                 .compute_major = 9,
+                                 .sm_count = 132,
+                                 .async_engine_count = copy_engines,
+                                 .concurrent_kernels = concurrent_kernels}));
   return *this;
 }
 

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/memory_trace_util.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
@@ -16,6 +17,7 @@ using testing::AddAllocation;
 using testing::ApiTimes;
 using testing::ModelBuilder;
 using testing::OpIndex;
+using testing::TestDevice;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 constexpr uint64_t kBuf = 0x7000'0000'0000;
@@ -29,12 +31,7 @@ enum class Buffers { kNone, kPerStream, kShared };
 // for all (kShared: the H2D copies of two streams write the same bytes).
 TraceModel Pipeline(int streams, Buffers buffers) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "Test GPU";
-  d.async_engine_count = 2;
-  d.concurrent_kernels = 1;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice());
   for (int s = 0; s < streams; ++s) b.Stream(10 + s, StreamKind::kNonBlocking);
   std::vector<int64_t> stream_free(streams, us(100));
   int64_t h2d_free = us(100), d2h_free = us(100), compute_free = us(100), end = 0, call = us(1);

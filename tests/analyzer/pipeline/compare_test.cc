@@ -10,12 +10,14 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/synthetic_trace.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+using testing::TestDevice;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 constexpr int64_t k16MiB = 16 << 20;
@@ -37,12 +39,7 @@ struct Pipeline {
 
 TraceModel Build(const Pipeline& p) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "Test GPU";
-  d.async_engine_count = p.copy_engines;
-  d.concurrent_kernels = 1;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.async_engine_count = p.copy_engines}));
   for (int s = 0; s < p.streams; ++s) b.Stream(10 + s, StreamKind::kNonBlocking);
   const int64_t t0 = us(100);  // GPU work starts after the submissions
   std::vector<int64_t> stream_free(p.streams, t0);

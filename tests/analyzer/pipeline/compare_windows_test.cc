@@ -12,12 +12,14 @@
 #include "analyzer/render/compare_windows_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+using testing::TestDevice;
 
 // The window note in words ("" when the rule names no note).
 std::string Note(const CompareResult& r) { return CompareWindowNoteText(r.window_rule, r.window_note); }
@@ -48,12 +50,7 @@ struct Loop {
 
 TraceModel Build(const Loop& l) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "Test GPU";
-  d.async_engine_count = 2;
-  d.concurrent_kernels = 1;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice());
   b.Stream(kStream, StreamKind::kNonBlocking);
   b.Kernel("warmup", kStream, 1 * kMs, 1 * kMs + 100 * kUs, ApiTimes{500 * kUs, 510 * kUs, 1});
   const int64_t t0 = 10 * kMs;

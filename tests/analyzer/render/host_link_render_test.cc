@@ -6,19 +6,16 @@
 #include "analyzer/analysis/windows/trace_summary.h"
 #include "analyzer/render/trace_summary_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
+using testing::TestDevice;
+
 TraceModel OneDevice(const Device::HostLink& link) {
   TraceModel m;
-  Device d;
-  d.id = 0;
-  d.name = "NVIDIA H200";
-  d.async_engine_count = 3;
-  d.concurrent_kernels = 1;
-  d.link = link;
-  m.devices.push_back(d);
+  m.devices.push_back(TestDevice({.name = "NVIDIA H200", .async_engine_count = 3, .link = link}));
   return m;
 }
 

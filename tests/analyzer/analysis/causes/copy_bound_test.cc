@@ -12,12 +12,14 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+using testing::TestDevice;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 constexpr int64_t k16MiB = 16 << 20;
@@ -38,13 +40,7 @@ Device::HostLink Pcie5x16() {
 // run back to back; each kernel runs under the previous copy.
 TraceModel CopyBoundTrace(MemoryKind host, int64_t copy_us, bool link) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "Test GPU";
-  d.async_engine_count = 3;
-  d.concurrent_kernels = 1;
-  if (link) d.link = Pcie5x16();
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.async_engine_count = 3, .link = link ? Pcie5x16() : Device::HostLink{}}));
   for (int s = 1; s <= 4; ++s) b.Stream(s, StreamKind::kBlocking);
   int64_t copy_start = us(80);
   for (int i = 0; i < 40; ++i) {
@@ -154,12 +150,7 @@ TEST(CopyBandwidthBound, CopiesThatFillLittleOfTheWindowAreNot) {
   // Each 320 us copy follows a 1000 us kernel on one stream: copies are 24%
   // of the span and shorter than the kernels.
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.async_engine_count = 3;
-  d.concurrent_kernels = 1;
-  d.link = Pcie5x16();
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.async_engine_count = 3, .link = Pcie5x16()}));
   b.Stream(1, StreamKind::kNonBlocking);
   for (int i = 0; i < 10; ++i) {
     int64_t t = us(1320) * i;
@@ -176,12 +167,7 @@ TEST(CopyBandwidthBound, CopiesAsLongAsTheKernelsDoNotSetThePaceAlone) {
   // A pipeline: 320 us copies on one stream, 300 us kernels on another, each
   // kernel under the next copy: copies 94% of the span, kernels 88%.
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.async_engine_count = 3;
-  d.concurrent_kernels = 1;
-  d.link = Pcie5x16();
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.async_engine_count = 3, .link = Pcie5x16()}));
   b.Stream(1, StreamKind::kNonBlocking);
   b.Stream(2, StreamKind::kNonBlocking);
   for (int i = 0; i < 10; ++i) {
@@ -198,12 +184,7 @@ TEST(CopyBandwidthBound, TinyCopiesAreLatencyBoundNotBandwidthBound) {
   // 4 KiB copies back to back for most of the window: their rate says
   // nothing about the link.
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.async_engine_count = 3;
-  d.concurrent_kernels = 1;
-  d.link = Pcie5x16();
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.async_engine_count = 3, .link = Pcie5x16()}));
   b.Stream(1, StreamKind::kNonBlocking);
   for (int i = 0; i < 100; ++i) {
     b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, 1, us(2) * i, us(2) * i + us(2),

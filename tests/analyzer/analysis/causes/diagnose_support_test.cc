@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/overlap_gaps/contention.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
@@ -89,9 +90,11 @@ TEST(DiagnoseSupport, TheContentionFindingIsTheOneGiven) {
   const GapCausesResult gaps = AnalyzeGapCauses(m, w, {});
   const HiddenSyncResult hidden = AnalyzeHiddenSync(m, w, {});
   const LaunchStatsResult launch = AnalyzeLaunchStats(m, w, {});
+  const WindowDetections detections = FindWindowDetections(m, w);
   auto contention_findings = [&](const std::optional<DiagnoseFinding>& given) {
     std::vector<int64_t> impacts;
-    for (const DiagnoseFinding& f : AnalyzeDiagnose(m, w, {}, {overlap, gaps, hidden, launch, given}).findings) {
+    for (const DiagnoseFinding& f :
+         AnalyzeDiagnose(m, w, {}, {overlap, gaps, hidden, launch, given, detections}).findings) {
       if (f.cause == DiagnoseCause::kContention) impacts.push_back(f.impact_ns);
     }
     return impacts;

@@ -9,23 +9,21 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+using testing::TestDevice;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 constexpr int64_t k16MiB = 16 << 20;
 
 void AddDevice(ModelBuilder& b, int copy_engines = 2, int concurrent_kernels = 1) {
-  Device d;
-  d.id = 0;
-  d.name = "Test GPU";
-  d.async_engine_count = copy_engines;
-  d.concurrent_kernels = concurrent_kernels;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(
+      TestDevice({.async_engine_count = copy_engines, .concurrent_kernels = concurrent_kernels}));
 }
 
 // The whole GPU activity of a model: first op start to last op end.

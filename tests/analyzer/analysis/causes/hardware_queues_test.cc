@@ -2,17 +2,24 @@
 // planted simpleHyperQ (16 streams of two one-block 1 ms kernels, submitted
 // depth-first, run in waves as shared queues let them) and the controls
 // that must not be blamed on queues: a queue per stream, a full device, an
-// event wait, unknown shapes.
+// event wait, unknown shapes. The findings and their what-ifs read one
+// detection (window_detections.h).
 #include "analyzer/analysis/causes/hardware_queues.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "analyzer/analysis/causes/dependency_graph.h"
 #include "analyzer/analysis/causes/diagnose_ranking.h"
+#include "analyzer/analysis/causes/what_if.h"
+#include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_ranked.h"
+#include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
@@ -21,6 +28,7 @@ using testing::ApiTimes;
 using testing::Find;
 using testing::ModelBuilder;
 using testing::Ranking;
+using testing::TestDevice;
 
 constexpr int64_t kUs = 1'000;
 constexpr int kStreams = 16;
@@ -45,13 +53,7 @@ struct Planted {
 // end at 2203 us, 1877 us shorter.
 TraceModel PlantedHyperQ(const Planted& p) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.name = "planted GPU";
-  d.sm_count = 132;
-  d.concurrent_kernels = 1;
-  d.async_engine_count = 2;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.name = "planted GPU", .sm_count = 132}));
   if (!p.connections.empty()) b.model().metadata["env:CUDA_DEVICE_MAX_CONNECTIONS"] = p.connections;
   for (int s = 0; s < kStreams; ++s) b.Stream(100 + s, StreamKind::kNonBlocking);
   auto call = [](int s, int k) {
@@ -232,6 +234,65 @@ TEST(HardwareQueues, NoStallWhenTheLaunchesKeptStarting) {
   // for a load.
   const TraceModel m = PlantedHyperQ(Planted{});
   EXPECT_TRUE(FindLoadStalls(m, WholeTraceWindow(m)).waiting.empty());
+}
+
+// The kernels of a detection, by op index.
+std::vector<int32_t> Ops(const std::vector<QueueHeldKernel>& kernels) {
+  std::vector<int32_t> ops;
+  for (const QueueHeldKernel& k : kernels) ops.push_back(k.op);
+  return ops;
+}
+
+// The what-if of `kind` over the whole trace, with `detections` (nullptr:
+// found by the session), every op listed, sorted.
+WhatIfEstimate WhatIfOf(const TraceModel& m, WhatIfKind kind, const WindowDetections* detections) {
+  const DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  WhatIfOptions o;
+  o.max_listed = 32;
+  for (WhatIfEstimate& e : WhatIfSession(m, g, o, detections).EstimateSavings().estimates) {
+    if (e.cause.kind != kind) continue;
+    std::sort(e.ops.begin(), e.ops.end());
+    return e;
+  }
+  ADD_FAILURE() << "no " << WhatIfKindName(kind) << " what-if";
+  return {};
+}
+
+TEST(HardwareQueues, TheFindingAndItsWhatIfReadOneDetection) {
+  // The diagnosis and the what-ifs are handed the same WindowDetections:
+  // with A1..A7 dropped from its held kernels, the finding counts the 8
+  // left (A8..A15) and the hardware_queue what-if replays exactly those,
+  // over the same delays. A consumer that found them again would see 15.
+  const TraceModel m = PlantedHyperQ(Planted{});
+  WindowDetections d = FindWindowDetections(m, WholeTraceWindow(m));
+  ASSERT_EQ(d.queue_held.held.size(), 15u);
+  d.queue_held.held.erase(d.queue_held.held.begin(), d.queue_held.held.begin() + 7);
+  const DiagnoseResult r = testing::DiagnoseUnranked(m, WholeTraceWindow(m), DiagnoseOptions{}, &d);
+  const DiagnoseFinding* f = Find(r, DiagnoseCause::kHardwareQueue);
+  ASSERT_NE(f, nullptr) << Ranking(r);
+  EXPECT_EQ(std::get<HardwareQueueFacts>(f->facts).held_kernels, 8);
+  const WhatIfEstimate e = WhatIfOf(m, WhatIfKind::kHardwareQueue, &d);
+  EXPECT_EQ(e.ops, Ops(d.queue_held.held));
+  EXPECT_EQ(e.measured_cost_ns, f->impact_ns);
+  // Given none, the session finds all 15 itself.
+  EXPECT_EQ(WhatIfOf(m, WhatIfKind::kHardwareQueue, nullptr).op_count, 15);
+}
+
+TEST(HardwareQueues, TheLoadStallFindingAndItsWhatIfReadOneDetection) {
+  // The same for lazy loading: of the 15 kernels that waited in the stall,
+  // the 5 kept are the finding's and the lazy_loading what-if's.
+  Planted p;
+  p.first_start = 6 * kUs;
+  p.connections = "32";
+  const TraceModel m = PlantedHyperQ(p);
+  WindowDetections d = FindWindowDetections(m, WholeTraceWindow(m));
+  ASSERT_EQ(d.load_stalls.waiting.size(), 15u);
+  d.load_stalls.waiting.resize(5);
+  const DiagnoseResult r = testing::DiagnoseUnranked(m, WholeTraceWindow(m), DiagnoseOptions{}, &d);
+  const DiagnoseFinding* f = Find(r, DiagnoseCause::kLazyLoading);
+  ASSERT_NE(f, nullptr) << Ranking(r);
+  EXPECT_EQ(std::get<LazyLoadingFacts>(f->facts).waiting_kernels, 5);
+  EXPECT_EQ(WhatIfOf(m, WhatIfKind::kLazyLoading, &d).ops, Ops(d.load_stalls.waiting));
 }
 
 TEST(HardwareQueues, KeptBlocksSaturate) {

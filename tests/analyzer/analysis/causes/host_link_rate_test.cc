@@ -3,9 +3,12 @@
 #include "analyzer/render/host_link_render.h"
 
 #include "gtest/gtest.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
+
+using testing::TestDevice;
 
 Device::HostLink Pcie(int32_t gen_current, int32_t width_current, int32_t gen_max, int32_t width_max) {
   Device::HostLink l;
@@ -57,12 +60,7 @@ TEST(HostLinkRate, NvlinkC2cIsFourHundredFiftyGigabytesPerDirection) {
 
 TEST(HostLinkRate, ModelRatesByDevice) {
   TraceModel m;
-  Device a;
-  a.id = 0;
-  a.link = Pcie(4, 16, 4, 16);
-  Device b;
-  b.id = 1;  // no link recorded
-  m.devices = {a, b};
+  m.devices = {TestDevice({.link = Pcie(4, 16, 4, 16)}), TestDevice({.id = 1})};  // device 1: no link recorded
   std::map<int32_t, double> rates = LinkBytesPerNs(m);
   ASSERT_EQ(rates.size(), 1u);
   EXPECT_NEAR(rates.at(0), 31.508, 0.001);

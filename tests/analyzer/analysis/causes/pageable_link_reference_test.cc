@@ -15,12 +15,14 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_device.h"
 
 namespace streamscope {
 namespace {
 
 using testing::ApiTimes;
 using testing::ModelBuilder;
+using testing::TestDevice;
 
 constexpr int64_t us(int64_t v) { return v * 1000; }
 constexpr int64_t k16MiB = 16 << 20;
@@ -38,12 +40,7 @@ Device::HostLink Link(int32_t gen, int32_t width, int32_t c2c = 0) {
 
 TraceModel OnePageableCopy(std::optional<Device::HostLink> link, int64_t bytes = k16MiB, int64_t copy_ns = kCopyNs) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.async_engine_count = 2;
-  d.concurrent_kernels = 1;
-  if (link) d.link = *link;
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.link = link.value_or(Device::HostLink{})}));
   b.Stream(1, StreamKind::kNonBlocking);
   b.Copy(OpCategory::kHtoD, MemoryKind::kPageable, MemoryKind::kDevice, 1, us(0), copy_ns, ApiTimes{0, us(1), 1},
          "cudaMemcpyAsync", true, bytes);
@@ -96,12 +93,7 @@ TEST(PageableLinkReference, WithoutPinnedCopiesTheLinkCeilingIsTheReference) {
 
 TEST(PageableLinkReference, PinnedCopiesInTheTraceComeBeforeTheLink) {
   ModelBuilder b;
-  Device d;
-  d.id = 0;
-  d.async_engine_count = 2;
-  d.concurrent_kernels = 1;
-  d.link = Link(4, 16);
-  b.model().devices.push_back(d);
+  b.model().devices.push_back(TestDevice({.link = Link(4, 16)}));
   b.Stream(1, StreamKind::kNonBlocking);
   b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 1, us(0), us(671), ApiTimes{0, us(1), 1},
          "cudaMemcpyAsync", true, k16MiB);  // 25 GB/s measured
