@@ -180,6 +180,7 @@ void RenderDiagnoseText(const DiagnoseResult& r, const TraceModel& m, std::ostre
     } else if (lesser && !minor_header && (r.ranked.empty() || !f.significant)) {
       out << indent
           << (r.ranked.empty() ? "  Minor findings:\n"
+              : r.over_memory  ? "  Minor findings (cost below 1% of the GPU span):\n"
                                : "  Minor findings (cost and estimated saving below 1% of the GPU span):\n");
       minor_header = true;
     }
