@@ -30,16 +30,27 @@ std::optional<int64_t> CgroupFile(const char* path) {
   return text ? ParseCgroupBytes(*text) : std::nullopt;
 }
 
-// The room this process's cgroup leaves: its limit less its usage (v2 at
-// the unified hierarchy's root as a container sees it, else v1).
+// The room this process's cgroup leaves: its limit less its working set,
+// the usage less the inactive file cache the kernel reclaims first (usage
+// counts the page cache: after reading a large trace it nears the limit
+// while little of it is held). v2 at the unified hierarchy's root as a
+// container sees it, else v1.
 std::optional<int64_t> CgroupRoom() {
-  for (auto [limit_path, usage_path] :
-       {std::pair{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-        std::pair{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"}}) {
-    std::optional<int64_t> limit = CgroupFile(limit_path);
+  struct Files {
+    const char *limit, *usage, *stat, *inactive_key;
+  };
+  for (const Files& f :
+       {Files{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat",
+              "inactive_file"},
+        Files{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+              "/sys/fs/cgroup/memory/memory.stat", "total_inactive_file"}}) {
+    std::optional<int64_t> limit = CgroupFile(f.limit);
     if (!limit) continue;
-    std::optional<int64_t> usage = CgroupFile(usage_path);
-    return std::max<int64_t>(0, *limit - usage.value_or(0));
+    int64_t used = CgroupFile(f.usage).value_or(0);
+    if (std::optional<std::string> stat = ReadSmallFile(f.stat)) {
+      used -= std::min(used, ParseCgroupStat(*stat, f.inactive_key).value_or(0));
+    }
+    return std::max<int64_t>(0, *limit - used);
   }
   return std::nullopt;
 }
@@ -66,6 +77,16 @@ std::optional<int64_t> ParseCgroupBytes(absl::string_view text) {
     return std::nullopt;
   }
   return bytes;
+}
+
+std::optional<int64_t> ParseCgroupStat(absl::string_view stat, absl::string_view key) {
+  for (absl::string_view line : absl::StrSplit(stat, '\n')) {
+    if (!absl::ConsumePrefix(&line, key) || !absl::ConsumePrefix(&line, " ")) continue;
+    int64_t value = 0;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(line), &value) || value < 0) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
 }
 
 std::optional<int64_t> AvailableMemoryBytes() {

@@ -12,7 +12,8 @@ namespace streamscope {
 
 // Bytes a process can still take without swapping: the kernel's
 // MemAvailable, or less when this process's cgroup (v2 memory.max, v1
-// memory.limit_in_bytes) leaves less room. nullopt when neither can be read.
+// memory.limit_in_bytes) leaves less room (its limit less its usage
+// without the inactive file cache). nullopt when neither can be read.
 std::optional<int64_t> AvailableMemoryBytes();
 
 // Bytes the heap holds now (mallinfo2: allocated and mmapped blocks; the
@@ -27,6 +28,8 @@ int64_t ResidentBytes();
 // /proc/meminfo (kB) in bytes; a cgroup limit file ("max" or bytes).
 std::optional<int64_t> ParseMemAvailable(absl::string_view meminfo);
 std::optional<int64_t> ParseCgroupBytes(absl::string_view text);
+// A "key value" line of a cgroup's memory.stat (bytes).
+std::optional<int64_t> ParseCgroupStat(absl::string_view stat, absl::string_view key);
 
 }  // namespace streamscope
 

@@ -31,6 +31,20 @@ TEST(MemoryInfo, ReadsACgroupLimitAndNoneAsUnknown) {
   EXPECT_EQ(ParseCgroupBytes("garbage"), std::nullopt);
 }
 
+TEST(MemoryInfo, ReadsTheInactiveFileCacheOfACgroup) {
+  const char* v2 =
+      "anon 1048576\n"
+      "file 8589934592\n"
+      "active_file 1073741824\n"
+      "inactive_file 7516192768\n";
+  EXPECT_EQ(ParseCgroupStat(v2, "inactive_file"), int64_t{7} << 30);
+  EXPECT_EQ(ParseCgroupStat(v2, "file"), int64_t{8} << 30);  // the whole key, not a prefix of another
+  EXPECT_EQ(ParseCgroupStat(v2, "active_file"), int64_t{1} << 30);
+  EXPECT_EQ(ParseCgroupStat("total_inactive_file 4096\n", "total_inactive_file"), 4096);  // v1
+  EXPECT_EQ(ParseCgroupStat(v2, "shmem"), std::nullopt);
+  EXPECT_EQ(ParseCgroupStat("inactive_file lots\n", "inactive_file"), std::nullopt);
+}
+
 TEST(MemoryInfo, LiveReadingsAreSane) {
   std::optional<int64_t> available = AvailableMemoryBytes();
   ASSERT_TRUE(available.has_value());  // Linux with /proc: every machine this runs on
