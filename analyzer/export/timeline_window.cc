@@ -7,6 +7,7 @@
 #include "analyzer/export/analysis_adapters.h"
 #include "analyzer/pipeline/analysis_plan.h"
 #include "analyzer/pipeline/run_plan.h"
+#include "analyzer/render/graph_memory_render.h"
 #include "analyzer/render/summary_render.h"
 
 namespace streamscope {
@@ -65,6 +66,9 @@ absl::StatusOr<AnalysisTracks> AnalyzeForTimeline(const TraceModel& model, const
   AddHiddenSyncMarkers(model, results->hidden_sync, &tracks);
   AddLaunchStatsFindings(model, results->launch_stats, &tracks);
   AddCriticalPathTrack(model, results->critical_path, &tracks, keep);
+  if (const std::optional<GraphOverMemory>& over = results->critical_path.over_memory) {
+    tracks.notes.push_back(absl::StrCat("no critical path track: ", GraphOverMemoryText(*over)));
+  }
   return tracks;
 }
 

@@ -347,6 +347,14 @@ class MemoryLimit(Scratch):
         self.assertIsNone(free["diagnose"]["over_memory"])
         self.assertIsNone(free["critical_path"]["over_memory"])
 
+    def test_an_export_notes_the_missing_critical_path_track(self):
+        out = run("export", OVL, "--memory-limit", "1", "--html", self.path("o.html"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("no critical path track: the dependency graph of this window", out.stderr)
+        self.assertIn("no critical path track: the dependency graph of this window", read(self.path("o.html")))
+        free = run("export", OVL, "--html", self.path("f.html"))
+        self.assertNotIn("no critical path track", free.stderr + read(self.path("f.html")))
+
     def test_the_environment_sets_it_too_and_a_negative_limit_is_refused(self):
         env = dict(os.environ, STREAMSCOPE_MEMORY_LIMIT_MIB="1")
         out = subprocess.run([BIN, "diagnose", OVL], capture_output=True, text=True, env=env, timeout=300)
