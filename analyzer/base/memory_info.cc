@@ -96,21 +96,21 @@ std::optional<int64_t> AvailableMemoryBytes() {
   return available;
 }
 
-int64_t ResidentBytes() {
+int64_t AnonymousResidentBytes() {
   std::optional<std::string> statm = ReadSmallFile("/proc/self/statm");
   if (!statm) return 0;
   std::vector<absl::string_view> fields = absl::StrSplit(*statm, ' ');
-  int64_t pages = 0;
-  if (fields.size() < 2 || !absl::SimpleAtoi(fields[1], &pages)) return 0;
-  return pages * sysconf(_SC_PAGESIZE);
+  int64_t resident = 0, shared = 0;  // pages
+  if (fields.size() < 3 || !absl::SimpleAtoi(fields[1], &resident) || !absl::SimpleAtoi(fields[2], &shared)) return 0;
+  return std::max<int64_t>(0, resident - shared) * sysconf(_SC_PAGESIZE);
 }
 
 int64_t HeapInUseBytes() {
   const struct mallinfo2 heap = mallinfo2();
   const auto in_use = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
   // Another allocator (a sanitizer's, a preloaded jemalloc) leaves glibc's
-  // counts at zero: what is resident then, an upper bound.
-  return in_use > 0 ? in_use : ResidentBytes();
+  // counts at zero: the anonymous resident bytes then, an upper bound.
+  return in_use > 0 ? in_use : AnonymousResidentBytes();
 }
 
 }  // namespace streamscope

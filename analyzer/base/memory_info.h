@@ -21,8 +21,10 @@ std::optional<int64_t> AvailableMemoryBytes();
 // process freed but kept counts as available to it, not here.
 int64_t HeapInUseBytes();
 
-// Bytes this process has resident now (/proc/self/statm); 0 when unknown.
-int64_t ResidentBytes();
+// Bytes of this process's memory that are resident and not file-backed
+// (/proc/self/statm: resident less shared), so that a mapped trace file
+// does not count; 0 when unknown.
+int64_t AnonymousResidentBytes();
 
 // Parsers of the files above (tested on fixed text): MemAvailable in
 // /proc/meminfo (kB) in bytes; a cgroup limit file ("max" or bytes).

@@ -42,7 +42,7 @@ std::optional<GraphOverMemory> GraphDoesNotFit(const GraphMemoryNeed& need) {
     std::optional<int64_t> available = AvailableMemoryBytes();
     if (!available) return std::nullopt;  // nothing to go by: build, as without a budget
     // Memory the process freed and kept serves the graph first.
-    room = *available + std::max<int64_t>(0, ResidentBytes() - in_use);
+    room = *available + std::max<int64_t>(0, AnonymousResidentBytes() - in_use);
   }
   if (need.bytes <= room) return std::nullopt;
   return GraphOverMemory{need.items, need.bytes, room, limit > 0};
