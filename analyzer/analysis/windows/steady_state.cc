@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -54,23 +55,19 @@ std::pair<int64_t, int64_t> SubmittedInside(const TraceModel& m, const std::vect
   return {time, last_end};
 }
 
-// The ops in submission order: their submit times, durations and ends, so
-// that the ops submitted inside a set of spans are runs of it.
+// The ops in submission order (ties by index), so that the ops submitted
+// inside a set of spans are runs of it. Only the order is kept (4 bytes an
+// op, not 40): times, durations and ends are read through it, and submit
+// times mostly follow the op order, so those reads stay near each other.
 struct OpsBySubmit {
-  explicit OpsBySubmit(const TraceModel& m, const std::vector<int64_t>& submit) {
-    std::vector<std::pair<int64_t, uint32_t>> order(submit.size());
-    for (size_t i = 0; i < submit.size(); ++i) order[i] = {submit[i], static_cast<uint32_t>(i)};
-    std::sort(order.begin(), order.end());
-    t.resize(order.size());
-    duration.resize(order.size());
-    end.resize(order.size());
-    for (size_t k = 0; k < order.size(); ++k) {
-      t[k] = order[k].first;
-      duration[k] = Duration(m, order[k].second);
-      end[k] = m.ops.end_ns[order[k].second];
-    }
+  OpsBySubmit(const TraceModel& m, const std::vector<int64_t>& submit) : m(m), submit(submit), order(submit.size()) {
+    std::iota(order.begin(), order.end(), uint32_t{0});
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return submit[a] != submit[b] ? submit[a] < submit[b] : a < b; });
   }
-  std::vector<int64_t> t, duration, end;
+  const TraceModel& m;
+  const std::vector<int64_t>& submit;
+  std::vector<uint32_t> order;
 };
 
 // SubmittedInside on ops in submission order (`spans` normalized: disjoint,
@@ -79,11 +76,12 @@ struct OpsBySubmit {
 // per op (at 1M ops and up to 32 candidate ranges, 0.2 s).
 std::pair<int64_t, int64_t> SubmittedInside(const OpsBySubmit& ops, const IntervalList& spans) {
   int64_t time = 0, last_end = kMinTime;
+  const std::vector<uint32_t>& order = ops.order;
   for (const Interval& s : spans) {
-    size_t k = static_cast<size_t>(std::lower_bound(ops.t.begin(), ops.t.end(), s.start) - ops.t.begin());
-    for (; k < ops.t.size() && ops.t[k] < s.end; ++k) {
-      time = SaturatingAdd(time, ops.duration[k]);
-      last_end = std::max(last_end, ops.end[k]);
+    auto k = std::partition_point(order.begin(), order.end(), [&](uint32_t i) { return ops.submit[i] < s.start; });
+    for (; k != order.end() && ops.submit[*k] < s.end; ++k) {
+      time = SaturatingAdd(time, Duration(ops.m, *k));
+      last_end = std::max(last_end, ops.m.ops.end_ns[*k]);
     }
   }
   return {time, last_end};
@@ -256,23 +254,44 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
 }  // namespace
 
 std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, const SteadyStateOptions& o) {
-  struct Launch {
-    int64_t start;
+  struct Launch {  // its start is the call's: read through `api` (8 bytes a launch, not 16)
     int32_t api, op;
   };
+  if (m.api.size() == 0) return {};  // no launch call to time
+  // Room for each kernel's launches at once (at most its ops): a vector grown
+  // by doubling would briefly hold three times its launches.
   absl::flat_hash_map<StringId, std::vector<Launch>> by_kernel;
-  absl::flat_hash_map<StringId, std::vector<int64_t>> by_api_name;  // call durations per API name
-  std::vector<uint8_t> seen(m.api.size(), 0);
+  {
+    absl::flat_hash_map<StringId, size_t> kernel_ops;
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (m.ops.category[i] == OpCategory::kKernel) ++kernel_ops[m.ops.name[i]];
+    }
+    for (const auto& [name, n] : kernel_ops) by_kernel[name].reserve(n);
+  }
   for (size_t i = 0; i < m.ops.size(); ++i) {
     if (m.ops.category[i] != OpCategory::kKernel) continue;
     int32_t a = m.ApiForOp(i);
     if (a < 0 || m.api.end_ns[a] < m.api.start_ns[a]) continue;
     std::vector<Launch>& v = by_kernel[m.ops.name[i]];
     if (!v.empty() && v.back().api == a) continue;  // one call, several kernels of this name (a graph)
-    v.push_back({m.api.start_ns[a], a, static_cast<int32_t>(i)});
-    if (!seen[a]) {
+    v.push_back({a, static_cast<int32_t>(i)});
+  }
+  // Call durations per API name, each call once: only of the names of calls
+  // that launched a kernel launched once, the ones whose median is used.
+  absl::flat_hash_map<StringId, std::vector<int64_t>> by_api_name;
+  for (const auto& [kernel, launches] : by_kernel) {
+    if (launches.size() == 1) by_api_name[m.api.name[launches.front().api]];
+  }
+  if (!by_api_name.empty()) {
+    std::vector<uint8_t> seen(m.api.size(), 0);
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (m.ops.category[i] != OpCategory::kKernel) continue;
+      int32_t a = m.ApiForOp(i);
+      if (a < 0 || m.api.end_ns[a] < m.api.start_ns[a] || seen[a]) continue;
       seen[a] = 1;
-      by_api_name[m.api.name[a]].push_back(SaturatingSub(m.api.end_ns[a], m.api.start_ns[a]));
+      if (auto it = by_api_name.find(m.api.name[a]); it != by_api_name.end()) {
+        it->second.push_back(SaturatingSub(m.api.end_ns[a], m.api.start_ns[a]));
+      }
     }
   }
   absl::flat_hash_map<StringId, int64_t> api_median;
@@ -281,8 +300,9 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
   }
   std::vector<FirstLaunchOutlier> out;
   for (auto& [kernel, launches] : by_kernel) {
+    if (launches.empty()) continue;  // reserved, but no launch with a call
     std::stable_sort(launches.begin(), launches.end(),
-                     [](const Launch& a, const Launch& b) { return a.start < b.start; });
+                     [&](const Launch& a, const Launch& b) { return m.api.start_ns[a.api] < m.api.start_ns[b.api]; });
     const Launch& first = launches.front();
     int64_t call_ns = SaturatingSub(m.api.end_ns[first.api], m.api.start_ns[first.api]);
     int64_t median = -1;
