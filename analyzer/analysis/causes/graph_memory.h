@@ -3,8 +3,8 @@
 // before the graph is built, and the record of a window where they did not
 // fit: the report then says so and ranks the findings by measured cost
 // instead of being killed for memory (pipeline/memory_budget.h decides).
-#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_CAUSES_GRAPH_MEMORY_H_
-#define STREAMSCOPE_ANALYZER_ANALYSIS_CAUSES_GRAPH_MEMORY_H_
+#ifndef STREAMSCOPE_ANALYZER_ANALYSIS_GRAPH_MEMORY_H_
+#define STREAMSCOPE_ANALYZER_ANALYSIS_GRAPH_MEMORY_H_
 
 #include <cstdint>
 
@@ -47,4 +47,4 @@ int64_t EarliestStartThatFits(const TraceModel& model, const Window& window, int
 
 }  // namespace streamscope
 
-#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_CAUSES_GRAPH_MEMORY_H_
+#endif  // STREAMSCOPE_ANALYZER_ANALYSIS_GRAPH_MEMORY_H_
