@@ -102,11 +102,15 @@ struct CountedFact {
   size_t ops;
 };
 
-TEST(TraceFacts, CacheBuildsEachFactOnceAcrossThreadsAndAgainAfterFinalize) {
+TraceModel OneKernelModel() {
   ModelBuilder b;
   b.Stream(1, StreamKind::kNonBlocking);
   b.Kernel("a", 1, 100, 200);
-  TraceModel m = b.Build();
+  return b.Build();
+}
+
+TEST(TraceFacts, CacheBuildsEachFactOnceAcrossThreadsAndAgainAfterFinalize) {
+  TraceModel m = OneKernelModel();
   g_builds = 0;
   std::vector<std::thread> threads;
   std::atomic<int> wrong{0};
@@ -138,10 +142,7 @@ TEST(TraceFacts, CacheBuildsEachFactOnceAcrossThreadsAndAgainAfterFinalize) {
 }
 
 TEST(TraceFacts, AForgottenFactIsBuiltAgainOnItsNextUse) {
-  ModelBuilder b;
-  b.Stream(1, StreamKind::kNonBlocking);
-  b.Kernel("a", 1, 100, 200);
-  TraceModel m = b.Build();
+  TraceModel m = OneKernelModel();
   g_builds = 0;
   m.derived->Forget<CountedFact>();  // never built: nothing to drop
   EXPECT_EQ(m.Derived<CountedFact>().ops, 1u);
