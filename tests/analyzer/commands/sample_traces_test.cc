@@ -1,11 +1,14 @@
 // Conclusions on programs nobody here wrote: NVIDIA's CUDA samples as
 // recorded on an H100 (tests/data/samples, README there), each asserted
 // against what reading the program says is right.
+#include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/commands/diagnose_runner.h"
+#include "analyzer/pipeline/memory_budget.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -91,6 +94,31 @@ TEST(SampleTraces, HyperQOnThirtyTwoQueuesWaitsForLazyModuleLoadingNotQueues) {
   EXPECT_EQ(first["figures"]["waiting_kernels"], 31);
   EXPECT_EQ(first["estimated_saving_ns"], 9383705);
   EXPECT_EQ(first["measured_cost_ns"], 9886372);
+}
+
+// The same two programs when their dependency graphs do not fit the memory
+// budget (1 MiB): the graph is not built, the findings come ranked by
+// measured cost without estimates, and the conclusion holds: jacobi is a
+// round trip per iteration, simpleHyperQ is held in shared hardware queues
+// before lazy module loading.
+TEST(SampleTraces, WithoutTheGraphTheConclusionsHold) {
+  SetMemoryLimit(int64_t{1} << 20);
+  const nlohmann::json jacobi = Diagnosis("tests/data/samples/jacobiCudaGraphs.sqlite");
+  const nlohmann::json hyperq = Diagnosis("tests/data/samples/simpleHyperQ.sqlite");
+  SetMemoryLimit(std::nullopt);
+  for (const nlohmann::json* w : {&jacobi, &hyperq}) {
+    ASSERT_FALSE((*w)["over_memory"].is_null());
+    EXPECT_EQ((*w)["over_memory"]["room"], "memory_limit");
+    for (const nlohmann::json& f : (*w)["findings"]) EXPECT_TRUE(f["estimated_saving_ns"].is_null()) << f.dump();
+  }
+  ASSERT_FALSE(jacobi["findings"].empty());
+  EXPECT_EQ(jacobi["findings"][0]["cause"], "round_trip");
+  EXPECT_TRUE(jacobi["findings"][0]["primary"].get<bool>());
+  EXPECT_EQ(jacobi["findings"][0]["measured_cost_ns"], 30592641);
+  ASSERT_GE(hyperq["findings"].size(), 2u);
+  EXPECT_EQ(hyperq["findings"][0]["cause"], "hardware_queue");
+  EXPECT_TRUE(hyperq["findings"][0]["primary"].get<bool>());
+  EXPECT_EQ(hyperq["findings"][1]["cause"], "lazy_module_loading");
 }
 
 }  // namespace
