@@ -173,9 +173,10 @@ struct KernelShape {
 inline constexpr int64_t kMaxKernelBlocksKept = 255;
 inline uint8_t KeptKernelBlocks(int64_t x, int64_t y, int64_t z) {
   if (x <= 0) return 0;  // shape not recorded
-  const int64_t b = x * std::max<int64_t>(y, 1);
-  return static_cast<uint8_t>(b >= kMaxKernelBlocksKept ? kMaxKernelBlocksKept
-                                                        : std::min(b * std::max<int64_t>(z, 1), kMaxKernelBlocksKept));
+  // Each factor clamped first: the product of three stays far from
+  // overflow whatever a trace claims, and any factor at the cap caps it.
+  auto factor = [](int64_t v) { return std::clamp<int64_t>(v, 1, kMaxKernelBlocksKept); };
+  return static_cast<uint8_t>(std::min(factor(x) * factor(y) * factor(z), kMaxKernelBlocksKept));
 }
 
 // Runtime and driver API calls, columnar, sorted by start after Finalize().

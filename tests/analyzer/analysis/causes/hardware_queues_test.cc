@@ -7,6 +7,7 @@
 #include "analyzer/analysis/causes/hardware_queues.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,11 @@ TEST(HardwareQueues, KeptBlocksSaturate) {
   EXPECT_EQ(KeptKernelBlocks(254, 1, 1), 254);
   EXPECT_EQ(KeptKernelBlocks(16, 16, 1), 255);
   EXPECT_EQ(KeptKernelBlocks(int64_t{1} << 31, int64_t{1} << 31, 65535), 255);  // no overflow
+  // Dimensions a damaged trace claims: capped, never an overflow.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(KeptKernelBlocks(1056, kMax - 1, 1), 255);
+  EXPECT_EQ(KeptKernelBlocks(kMax, kMax, kMax), 255);
+  EXPECT_EQ(KeptKernelBlocks(3, -5, 2), 6);  // a negative y or z counts as 1
 }
 
 }  // namespace
