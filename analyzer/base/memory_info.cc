@@ -30,27 +30,24 @@ std::optional<int64_t> CgroupFile(const char* path) {
   return text ? ParseCgroupBytes(*text) : std::nullopt;
 }
 
-// The room this process's cgroup leaves: its limit less its working set,
-// the usage less the inactive file cache the kernel reclaims first (usage
-// counts the page cache: after reading a large trace it nears the limit
-// while little of it is held). v2 at the unified hierarchy's root as a
-// container sees it, else v1.
+// The room this process's cgroup leaves: its limit less what it cannot
+// reclaim, the usage less its page cache, active and inactive (usage counts
+// the cache: after a build or a large trace read it nears the limit while
+// little of it is held, and the kernel reclaims the active part too before
+// it kills; counting that part as held skipped the graph of a small trace).
+// v2 at the unified hierarchy's root as a container sees it, else v1.
 std::optional<int64_t> CgroupRoom() {
   struct Files {
-    const char *limit, *usage, *stat, *inactive_key;
+    const char *limit, *usage, *stat;
+    bool v1;
   };
   for (const Files& f :
-       {Files{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat",
-              "inactive_file"},
+       {Files{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat", false},
         Files{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-              "/sys/fs/cgroup/memory/memory.stat", "total_inactive_file"}}) {
+              "/sys/fs/cgroup/memory/memory.stat", true}}) {
     std::optional<int64_t> limit = CgroupFile(f.limit);
     if (!limit) continue;
-    int64_t used = CgroupFile(f.usage).value_or(0);
-    if (std::optional<std::string> stat = ReadSmallFile(f.stat)) {
-      used -= std::min(used, ParseCgroupStat(*stat, f.inactive_key).value_or(0));
-    }
-    return std::max<int64_t>(0, *limit - used);
+    return CgroupRoomBytes(*limit, CgroupFile(f.usage).value_or(0), ReadSmallFile(f.stat).value_or(""), f.v1);
   }
   return std::nullopt;
 }
@@ -77,6 +74,12 @@ std::optional<int64_t> ParseCgroupBytes(absl::string_view text) {
     return std::nullopt;
   }
   return bytes;
+}
+
+int64_t CgroupRoomBytes(int64_t limit, int64_t usage, absl::string_view stat, bool v1) {
+  const int64_t cache = ParseCgroupStat(stat, v1 ? "total_active_file" : "active_file").value_or(0) +
+                        ParseCgroupStat(stat, v1 ? "total_inactive_file" : "inactive_file").value_or(0);
+  return std::max<int64_t>(0, limit - (usage - std::min(usage, cache)));
 }
 
 std::optional<int64_t> ParseCgroupStat(absl::string_view stat, absl::string_view key) {

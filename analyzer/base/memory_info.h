@@ -12,8 +12,8 @@ namespace streamscope {
 
 // Bytes a process can still take without swapping: the kernel's
 // MemAvailable, or less when this process's cgroup (v2 memory.max, v1
-// memory.limit_in_bytes) leaves less room (its limit less its usage
-// without the inactive file cache). nullopt when neither can be read.
+// memory.limit_in_bytes) leaves less room (CgroupRoomBytes). nullopt when
+// neither can be read.
 std::optional<int64_t> AvailableMemoryBytes();
 
 // Bytes the heap holds now (mallinfo2: allocated and mmapped blocks; the
@@ -32,6 +32,11 @@ std::optional<int64_t> ParseMemAvailable(absl::string_view meminfo);
 std::optional<int64_t> ParseCgroupBytes(absl::string_view text);
 // A "key value" line of a cgroup's memory.stat (bytes).
 std::optional<int64_t> ParseCgroupStat(absl::string_view stat, absl::string_view key);
+// The room a cgroup leaves under its limit: the limit less its usage
+// without the page cache (active and inactive file pages of memory.stat,
+// v1's total_ keys): the kernel reclaims both before it kills, and a build
+// or a trace read leaves gigabytes of active cache that nothing holds.
+int64_t CgroupRoomBytes(int64_t limit, int64_t usage, absl::string_view stat, bool v1);
 
 }  // namespace streamscope
 

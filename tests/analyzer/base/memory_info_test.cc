@@ -45,6 +45,28 @@ TEST(MemoryInfo, ReadsTheInactiveFileCacheOfACgroup) {
   EXPECT_EQ(ParseCgroupStat("inactive_file lots\n", "inactive_file"), std::nullopt);
 }
 
+TEST(MemoryInfo, ACgroupsPageCacheCountsAsRoom) {
+  // A container of 8 GiB after a build: 7.5 GiB used, of which 5 GiB
+  // active and 2 GiB inactive page cache: 0.5 GiB held, 7.5 GiB of room
+  // (counting the active cache as held left 0.5 GiB).
+  const char* v2 =
+      "anon 536870912\n"
+      "file 7516192768\n"
+      "active_file 5368709120\n"
+      "inactive_file 2147483648\n";
+  EXPECT_EQ(CgroupRoomBytes(int64_t{8} << 30, int64_t{15} << 29, v2, false), int64_t{15} << 29);
+  const char* v1 =
+      "active_file 1\n"  // this cgroup's own: v1 reads the hierarchy's totals
+      "total_active_file 5368709120\n"
+      "total_inactive_file 2147483648\n";
+  EXPECT_EQ(CgroupRoomBytes(int64_t{8} << 30, int64_t{15} << 29, v1, true), int64_t{15} << 29);
+  // No stat: the usage counts whole; over the limit: no room, never negative.
+  EXPECT_EQ(CgroupRoomBytes(int64_t{8} << 30, int64_t{6} << 30, "", false), int64_t{2} << 30);
+  EXPECT_EQ(CgroupRoomBytes(int64_t{1} << 30, int64_t{2} << 30, "", false), 0);
+  // A cache figure above the usage (files read between the two reads).
+  EXPECT_EQ(CgroupRoomBytes(int64_t{1} << 30, 100, "active_file 4096\n", false), int64_t{1} << 30);
+}
+
 TEST(MemoryInfo, LiveReadingsAreSane) {
   std::optional<int64_t> available = AvailableMemoryBytes();
   ASSERT_TRUE(available.has_value());  // Linux with /proc: every machine this runs on
