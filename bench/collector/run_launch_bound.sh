@@ -23,7 +23,8 @@ one() {  # one CONFIG ENV...
   echo "$cfg rep=$rep seconds=$secs wall=$(awk "BEGIN{printf \"%.3f\", $t1 - $t0}") $(head -c 300 "$TMP/err" | tr '\n' ' ')"
 }
 ALL="untraced noop_default streamscope_no_submit streamscope_default noop_kernel streamscope_kernel noop_runtime_driver
-streamscope_runtime_driver noop_no_api streamscope_no_api noop_default_memory streamscope_no_memory"
+streamscope_runtime_driver noop_no_api streamscope_no_api noop_default_memory streamscope_no_memory
+noop_kernel_runtime noop_kernel_launch_cb"
 ALL=$(echo $ALL)
 NOOP_DEFAULT=kernel,memcpy,memset,sync,runtime,nvtx,stream,context,overhead
 for rep in $(seq "$REPS"); do
@@ -42,6 +43,10 @@ for rep in $(seq "$REPS"); do
   # callbacks (empty callback), and streamscope without it.
   one noop_default_memory CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=$NOOP_DEFAULT,memory
   one streamscope_no_memory CUDA_INJECTION64_PATH=$LIB STREAMSCOPE_OUTPUT=$TMP/nm$rep.sqlite STREAMSCOPE_KINDS=-memory
+  # A launch's submitting call from runtime-API records, or from callbacks
+  # on the launch and async-copy calls only (noop_consumer.cc: launch_cb).
+  one noop_kernel_runtime CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel,runtime
+  one noop_kernel_launch_cb CUDA_INJECTION64_PATH=$NOOP NOOP_KINDS=kernel,launch_cb
 done
 for f in "$TMP"/d1.sqlite "$TMP"/nm1.sqlite "$TMP"/rd1.sqlite; do
   [ -f "$f" ] && python3 "$(dirname "$0")/trace_counts.py" "$f"
