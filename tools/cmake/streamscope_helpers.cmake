@@ -6,8 +6,14 @@
 include(GoogleTest)
 function(streamscope_add_gtest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/scratch_dir_main.cc)
-  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest)
+  # The main() every test binary shares, compiled once, not once per binary
+  # (48 of them: a GoogleTest compile each in both CI builds).
+  if(NOT TARGET streamscope_test_main)
+    add_library(streamscope_test_main OBJECT ${PROJECT_SOURCE_DIR}/tests/scratch_dir_main.cc)
+    target_link_libraries(streamscope_test_main PRIVATE GTest::gtest)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} streamscope_test_main GTest::gtest)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
