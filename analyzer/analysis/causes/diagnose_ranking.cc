@@ -136,6 +136,7 @@ WhatIfOptions RankingWhatIfOptions() {
   WhatIfOptions o;
   o.max_causes_per_kind = 4;
   o.max_listed = 0;
+  o.replay_unchanged = false;  // the ranking reads the estimates only
   return o;
 }
 

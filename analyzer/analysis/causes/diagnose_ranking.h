@@ -60,7 +60,8 @@
 namespace streamscope {
 
 // What-if options the ranking uses: a few candidates per kind (the
-// costliest), enough to find each finding's largest saving.
+// costliest), enough to find each finding's largest saving; no replay
+// with nothing changed (WhatIfOptions::replay_unchanged).
 WhatIfOptions RankingWhatIfOptions();
 // The same with each device's host link rate (host_link_rate.h), the
 // pageable_copy what-if's rate when the trace has no pinned copies to match.

@@ -396,6 +396,8 @@ class WhatIfContext {
     first_launches_ = FirstLaunches(m, o.first_launch);
   }
 
+  const WhatIfOptions& options() const { return o_; }
+
   // The causes present, at most max_causes_per_kind of a kind (those with
   // the largest cost, estimated cheaply here: host time, call time, the
   // stream's hideable time), each replayed later.
@@ -1023,11 +1025,13 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
   NarrowTimes times(graph.event_count());
-  result.replayed_end_ns = ReplaySpanIn(graph, {}, times).end_ns;
-  int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
-  if (span > 0) {
-    result.replay_error =
-        std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) / static_cast<double>(span);
+  if (context.options().replay_unchanged) {
+    result.replayed_end_ns = ReplaySpanIn(graph, {}, times).end_ns;
+    int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
+    if (span > 0) {
+      result.replay_error =
+          std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) / static_cast<double>(span);
+    }
   }
   ReplayEdits edits;
   for (const WhatIfCause& cause : causes) {

@@ -193,6 +193,11 @@ struct WhatIfOptions {
   // a trace with thousands of NVTX range names costs 16 replays, not thousands.
   int max_causes_per_kind = 16;
   int max_listed = 8;  // ops and calls kept per estimate
+  // Replay the window once with nothing changed first (WhatIfResult::
+  // replayed_end_ns and replay_error: how closely the graph gives back the
+  // recorded end). The diagnosis' ranking reads neither and leaves it out:
+  // a whole replay, one of about eight at 10M ops.
+  bool replay_unchanged = true;
 };
 
 // Where a pageable copy estimate's pinned rate came from.
@@ -219,7 +224,7 @@ struct WhatIfEstimate {
 struct WhatIfResult {
   Window window;
   int64_t recorded_end_ns = 0;  // the window's last GPU op end
-  int64_t replayed_end_ns = 0;  // replayed with nothing removed
+  int64_t replayed_end_ns = 0;  // replayed with nothing removed (0: not replayed, options.replay_unchanged)
   // |replayed - recorded| / (recorded end - window start); 0 for an empty window.
   double replay_error = 0;
   int64_t launch_latency_ns = 0;
