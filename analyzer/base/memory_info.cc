@@ -34,7 +34,8 @@ std::optional<int64_t> CgroupFile(const char* path) {
 // reclaim, the usage less its page cache, active and inactive (usage counts
 // the cache: after a build or a large trace read it nears the limit while
 // little of it is held, and the kernel reclaims the active part too before
-// it kills; counting that part as held skipped the graph of a small trace).
+// it kills; counting that part as held could leave no room for even a
+// small trace's graph).
 // v2 at the unified hierarchy's root as a container sees it, else v1.
 std::optional<int64_t> CgroupRoom() {
   struct Files {
