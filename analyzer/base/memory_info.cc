@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace streamscope {
 namespace {
@@ -30,27 +32,16 @@ std::optional<int64_t> CgroupFile(const char* path) {
   return text ? ParseCgroupBytes(*text) : std::nullopt;
 }
 
-// The room this process's cgroup leaves: its limit less what it cannot
-// reclaim, the usage less its page cache, active and inactive (usage counts
-// the cache: after a build or a large trace read it nears the limit while
-// little of it is held, and the kernel reclaims the active part too before
-// it kills; counting that part as held could leave no room for even a
-// small trace's graph).
-// v2 at the unified hierarchy's root as a container sees it, else v1.
+// The least room along this process's cgroup and its ancestors, v2 and
+// v1's memory controller (CgroupTreeRoom): a limit on a parent (a Slurm
+// job, a systemd slice) bounds the processes of its children, and a
+// container's own cgroup is the root it sees.
 std::optional<int64_t> CgroupRoom() {
-  struct Files {
-    const char *limit, *usage, *stat;
-    bool v1;
-  };
-  for (const Files& f :
-       {Files{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat", false},
-        Files{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-              "/sys/fs/cgroup/memory/memory.stat", true}}) {
-    std::optional<int64_t> limit = CgroupFile(f.limit);
-    if (!limit) continue;
-    return CgroupRoomBytes(*limit, CgroupFile(f.usage).value_or(0), ReadSmallFile(f.stat).value_or(""), f.v1);
-  }
-  return std::nullopt;
+  const SelfCgroups self = ParseSelfCgroups(ReadSmallFile("/proc/self/cgroup").value_or(""));
+  std::optional<int64_t> v2 = CgroupTreeRoom("/sys/fs/cgroup", self.v2, false);
+  std::optional<int64_t> v1 = CgroupTreeRoom("/sys/fs/cgroup/memory", self.v1_memory, true);
+  if (v2 && v1) return std::min(*v2, *v1);
+  return v2 ? v2 : v1;
 }
 
 }  // namespace
@@ -75,6 +66,44 @@ std::optional<int64_t> ParseCgroupBytes(absl::string_view text) {
     return std::nullopt;
   }
   return bytes;
+}
+
+SelfCgroups ParseSelfCgroups(absl::string_view text) {
+  SelfCgroups self;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    // "hierarchy-id:controllers:path"; the path may hold ':' itself.
+    std::vector<absl::string_view> parts = absl::StrSplit(line, absl::MaxSplits(':', 2));
+    if (parts.size() != 3) continue;
+    if (parts[0] == "0" && parts[1].empty()) {
+      self.v2 = std::string(parts[2]);
+      continue;
+    }
+    for (absl::string_view controller : absl::StrSplit(parts[1], ',')) {
+      if (controller == "memory") self.v1_memory = std::string(parts[2]);
+    }
+  }
+  return self;
+}
+
+std::optional<int64_t> CgroupTreeRoom(const std::string& mount, absl::string_view path, bool v1) {
+  // A path that climbs ("..": this process's cgroup outside the namespace
+  // it sees) is not followed: the root level only.
+  std::string rel = absl::StrContains(path, "..") ? "" : std::string(absl::StripSuffix(path, "/"));
+  if (!rel.empty() && rel[0] != '/') rel.insert(0, "/");
+  const char* limit_file = v1 ? "/memory.limit_in_bytes" : "/memory.max";
+  const char* usage_file = v1 ? "/memory.usage_in_bytes" : "/memory.current";
+  std::optional<int64_t> room;
+  for (;;) {
+    const std::string dir = mount + rel;
+    if (std::optional<int64_t> limit = CgroupFile((dir + limit_file).c_str())) {
+      const int64_t here = CgroupRoomBytes(*limit, CgroupFile((dir + usage_file).c_str()).value_or(0),
+                                           ReadSmallFile((dir + "/memory.stat").c_str()).value_or(""), v1);
+      room = room ? std::min(*room, here) : here;
+    }
+    if (rel.empty()) break;
+    rel.resize(rel.rfind('/'));  // the parent ("/a/b" -> "/a" -> ""); rel starts with '/'
+  }
+  return room;
 }
 
 int64_t CgroupRoomBytes(int64_t limit, int64_t usage, absl::string_view stat, bool v1) {

@@ -6,14 +6,15 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include "absl/strings/string_view.h"
 
 namespace streamscope {
 
 // Bytes a process can still take without swapping: the kernel's
-// MemAvailable, or less when this process's cgroup (v2 memory.max, v1
-// memory.limit_in_bytes) leaves less room (CgroupRoomBytes). nullopt when
-// neither can be read.
+// MemAvailable, or less when this process's cgroup or one of its ancestors
+// (v2 memory.max, v1 memory.limit_in_bytes) leaves less room
+// (CgroupTreeRoom). nullopt when neither can be read.
 std::optional<int64_t> AvailableMemoryBytes();
 
 // Bytes the heap holds now (mallinfo2: allocated and mmapped blocks; the
@@ -37,6 +38,17 @@ std::optional<int64_t> ParseCgroupStat(absl::string_view stat, absl::string_view
 // v1's total_ keys): the kernel reclaims both before it kills, and a build
 // or a trace read leaves gigabytes of active cache that nothing holds.
 int64_t CgroupRoomBytes(int64_t limit, int64_t usage, absl::string_view stat, bool v1);
+
+// This process's cgroups as /proc/self/cgroup names them: the v2 path
+// ("0::PATH") and the path in v1's memory hierarchy; empty when absent.
+struct SelfCgroups {
+  std::string v2, v1_memory;
+};
+SelfCgroups ParseSelfCgroups(absl::string_view text);
+// The least CgroupRoomBytes over the cgroup at `path` under `mount`
+// (/sys/fs/cgroup for v2, /sys/fs/cgroup/memory for v1) and each of its
+// ancestors up to the mount's root that has a limit; nullopt when none has.
+std::optional<int64_t> CgroupTreeRoom(const std::string& mount, absl::string_view path, bool v1);
 
 }  // namespace streamscope
 

@@ -2,7 +2,10 @@
 // cannot read or parse means "unknown", never a made-up figure.
 #include "analyzer/base/memory_info.h"
 
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -65,6 +68,70 @@ TEST(MemoryInfo, ACgroupsPageCacheCountsAsRoom) {
   EXPECT_EQ(CgroupRoomBytes(int64_t{1} << 30, int64_t{2} << 30, "", false), 0);
   // A cache figure above the usage (files read between the two reads).
   EXPECT_EQ(CgroupRoomBytes(int64_t{1} << 30, 100, "active_file 4096\n", false), int64_t{1} << 30);
+}
+
+TEST(MemoryInfo, FindsThisProcesssCgroups) {
+  SelfCgroups v2 = ParseSelfCgroups("0::/system.slice/slurmstepd.scope/job_42/step_0/user/task_0\n");
+  EXPECT_EQ(v2.v2, "/system.slice/slurmstepd.scope/job_42/step_0/user/task_0");
+  EXPECT_EQ(v2.v1_memory, "");
+  SelfCgroups v1 = ParseSelfCgroups(
+      "9:name=systemd:/\n"
+      "5:cpu,cpuacct:/\n"
+      "4:memory:/process_api/6a73\n"
+      "0::/\n");
+  EXPECT_EQ(v1.v1_memory, "/process_api/6a73");
+  EXPECT_EQ(v1.v2, "/");
+  EXPECT_EQ(ParseSelfCgroups("3:blkio,memory:/a:b\n").v1_memory, "/a:b");  // co-mounted; ':' in the path
+  SelfCgroups none = ParseSelfCgroups("garbage\n");
+  EXPECT_EQ(none.v2, "");
+  EXPECT_EQ(none.v1_memory, "");
+}
+
+// A cgroup tree in a folder: the files the kernel shows under the mount.
+void WriteCgroupFile(const std::filesystem::path& dir, const char* name, const std::string& text) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name) << text;
+}
+
+TEST(MemoryInfo, ALimitOnAnAncestorBoundsTheRoom) {
+  const std::filesystem::path mount = std::filesystem::path(::testing::TempDir()) / "cgroup_v2_tree";
+  std::filesystem::remove_all(mount);
+  // The root has no memory.max (as in the kernel); a Slurm job's cgroup
+  // has 8 GiB with 6 GiB held; the task's own cgroup has no limit.
+  WriteCgroupFile(mount, "memory.current", std::to_string(int64_t{20} << 30));
+  WriteCgroupFile(mount / "job_42", "memory.max", std::to_string(int64_t{8} << 30));
+  WriteCgroupFile(mount / "job_42", "memory.current", std::to_string(int64_t{7} << 30));
+  WriteCgroupFile(mount / "job_42", "memory.stat", "active_file 1073741824\ninactive_file 0\n");
+  WriteCgroupFile(mount / "job_42" / "task_0", "memory.max", "max\n");
+  WriteCgroupFile(mount / "job_42" / "task_0", "memory.current", std::to_string(int64_t{6} << 30));
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/job_42/task_0", false), int64_t{2} << 30);
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/job_42/task_0/", false), int64_t{2} << 30);
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "job_42/task_0", false), int64_t{2} << 30);  // no leading '/'
+  // A tighter limit lower down wins: 1 GiB with 0.5 GiB held.
+  WriteCgroupFile(mount / "job_42" / "task_0", "memory.max", std::to_string(int64_t{1} << 30));
+  WriteCgroupFile(mount / "job_42" / "task_0", "memory.current", std::to_string(int64_t{1} << 29));
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/job_42/task_0", false), int64_t{1} << 29);
+  // No level with a limit: unknown. A path outside the tree or climbing
+  // out of it: the root only.
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/", false), std::nullopt);
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/other/cgroup", false), std::nullopt);
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/job_42/../job_42/task_0", false), std::nullopt);
+  // A container's own cgroup is the root it sees, with its limit there.
+  WriteCgroupFile(mount, "memory.max", std::to_string(int64_t{32} << 30));
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/", false), int64_t{12} << 30);
+  EXPECT_EQ(CgroupTreeRoom(mount.string(), "/job_42/task_0", false), int64_t{1} << 29);
+
+  // v1: no limit is 2^63 rounded to a page; the stat's total_ keys.
+  const std::filesystem::path v1 = std::filesystem::path(::testing::TempDir()) / "cgroup_v1_tree";
+  std::filesystem::remove_all(v1);
+  WriteCgroupFile(v1, "memory.limit_in_bytes", "9223372036854771712\n");
+  WriteCgroupFile(v1 / "process_api", "memory.limit_in_bytes", std::to_string(int64_t{4} << 30));
+  WriteCgroupFile(v1 / "process_api", "memory.usage_in_bytes", std::to_string(int64_t{4} << 30));
+  WriteCgroupFile(v1 / "process_api", "memory.stat", "total_active_file 2147483648\ntotal_inactive_file 0\n");
+  WriteCgroupFile(v1 / "process_api" / "6a73", "memory.limit_in_bytes", "9223372036854771712\n");
+  EXPECT_EQ(CgroupTreeRoom(v1.string(), "/process_api/6a73", true), int64_t{2} << 30);
+  std::filesystem::remove_all(mount);
+  std::filesystem::remove_all(v1);
 }
 
 TEST(MemoryInfo, LiveReadingsAreSane) {
