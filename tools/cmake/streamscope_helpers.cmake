@@ -1,17 +1,12 @@
 # Shared CMake helpers.
 
 # streamscope_add_gtest(NAME SOURCES... LIBS ...): a GoogleTest binary whose
-# tests are each registered with CTest. Its main() (tests/scratch_dir_main.cc)
-# gives each run a temporary folder of its own and removes it after a pass.
+# tests are each registered with CTest. Its main() (tests/scratch_dir_main.cc,
+# the object library streamscope_test_main of tests/CMakeLists.txt) gives
+# each run a temporary folder of its own and removes it after a pass.
 include(GoogleTest)
 function(streamscope_add_gtest name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;LABELS" ${ARGN})
-  # The main() every test binary shares, compiled once, not once per binary
-  # (48 of them: a GoogleTest compile each in both CI builds).
-  if(NOT TARGET streamscope_test_main)
-    add_library(streamscope_test_main OBJECT ${PROJECT_SOURCE_DIR}/tests/scratch_dir_main.cc)
-    target_link_libraries(streamscope_test_main PRIVATE GTest::gtest)
-  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_LIBS} streamscope_test_main GTest::gtest)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
