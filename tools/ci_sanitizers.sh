@@ -28,7 +28,7 @@ configure() {  # dir sanitizers
   # much faster than -O2 -g on a 2-core machine.
   cmake -S . -B "$1" -G Ninja -DSTREAMSCOPE_SANITIZE="$2" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DSTREAMSCOPE_UNITY_BUILD=OFF >"$1.configure.log" 2>&1 || { cat "$1.configure.log"; exit 1; }
+    -DCMAKE_CUDA_ARCHITECTURES=90 >"$1.configure.log" 2>&1 || { cat "$1.configure.log"; exit 1; }
 }
 
 # GoogleTest binaries the selected tests need (CTest names them X_NOT_BUILT
