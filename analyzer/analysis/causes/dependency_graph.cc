@@ -762,7 +762,7 @@ class DependencyGraphBuilder {
       if ((e & 1) != 0) {
         if (const auto [eb, ee] = g_.ExplicitRange(static_cast<int32_t>(e)); eb == ee) {
           g_.binding_place_[e] = 0;
-          ++per_kind[static_cast<int>(e >> 1 < g_.op_count() ? DepEdgeKind::kOpDuration : DepEdgeKind::kCallDuration)];
+          ++per_kind[static_cast<int>(g_.DurationKind(e >> 1))];
           continue;
         }
       }

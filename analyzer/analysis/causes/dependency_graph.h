@@ -408,6 +408,9 @@ class DependencyGraph {
   size_t item_count() const { return op_count_ + call_count_; }
   // Items: ops 0 .. op_count_-1, then calls (an event's item is event / 2).
   uint32_t DurationEdge(size_t item) const { return ImplicitBase() + static_cast<uint32_t>(item); }
+  DepEdgeKind DurationKind(size_t item) const {
+    return item < op_count_ ? DepEdgeKind::kOpDuration : DepEdgeKind::kCallDuration;
+  }
   uint32_t ImplicitBase() const { return static_cast<uint32_t>(edge_from_.size()); }
   // The latest source time of an event's explicit in-edges (a call end's
   // sync_wait edges: what the call waited for), kMinTime without any.
@@ -481,8 +484,7 @@ inline DependencyGraph::Implicit DependencyGraph::ImplicitOf(uint32_t i) const {
   size_t j = i - ImplicitBase();
   if (j < item_count()) {  // an item's duration: start -> end
     const auto start = static_cast<int32_t>(2 * j);
-    Implicit e{j < op_count_ ? DepEdgeKind::kOpDuration : DepEdgeKind::kCallDuration, start + 1, start, Recorded(start),
-               0};
+    Implicit e{DurationKind(j), start + 1, start, Recorded(start), 0};
     if ((item_flags_[j] & kCutDuration) != 0) e.from = DepEdge::kOutside;
     if (j < op_count_) e.natural = Recorded(start + 1) - e.from_ns;  // a call's: its tail, ImplicitNatural
     return e;
