@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -139,7 +140,15 @@ int64_t AnonymousResidentBytes() {
 }
 
 int64_t HeapInUseBytes() {
-  const struct mallinfo2 heap = mallinfo2();
+  // Under another allocator (ASan's, a preloaded jemalloc) glibc's malloc
+  // was never set up, and mallinfo2 sets it up on its first call: two report
+  // threads making that call at once crashed inside glibc (seen under ASan).
+  static std::mutex once_at_a_time;
+  struct mallinfo2 heap {};
+  {
+    std::lock_guard<std::mutex> lock(once_at_a_time);
+    heap = mallinfo2();
+  }
   const auto in_use = static_cast<int64_t>(heap.uordblks + heap.hblkhd);
   // Another allocator (a sanitizer's, a preloaded jemalloc) leaves glibc's
   // counts at zero: the anonymous resident bytes then, an upper bound.
