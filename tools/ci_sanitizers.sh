@@ -15,10 +15,11 @@ fi
 ASAN_DIR=${ASAN_BUILD_DIR:-build-asan}
 TSAN_DIR=${TSAN_BUILD_DIR:-build-tsan}
 JOBS=$(nproc)
-# Tests that need a GPU or a browser, and the package build (it needs every
-# installed target, this step builds only what its tests run), are not part
-# of this step.
-EXCLUDE_LABELS='gpu|browser|packaging'
+# Tests that need a GPU or a browser, the package build (it needs every
+# installed target, this step builds only what its tests run) and the checks
+# of the source tree (label `source`: they run no built code) are not part of
+# this step.
+EXCLUDE_LABELS='gpu|browser|packaging|source'
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1

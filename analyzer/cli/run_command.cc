@@ -95,7 +95,7 @@ std::string FindCollector(const RunOptions& o) {
 
 // What was recorded, per device and stream: op counts and busy time.
 // (`streamscope report` gives the analysis.)
-void PrintSummary(const std::string& path) {
+void PrintRecordedTraces(const std::string& path) {
   absl::StatusOr<std::vector<TraceModel>> models = LoadTraceFile(path);
   if (!models.ok()) {
     std::fprintf(stderr, "streamscope: cannot summarize %s: %s\n", path.c_str(),
@@ -239,7 +239,7 @@ int Run(const RunOptions& o) {
                  "streamscope: no trace written (the command never initialized CUDA, or the "
                  "collector could not start: see the messages above)\n");
   } else if (!o.no_summary) {
-    for (const std::string& p : paths) PrintSummary(p);
+    for (const std::string& p : paths) PrintRecordedTraces(p);
   }
   return rc;
 }

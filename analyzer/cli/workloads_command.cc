@@ -225,7 +225,7 @@ Outcome RunVariant(const VariantInfo& v, const WorkloadsRunArgs& args, const Pro
 }
 
 // Prints one line per variant; the command's exit code.
-int PrintSummary(const WorkloadsRunArgs& args, const std::vector<Outcome>& outcomes, bool report) {
+int PrintOutcomes(const WorkloadsRunArgs& args, const std::vector<Outcome>& outcomes, bool report) {
   std::printf("\n=== summary (traces in %s/)\n", args.output_dir.c_str());
   bool all_ok = true;
   for (const Outcome& o : outcomes) {
@@ -254,7 +254,7 @@ int RunWorkloads(const WorkloadsRunArgs& args, const CLI::App& root) {
   if (int rc = PrepareOutputDir(args, selected); rc != kExitOk) return rc;
   std::vector<Outcome> outcomes;
   for (const VariantInfo* v : selected) outcomes.push_back(RunVariant(*v, args, programs));
-  return PrintSummary(args, outcomes, programs.report);
+  return PrintOutcomes(args, outcomes, programs.report);
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ int64_t CallNs(const TraceModel& m, const ImplicitSyncFinding& f) {
 
 // Indices of the `limit` findings with the largest key, largest first.
 template <typename T, typename Key>
-std::vector<size_t> Worst(const std::vector<T>& v, size_t limit, Key key) {
+std::vector<size_t> WorstIndices(const std::vector<T>& v, size_t limit, Key key) {
   std::vector<size_t> idx(v.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   limit = std::min(limit, idx.size());
@@ -76,7 +76,7 @@ std::vector<size_t> Worst(const std::vector<T>& v, size_t limit, Key key) {
   return idx;
 }
 
-size_t Limit(const HiddenSyncResult& r) { return static_cast<size_t>(std::max(r.options.max_listed, 0)); }
+size_t ListedLimit(const HiddenSyncResult& r) { return static_cast<size_t>(std::max(r.options.max_listed, 0)); }
 
 }  // namespace
 
@@ -101,7 +101,8 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
     ser["delay_ns"][name] = r.serialization_delay_ns[d];
   }
   ser["worst"] = nlohmann::json::array();
-  for (size_t i : Worst(r.serialization, Limit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
+  for (size_t i :
+       WorstIndices(r.serialization, ListedLimit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
     const SerializationFinding& f = r.serialization[i];
     ser["worst"].push_back({{"direction", std::string(SerializationDirectionName(f.direction))},
                             {"delayed_op", SyncOpJson(m, f.delayed_op)},
@@ -123,8 +124,9 @@ nlohmann::json HiddenSyncToJson(const HiddenSyncResult& r, const TraceModel& m) 
                              {"idle_account_ns", t.idle_account_ns}});
   }
   imp["worst"] = nlohmann::json::array();
-  for (size_t i : Worst(r.implicit_calls, Limit(r),
-                        [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
+  for (size_t i : WorstIndices(r.implicit_calls, ListedLimit(r), [&](const ImplicitSyncFinding& f) {
+         return std::make_pair(f.observed, CallNs(m, f));
+       })) {
     const ImplicitSyncFinding& f = r.implicit_calls[i];
     imp["worst"].push_back({{"api", ApiJson(m, f.api)},
                             {"kind", std::string(ImplicitSyncKindName(f.kind))},
@@ -187,7 +189,8 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
         << "legacy-stream ops (" << FormatDuration(r.serialization_delay_ns[0]) << " of delay), and " << l2b
         << " legacy-stream op(s) waited for blocking-stream work (" << FormatDuration(r.serialization_delay_ns[1])
         << ").\n";
-    for (size_t i : Worst(r.serialization, Limit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
+    for (size_t i :
+         WorstIndices(r.serialization, ListedLimit(r), [](const SerializationFinding& f) { return f.delay_ns; })) {
       const SerializationFinding& f = r.serialization[i];
       out << "    " << OpText(m, f.delayed_op) << " was ready at " << at(f.ready_ns) << " but started at "
           << at(m.ops.start_ns[f.delayed_op]) << ", right after " << OpText(m, f.waited_op)
@@ -208,8 +211,9 @@ void RenderHiddenSyncText(const HiddenSyncResult& r, const TraceModel& m, std::o
           << FormatDuration(t.call_ns) << " in the calls, " << FormatDuration(t.waited_ns) << " of it waiting"
           << IdleAccountText(r, t.idle_account_ns) << ".\n";
     }
-    for (size_t i : Worst(r.implicit_calls, Limit(r),
-                          [&](const ImplicitSyncFinding& f) { return std::make_pair(f.observed, CallNs(m, f)); })) {
+    for (size_t i : WorstIndices(r.implicit_calls, ListedLimit(r), [&](const ImplicitSyncFinding& f) {
+           return std::make_pair(f.observed, CallNs(m, f));
+         })) {
       const ImplicitSyncFinding& f = r.implicit_calls[i];
       out << "    " << CallRef(m, f.api) << " at " << at(m.api.start_ns[f.api]) << " took "
           << FormatDuration(CallNs(m, f));

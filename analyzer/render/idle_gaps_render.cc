@@ -10,7 +10,7 @@ namespace streamscope {
 namespace {
 
 // The `top` longest gaps, longest first (ties: earlier first).
-std::vector<const Gap*> Worst(const std::vector<Gap>& gaps, int top) {
+std::vector<const Gap*> WorstGaps(const std::vector<Gap>& gaps, int top) {
   std::vector<const Gap*> v;
   v.reserve(gaps.size());
   for (const Gap& g : gaps) v.push_back(&g);
@@ -45,7 +45,7 @@ nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& mo
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceGaps& d : result.devices) {
     nlohmann::json worst = nlohmann::json::array();
-    for (const Gap* g : Worst(d.gaps, options.top)) worst.push_back(GapJson(model, *g));
+    for (const Gap* g : WorstGaps(d.gaps, options.top)) worst.push_back(GapJson(model, *g));
     devices.push_back({{"device_id", d.device_id},
                        {"window_ns", d.window_ns},
                        {"busy_ns", d.busy_ns},
@@ -59,7 +59,7 @@ nlohmann::json IdleGapsToJson(const IdleGapsResult& result, const TraceModel& mo
   nlohmann::json streams = nlohmann::json::array();
   for (const StreamGaps& s : result.streams) {
     nlohmann::json worst = nlohmann::json::array();
-    for (const Gap* g : Worst(s.gaps, options.top)) worst.push_back(GapJson(model, *g));
+    for (const Gap* g : WorstGaps(s.gaps, options.top)) worst.push_back(GapJson(model, *g));
     std::optional<int64_t> sid = StreamSourceIdOrNull(model, s.stream);
     streams.push_back({{"stream_id", sid ? nlohmann::json(*sid) : nlohmann::json(nullptr)},
                        {"device_id", s.device_id},
@@ -90,7 +90,7 @@ void RenderIdleGapsText(const IdleGapsResult& result, const TraceModel& model, c
         << FormatShare(d.idle_ns, d.window_ns) << ") in " << d.gap_count << (d.gap_count == 1 ? " gap" : " gaps")
         << "; " << d.listed_count << (d.listed_count == 1 ? " gap" : " gaps") << " of at least "
         << FormatDuration(result.threshold_ns) << " add up to " << FormatDuration(d.listed_ns) << ".\n";
-    std::vector<const Gap*> worst = Worst(d.gaps, options.top);
+    std::vector<const Gap*> worst = WorstGaps(d.gaps, options.top);
     if (!worst.empty()) out << "    Longest gaps:\n";
     for (size_t i = 0; i < worst.size(); ++i) {
       out << "      " << i + 1 << ". " << GapText(model, *worst[i], w0) << "\n";

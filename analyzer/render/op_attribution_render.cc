@@ -15,7 +15,7 @@ nlohmann::json NameJson(const TraceModel& model, StringId name) {
   return name == kNoString ? nlohmann::json() : nlohmann::json(std::string(DisplayName(model.strings, name)));
 }
 
-nlohmann::json TotalsJson(const std::vector<LauncherTotal>& totals, const TraceModel& model, int64_t gpu_ns) {
+nlohmann::json LauncherTotalsJson(const std::vector<LauncherTotal>& totals, const TraceModel& model, int64_t gpu_ns) {
   nlohmann::json out = nlohmann::json::array();
   for (const LauncherTotal& t : totals) {
     out.push_back({{"name", NameJson(model, t.name)},
@@ -63,9 +63,9 @@ nlohmann::json OpAttributionToJson(const OpAttributionResult& r, const TraceMode
           {"ops_without_call", r.without_call},
           {"ops_in_cpu_op", r.in_cpu_op},
           {"ops_in_annotation", r.in_annotation},
-          {"by_operator", TotalsJson(r.by_operator, model, r.gpu_ns)},
-          {"by_top_operator", TotalsJson(r.by_top_operator, model, r.gpu_ns)},
-          {"by_annotation", TotalsJson(r.by_annotation, model, r.gpu_ns)}};
+          {"by_operator", LauncherTotalsJson(r.by_operator, model, r.gpu_ns)},
+          {"by_top_operator", LauncherTotalsJson(r.by_top_operator, model, r.gpu_ns)},
+          {"by_annotation", LauncherTotalsJson(r.by_annotation, model, r.gpu_ns)}};
 }
 
 void RenderOpAttributionText(const OpAttributionResult& r, const TraceModel& model, const RenderOptions& options,

@@ -59,7 +59,7 @@ std::vector<DeviceTotals> Combine(const std::vector<TraceAnalysis>& traces) {
   return out;
 }
 
-nlohmann::json TotalsJson(const DeviceTotals& x) {
+nlohmann::json DeviceTotalsJson(const DeviceTotals& x) {
   return {{"window_ns", x.window_ns},
           {"busy_ns", x.busy_ns},
           {"idle_ns", x.idle_ns},
@@ -186,13 +186,13 @@ void RenderReportJson(const std::vector<TraceAnalysis>& traces, const ReportJson
     std::vector<DeviceTotals> totals = Combine(traces);
     nlohmann::json devices = nlohmann::json::array();
     for (const DeviceTotals& x : totals) {
-      nlohmann::json d = TotalsJson(x);
+      nlohmann::json d = DeviceTotalsJson(x);
       d["path"] = x.path;
       d["pid"] = x.pid;
       d["device_id"] = x.device_id;
       devices.push_back(d);
     }
-    nlohmann::json combined = {{"devices", devices}, {"total", TotalsJson(Sum(totals))}};
+    nlohmann::json combined = {{"devices", devices}, {"total", DeviceTotalsJson(Sum(totals))}};
     if (traces.size() > 1 && options.ranks != nullptr) combined["ranks"] = CrossRankToJson(*options.ranks);
     out << "\n  \"combined\": ";
     WriteJsonAt(out, combined, 1);

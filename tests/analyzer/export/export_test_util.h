@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/analyzer/export/export_fixture_trace.h"
+#include "tests/analyzer/model/test_files.h"
 
 namespace streamscope::testing {
 
@@ -44,11 +45,6 @@ inline TraceModel LoadFixture(const TempDir& dir, const FixtureOptions& options 
   EXPECT_TRUE(models.ok()) << models.status();
   EXPECT_EQ(models->size(), 1u);
   return std::move(models->front());
-}
-
-inline std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Integer nanoseconds of a "ts"/"dur" value written with three decimals.

@@ -7,11 +7,12 @@
 #include "analyzer/export/analysis_adapters.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 
 // Two kernels launched from thread 7; the host was inside NVTX range
 // 'host_prepare' for most of the 90 us gap between them.

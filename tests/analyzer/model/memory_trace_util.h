@@ -13,6 +13,9 @@
 
 namespace streamscope::testing {
 
+// The CUPTI stream ids the memory tests put their ops on.
+inline constexpr int64_t kS1 = 11, kS2 = 12;
+
 // An event op on `stream_id` (a CUPTI id; < 0 = no stream) with its API call
 // `api_name` [ts, call_end) on thread 1 sharing a fresh correlation id.
 inline void AddEventOp(ModelBuilder& b, EventOp::Op op, int64_t handle, int64_t stream_id, int64_t ts,

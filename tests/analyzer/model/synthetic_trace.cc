@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "analyzer/convert/trace_table_writer.h"
+#include "analyzer/importers/trace_loader.h"
 #include "analyzer/sqlite/sqlite_db.h"
 #include "gtest/gtest.h"
 #include "schema/schema.h"
@@ -283,6 +284,18 @@ absl::Status SyntheticTrace::WriteFile(const std::string& path,
   if (more && status.ok()) keep(more(w));
   if (!status.ok()) return status;
   return w.Finish();
+}
+
+std::vector<TraceModel> ModelsBothWays(const SyntheticTrace& trace, const std::string& stem) {
+  std::vector<TraceModel> out;
+  out.push_back(trace.ToModel());
+  std::string path = TempTracePath(stem);
+  absl::Status written = trace.WriteFile(path);
+  EXPECT_TRUE(written.ok()) << written;
+  auto loaded = LoadTraceFile(path);
+  EXPECT_TRUE(loaded.ok()) << loaded.status();
+  if (loaded.ok()) out.push_back(std::move(loaded->front()));
+  return out;
 }
 
 std::string TempTracePath(const std::string& stem) {

@@ -84,6 +84,10 @@ class SyntheticTrace {
 std::string TempTracePath(const std::string& stem);
 // Runs SQL on an existing file (to damage traces in bad-input tests).
 absl::Status ExecSql(const std::string& path, const std::string& sql);
+// The trace's model built directly, then the one loaded back from the trace
+// written to TempTracePath(stem) (failures are test failures): a test that
+// checks both checks the writer and the loader too.
+std::vector<TraceModel> ModelsBothWays(const SyntheticTrace& trace, const std::string& stem);
 
 }  // namespace streamscope::testing
 

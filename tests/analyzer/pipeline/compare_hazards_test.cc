@@ -8,6 +8,7 @@
 #include "tests/analyzer/model/memory_trace_util.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -19,9 +20,9 @@ using testing::ModelBuilder;
 using testing::OpIndex;
 using testing::TestDevice;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 constexpr uint64_t kBuf = 0x7000'0000'0000;
-constexpr uint64_t k16MiB = 16 << 20;
+using testing::k16MiB;
 
 enum class Buffers { kNone, kPerStream, kShared };
 
@@ -29,7 +30,7 @@ enum class Buffers { kNone, kPerStream, kShared };
 // list schedule, inside NVTX range "measured". Every chunk's copies and
 // kernel touch the device buffer of its stream (kPerStream) or one buffer
 // for all (kShared: the H2D copies of two streams write the same bytes).
-TraceModel Pipeline(int streams, Buffers buffers) {
+TraceModel HazardPipeline(int streams, Buffers buffers) {
   ModelBuilder b;
   b.model().devices.push_back(TestDevice());
   for (int s = 0; s < streams; ++s) b.Stream(10 + s, StreamKind::kNonBlocking);
@@ -85,7 +86,7 @@ CompareResult CompareOne(const TraceModel& control, const TraceModel& variant) {
 }
 
 TEST(CompareHazards, AnOverlapWithPerStreamBuffersIsVerified) {
-  TraceModel control = Pipeline(1, Buffers::kPerStream), variant = Pipeline(2, Buffers::kPerStream);
+  TraceModel control = HazardPipeline(1, Buffers::kPerStream), variant = HazardPipeline(2, Buffers::kPerStream);
   CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
   EXPECT_TRUE(r.variant[0].hazards_checked);
@@ -93,7 +94,7 @@ TEST(CompareHazards, AnOverlapWithPerStreamBuffersIsVerified) {
 }
 
 TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
-  TraceModel control = Pipeline(1, Buffers::kPerStream), variant = Pipeline(2, Buffers::kShared);
+  TraceModel control = HazardPipeline(1, Buffers::kPerStream), variant = HazardPipeline(2, Buffers::kShared);
   CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kHazard);
   EXPECT_EQ(CompareVerdictName(r.verdict), "HAZARD");
@@ -109,7 +110,7 @@ TEST(CompareHazards, AVariantWithCertainHazardsIsRefusedAndTheHazardNamed) {
 }
 
 TEST(CompareHazards, ATraceWithoutAccessRecordsIsNotHeldAgainstTheVariant) {
-  TraceModel control = Pipeline(1, Buffers::kNone), variant = Pipeline(2, Buffers::kNone);
+  TraceModel control = HazardPipeline(1, Buffers::kNone), variant = HazardPipeline(2, Buffers::kNone);
   CompareResult r = CompareOne(control, variant);
   EXPECT_EQ(r.verdict, CompareVerdict::kVerified) << CompareVerdictSentence(r);
   EXPECT_FALSE(r.variant[0].hazards_checked);

@@ -11,6 +11,7 @@
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -19,8 +20,8 @@ using testing::ApiTimes;
 using testing::ModelBuilder;
 using testing::TestDevice;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
-constexpr int64_t k16MiB = 16 << 20;
+using testing::k16MiB;
+using testing::us;
 
 // A chunked pipeline like the reference workloads: per chunk an H2D copy, a
 // kernel 'chunk' and a D2H copy of 16 MiB each, chunk c on stream c % streams;

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -24,8 +25,8 @@ using testing::TestDevice;
 // The window note in words ("" when the rule names no note).
 std::string Note(const CompareResult& r) { return CompareWindowNoteText(r.window_rule, r.window_note); }
 
-constexpr int64_t kUs = 1000;
-constexpr int64_t kMs = 1000 * kUs;
+using testing::kMs;
+using testing::kUs;
 constexpr int64_t kStream = 7;
 
 // A 100 us warm-up kernel at 1 ms, then `steps` steps from 10 ms, one every

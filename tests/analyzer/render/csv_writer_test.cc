@@ -14,6 +14,7 @@
 #include "analyzer/render/column_types.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/analyzer/model/test_files.h"
 
 namespace streamscope {
 namespace {
@@ -25,12 +26,7 @@ std::string NewDir() {
   return tmpl;
 }
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 std::vector<ResultTable> Tables(int64_t base) {
   ResultTable window{"analysis_window", {"window_index", "label"}, {{int64_t{0}, std::string("whole, trace")}}};
@@ -47,14 +43,14 @@ std::vector<ResultTable> Tables(int64_t base) {
 TEST(CsvFolder, WritesOneFilePerTableWithAHeaderRow) {
   std::string dir = NewDir() + "/tables";  // created when missing
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, false).ok());
-  EXPECT_EQ(Read(dir + "/analysis_window.csv"), "window_index,label\n0,\"whole, trace\"\n");
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
+  EXPECT_EQ(ReadFile(dir + "/analysis_window.csv"), "window_index,label\n0,\"whole, trace\"\n");
+  EXPECT_EQ(ReadFile(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
 }
 
 TEST(CsvFolder, SeveralTracesShareAFileBehindATraceIndex) {
   std::string dir = NewDir();
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100), Tables(200)}, false).ok());
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"),
+  EXPECT_EQ(ReadFile(dir + "/analysis_idle_gap.csv"),
             "trace_index,window_index,start_ns,prev_op_id\n0,0,100,\n0,0,105,7\n1,0,200,\n1,0,205,7\n");
 }
 
@@ -65,10 +61,10 @@ TEST(CsvFolder, ExistingFilesAreReplacedOnlyWhenForced) {
   EXPECT_EQ(s.code(), absl::StatusCode::kAlreadyExists);
   EXPECT_NE(s.message().find("analysis_idle_gap.csv: exists"), std::string::npos) << s;
   // Nothing was written: the refusal comes before the first file.
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "mine\n");
+  EXPECT_EQ(ReadFile(dir + "/analysis_idle_gap.csv"), "mine\n");
   EXPECT_NE(access((dir + "/analysis_window.csv").c_str(), F_OK), 0);
   ASSERT_TRUE(WriteCsvFolder(dir, {Tables(100)}, true).ok());
-  EXPECT_EQ(Read(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
+  EXPECT_EQ(ReadFile(dir + "/analysis_idle_gap.csv"), "window_index,start_ns,prev_op_id\n0,100,\n0,105,7\n");
 }
 
 TEST(CsvFolder, ASymlinkIsNeverFollowedEvenWhenForced) {
@@ -77,7 +73,7 @@ TEST(CsvFolder, ASymlinkIsNeverFollowedEvenWhenForced) {
   std::ofstream(target) << "keep\n";
   ASSERT_EQ(symlink(target.c_str(), (dir + "/analysis_window.csv").c_str()), 0);
   EXPECT_FALSE(WriteCsvFolder(dir, {Tables(100)}, true).ok());
-  EXPECT_EQ(Read(target), "keep\n");
+  EXPECT_EQ(ReadFile(target), "keep\n");
 }
 
 TEST(CsvFolder, AFileInPlaceOfTheFolderIsAClearError) {
@@ -91,7 +87,7 @@ TEST(CsvFolder, AFileInPlaceOfTheFolderIsAClearError) {
 // {column: type} of `table` in DIR/datapackage.json.
 std::map<std::string, std::string> SchemaOf(const std::string& dir, const std::string& table) {
   std::map<std::string, std::string> types;
-  nlohmann::json package = nlohmann::json::parse(Read(dir + "/datapackage.json"));
+  nlohmann::json package = nlohmann::json::parse(ReadFile(dir + "/datapackage.json"));
   for (const nlohmann::json& r : package["resources"]) {
     if (r["name"] != table) continue;
     EXPECT_EQ(r["path"], table + ".csv");
@@ -111,7 +107,7 @@ TEST(CsvFolder, AnEmptyTableHasTheTypedSchemaOfAFullOne) {
   ASSERT_TRUE(WriteCsvFolder(without, {{empty}}, false).ok());
   EXPECT_EQ(SchemaOf(with_rows, "analysis_gap_causes"), expected);
   EXPECT_EQ(SchemaOf(without, "analysis_gap_causes"), expected);
-  EXPECT_EQ(Read(without + "/analysis_gap_causes.csv"), "window_index,cause,ns,share_of_idle\n");
+  EXPECT_EQ(ReadFile(without + "/analysis_gap_causes.csv"), "window_index,cause,ns,share_of_idle\n");
 }
 
 TEST(CsvFolder, AColumnNullInOneTraceTakesItsTypeFromAnother) {

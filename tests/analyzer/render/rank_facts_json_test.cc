@@ -15,7 +15,7 @@ namespace {
 
 using testing::ModelBuilder;
 
-TraceModel Rank(int rank, int64_t base, int64_t arrive) {
+TraceModel RankTrace(int rank, int64_t base, int64_t arrive) {
   ModelBuilder b;
   b.Stream(1, StreamKind::kNonBlocking, 0);
   b.Stream(2, StreamKind::kNonBlocking, 1);
@@ -34,8 +34,8 @@ TraceModel Rank(int rank, int64_t base, int64_t arrive) {
 
 TEST(RankFactsJson, ARoundTripMergesToTheSameFigures) {
   std::vector<TraceModel> m;
-  m.push_back(Rank(1, 3'000'000'000, 100));
-  m.push_back(Rank(0, 0, 250));
+  m.push_back(RankTrace(1, 3'000'000'000, 100));
+  m.push_back(RankTrace(0, 0, 250));
   std::vector<Window> w0 = {{3'000'000'000, 3'000'001'000, {}}}, w1 = {{0, 1000, {}}};
   w0[0].origin.kind = w1[0].origin.kind = WindowKind::kWholeTrace;
   std::vector<RankFacts> facts = {RunRankFacts(m[0], w0, false).value(), RunRankFacts(m[1], w1, false).value()};

@@ -9,6 +9,7 @@
 #include "analyzer/commands/report_runner.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/synthetic_trace.h"
+#include "tests/analyzer/model/test_files.h"
 
 namespace streamscope {
 namespace {
@@ -26,12 +27,7 @@ std::string Overlapped() {
   return path;
 }
 
-std::string Read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::ReadFile;
 
 int RunToFolder(const ReportOptions& options, std::string* err = nullptr) {
   std::ostringstream out, errs;
@@ -58,7 +54,7 @@ TEST(ReportCsvFolder, EveryTableOfTheStreamFormBecomesAFileWithTheSameRows) {
   auto check = [&] {
     if (name.empty()) return;
     ++tables;
-    EXPECT_EQ(Read(options.output_path + "/" + name + ".csv"), body) << name;
+    EXPECT_EQ(ReadFile(options.output_path + "/" + name + ".csv"), body) << name;
   };
   while (std::getline(lines, line)) {
     if (line.rfind("# table: ", 0) == 0) {
@@ -71,7 +67,7 @@ TEST(ReportCsvFolder, EveryTableOfTheStreamFormBecomesAFileWithTheSameRows) {
   }
   check();
   EXPECT_GE(tables, 20);
-  EXPECT_EQ(Read(options.output_path + "/analysis_overlap_pair.csv").substr(0, 22), "window_index,device_id");
+  EXPECT_EQ(ReadFile(options.output_path + "/analysis_overlap_pair.csv").substr(0, 22), "window_index,device_id");
 }
 
 TEST(ReportCsvFolder, ExistingTablesAreKeptUnlessForced) {
@@ -85,10 +81,10 @@ TEST(ReportCsvFolder, ExistingTablesAreKeptUnlessForced) {
   std::string err;
   EXPECT_EQ(RunToFolder(options, &err), kExitOutputError);
   EXPECT_NE(err.find(".csv: exists; pass --force to replace it"), std::string::npos) << err;
-  EXPECT_EQ(Read(options.output_path + "/analysis_window.csv"), "mine\n");
+  EXPECT_EQ(ReadFile(options.output_path + "/analysis_window.csv"), "mine\n");
   options.force = true;
   ASSERT_EQ(RunToFolder(options), kExitOk);
-  EXPECT_EQ(Read(options.output_path + "/analysis_window.csv").rfind("window_index,label,", 0), 0u);
+  EXPECT_EQ(ReadFile(options.output_path + "/analysis_window.csv").rfind("window_index,label,", 0), 0u);
 }
 
 }  // namespace

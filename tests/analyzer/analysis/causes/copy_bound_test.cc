@@ -11,8 +11,10 @@
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -21,8 +23,8 @@ using testing::ApiTimes;
 using testing::ModelBuilder;
 using testing::TestDevice;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
-constexpr int64_t k16MiB = 16 << 20;
+using testing::k16MiB;
+using testing::us;
 
 Device::HostLink Pcie5x16() {
   Device::HostLink l;
@@ -54,12 +56,7 @@ TraceModel CopyBoundTrace(MemoryKind host, int64_t copy_us, bool link) {
   return b.Build();
 }
 
-Window GpuWindow(const TraceModel& m) {
-  Window w;
-  w.start_ns = m.ops.start_ns.front();
-  for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  return w;
-}
+using testing::GpuWindow;
 
 const DiagnoseFinding* FindCause(const DiagnoseResult& r, DiagnoseCause c) {
   for (const DiagnoseFinding& f : r.findings) {

@@ -8,8 +8,10 @@
 #include "analyzer/render/diagnose_wording.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -18,8 +20,8 @@ using testing::ApiTimes;
 using testing::ModelBuilder;
 using testing::TestDevice;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
-constexpr int64_t k16MiB = 16 << 20;
+using testing::k16MiB;
+using testing::us;
 
 void AddDevice(ModelBuilder& b, int copy_engines = 2, int concurrent_kernels = 1) {
   b.model().devices.push_back(
@@ -27,12 +29,7 @@ void AddDevice(ModelBuilder& b, int copy_engines = 2, int concurrent_kernels = 1
 }
 
 // The whole GPU activity of a model: first op start to last op end.
-Window GpuWindow(const TraceModel& m) {
-  Window w;
-  w.start_ns = m.ops.start_ns.front();
-  for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  return w;
-}
+using testing::GpuWindow;
 
 DiagnoseResult Diagnose(const TraceModel& m, const DiagnoseOptions& o = {}) {
   return testing::DiagnoseUnranked(m, GpuWindow(m), o);

@@ -8,7 +8,9 @@
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/render/gap_causes_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -16,9 +18,9 @@ namespace {
 using testing::ApiTimes;
 using testing::ModelBuilder;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 
-Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
+using testing::WindowOf;
 
 int64_t CauseNs(const GapCausesResult& r, GapCause c) { return r.cause_ns[static_cast<int>(c)]; }
 
@@ -43,7 +45,7 @@ ModelBuilder StarvedPipeline() {
 
 TEST(GapCauses, HostWorkBeforeLaunchIsCpuStarvation) {
   TraceModel m = StarvedPipeline().Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].idle_ns, us(95));
   EXPECT_EQ(r.devices[0].busy_ns, us(20));
@@ -75,7 +77,7 @@ TEST(GapCauses, AResultReadBackThenTestedBeforeTheNextLaunchIsOneRoundTrip) {
   b.Sync(SyncKind::kStreamSynchronize, 13, us(3), us(19), "cudaStreamSynchronize", 7);
   b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(65)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(5), us(65)));
   // [17, 55): the sync's return, the host test and the next launch's path.
   EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), us(38));
   EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), 0);
@@ -99,7 +101,7 @@ TEST(GapCauses, AGraphThatReadsBackBeforeItsLaunchReturnsIsStillARoundTrip) {
     if (sync) b.Sync(SyncKind::kStreamSynchronize, 13, us(22), us(23), "cudaStreamSynchronize", 7);
     b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
     TraceModel m = b.Build();
-    GapCausesResult r = AnalyzeGapCauses(m, W(us(10), us(65)));
+    GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(10), us(65)));
     if (sync) {
       EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), us(43));  // [12, 55)
       EXPECT_EQ(DetailNs(r, m, GapCause::kRoundTrip, "cudaStreamSynchronize"), us(43));
@@ -121,7 +123,7 @@ TEST(GapCauses, HostWorkAfterASyncThatDrainedTheGpuIsSyncWait) {
   b.Sync(SyncKind::kStreamSynchronize, 13, us(3), us(17), "cudaStreamSynchronize", 7);
   b.Kernel("k2", 13, us(55), us(65), ApiTimes{us(50), us(52), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(65)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(5), us(65)));
   EXPECT_EQ(CauseNs(r, GapCause::kSyncWait), us(40));  // [15, 55)
   EXPECT_EQ(CauseNs(r, GapCause::kRoundTrip), 0);
   EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), 0);
@@ -141,7 +143,7 @@ ModelBuilder SlowFirstLaunch() {
 
 TEST(GapCauses, HostBlockedInAFirstLaunchIsFirstLaunchNotStarvation) {
   TraceModel m = SlowFirstLaunch().Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(us(5), us(600)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(5), us(600)));
   EXPECT_EQ(CauseNs(r, GapCause::kFirstLaunch), us(185));  // [15, 200)
   EXPECT_EQ(DetailNs(r, m, GapCause::kFirstLaunch, "cudaLaunchKernel"), us(185));
   EXPECT_EQ(CauseNs(r, GapCause::kHostBlockedInCall), 0);
@@ -161,7 +163,7 @@ TEST(GapCauses, GapInsideNvtxRangeIsAttributedToIt) {
   b.Nvtx("iteration", 7, us(10), us(200), 0);
   b.Nvtx("host_prepare", 7, us(20), us(90), 1);
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   EXPECT_EQ(DetailNs(r, m, GapCause::kHostNvtxRange, "host_prepare"), us(70));
   // [15, 20) and [90, 100) are inside the outer range only.
   EXPECT_EQ(DetailNs(r, m, GapCause::kHostNvtxRange, "iteration"), us(15));
@@ -192,7 +194,7 @@ TEST(GapCauses, BlockedInSyncCallIsNamed) {
   // The driver call beneath it is nested and must not be counted again.
   b.Api("cuStreamSynchronize", 7, us(21), us(94), -1, ApiDomain::kDriver);
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cudaStreamSynchronize"), us(75));
   EXPECT_EQ(DetailNs(r, m, GapCause::kHostBlockedInCall, "cuStreamSynchronize"), 0);
   EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(10));  // [15,20) + [95,100)
@@ -209,7 +211,7 @@ TEST(GapCauses, LaunchBeforeGapIsSubmissionLatency) {
   b.Kernel("k2", 13, us(18), us(28), ApiTimes{us(2), us(3), 7});  // 8 us gap: latency
   b.Kernel("k3", 13, us(60), us(70), ApiTimes{us(4), us(5), 7});  // 32 us: nothing explains it
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(70)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(70)));
   EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(8));
   EXPECT_EQ(CauseNs(r, GapCause::kQueuedUnexplained), us(32));
   EXPECT_EQ(r.idle_ns, us(40));
@@ -228,7 +230,7 @@ TEST(GapCauses, EventWaitIsDependency) {
   b.EventWait(15, 7, us(104));
   b.Kernel("consumer2", 15, us(200), us(210), ApiTimes{us(105), us(106), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(210)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(210)));
   EXPECT_EQ(CauseNs(r, GapCause::kDependencyEventWait), us(90) + us(90));
 }
 
@@ -239,7 +241,7 @@ TEST(GapCauses, HostCallbackIsDependency) {
   b.Api("cudaLaunchHostFunc", 7, us(2), us(3));
   b.Kernel("k2", 13, us(50), us(60), ApiTimes{us(4), us(5), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(60)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(60)));
   EXPECT_EQ(CauseNs(r, GapCause::kDependencyHostCallback), us(40));
 }
 
@@ -251,7 +253,7 @@ TEST(GapCauses, OpOnAnotherDeviceEndingJustBeforeIsDependency) {
   b.Kernel("peer_work", 23, us(0), us(98), ApiTimes{us(1), us(2), 8});
   b.Kernel("k1", 13, us(100), us(110), ApiTimes{us(3), us(4), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(110)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(110)));
   ASSERT_EQ(r.devices.size(), 2u);
   EXPECT_EQ(r.devices[0].device_id, 0);
   EXPECT_EQ(r.devices[0].cause_ns[static_cast<int>(GapCause::kDependencyOtherStream)], us(90));
@@ -266,14 +268,14 @@ TEST(GapCauses, OpsCrossingTheWindowAreClipped) {
   b.Kernel("k1", 13, us(0), us(60), ApiTimes{us(0), us(1), 7});
   b.Kernel("k2", 13, us(100), us(200), ApiTimes{us(90), us(92), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(us(50), us(150)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(50), us(150)));
   ASSERT_EQ(r.devices.size(), 1u);
   EXPECT_EQ(r.devices[0].window_ns, us(100));
   EXPECT_EQ(r.devices[0].busy_ns, us(60));
   EXPECT_EQ(CauseNs(r, GapCause::kHostUnannotated), us(30));
   EXPECT_EQ(CauseNs(r, GapCause::kSubmissionLatency), us(10));
   // A window that starts inside a gap: the part before it is not counted.
-  GapCausesResult r2 = AnalyzeGapCauses(m, W(us(80), us(100)));
+  GapCausesResult r2 = AnalyzeGapCauses(m, WindowOf(us(80), us(100)));
   EXPECT_EQ(CauseNs(r2, GapCause::kHostUnannotated), us(10));
   EXPECT_EQ(CauseNs(r2, GapCause::kSubmissionLatency), us(10));
 }
@@ -282,7 +284,7 @@ TEST(GapCauses, ZeroLengthOpsDoNotSplitGaps) {
   ModelBuilder b = StarvedPipeline();
   b.Kernel("empty", 13, us(50), us(50), ApiTimes{us(40), us(41), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   EXPECT_EQ(r.devices[0].gaps, 2);
   EXPECT_EQ(r.worst_gaps[0].length(), us(90));
   // Thread 7 was in the launch call of the empty kernel for 1 us.
@@ -296,7 +298,7 @@ TEST(GapCauses, DeviceWithOnlyZeroLengthOpsIsIdleAllWindow) {
   b.Kernel("k", 13, us(0), us(100), ApiTimes{us(0), us(1), 7});
   b.Kernel("empty", 23, us(50), us(50), ApiTimes{us(40), us(41), 7});
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(100)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(100)));
   ASSERT_EQ(r.devices.size(), 2u);
   EXPECT_EQ(r.devices[1].idle_ns, us(100));
   EXPECT_EQ(r.devices[1].busy_ns, 0);
@@ -309,7 +311,7 @@ TEST(GapCauses, MissingApiCallIsUnknownSubmitterNotACrash) {
   b.Kernel("k1", 13, us(0), us(10));
   b.Kernel("k2", 13, us(30), us(40));
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(40)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(40)));
   EXPECT_EQ(CauseNs(r, GapCause::kUnknownSubmitter), us(20));
   ASSERT_EQ(r.worst_gaps.size(), 1u);
   EXPECT_EQ(r.worst_gaps[0].api, -1);
@@ -320,9 +322,9 @@ TEST(GapCauses, MissingApiCallIsUnknownSubmitterNotACrash) {
 
 TEST(GapCauses, EmptyTraceAndEmptyWindowGiveNoGaps) {
   TraceModel empty = ModelBuilder().Build();
-  EXPECT_TRUE(AnalyzeGapCauses(empty, W(0, 100)).devices.empty());
+  EXPECT_TRUE(AnalyzeGapCauses(empty, WindowOf(0, 100)).devices.empty());
   TraceModel m = StarvedPipeline().Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(us(50), us(50)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(50), us(50)));
   EXPECT_EQ(r.idle_ns, 0);
   std::ostringstream text;
   RenderGapCausesText(r, m, text);  // must not crash
@@ -351,7 +353,7 @@ TEST(GapCauses, CausesPartitionIdleTimeOnManyStreams) {
     if (rng() % 7 == 0) b.Nvtx("r", static_cast<int64_t>(rng() % 3), api_start - us(3), api_start);
   }
   TraceModel m = b.Build();
-  Window w = W(us(1000), us(9000));
+  Window w = WindowOf(us(1000), us(9000));
   GapCausesResult r = AnalyzeGapCauses(m, w);
   ASSERT_EQ(r.devices.size(), 2u);
   for (int d = 0; d < 2; ++d) {
@@ -373,7 +375,7 @@ TEST(GapCauses, CausesPartitionIdleTimeOnManyStreams) {
 TEST(GapCauses, RandomInconsistentTracesDoNotCrash) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     TraceModel m = testing::RandomInconsistentTrace(seed, 400);
-    GapCausesResult r = AnalyzeGapCauses(m, W(us(100), us(6000)));
+    GapCausesResult r = AnalyzeGapCauses(m, WindowOf(us(100), us(6000)));
     for (const DeviceGapSummary& d : r.devices) {
       int64_t sum = 0;
       for (int64_t ns : d.cause_ns) sum += ns;
@@ -391,7 +393,7 @@ TEST(GapCauses, JsonAndTablesNameOpsThreadsAndCauses) {
   ModelBuilder b = StarvedPipeline();
   b.Nvtx("host_prepare", 7, us(20), us(90), 0);
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   nlohmann::json j = GapCausesToJson(r, m);
   EXPECT_EQ(j["analysis"], "gap_causes");
   EXPECT_EQ(j["idle_ns"], us(95));
@@ -419,7 +421,7 @@ TEST(GapCauses, EachPartOfAWorstGapIsARowOfItsOwn) {
   ModelBuilder b = StarvedPipeline();
   b.Nvtx("host_prepare", 7, us(20), us(90), 0);
   TraceModel m = b.Build();
-  std::vector<ResultTable> tables = GapCausesToTables(AnalyzeGapCauses(m, W(0, us(115))), m);
+  std::vector<ResultTable> tables = GapCausesToTables(AnalyzeGapCauses(m, WindowOf(0, us(115))), m);
   const ResultTable& parts = tables[2];
   ASSERT_EQ(parts.columns, (std::vector<std::string>{"window", "rank", "part_index", "cause", "start_ns", "end_ns",
                                                      "length_ns", "api_id", "api_name", "nvtx_range_id", "nvtx_name"}));
@@ -446,7 +448,7 @@ TEST(GapCauses, ABlockingCallIsNamedAsApiNameAndAnNvtxRangeAsNvtxName) {
   b.Api("cudaStreamSynchronize", 7, us(20), us(50));
   b.Nvtx("host_prepare", 7, us(60), us(90), 0);
   TraceModel m = b.Build();
-  GapCausesResult r = AnalyzeGapCauses(m, W(0, us(115)));
+  GapCausesResult r = AnalyzeGapCauses(m, WindowOf(0, us(115)));
   nlohmann::json j = GapCausesToJson(r, m);
   std::map<std::string, std::pair<nlohmann::json, nlohmann::json>> names;  // cause -> (api_name, nvtx_name)
   for (const nlohmann::json& t : j["totals"]) {

@@ -21,6 +21,7 @@
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -31,9 +32,9 @@ using testing::ModelBuilder;
 using testing::Ranking;
 using testing::TestDevice;
 
-constexpr int64_t kUs = 1'000;
+using testing::kMs;
+using testing::kUs;
 constexpr int kStreams = 16;
-constexpr int64_t kMs = 1000 * kUs;
 constexpr int64_t kRun = 1 * kMs;  // each kernel
 
 struct Planted {

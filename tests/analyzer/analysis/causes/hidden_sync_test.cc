@@ -5,7 +5,9 @@
 #include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/render/hidden_sync_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -13,9 +15,9 @@ namespace {
 using testing::ApiTimes;
 using testing::ModelBuilder;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 
-Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
+using testing::WindowOf;
 
 const ImplicitSyncTotal* TotalFor(const HiddenSyncResult& r, const TraceModel& m, std::string_view name) {
   for (const ImplicitSyncTotal& t : r.implicit_totals) {
@@ -42,7 +44,7 @@ TraceModel LegacyAndOtherStream(StreamKind other) {
 
 TEST(HiddenSync, LegacyStreamOpDelaysBlockingStream) {
   TraceModel m = LegacyAndOtherStream(StreamKind::kBlocking);
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(210)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(210)));
   ASSERT_EQ(r.serialization.size(), 2u);
   const SerializationFinding& a = r.serialization[0];
   EXPECT_EQ(a.direction, SerializationDirection::kBlockingWaitedForLegacy);
@@ -70,12 +72,12 @@ TEST(HiddenSync, LegacyStreamOpDelaysBlockingStream) {
 
 TEST(HiddenSync, PerThreadDefaultStreamAlsoWaitsForLegacy) {
   TraceModel m = LegacyAndOtherStream(StreamKind::kPerThreadDefault);
-  EXPECT_EQ(AnalyzeHiddenSync(m, W(0, us(210))).serialization.size(), 2u);
+  EXPECT_EQ(AnalyzeHiddenSync(m, WindowOf(0, us(210))).serialization.size(), 2u);
 }
 
 TEST(HiddenSync, NonBlockingStreamIsNotSerialized) {
   TraceModel m = LegacyAndOtherStream(StreamKind::kNonBlocking);
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(210)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(210)));
   EXPECT_TRUE(r.serialization.empty());
   EXPECT_EQ(r.serialization_delay_ns[0] + r.serialization_delay_ns[1], 0);
 }
@@ -90,7 +92,7 @@ TEST(HiddenSync, OpSubmittedBeforeTheLegacyOpIsNotItsVictim) {
   b.Kernel("legacy", 7, us(5), us(100), ApiTimes{us(3), us(4), 1});
   b.Kernel("user", 13, us(101), us(111), ApiTimes{us(2), us(3), 1});
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(111)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(111)));
   EXPECT_TRUE(r.serialization.empty());
 }
 
@@ -103,7 +105,7 @@ TEST(HiddenSync, PageableAsyncCopyHoldsTheHost) {
   b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 13, us(2010), us(2300),
          ApiTimes{us(2000), us(2005), 7});
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(2300)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(2300)));
   ASSERT_EQ(r.implicit_calls.size(), 1u);
   const ImplicitSyncFinding& f = r.implicit_calls[0];
   EXPECT_EQ(f.kind, ImplicitSyncKind::kPageableAsyncMemcpy);
@@ -128,7 +130,7 @@ TEST(HiddenSync, CudaMallocInLoopIsImplicitSync) {
   }
   b.Api("cudaMalloc", 7, us(400), us(403));  // nothing pending: listed, not observed
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(-us(10), us(500)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(-us(10), us(500)));
   const ImplicitSyncTotal* t = TotalFor(r, m, "cudaMalloc");
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->kind, ImplicitSyncKind::kAllocFree);
@@ -152,7 +154,7 @@ TEST(HiddenSync, SyncMemcpyWaitsForEarlierWorkBeforeItsCopy) {
   // The driver call inside it is not a second finding.
   b.Api("cuMemcpyDtoH_v2", 7, us(11), us(151), -1, ApiDomain::kDriver);
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(200)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(200)));
   ASSERT_EQ(r.implicit_calls.size(), 1u);
   const ImplicitSyncFinding& f = r.implicit_calls[0];
   EXPECT_EQ(f.kind, ImplicitSyncKind::kSyncMemcpy);
@@ -169,7 +171,7 @@ TEST(HiddenSync, UnusuallyLongCallEndingAtADrainIsFlaggedByTiming) {
   b.Api("cudaEventRecord", 7, us(97), us(101));        // short: a coincidence, not a wait
   b.Api("cudaStreamQuery", 7, us(110), us(200));       // long, but no op ended near its end
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(300)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(300)));
   ASSERT_EQ(r.implicit_calls.size(), 1u);
   EXPECT_EQ(r.implicit_calls[0].kind, ImplicitSyncKind::kTiming);
   EXPECT_EQ(m.strings.Get(m.api.name[r.implicit_calls[0].api]), "cudaFuncGetAttributes");
@@ -188,7 +190,7 @@ TEST(HiddenSync, ExplicitSyncTimeAndGpuIdleShare) {
   // count; device 1 is busy until 300, so idle [300, 360).
   b.Api("cudaDeviceSynchronize", 7, us(200), us(360));
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(400)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(400)));
   ASSERT_EQ(r.explicit_totals.size(), 2u);
   EXPECT_EQ(r.explicit_totals[0].kind, SyncKind::kContextSynchronize);
   EXPECT_EQ(r.explicit_totals[0].host_ns, us(160));
@@ -210,9 +212,9 @@ TEST(HiddenSync, ExplicitSyncTimeAndGpuIdleShare) {
   with_wait.Kernel("work", 13, us(0), us(100), ApiTimes{us(0), us(1), 7});
   with_wait.Sync(SyncKind::kStreamWaitEvent, 13, us(2), us(3), "cudaStreamWaitEvent", 7);
   TraceModel mw = with_wait.Build();
-  EXPECT_TRUE(AnalyzeHiddenSync(mw, W(0, us(100))).explicit_totals.empty());
+  EXPECT_TRUE(AnalyzeHiddenSync(mw, WindowOf(0, us(100))).explicit_totals.empty());
   // A window cutting the stream sync counts only its part.
-  HiddenSyncResult cut = AnalyzeHiddenSync(m, W(us(120), us(140)));
+  HiddenSyncResult cut = AnalyzeHiddenSync(m, WindowOf(us(120), us(140)));
   ASSERT_EQ(cut.explicit_totals.size(), 1u);
   EXPECT_EQ(cut.explicit_totals[0].host_ns, us(20));
   EXPECT_EQ(cut.explicit_totals[0].gpu_idle_ns, us(20));
@@ -230,7 +232,7 @@ TEST(HiddenSync, ExplicitSyncCitesTheIdleTheAccountChargesToIt) {
   b.Sync(SyncKind::kStreamSynchronize, 13, us(2), us(120), "cudaStreamSynchronize", 7);
   b.Kernel("next", 13, us(160), us(200), ApiTimes{us(150), us(151), 7});
   TraceModel m = b.Build();
-  const Window w = W(0, us(200));
+  const Window w = WindowOf(0, us(200));
   GapCausesOptions go;
   go.charge_calls = true;
   const GapCausesResult gaps = AnalyzeGapCauses(m, w, go);
@@ -258,12 +260,12 @@ TEST(HiddenSync, ACallThatBeganBeforeTheWindowAndHeldItIsListed) {
   b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPageable, 13, us(42), us(48),
          ApiTimes{us(-10), us(50), 7}, "cudaMemcpy", false);
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(100)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(100)));
   ASSERT_EQ(r.implicit_calls.size(), 1u);
   EXPECT_EQ(r.implicit_calls[0].kind, ImplicitSyncKind::kSyncMemcpy);
   EXPECT_TRUE(r.implicit_calls[0].observed);
   // A call that returned before the window is not.
-  EXPECT_TRUE(AnalyzeHiddenSync(m, W(us(60), us(100))).implicit_calls.empty());
+  EXPECT_TRUE(AnalyzeHiddenSync(m, WindowOf(us(60), us(100))).implicit_calls.empty());
 }
 
 TEST(HiddenSync, MissingApiCallsAndEmptyTracesDoNotCrash) {
@@ -274,14 +276,14 @@ TEST(HiddenSync, MissingApiCallsAndEmptyTracesDoNotCrash) {
   b.Kernel("user", 13, us(101), us(120));
   b.Sync(SyncKind::kEventSynchronize, -1, us(10), us(20));
   TraceModel m = b.Build();
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(200)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(200)));
   EXPECT_TRUE(r.serialization.empty());  // readiness unknown without the call
   ASSERT_EQ(r.explicit_totals.size(), 1u);
   EXPECT_EQ(r.explicit_syncs[0].tid, -1);
   std::ostringstream text;
   RenderHiddenSyncText(r, m, text);
   TraceModel empty = ModelBuilder().Build();
-  HiddenSyncResult e = AnalyzeHiddenSync(empty, W(0, 0));
+  HiddenSyncResult e = AnalyzeHiddenSync(empty, WindowOf(0, 0));
   RenderHiddenSyncText(e, empty, text);
   EXPECT_TRUE(HiddenSyncToJson(e, empty)["serialization"]["worst"].empty());
 }
@@ -289,7 +291,7 @@ TEST(HiddenSync, MissingApiCallsAndEmptyTracesDoNotCrash) {
 TEST(HiddenSync, RandomInconsistentTracesDoNotCrash) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     TraceModel m = testing::RandomInconsistentTrace(seed, 400);
-    HiddenSyncResult r = AnalyzeHiddenSync(m, W(us(100), us(6000)));
+    HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(us(100), us(6000)));
     for (const SerializationFinding& f : r.serialization) EXPECT_GT(f.delay_ns, 0);
     for (const ExplicitSyncFinding& f : r.explicit_syncs) {
       EXPECT_LE(f.gpu_idle_ns, f.length()) << "seed " << seed;
@@ -304,7 +306,7 @@ TEST(HiddenSync, RandomInconsistentTracesDoNotCrash) {
 
 TEST(HiddenSync, TablesHaveOneValuePerColumn) {
   TraceModel m = LegacyAndOtherStream(StreamKind::kBlocking);
-  HiddenSyncResult r = AnalyzeHiddenSync(m, W(0, us(210)));
+  HiddenSyncResult r = AnalyzeHiddenSync(m, WindowOf(0, us(210)));
   std::vector<ResultTable> tables = HiddenSyncToTables(r, m);
   ASSERT_EQ(tables.size(), 3u);
   EXPECT_EQ(tables[0].name, "analysis_hidden_sync");

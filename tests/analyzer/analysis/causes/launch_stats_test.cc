@@ -4,7 +4,9 @@
 
 #include "analyzer/render/launch_stats_render.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -12,9 +14,9 @@ namespace {
 using testing::ApiTimes;
 using testing::ModelBuilder;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 
-Window W(int64_t start, int64_t end) { return Window{start, end, {}}; }
+using testing::WindowOf;
 
 const KernelLaunchStats* Group(const LaunchStatsResult& r, const TraceModel& m, std::string_view name,
                                bool graph = false) {
@@ -58,7 +60,7 @@ TEST(LaunchStats, QueueDelayDistributionPerKernel) {
   b.Kernel("b", 13, us(500), us(520));
   b.Kernel("b", 13, us(1500), us(1530));
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(5000)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(5000)));
   EXPECT_EQ(r.kernel_count, 7);
   EXPECT_EQ(r.no_api_count, 2);
   const KernelLaunchStats* a = Group(r, m, "a");
@@ -100,7 +102,7 @@ TEST(LaunchStats, KernelsThatStartBeforeTheirCallReturnsHaveQueueZero) {
   // One ordinary launch that queued 4 us.
   b.Kernel("g", 13, us(500) + us(6), us(500) + us(9), ApiTimes{us(500), us(502), 7});
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(1000)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(1000)));
   const KernelLaunchStats* graph = Group(r, m, "g", /*graph=*/true);
   ASSERT_NE(graph, nullptr);
   EXPECT_EQ(graph->started_during_call, 4);
@@ -143,7 +145,7 @@ TraceModel SmallKernels() {
 
 TEST(LaunchStats, GraphRemovableGapsBetweenSmallKernels) {
   TraceModel m = SmallKernels();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(200)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(200)));
   EXPECT_EQ(r.graph_removable_ns, us(9));
   EXPECT_EQ(r.graph_removable_gaps, 3);
   const KernelLaunchStats* small = Group(r, m, "small");
@@ -196,7 +198,7 @@ TEST(LaunchStats, OneSlowFirstLaunchIsNotLaunchBound) {
   b.Kernel("k", 13, us(1100), us(1140), ApiTimes{us(0), us(1000), 7});
   b.Kernel("k", 13, us(1200), us(1240), ApiTimes{us(1150), us(1155), 7});
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(2000)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(2000)));
   const KernelLaunchStats* k = Group(r, m, "k");
   ASSERT_NE(k, nullptr);
   EXPECT_GT(k->api_ns.mean, k->gpu_ns.mean);  // the mean alone would say launch-bound
@@ -205,7 +207,7 @@ TEST(LaunchStats, OneSlowFirstLaunchIsNotLaunchBound) {
   two.min_launches_for_launch_bound = 2;
   // Nor with two allowed: the rule compares medians (the lower middle: the
   // 5 us call), not the mean the 1 ms first launch sets.
-  EXPECT_FALSE(Group(AnalyzeLaunchStats(m, W(0, us(2000)), two), m, "k")->launch_bound());
+  EXPECT_FALSE(Group(AnalyzeLaunchStats(m, WindowOf(0, us(2000)), two), m, "k")->launch_bound());
 }
 
 TEST(LaunchStats, OtherStreamWorkIsNotIdleTime) {
@@ -216,7 +218,7 @@ TEST(LaunchStats, OtherStreamWorkIsNotIdleTime) {
   b.Kernel("k", 13, us(10), us(12), ApiTimes{us(1), us(2), 7});
   b.Kernel("filler", 14, us(1), us(9), ApiTimes{us(0), us(1), 8});  // covers [2, 9) of the gap
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(20)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(20)));
   EXPECT_EQ(r.graph_removable_ns, us(1));  // only [9, 10) had an idle device
 }
 
@@ -227,7 +229,7 @@ TEST(LaunchStats, CopyBetweenKernelsBreaksTheChain) {
   b.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, 13, us(4), us(6));
   b.Kernel("k", 13, us(10), us(12), ApiTimes{us(1), us(2), 7});
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(20)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(20)));
   EXPECT_EQ(r.graph_removable_gaps, 0);
   EXPECT_EQ(Group(r, m, "k")->idle_before_count, 0);
 }
@@ -239,7 +241,7 @@ TEST(LaunchStats, KernelsCountWhereTheyStartAndZeroLengthIsFine) {
   b.Kernel("inside", 13, us(70), us(70), ApiTimes{us(62), us(63), 7});  // zero length
   b.Kernel("late", 13, us(90), us(200), ApiTimes{us(64), us(65), 7});   // crosses the end
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(us(50), us(100)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(us(50), us(100)));
   EXPECT_EQ(r.kernel_count, 2);
   EXPECT_EQ(Group(r, m, "early"), nullptr);
   ASSERT_NE(Group(r, m, "inside"), nullptr);
@@ -258,7 +260,7 @@ TEST(LaunchStats, ManyStreamsAndDevicesKeepPerStreamChains) {
     b.Kernel("k", 100 + s, t0 + us(15), t0 + us(20), ApiTimes{t0, t0 + us(1), 7});
   }
   TraceModel m = b.Build();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(-us(10), us(60000)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(-us(10), us(60000)));
   EXPECT_EQ(r.graph_removable_gaps, 50);
   EXPECT_EQ(r.graph_removable_ns, 50 * us(10));
   EXPECT_EQ(r.streams.size(), 50u);
@@ -267,7 +269,7 @@ TEST(LaunchStats, ManyStreamsAndDevicesKeepPerStreamChains) {
 TEST(LaunchStats, RandomInconsistentTracesDoNotCrash) {
   for (uint64_t seed = 1; seed <= 20; ++seed) {
     TraceModel m = testing::RandomInconsistentTrace(seed, 400);
-    LaunchStatsResult r = AnalyzeLaunchStats(m, W(us(100), us(6000)));
+    LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(us(100), us(6000)));
     int64_t counted = 0;
     for (const KernelLaunchStats& k : r.kernels) {
       counted += k.count;
@@ -289,7 +291,7 @@ TEST(LaunchStats, RandomInconsistentTracesDoNotCrash) {
 
 TEST(LaunchStats, JsonAndTablesDescribeEveryGroup) {
   TraceModel m = SmallKernels();
-  LaunchStatsResult r = AnalyzeLaunchStats(m, W(0, us(200)));
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(200)));
   nlohmann::json j = LaunchStatsToJson(r, m);
   EXPECT_EQ(j["analysis"], "launch_stats");
   EXPECT_EQ(j["graph_removable_ns"], us(9));
@@ -315,7 +317,7 @@ TEST(LaunchStats, JsonAndTablesDescribeEveryGroup) {
     for (const auto& row : t.rows) EXPECT_EQ(row.size(), t.columns.size());
   }
   TraceModel empty = ModelBuilder().Build();
-  LaunchStatsResult e = AnalyzeLaunchStats(empty, W(0, 10));
+  LaunchStatsResult e = AnalyzeLaunchStats(empty, WindowOf(0, 10));
   std::ostringstream text;
   RenderLaunchStatsText(e, empty, text);
   EXPECT_NE(text.str().find("No kernels"), std::string::npos);

@@ -16,7 +16,7 @@ namespace {
 using testing::kSyntheticTorchTrace;
 using testing::ModelBuilder;
 
-constexpr int64_t kBase = 1700000000000000000;
+constexpr int64_t kTraceBase = 1700000000000000000;
 
 TraceModel LoadSynthetic() {
   auto models = LoadTraceFile(kSyntheticTorchTrace);
@@ -110,7 +110,7 @@ TEST(OpAttribution, GpuTimePerOperatorAndAnnotationSumsTheOpsTheyLaunched) {
 
 TEST(OpAttribution, GpuTimeIsClippedToTheWindow) {
   TraceModel m = LoadSynthetic();
-  Window w{kBase + 25'000, kBase + 60'000, {}};
+  Window w{kTraceBase + 25'000, kTraceBase + 60'000, {}};
   OpAttributionResult r = AnalyzeOpAttribution(m, w);
   EXPECT_EQ(r.op_count, 4);  // gemm_a, H2D, relu, memset
   EXPECT_EQ(TimeByName(m, r.by_operator),

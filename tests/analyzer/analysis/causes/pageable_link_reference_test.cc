@@ -14,8 +14,10 @@
 #include "analyzer/render/host_link_render.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/diagnose_unranked.h"
+#include "tests/analyzer/analysis/windows/test_windows.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_device.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -24,8 +26,8 @@ using testing::ApiTimes;
 using testing::ModelBuilder;
 using testing::TestDevice;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
-constexpr int64_t k16MiB = 16 << 20;
+using testing::k16MiB;
+using testing::us;
 constexpr int64_t kCopyNs = 1'677'722;  // 16 MiB at 10 GB/s
 
 Device::HostLink Link(int32_t gen, int32_t width, int32_t c2c = 0) {
@@ -47,12 +49,7 @@ TraceModel OnePageableCopy(std::optional<Device::HostLink> link, int64_t bytes =
   return b.Build();
 }
 
-Window GpuWindow(const TraceModel& m) {
-  Window w;
-  w.start_ns = m.ops.start_ns.front();
-  for (int64_t e : m.ops.end_ns) w.end_ns = std::max(w.end_ns, e);
-  return w;
-}
+using testing::GpuWindow;
 
 const DiagnoseFinding& Pageable(const DiagnoseResult& r) {
   for (const DiagnoseFinding& f : r.findings) {

@@ -10,10 +10,10 @@
 
 #include "analyzer/model/trace_model.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope::testing {
 
-inline constexpr int64_t kUs = 1'000;
 inline constexpr int64_t kStream = 13;
 
 // Five steps of 2 ms host work, then three 100 us kernels; the first

@@ -9,6 +9,7 @@
 #include "analyzer/analysis/windows/steady_state.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 using testing::ApiTimes;
 using testing::ModelBuilder;
 
-constexpr int64_t us(int64_t v) { return v * 1000; }
+using testing::us;
 
 StepBreakdown Breakdown(const TraceModel& m, const Window& w) {
   GapCausesOptions o;

@@ -14,8 +14,8 @@ using testing::kStream;
 using testing::kUs;
 using testing::ModelBuilder;
 
-const WhatIfEstimate* Find(const WhatIfResult& r, WhatIfKind kind, std::string_view name = {},
-                           const TraceModel* m = nullptr) {
+const WhatIfEstimate* FindEstimate(const WhatIfResult& r, WhatIfKind kind, std::string_view name = {},
+                                   const TraceModel* m = nullptr) {
   for (const WhatIfEstimate& e : r.estimates) {
     if (e.cause.kind != kind) continue;
     if (m != nullptr && m->strings.Get(e.cause.name) != name) continue;
@@ -98,7 +98,7 @@ TEST(WhatIf, HostSleepBetweenLaunchesIsSavedByRemovingIt) {
   EXPECT_EQ(r.replayed_end_ns, r.recorded_end_ns);
   EXPECT_EQ(r.replay_error, 0);
   EXPECT_EQ(r.launch_latency_ns, 5 * kUs);
-  const WhatIfEstimate* sleep = Find(r, WhatIfKind::kHostWork, "sleep", &m);
+  const WhatIfEstimate* sleep = FindEstimate(r, WhatIfKind::kHostWork, "sleep", &m);
   ASSERT_NE(sleep, nullptr);
   EXPECT_EQ(sleep->measured_cost_ns, 10000 * kUs);
   // The first step's sleep comes before the first GPU op (start-up): it
@@ -113,14 +113,14 @@ TEST(WhatIf, PerIterationSyncSavesOnlyWhatTheGpuWaited) {
   TraceModel m = testing::PerStepSyncTrace();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
   EXPECT_EQ(r.recorded_end_ns, 3625 * kUs);
-  const WhatIfEstimate* sync = Find(r, WhatIfKind::kSync, "cudaStreamSynchronize", &m);
+  const WhatIfEstimate* sync = FindEstimate(r, WhatIfKind::kSync, "cudaStreamSynchronize", &m);
   ASSERT_NE(sync, nullptr);
   EXPECT_EQ(sync->cause.blocking, BlockingKind::kStreamSync);
   EXPECT_EQ(sync->measured_cost_ns, 5 * 495 * kUs);
   EXPECT_EQ(sync->estimated_saving_ns, 120 * kUs);
   EXPECT_EQ(sync->call_count, 5);
   EXPECT_EQ(sync->op_count, 5);  // each sync waited for its step's kernel
-  const WhatIfEstimate* host = Find(r, WhatIfKind::kHostWork);
+  const WhatIfEstimate* host = FindEstimate(r, WhatIfKind::kHostWork);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->cause.name, kNoString) << "unannotated";
   EXPECT_EQ(host->measured_cost_ns, 80 * kUs);
@@ -175,10 +175,10 @@ TEST(WhatIf, PlantedCausesAreRankedByWhatRemovingThemSaves) {
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
   EXPECT_EQ(r.recorded_end_ns, 8705 * kUs);
   EXPECT_EQ(r.replay_error, 0);
-  const WhatIfEstimate* prepare = Find(r, WhatIfKind::kHostWork, "prepare", &m);
-  const WhatIfEstimate* pageable = Find(r, WhatIfKind::kPageableCopy);
-  const WhatIfEstimate* sync = Find(r, WhatIfKind::kSync);
-  const WhatIfEstimate* split = Find(r, WhatIfKind::kSameStream);
+  const WhatIfEstimate* prepare = FindEstimate(r, WhatIfKind::kHostWork, "prepare", &m);
+  const WhatIfEstimate* pageable = FindEstimate(r, WhatIfKind::kPageableCopy);
+  const WhatIfEstimate* sync = FindEstimate(r, WhatIfKind::kSync);
+  const WhatIfEstimate* split = FindEstimate(r, WhatIfKind::kSameStream);
   ASSERT_NE(prepare, nullptr);
   ASSERT_NE(pageable, nullptr);
   ASSERT_NE(sync, nullptr);
@@ -228,7 +228,7 @@ TEST(WhatIf, PageableCopyWithoutPinnedCopiesUsesTheDeviceLinkOrSaysItCannot) {
   TraceModel m = b.Build();
   Window w = WholeTraceWindow(m);
   WhatIfResult r = EstimateSavings(m, w);
-  const WhatIfEstimate* copy = Find(r, WhatIfKind::kPageableCopy);
+  const WhatIfEstimate* copy = FindEstimate(r, WhatIfKind::kPageableCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_FALSE(copy->estimable);
   EXPECT_EQ(copy->rate_source, WhatIfRateSource::kNone);
@@ -241,7 +241,7 @@ TEST(WhatIf, PageableCopyWithoutPinnedCopiesUsesTheDeviceLinkOrSaysItCannot) {
   WhatIfOptions o;
   o.link_bytes_per_ns[0] = 10.0;
   r = EstimateSavings(m, w, o);
-  copy = Find(r, WhatIfKind::kPageableCopy);
+  copy = FindEstimate(r, WhatIfKind::kPageableCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_TRUE(copy->estimable);
   EXPECT_EQ(copy->rate_source, WhatIfRateSource::kDeviceLink);
@@ -261,7 +261,7 @@ TEST(WhatIf, PinnedRateComesFromCopiesOfSimilarSizeOnly) {
          ApiTimes{100 * kUs, 2110 * kUs, 1}, "cudaMemcpyAsync", true, 8 << 20);
   TraceModel m = b.Build();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
-  const WhatIfEstimate* copy = Find(r, WhatIfKind::kPageableCopy);
+  const WhatIfEstimate* copy = FindEstimate(r, WhatIfKind::kPageableCopy);
   ASSERT_NE(copy, nullptr);
   EXPECT_FALSE(copy->estimable);
 }
@@ -282,7 +282,7 @@ TEST(WhatIf, SplittingIndependentCopyAndComputeOverlapsThem) {
   TraceModel m = b.Build();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
   EXPECT_EQ(r.recorded_end_ns, 1405 * kUs);
-  const WhatIfEstimate* split = Find(r, WhatIfKind::kSameStream);
+  const WhatIfEstimate* split = FindEstimate(r, WhatIfKind::kSameStream);
   ASSERT_NE(split, nullptr);
   EXPECT_EQ(split->cause.stream, m.stream_index.at(kStream));
   EXPECT_EQ(split->measured_cost_ns, 600 * kUs);
@@ -295,14 +295,14 @@ TEST(WhatIf, FirstLaunchOutlierBeforeTheFirstGpuOpIsNotASaving) {
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
   EXPECT_EQ(r.recorded_end_ns, 6105 * kUs);
   EXPECT_EQ(r.launch_latency_ns, 5 * kUs);
-  const WhatIfEstimate* first = Find(r, WhatIfKind::kFirstLaunch);
+  const WhatIfEstimate* first = FindEstimate(r, WhatIfKind::kFirstLaunch);
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->measured_cost_ns, 4990 * kUs);
   // The slow first launch delays the first GPU op: start-up, reported
   // apart (steady_state.h), never a saving of the GPU span.
   EXPECT_EQ(first->estimated_saving_ns, 0);
   EXPECT_EQ(first->call_count, 1);
-  const WhatIfEstimate* host = Find(r, WhatIfKind::kHostWork);
+  const WhatIfEstimate* host = FindEstimate(r, WhatIfKind::kHostWork);
   ASSERT_NE(host, nullptr);
   EXPECT_EQ(host->measured_cost_ns, 960 * kUs);
   EXPECT_EQ(host->estimated_saving_ns, 510 * kUs);
@@ -314,16 +314,16 @@ TEST(WhatIf, DroppingTheLegacyStreamRulesLetsTheStreamsOverlap) {
   // waited for it [505, 605), and A2 that waited for L [605, 1105).
   // Without the legacy rules L runs at 15 (its launch + 5 us) and A2 right
   // after A1: end 1005, saving 100. Measured: L delayed 490, A2 100.
-  constexpr int64_t kBlocking = 21, kLegacy = 7;
+  constexpr int64_t kBlocking = 21, kLegacyStream = 7;
   ModelBuilder b;
   b.Stream(kBlocking, StreamKind::kBlocking);
-  b.Stream(kLegacy, StreamKind::kLegacyDefault);
+  b.Stream(kLegacyStream, StreamKind::kLegacyDefault);
   b.Kernel("a1", kBlocking, 5 * kUs, 505 * kUs, ApiTimes{0, 10 * kUs, 1});
-  b.Kernel("l", kLegacy, 505 * kUs, 605 * kUs, ApiTimes{10 * kUs, 20 * kUs, 1});
+  b.Kernel("l", kLegacyStream, 505 * kUs, 605 * kUs, ApiTimes{10 * kUs, 20 * kUs, 1});
   b.Kernel("a2", kBlocking, 605 * kUs, 1105 * kUs, ApiTimes{20 * kUs, 30 * kUs, 1});
   TraceModel m = b.Build();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
-  const WhatIfEstimate* legacy = Find(r, WhatIfKind::kLegacyStream);
+  const WhatIfEstimate* legacy = FindEstimate(r, WhatIfKind::kLegacyStream);
   ASSERT_NE(legacy, nullptr);
   EXPECT_EQ(legacy->estimated_saving_ns, 100 * kUs);
   EXPECT_EQ(legacy->measured_cost_ns, 590 * kUs);
@@ -338,7 +338,7 @@ TEST(WhatIf, NvtxWindowCountsOnlyHostWorkInsideIt) {
   WhatIfResult r = EstimateSavings(m, w);
   EXPECT_EQ(r.recorded_end_ns, 11425 * kUs);
   EXPECT_EQ(r.replay_error, 0);
-  const WhatIfEstimate* sleep = Find(r, WhatIfKind::kHostWork, "sleep", &m);
+  const WhatIfEstimate* sleep = FindEstimate(r, WhatIfKind::kHostWork, "sleep", &m);
   ASSERT_NE(sleep, nullptr);
   EXPECT_EQ(sleep->measured_cost_ns, 3 * 2000 * kUs);
   // Step 2's first launch moves to 5060; step 1's last kernel ends at
@@ -349,17 +349,17 @@ TEST(WhatIf, NvtxWindowCountsOnlyHostWorkInsideIt) {
 TEST(WhatIf, HostWorkOnAThreadOffTheCriticalPathSavesNothing) {
   // Thread 1 keeps stream A busy until 1005 us; thread 2 sleeps 500 us
   // (NVTX "t2_sleep") before a short kernel on stream B that ends at 615.
-  constexpr int64_t kA = 21, kB = 22;
+  constexpr int64_t kStreamA = 21, kStreamB = 22;
   ModelBuilder b;
-  b.Stream(kA, StreamKind::kNonBlocking);
-  b.Stream(kB, StreamKind::kNonBlocking);
-  b.Kernel("long", kA, 5 * kUs, 1005 * kUs, ApiTimes{0, 10 * kUs, 1});
+  b.Stream(kStreamA, StreamKind::kNonBlocking);
+  b.Stream(kStreamB, StreamKind::kNonBlocking);
+  b.Kernel("long", kStreamA, 5 * kUs, 1005 * kUs, ApiTimes{0, 10 * kUs, 1});
   b.Api("cudaSetDevice", 2, 0, 10 * kUs);
   b.Nvtx("t2_sleep", 2, 10 * kUs, 510 * kUs);
-  b.Kernel("short", kB, 515 * kUs, 615 * kUs, ApiTimes{510 * kUs, 520 * kUs, 2});
+  b.Kernel("short", kStreamB, 515 * kUs, 615 * kUs, ApiTimes{510 * kUs, 520 * kUs, 2});
   TraceModel m = b.Build();
   WhatIfResult r = EstimateSavings(m, WholeTraceWindow(m));
-  const WhatIfEstimate* sleep = Find(r, WhatIfKind::kHostWork, "t2_sleep", &m);
+  const WhatIfEstimate* sleep = FindEstimate(r, WhatIfKind::kHostWork, "t2_sleep", &m);
   ASSERT_NE(sleep, nullptr);
   EXPECT_EQ(sleep->measured_cost_ns, 500 * kUs);
   EXPECT_EQ(sleep->estimated_saving_ns, 0);

@@ -17,11 +17,12 @@
 #include "analyzer/importers/trace_loader.h"
 #include "analyzer/render/window_label.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kMs;
 
 struct Loaded {
   TraceModel model;

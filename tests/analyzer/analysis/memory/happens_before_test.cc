@@ -14,7 +14,9 @@ using testing::OpIndex;
 using testing::Record;
 using testing::WaitEvent;
 
-constexpr int64_t kS1 = 11, kS2 = 12, kS3 = 13, kLegacy = 7;
+using testing::kS1;
+using testing::kS2;
+constexpr int64_t kS3 = 13, kLegacy = 7;
 
 // A kernel on `stream` submitted by a call at `call` and running [start, end).
 int64_t K(ModelBuilder& b, int64_t stream, int64_t call, int64_t start, int64_t end) {

@@ -19,7 +19,8 @@ using testing::Record;
 using testing::WaitEvent;
 using Access = MemoryAccess::Access;
 
-constexpr int64_t kS1 = 11, kS2 = 12;
+using testing::kS1;
+using testing::kS2;
 constexpr uint64_t kBuf = 0x7000'0000;
 const Window kWhole{0, 1'000'000, {}};
 

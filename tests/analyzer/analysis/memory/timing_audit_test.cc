@@ -14,7 +14,8 @@ using testing::OpIndex;
 using testing::Record;
 using testing::WaitEvent;
 
-constexpr int64_t kS1 = 11, kS2 = 12;
+using testing::kS1;
+using testing::kS2;
 const Window kWhole{0, 1'000'000, {}};
 constexpr int64_t kStart = 0x5A, kStop = 0x5B;
 

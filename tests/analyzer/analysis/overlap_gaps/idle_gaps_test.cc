@@ -1,7 +1,6 @@
 // Known-answer tests of the idle-gap analysis (docs/DEFINITIONS.md: idle gaps).
 #include "analyzer/analysis/overlap_gaps/idle_gaps.h"
 
-#include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
@@ -9,17 +8,6 @@ namespace streamscope {
 namespace {
 
 using testing::SyntheticTrace;
-
-std::vector<TraceModel> BothWays(const SyntheticTrace& trace) {
-  std::vector<TraceModel> out;
-  out.push_back(trace.ToModel());
-  std::string path = testing::TempTracePath("gaps");
-  EXPECT_TRUE(trace.WriteFile(path).ok());
-  auto loaded = LoadTraceFile(path);
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  if (loaded.ok()) out.push_back(std::move(loaded->front()));
-  return out;
-}
 
 IdleGapsResult Gaps(const TraceModel& m, Window w, int64_t threshold) {
   IdleGapsOptions o;
@@ -47,7 +35,7 @@ SyntheticTrace TwoStreams() {
 }
 
 TEST(IdleGaps, DeviceGapsAreTheComplementOfTheBusyUnion) {
-  for (const TraceModel& m : BothWays(TwoStreams())) {
+  for (const TraceModel& m : testing::ModelsBothWays(TwoStreams(), "gaps")) {
     IdleGapsResult r = Gaps(m, WholeTraceWindow(m), 20);
     ASSERT_EQ(r.devices.size(), 1u);
     const DeviceGaps& d = r.devices[0];
@@ -69,7 +57,7 @@ TEST(IdleGaps, DeviceGapsAreTheComplementOfTheBusyUnion) {
 }
 
 TEST(IdleGaps, StreamGapsLieBetweenTheStreamsOwnOps) {
-  for (const TraceModel& m : BothWays(TwoStreams())) {
+  for (const TraceModel& m : testing::ModelsBothWays(TwoStreams(), "gaps")) {
     IdleGapsResult r = Gaps(m, WholeTraceWindow(m), 0);
     const StreamGaps* s1 = StreamById(m, r, 1);
     const StreamGaps* s2 = StreamById(m, r, 2);
@@ -87,7 +75,7 @@ TEST(IdleGaps, StreamGapsLieBetweenTheStreamsOwnOps) {
 }
 
 TEST(IdleGaps, AnExplicitWindowAddsLeadingAndTrailingGaps) {
-  for (const TraceModel& m : BothWays(TwoStreams())) {
+  for (const TraceModel& m : testing::ModelsBothWays(TwoStreams(), "gaps")) {
     IdleGapsResult r = Gaps(m, Window{0, 600, {}}, 0);
     const DeviceGaps& d = r.devices[0];
     EXPECT_EQ(d.gap_count, 4);
@@ -103,7 +91,7 @@ TEST(IdleGaps, AnExplicitWindowAddsLeadingAndTrailingGaps) {
 }
 
 TEST(IdleGaps, OpsCrossingTheWindowAreClipped) {
-  for (const TraceModel& m : BothWays(TwoStreams())) {
+  for (const TraceModel& m : testing::ModelsBothWays(TwoStreams(), "gaps")) {
     IdleGapsResult r = Gaps(m, Window{250, 420, {}}, 0);
     const DeviceGaps& d = r.devices[0];
     EXPECT_EQ(d.busy_ns, 50 + 20);  // [250,300) and [400,420)
@@ -119,7 +107,7 @@ TEST(IdleGaps, TouchingOpsLeaveNoGapAndZeroLengthOpsDoNotSplitOne) {
   t.Kernel(1, 100, 200);
   t.Kernel(1, 250, 250);
   t.Kernel(1, 300, 400);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "gaps")) {
     IdleGapsResult r = Gaps(m, WholeTraceWindow(m), 0);
     const DeviceGaps& d = r.devices[0];
     EXPECT_EQ(d.gap_count, 1);
@@ -135,7 +123,7 @@ TEST(IdleGaps, EachDeviceHasItsOwnGaps) {
   t.Device(0).Device(1).Stream(1, 0).Stream(2, 1);
   t.Kernel(1, 10, 100);
   t.Kernel(2, 200, 300);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "gaps")) {
     IdleGapsResult r = Gaps(m, WholeTraceWindow(m), 0);
     ASSERT_EQ(r.devices.size(), 2u);
     EXPECT_EQ(r.devices[0].device_id, 0);
@@ -147,7 +135,7 @@ TEST(IdleGaps, EachDeviceHasItsOwnGaps) {
 }
 
 TEST(IdleGaps, ADeviceWithNoOpsInTheWindowIsIdleThroughout) {
-  for (const TraceModel& m : BothWays(TwoStreams())) {
+  for (const TraceModel& m : testing::ModelsBothWays(TwoStreams(), "gaps")) {
     IdleGapsResult r = Gaps(m, Window{1000, 2000, {}}, 0);
     EXPECT_EQ(r.devices[0].idle_ns, 1000);
     EXPECT_EQ(r.devices[0].op_count, 0);

@@ -3,7 +3,6 @@
 // trace file read back through the importer.
 #include "analyzer/analysis/overlap_gaps/overlap.h"
 
-#include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
@@ -14,19 +13,6 @@ using testing::SyntheticTrace;
 
 constexpr int kComputeH2D = 0;  // pair indices follow category order
 int Pair(OpCategory a, OpCategory b) { return OverlapPairIndex(a, b); }
-
-// The direct model and the model read back from a written trace file.
-std::vector<TraceModel> BothWays(const SyntheticTrace& trace) {
-  std::vector<TraceModel> out;
-  out.push_back(trace.ToModel());
-  std::string path = testing::TempTracePath("overlap");
-  absl::Status written = trace.WriteFile(path);
-  EXPECT_TRUE(written.ok()) << written;
-  auto loaded = LoadTraceFile(path);
-  EXPECT_TRUE(loaded.ok()) << loaded.status();
-  if (loaded.ok()) out.push_back(std::move(loaded->front()));
-  return out;
-}
 
 Window Whole(const TraceModel& m) { return WholeTraceWindow(m); }
 
@@ -61,7 +47,7 @@ TEST(Overlap, CopyComputeOverlapIsMeasuredAgainstTheHideableTime) {
   t.Kernel(1, 100, 300, "k");              // kernel#1
   t.Copy(OpCategory::kHtoD, 2, 200, 400);  // memcpy#1
   t.Copy(OpCategory::kDtoH, 3, 350, 500);  // memcpy#2
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const DeviceOverlap& d = Device(r, 0);
     EXPECT_EQ(d.busy_ns, 400);
@@ -111,7 +97,7 @@ TEST(Overlap, TouchingIntervalsDoNotOverlap) {
   t.Device(0).Stream(1).Stream(2);
   t.Kernel(1, 0 + 10, 100);
   t.Copy(OpCategory::kHtoD, 2, 100, 200);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* p = r.Find(0, kComputeH2D);
     ASSERT_NE(p, nullptr);
@@ -127,7 +113,7 @@ TEST(Overlap, ZeroLengthOpsNeverOverlapAnything) {
   t.Device(0).Stream(1).Stream(2);
   t.Kernel(1, 10, 110);
   t.Copy(OpCategory::kHtoD, 2, 50, 50);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     EXPECT_EQ(r.Find(0, kComputeH2D), nullptr);
     EXPECT_EQ(Device(r, 0).op_count[1], 0);
@@ -141,7 +127,7 @@ TEST(Overlap, OpsCrossingTheWindowBordersAreClipped) {
   t.Device(0).Stream(1).Stream(2);
   t.Kernel(1, 10, 1000);
   t.Copy(OpCategory::kHtoD, 2, 500, 1500);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     Window w{600, 1200, {}};
     OverlapResult r = AnalyzeOverlap(m, w, {});
     const DeviceOverlap& d = Device(r, 0);
@@ -169,7 +155,7 @@ TEST(Overlap, KernelsOnDifferentStreamsCountAsComputeConcurrency) {
   t.Kernel(1, 10, 100);
   t.Kernel(2, 50, 150);
   t.Kernel(3, 60, 70);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* p = r.Find(0, kComputeComputePair);
     ASSERT_NE(p, nullptr);
@@ -193,7 +179,7 @@ TEST(Overlap, KernelsOfOneStreamAreNotComputeConcurrency) {
   t.Device(0).Stream(1);
   t.Kernel(1, 10, 100);
   t.Kernel(1, 20, 40);  // impossible on hardware, but must not count as cross-stream
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* p = r.Find(0, kComputeComputePair);
     ASSERT_NE(p, nullptr);
@@ -207,7 +193,7 @@ TEST(Overlap, AnIntervalLastsWhileBothCategoriesRunEvenIfItsOpsChange) {
   t.Kernel(1, 10, 100);
   t.Kernel(1, 100, 200);
   t.Copy(OpCategory::kHtoD, 2, 50, 150);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const DeviceOverlap& d = Device(r, 0);
     ASSERT_EQ(d.intervals.size(), 1u);
@@ -231,7 +217,7 @@ TEST(Overlap, ALimitKeepsTheLongestIntervalsAndExactCounts) {
   t.Copy(OpCategory::kHtoD, 2, 200, 250);  // 50
   t.Copy(OpCategory::kHtoD, 2, 300, 320);  // 20
   t.Copy(OpCategory::kHtoD, 2, 400, 430);  // 30
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapOptions limited;
     limited.max_intervals_per_pair = 2;
     OverlapResult r = AnalyzeOverlap(m, Whole(m), limited);
@@ -256,7 +242,7 @@ TEST(Overlap, ManyStreamsAreBrokenDownPerStreamPair) {
   t.Stream(1000);
   for (int i = 0; i < 200; ++i) t.Kernel(100 + i, 10 * i + 1, 10 * i + 16);
   t.Copy(OpCategory::kHtoD, 1000, 1, 2001);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* cc = r.Find(0, kComputeComputePair);
     ASSERT_NE(cc, nullptr);
@@ -279,7 +265,7 @@ TEST(Overlap, DevicesAreAnalyzedSeparately) {
   t.Device(0).Device(1).Stream(1, 0).Stream(2, 1);
   t.Kernel(1, 10, 110);
   t.Copy(OpCategory::kHtoD, 2, 10, 110);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     ASSERT_EQ(r.devices.size(), 2u);
     EXPECT_EQ(r.Find(0, kComputeH2D), nullptr);
@@ -296,7 +282,7 @@ TEST(Overlap, MemsetsAndPeerCopiesAreTheirOwnCategories) {
   t.Kernel(1, 10, 110);
   t.Memset(2, 60, 160);
   t.Copy(OpCategory::kPtoP, 3, 100, 130);
-  for (const TraceModel& m : BothWays(t)) {
+  for (const TraceModel& m : testing::ModelsBothWays(t, "overlap")) {
     OverlapResult r = AnalyzeOverlap(m, Whole(m), {});
     const PairOverlap* ms = r.Find(0, Pair(OpCategory::kKernel, OpCategory::kMemset));
     ASSERT_NE(ms, nullptr);

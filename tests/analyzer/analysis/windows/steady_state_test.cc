@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
 #include "tests/analyzer/model/model_builder.h"
+#include "tests/analyzer/model/test_units.h"
 
 namespace streamscope {
 namespace {
@@ -15,7 +16,7 @@ using testing::kStream;
 using testing::kUs;
 using testing::ModelBuilder;
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kMs;
 
 // 100 ms of start-up (host calls only, one 1 ms warm-up kernel at its end)
 // inside NVTX "main", then 10 NVTX "step" ranges of 1 ms, each with a

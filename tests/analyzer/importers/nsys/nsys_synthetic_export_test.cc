@@ -19,7 +19,6 @@ namespace streamscope {
 namespace {
 
 using nsys_test::CreateExport;
-using nsys_test::ExecSql;
 using nsys_test::ExportLayout;
 using nsys_test::GlobalPid;
 using nsys_test::GlobalTid;
@@ -69,7 +68,7 @@ void AddBasicActivity(const std::string& path, const ExportLayout& l) {
         "(960, 990, 0, " +
         gtid + ", 11, 5, 0);\n";
   }
-  ExecSql(path, sql);
+  nsys_test::ExecSql(path, sql);
 }
 
 absl::StatusOr<std::vector<TraceModel>> Load(const std::string& path) { return LoadTraceFile(path); }
@@ -259,9 +258,9 @@ TEST(NsysSyntheticExport, UnreadableVersionIsFailedPrecondition) {
   std::string path = dir.Path("e.sqlite");
   CreateExport(path, l);
   AddBasicActivity(path, l);
-  ExecSql(path,
-          "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
-          "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', 'three');");
+  nsys_test::ExecSql(path,
+                     "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);"
+                     "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', 'three');");
   auto models = Load(path);
   ASSERT_FALSE(models.ok());
   EXPECT_EQ(models.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -287,22 +286,22 @@ TEST(NsysSyntheticExport, SeveralProcessesBecomeSeveralModelsByPid) {
   CreateExport(path, ExportLayout{});
   AddBasicActivity(path, ExportLayout{});
   const int64_t other = 77;
-  ExecSql(path,
-          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
-          "correlationId, globalPid, demangledName, shortName, mangledName, "
-          "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
-          "staticSharedMemory, dynamicSharedMemory) VALUES (5000, 6000, 0, 1, 20, 10, " +
-              S(GlobalPid(other)) +
-              ", 2, 3, 1, 8, 1, 1, 1, 1, 1, 1, 0, 0);"
-              "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES "
-              "(4000, 7000, 59, 'other work', " +
-              S(GlobalTid(other, 78)) +
-              "),"
-              "(800, 3000, 59, 'main work', " +
-              S(GlobalTid(kPid, kTid)) +
-              "),"
-              "(100, 200, 59, 'launcher', " +
-              S(GlobalTid(999, 1)) + ");");
+  nsys_test::ExecSql(path,
+                     "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
+                     "correlationId, globalPid, demangledName, shortName, mangledName, "
+                     "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+                     "staticSharedMemory, dynamicSharedMemory) VALUES (5000, 6000, 0, 1, 20, 10, " +
+                         S(GlobalPid(other)) +
+                         ", 2, 3, 1, 8, 1, 1, 1, 1, 1, 1, 0, 0);"
+                         "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES "
+                         "(4000, 7000, 59, 'other work', " +
+                         S(GlobalTid(other, 78)) +
+                         "),"
+                         "(800, 3000, 59, 'main work', " +
+                         S(GlobalTid(kPid, kTid)) +
+                         "),"
+                         "(100, 200, 59, 'launcher', " +
+                         S(GlobalTid(999, 1)) + ");");
   auto models = Load(path);
   ASSERT_TRUE(models.ok()) << models.status();
   ASSERT_EQ(models->size(), 2u);
@@ -328,35 +327,35 @@ TEST(NsysSyntheticExport, NvtxDepthDomainsOpenRangesAndMarks) {
   CreateExport(path, ExportLayout{});
   AddBasicActivity(path, ExportLayout{});
   std::string t = S(GlobalTid(kPid, kTid)), t2 = S(GlobalTid(kPid, kTid + 1));
-  ExecSql(path,
-          "INSERT INTO StringIds VALUES (20, 'registered');"
-          "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) "
-          "VALUES (10, NULL, 75, 'Training', " +
-              t +
-              ", NULL, 5),"
-              "(100, 1000, 59, 'outer', " +
-              t +
-              ", NULL, 0),"
-              "(200, 900, 59, NULL, " +
-              t +
-              ", 20, 0),"
-              "(300, 400, 59, 'inner', " +
-              t +
-              ", NULL, 0),"
-              "(500, 600, 59, 'sibling', " +
-              t +
-              ", NULL, 0),"
-              "(250, 260, 59, 'other domain', " +
-              t +
-              ", NULL, 5),"
-              "(150, 160, 59, 'other thread', " +
-              t2 +
-              ", NULL, 0),"
-              "(700, NULL, 60, 'still open', " +
-              t +
-              ", NULL, 0),"
-              "(800, NULL, 34, 'a mark', " +
-              t + ", NULL, 5);");
+  nsys_test::ExecSql(path,
+                     "INSERT INTO StringIds VALUES (20, 'registered');"
+                     "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, textId, domainId) "
+                     "VALUES (10, NULL, 75, 'Training', " +
+                         t +
+                         ", NULL, 5),"
+                         "(100, 1000, 59, 'outer', " +
+                         t +
+                         ", NULL, 0),"
+                         "(200, 900, 59, NULL, " +
+                         t +
+                         ", 20, 0),"
+                         "(300, 400, 59, 'inner', " +
+                         t +
+                         ", NULL, 0),"
+                         "(500, 600, 59, 'sibling', " +
+                         t +
+                         ", NULL, 0),"
+                         "(250, 260, 59, 'other domain', " +
+                         t +
+                         ", NULL, 5),"
+                         "(150, 160, 59, 'other thread', " +
+                         t2 +
+                         ", NULL, 0),"
+                         "(700, NULL, 60, 'still open', " +
+                         t +
+                         ", NULL, 0),"
+                         "(800, NULL, 34, 'a mark', " +
+                         t + ", NULL, 5);");
   auto models = Load(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -389,16 +388,16 @@ TEST(NsysSyntheticExport, SyncKindFromEnumIn3xAndFromApiNameIn2x) {
     AddBasicActivity(path, l);
     // syncType 3 is a stream sync in CUPTI's numbering; in the 2.x file the
     // call's name decides (and says the same).
-    ExecSql(path,
-            "INSERT INTO StringIds VALUES (30, 'cudaStreamSynchronize_v3020');"
-            "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
-            "correlationId, nameId, returnValue) VALUES (3000, 4000, 0, " +
-                S(GlobalTid(kPid, kTid)) +
-                ", 12, 30, 0);"
-                "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
-                "contextId, streamId, correlationId, globalPid, syncType, eventId) VALUES "
-                "(3001, 3999, 0, 1, 13, 12, " +
-                S(GlobalPid(kPid)) + ", 3, 4294967295);");
+    nsys_test::ExecSql(path,
+                       "INSERT INTO StringIds VALUES (30, 'cudaStreamSynchronize_v3020');"
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+                       "correlationId, nameId, returnValue) VALUES (3000, 4000, 0, " +
+                           S(GlobalTid(kPid, kTid)) +
+                           ", 12, 30, 0);"
+                           "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
+                           "contextId, streamId, correlationId, globalPid, syncType, eventId) VALUES "
+                           "(3001, 3999, 0, 1, 13, 12, " +
+                           S(GlobalPid(kPid)) + ", 3, 4294967295);");
     auto models = Load(path);
     ASSERT_TRUE(models.ok()) << models.status();
     const TraceModel& m = (*models)[0];
@@ -415,25 +414,25 @@ TEST(NsysSyntheticExport, PeerCopiesDriverCallsMemsetsAndPerThreadStreams) {
   std::string path = dir.Path("e.sqlite");
   CreateExport(path, ExportLayout{});
   std::string gpid = S(GlobalPid(kPid)), gtid = S(GlobalTid(kPid, kTid));
-  ExecSql(path,
-          "INSERT INTO StringIds VALUES (1, 'cuMemcpyPeerAsync'), "
-          "(2, 'cudaMemsetAsync_ptsz_v7000'), (3, 'cudaMemcpy_v3020');"
-          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
-          "streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind, "
-          "srcDeviceId, dstDeviceId) VALUES (100, 200, 0, 1, 13, 1, " +
-              gpid + ", 64, 10, 2, 2, 0, 1), (300, 400, 0, 1, 13, 3, " + gpid +
-              ", 64, 11, 7, 7, NULL, NULL);"
-              "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, "
-              "streamId, correlationId, globalPid, value, bytes, memKind) VALUES "
-              "(500, 600, 0, 1, 15, 2, " +
-              gpid +
-              ", 0, 256, 2);"
-              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
-              "correlationId, nameId, returnValue) VALUES (50, 60, 1, " +
-              gtid +
-              ", 1, 1, 0),"
-              "(450, 460, 0, " +
-              gtid + ", 2, 2, 0);");
+  nsys_test::ExecSql(path,
+                     "INSERT INTO StringIds VALUES (1, 'cuMemcpyPeerAsync'), "
+                     "(2, 'cudaMemsetAsync_ptsz_v7000'), (3, 'cudaMemcpy_v3020');"
+                     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+                     "streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind, "
+                     "srcDeviceId, dstDeviceId) VALUES (100, 200, 0, 1, 13, 1, " +
+                         gpid + ", 64, 10, 2, 2, 0, 1), (300, 400, 0, 1, 13, 3, " + gpid +
+                         ", 64, 11, 7, 7, NULL, NULL);"
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, "
+                         "streamId, correlationId, globalPid, value, bytes, memKind) VALUES "
+                         "(500, 600, 0, 1, 15, 2, " +
+                         gpid +
+                         ", 0, 256, 2);"
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+                         "correlationId, nameId, returnValue) VALUES (50, 60, 1, " +
+                         gtid +
+                         ", 1, 1, 0),"
+                         "(450, 460, 0, " +
+                         gtid + ", 2, 2, 0);");
   auto models = Load(path);
   ASSERT_TRUE(models.ok()) << models.status();
   const TraceModel& m = (*models)[0];
@@ -459,34 +458,34 @@ TEST(NsysSyntheticExport, BadRowsAreCountedNeverFatal) {
   std::string gpid = S(GlobalPid(kPid));
   // SQLite stores what it is given whatever the declared type: drop the
   // NOT NULL tables and recreate them loosely typed.
-  ExecSql(path,
-          "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;"
-          "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, "
-          "correlationId, globalPid, value, bytes, memKind);"
-          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES "
-          "(NULL, 10, 0, 1, 7, 1, " +
-              gpid +
-              ", 0, 8, 2),"  // no start
-              "(0, 0, 0, 1, 7, 1, " +
-              gpid +
-              ", 0, 8, 2),"  // zero timestamps
-              "(50, 40, 0, 1, 7, 1, " +
-              gpid +
-              ", 0, 8, 2),"  // ends before it starts
-              "('abc', 'def', 'x', 1, 'y', 'z', " +
-              gpid +
-              ", 0, 'lots', 99),"                                // text in numbers
-              "(3000, 3100, 0, 1, 7, NULL, NULL, 0, -5, NULL),"  // NULLs and negative bytes
-              "(3200, 3300, 0, 1, 7, 2, " +
-              gpid +
-              ", 0, 16, 2);"  // a good one
-              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
-              "correlationId, globalPid, demangledName, shortName, mangledName, registersPerThread, "
-              "gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) "
-              "VALUES (4000, 4100, 0, 1, 7, 3, " +
-              gpid +
-              ", 555, 556, 557, 99999999999, 1, 1, 1, 1, "
-              "1, 1, 0, 0);");  // names missing from StringIds, absurd register count
+  nsys_test::ExecSql(path,
+                     "DROP TABLE CUPTI_ACTIVITY_KIND_MEMSET;"
+                     "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, "
+                     "correlationId, globalPid, value, bytes, memKind);"
+                     "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES "
+                     "(NULL, 10, 0, 1, 7, 1, " +
+                         gpid +
+                         ", 0, 8, 2),"  // no start
+                         "(0, 0, 0, 1, 7, 1, " +
+                         gpid +
+                         ", 0, 8, 2),"  // zero timestamps
+                         "(50, 40, 0, 1, 7, 1, " +
+                         gpid +
+                         ", 0, 8, 2),"  // ends before it starts
+                         "('abc', 'def', 'x', 1, 'y', 'z', " +
+                         gpid +
+                         ", 0, 'lots', 99),"                                // text in numbers
+                         "(3000, 3100, 0, 1, 7, NULL, NULL, 0, -5, NULL),"  // NULLs and negative bytes
+                         "(3200, 3300, 0, 1, 7, 2, " +
+                         gpid +
+                         ", 0, 16, 2);"  // a good one
+                         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
+                         "correlationId, globalPid, demangledName, shortName, mangledName, registersPerThread, "
+                         "gridX, gridY, gridZ, blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory) "
+                         "VALUES (4000, 4100, 0, 1, 7, 3, " +
+                         gpid +
+                         ", 555, 556, 557, 99999999999, 1, 1, 1, 1, "
+                         "1, 1, 0, 0);");  // names missing from StringIds, absurd register count
   auto models = Load(path);
   ASSERT_TRUE(models.ok()) << models.status();
   ASSERT_FALSE(models->empty());
@@ -508,7 +507,7 @@ TEST(NsysSyntheticExport, BadRowsAreCountedNeverFatal) {
 TEST(NsysSyntheticExport, NotAnExportAtAllIsRejectedByTheLoader) {
   TempDir dir;
   std::string path = dir.Path("e.sqlite");
-  ExecSql(path, "CREATE TABLE something (x INTEGER); INSERT INTO something VALUES (1);");
+  nsys_test::ExecSql(path, "CREATE TABLE something (x INTEGER); INSERT INTO something VALUES (1);");
   auto models = Load(path);
   ASSERT_FALSE(models.ok());
   EXPECT_EQ(models.status().code(), absl::StatusCode::kInvalidArgument);
