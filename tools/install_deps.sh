@@ -8,7 +8,7 @@ if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 PKGS=(build-essential cmake ninja-build pkg-config git python3 python3-venv sqlite3
       libsqlite3-dev zlib1g-dev libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev
       libcli11-dev libprotobuf-dev protobuf-compiler chromium dpkg-dev file
-      clang-format)
+      clang-format lld)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
