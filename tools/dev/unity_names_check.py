@@ -14,9 +14,10 @@ This check reads the batches CMake generated in a build folder
 (*/Unity/unity_*_cxx.cxx) and fails on either case, naming the files.
 
   python3 tools/dev/unity_names_check.py BUILD_DIR
+  python3 tools/dev/unity_names_check.py --self-test   # known answers
 
-Declarations are found in clang-formatted code (namespace members start at
-column 0; tools/dev/format_check.sh enforces the format).
+Declarations are found by following braces and parentheses through the code
+with comments, literals and preprocessor lines removed, not by a C++ parser.
 """
 import pathlib
 import re
@@ -208,7 +209,40 @@ def check_batch(batch: pathlib.Path) -> list:
     return problems
 
 
+SELF_TEST_FILES = {
+    # An overload of a helper the first file defines, with other parameters.
+    "a.cc": "namespace s {\nnamespace {\nint us(int v) { return v * 1000; }\n"
+            "constexpr int kBase = 7, kOther = 8;\nstruct Row { int x; };\n}  // namespace\n}  // namespace s\n",
+    "b.cc": "namespace s {\nnamespace {\nlong us(long v, int k = {}) { return v; }\n}  // namespace\n"
+            "int F() { return kOther; }  // kOther from elsewhere\n}  // namespace s\n",
+    # Names of its own only, and uses of the first file's names as members or qualified.
+    "c.cc": "namespace s {\nnamespace {\nconst char* kText = \"kBase us Row\";\n}  // namespace\n"
+            "int G(const X& x) { return x.kBase + t::Row(); }\n}  // namespace s\n",
+}
+
+
+def self_test() -> int:
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        root = pathlib.Path(d)
+        for name, code in SELF_TEST_FILES.items():
+            (root / name).write_text(code)
+        batch = root / "Unity" / "unity_0_cxx.cxx"
+        batch.parent.mkdir()
+        batch.write_text("".join(f'#include "{root / n}"\n' for n in SELF_TEST_FILES))
+        problems = check_batch(batch)
+    overload = [p for p in problems if ": us is declared in the anonymous namespaces of both" in p]
+    borrowed = [p for p in problems if "b.cc uses kOther, which" in p]
+    if len(problems) != 2 or len(overload) != 1 or len(borrowed) != 1:
+        print("unity_names_check self-test FAILED:", *problems, sep="\n  ")
+        return 1
+    print("unity_names_check self-test: the overload and the borrowed name found, nothing else")
+    return 0
+
+
 def main() -> int:
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
