@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Checks that every analyzer source compiles on its own, as it does with
--DSTREAMSCOPE_UNITY_BUILD=OFF: in a unity batch a file that forgot an include
-still compiles when an earlier file of its batch included the header. Each
-file is compiled with -fsyntax-only (no code generation: about 2.5 s a file)
-from the compile commands of a build folder configured with unity off.
+"""Checks that every analyzer and test source compiles on its own, as it does
+with -DSTREAMSCOPE_UNITY_BUILD=OFF: in a unity batch a file that forgot an
+include still compiles when an earlier file of its batch included the
+header. Each file is compiled with -fsyntax-only (no code generation: about
+2.5 s a file) from the compile commands of a build folder configured with
+unity off.
 
   tools/dev/include_check.py [BUILD_DIR]   (default: build-includes; made if missing)
 """
@@ -44,19 +45,20 @@ def main():
     configure(build)
     with open(os.path.join(build, "compile_commands.json")) as f:
         entries = json.load(f)
-    analyzer = os.path.join(REPO, "analyzer") + os.sep
-    sources = [e for e in entries if e["file"].startswith(analyzer) and e["file"].endswith(".cc")]
+    roots = tuple(os.path.join(REPO, d) + os.sep for d in ("analyzer", "tests"))
+    sources = [e for e in entries if e["file"].startswith(roots) and e["file"].endswith(".cc")]
     # One entry per file (a source that two targets compile is checked once).
     sources = list({e["file"]: e for e in sources}.values())
     if not sources:
-        sys.exit("include_check: no analyzer sources in %s/compile_commands.json" % build)
+        sys.exit("include_check: no analyzer or test sources in %s/compile_commands.json" % build)
     failed = 0
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for path, rc, err in pool.map(syntax_only, sources):
             if rc != 0:
                 failed += 1
                 print("%s does not compile on its own:\n%s" % (os.path.relpath(path, REPO), err))
-    print("include_check: %d of %d analyzer sources compile on their own" % (len(sources) - failed, len(sources)))
+    print("include_check: %d of %d analyzer and test sources compile on their own" %
+          (len(sources) - failed, len(sources)))
     return 1 if failed else 0
 
 
