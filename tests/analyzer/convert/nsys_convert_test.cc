@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "schema/schema.h"
 #include "tests/analyzer/importers/nsys/nsys_test_util.h"
+#include "tests/analyzer/model/test_files.h"
 
 namespace streamscope {
 namespace {
@@ -36,10 +37,7 @@ using ::testing::HasSubstr;
 constexpr const char* kExports[] = {"saxpy-mpi-cuda-rank0-a100.sqlite", "vecadd-um-a100.sqlite",
                                     "small-rtx3060-nsys2025.sqlite"};
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using testing::ReadFile;
 
 std::set<std::string> Listing(const std::string& dir) {
   std::set<std::string> names;

@@ -18,7 +18,7 @@
 namespace streamscope {
 namespace {
 
-using testing::ReadText;
+using testing::ReadFile;
 using testing::TempPath;
 using testing::WriteText;
 
@@ -164,7 +164,7 @@ TEST(TorchJsonReader, BadNumbersLiteralsAndStructureAreRefusedLikeNlohmann) {
 }
 
 TEST(TorchJsonReader, EveryTruncationAndRandomChangeOfATraceIsJudgedLikeNlohmann) {
-  const std::string good = ReadText(testing::kSyntheticTorchTrace);
+  const std::string good = ReadFile(testing::kSyntheticTorchTrace);
   ASSERT_GT(good.size(), 1000u);
   int accepted = 0, refused = 0;
   for (size_t n = 0; n <= good.size(); n += 3) {

@@ -16,7 +16,7 @@ namespace streamscope {
 namespace {
 
 using testing::kSyntheticTorchTrace;
-using testing::ReadText;
+using testing::ReadFile;
 using testing::TempPath;
 using testing::WriteText;
 
@@ -167,7 +167,7 @@ TEST(TorchPieces, EveryCutGivesTheModelOfOnePass) {
 TEST(TorchPieces, TheBundledTracesReadTheSameInPieces) {
   for (const std::string& source : {std::string(kSyntheticTorchTrace)}) {
     const std::string path = TempPath("bundled.json");
-    WriteText(path, ReadText(source));
+    WriteText(path, ReadFile(source));
     const TraceModel one = Import(path, 1);
     for (int pieces : {2, 4}) {
       int parsed = 0;

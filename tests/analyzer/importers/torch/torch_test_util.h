@@ -8,11 +8,11 @@
 
 #include <atomic>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/analyzer/model/test_files.h"
 
 namespace streamscope::testing {
 
@@ -22,13 +22,6 @@ inline constexpr char kSyntheticTorchTrace[] = "tests/data/torch/synthetic_two_s
 inline std::string TempPath(const std::string& name) {
   static std::atomic<int> counter{0};
   return absl::StrCat(::testing::TempDir(), "/streamscope_torch_", getpid(), "_", counter++, "_", name);
-}
-
-inline std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 inline void WriteText(const std::string& path, const std::string& text) {

@@ -24,7 +24,7 @@ namespace streamscope {
 namespace {
 
 using testing::kSyntheticTorchTrace;
-using testing::ReadText;
+using testing::ReadFile;
 using testing::TempPath;
 using testing::WriteGzip;
 using testing::WriteText;
@@ -178,7 +178,7 @@ TEST(TorchTraceImporter, OverlapAndGapsOfTheSyntheticTraceAreExact) {
 
 TEST(TorchTraceImporter, AGzipTraceReadsTheSameAsThePlainOne) {
   std::string gz = TempPath("trace.json.gz");
-  ASSERT_TRUE(WriteGzip(gz, ReadText(kSyntheticTorchTrace)));
+  ASSERT_TRUE(WriteGzip(gz, ReadFile(kSyntheticTorchTrace)));
   TraceModel plain = LoadOne(kSyntheticTorchTrace);
   TraceModel packed = LoadOne(gz);
   EXPECT_EQ(packed.ops.start_ns, plain.ops.start_ns);
@@ -190,7 +190,7 @@ TEST(TorchTraceImporter, AGzipTraceReadsTheSameAsThePlainOne) {
 
 TEST(TorchTraceImporter, TheFormatIsRecognizedByContentWhateverTheName) {
   std::string odd = TempPath("trace.sqlite");
-  WriteText(odd, ReadText(kSyntheticTorchTrace));
+  WriteText(odd, ReadFile(kSyntheticTorchTrace));
   EXPECT_EQ(LoadOne(odd).ops.size(), 6u);
 }
 
@@ -215,7 +215,7 @@ TEST(TorchTraceImporter, AskingATorchTraceForKernelShapesKeepsTheImportedOnes) {
 
 TEST(TorchTraceImporter, AByteOrderMarkAndLeadingWhitespaceAreAccepted) {
   std::string path = TempPath("bom.json");
-  WriteText(path, "\xEF\xBB\xBF \n\t" + ReadText(kSyntheticTorchTrace));
+  WriteText(path, "\xEF\xBB\xBF \n\t" + ReadFile(kSyntheticTorchTrace));
   EXPECT_TRUE(LooksLikeTorchTrace(path));
   EXPECT_EQ(LoadOne(path).ops.size(), 6u);
 }
@@ -267,8 +267,8 @@ TEST(TorchTraceImporter, BadFilesGetOneClearErrorEach) {
 
 TEST(TorchTraceImporter, ATruncatedGzipIsDataLoss) {
   std::string gz = TempPath("cut.json.gz");
-  ASSERT_TRUE(WriteGzip(gz, ReadText(kSyntheticTorchTrace)));
-  std::string bytes = ReadText(gz);
+  ASSERT_TRUE(WriteGzip(gz, ReadFile(kSyntheticTorchTrace)));
+  std::string bytes = ReadFile(gz);
   WriteText(gz, bytes.substr(0, bytes.size() / 2));
   auto models = LoadTraceFile(gz);
   ASSERT_FALSE(models.ok());

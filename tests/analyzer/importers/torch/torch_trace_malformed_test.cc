@@ -19,7 +19,7 @@ namespace streamscope {
 namespace {
 
 using testing::kSyntheticTorchTrace;
-using testing::ReadText;
+using testing::ReadFile;
 using testing::TempPath;
 using testing::WriteGzip;
 using testing::WriteText;
@@ -56,7 +56,7 @@ void Check(const std::string& path, const std::string& what, Tally& tally, bool 
 }
 
 TEST(TorchTraceMalformed, EveryTruncationIsRefusedOrLoadsNeverCrashes) {
-  const std::string good = ReadText(kSyntheticTorchTrace);
+  const std::string good = ReadFile(kSyntheticTorchTrace);
   ASSERT_GT(good.size(), 1000u);
   const std::string path = TempPath("cut.json");
   Tally tally;
@@ -71,8 +71,8 @@ TEST(TorchTraceMalformed, EveryTruncationIsRefusedOrLoadsNeverCrashes) {
 
 TEST(TorchTraceMalformed, EveryTruncationOfAGzipTraceIsRefused) {
   const std::string whole = TempPath("whole.json.gz");
-  ASSERT_TRUE(WriteGzip(whole, ReadText(kSyntheticTorchTrace)));
-  const std::string packed = ReadText(whole);
+  ASSERT_TRUE(WriteGzip(whole, ReadFile(kSyntheticTorchTrace)));
+  const std::string packed = ReadFile(whole);
   const std::string path = TempPath("cut.json.gz");
   Tally tally;
   for (size_t n = 1; n < packed.size(); n += 3) {
@@ -88,7 +88,7 @@ TEST(TorchTraceMalformed, EveryTruncationOfAGzipTraceIsRefused) {
 }
 
 TEST(TorchTraceMalformed, RandomByteChangesNeverCrash) {
-  const std::string good = ReadText(kSyntheticTorchTrace);
+  const std::string good = ReadFile(kSyntheticTorchTrace);
   const std::string path = TempPath("flipped.json");
   const std::string alphabet = "{}[],:\"0123456789.eE-+ntfx\\\x01\xff";
   std::mt19937 rng(18);
@@ -107,7 +107,7 @@ TEST(TorchTraceMalformed, RandomByteChangesNeverCrash) {
 }
 
 TEST(TorchTraceMalformed, EveryFieldWithEveryWrongValueIsCountedOrRefused) {
-  const std::string good = ReadText(kSyntheticTorchTrace);
+  const std::string good = ReadFile(kSyntheticTorchTrace);
   const std::vector<std::string> keys = {"ph",
                                          "cat",
                                          "name",
