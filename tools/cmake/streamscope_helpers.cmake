@@ -15,6 +15,14 @@ function(streamscope_unity_target target)
   endif()
 endfunction()
 
+# streamscope_add_source_check(NAME COMMAND...): a test that checks the
+# source tree and runs no built code. It carries the label `source`, which
+# the sanitizer step (tools/ci_sanitizers.sh) leaves out.
+function(streamscope_add_source_check name)
+  add_test(NAME ${name} COMMAND ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS source)
+endfunction()
+
 # streamscope_add_gtest(NAME SOURCES... LIBS ... [COST S]): a
 # GoogleTest binary whose tests are each registered with CTest. Its main()
 # (tests/scratch_dir_main.cc, the object library streamscope_test_main of

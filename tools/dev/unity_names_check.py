@@ -138,7 +138,6 @@ def declarator_name(part: str, first: bool):
 def anonymous_namespace_names(code: str) -> dict:
     """Names declared directly in the file's anonymous namespaces, each with what it is a
     using-declaration of (None for a declaration of the file's own)."""
-    code = PREPROCESSOR.sub("", code)  # macros and includes declare nothing here
     names = {}
     scopes = []  # "anon", "ns" or "other" for each open brace
     head = []
@@ -177,7 +176,6 @@ def anonymous_namespace_names(code: str) -> dict:
 
 
 def unqualified_uses(code: str) -> set:
-    code = PREPROCESSOR.sub("", code)
     uses = set()
     for m in IDENT.finditer(code):
         before = code[max(0, m.start() - 2):m.start()]
@@ -193,7 +191,9 @@ def check_batch(batch: pathlib.Path) -> list:
     earlier = []  # (file, its anonymous-namespace names)
     for f in files:
         path = pathlib.Path(f)
-        code = strip_comments_and_literals(path.read_text())
+        # Without comments, literals and preprocessor lines (macros and
+        # includes declare nothing the batch shares).
+        code = PREPROCESSOR.sub("", strip_comments_and_literals(path.read_text()))
         mine = anonymous_namespace_names(code)
         uses = unqualified_uses(code)
         for other, theirs in earlier:
