@@ -52,7 +52,7 @@ void AddOverlapTracks(const TraceModel& model, const OverlapResult& overlap, Ana
     }
     for (auto& [pair, t] : by_pair) {
       if (keep != nullptr) {
-        t.produce = [&model, &dev, keep, pair, count = t.produced](int part, int parts, const SliceSink& emit) {
+        t.produce = [&model, &dev, keep, pair = pair, count = t.produced](int part, int parts, const SliceSink& emit) {
           // Intervals of a pair are disjoint: runs cut anywhere.
           const auto [first, last] =
               AnalysisTrack::PartRange(static_cast<size_t>(count), part, parts, [](size_t) { return true; });
