@@ -176,11 +176,12 @@ Status CuptiCallbacks::Subscribe() {
       std::fprintf(stderr, "streamscope: NVTX ranges cannot be watched: the capture range or trigger never fires\n");
   }
   if (options_.gate != nullptr && options_.gate->watches_profiler_api()) {
-    bool ok = enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000) &
-              enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000) &
-              enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart) &
-              enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
-    if (!ok)
+    // Each enabled whatever the others gave (no short circuit).
+    const bool runtime_start = enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
+    const bool runtime_stop = enable(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
+    const bool driver_start = enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
+    const bool driver_stop = enable(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    if (!(runtime_start && runtime_stop && driver_start && driver_stop))
       std::fprintf(stderr, "streamscope: cudaProfilerStart/Stop may go unseen: a callback could not be enabled\n");
   }
   active_ = true;
