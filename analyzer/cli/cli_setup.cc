@@ -10,8 +10,10 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "analyzer/base/spill_memory.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/suggest.h"
 #include "analyzer/pipeline/memory_budget.h"
@@ -124,11 +126,43 @@ CLI::Validator AtLeast(double minimum) {
 void AddMemoryLimitOption(CLI::App* cmd) {
   cmd->add_option_function<int64_t>(
          "--memory-limit", [](const int64_t& mib) { SetMemoryLimit(MemoryLimitFromMib(mib)); },
-         "MiB the process may hold once a window's dependency graph (what-if ranking, critical path) is built: "
-         "a window whose graph would go past it is reported without them, and says so; 0: no limit (default: what "
-         "the machine has available then; STREAMSCOPE_MEMORY_LIMIT_MIB sets one too). Loading the trace and the "
-         "other analyses are not limited")
+         "MiB of heap the process keeps in memory: past it, arrays of 16 MiB and more go to spill files "
+         "(--spill-dir), and a window's dependency graph (what-if ranking, critical path) that fits neither in "
+         "it nor in the spill folder is left out, and the report says so; 0: no limit (default: half of what the "
+         "machine has available for spilling, all of it for the graph; STREAMSCOPE_MEMORY_LIMIT_MIB sets one too)")
       ->check(AtLeast(0));
+  cmd->add_option_function<std::string>(
+         "--spill-dir",
+         [](const std::string& dir) {
+           SpillSettings settings = SpillSettingsFromEnvironment();
+           settings.folder = dir == "none" ? "" : dir;
+           ConfigureSpill(settings);
+         },
+         "Folder for the spill files of a trace larger than memory (unlinked at creation: nothing is left "
+         "behind); none: no spilling (default: STREAMSCOPE_SPILL_DIR, else the first of TMPDIR, /var/tmp and "
+         "/tmp on a disk)")
+      ->check(CLI::Validator(
+          [](std::string& dir) -> std::string {
+            if (dir == "none") return "";
+            return SpillFolderProblem(dir).value_or("");
+          },
+          "DIR|none"));
+}
+
+void ReportSpill(std::ostream& err) {
+  const SpillStats s = GetSpillStats();
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  if (s.blocks > 0) {
+    err << absl::StrFormat(
+        "streamscope: past the heap budget (%.1f GiB), %d arrays (%.1f GiB in all, at most %.1f GiB at once) "
+        "were kept in spill files in %s\n",
+        static_cast<double>(s.heap_budget) / kGiB, s.blocks, static_cast<double>(s.total_bytes) / kGiB,
+        static_cast<double>(s.peak_bytes) / kGiB, SpillFolder());
+  }
+  if (s.refused_blocks > 0) {
+    err << absl::StrFormat("streamscope: %d arrays past the heap budget stayed in memory: %s\n", s.refused_blocks,
+                           s.last_refusal);
+  }
 }
 
 CLI::Validator OneOf(std::vector<std::string> values) {

@@ -33,10 +33,14 @@ CLI::Validator OneOf(std::vector<std::string> values);
 // instead) in parentheses when given.
 CLI::Validator OutputFilePath(const std::string& folder_hint = "");
 
-// `--memory-limit MIB` of the commands that build a window's dependency
-// graph (report, diagnose, export): the process's memory budget
-// (pipeline/memory_budget.h), set as it is parsed.
+// `--memory-limit MIB` and `--spill-dir DIR|none` of the commands that
+// build a window's dependency graph (report, diagnose, export): the
+// process's memory budget (pipeline/memory_budget.h) and where arrays past
+// it go (base/spill_memory.h), set as they are parsed.
 void AddMemoryLimitOption(CLI::App* cmd);
+// A line on `err` when arrays went to spill files, or stayed in memory past
+// the budget for want of one; nothing otherwise.
+void ReportSpill(std::ostream& err);
 
 // Handles an exception of app.parse(args): help and version go to `out`
 // (exit 0); an error is one line "streamscope: [CMD: ]what" on `err`

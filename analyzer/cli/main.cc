@@ -8,9 +8,11 @@
 #include "analyzer/cli/command.h"
 #include "analyzer/cli/exit_codes.h"
 #include "analyzer/cli/heap_settings.h"
+#include "analyzer/pipeline/memory_budget.h"
 
 int main(int argc, char** argv) {
   streamscope::KeepLargeBuffersOnTheHeap();
+  streamscope::ConfigureMemoryFromEnvironment();
   CLI::App app{"streamscope: what really ran at the same time on the GPU, what did not, and why"};
   app.require_subcommand(1);
   app.set_version_flag("--version", STREAMSCOPE_VERSION);
@@ -35,5 +37,6 @@ int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     return streamscope::HandleParseError(app, e, args, std::cout, std::cerr);
   }
+  streamscope::ReportSpill(std::cerr);
   return exit_code;
 }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "analyzer/base/memory_info.h"
+#include "analyzer/base/spill_memory.h"
 
 namespace streamscope {
 namespace {
@@ -29,6 +30,13 @@ int64_t MemoryLimitFromMib(int64_t mib) { return mib > (int64_t{1} << 40) ? 0 : 
 
 void SetMemoryLimit(std::optional<int64_t> bytes) {
   limit_bytes.store(bytes ? std::max<int64_t>(0, *bytes) : kUnset, std::memory_order_relaxed);
+  SetSpillHeapBudget(bytes);
+}
+
+void ConfigureMemoryFromEnvironment() {
+  ConfigureSpill(SpillSettingsFromEnvironment());
+  const int64_t limit = Limit();
+  SetSpillHeapBudget(limit == kUnset ? std::nullopt : std::optional<int64_t>(limit));
 }
 
 std::optional<GraphOverMemory> GraphDoesNotFit(const GraphMemoryNeed& need) {
@@ -44,6 +52,7 @@ std::optional<GraphOverMemory> GraphDoesNotFit(const GraphMemoryNeed& need) {
     // Memory the process freed and kept serves the graph first.
     room = *available + std::max<int64_t>(0, AnonymousResidentBytes() - in_use);
   }
+  room += SpillRoomBytes() / 10 * 9;
   if (need.bytes <= room) return std::nullopt;
   return GraphOverMemory{need.items, need.bytes, room, limit > 0};
 }

@@ -8,6 +8,7 @@ stdout, status on stderr.
 Usage: cli_behaviour_test.py STREAMSCOPE_BINARY (run from the repository root).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -312,12 +313,13 @@ class DataOnStdoutStatusOnStderr(Scratch):
 
 
 class MemoryLimit(Scratch):
-    """A window whose dependency graph would go past --memory-limit is reported
-    without the what-if ranking and the critical path, says so in text and
-    JSON, and still exits 0; without a limit the same report has both."""
+    """With spilling off, a window whose dependency graph would go past
+    --memory-limit is reported without the what-if ranking and the critical
+    path, says so in text and JSON, and still exits 0; without a limit the
+    same report has both."""
 
     def test_a_graph_over_the_limit_is_skipped_and_said(self):
-        tight = run("report", OVL, "--memory-limit", "1")
+        tight = run("report", OVL, "--memory-limit", "1", "--spill-dir", "none")
         self.assertEqual(tight.returncode, 0, tight.stderr)
         self.assertIn("Ranked by measured cost: the dependency graph", tight.stdout)
         self.assertIn("Critical path", tight.stdout)
@@ -334,7 +336,7 @@ class MemoryLimit(Scratch):
 
     def test_json_says_what_the_graph_needed(self):
         import json
-        out = run("report", OVL, "--memory-limit", "1", "--format", "json")
+        out = run("report", OVL, "--memory-limit", "1", "--spill-dir", "none", "--format", "json")
         self.assertEqual(out.returncode, 0, out.stderr)
         window = json.loads(out.stdout)["traces"][0]["windows"][0]
         for over in (window["diagnose"]["over_memory"], window["critical_path"]["over_memory"]):
@@ -348,7 +350,7 @@ class MemoryLimit(Scratch):
         self.assertIsNone(free["critical_path"]["over_memory"])
 
     def test_an_export_notes_the_missing_critical_path_track(self):
-        out = run("export", OVL, "--memory-limit", "1", "--html", self.path("o.html"))
+        out = run("export", OVL, "--memory-limit", "1", "--spill-dir", "none", "--html", self.path("o.html"))
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("no critical path track: the dependency graph of this window", out.stderr)
         self.assertIn("no critical path track: the dependency graph of this window", read(self.path("o.html")))
@@ -356,11 +358,78 @@ class MemoryLimit(Scratch):
         self.assertNotIn("no critical path track", free.stderr + read(self.path("f.html")))
 
     def test_the_environment_sets_it_too_and_a_negative_limit_is_refused(self):
-        env = dict(os.environ, STREAMSCOPE_MEMORY_LIMIT_MIB="1")
+        env = dict(os.environ, STREAMSCOPE_MEMORY_LIMIT_MIB="1", STREAMSCOPE_SPILL_DIR="none")
         out = subprocess.run([BIN, "diagnose", OVL], capture_output=True, text=True, env=env, timeout=300)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("findings ranked by measured cost, without estimated savings", out.stdout)
         self.assertOneError(run("report", OVL, "--memory-limit", "-5"), 2, "--memory-limit")
+
+
+class Spill(Scratch):
+    """Past the heap budget, large arrays go to unlinked files in the spill
+    folder: the report is the one an unlimited run gives, graph analyses
+    included, says on stderr what was spilled, and leaves no file behind."""
+
+    def spill_dir(self):
+        folder = self.path("spill")
+        os.makedirs(folder)
+        if "tmpfs" in subprocess.run(["stat", "-f", "-c", "%T", folder], capture_output=True, text=True).stdout:
+            self.skipTest("the scratch folder is in memory (tmpfs): no spill files there")
+        return folder
+
+    def launches_trace(self, n):
+        """A trace of n kernels on two streams, each launched by its own call:
+        large enough that its arrays pass a 1 MiB heap budget."""
+        import json
+        calls, kernels = [], []
+        for i in range(n):
+            calls.append({"domain": 1, "cbid": 0, "name_id": 2, "tid": 1, "start_ns": 1000 + 5000 * i,
+                          "end_ns": 3000 + 5000 * i, "correlation_id": i + 1, "return_value": 0})
+            kernels.append({"start_ns": 10000 + 5000 * i, "end_ns": 13000 + 5000 * i, "device_id": 0,
+                            "context_id": 1, "stream_id": 7 + i % 2, "correlation_id": i + 1, "name_id": 1})
+        spec = {"metadata": {"pid": "1"}, "string": [{"id": 1, "value": "k"}, {"id": 2, "value": "cudaLaunchKernel"}],
+                "device": [{"id": 0, "name": "Synthetic GPU", "compute_major": 9, "compute_minor": 0,
+                            "sm_count": 132, "async_engine_count": 2, "concurrent_kernels": 1}],
+                "context": [{"id": 1, "device_id": 0}],
+                "stream": [{"id": 7, "context_id": 1, "device_id": 0, "kind": 4},
+                           {"id": 8, "context_id": 1, "device_id": 0, "kind": 4}],
+                "thread": [{"tid": 1, "name": "main"}], "api_call": calls, "kernel": kernels}
+        with open(self.path("spec.json"), "w") as f:
+            json.dump(spec, f)
+        out = run("synth", self.path("spec.json"), "-o", self.path("launches.sqlite"))
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return self.path("launches.sqlite")
+
+    def test_arrays_past_the_budget_spill_and_the_report_is_unchanged(self):
+        folder = self.spill_dir()
+        trace = self.launches_trace(30000)
+        env = dict(os.environ, STREAMSCOPE_SPILL_MIN_BYTES="65536")
+        free = subprocess.run([BIN, "report", trace, "--memory-limit", "0"], capture_output=True, text=True,
+                              env=env, timeout=300)
+        self.assertEqual(free.returncode, 0, free.stderr)
+        self.assertEqual(free.stderr, "")  # no budget: nothing spilled
+        self.assertIn("What decided when the window's last GPU op ended", free.stdout)
+        tight = subprocess.run([BIN, "report", trace, "--memory-limit", "1", "--spill-dir", folder],
+                               capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(tight.returncode, 0, tight.stderr)
+        self.assertEqual(tight.stdout, free.stdout)  # the graph analyses included
+        self.assertRegex(tight.stderr, r"^streamscope: past the heap budget \(0\.0 GiB\), [1-9][0-9]* arrays "
+                         r"\([0-9.]+ GiB in all, at most [0-9.]+ GiB at once\) were kept in spill files in "
+                         + re.escape(folder) + "\n$")
+        self.assertEqual(os.listdir(folder), [])  # unlinked from the start
+        # Without spilling the same budget leaves the graph out.
+        off = subprocess.run([BIN, "report", trace, "--memory-limit", "1", "--spill-dir", "none"],
+                             capture_output=True, text=True, env=env, timeout=300)
+        self.assertEqual(off.returncode, 0, off.stderr)
+        self.assertIn("Not looked for: the dependency graph of this window", off.stdout)
+        self.assertEqual(off.stderr, "")
+
+    def test_a_spill_folder_that_cannot_hold_files_is_refused(self):
+        self.assertOneError(run("report", OVL, "--spill-dir", self.path("missing")), 2, "--spill-dir")
+        open(self.path("file"), "w").close()
+        self.assertOneError(run("report", OVL, "--spill-dir", self.path("file")), 2, "not a folder")
+        if "tmpfs" in subprocess.run(["stat", "-f", "-c", "%T", "/dev/shm"], capture_output=True, text=True).stdout:
+            self.assertOneError(run("report", OVL, "--spill-dir", "/dev/shm"), 2, "tmpfs")
 
 if __name__ == "__main__":
     BIN = os.path.abspath(sys.argv.pop(1))
