@@ -12,7 +12,7 @@ namespace {
 void AddSection(std::string_view name, AnalysisPlan& plan) {
   if (name == "summary") {  // its figures and the diagnosis' leading findings
     plan.overlap = plan.idle_gaps = plan.gap_causes = plan.diagnose = true;
-    plan.ranking_shown.significant = true;
+    plan.ranking_shown.leading = true;
   } else if (name == "instances") {
     // The window's instances (a row each); with many windows, each window's
     // busy share, copies and primary finding.

@@ -13,10 +13,12 @@
 //   overlap possible per device min(copy time, compute time), both as union
 //                    time in the window: the most copy/compute overlap the
 //                    same work could have had; summed over devices.
-//   top findings     DiagnoseResult::ranked (largest estimated saving
-//                    first), or the findings' order when it is empty; only
-//                    significant findings; at most 3, and fewer when their
-//                    remedies would not fit the line budget.
+//   top findings     the leading findings of DiagnoseResult::ranked
+//                    (largest estimated saving first: a significant
+//                    saving leads whatever the measured cost), or the
+//                    significant findings in the findings' order when it
+//                    is empty; at most 3, and fewer when their remedies
+//                    would not fit the line budget.
 // Pure functions of their inputs; thread-safe.
 #ifndef STREAMSCOPE_ANALYZER_RENDER_SUMMARY_RENDER_H_
 #define STREAMSCOPE_ANALYZER_RENDER_SUMMARY_RENDER_H_

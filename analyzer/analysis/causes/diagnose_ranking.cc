@@ -234,10 +234,7 @@ bool RankingNeedsWhatIf(const DiagnoseResult& result) {
 }
 
 bool RankingNeedsWhatIf(const DiagnoseResult& result, const RankingShown& shown) {
-  if (shown.every_finding || shown.primary) return RankingNeedsWhatIf(result);
-  if (!shown.significant) return false;
-  return std::any_of(result.findings.begin(), result.findings.end(),
-                     [](const DiagnoseFinding& f) { return f.significant && HasWhatIf(f.cause); });
+  return (shown.every_finding || shown.leading || shown.primary) && RankingNeedsWhatIf(result);
 }
 
 void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph, const DiagnoseOptions& options,

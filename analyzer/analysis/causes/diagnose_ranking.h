@@ -85,14 +85,14 @@ bool RankingNeedsWhatIf(const DiagnoseResult& result);
 struct RankingShown {
   // Every finding's estimate and place (the diagnose section, JSON).
   bool every_finding = true;
-  // The significant findings' estimates and order, and whether each leads
-  // (a report's summary). A significant finding without a what-if cause
-  // leads whatever the others' estimates, so the order of significant
-  // findings none of which has a what-if cause needs no estimate.
-  bool significant = false;
-  // Which finding is primary (the main finding of each NVTX instance).
-  // Any finding with a what-if cause may become primary through its
-  // estimate, significant or not.
+  // The leading findings, their estimates and order (a report's summary).
+  // Any finding with a what-if cause may lead through its estimate,
+  // significant or not (a measured cost under the threshold with a saving
+  // over it), so only findings none of which has a what-if cause need no
+  // estimate.
+  bool leading = false;
+  // Which finding is primary (the main finding of each NVTX instance):
+  // likewise.
   bool primary = false;
 };
 // Whether what `shown` shows of the ranking of `result` depends on what-if

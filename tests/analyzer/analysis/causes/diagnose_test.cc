@@ -158,6 +158,43 @@ TEST(Diagnose, WorkOnOneStreamIsASameStreamDependency) {
   EXPECT_EQ(r.overlap_ns, 0);
 }
 
+TEST(Diagnose, MigrationsOnNoStreamAreNotASameStreamDependency) {
+  // Unified-memory migrations (nsys exports them on no stream: stream id
+  // -1) one after another, H2D and D2H: the driver runs them on demand, no
+  // stream of the program's holds them, so "split the work over streams"
+  // is no remedy (seen on a real A100 vecAdd with managed memory).
+  ModelBuilder b;
+  AddDevice(b);
+  b.Stream(-1, StreamKind::kUnknown);
+  b.Stream(1, StreamKind::kNonBlocking);
+  b.Kernel("vecadd", 1, us(0), us(400), ApiTimes{0, us(5), 1});
+  for (int c = 0; c < 8; ++c) {
+    const int64_t t = us(500) + us(300) * c;
+    b.Copy(OpCategory::kHtoD, MemoryKind::kManaged, MemoryKind::kManaged, -1, t, t + us(100));
+    b.Copy(OpCategory::kDtoH, MemoryKind::kManaged, MemoryKind::kManaged, -1, t + us(150), t + us(250));
+  }
+  TraceModel m = b.Build();
+  DiagnoseResult r = Diagnose(m);
+  for (const DiagnoseFinding& f : r.findings) EXPECT_NE(f.cause, DiagnoseCause::kSameStream) << Causes(r);
+  // The same copies on a stream of the program's are one.
+  ModelBuilder on_stream;
+  AddDevice(on_stream);
+  on_stream.Stream(1, StreamKind::kNonBlocking);
+  on_stream.Kernel("vecadd", 1, us(0), us(400), ApiTimes{0, us(5), 1});
+  for (int c = 0; c < 8; ++c) {
+    const int64_t t = us(500) + us(300) * c;
+    on_stream.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, 1, t, t + us(100),
+                   ApiTimes{us(10) + us(2) * c, us(11) + us(2) * c, 1}, "cudaMemcpyAsync", true, k16MiB);
+    on_stream.Copy(OpCategory::kDtoH, MemoryKind::kDevice, MemoryKind::kPinned, 1, t + us(150), t + us(250),
+                   ApiTimes{us(12) + us(2) * c, us(13) + us(2) * c, 1}, "cudaMemcpyAsync", true, k16MiB);
+  }
+  TraceModel m2 = on_stream.Build();
+  DiagnoseResult r2 = Diagnose(m2);
+  EXPECT_TRUE(std::any_of(r2.findings.begin(), r2.findings.end(), [](const DiagnoseFinding& f) {
+    return f.cause == DiagnoseCause::kSameStream;
+  })) << Causes(r2);
+}
+
 TEST(Diagnose, EventWaitThatDelaysAReadyKernelIsADependency) {
   ModelBuilder b;
   AddDevice(b);
