@@ -15,6 +15,11 @@ namespace streamscope {
 
 // Per op: the previous op (any category, zero-length included) on the same
 // stream; -1 for a stream's first op and for ops without a valid stream.
+// Ops on no stream (the stream of id -1 importers give unified-memory
+// migrations) are chained too, in recorded order: the critical path then
+// shows the GPU waiting between migrations (unknown submitter), where
+// without the chain it was the last migration alone, 41 us of a 555 ms wait
+// (an A100 vecAdd with managed memory).
 struct StreamPredecessors {
   explicit StreamPredecessors(const TraceModel& m);
   std::vector<int32_t> prev;
