@@ -388,6 +388,12 @@ struct TraceModel {
 
 // True if `s` indexes one of the model's streams (not -1, not past the end).
 inline bool ValidStream(const TraceModel& m, int32_t s) { return s >= 0 && static_cast<size_t>(s) < m.streams.size(); }
+// True if `s` is a valid stream that the program submitted to: importers
+// give ops that ran on no stream (unified-memory migrations) a stream whose
+// id is -1.
+inline bool IsProgramStream(const TraceModel& m, int32_t s) {
+  return ValidStream(m, s) && m.streams[static_cast<size_t>(s)].id >= 0;
+}
 
 }  // namespace streamscope
 

@@ -38,11 +38,7 @@ int64_t StreamSourceId(const TraceModel& model, int32_t stream) {
 }
 
 std::optional<int64_t> StreamSourceIdOrNull(const TraceModel& model, int32_t stream) {
-  // Importers give ops without a stream (unified-memory migrations) a
-  // stream whose id is -1.
-  if (stream >= 0 && static_cast<size_t>(stream) < model.streams.size() && model.streams[stream].id >= 0) {
-    return model.streams[stream].id;
-  }
+  if (IsProgramStream(model, stream)) return model.streams[static_cast<size_t>(stream)].id;
   return std::nullopt;
 }
 

@@ -217,11 +217,6 @@ class Diagnoser {
   int32_t Api(int32_t op) const { return m_.ApiForOp(static_cast<size_t>(op)); }
   std::string_view CallName(int32_t api) const { return m_.strings.Get(m_.api.name[api]); }
   int64_t Clipped(int32_t op) const { return ClippedLength({m_.ops.start_ns[op], m_.ops.end_ns[op]}, w_.interval()); }
-  // Importers give ops on no stream (migrations) a stream of id -1.
-  bool OnAStream(int32_t op) const {
-    const int32_t s = m_.ops.stream[op];
-    return ValidStream(m_, s) && m_.streams[static_cast<size_t>(s)].id >= 0;
-  }
   void Cite(DiagnoseFinding& f, int32_t op) const { CiteOp(f, op, o_.max_evidence); }
   void CiteCall(DiagnoseFinding& f, int32_t api) const {
     if (api < 0) return;
@@ -477,7 +472,7 @@ class Diagnoser {
         // Ops on no stream (unified-memory migrations, which the driver
         // runs on demand) are not a stream's work that another stream could
         // take: the remedy does not apply to them.
-        if (!OnAStream(op)) continue;
+        if (!IsProgramStream(m_, m_.ops.stream[op])) continue;
         // A result read back needs the kernel before it: not a copy that
         // another stream would overlap.
         if (m_.ops.category[op] == OpCategory::kDtoH && m_.ops.bytes[op] <= kResultReadBackMaxBytes) continue;

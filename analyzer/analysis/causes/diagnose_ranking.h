@@ -79,9 +79,10 @@ void RankDiagnoseFindings(const TraceModel& model, const WhatIfResult& what_if, 
 // the same, and no dependency graph is needed.
 bool RankingNeedsWhatIf(const DiagnoseResult& result);
 
-// What a caller shows of the ranking. Showing less than every finding can
-// need no estimate at all (RankingNeedsWhatIf below): the replays, and the
-// dependency graph they run on, are the dearest part of a diagnosis.
+// What a caller shows of the ranking. Each part of it may depend on an
+// estimate; showing none of it needs none (RankingNeedsWhatIf below): the
+// replays, and the dependency graph they run on, are the dearest part of a
+// diagnosis.
 struct RankingShown {
   // Every finding's estimate and place (the diagnose section, JSON).
   bool every_finding = true;
