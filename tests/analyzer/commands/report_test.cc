@@ -413,6 +413,39 @@ TEST(Report, TheSummaryAloneIsTheFullReportsSummaryOnEveryBundledTrace) {
   EXPECT_GT(ranked_findings, 10);  // most summaries show an estimate: the replays still run for those
 }
 
+// The summary leads with what the diagnosis leads with, on programs nobody
+// here wrote. NVIDIA's jacobiCudaGraphs launched op by op (H100): the round
+// trip per iteration first, then the pageable 8-byte read-back, whose
+// measured cost is 0 ns (it idles the GPU no time of its own) but whose
+// replay ends the window 10.2 ms sooner (the summary once left it out),
+// then the host work between iterations. A
+// vecAdd on managed memory (A100, Nsight export): its unified-memory
+// migrations ran on no stream, so they are no same_stream finding (which
+// once led, telling the user to split work over streams), and the summary
+// has no finding to show.
+TEST(Report, TheSummaryShowsTheDiagnosisLeadingFindingsOnRealTraces) {
+  ReportOptions jacobi = For("tests/data/samples/jacobiCudaGraphs_nograph.sqlite");
+  jacobi.format = ReportOptions::Format::kJson;
+  Outcome a = RunIt(jacobi);
+  ASSERT_EQ(a.code, kExitOk) << a.err;
+  const nlohmann::json w = nlohmann::json::parse(a.out)["traces"][0]["windows"][0];
+  const nlohmann::json& top = w["summary"]["top_findings"];
+  ASSERT_EQ(top.size(), 3u) << top.dump();  // the text shows the first two within its 15 lines
+  EXPECT_EQ(top[0]["cause"], "round_trip");
+  EXPECT_EQ(top[1]["cause"], "pageable_copies");
+  EXPECT_EQ(top[1]["impact_ns"], 0);
+  EXPECT_GT(top[1]["estimated_saving_ns"].get<int64_t>(), 10'000'000);
+  EXPECT_EQ(top[2]["cause"], "cpu_starvation");  // the host work alone: 2.04 ms
+
+  ReportOptions um = For("tests/data/nsys/vecadd-um-a100.sqlite");
+  um.format = ReportOptions::Format::kJson;
+  Outcome b = RunIt(um);
+  ASSERT_EQ(b.code, kExitOk) << b.err;
+  const nlohmann::json v = nlohmann::json::parse(b.out)["traces"][0]["windows"][0];
+  for (const nlohmann::json& f : v["diagnose"]["findings"]) EXPECT_NE(f["cause"], "same_stream") << f.dump();
+  EXPECT_TRUE(v["summary"]["top_findings"].empty()) << v["summary"].dump();
+}
+
 // A summary runs the replays when a finding has a what-if cause, minor or
 // not: its estimate can make it lead (a sync of small measured cost whose
 // removal ends the window much sooner); without such a finding it runs none.
