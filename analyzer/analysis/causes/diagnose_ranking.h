@@ -26,7 +26,9 @@
 //                          cost little: the host work is what the GPU waits
 //                          for)
 // Other causes (hardware, event waits, contention, small work) have no
-// what-if: they keep saving_estimated false.
+// what-if: they keep saving_estimated false. Only the candidate causes a
+// finding covers are replayed, and the host work (the combination below
+// reads it): a cause no finding names changes no figure of the ranking.
 //
 // Causes acting together (DiagnoseResult::combined): the host's waits (the
 // waits of sync_between), its work between calls (the host work of

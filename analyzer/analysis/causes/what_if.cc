@@ -1106,6 +1106,12 @@ WhatIfResult WhatIfSession::EstimateSavings() const {
   return Estimate(impl_->graph, impl_->context, impl_->context.Candidates(), impl_->options.min_cost_ns);
 }
 
+std::vector<WhatIfCause> WhatIfSession::Candidates() const { return impl_->context.Candidates(); }
+
+WhatIfResult WhatIfSession::EstimateSavings(const std::vector<WhatIfCause>& causes) const {
+  return Estimate(impl_->graph, impl_->context, causes, impl_->options.min_cost_ns);
+}
+
 WhatIfEstimate WhatIfSession::EstimateTogether(const std::vector<WhatIfCause>& causes) const {
   if (causes.empty()) return {};
   return Together(impl_->graph, impl_->context, causes);

@@ -271,6 +271,12 @@ class WhatIfSession {
   WhatIfSession(const WhatIfSession&) = delete;
   WhatIfSession& operator=(const WhatIfSession&) = delete;
   WhatIfResult EstimateSavings() const;  // EstimateSavings(model, graph, options)
+  // The candidate causes EstimateSavings() replays (FindWhatIfCauses before
+  // the measured-cost filter), and EstimateSavings() over a subset of them:
+  // a caller that reads only some estimates skips the other replays (about
+  // a second each at 10M ops) and gets the same figures for the rest.
+  std::vector<WhatIfCause> Candidates() const;
+  WhatIfResult EstimateSavings(const std::vector<WhatIfCause>& causes) const;
   WhatIfEstimate EstimateTogether(const std::vector<WhatIfCause>& causes) const;
 
  private:

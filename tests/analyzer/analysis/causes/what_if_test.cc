@@ -410,6 +410,35 @@ TEST(WhatIf, SessionGivesTheSameEstimatesAsTheFreeFunctions) {
   EXPECT_EQ(session.EstimateTogether({}).estimated_saving_ns, 0);
 }
 
+TEST(WhatIf, ASubsetOfTheCandidatesReplaysOnlyThoseWithTheSameEstimates) {
+  TraceModel m = testing::ThreeCausesTrace();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  const WhatIfSession session(m, g);
+  const std::vector<WhatIfCause> candidates = session.Candidates();
+  WhatIfResult all = session.EstimateSavings();
+  ASSERT_EQ(candidates.size(), all.estimates.size());
+  std::vector<WhatIfCause> some;
+  for (const WhatIfCause& c : candidates) {
+    if (c.kind == WhatIfKind::kSync || c.kind == WhatIfKind::kPageableCopy) some.push_back(c);
+  }
+  ASSERT_EQ(some.size(), 2u);
+  WhatIfResult subset = session.EstimateSavings(some);
+  ASSERT_EQ(subset.estimates.size(), 2u);
+  EXPECT_EQ(subset.estimates[0].cause.kind, WhatIfKind::kPageableCopy);
+  EXPECT_EQ(subset.estimates[0].estimated_saving_ns, 1550 * kUs);
+  EXPECT_EQ(subset.estimates[1].cause.kind, WhatIfKind::kSync);
+  EXPECT_EQ(subset.estimates[1].estimated_saving_ns, 1275 * kUs);
+  EXPECT_TRUE(session.EstimateSavings({}).estimates.empty());
+  // A sync cause only removes edges: replayed together alone, it is the
+  // same replay (the ranking reuses the one for the other).
+  ASSERT_EQ(some[0].kind, WhatIfKind::kSync);  // candidates come by kind
+  WhatIfEstimate together = session.EstimateTogether({some[0]});
+  EXPECT_EQ(together.estimated_saving_ns, subset.estimates[1].estimated_saving_ns);
+  EXPECT_EQ(together.measured_cost_ns, subset.estimates[1].measured_cost_ns);
+  EXPECT_EQ(together.op_count, subset.estimates[1].op_count);
+  EXPECT_EQ(together.call_count, subset.estimates[1].call_count);
+}
+
 TEST(WhatIf, ManyRangeNamesAreCappedToTheCostliestPerKind) {
   // 30 launches, each after host work in its own NVTX range r0..r29 of
   // (j + 1) x 10 us.
