@@ -323,6 +323,26 @@ std::string Summary(const SmallWorkFacts& x, int64_t, const TraceModel& m) {
                       FormatDuration(x.idle_ns), " between them waiting for launches");
 }
 
+std::string Summary(const SmallGridFacts& x, int64_t, const TraceModel& m) {
+  std::vector<std::string> parts;
+  for (const SmallGridFacts::Group& g : x.groups) {
+    parts.push_back(absl::StrCat("'", Shortened(DisplayName(m.strings, g.name)), "' x", g.launches, " with at most ",
+                                 Count(g.max_blocks, "block", "blocks"), ", ", FormatDuration(g.ns)));
+  }
+  return absl::StrCat(
+      "kernels with small grids left SMs empty while the GPU counted as busy: ", absl::StrJoin(parts, "; "), " (",
+      Count(x.kernels, "kernel", "kernels"), " with at most half as many blocks as device ", x.device_id,
+      DeviceName(x.device_name), " has SMs, ", x.sm_count, "; a block runs on one SM); ", FormatDuration(x.empty_ns),
+      " of the device's SM time left empty over ", FormatDuration(x.underfilled_ns));
+}
+
+std::string SmallGridRemedy(const SmallGridFacts& x) {
+  return absl::StrCat("launch enough blocks to fill the GPU: at least one per SM (", x.sm_count,
+                      " here), better several, of 128-512 threads each; size the grid from the data ((n + threads "
+                      "- 1) / threads blocks) or use a grid-stride loop over a few blocks per SM; independent small "
+                      "kernels can share the SMs from several streams");
+}
+
 std::string ImplicitSyncRemedy(const ImplicitSyncFacts& x) {
   std::vector<std::string> remedies;
   for (ImplicitSyncKind k : x.kinds) {
@@ -457,6 +477,10 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
       const auto* x = std::get_if<RoundTripFacts>(&f.facts);
       return x != nullptr ? RoundTripRemedy(*x) : "";
     }
+    case DiagnoseCause::kSmallGrid: {
+      const auto* x = std::get_if<SmallGridFacts>(&f.facts);
+      return x != nullptr ? SmallGridRemedy(*x) : "";
+    }
   }
   return "";
 }
@@ -466,6 +490,9 @@ std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns)
                                FormatShare(f.impact_ns, gpu_span_ns), " of the GPU span)");
   if (!f.saving_estimated && f.cause == DiagnoseCause::kCopyBandwidthBound) {
     return absl::StrCat(s, "; saving not estimated (no what-if models moving fewer bytes)");
+  }
+  if (!f.saving_estimated && f.cause == DiagnoseCause::kSmallGrid) {
+    return absl::StrCat(s, "; saving not estimated (no what-if models a larger grid)");
   }
   if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
   // Why the estimate and the cost differ, when they do by much.

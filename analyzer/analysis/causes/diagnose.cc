@@ -21,6 +21,7 @@
 #include "analyzer/analysis/causes/host_link_rate.h"
 #include "analyzer/analysis/causes/idle_partition.h"
 #include "analyzer/analysis/causes/round_trip.h"
+#include "analyzer/analysis/causes/small_grid.h"
 #include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/overlap_gaps/busy_time_index.h"
 #include "analyzer/analysis/windows/trace_facts.h"
@@ -59,6 +60,7 @@ std::string_view DiagnoseCauseName(DiagnoseCause c) {
     case DiagnoseCause::kRoundTrip: return "round_trip";
     case DiagnoseCause::kHardwareQueue: return "hardware_queue";
     case DiagnoseCause::kLazyLoading: return "lazy_module_loading";
+    case DiagnoseCause::kSmallGrid: return "small_grid";
   }
   return "unknown";
 }
@@ -75,6 +77,7 @@ DiagnoseStep StepOf(DiagnoseCause c) {
     case DiagnoseCause::kRoundTrip: return DiagnoseStep::kDependencies;
     case DiagnoseCause::kHardwareQueue: return DiagnoseStep::kHardware;
     case DiagnoseCause::kLazyLoading: return DiagnoseStep::kHiddenSync;
+    case DiagnoseCause::kSmallGrid: return DiagnoseStep::kSmallWork;
     case DiagnoseCause::kLegacyDefaultStream:
     case DiagnoseCause::kImplicitSyncCall: return DiagnoseStep::kHiddenSync;
     case DiagnoseCause::kCpuStarvation: return DiagnoseStep::kCpuStarvation;
@@ -205,6 +208,7 @@ class Diagnoser {
     CpuStarvation();
     if (contention_) findings_.push_back(*contention_);
     SmallWork();
+    for (DiagnoseFinding& f : FindSmallGrids(m_, w_, ops_, o_)) findings_.push_back(std::move(f));
     int64_t threshold = std::max<int64_t>(
         o_.min_impact_ns, static_cast<int64_t>(o_.min_impact_share * static_cast<double>(result_.gpu_span_ns)));
     for (DiagnoseFinding& f : findings_) f.significant = f.impact_ns >= threshold;

@@ -43,7 +43,9 @@
 //                    other ops than when they ran alone (alone: in this trace,
 //                    else the reference's);
 //   7 small_work     launch-bound kernel groups (launch_stats.h): GPU work shorter
-//                    than its launch cost.
+//                    than its launch cost; small_grid (small_grid.h: kernels
+//                    with fewer blocks than the device has SMs left SMs
+//                    empty while the GPU counted as busy).
 // Steps 6-7 explain overlap that brings no gain; they run on every trace but
 // only report with evidence.
 //
@@ -115,11 +117,12 @@ enum class DiagnoseCause : uint8_t {
   kRoundTrip = 12,           // step dependencies
   kHardwareQueue = 13,       // step hardware
   kLazyLoading = 14,         // step hidden_sync
+  kSmallGrid = 15,           // step small_work
 };
 // "copy_engines", "no_concurrent_kernels", "pageable_copies", "same_stream",
 // "event_wait", "sync_between", "legacy_default_stream", "implicit_sync_call",
 // "cpu_starvation", "contention", "small_work", "copy_bandwidth_bound",
-// "round_trip", "hardware_queue", "lazy_module_loading"
+// "round_trip", "hardware_queue", "lazy_module_loading", "small_grid"
 std::string_view DiagnoseCauseName(DiagnoseCause c);
 DiagnoseStep StepOf(DiagnoseCause c);
 
@@ -169,6 +172,9 @@ struct DiagnoseOptions {
   double copy_bound_min_compute_ratio = 1.5;
   // ... at least this share of the reference rate (copy_bound.h).
   double copy_bound_min_rate_share = 0.7;
+  // small_grid: a kernel with fewer blocks than SMs counts when it runs at
+  // least this long (shorter ones are launch-bound: small_work's).
+  int64_t small_grid_min_kernel_ns = 50'000;
 };
 
 // What each cause found, as data: render/diagnose_render.cc words the
@@ -322,10 +328,24 @@ struct SmallWorkFacts {
   std::vector<Group> groups;  // the first (at most 3) launch-bound groups
   int64_t idle_ns = 0;
 };
+struct SmallGridFacts {
+  struct Group {
+    StringId name = kNoString;
+    int64_t launches = 0, ns = 0, max_blocks = 0;
+  };
+  int32_t device_id = 0;
+  std::string device_name;
+  int32_t sm_count = 0;
+  int64_t kernels = 0;         // small-grid kernels in the window
+  int64_t underfilled_ns = 0;  // small_grid.h
+  int64_t empty_ns = 0;        // the SM time left empty (the measured cost)
+  std::vector<Group> groups;   // by name, the longest total first (at most 3)
+};
 using DiagnoseFacts =
     std::variant<std::monostate, CopyEnginesFacts, NoConcurrentKernelsFacts, PageableCopiesFacts, SameStreamFacts,
                  EventWaitDelays, SyncBetweenFacts, LegacyStreamFacts, ImplicitSyncFacts, CpuStarvationFacts,
-                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts, HardwareQueueFacts, LazyLoadingFacts>;
+                 ContentionFacts, SmallWorkFacts, CopyBoundFacts, RoundTripFacts, HardwareQueueFacts, LazyLoadingFacts,
+                 SmallGridFacts>;
 
 struct DiagnoseFinding {
   DiagnoseCause cause = DiagnoseCause::kSameStream;

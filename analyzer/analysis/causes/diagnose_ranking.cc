@@ -183,7 +183,9 @@ void OrderFindings(const DiagnoseOptions& options, DiagnoseResult* result) {
   // Leading: a significant estimated saving (whatever the measured cost),
   // or significant without a what-if (then its measured cost stands in:
   // the best figure there is). Minor: both the cost and the saving small.
+  // A significant small_grid leads after the others (small_grid.h).
   auto tier = [&](const DiagnoseFinding& f) {
+    if (f.cause == DiagnoseCause::kSmallGrid) return f.significant ? 1 : 2;
     if (f.saving_estimated && f.estimated_saving_ns >= threshold) return 0;
     if (f.significant && !f.saving_estimated) return 0;
     return 2;
@@ -196,7 +198,7 @@ void OrderFindings(const DiagnoseOptions& options, DiagnoseResult* result) {
     const DiagnoseFinding& y = findings[b];
     int tx = tier(x), ty = tier(y);
     if (tx != ty) return tx < ty;
-    if (tx == 0) return key(x) > key(y);
+    if (tx < 2) return key(x) > key(y);
     if (x.significant != y.significant) return x.significant;
     int64_t sx = x.saving_estimated ? x.estimated_saving_ns : -1, sy = y.saving_estimated ? y.estimated_saving_ns : -1;
     if (sx != sy) return sx > sy;

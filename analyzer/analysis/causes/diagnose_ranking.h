@@ -46,7 +46,9 @@
 // threshold (max(min_impact_ns, min_impact_share x GPU span)), whatever
 // their measured cost, and significant findings without a what-if, by
 // estimated saving (their measured cost for those without one: the best
-// figure they have), largest first; (2) the rest: first significant costs
+// figure they have), largest first, then a significant small_grid (the SM
+// time kernels with small grids left empty: after the causes of idle time
+// and lost overlap, small_grid.h); (2) the rest: first significant costs
 // whose estimate says the window would not end sooner, then minor findings
 // (cost and saving both below the threshold), largest saving then cost
 // first. The primary cause is the first of (1); none when (1) is empty.

@@ -31,7 +31,8 @@ int64_t IdleCostNs(const DiagnoseFinding& f) {
     case DiagnoseCause::kHardwareQueue:
     case DiagnoseCause::kLazyLoading:
     case DiagnoseCause::kContention:
-    case DiagnoseCause::kCopyBandwidthBound: return 0;
+    case DiagnoseCause::kCopyBandwidthBound:
+    case DiagnoseCause::kSmallGrid: return 0;
   }
   return 0;
 }
