@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analyzer/analysis/causes/diagnose_support.h"
+#include "analyzer/analysis/overlap_gaps/communication.h"
 #include "analyzer/model/saturating.h"
 
 namespace streamscope {
@@ -48,18 +49,27 @@ std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w
                                             const DiagnoseOptions& o) {
   std::vector<DiagnoseFinding> findings;
   if (m.kernel_blocks.size() != m.ops.size()) return findings;  // grids not recorded
-  // The kernel's SM count when it is a small-grid kernel long enough to
-  // count, else 0.
-  auto small_on = [&](int32_t op) -> int32_t {
-    if (m.ops.category[op] != OpCategory::kKernel) return 0;
+  // Communication kernels (NCCL) take few SMs on purpose, to leave the rest
+  // to the compute they overlap, and wait on their peers: never small here.
+  // Names are interned: each is classified once.
+  std::vector<int8_t> communication(m.strings.size(), -1);
+  auto is_communication = [&](StringId name) {
+    if (name < 0 || static_cast<size_t>(name) >= communication.size()) return false;
+    int8_t& known = communication[static_cast<size_t>(name)];
+    if (known < 0) known = IsCommunicationKernel(m.strings.Get(name)) ? 1 : 0;
+    return known == 1;
+  };
+  // Whether `op` is a small-grid kernel long enough to count.
+  auto is_small = [&](int32_t op) {
+    if (m.ops.category[op] != OpCategory::kKernel) return false;
     const int64_t kept = m.kernel_blocks[op];
-    if (kept <= 0 || SaturatingSub(m.ops.end_ns[op], m.ops.start_ns[op]) < o.small_grid_min_kernel_ns) return 0;
+    if (kept <= 0 || SaturatingSub(m.ops.end_ns[op], m.ops.start_ns[op]) < o.small_grid_min_kernel_ns) return false;
     const Device* d = m.FindDevice(m.ops.device_id[op]);
-    return d != nullptr && 2 * kept <= d->sm_count ? d->sm_count : 0;
+    return d != nullptr && 2 * kept <= d->sm_count && !is_communication(m.ops.name[op]);
   };
   std::vector<int32_t> devices;  // that ran one
   for (int32_t op : ops) {
-    if (small_on(op) > 0 && std::find(devices.begin(), devices.end(), m.ops.device_id[op]) == devices.end()) {
+    if (is_small(op) && std::find(devices.begin(), devices.end(), m.ops.device_id[op]) == devices.end()) {
       devices.push_back(m.ops.device_id[op]);
     }
   }
@@ -74,10 +84,10 @@ std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w
       if (end <= start) continue;
       const int64_t kept = m.kernel_blocks[op];
       const auto blocks = static_cast<int32_t>(kept > 0 ? kept : kMaxKernelBlocksKept);
-      const int32_t is_small = small_on(op) > 0 ? 1 : 0;
-      edges.push_back({start, blocks, is_small});
-      edges.push_back({end, -blocks, -is_small});
-      if (is_small != 0) small.push_back({end - start, op});
+      const int32_t counts = is_small(op) ? 1 : 0;
+      edges.push_back({start, blocks, counts});
+      edges.push_back({end, -blocks, -counts});
+      if (counts != 0) small.push_back({end - start, op});
     }
     const Underfilled u = Sweep(edges, d->sm_count);
     std::vector<Edge>().swap(edges);

@@ -12,7 +12,10 @@
 // add up to fewer than the SMs (a kernel whose grid is not recorded counts as
 // filling the device: nothing says it left room). A grid of more than half
 // the SMs is one wave with a short tail (cuBLAS picks 128 blocks on 132
-// SMs); shorter kernels with small grids are small_work's (launch-bound).
+// SMs); shorter kernels with small grids are small_work's (launch-bound);
+// communication kernels (NCCL: IsCommunicationKernel) take few SMs on
+// purpose, to leave the others to the compute they overlap, and never count
+// (their blocks still occupy SMs).
 // Measured cost: the SM time left empty, the underfilled time with each ns
 // weighted by the share of SMs no running block occupied; a cost on busy
 // time (the idle partition gives it no idle time). No what-if models a

@@ -35,8 +35,9 @@ struct Launch {
   int64_t stream, start_us, end_us, blocks;  // blocks 0: grid not recorded
 };
 
-// Kernels on a device of `sms` SMs, each launched 5 us before it starts.
-TraceModel Kernels(int32_t sms, const std::vector<Launch>& launches) {
+// Kernels on a device of `sms` SMs, each launched 5 us before it starts,
+// named "k<blocks>" (or `name`).
+TraceModel Kernels(int32_t sms, const std::vector<Launch>& launches, const std::string& name = "") {
   ModelBuilder b;
   b.model().devices.push_back(TestDevice({.sm_count = sms}));
   std::vector<int64_t> streams;
@@ -48,7 +49,7 @@ TraceModel Kernels(int32_t sms, const std::vector<Launch>& launches) {
   }
   for (size_t k = 0; k < launches.size(); ++k) {
     const Launch& l = launches[k];
-    b.Kernel("k" + std::to_string(l.blocks), l.stream, us(l.start_us), us(l.end_us),
+    b.Kernel(name.empty() ? "k" + std::to_string(l.blocks) : name, l.stream, us(l.start_us), us(l.end_us),
              ApiTimes{us(l.start_us) - us(5), us(l.start_us) - us(3), 1});
   }
   TraceModel m = b.Build();
@@ -111,7 +112,7 @@ TEST(SmallGrid, SmallGridsRunningTogetherCountOnlyWhileTheirBlocksLeaveSmsEmpty)
   EXPECT_EQ(x.empty_ns, us(500) * 12 / 132);
 }
 
-TEST(SmallGrid, GridsOfMoreThanHalfTheSmsShortKernelsAndUnknownGridsAreNot) {
+TEST(SmallGrid, GridsOfMoreThanHalfTheSmsShortKernelsNcclAndUnknownGridsAreNot) {
   // A 128-block GEMM on 132 SMs is one wave with a short tail.
   EXPECT_TRUE(SmallGrids(Kernels(132, {{1, 0, 1000, 128}})).empty());
   // 1-block kernels of 10 us are launch-bound: small_work's.
@@ -121,6 +122,8 @@ TEST(SmallGrid, GridsOfMoreThanHalfTheSmsShortKernelsAndUnknownGridsAreNot) {
   std::vector<DiagnoseFinding> found = SmallGrids(Kernels(132, {{1, 0, 1000, 1}, {2, 0, 400, 0}}));
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(std::get<SmallGridFacts>(found[0].facts).underfilled_ns, us(600));
+  // NCCL takes few SMs on purpose (the rest are the compute's it overlaps).
+  EXPECT_TRUE(SmallGrids(Kernels(132, {{1, 0, 1000, 2}}, "ncclDevKernel_AllReduce_Sum_f32_RING_LL")).empty());
   // Without the device's SM count, or without grids, nothing is said.
   EXPECT_TRUE(SmallGrids(Kernels(0, {{1, 0, 1000, 1}})).empty());
   TraceModel no_grids = Kernels(132, {{1, 0, 1000, 1}});
