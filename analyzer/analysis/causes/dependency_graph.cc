@@ -120,7 +120,9 @@ struct SubmitOrder {
         const auto i = static_cast<size_t>(ops[k]);
         entries.push_back({SubmitNs(m, i), m.ops.correlation_id[i], ops[k]});
       }
-      std::sort(entries.begin(), entries.end());
+      // A stream runs its ops in the order they were submitted, so they
+      // usually come sorted already (the sort took 0.65 s at 10M ops).
+      if (!std::is_sorted(entries.begin(), entries.end())) std::sort(entries.begin(), entries.end());
       Stream& x = by_stream[s];
       x.t.reserve(entries.size());
       x.op.reserve(entries.size());
