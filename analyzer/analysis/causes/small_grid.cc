@@ -51,9 +51,11 @@ std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w
   if (m.kernel_blocks.size() != m.ops.size()) return findings;  // grids not recorded
   // Communication kernels (NCCL) take few SMs on purpose, to leave the rest
   // to the compute they overlap, and wait on their peers: never small here.
-  // Names are interned: each is classified once.
-  std::vector<int8_t> communication(m.strings.size(), -1);
+  // Names are interned: each is classified once, in a table made on first
+  // use (most windows have no small-grid kernel to ask about).
+  std::vector<int8_t> communication;
   auto is_communication = [&](StringId name) {
+    if (communication.empty()) communication.assign(m.strings.size(), -1);
     if (name < 0 || static_cast<size_t>(name) >= communication.size()) return false;
     int8_t& known = communication[static_cast<size_t>(name)];
     if (known < 0) known = IsCommunicationKernel(m.strings.Get(name)) ? 1 : 0;
