@@ -1,9 +1,9 @@
-// Diagnosis step 7, small_grid: kernels launched with fewer blocks than the
-// device has SMs, long enough that the SMs they leave empty matter. A block
-// runs on one SM, so a grid of b blocks keeps at most b SMs busy, however
-// long it runs; the timeline counts the GPU as busy all the while (a
-// tutorial's add<<<1, 1>>> over 128M floats ran 6.3 s on one SM of an
-// A100's 108, and the window looked 92 % busy).
+// Diagnosis step 7, small_grid: kernels launched with far fewer blocks than
+// the device has SMs, long enough that the SMs they leave empty matter. A
+// block runs on one SM, so a grid of b blocks keeps at most b SMs busy,
+// however long it runs; the timeline counts the GPU as busy all the while
+// (a tutorial's add<<<1, 1>>> over two 256 MiB managed arrays ran 6.3 s on
+// one SM of an A100's 108, and the window looked 92 % busy).
 //
 // On each device whose SM count is known, over the window's kernels (those
 // that start in it, clipped to it): the underfilled time is the time during
