@@ -488,13 +488,16 @@ std::string DiagnoseRemedy(const DiagnoseFinding& f) {
 std::string DiagnoseCostAndSaving(const DiagnoseFinding& f, int64_t gpu_span_ns) {
   std::string s = absl::StrCat("measured cost ", FormatDuration(f.impact_ns), " (",
                                FormatShare(f.impact_ns, gpu_span_ns), " of the GPU span)");
-  if (!f.saving_estimated && f.cause == DiagnoseCause::kCopyBandwidthBound) {
-    return absl::StrCat(s, "; saving not estimated (no what-if models moving fewer bytes)");
+  if (!f.saving_estimated) {
+    // Causes whose fix a replay cannot model say which change that is.
+    switch (f.cause) {
+      case DiagnoseCause::kCopyBandwidthBound:
+        return absl::StrCat(s, "; saving not estimated (no what-if models moving fewer bytes)");
+      case DiagnoseCause::kSmallGrid:
+        return absl::StrCat(s, "; saving not estimated (no what-if models a larger grid)");
+      default: return absl::StrCat(s, "; no saving estimate for this cause");
+    }
   }
-  if (!f.saving_estimated && f.cause == DiagnoseCause::kSmallGrid) {
-    return absl::StrCat(s, "; saving not estimated (no what-if models a larger grid)");
-  }
-  if (!f.saving_estimated) return absl::StrCat(s, "; no saving estimate for this cause");
   // Why the estimate and the cost differ, when they do by much.
   const int64_t threshold = gpu_span_ns / 100;
   if (f.estimated_saving_ns <= 0 && f.impact_ns < threshold) return absl::StrCat(s, "; estimated saving none");

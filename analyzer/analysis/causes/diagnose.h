@@ -44,8 +44,8 @@
 //                    else the reference's);
 //   7 small_work     launch-bound kernel groups (launch_stats.h): GPU work shorter
 //                    than its launch cost; small_grid (small_grid.h: kernels
-//                    with fewer blocks than the device has SMs left SMs
-//                    empty while the GPU counted as busy).
+//                    with at most half as many blocks as the device has SMs
+//                    left SMs empty while the GPU counted as busy).
 // Steps 6-7 explain overlap that brings no gain; they run on every trace but
 // only report with evidence.
 //
@@ -172,8 +172,9 @@ struct DiagnoseOptions {
   double copy_bound_min_compute_ratio = 1.5;
   // ... at least this share of the reference rate (copy_bound.h).
   double copy_bound_min_rate_share = 0.7;
-  // small_grid: a kernel with fewer blocks than SMs counts when it runs at
-  // least this long (shorter ones are launch-bound: small_work's).
+  // small_grid: a kernel with at most half as many blocks as SMs counts
+  // when it runs at least this long (shorter ones are launch-bound:
+  // small_work's).
   int64_t small_grid_min_kernel_ns = 50'000;
 };
 

@@ -303,9 +303,11 @@ void RankDiagnoseFindings(const TraceModel& model, const DependencyGraph& graph,
     std::stable_partition(waits.begin(), waits.end(), [](const WhatIfCause& c) { return IsExplicitSync(c.blocking); });
     // One wait alone was replayed above when a finding covers it: a sync
     // cause only removes edges, so its replay together is the same one.
-    auto replayed = std::find_if(what_if.estimates.begin(), what_if.estimates.end(), [&](const WhatIfEstimate& e) {
-      return waits.size() == 1 && e.cause == waits.front();
-    });
+    auto replayed = what_if.estimates.end();
+    if (waits.size() == 1) {
+      replayed = std::find_if(what_if.estimates.begin(), what_if.estimates.end(),
+                              [&](const WhatIfEstimate& e) { return e.cause == waits.front(); });
+    }
     WhatIfEstimate together = replayed != what_if.estimates.end() ? *replayed : session().EstimateTogether(waits);
     waits_alone = together;
     // The syncs' share is what they add to the pageable holds: dropping both

@@ -51,23 +51,14 @@ std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w
   if (m.kernel_blocks.size() != m.ops.size()) return findings;  // grids not recorded
   // Communication kernels (NCCL) take few SMs on purpose, to leave the rest
   // to the compute they overlap, and wait on their peers: never small here.
-  // Names are interned: each is classified once, in a table made on first
-  // use (most windows have no small-grid kernel to ask about).
-  std::vector<int8_t> communication;
-  auto is_communication = [&](StringId name) {
-    if (communication.empty()) communication.assign(m.strings.size(), -1);
-    if (name < 0 || static_cast<size_t>(name) >= communication.size()) return false;
-    int8_t& known = communication[static_cast<size_t>(name)];
-    if (known < 0) known = IsCommunicationKernel(m.strings.Get(name)) ? 1 : 0;
-    return known == 1;
-  };
+  CommunicationKernelNames communication(m);
   // Whether `op` is a small-grid kernel long enough to count.
   auto is_small = [&](int32_t op) {
     if (m.ops.category[op] != OpCategory::kKernel) return false;
     const int64_t kept = m.kernel_blocks[op];
     if (kept <= 0 || SaturatingSub(m.ops.end_ns[op], m.ops.start_ns[op]) < o.small_grid_min_kernel_ns) return false;
     const Device* d = m.FindDevice(m.ops.device_id[op]);
-    return d != nullptr && 2 * kept <= d->sm_count && !is_communication(m.ops.name[op]);
+    return d != nullptr && 2 * kept <= d->sm_count && !communication.Contains(m.ops.name[op]);
   };
   std::vector<int32_t> devices;  // that ran one
   for (int32_t op : ops) {

@@ -21,6 +21,14 @@ bool IsCommunicationKernel(std::string_view name) {
   return false;
 }
 
+bool CommunicationKernelNames::Contains(StringId name) {
+  if (name < 0 || static_cast<size_t>(name) >= model_.strings.size()) return false;
+  if (known_.empty()) known_.assign(model_.strings.size(), -1);
+  int8_t& known = known_[static_cast<size_t>(name)];
+  if (known < 0) known = IsCommunicationKernel(model_.strings.Get(name)) ? 1 : 0;
+  return known == 1;
+}
+
 namespace {
 
 struct DeviceIntervals {
@@ -43,8 +51,7 @@ CommunicationResult AnalyzeCommunication(const TraceModel& model, const Window& 
 CommunicationResult AnalyzeCommunicationAllDevices(const TraceModel& model, const Window& window) {
   const GpuOps& ops = model.ops;
   const Interval w = window.interval();
-  // Names are interned: classify each distinct name once.
-  std::vector<int8_t> is_comm_name(model.strings.size(), -1);
+  CommunicationKernelNames communication(model);
   std::map<int32_t, DeviceIntervals> devices;
   auto [first, last] = model.OpRangeFor(w.start, w.end);
   for (size_t i = first; i < last; ++i) {
@@ -53,12 +60,7 @@ CommunicationResult AnalyzeCommunicationAllDevices(const TraceModel& model, cons
     OpCategory category = ops.category[i];
     if (category == OpCategory::kKernel) {
       StringId name = ops.name[i];
-      bool comm = false;
-      if (name >= 0 && static_cast<size_t>(name) < is_comm_name.size()) {
-        int8_t& known = is_comm_name[name];
-        if (known < 0) known = IsCommunicationKernel(model.strings.Get(name)) ? 1 : 0;
-        comm = known == 1;
-      }
+      const bool comm = communication.Contains(name);
       DeviceIntervals& d = devices[ops.device_id[i]];
       if (comm) {
         d.comm.push_back(clipped);

@@ -27,6 +27,18 @@ namespace streamscope {
 // and any kernel whose name contains "nccl", case-insensitive).
 bool IsCommunicationKernel(std::string_view name);
 
+// IsCommunicationKernel of a model's interned names, each name classified
+// once (a table of a byte per string, made on first use). Not thread-safe.
+class CommunicationKernelNames {
+ public:
+  explicit CommunicationKernelNames(const TraceModel& model) : model_(model) {}
+  bool Contains(StringId name);
+
+ private:
+  const TraceModel& model_;
+  std::vector<int8_t> known_;  // per name: -1 not asked yet, else 0 / 1
+};
+
 struct CommKernelStat {
   StringId name = kNoString;
   int64_t count = 0;

@@ -52,6 +52,7 @@ RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& w
   f.windows_are_steps = windows_are_steps;
   const GpuOps& ops = model.ops;
   std::map<StringId, int32_t> name_index;
+  CommunicationKernelNames communication_names(model);
   for (size_t k = 0; k < windows.size(); ++k) {
     const Window& window = windows[k];
     RankWindowFacts wf;
@@ -71,9 +72,8 @@ RankFacts ComputeRankFacts(const TraceModel& model, const std::vector<Window>& w
       Interval clipped{std::max(ops.start_ns[i], window.start_ns), std::min(ops.end_ns[i], window.end_ns)};
       if (clipped.empty()) continue;
       busy[ops.device_id[i]].push_back(clipped);
-      if (ops.category[i] != OpCategory::kKernel || ops.name[i] < 0) continue;
+      if (ops.category[i] != OpCategory::kKernel || !communication_names.Contains(ops.name[i])) continue;
       std::string_view name = model.strings.Get(ops.name[i]);
-      if (!IsCommunicationKernel(name)) continue;
       auto [it, added] = name_index.emplace(ops.name[i], static_cast<int32_t>(f.comm_names.size()));
       if (added) f.comm_names.emplace_back(name);
       f.comm_kernels.push_back({it->second, ops.device_id[i], ops.start_ns[i], ops.end_ns[i]});
