@@ -99,6 +99,7 @@ absl::Status AnalyzeFile(const std::string& path, const ReportOptions& options, 
     what.summary = what.default_window = true;
     what.windows = &options.window;
     what.hazards = NeedsHazards(plan);
+    what.dependency_graph_facts = plan.threads && NeedsDependencyGraph(plan);
     absl::StatusOr<PreparedTrace> prepared = PrepareTrace(t.model, what);
     if (!prepared.ok()) return prepared.status();
     t.summary = std::move(prepared->summary);

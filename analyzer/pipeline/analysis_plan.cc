@@ -77,6 +77,8 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
 
 bool NeedsHazards(const AnalysisPlan& plan) { return plan.ownership || plan.hazards || plan.timing_audit; }
 
+bool NeedsDependencyGraph(const AnalysisPlan& plan) { return plan.diagnose || plan.critical_path; }
+
 AnalysisPlan WithDependencies(AnalysisPlan plan) {
   if (plan.diagnose) {
     if (!plan.overlap) {

@@ -96,6 +96,10 @@ AnalysisPlan ReportPlan(bool tables, int top, int64_t gap_threshold_ns, const st
 
 // Whether a plan needs the trace's TraceHazards (PrepareHazards).
 bool NeedsHazards(const AnalysisPlan& plan);
+// Whether a plan may build the dependency graph (the diagnosis' ranking, the
+// critical path): its whole-trace facts are then worth building ahead,
+// while the trace is prepared (TracePreparation::dependency_graph_facts).
+bool NeedsDependencyGraph(const AnalysisPlan& plan);
 
 // The analyses that others read, turned on with them (RunPlan runs every
 // plan through it): the diagnosis reads overlap, gap causes, hidden sync and

@@ -26,6 +26,11 @@ struct TracePreparation {
   bool default_window = false;
   const WindowSpec* windows = nullptr;  // the windows to resolve (ResolveWindows)
   bool hazards = false;                 // PrepareHazards (NeedsHazards of the plan)
+  // The dependency graph's whole-trace facts (BuildDependencyGraphFacts),
+  // built on a thread of their own while the rest is prepared, for a plan
+  // that builds the graph (NeedsDependencyGraph) and may use threads: the
+  // steady state is found on one core, and the other would wait.
+  bool dependency_graph_facts = false;
 };
 
 struct PreparedTrace {

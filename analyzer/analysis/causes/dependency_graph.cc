@@ -1014,6 +1014,18 @@ class DependencyGraphBuilder {
   std::vector<std::pair<int32_t, int32_t>> handoff_;  // (graph call, its host_handoff source), by call
 };
 
+void BuildDependencyGraphFacts(const TraceModel& model) {
+  model.Derived<OuterCalls>();
+  model.Derived<SubmitOrder>();
+  model.Derived<EventFacts>();
+  model.Derived<StreamPredecessors>();
+}
+
+void ForgetDependencyGraphFacts(const TraceModel& model) {
+  model.derived->Forget<SubmitOrder>();
+  model.derived->Forget<EventFacts>();
+}
+
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,
                                      const DependencyGraphOptions& options) {
   DependencyGraph g;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
 
@@ -251,6 +252,37 @@ bool ByKernelSequence(const TraceModel& m, const SteadyStateOptions& o, const st
   return true;
 }
 
+// The default window into `out` (whose window is the whole trace): an NVTX
+// range's instances, else a repeating kernel sequence, else the GPU span.
+void FindWindow(const TraceModel& m, const SteadyStateOptions& o, const Window& whole, SteadyState& out) {
+  if (m.ops.size() == 0) {
+    out.window.origin.kind = WindowKind::kWholeTraceNoGpuOp;
+    return;
+  }
+  int64_t first_op = m.ops.start_ns.front(), last_end = kMinTime, total = 0;
+  for (size_t i = 0; i < m.ops.size(); ++i) {
+    last_end = std::max(last_end, m.ops.end_ns[i]);
+    total = SaturatingAdd(total, Duration(m, i));
+  }
+  out.startup = {whole.start_ns, first_op};
+  std::vector<int64_t> submit = SubmitTimes(m);
+  if (ByNvtxRange(m, o, submit, total, out) || ByKernelSequence(m, o, submit, total, out)) {
+    // From its first GPU op: host time before it (the first instance's
+    // set-up, a first launch that loads the module) is not GPU idle time.
+    auto it = std::lower_bound(m.ops.start_ns.begin(), m.ops.start_ns.end(), out.window.start_ns);
+    if (it != m.ops.start_ns.end() && *it < out.window.end_ns) out.window.start_ns = *it;
+    return;
+  }
+  out.method = SteadyStateMethod::kGpuSpan;
+  out.gpu_share = 1;
+  out.window.start_ns = first_op;
+  out.window.end_ns = std::max(first_op, last_end);
+  out.window.origin.kind = WindowKind::kGpuActivity;
+}
+
+// Below this many ops a thread costs more than the first launches it finds.
+constexpr size_t kFirstLaunchThreadFrom = 1 << 16;
+
 }  // namespace
 
 std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, const SteadyStateOptions& o) {
@@ -301,8 +333,11 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
   std::vector<FirstLaunchOutlier> out;
   for (auto& [kernel, launches] : by_kernel) {
     if (launches.empty()) continue;  // reserved, but no launch with a call
-    std::stable_sort(launches.begin(), launches.end(),
-                     [&](const Launch& a, const Launch& b) { return m.api.start_ns[a.api] < m.api.start_ns[b.api]; });
+    // Launches come in op order, which mostly is their calls' order too.
+    auto by_call = [&](const Launch& a, const Launch& b) { return m.api.start_ns[a.api] < m.api.start_ns[b.api]; };
+    if (!std::is_sorted(launches.begin(), launches.end(), by_call)) {
+      std::stable_sort(launches.begin(), launches.end(), by_call);
+    }
     const Launch& first = launches.front();
     int64_t call_ns = SaturatingSub(m.api.end_ns[first.api], m.api.start_ns[first.api]);
     int64_t median = -1;
@@ -335,33 +370,16 @@ SteadyState FindSteadyState(const TraceModel& m, const SteadyStateOptions& o) {
   SteadyState out;
   Window whole = WholeTraceWindow(m);
   out.window = whole;
-  out.first_launches = FindFirstLaunchOutliers(m, o);
+  {
+    // The first launches and the window read the trace apart: at 10M ops
+    // each takes most of a second, on a core of its own.
+    TaskThreads first_launches(m.ops.size() >= kFirstLaunchThreadFrom);
+    first_launches.Start([&] { out.first_launches = FindFirstLaunchOutliers(m, o); });
+    FindWindow(m, o, whole, out);
+  }
   for (const FirstLaunchOutlier& f : out.first_launches) {
     out.first_launch_excess_ns = SaturatingAdd(out.first_launch_excess_ns, f.excess_ns());
   }
-  if (m.ops.size() == 0) {
-    out.window.origin.kind = WindowKind::kWholeTraceNoGpuOp;
-    return out;
-  }
-  int64_t first_op = m.ops.start_ns.front(), last_end = kMinTime, total = 0;
-  for (size_t i = 0; i < m.ops.size(); ++i) {
-    last_end = std::max(last_end, m.ops.end_ns[i]);
-    total = SaturatingAdd(total, Duration(m, i));
-  }
-  out.startup = {whole.start_ns, first_op};
-  std::vector<int64_t> submit = SubmitTimes(m);
-  if (ByNvtxRange(m, o, submit, total, out) || ByKernelSequence(m, o, submit, total, out)) {
-    // From its first GPU op: host time before it (the first instance's
-    // set-up, a first launch that loads the module) is not GPU idle time.
-    auto it = std::lower_bound(m.ops.start_ns.begin(), m.ops.start_ns.end(), out.window.start_ns);
-    if (it != m.ops.start_ns.end() && *it < out.window.end_ns) out.window.start_ns = *it;
-    return out;
-  }
-  out.method = SteadyStateMethod::kGpuSpan;
-  out.gpu_share = 1;
-  out.window.start_ns = first_op;
-  out.window.end_ns = std::max(first_op, last_end);
-  out.window.origin.kind = WindowKind::kGpuActivity;
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "analyzer/analysis/causes/graph_memory.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/pipeline/memory_budget.h"
+#include "analyzer/pipeline/prepared_trace.h"
 #include "analyzer/pipeline/run_plan.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
@@ -88,8 +89,10 @@ TEST(RunPlan, TheLastWindowForgetsFactsWithTheSameResults) {
 
 // 70,000 kernels, every other one slowed by a copy beside it: the
 // diagnose command's plan has no threads, but a window this large gets the
-// contention step on a thread of its own (none under STREAMSCOPE_THREADS=1),
-// and the diagnosis is the same either way.
+// contention step on a thread of its own, and a trace this large its first
+// launches (found once, for the default steady state the what-ifs read;
+// none under STREAMSCOPE_THREADS=1), and the diagnosis is the same either
+// way.
 TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   testing::ModelBuilder b;
   b.Stream(1, StreamKind::kNonBlocking);
@@ -119,7 +122,7 @@ TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   int64_t threads = 0, none = 0;
   const DiagnoseResult beside = diagnose(false, &threads);
   const DiagnoseResult alone = diagnose(true, &none);
-  EXPECT_EQ(threads, 1);
+  EXPECT_EQ(threads, 2);
   EXPECT_EQ(none, 0);
   std::vector<std::pair<DiagnoseCause, int64_t>> with_thread, without;
   for (const DiagnoseFinding& f : beside.findings) with_thread.push_back({f.cause, f.impact_ns});
@@ -189,6 +192,46 @@ TEST(RunPlan, AGraphOverTheMemoryBudgetIsSkippedAndSaysSo) {
   // What else the window reports does not depend on the graph.
   EXPECT_EQ(tight->gap_causes.idle_ns, free->gap_causes.idle_ns);
   EXPECT_EQ(Ranking(tight->diagnose).size(), Ranking(free->diagnose).size());
+}
+
+// A report's plan builds the dependency graph, so its trace preparation
+// builds the graph's whole-trace facts on a thread of its own; a last
+// window drops the ones only the graph reads once it is built. Neither
+// changes a result: the ranking and its estimates are those of a trace
+// prepared without them, and a window analyzed after the facts were
+// dropped builds them again and finds the same.
+TEST(RunPlan, TheGraphsFactsBuiltAheadOrDroppedChangeNothing) {
+  AnalysisPlan plan = ReportPlan(false, 5, 0);
+  EXPECT_TRUE(NeedsDependencyGraph(plan));
+  EXPECT_FALSE(NeedsDependencyGraph(ComparePlan()));
+  auto savings = [](const WindowResults& r) {
+    std::vector<std::pair<DiagnoseCause, int64_t>> out;
+    for (int32_t i : r.diagnose.RankOrder()) {
+      out.push_back({r.diagnose.findings[i].cause, r.diagnose.findings[i].estimated_saving_ns});
+    }
+    return out;
+  };
+  TraceModel ahead = testing::ThreeCausesTrace();
+  TracePreparation what;
+  what.dependency_graph_facts = true;
+  const int64_t before = TaskThreads::Started();
+  ASSERT_TRUE(PrepareTrace(ahead, what).ok());
+  EXPECT_EQ(TaskThreads::Started() - before, 1);
+  plan.last_window = true;
+  absl::StatusOr<WindowResults> first = RunPlan(ahead, WholeTraceWindow(ahead), plan);
+  absl::StatusOr<WindowResults> again = RunPlan(ahead, WholeTraceWindow(ahead), plan);  // facts dropped by the first
+  TraceModel plain = testing::ThreeCausesTrace();
+  plan.last_window = false;
+  absl::StatusOr<WindowResults> reference = RunPlan(plain, WholeTraceWindow(plain), plan);
+  ASSERT_TRUE(first.ok() && again.ok() && reference.ok());
+  ASSERT_FALSE(savings(*reference).empty());
+  EXPECT_EQ(savings(*first), savings(*reference));
+  EXPECT_EQ(savings(*again), savings(*reference));
+  EXPECT_EQ(first->critical_path.segments.size(), reference->critical_path.segments.size());
+  EXPECT_EQ(again->critical_path.segments.size(), reference->critical_path.segments.size());
+  ASSERT_NE(reference->diagnose.primary(), nullptr);
+  EXPECT_EQ(reference->diagnose.primary()->cause, DiagnoseCause::kCpuStarvation);  // the host work in 'prepare'
+  EXPECT_GT(reference->diagnose.primary()->estimated_saving_ns, 0);
 }
 
 // The part of a window whose graph fits: the earliest start from which the

@@ -1,8 +1,11 @@
 #include "analyzer/analysis/windows/steady_state.h"
 #include "analyzer/render/window_label.h"
 
+#include <stdlib.h>
+
 #include <string>
 
+#include "analyzer/base/threads.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
 #include "tests/analyzer/model/model_builder.h"
@@ -219,6 +222,61 @@ TEST(SteadyState, KernelLaunchedOnceIsComparedWithItsLaunchCall) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(m.strings.Get(out[0].kernel), "once");
   EXPECT_EQ(out[0].median_ns, 40 * kUs);  // median of all six cudaLaunchKernel calls' lower middle
+}
+
+// The first launch is the first by its call, not by when the kernel ran:
+// the slow first call's kernel ran after a later call's kernel on another
+// stream.
+TEST(SteadyState, FirstLaunchIsTheFirstCallWhateverOrderTheKernelsRan) {
+  ModelBuilder b;
+  b.Stream(1, StreamKind::kNonBlocking);
+  b.Stream(2, StreamKind::kNonBlocking);
+  b.Kernel("k", 1, 6000 * kUs, 6010 * kUs, ApiTimes{0, 5000 * kUs, 1});
+  b.Kernel("k", 2, 5200 * kUs, 5210 * kUs, ApiTimes{5100 * kUs, 5110 * kUs, 2});
+  b.Kernel("k", 2, 7000 * kUs, 7010 * kUs, ApiTimes{5200 * kUs, 5210 * kUs, 2});
+  TraceModel m = b.Build();
+  ASSERT_GT(m.ops.start_ns[1], m.ops.start_ns[0]);  // the first call's kernel is the second op
+  std::vector<FirstLaunchOutlier> out = FindFirstLaunchOutliers(m);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].call_ns, 5000 * kUs);
+  EXPECT_EQ(out[0].median_ns, 10 * kUs);
+  EXPECT_EQ(m.ops.start_ns[out[0].op], 6000 * kUs);
+}
+
+// A large trace finds its first launches on a thread beside the window
+// (none under STREAMSCOPE_THREADS=1): the same steady state either way.
+TEST(SteadyState, ALargeTracesFirstLaunchesOnAThreadAreTheSame) {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  constexpr int64_t kKernels = 70'000;
+  for (int64_t i = 0; i < kKernels; ++i) {
+    const int64_t call = i == 0 ? 0 : 10 * kMs + i * 20 * kUs;
+    const int64_t call_ns = i == 0 ? 5 * kMs : 5 * kUs;  // the first launch loads the module
+    b.Kernel(i % 2 == 0 ? "even" : "odd", kStream, call + call_ns + kUs, call + call_ns + 3 * kUs,
+             ApiTimes{call, call + call_ns, 1});
+  }
+  TraceModel m = b.Build();
+  auto find = [&](bool one_thread, int64_t* threads) {
+    if (one_thread) setenv("STREAMSCOPE_THREADS", "1", 1);
+    const int64_t before = TaskThreads::Started();
+    SteadyState s = FindSteadyState(m);
+    *threads = TaskThreads::Started() - before;
+    unsetenv("STREAMSCOPE_THREADS");
+    return s;
+  };
+  int64_t threads = 0, none = 0;
+  const SteadyState beside = find(false, &threads);
+  const SteadyState alone = find(true, &none);
+  EXPECT_EQ(threads, 1);
+  EXPECT_EQ(none, 0);
+  ASSERT_EQ(beside.first_launches.size(), 1u);
+  EXPECT_EQ(m.strings.Get(beside.first_launches[0].kernel), "even");
+  EXPECT_EQ(beside.first_launches[0].call_ns, 5 * kMs);
+  EXPECT_EQ(beside.first_launch_excess_ns, alone.first_launch_excess_ns);
+  EXPECT_EQ(beside.first_launch_excess_ns, 5 * kMs - 5 * kUs);
+  EXPECT_EQ(beside.method, alone.method);
+  EXPECT_EQ(beside.window.start_ns, alone.window.start_ns);
+  EXPECT_EQ(beside.window.end_ns, alone.window.end_ns);
 }
 
 TEST(SteadyState, LaunchesOfSimilarTimeAreNoOutliers) {
