@@ -1,5 +1,6 @@
 #include "analyzer/base/threads.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string_view>
@@ -36,5 +37,21 @@ void TaskThreads::Join() {
 }
 
 int64_t TaskThreads::Started() { return started.load(std::memory_order_relaxed); }
+
+size_t SliceCount(size_t n, size_t min_slice) {
+  if (!ThreadsAllowed()) return 1;
+  const size_t cores = std::min<size_t>(8, std::max(std::thread::hardware_concurrency(), 1u));
+  return std::clamp<size_t>(n / std::max<size_t>(min_slice, 1), 1, cores);
+}
+
+void ForEachSlice(size_t n, size_t slices, const std::function<void(size_t, size_t, size_t)>& body) {
+  slices = std::max<size_t>(slices, 1);
+  auto begin = [&](size_t s) { return n * s / slices; };
+  TaskThreads threads(slices > 1);
+  for (size_t s = 0; s + 1 < slices; ++s) {
+    threads.Start([&body, s, b = begin(s), e = begin(s + 1)] { body(s, b, e); });
+  }
+  body(slices - 1, begin(slices - 1), n);
+}
 
 }  // namespace streamscope

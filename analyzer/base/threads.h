@@ -41,6 +41,17 @@ class TaskThreads {
   std::vector<std::thread> running_;
 };
 
+// How many slices ForEachSlice cuts [0, n) into: one per core (at most 8),
+// each of at least `min_slice` items; 1 when threads are off.
+size_t SliceCount(size_t n, size_t min_slice);
+
+// Calls body(slice, begin, end) for each of `slices` contiguous slices of
+// [0, n) (slice s is [n * s / slices, n * (s + 1) / slices)): the first
+// slices on threads of their own, the last on the caller's; all are done
+// when it returns. For a pass whose items write only their own slots: what
+// each slice lists, joined in slice order, is what one pass would list.
+void ForEachSlice(size_t n, size_t slices, const std::function<void(size_t, size_t, size_t)>& body);
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_BASE_THREADS_H_

@@ -655,6 +655,11 @@ GraphEnd EndOfGraph(const DependencyGraph& g, TimeOf time_of) {
   return r;
 }
 
+// The builder's passes over every event (binding edges and lags, the
+// check of the order) run in slices of at least this many events, one per
+// core, on a graph of two slices or more; the graph is the same.
+inline constexpr size_t kGraphBuildSlice = size_t{1} << 18;
+
 // `model` must be finalized.
 DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& window,
                                      const DependencyGraphOptions& options = {});

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/causes/dependency_graph.h"
 
+#include <stdlib.h>
+
 #include <vector>
 
 #include "analyzer/analysis/causes/what_if.h"
@@ -129,6 +131,48 @@ TEST(DependencyGraph, AHostGapOfSecondsKeepsItsExactLag) {
   EXPECT_EQ(order[0].lag_ns, 0);  // not binding: at most its natural lag
   const ReplayResult r = Replay(g);
   for (size_t e = 0; e < g.event_count(); ++e) EXPECT_EQ(r.t[e], g.Recorded(static_cast<int32_t>(e))) << e;
+}
+
+// A graph of at least two slices of events (kGraphBuildSlice) gets its binding
+// edges, lags and order from passes cut into slices, one per core: the
+// graph is the one built on one thread, edge for edge.
+TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  constexpr int64_t kKernels = 150'000;
+  for (int64_t i = 0; i < kKernels; ++i) {
+    const int64_t t = i * 20 * kUs;
+    // Every third launch waits for its stream; every 1000th step syncs it.
+    const int64_t start = t + (i % 3 == 0 ? 9 * kUs : 6 * kUs);
+    b.Kernel("k", i % 2 == 0 ? kA : kB, start, start + 12 * kUs, ApiTimes{t, t + 4 * kUs, 1});
+    if (i % 1000 == 999) {
+      b.Sync(SyncKind::kStreamSynchronize, i % 2 == 0 ? kA : kB, t + 5 * kUs, start + 13 * kUs,
+             "cudaStreamSynchronize");
+    }
+  }
+  TraceModel m = b.Build();
+  const Window w = WholeTraceWindow(m);
+  DependencyGraph sliced = BuildDependencyGraph(m, w);
+  setenv("STREAMSCOPE_THREADS", "1", 1);
+  DependencyGraph alone = BuildDependencyGraph(m, w);
+  unsetenv("STREAMSCOPE_THREADS");
+  ASSERT_GE(sliced.event_count(), 2 * kGraphBuildSlice);
+  EXPECT_EQ(sliced.launch_latency_ns(), alone.launch_latency_ns());
+  EXPECT_EQ(sliced.launch_latency_ns(), 6 * kUs);  // the median kernel started 6 us after its call
+  EXPECT_EQ(sliced.stats(), alone.stats());
+  EXPECT_GT(sliced.stats().at("edges_sync_wait"), 0);
+  EXPECT_EQ(sliced.order(), alone.order());
+  ASSERT_EQ(sliced.edge_count(), alone.edge_count());
+  for (size_t e = 0; e < sliced.event_count(); ++e) {
+    ASSERT_EQ(sliced.Binding(static_cast<int32_t>(e)), alone.Binding(static_cast<int32_t>(e))) << e;
+  }
+  for (uint32_t i = 0; i < sliced.edge_count(); ++i) {
+    ASSERT_EQ(sliced.EdgePresent(i), alone.EdgePresent(i)) << i;
+    if (!sliced.EdgePresent(i)) continue;
+    ASSERT_EQ(sliced.EdgeFrom(i), alone.EdgeFrom(i)) << i;
+    ASSERT_EQ(sliced.EdgeLag(i), alone.EdgeLag(i)) << i;
+  }
 }
 
 TEST(DependencyGraph, StreamSyncWaitsForTheLastOpSubmittedToItsStream) {
