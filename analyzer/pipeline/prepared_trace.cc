@@ -10,8 +10,9 @@ namespace streamscope {
 absl::StatusOr<PreparedTrace> PrepareTrace(const TraceModel& model, const TracePreparation& what) {
   PreparedTrace t;
   TaskThreads graph_facts;
-  if (what.dependency_graph_facts && ThreadsAllowed())
+  if (what.dependency_graph_facts && ThreadsAllowed()) {
     graph_facts.Start([&model] { BuildDependencyGraphFacts(model); });
+  }
   if (what.summary) t.summary = SummarizeTrace(model);
   if (what.default_window && what.windows != nullptr && what.windows->kind == WindowSpec::Kind::kDefault) {
     t.default_window = DefaultSteadyState(model);
