@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "analyzer/analysis/causes/what_if.h"
@@ -131,6 +132,44 @@ TEST(DependencyGraph, AHostGapOfSecondsKeepsItsExactLag) {
   EXPECT_EQ(order[0].lag_ns, 0);  // not binding: at most its natural lag
   const ReplayResult r = Replay(g);
   for (size_t e = 0; e < g.event_count(); ++e) EXPECT_EQ(r.t[e], g.Recorded(static_cast<int32_t>(e))) << e;
+}
+
+// The events' order is by recorded time, equal times by event index where
+// no edge says otherwise: an op that outlasts the ops started after it (a
+// long copy beside short kernels) and a call around a nested call end out
+// of their start order, and take their place among the others' ends.
+TEST(DependencyGraph, EventsAreOrderedByRecordedTimeWhateverOutlastsWhat) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  for (int64_t step = 0; step < 50; ++step) {
+    const int64_t t = step * 200 * kUs;
+    b.Copy(OpCategory::kHtoD, MemoryKind::kPinned, MemoryKind::kDevice, kA, t + 10 * kUs, t + 150 * kUs,
+           ApiTimes{t, t + 5 * kUs, 1});
+    for (int64_t k = 0; k < 5; ++k) {
+      const int64_t call = t + (6 + 3 * k) * kUs;
+      b.Kernel("short", kB, t + (20 + 25 * k) * kUs, t + (40 + 25 * k) * kUs, ApiTimes{call, call + 2 * kUs, 1});
+    }
+    // A runtime call around a driver call: the outer one ends last.
+    b.Api("cudaDeviceSynchronize", 2, t + 30 * kUs, t + 160 * kUs);
+    b.Api("cuCtxSynchronize", 2, t + 31 * kUs, t + 155 * kUs, -1, ApiDomain::kDriver);
+  }
+  TraceModel m = b.Build();
+  DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  const std::vector<int32_t>& order = g.order();
+  ASSERT_EQ(order.size(), g.event_count());
+  std::vector<int32_t> seen(order);
+  std::sort(seen.begin(), seen.end());
+  for (size_t e = 0; e < seen.size(); ++e) ASSERT_EQ(seen[e], static_cast<int32_t>(e));  // each event once
+  size_t later_ends = 0;  // ends placed before an end of a lower index
+  int32_t last_end = -1;
+  for (size_t p = 0; p + 1 < order.size(); ++p) {
+    ASSERT_LE(g.Recorded(order[p]), g.Recorded(order[p + 1])) << p;
+    if (!g.IsEndEvent(order[p])) continue;
+    if (order[p] < last_end) ++later_ends;
+    last_end = std::max(last_end, order[p]);
+  }
+  EXPECT_GE(later_ends, 100u);  // each step's copy and outer call end after events of higher index
 }
 
 // A graph of at least two slices of events (kGraphBuildSlice) gets its binding
