@@ -671,7 +671,9 @@ DependencyGraph BuildDependencyGraph(const TraceModel& model, const Window& wind
 void BuildDependencyGraphFacts(const TraceModel& model);
 // Drops the facts that only BuildDependencyGraph reads (the submission
 // order, the event records; 130 MB at 10M ops), for a caller that builds no
-// more graphs of `model`. Not while another thread builds one.
+// more graphs of `model`. Not while another thread builds one. The
+// outermost calls and the stream predecessors stay: a graph reads them
+// through pointers for as long as it lives.
 void ForgetDependencyGraphFacts(const TraceModel& model);
 
 // The outermost API call on its thread that contains api call `a` (itself
