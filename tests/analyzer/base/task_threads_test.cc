@@ -47,6 +47,7 @@ TEST(ForEachSlice, AllSlicesAreDoneWhenItReturns) {
 }
 
 TEST(SliceCount, OneSliceWhenSmallOrWithoutThreads) {
+  unsetenv("STREAMSCOPE_THREADS");
   EXPECT_EQ(SliceCount(10, 100), 1u);
   EXPECT_EQ(SliceCount(0, 100), 1u);
   EXPECT_LE(SliceCount(size_t{1} << 40, 1), 8u);

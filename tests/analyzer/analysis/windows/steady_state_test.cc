@@ -257,7 +257,11 @@ TEST(SteadyState, ALargeTracesFirstLaunchesOnAThreadAreTheSame) {
   }
   TraceModel m = b.Build();
   auto find = [&](bool one_thread, int64_t* threads) {
-    if (one_thread) setenv("STREAMSCOPE_THREADS", "1", 1);
+    if (one_thread) {
+      setenv("STREAMSCOPE_THREADS", "1", 1);
+    } else {
+      unsetenv("STREAMSCOPE_THREADS");
+    }
     const int64_t before = TaskThreads::Started();
     SteadyState s = FindSteadyState(m);
     *threads = TaskThreads::Started() - before;
