@@ -41,6 +41,11 @@ class TaskThreads {
   std::vector<std::thread> running_;
 };
 
+// Below this many ops a step's own thread costs more than it saves: a step
+// that could run beside another gets one only from here on (a window's
+// contention step and ops' attribution, a trace's first launches).
+inline constexpr size_t kOpsWorthAThread = size_t{1} << 16;
+
 // How many slices ForEachSlice cuts [0, n) into: one per core (at most 8),
 // each of at least `min_slice` items; 1 when threads are off.
 size_t SliceCount(size_t n, size_t min_slice);

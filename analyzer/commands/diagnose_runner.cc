@@ -46,7 +46,6 @@ absl::Status RunDiagnose(const DiagnoseCommandOptions& options, std::ostream& ou
       TracePreparation what;
       what.summary = what.default_window = true;
       what.windows = &options.window;
-      what.dependency_graph_facts = plan.threads && NeedsDependencyGraph(plan);
       absl::StatusOr<PreparedTrace> prepared = PrepareTrace(model, what);
       if (!prepared.ok()) return prepared.status();
       const std::vector<Window>& windows = prepared->windows;

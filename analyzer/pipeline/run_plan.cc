@@ -55,9 +55,8 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // other (two cores: the three threads share them). A plan without
   // threads gives it one of its own only for a large window: below that a
   // thread costs more than it saves.
-  constexpr size_t kLargeWindow = 1 << 16;  // ops
   std::optional<DiagnoseFinding> contention;
-  TaskThreads contention_thread(plan.diagnose && (threads || OpsIn(model, window) >= kLargeWindow));
+  TaskThreads contention_thread(plan.diagnose && (threads || OpsIn(model, window) >= kOpsWorthAThread));
   if (plan.diagnose) {
     contention_thread.Start([&] { contention = AnalyzeContention(model, window, plan.diagnose_options); });
   }
@@ -122,7 +121,7 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
   // The ops' attribution beside the diagnosis, which does not read it, on a
   // thread of its own for a large window (at 10M ops 0.75 s and 0.6 s). Not
   // beside the launch statistics: both at once took 2.1 GiB at 10M ops.
-  TaskThreads attribution(threads && OpsIn(model, window) >= kLargeWindow);
+  TaskThreads attribution(threads && OpsIn(model, window) >= kOpsWorthAThread);
   if (plan.op_attribution) {
     attribution.Start([&] { w.op_attribution = AnalyzeOpAttribution(model, window, plan.op_attribution_per_op); });
   }

@@ -280,9 +280,6 @@ void FindWindow(const TraceModel& m, const SteadyStateOptions& o, const Window& 
   out.window.origin.kind = WindowKind::kGpuActivity;
 }
 
-// Below this many ops a thread costs more than the first launches it finds.
-constexpr size_t kFirstLaunchThreadFrom = 1 << 16;
-
 }  // namespace
 
 std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, const SteadyStateOptions& o) {
@@ -373,7 +370,7 @@ SteadyState FindSteadyState(const TraceModel& m, const SteadyStateOptions& o) {
   {
     // The first launches and the window read the trace apart: at 10M ops
     // each takes most of a second, on a core of its own.
-    TaskThreads first_launches(m.ops.size() >= kFirstLaunchThreadFrom);
+    TaskThreads first_launches(m.ops.size() >= kOpsWorthAThread);
     first_launches.Start([&] { out.first_launches = FindFirstLaunchOutliers(m, o); });
     FindWindow(m, o, whole, out);
   }
