@@ -6,8 +6,6 @@
 // without it and says so.
 #include "analyzer/pipeline/analysis_plan.h"
 
-#include <stdlib.h>
-
 #include <utility>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "analyzer/pipeline/run_plan.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/base/analyzer_threads_env.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
@@ -107,15 +106,8 @@ TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   TraceModel m = b.Build();
   const Window w = WholeTraceWindow(m);
   auto diagnose = [&](bool one_thread, int64_t* threads) {
-    if (one_thread) {
-      setenv("STREAMSCOPE_THREADS", "1", 1);
-    } else {
-      unsetenv("STREAMSCOPE_THREADS");
-    }
-    const int64_t before = TaskThreads::Started();
-    absl::StatusOr<WindowResults> r = RunPlan(m, w, DiagnosePlan({}));
-    *threads = TaskThreads::Started() - before;
-    unsetenv("STREAMSCOPE_THREADS");
+    absl::StatusOr<WindowResults> r = testing::WithAnalyzerThreads(
+        !one_thread, [&] { return RunPlan(m, w, DiagnosePlan({})); }, threads);
     EXPECT_TRUE(r.ok());
     return r.ok() ? r->diagnose : DiagnoseResult{};
   };

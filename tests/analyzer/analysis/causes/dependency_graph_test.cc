@@ -1,13 +1,12 @@
 #include "analyzer/analysis/causes/dependency_graph.h"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <vector>
 
 #include "analyzer/analysis/causes/what_if.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/base/analyzer_threads_env.h"
 #include "tests/analyzer/model/memory_trace_util.h"
 #include "tests/analyzer/model/model_builder.h"
 
@@ -192,10 +191,8 @@ TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
   }
   TraceModel m = b.Build();
   const Window w = WholeTraceWindow(m);
-  DependencyGraph sliced = BuildDependencyGraph(m, w);
-  setenv("STREAMSCOPE_THREADS", "1", 1);
-  DependencyGraph alone = BuildDependencyGraph(m, w);
-  unsetenv("STREAMSCOPE_THREADS");
+  DependencyGraph sliced = testing::WithAnalyzerThreads(true, [&] { return BuildDependencyGraph(m, w); });
+  DependencyGraph alone = testing::WithAnalyzerThreads(false, [&] { return BuildDependencyGraph(m, w); });
   ASSERT_GE(sliced.event_count(), 2 * kGraphBuildSlice);
   EXPECT_EQ(sliced.launch_latency_ns(), alone.launch_latency_ns());
   EXPECT_EQ(sliced.launch_latency_ns(), 6 * kUs);  // the median kernel started 6 us after its call

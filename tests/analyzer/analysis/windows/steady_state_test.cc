@@ -1,13 +1,11 @@
 #include "analyzer/analysis/windows/steady_state.h"
 #include "analyzer/render/window_label.h"
 
-#include <stdlib.h>
-
 #include <string>
 
-#include "analyzer/base/threads.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/base/analyzer_threads_env.h"
 #include "tests/analyzer/model/model_builder.h"
 #include "tests/analyzer/model/test_units.h"
 
@@ -256,21 +254,11 @@ TEST(SteadyState, ALargeTracesFirstLaunchesOnAThreadAreTheSame) {
              ApiTimes{call, call + call_ns, 1});
   }
   TraceModel m = b.Build();
-  auto find = [&](bool one_thread, int64_t* threads) {
-    if (one_thread) {
-      setenv("STREAMSCOPE_THREADS", "1", 1);
-    } else {
-      unsetenv("STREAMSCOPE_THREADS");
-    }
-    const int64_t before = TaskThreads::Started();
-    SteadyState s = FindSteadyState(m);
-    *threads = TaskThreads::Started() - before;
-    unsetenv("STREAMSCOPE_THREADS");
-    return s;
-  };
   int64_t threads = 0, none = 0;
-  const SteadyState beside = find(false, &threads);
-  const SteadyState alone = find(true, &none);
+  const SteadyState beside = testing::WithAnalyzerThreads(
+      true, [&] { return FindSteadyState(m); }, &threads);
+  const SteadyState alone = testing::WithAnalyzerThreads(
+      false, [&] { return FindSteadyState(m); }, &none);
   EXPECT_EQ(threads, 1);
   EXPECT_EQ(none, 0);
   ASSERT_EQ(beside.first_launches.size(), 1u);
