@@ -54,4 +54,15 @@ void ForEachSlice(size_t n, size_t slices, const std::function<void(size_t, size
   body(slices - 1, begin(slices - 1), n);
 }
 
+void ForEachTask(size_t tasks, size_t workers, const std::function<void(size_t, size_t)>& body) {
+  workers = std::clamp<size_t>(std::min(workers, SliceCount(tasks, 1)), 1, std::max<size_t>(tasks, 1));
+  std::atomic<size_t> next{0};
+  auto work = [&](size_t worker) {
+    for (size_t task = next.fetch_add(1); task < tasks; task = next.fetch_add(1)) body(worker, task);
+  };
+  TaskThreads threads(workers > 1);
+  for (size_t w = 1; w < workers; ++w) threads.Start([&work, w] { work(w); });
+  work(0);
+}
+
 }  // namespace streamscope

@@ -57,6 +57,13 @@ size_t SliceCount(size_t n, size_t min_slice);
 // each slice lists, joined in slice order, is what one pass would list.
 void ForEachSlice(size_t n, size_t slices, const std::function<void(size_t, size_t, size_t)>& body);
 
+// Calls body(worker, task) for each task of [0, tasks), on `workers`
+// workers (at most one per core, and one when threads are off), the
+// caller's thread one of them: each takes the next task not taken, so
+// tasks of unequal cost share the workers. worker < workers: state of its
+// own, one per worker. All are done when it returns.
+void ForEachTask(size_t tasks, size_t workers, const std::function<void(size_t, size_t)>& body);
+
 }  // namespace streamscope
 
 #endif  // STREAMSCOPE_ANALYZER_BASE_THREADS_H_

@@ -23,7 +23,7 @@ std::vector<KindTotal> ByKind(const CriticalPath& p) {
   std::vector<KindTotal> out;
   for (int k = 0; k < kNumPathSegmentKinds; ++k) {
     KindTotal t{static_cast<PathSegmentKind>(k), p.kind_ns[k], 0};
-    for (const PathSegment& s : p.segments) t.segments += s.kind == t.kind ? 1 : 0;
+    for (size_t i = 0; i < p.segments.size(); ++i) t.segments += p.segments.kind(i) == t.kind ? 1 : 0;
     if (t.ns > 0) out.push_back(t);
   }
   std::stable_sort(out.begin(), out.end(), [](const KindTotal& a, const KindTotal& b) { return a.ns > b.ns; });
@@ -37,7 +37,7 @@ std::vector<size_t> Longest(const CriticalPath& p, int top) {
   // The first `top` of the stable order: ties by index. A partial sort, not
   // a stable sort of every segment (millions at 1M ops; only `top` are shown).
   auto longer = [&](size_t a, size_t b) {
-    const int64_t la = p.segments[a].length(), lb = p.segments[b].length();
+    const int64_t la = p.segments.length(a), lb = p.segments.length(b);
     return la != lb ? la > lb : a < b;
   };
   const size_t keep = std::min(idx.size(), static_cast<size_t>(std::max(0, top)));

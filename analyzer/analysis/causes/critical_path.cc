@@ -23,6 +23,49 @@ bool IsHostSegment(PathSegmentKind k) {
   return k == PathSegmentKind::kApiCall || k == PathSegmentKind::kSyncReturn || k == PathSegmentKind::kHostWork;
 }
 
+PathSegments::PathSegments(std::initializer_list<PathSegment> segments) {
+  Resize(segments.size());
+  size_t k = 0;
+  for (const PathSegment& s : segments) Set(k++, s);
+}
+
+PathSegment PathSegments::operator[](size_t k) const {
+  const Packed& p = packed_[k];
+  PathSegment s;
+  s.start_ns = start_ns(k);
+  s.end_ns = p.end_ns;
+  s.op = p.op;
+  s.api = p.api;
+  s.kind = p.kind;
+  s.edge = p.edge;
+  if (IsHostSegment(p.kind)) {
+    s.tid = p.place >= 0 ? threads_[static_cast<size_t>(p.place)] : -1;
+  } else {
+    s.stream = p.place;
+  }
+  return s;
+}
+
+void PathSegments::Set(size_t k, const PathSegment& s) {
+  if (k == 0) first_start_ns_ = s.start_ns;
+  Packed& p = packed_[k];
+  p.end_ns = s.end_ns;
+  p.op = s.op;
+  p.api = s.api;
+  p.kind = s.kind;
+  p.edge = s.edge;
+  p.place = IsHostSegment(s.kind) ? (s.tid >= 0 ? ThreadPlace(s.tid) : -1) : s.stream;
+}
+
+int32_t PathSegments::ThreadPlace(int64_t tid) {
+  // A path crosses few threads, and mostly stays on one.
+  for (size_t i = threads_.size(); i-- > 0;) {
+    if (threads_[i] == tid) return static_cast<int32_t>(i);
+  }
+  threads_.push_back(tid);
+  return static_cast<int32_t>(threads_.size() - 1);
+}
+
 namespace {
 
 // The replay with nothing changed gives back every recorded time, and each
@@ -58,7 +101,7 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
     if (from == DepEdge::kOutside || src <= floor) break;
     v = from;
   }
-  path.segments.resize(count);
+  path.segments.Resize(count);
   size_t place = count;
   int32_t v = last;
   while (true) {
@@ -105,14 +148,16 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
         s.op = g.ModelOp(g.ItemOf(e.from));
       }
     }
-    if (s.length() > 0 && place > 0) path.segments[--place] = s;
+    if (s.length() > 0 && place > 0) path.segments.Set(--place, s);
     path.start_ns = s.start_ns;
     if (e.from == DepEdge::kOutside || src <= floor) break;
     v = e.from;
   }
-  for (const PathSegment& s : path.segments) {
-    path.kind_ns[static_cast<int>(s.kind)] += s.length();
-    (IsHostSegment(s.kind) ? path.host_ns : path.gpu_ns) += s.length();
+  for (size_t k = 0; k < path.segments.size(); ++k) {
+    const PathSegmentKind kind = path.segments.kind(k);
+    const int64_t length = path.segments.length(k);
+    path.kind_ns[static_cast<int>(kind)] += length;
+    (IsHostSegment(kind) ? path.host_ns : path.gpu_ns) += length;
   }
   return path;
 }
@@ -125,7 +170,7 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
   PathIdle& idle = path->idle;
   idle = PathIdle{};
   idle.cited = true;
-  const std::vector<PathSegment>& segments = path->segments;
+  const PathSegments& segments = path->segments;
   for (const GapPart& part : gaps.parts) {
     const int64_t s = std::max(part.start_ns, path->start_ns), e = std::min(part.end_ns, path->end_ns);
     if (e <= s) continue;
@@ -134,11 +179,19 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
     idle.cause_ns[c] += e - s;
     // Segments are in time order and tile the path: the first one ending
     // after s, then on while they start before e.
-    auto k =
-        std::partition_point(segments.begin(), segments.end(), [&](const PathSegment& seg) { return seg.end_ns <= s; });
-    for (; k != segments.end() && k->start_ns < e; ++k) {
-      const int64_t lo = std::max(s, k->start_ns), hi = std::min(e, k->end_ns);
-      if (hi > lo) idle.by_segment[static_cast<int>(k->kind)][c] += hi - lo;
+    size_t lo_k = 0, hi_k = segments.size();
+    while (lo_k < hi_k) {
+      const size_t mid = lo_k + (hi_k - lo_k) / 2;
+      if (segments.end_ns(mid) <= s) {
+        lo_k = mid + 1;
+      } else {
+        hi_k = mid;
+      }
+    }
+    for (size_t k = lo_k; k < segments.size() && segments.start_ns(k) < e; ++k) {
+      const PathSegment seg = segments[k];
+      const int64_t lo = std::max(s, seg.start_ns), hi = std::min(e, seg.end_ns);
+      if (hi > lo) idle.by_segment[static_cast<int>(seg.kind)][c] += hi - lo;
     }
   }
 }

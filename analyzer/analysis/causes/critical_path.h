@@ -25,6 +25,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,6 @@ std::string_view PathSegmentKindName(PathSegmentKind k);
 // lie on a GPU stream.
 bool IsHostSegment(PathSegmentKind k);
 
-// Fields ordered by size: 40 bytes a segment, not 48 (a path at 10M ops
-// has millions).
 struct PathSegment {
   int64_t start_ns = 0, end_ns = 0;
   int64_t tid = -1;     // host segments: the thread
@@ -66,6 +65,64 @@ struct PathSegment {
   PathSegmentKind kind = PathSegmentKind::kKernel;
   DepEdgeKind edge = DepEdgeKind::kOpDuration;  // the edge walked
   int64_t length() const { return end_ns - start_ns; }
+};
+
+// A path's segments, which tile it: each starts where the one before it
+// ended. Kept in 24 bytes a segment, not PathSegment's 40 (a path at 10M
+// ops has 13M): the start is the previous end, and a host segment's thread
+// an index into the path's few threads, in the place a GPU segment's stream
+// takes. Read as PathSegment values.
+class PathSegments {
+ public:
+  PathSegments() = default;
+  PathSegments(std::initializer_list<PathSegment> segments);  // tiling, in time order
+
+  size_t size() const { return packed_.size(); }
+  bool empty() const { return packed_.empty(); }
+  PathSegment operator[](size_t k) const;
+  PathSegment front() const { return (*this)[0]; }
+  PathSegment back() const { return (*this)[size() - 1]; }
+  // The end of segment k (its start: the end of k - 1, or the first start).
+  int64_t end_ns(size_t k) const { return packed_[k].end_ns; }
+  int64_t start_ns(size_t k) const { return k == 0 ? first_start_ns_ : packed_[k - 1].end_ns; }
+  int64_t length(size_t k) const { return end_ns(k) - start_ns(k); }
+  PathSegmentKind kind(size_t k) const { return packed_[k].kind; }
+
+  // `count` segments, then each set once, in any order: segment k must
+  // start where k - 1 ends.
+  void Resize(size_t count) { packed_.resize(count); }
+  void Set(size_t k, const PathSegment& s);
+
+  class Iterator {
+   public:
+    Iterator(const PathSegments* s, size_t k) : s_(s), k_(k) {}
+    PathSegment operator*() const { return (*s_)[k_]; }
+    Iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return k_ == o.k_; }
+
+   private:
+    const PathSegments* s_;
+    size_t k_;
+  };
+  Iterator begin() const { return {this, 0}; }
+  Iterator end() const { return {this, size()}; }
+
+ private:
+  struct Packed {
+    int64_t end_ns = 0;
+    int32_t op = -1, api = -1;
+    int32_t place = -1;  // GPU: the stream; host: an index into threads_
+    PathSegmentKind kind = PathSegmentKind::kKernel;
+    DepEdgeKind edge = DepEdgeKind::kOpDuration;
+  };
+  static_assert(sizeof(Packed) == 24);
+  int32_t ThreadPlace(int64_t tid);
+  std::vector<Packed> packed_;
+  std::vector<int64_t> threads_;
+  int64_t first_start_ns_ = 0;
 };
 
 // The device idle time inside [start_ns, end_ns) of a path, by the cause the
@@ -81,8 +138,8 @@ struct PathIdle {
 
 struct CriticalPath {
   Window window;
-  int64_t start_ns = 0, end_ns = 0;   // what the path covers
-  std::vector<PathSegment> segments;  // in time order
+  int64_t start_ns = 0, end_ns = 0;  // what the path covers
+  PathSegments segments;             // in time order
   std::array<int64_t, kNumPathSegmentKinds> kind_ns{};
   int64_t host_ns = 0, gpu_ns = 0;
   PathIdle idle;

@@ -271,10 +271,19 @@ int64_t DependencyGraph::WideLag(uint32_t i) const {
   return it != wide_lags_.end() && it->first == i ? it->second : 0;
 }
 
+GraphEnd EndOfGraph(const DependencyGraph& g, const LatestOpEnd& latest) {
+  GraphEnd r;
+  r.end_op = latest.op >= 0 && latest.end_ns >= g.fixed_end_ns() ? latest.op : -1;
+  r.end_ns = std::max(latest.end_ns, g.fixed_end_ns());
+  if (r.end_ns == std::numeric_limits<int64_t>::min()) r.end_ns = g.recorded_end_ns();  // no op at all
+  return r;
+}
+
 void DependencyGraph::DropReplayColumns() {
   std::vector<int32_t>().swap(edge_lag_);
   std::vector<std::pair<uint32_t, int64_t>>().swap(wide_lags_);
   std::vector<int32_t>().swap(order_);
+  std::vector<uint64_t>().swap(far_read_);
   std::vector<BlockingKind>().swap(call_blocking_);
   std::vector<std::pair<int32_t, int32_t>>().swap(sync_stream_);
 }
@@ -884,15 +893,31 @@ class DependencyGraphBuilder {
     // The edges that point backwards, found in slices (an edge is the
     // in-edge of one event, so cutting it changes no other event's edges),
     // then neutralised in event order.
+    // The same pass lists the edges whose source a replay may read from
+    // outside its ring (FarCandidates).
     const size_t slices = SliceCount(n, kGraphBuildSlice);
     std::vector<std::vector<std::pair<uint32_t, int32_t>>> backwards(slices);  // (edge, source event)
+    const FarCandidates far_candidates(g_, o_.replay_ring_log2);
+    std::vector<std::vector<std::pair<uint32_t, int32_t>>> far(slices);  // (reader's place in the order, source)
     ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
       for (size_t v = begin; v < end; ++v) {
+        const int64_t t = g_.Recorded(static_cast<int32_t>(v));
         g_.VisitInEdges(static_cast<int32_t>(v), [&](uint32_t i, int32_t from, int64_t, int64_t) {
-          if (from >= 0 && pos[from] >= pos[v]) backwards[slice].push_back({i, from});
+          if (from < 0) return;
+          if (pos[from] >= pos[v]) {
+            backwards[slice].push_back({i, from});
+          } else if (far_candidates.May(from, t)) {
+            far[slice].push_back({pos[v], from});
+          }
         });
       }
     });
+    if (far_candidates.filtered()) {
+      FarReads(far);
+    } else {
+      std::vector<std::vector<std::pair<uint32_t, int32_t>>>().swap(far);
+      FarReads();
+    }
     for (const std::vector<std::pair<uint32_t, int32_t>>& list : backwards) {
       for (const auto& [i, from] : list) {
         ++g_.stats_["edge_cycle_dropped"];
@@ -905,6 +930,136 @@ class DependencyGraphBuilder {
         g_.outside_ns_.push_back(g_.Recorded(from));
       }
     }
+  }
+  // Which edges' sources a replay may read from outside their ring (the
+  // header's FarRead): only when an event of the source's ring at least a
+  // ring above it was placed before the reader. Such an event belongs to an
+  // item at least (index + ring) / 2 up, which starts no earlier than that
+  // item when items start in order and none ends before it starts (an op
+  // end before its start is placed at the start): a reader recorded before
+  // that start reads from its ring. Without that order every edge may.
+  class FarCandidates {
+   public:
+    FarCandidates(const DependencyGraph& g, int ring_log2)
+        : g_(g), ring_(int64_t{1} << std::clamp(ring_log2, 1, 30)), split_(g.RingSplit()) {
+      const size_t n = g.event_count();
+      if (split_ <= ring_ && static_cast<int64_t>(n) - split_ <= ring_) {
+        none_ = true;  // each ring holds all of its events
+        return;
+      }
+      for (size_t k = 1; k < g.op_count() && filtered_; ++k) {
+        filtered_ = g.Recorded(DependencyGraph::OpStart(k - 1)) <= g.Recorded(DependencyGraph::OpStart(k));
+      }
+      for (size_t c = 0; c < g.call_count() && filtered_; ++c) {
+        filtered_ = g.Recorded(g.CallEnd(c)) >= g.Recorded(g.CallStart(c)) &&
+                    (c == 0 || g.Recorded(g.CallStart(c - 1)) <= g.Recorded(g.CallStart(c)));
+      }
+    }
+    // True when the ordered filter applies (then May holds for every far
+    // read); false: every edge may be one (the order is simulated).
+    bool filtered() const { return none_ || filtered_; }
+    // Whether event `from`'s time may be read from outside its ring by an
+    // event recorded at `t`.
+    bool May(int32_t from, int64_t t) const {
+      if (none_ || !filtered_) return false;
+      const bool op = from < split_;
+      const int64_t item = ((op ? from : from - split_) + ring_) >> 1;
+      if (op) return item < static_cast<int64_t>(g_.op_count()) && t >= g_.Recorded(DependencyGraph::OpStart(item));
+      return item < static_cast<int64_t>(g_.call_count()) && t >= g_.Recorded(g_.CallStart(item));
+    }
+
+   private:
+    const DependencyGraph& g_;
+    int64_t ring_;
+    int32_t split_;
+    bool none_ = false, filtered_ = true;
+  };
+
+  // The far reads among the candidates (reader's place in the order,
+  // source), checked against the highest index placed in the source's ring
+  // before the reader: one walk along the order when there are any.
+  void FarReads(std::vector<std::vector<std::pair<uint32_t, int32_t>>>& candidates) {
+    g_.replay_ring_log2_ = std::clamp(o_.replay_ring_log2, 1, 30);
+    std::vector<std::pair<uint32_t, int32_t>> all;
+    for (std::vector<std::pair<uint32_t, int32_t>>& list : candidates) {
+      all.insert(all.end(), list.begin(), list.end());
+      std::vector<std::pair<uint32_t, int32_t>>().swap(list);
+    }
+    if (all.empty()) return;
+    std::sort(all.begin(), all.end());
+    const int64_t ring = g_.ring_size(), split = g_.RingSplit();
+    g_.far_read_.assign((g_.event_count() + 63) / 64, 0);
+    int64_t ops = -1, calls = -1;  // the highest index placed so far in each ring
+    size_t next = 0;
+    for (size_t p = 0; p < g_.order_.size() && next < all.size(); ++p) {
+      for (; next < all.size() && all[next].first == p; ++next) {
+        const int32_t from = all[next].second;
+        if (from < split ? ops - from >= ring : calls - (from - split) >= ring) MarkFar(from);
+      }
+      const int32_t v = g_.order_[p];
+      if (v < split) {
+        ops = std::max<int64_t>(ops, v);
+      } else {
+        calls = std::max<int64_t>(calls, v - split);
+      }
+    }
+    CountFar();
+  }
+  void MarkFar(int32_t e) {
+    uint64_t& word = g_.far_read_[static_cast<size_t>(e) >> 6];
+    word |= uint64_t{1} << (e & 63);
+  }
+  void CountFar() {
+    for (uint64_t word : g_.far_read_) g_.far_read_count_ += static_cast<size_t>(std::popcount(word));
+    if (g_.far_read_count_ == 0) std::vector<uint64_t>().swap(g_.far_read_);
+  }
+
+  // The far reads of a graph whose items do not start in order: the order
+  // simulated in slices, each starting from the highest indices of the
+  // slices before it, the marks joined afterwards.
+  void FarReads() {
+    const int log2 = std::clamp(o_.replay_ring_log2, 1, 30);
+    g_.replay_ring_log2_ = log2;
+    const int64_t ring = g_.ring_size(), split = g_.RingSplit();
+    const size_t n = g_.event_count();
+    const std::vector<int32_t>& order = g_.order_;
+    struct Highest {
+      int64_t ops = -1, calls = -1;
+    };
+    auto place = [&](Highest& h, int32_t v) {
+      if (v < split) {
+        h.ops = std::max<int64_t>(h.ops, v);
+      } else {
+        h.calls = std::max<int64_t>(h.calls, v - split);
+      }
+    };
+    const size_t slices = SliceCount(n, kGraphBuildSlice);
+    std::vector<Highest> highest(slices);
+    ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
+      for (size_t p = begin; p < end; ++p) place(highest[slice], order[p]);
+    });
+    std::vector<std::vector<int32_t>> far(slices);
+    ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
+      Highest h;
+      for (size_t s = 0; s < slice; ++s) {
+        h.ops = std::max(h.ops, highest[s].ops);
+        h.calls = std::max(h.calls, highest[s].calls);
+      }
+      for (size_t p = begin; p < end; ++p) {
+        const int32_t v = order[p];
+        g_.VisitInEdges(v, [&](uint32_t, int32_t from, int64_t, int64_t) {
+          if (from < 0) return;
+          const bool gone = from < split ? h.ops - from >= ring : h.calls - (from - split) >= ring;
+          if (gone) far[slice].push_back(from);
+        });
+        place(h, v);
+      }
+    });
+    g_.far_read_.assign((n + 63) / 64, 0);
+    for (const std::vector<int32_t>& list : far) {
+      for (int32_t e : list) MarkFar(e);
+    }
+    CountFar();
   }
   // Implicit edge i's source counts as outside (its source time is the
   // recorded one either way).

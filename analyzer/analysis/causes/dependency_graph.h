@@ -159,6 +159,11 @@ struct DependencyGraphOptions {
   // between its own calls the main thread paused 38 us (median).
   int64_t handoff_min_pause_ns = 50'000;
   int64_t handoff_max_latency_ns = 1'000'000;
+  // A replay keeps the times of the latest 2^replay_ring_log2 op events and
+  // call events (by index) in rings, and the few events read after leaving
+  // their ring in a map (DependencyGraph::FarRead): its memory is bounded by
+  // the rings, not the window (at 10M ops 10 MB, not 200).
+  int replay_ring_log2 = 20;
 };
 
 struct DepEdge {
@@ -363,6 +368,23 @@ class DependencyGraph {
   }
   int32_t OpSubmitterApi(size_t k) const { return op_submitter_api_[k]; }
 
+  // Replay rings (DependencyGraphOptions::replay_ring_log2): event e's ring
+  // is that of the op events (e < RingSplit(), index e) or that of the call
+  // events (index e - RingSplit()). Processing the events in order(), an
+  // event's time is in its ring while the highest index processed in that
+  // ring is less than ring_size() above its own. FarRead(e): a later event
+  // reads e's time after that, from outside the ring. Found while the order
+  // is checked: an edge whose target is recorded before the start of the
+  // item a ring above its source cannot be one, and the few others are
+  // checked along the order (the edges' sources do not depend on a
+  // replay's edits; a replay checks the sources of edges it adds).
+  int32_t RingSplit() const { return static_cast<int32_t>(2 * op_count_); }
+  int64_t ring_size() const { return int64_t{1} << replay_ring_log2_; }
+  bool FarRead(int32_t e) const {
+    return !far_read_.empty() && ((far_read_[static_cast<size_t>(e) >> 6] >> (e & 63)) & 1) != 0;
+  }
+  size_t far_read_count() const { return far_read_count_; }
+
   // The window's last GPU op end as recorded: the latest end of the ops that
   // intersect the window (those that started before it included).
   int64_t recorded_end_ns() const { return recorded_end_ns_; }
@@ -376,8 +398,8 @@ class DependencyGraph {
   const std::map<std::string, int64_t>& stats() const { return stats_; }
 
   // Frees what only replays read: explicit edges' lags, in-edge ranges, the
-  // order, blocking kinds and sync streams (at 10M ops about 0.5 GiB, room
-  // for the critical path's segments). Afterwards only the recorded times,
+  // order, the far reads, blocking kinds and sync streams (at 10M ops about
+  // 0.5 GiB, room for the critical path's segments). Afterwards only the recorded times,
   // items, binding edges and the edges' sources, kinds and source times may
   // be read: what FindCriticalPath reads.
   void DropReplayColumns();
@@ -461,6 +483,9 @@ class DependencyGraph {
   std::vector<std::pair<uint32_t, int64_t>> wide_lags_;
   std::vector<int64_t> outside_ns_;
   std::vector<int32_t> order_;
+  int replay_ring_log2_ = 20;
+  std::vector<uint64_t> far_read_;  // a bit per event; empty: none
+  size_t far_read_count_ = 0;
   // Per event, the binding edge's place in InEdges() (a byte, not a 4-byte
   // edge index); kWideBinding: listed in wide_binding_ (event, edge), by
   // event (an event with hundreds of in-edges: a device sync on many streams).
@@ -637,22 +662,24 @@ struct GraphEnd {
   int64_t end_ns = 0;
   int32_t end_op = -1;
 };
-template <typename TimeOf>
-GraphEnd EndOfGraph(const DependencyGraph& g, TimeOf time_of) {
-  constexpr int64_t kMinEnd = std::numeric_limits<int64_t>::min();
-  GraphEnd r;
-  int64_t graph_end = kMinEnd;
-  for (size_t k = 0; k < g.op_count(); ++k) {
-    const int64_t end = time_of(DependencyGraph::OpEnd(k));
-    if (r.end_op < 0 || end > graph_end) {
-      graph_end = end;
-      r.end_op = static_cast<int32_t>(k);
+// The latest end of the graph's ops, and the first op (by index) that ends
+// then, gathered op end by op end in any order.
+struct LatestOpEnd {
+  int64_t end_ns = std::numeric_limits<int64_t>::min();
+  int32_t op = -1;
+  void Offer(int32_t k, int64_t end) {
+    if (op < 0 || end > end_ns || (end == end_ns && k < op)) {
+      end_ns = end;
+      op = k;
     }
   }
-  if (r.end_op >= 0 && graph_end < g.fixed_end_ns()) r.end_op = -1;
-  r.end_ns = std::max(graph_end, g.fixed_end_ns());
-  if (r.end_ns == kMinEnd) r.end_ns = g.recorded_end_ns();  // no op at all
-  return r;
+};
+GraphEnd EndOfGraph(const DependencyGraph& g, const LatestOpEnd& latest);
+template <typename TimeOf>
+GraphEnd EndOfGraph(const DependencyGraph& g, TimeOf time_of) {
+  LatestOpEnd latest;
+  for (size_t k = 0; k < g.op_count(); ++k) latest.Offer(static_cast<int32_t>(k), time_of(DependencyGraph::OpEnd(k)));
+  return EndOfGraph(g, latest);
 }
 
 // The builder's passes over every event (binding edges and lags, the

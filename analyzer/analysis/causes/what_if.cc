@@ -19,6 +19,7 @@
 #include "analyzer/analysis/causes/lower_median.h"
 #include "analyzer/analysis/causes/window_detections.h"
 #include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/base/threads.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
 
@@ -107,47 +108,100 @@ struct WideTimes {
   void Set(int32_t e, int64_t /*recorded*/, int64_t value) { t[static_cast<size_t>(e)] = value; }
 };
 
-// Every event's replayed time as its offset from the recorded time, in 40
-// bits (a 32-bit low part and a signed byte above it): 5 bytes an event, not
+// Each event's replayed time as its offset from the recorded time, in 40
+// bits (a 32-bit low part and a signed byte above it): 5 bytes a place, not
 // 8. A what-if shifts events by up to seconds (beyond 32 bits of ns), and
 // streams by different amounts, so no narrower base per block of events
 // holds (a base per 4096 events left 0.05 GB of exceptions at 10M ops);
 // 40 bits hold +-545 s. A larger offset (a saturated time) is kept whole in
-// a map.
-class NarrowTimes {
+// a map. Only the latest events of each ring are kept (the graph's
+// ring_size(), dependency_graph.h), and the times of events read later
+// (FarRead, and the sources of edges a replay adds) in a map: a replay's
+// memory does not grow with the window (every event's offset took 200 MB
+// at 10M ops).
+class RingTimes {
  public:
   static constexpr bool kOffsets = true;
-  explicit NarrowTimes(size_t events) : low_(events, 0), high_(events, 0) {}
+  explicit RingTimes(const DependencyGraph& g)
+      : g_(g),
+        split_(g.RingSplit()),
+        ring_(g.ring_size()),
+        ops_(std::min<int64_t>(ring_, std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(1, split_))))),
+        calls_(std::min<int64_t>(ring_, std::bit_ceil(static_cast<uint64_t>(
+                                            std::max<int64_t>(1, static_cast<int64_t>(g.event_count()) - split_))))) {}
+  // Before each replay: the sources of the edges it adds may be read from
+  // anywhere before.
+  void Reset(const ReplayEdits& edits) {
+    whole_.clear();
+    far_.clear();
+    added_sources_.clear();
+    for (const ReplayEdits::Added& a : edits.added) {
+      if (a.from != DepEdge::kOutside) added_sources_.insert(a.from);
+    }
+    ops_.highest = calls_.highest = -1;
+  }
   // Inlined into the replay's loop (called once an edge).
   [[gnu::always_inline]] int64_t Get(int32_t e, int64_t recorded) const {
-    const auto i = static_cast<size_t>(e);
-    const int8_t high = high_[i];
+    const bool op = e < split_;
+    const Ring& r = op ? ops_ : calls_;
+    const int64_t x = op ? e : e - split_;
+    if (r.highest - x >= ring_) [[unlikely]]
+      return Far(e);
+    const size_t i = static_cast<size_t>(x) & r.mask;
+    const int8_t high = r.high[i];
     if (high == kWhole) [[unlikely]]
       return Whole(e);
-    return recorded + (static_cast<int64_t>(high) * (int64_t{1} << 32) + low_[i]);  // recorded + offset, as set
+    return recorded + (static_cast<int64_t>(high) * (int64_t{1} << 32) + r.low[i]);  // recorded + offset, as set
   }
   [[gnu::always_inline]] void Set(int32_t e, int64_t recorded, int64_t value) {
-    const auto i = static_cast<size_t>(e);
+    const bool op = e < split_;
+    Ring& r = op ? ops_ : calls_;
+    const int64_t x = op ? e : e - split_;
+    r.highest = std::max(r.highest, x);
+    if (g_.FarRead(e) || (!added_sources_.empty() && added_sources_.contains(e))) [[unlikely]]
+      far_[e] = value;
+    if (r.highest - x >= ring_) [[unlikely]]
+      return;  // already out of its ring: read from far_ if at all
+    const size_t i = static_cast<size_t>(x) & r.mask;
     int64_t offset = 0;
     if (!__builtin_sub_overflow(value, recorded, &offset) && offset >= kMinOffset && offset <= kMaxOffset) {
       const int64_t high = offset >> 32;  // floor: low is what is left, 0 .. 2^32 - 1
-      high_[i] = static_cast<int8_t>(high);
-      low_[i] = static_cast<uint32_t>(offset - high * (int64_t{1} << 32));
+      r.high[i] = static_cast<int8_t>(high);
+      r.low[i] = static_cast<uint32_t>(offset - high * (int64_t{1} << 32));
       return;
     }
-    high_[i] = kWhole;
+    r.high[i] = kWhole;
     whole_[e] = value;
   }
-  [[gnu::noinline]] int64_t Whole(int32_t e) const { return whole_.find(e)->second; }
-  void Reset() { whole_.clear(); }
 
  private:
+  struct Ring {
+    explicit Ring(int64_t size)
+        : mask(static_cast<size_t>(size) - 1), low(static_cast<size_t>(size), 0), high(static_cast<size_t>(size), 0) {}
+    size_t mask;
+    int64_t highest = -1;  // the highest index set so far
+    std::vector<uint32_t> low;
+    std::vector<int8_t> high;
+  };
+  [[gnu::noinline]] int64_t Whole(int32_t e) const { return whole_.find(e)->second; }
+  [[gnu::noinline]] int64_t Far(int32_t e) const { return far_.find(e)->second; }
   static constexpr int8_t kWhole = std::numeric_limits<int8_t>::min();
   static constexpr int64_t kMinOffset = -int64_t{127} * (int64_t{1} << 32);
   static constexpr int64_t kMaxOffset = int64_t{128} * (int64_t{1} << 32) - 1;
-  std::vector<uint32_t> low_;
-  std::vector<int8_t> high_;
+  const DependencyGraph& g_;
+  int32_t split_;
+  int64_t ring_;
+  Ring ops_, calls_;
   absl::flat_hash_map<int32_t, int64_t> whole_;
+  absl::flat_hash_map<int32_t, int64_t> far_;
+  absl::flat_hash_set<int32_t> added_sources_;
+};
+
+// The ops' span as the replay sets their times (a replay keeps only some
+// events' times).
+struct OpSpan {
+  LatestOpEnd latest;
+  int64_t first_start_ns = std::numeric_limits<int64_t>::max();
 };
 
 // The replay's loop over the events, one instance per kind of edits, so
@@ -157,8 +211,9 @@ class NarrowTimes {
 // them, a tie goes to the graph's binding edge.
 template <bool kLags, bool kRemoved, bool kAdded, bool kBinding, typename Times>
 void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
-                  const AddedByTarget& added, Times& times, ReplayResult& r) {
+                  const AddedByTarget& added, Times& times, ReplayResult& r, OpSpan& span) {
   const auto edge_count = static_cast<int32_t>(g.edge_count());
+  const int32_t op_events = g.RingSplit();
   for (int32_t v : g.order()) {
     bool any = false;
     int64_t best = 0;
@@ -193,11 +248,21 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
         }
       }
     }
+    int64_t t = 0;
     if constexpr (Times::kOffsets) {
       const int64_t recorded = g.Recorded(v);
-      times.Set(v, recorded, any ? best : recorded);
+      t = any ? best : recorded;
+      times.Set(v, recorded, t);
     } else {
-      times.Set(v, 0, any ? best : g.Recorded(v));
+      t = any ? best : g.Recorded(v);
+      times.Set(v, 0, t);
+    }
+    if (v < op_events) {
+      if ((v & 1) != 0) {
+        span.latest.Offer(v >> 1, t);
+      } else {
+        span.first_start_ns = std::min(span.first_start_ns, t);
+      }
     }
     if constexpr (kBinding) r.binding[v] = any ? bind : -1;
   }
@@ -221,7 +286,7 @@ void ReplayInto(const DependencyGraph& g, const ReplayEdits& edits, bool keep_bi
     std::sort(added.by_target.begin(), added.by_target.end());
   }
   using Events = void (*)(const DependencyGraph&, const ReplayEdits&, const ChangedLags&, const AddedByTarget&, Times&,
-                          ReplayResult&);
+                          ReplayResult&, OpSpan&);
   static constexpr Events kEvents[16] = {
       ReplayEvents<false, false, false, false, Times>, ReplayEvents<false, false, false, true, Times>,
       ReplayEvents<false, false, true, false, Times>,  ReplayEvents<false, false, true, true, Times>,
@@ -234,13 +299,12 @@ void ReplayInto(const DependencyGraph& g, const ReplayEdits& edits, bool keep_bi
   };
   const int kind = (edits.lag_edge.empty() ? 0 : 8) + (edits.removed.empty() ? 0 : 4) + (edits.added.empty() ? 0 : 2) +
                    (keep_binding ? 1 : 0);
-  kEvents[kind](g, edits, lags, added, times, r);
-  auto time_of = [&](int32_t event) { return times.Get(event, g.Recorded(event)); };
-  const GraphEnd end = EndOfGraph(g, time_of);
+  OpSpan span;
+  kEvents[kind](g, edits, lags, added, times, r, span);
+  const GraphEnd end = EndOfGraph(g, span.latest);
   r.end_ns = end.end_ns;
   r.end_op = end.end_op;
-  r.start_ns = r.end_ns;
-  for (size_t k = 0; k < g.op_count(); ++k) r.start_ns = std::min(r.start_ns, time_of(DependencyGraph::OpStart(k)));
+  r.start_ns = std::min(r.end_ns, span.first_start_ns);
 }
 
 }  // namespace
@@ -249,9 +313,9 @@ namespace {
 
 // ReplaySpan with its times in `times` (every event is set before it is
 // read): the what-ifs' replays share one, allocated once.
-ReplayResult ReplaySpanIn(const DependencyGraph& g, const ReplayEdits& edits, NarrowTimes& times) {
+ReplayResult ReplaySpanIn(const DependencyGraph& g, const ReplayEdits& edits, RingTimes& times) {
   ReplayResult r;
-  times.Reset();
+  times.Reset(edits);
   ReplayInto(g, edits, false, times, r);
   return r;
 }
@@ -259,7 +323,7 @@ ReplayResult ReplaySpanIn(const DependencyGraph& g, const ReplayEdits& edits, Na
 }  // namespace
 
 ReplayResult ReplaySpan(const DependencyGraph& g, const ReplayEdits& edits) {
-  NarrowTimes times(g.event_count());
+  RingTimes times(g);
   return ReplaySpanIn(g, edits, times);
 }
 
@@ -1049,7 +1113,7 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
   result.recorded_end_ns = graph.recorded_end_ns();
   result.launch_latency_ns = graph.launch_latency_ns();
   result.graph_stats = graph.stats();
-  NarrowTimes times(graph.event_count());
+  RingTimes times(graph);
   if (context.options().replay_unchanged) {
     result.replayed_end_ns = ReplaySpanIn(graph, {}, times).end_ns;
     int64_t span = SaturatingSub(result.recorded_end_ns, result.window.start_ns);
@@ -1058,16 +1122,32 @@ WhatIfResult Estimate(const DependencyGraph& graph, const WhatIfContext& context
           std::abs(static_cast<double>(result.replayed_end_ns - result.recorded_end_ns)) / static_cast<double>(span);
     }
   }
-  ReplayEdits edits;
-  for (const WhatIfCause& cause : causes) {
+  // The causes' replays, two at once on a large window: each worker keeps
+  // its own times and edits (at 10M ops about 10 MB and up to 100 MB: two,
+  // not one per core, for the memory).
+  struct Worker {
+    ReplayEdits edits;
+    std::optional<RingTimes> times;
+  };
+  const bool two = causes.size() > 1 && graph.op_count() >= kOpsWorthAThread;
+  std::vector<Worker> workers(two ? 2 : 1);
+  workers[0].times.emplace(std::move(times));
+  std::vector<std::optional<WhatIfEstimate>> estimates(causes.size());
+  ForEachTask(causes.size(), workers.size(), [&](size_t w, size_t k) {
+    Worker& worker = workers[w];
     WhatIfEstimate est;
-    context.Make(cause, edits, est);
-    if (min_cost && est.measured_cost_ns < *min_cost) continue;
+    context.Make(causes[k], worker.edits, est);
+    if (min_cost && est.measured_cost_ns < *min_cost) return;
     if (est.estimable) {
-      ReplayResult r = ReplaySpanIn(graph, edits, times);
+      if (!worker.times) worker.times.emplace(graph);
+      ReplayResult r = ReplaySpanIn(graph, worker.edits, *worker.times);
       est.estimated_saving_ns = SpanSaving(graph, r);
     }
-    result.estimates.push_back(std::move(est));
+    estimates[k] = std::move(est);
+  });
+  workers.clear();
+  for (std::optional<WhatIfEstimate>& est : estimates) {
+    if (est) result.estimates.push_back(*std::move(est));
   }
   std::stable_sort(result.estimates.begin(), result.estimates.end(),
                    [](const WhatIfEstimate& a, const WhatIfEstimate& b) {
@@ -1214,7 +1294,7 @@ WhatIfEstimate Together(const DependencyGraph& graph, const WhatIfContext& conte
     }
     all.added.insert(all.added.end(), one.added.begin(), one.added.end());
   }
-  one = {};  // before the replay's own buffers (8 bytes an event)
+  one = {};  // before the replay's own buffers
   merged = {};
   if (together.estimable) {
     ReplayResult r = ReplaySpan(graph, all);

@@ -142,8 +142,10 @@ struct ReplayResult {
 
 ReplayResult Replay(const DependencyGraph& graph, const ReplayEdits& edits = {}, bool keep_binding = false);
 // The same replay, its span only (end_ns, start_ns, end_op; `t` and
-// `binding` left empty): it keeps the times in 5 bytes an event, not 8
-// (what the what-ifs read: 0.12 GB less at 10M ops).
+// `binding` left empty): it keeps only the times still to be read, in rings
+// of the latest events and a map of the few read later
+// (DependencyGraphOptions::replay_ring_log2): about 10 MB at any size, not
+// 8 bytes an event (what the what-ifs read).
 ReplayResult ReplaySpan(const DependencyGraph& graph, const ReplayEdits& edits = {});
 
 // The saving of a replay: recorded GPU span minus replayed GPU span.

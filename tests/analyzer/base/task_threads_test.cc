@@ -1,7 +1,9 @@
 // ForEachSlice cuts [0, n) into contiguous slices that cover it once, runs
 // all but the last on threads of their own, and is done when it returns;
 // SliceCount gives one slice under STREAMSCOPE_THREADS=1, for a small n,
-// and never more than 8.
+// and never more than 8. ForEachTask runs every task once, each worker on
+// its own state, and none beyond the core count or under
+// STREAMSCOPE_THREADS=1.
 #include "analyzer/base/threads.h"
 
 #include <stdlib.h>
@@ -58,6 +60,38 @@ TEST(SliceCount, OneSliceWhenSmallOrWithoutThreads) {
   EXPECT_EQ(SliceCount(size_t{1} << 40, 1), 1u);
   const int64_t before = TaskThreads::Started();
   ForEachSlice(100, 1, [](size_t, size_t, size_t) {});
+  EXPECT_EQ(TaskThreads::Started(), before);
+  unsetenv("STREAMSCOPE_THREADS");
+}
+
+TEST(ForEachTask, EveryTaskRunsOnceOnAtMostTheWorkersAsked) {
+  unsetenv("STREAMSCOPE_THREADS");
+  constexpr size_t kTasks = 37;
+  const size_t cores = std::max(std::thread::hardware_concurrency(), 1u);
+  for (size_t workers : {size_t{1}, size_t{2}, size_t{5}}) {
+    std::vector<int> hits(kTasks, 0);
+    std::vector<std::vector<size_t>> by_worker(workers);  // each worker's own state
+    const int64_t before = TaskThreads::Started();
+    ForEachTask(kTasks, workers, [&](size_t worker, size_t task) {
+      ASSERT_LT(worker, workers);
+      ++hits[task];
+      by_worker[worker].push_back(task);
+    });
+    EXPECT_EQ(TaskThreads::Started() - before, static_cast<int64_t>(std::min(workers, cores)) - 1);
+    EXPECT_EQ(hits, std::vector<int>(kTasks, 1)) << workers << " workers";
+    for (const std::vector<size_t>& tasks : by_worker) {
+      EXPECT_TRUE(std::is_sorted(tasks.begin(), tasks.end())) << "each worker takes the next task not taken";
+    }
+  }
+  // No more workers than tasks; none without tasks.
+  const int64_t before = TaskThreads::Started();
+  int ran = 0;
+  ForEachTask(1, 4, [&](size_t worker, size_t) { ran += worker == 0; });
+  ForEachTask(0, 4, [&](size_t, size_t) { ++ran; });
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(TaskThreads::Started(), before);
+  setenv("STREAMSCOPE_THREADS", "1", 1);
+  ForEachTask(kTasks, 4, [](size_t worker, size_t) { EXPECT_EQ(worker, 0u); });
   EXPECT_EQ(TaskThreads::Started(), before);
   unsetenv("STREAMSCOPE_THREADS");
 }

@@ -172,8 +172,9 @@ TEST(DependencyGraph, EventsAreOrderedByRecordedTimeWhateverOutlastsWhat) {
 }
 
 // A graph of at least two slices of events (kGraphBuildSlice) gets its binding
-// edges, lags and order from passes cut into slices, one per core: the
-// graph is the one built on one thread, edge for edge.
+// edges, lags, order and far reads (with replay rings of 2 events) from
+// passes cut into slices, one per core: the graph is the one built on one
+// thread, edge for edge.
 TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
   ModelBuilder b;
   b.Stream(kA, StreamKind::kNonBlocking);
@@ -191,8 +192,10 @@ TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
   }
   TraceModel m = b.Build();
   const Window w = WholeTraceWindow(m);
-  DependencyGraph sliced = testing::WithAnalyzerThreads(true, [&] { return BuildDependencyGraph(m, w); });
-  DependencyGraph alone = testing::WithAnalyzerThreads(false, [&] { return BuildDependencyGraph(m, w); });
+  DependencyGraphOptions options;
+  options.replay_ring_log2 = 1;
+  DependencyGraph sliced = testing::WithAnalyzerThreads(true, [&] { return BuildDependencyGraph(m, w, options); });
+  DependencyGraph alone = testing::WithAnalyzerThreads(false, [&] { return BuildDependencyGraph(m, w, options); });
   ASSERT_GE(sliced.event_count(), 2 * kGraphBuildSlice);
   EXPECT_EQ(sliced.launch_latency_ns(), alone.launch_latency_ns());
   EXPECT_EQ(sliced.launch_latency_ns(), 6 * kUs);  // the median kernel started 6 us after its call
@@ -202,7 +205,10 @@ TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
   ASSERT_EQ(sliced.edge_count(), alone.edge_count());
   for (size_t e = 0; e < sliced.event_count(); ++e) {
     ASSERT_EQ(sliced.Binding(static_cast<int32_t>(e)), alone.Binding(static_cast<int32_t>(e))) << e;
+    ASSERT_EQ(sliced.FarRead(static_cast<int32_t>(e)), alone.FarRead(static_cast<int32_t>(e))) << e;
   }
+  EXPECT_EQ(sliced.far_read_count(), alone.far_read_count());
+  EXPECT_GT(sliced.far_read_count(), 100'000u);
   for (uint32_t i = 0; i < sliced.edge_count(); ++i) {
     ASSERT_EQ(sliced.EdgePresent(i), alone.EdgePresent(i)) << i;
     if (!sliced.EdgePresent(i)) continue;

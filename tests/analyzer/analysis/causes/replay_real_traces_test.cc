@@ -61,6 +61,17 @@ void CheckWindow(const TraceModel& m, const Window& w, const std::string& what) 
     total += s.length();
   }
   EXPECT_EQ(total, p.end_ns - p.start_ns) << what;
+  // The path keeps each segment's end only (its start is the end before
+  // it): that holds when every binding edge's source time is its source
+  // event's recorded time, and no binding edge goes back in time.
+  for (size_t e = 0; e < g.event_count(); ++e) {
+    const int32_t i = g.Binding(static_cast<int32_t>(e));
+    if (i < 0) continue;
+    const DepEdge source = g.EdgeSource(static_cast<uint32_t>(i));
+    if (source.from == DepEdge::kOutside) continue;
+    ASSERT_EQ(source.from_ns, g.Recorded(source.from)) << what << " event " << e;
+    ASSERT_LE(source.from_ns, g.Recorded(static_cast<int32_t>(e))) << what << " event " << e;
+  }
   EXPECT_EQ(p.end_ns, r.recorded_end_ns) << what;
   // The report drops the replay columns before finding the path: the same
   // path, segment for segment.
@@ -157,6 +168,52 @@ TEST(ReplayRealTraces, ReferenceWorkloadsRankTheirPlantedCauseFirst) {
     // The planted cause saves at least a third of the window.
     EXPECT_GT(3 * top.estimated_saving_ns, r.recorded_end_ns - w.start_ns) << e.variant;
   }
+}
+
+// A replay keeps the times of the latest events of each ring, and those
+// read later (the graph's far reads) in a map. With rings of 2, 8 and 64
+// events, every what-if on every bundled trace estimates the same saving as
+// with rings that hold the whole trace, alone and all removed together (the
+// edges same_stream adds included), and some traces read times from
+// outside their rings.
+TEST(ReplayRealTraces, ReplaysInSmallRingsEstimateWhatWholeRingsDo) {
+  size_t far_windows = 0, added_windows = 0;
+  for (const std::string& path : BundledSqliteTraces({"tests/data", "tests/data/nsys"})) {
+    auto models = LoadTraceFile(path);
+    ASSERT_TRUE(models.ok()) << path;
+    for (const TraceModel& m : *models) {
+      const Window w = WholeTraceWindow(m);
+      WhatIfOptions whole;
+      whole.graph.replay_ring_log2 = 30;
+      const DependencyGraph g = BuildDependencyGraph(m, w, whole.graph);
+      EXPECT_EQ(g.far_read_count(), 0u) << path;
+      const WhatIfResult expected = EstimateSavings(m, g, whole);
+      const std::vector<WhatIfCause> causes = FindWhatIfCauses(m, g, whole);
+      const WhatIfEstimate expected_all = EstimateTogether(m, g, causes, whole);
+      added_windows += std::any_of(causes.begin(), causes.end(),
+                                   [](const WhatIfCause& c) { return c.kind == WhatIfKind::kSameStream; });
+      for (int log2 : {1, 3, 6}) {
+        const std::string what = path + " rings of " + std::to_string(1 << log2);
+        WhatIfOptions small = whole;
+        small.graph.replay_ring_log2 = log2;
+        const DependencyGraph h = BuildDependencyGraph(m, w, small.graph);
+        far_windows += h.far_read_count() > 0;
+        const WhatIfResult r = EstimateSavings(m, h, small);
+        EXPECT_EQ(r.replayed_end_ns, expected.replayed_end_ns) << what;
+        ASSERT_EQ(r.estimates.size(), expected.estimates.size()) << what;
+        for (size_t k = 0; k < r.estimates.size(); ++k) {
+          EXPECT_TRUE(r.estimates[k].cause == expected.estimates[k].cause) << what << " estimate " << k;
+          EXPECT_EQ(r.estimates[k].estimated_saving_ns, expected.estimates[k].estimated_saving_ns)
+              << what << " " << WhatIfKindName(r.estimates[k].cause.kind);
+        }
+        const WhatIfEstimate all = EstimateTogether(m, h, causes, small);
+        EXPECT_EQ(all.estimable, expected_all.estimable) << what;
+        EXPECT_EQ(all.estimated_saving_ns, expected_all.estimated_saving_ns) << what << " all together";
+      }
+    }
+  }
+  EXPECT_GT(far_windows, 0u) << "small rings make some replays read from outside them";
+  EXPECT_GT(added_windows, 0u) << "some traces have same_stream, whose what-if adds edges";
 }
 
 TEST(ReplayRealTraces, PageableWorkloadHasNoPinnedRateUnlessTheLinkIsKnown) {
