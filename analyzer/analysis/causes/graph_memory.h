@@ -23,8 +23,10 @@ struct GraphMemoryNeed {
 // report less the heap in use before the graph, STREAMSCOPE_PROFILE=1): 104
 // MiB for 2.0M items at 1M ops, 925 MiB for 20.2M items at 10M ops, 48-54
 // bytes an item (the graph about 22, a replay's times 10, the what-ifs'
-// edits and the critical path's segments the rest). The estimate takes 64
-// bytes an item and 16 MiB more: it errs toward skipping.
+// edits and the critical path's segments the rest). Since replays keep
+// their times in rings (about 10 MB each, two at once) and the path 24
+// bytes a segment, not 40, the 10M report peaks 60-150 MiB lower. The
+// estimate takes 64 bytes an item and 16 MiB more: it errs toward skipping.
 GraphMemoryNeed EstimateGraphMemory(const TraceModel& model, const Window& window);
 
 // A window whose graph analyses were skipped for memory: what they needed
