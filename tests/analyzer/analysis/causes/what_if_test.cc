@@ -1,10 +1,12 @@
 #include "analyzer/analysis/causes/what_if.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
+#include "tests/analyzer/base/analyzer_threads_env.h"
 #include "tests/analyzer/model/model_builder.h"
 
 namespace streamscope {
@@ -134,6 +136,55 @@ TEST(WhatIf, FarReadsOfCallsOutOfOrderAreFoundByTheOrder) {
     const ReplayResult whole = Replay(g, edits), span = ReplaySpan(g, edits);
     EXPECT_EQ(span.end_ns, whole.end_ns) << ring_log2;
     EXPECT_EQ(span.start_ns, whole.start_ns) << ring_log2;
+  }
+}
+
+// A large window's causes replay two at once, each worker with its own
+// times and edits: the estimates are the ones replayed one at a time, in
+// the same order. A host-bound loop: each step's 20 us of host work lies in
+// an NVTX range "prepare" or "load" (every other step), then a call
+// launches a 4 us kernel; removing either name's host work saves about
+// half of the steps' host time.
+TEST(WhatIf, CausesReplayedTwoAtOnceEstimateWhatOneAtATimeDoes) {
+  ModelBuilder b;
+  b.Stream(kStream, StreamKind::kNonBlocking);
+  constexpr int64_t kSteps = 70'000;
+  for (int64_t i = 0; i < kSteps; ++i) {
+    const int64_t t = i * 30 * kUs, call = t + 20 * kUs;
+    b.Nvtx(i % 2 == 0 ? "prepare" : "load", 1, t, call);
+    b.Kernel("k", kStream, call + 6 * kUs, call + 10 * kUs, ApiTimes{call, call + 4 * kUs, 1});
+  }
+  const TraceModel m = b.Build();
+  const DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
+  ASSERT_GE(g.op_count(), kOpsWorthAThread);
+  // Every cause replayed one at a time, then the same with threads; one
+  // cause alone, on the same context (its facts built by then), starts the
+  // threads all have but the second worker.
+  const WhatIfResult one = testing::WithAnalyzerThreads(false, [&] { return EstimateSavings(m, g); });
+  ASSERT_GE(one.estimates.size(), 2u);
+  int64_t started = 0, started_alone = 0;
+  testing::WithAnalyzerThreads(
+      true, [&] { return EstimateSavings(m, g, {one.estimates.front().cause}, WhatIfOptions{}); }, &started_alone);
+  const WhatIfResult two = testing::WithAnalyzerThreads(
+      true, [&] { return EstimateSavings(m, g); }, &started);
+  EXPECT_EQ(started - started_alone, std::thread::hardware_concurrency() > 1 ? 1 : 0) << "a second worker";
+  ASSERT_EQ(two.estimates.size(), one.estimates.size());
+  for (size_t k = 0; k < one.estimates.size(); ++k) {
+    const WhatIfEstimate &a = two.estimates[k], &e = one.estimates[k];
+    EXPECT_TRUE(a.cause == e.cause) << k;
+    EXPECT_EQ(a.estimated_saving_ns, e.estimated_saving_ns) << k;
+    EXPECT_EQ(a.measured_cost_ns, e.measured_cost_ns) << k;
+    EXPECT_EQ(a.ops, e.ops) << k;
+    EXPECT_EQ(a.calls, e.calls) << k;
+  }
+  for (const char* name : {"prepare", "load"}) {
+    const WhatIfEstimate* host = FindEstimate(two, WhatIfKind::kHostWork, name, &m);
+    ASSERT_NE(host, nullptr) << name;
+    // The first step has no host gap (no call before it).
+    EXPECT_GE(host->measured_cost_ns, (kSteps / 2 - 1) * 20 * kUs) << name;
+    EXPECT_LE(host->measured_cost_ns, kSteps / 2 * 20 * kUs) << name;
+    EXPECT_GT(host->estimated_saving_ns, kSteps / 2 * 15 * kUs) << name;
+    EXPECT_LE(host->estimated_saving_ns, kSteps / 2 * 20 * kUs) << name;
   }
 }
 
