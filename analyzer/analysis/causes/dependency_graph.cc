@@ -897,7 +897,8 @@ class DependencyGraphBuilder {
     // outside its ring (FarCandidates).
     const size_t slices = SliceCount(n, kGraphBuildSlice);
     std::vector<std::vector<std::pair<uint32_t, int32_t>>> backwards(slices);  // (edge, source event)
-    const FarCandidates far_candidates(g_, o_.replay_ring_log2);
+    g_.replay_ring_log2_ = std::clamp(o_.replay_ring_log2, 1, 30);
+    const FarCandidates far_candidates(g_);
     std::vector<std::vector<std::pair<uint32_t, int32_t>>> far(slices);  // (reader's place in the order, source)
     ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
       for (size_t v = begin; v < end; ++v) {
@@ -915,8 +916,7 @@ class DependencyGraphBuilder {
     if (far_candidates.filtered()) {
       FarReads(far);
     } else {
-      std::vector<std::vector<std::pair<uint32_t, int32_t>>>().swap(far);
-      FarReads();
+      FarReads();  // nothing was listed
     }
     for (const std::vector<std::pair<uint32_t, int32_t>>& list : backwards) {
       for (const auto& [i, from] : list) {
@@ -940,8 +940,7 @@ class DependencyGraphBuilder {
   // that start reads from its ring. Without that order every edge may.
   class FarCandidates {
    public:
-    FarCandidates(const DependencyGraph& g, int ring_log2)
-        : g_(g), ring_(int64_t{1} << std::clamp(ring_log2, 1, 30)), split_(g.RingSplit()) {
+    explicit FarCandidates(const DependencyGraph& g) : g_(g), ring_(g.ring_size()), split_(g.RingSplit()) {
       const size_t n = g.event_count();
       if (split_ <= ring_ && static_cast<int64_t>(n) - split_ <= ring_) {
         none_ = true;  // each ring holds all of its events
@@ -978,8 +977,27 @@ class DependencyGraphBuilder {
   // The far reads among the candidates (reader's place in the order,
   // source), checked against the highest index placed in the source's ring
   // before the reader: one walk along the order when there are any.
+  // The highest index placed so far in each replay ring, and whether an
+  // event's time has left its ring (the header's FarRead).
+  struct RingTops {
+    int64_t ops = -1, calls = -1;
+    void Place(int32_t v, int32_t split) {
+      if (v < split) {
+        ops = std::max<int64_t>(ops, v);
+      } else {
+        calls = std::max<int64_t>(calls, v - split);
+      }
+    }
+    void Join(const RingTops& o) {
+      ops = std::max(ops, o.ops);
+      calls = std::max(calls, o.calls);
+    }
+    bool Left(int32_t e, int32_t split, int64_t ring) const {
+      return e < split ? ops - e >= ring : calls - (e - split) >= ring;
+    }
+  };
+
   void FarReads(std::vector<std::vector<std::pair<uint32_t, int32_t>>>& candidates) {
-    g_.replay_ring_log2_ = std::clamp(o_.replay_ring_log2, 1, 30);
     std::vector<std::pair<uint32_t, int32_t>> all;
     for (std::vector<std::pair<uint32_t, int32_t>>& list : candidates) {
       all.insert(all.end(), list.begin(), list.end());
@@ -987,21 +1005,16 @@ class DependencyGraphBuilder {
     }
     if (all.empty()) return;
     std::sort(all.begin(), all.end());
-    const int64_t ring = g_.ring_size(), split = g_.RingSplit();
+    const int64_t ring = g_.ring_size();
+    const int32_t split = g_.RingSplit();
     g_.far_read_.assign((g_.event_count() + 63) / 64, 0);
-    int64_t ops = -1, calls = -1;  // the highest index placed so far in each ring
+    RingTops tops;
     size_t next = 0;
     for (size_t p = 0; p < g_.order_.size() && next < all.size(); ++p) {
       for (; next < all.size() && all[next].first == p; ++next) {
-        const int32_t from = all[next].second;
-        if (from < split ? ops - from >= ring : calls - (from - split) >= ring) MarkFar(from);
+        if (tops.Left(all[next].second, split, ring)) MarkFar(all[next].second);
       }
-      const int32_t v = g_.order_[p];
-      if (v < split) {
-        ops = std::max<int64_t>(ops, v);
-      } else {
-        calls = std::max<int64_t>(calls, v - split);
-      }
+      tops.Place(g_.order_[p], split);
     }
     CountFar();
   }
@@ -1018,41 +1031,25 @@ class DependencyGraphBuilder {
   // simulated in slices, each starting from the highest indices of the
   // slices before it, the marks joined afterwards.
   void FarReads() {
-    const int log2 = std::clamp(o_.replay_ring_log2, 1, 30);
-    g_.replay_ring_log2_ = log2;
-    const int64_t ring = g_.ring_size(), split = g_.RingSplit();
+    const int64_t ring = g_.ring_size();
+    const int32_t split = g_.RingSplit();
     const size_t n = g_.event_count();
     const std::vector<int32_t>& order = g_.order_;
-    struct Highest {
-      int64_t ops = -1, calls = -1;
-    };
-    auto place = [&](Highest& h, int32_t v) {
-      if (v < split) {
-        h.ops = std::max<int64_t>(h.ops, v);
-      } else {
-        h.calls = std::max<int64_t>(h.calls, v - split);
-      }
-    };
     const size_t slices = SliceCount(n, kGraphBuildSlice);
-    std::vector<Highest> highest(slices);
+    std::vector<RingTops> slice_tops(slices);
     ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
-      for (size_t p = begin; p < end; ++p) place(highest[slice], order[p]);
+      for (size_t p = begin; p < end; ++p) slice_tops[slice].Place(order[p], split);
     });
     std::vector<std::vector<int32_t>> far(slices);
     ForEachSlice(n, slices, [&](size_t slice, size_t begin, size_t end) {
-      Highest h;
-      for (size_t s = 0; s < slice; ++s) {
-        h.ops = std::max(h.ops, highest[s].ops);
-        h.calls = std::max(h.calls, highest[s].calls);
-      }
+      RingTops tops;
+      for (size_t s = 0; s < slice; ++s) tops.Join(slice_tops[s]);
       for (size_t p = begin; p < end; ++p) {
         const int32_t v = order[p];
         g_.VisitInEdges(v, [&](uint32_t, int32_t from, int64_t, int64_t) {
-          if (from < 0) return;
-          const bool gone = from < split ? h.ops - from >= ring : h.calls - (from - split) >= ring;
-          if (gone) far[slice].push_back(from);
+          if (from >= 0 && tops.Left(from, split, ring)) far[slice].push_back(from);
         });
-        place(h, v);
+        tops.Place(v, split);
       }
     });
     g_.far_read_.assign((n + 63) / 64, 0);

@@ -399,9 +399,9 @@ class DependencyGraph {
 
   // Frees what only replays read: explicit edges' lags, in-edge ranges, the
   // order, the far reads, blocking kinds and sync streams (at 10M ops about
-  // 0.5 GiB, room for the critical path's segments). Afterwards only the recorded times,
-  // items, binding edges and the edges' sources, kinds and source times may
-  // be read: what FindCriticalPath reads.
+  // 0.5 GiB, room for the critical path's segments). Afterwards only the
+  // recorded times, items, binding edges and the edges' sources, kinds and
+  // source times may be read: what FindCriticalPath reads.
   void DropReplayColumns();
 
  private:
