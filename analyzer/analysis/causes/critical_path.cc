@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <ranges>
 
 namespace streamscope {
 
@@ -180,9 +179,16 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
     idle.cause_ns[c] += e - s;
     // Segments are in time order and tile the path: the first one ending
     // after s, then on while they start before e.
-    const size_t first = *std::ranges::partition_point(std::views::iota(size_t{0}, segments.size()),
-                                                       [&](size_t k) { return segments.end_ns(k) <= s; });
-    for (size_t k = first; k < segments.size() && segments.start_ns(k) < e; ++k) {
+    size_t lo_k = 0, hi_k = segments.size();
+    while (lo_k < hi_k) {
+      const size_t mid = lo_k + (hi_k - lo_k) / 2;
+      if (segments.end_ns(mid) <= s) {
+        lo_k = mid + 1;
+      } else {
+        hi_k = mid;
+      }
+    }
+    for (size_t k = lo_k; k < segments.size() && segments.start_ns(k) < e; ++k) {
       const PathSegment seg = segments[k];
       const int64_t lo = std::max(s, seg.start_ns), hi = std::min(e, seg.end_ns);
       if (hi > lo) idle.by_segment[static_cast<int>(seg.kind)][c] += hi - lo;
