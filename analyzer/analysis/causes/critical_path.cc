@@ -157,6 +157,7 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
     const PathSegmentKind kind = path.segments.kind(k);
     const int64_t length = path.segments.length(k);
     path.kind_ns[static_cast<int>(kind)] += length;
+    ++path.kind_segments[static_cast<int>(kind)];
     (IsHostSegment(kind) ? path.host_ns : path.gpu_ns) += length;
   }
   return path;

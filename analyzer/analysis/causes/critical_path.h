@@ -141,6 +141,7 @@ struct CriticalPath {
   int64_t start_ns = 0, end_ns = 0;  // what the path covers
   PathSegments segments;             // in time order
   std::array<int64_t, kNumPathSegmentKinds> kind_ns{};
+  std::array<int64_t, kNumPathSegmentKinds> kind_segments{};  // how many segments of each kind
   int64_t host_ns = 0, gpu_ns = 0;
   PathIdle idle;
   // Not looked for: the window's dependency graph did not fit in memory.

@@ -1,5 +1,7 @@
 #include "analyzer/analysis/causes/critical_path.h"
 
+#include <array>
+
 #include "analyzer/analysis/causes/gap_causes.h"
 #include "gtest/gtest.h"
 #include "tests/analyzer/analysis/causes/planted_traces.h"
@@ -15,14 +17,20 @@ using testing::ModelBuilder;
 
 int64_t Kind(const CriticalPath& p, PathSegmentKind k) { return p.kind_ns[static_cast<int>(k)]; }
 
+// The segments tile the path, and the per-kind figures are theirs.
 void ExpectTiled(const CriticalPath& p) {
   int64_t cursor = p.start_ns, total = 0;
+  std::array<int64_t, kNumPathSegmentKinds> ns{}, count{};
   for (const PathSegment& s : p.segments) {
     EXPECT_EQ(s.start_ns, cursor) << PathSegmentKindName(s.kind);
     EXPECT_GT(s.length(), 0);
     cursor = s.end_ns;
     total += s.length();
+    ns[static_cast<int>(s.kind)] += s.length();
+    ++count[static_cast<int>(s.kind)];
   }
+  EXPECT_EQ(ns, p.kind_ns);
+  EXPECT_EQ(count, p.kind_segments);
   EXPECT_EQ(cursor, p.end_ns);
   EXPECT_EQ(total, p.end_ns - p.start_ns);
   EXPECT_EQ(p.host_ns + p.gpu_ns, total);
