@@ -125,6 +125,38 @@ TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   EXPECT_TRUE(contention);  // the kernels beside copies ran twice as long
 }
 
+// 70,000 steps of a host-bound loop (each a 3 us kernel launched 2 us
+// before it starts, 10 us apart): the GPU idles 7 us a step. For a window
+// this large the report classifies the gaps again beside the critical path,
+// on a thread of its own; the path cites the same idle time, cause for
+// cause and segment kind for kind, as on one thread.
+TEST(RunPlan, ALargeWindowsPathCitesTheSameIdleWhenItsGapsAreClassifiedBesideIt) {
+  testing::ModelBuilder b;
+  b.Stream(1, StreamKind::kNonBlocking);
+  constexpr int64_t kSteps = 70'000;
+  for (int64_t i = 0; i < kSteps; ++i) {
+    const int64_t t = 5'000 + i * 10'000;
+    b.Kernel("k", 1, t, t + 3'000, testing::ApiTimes{t - 2'000, t - 1'000, 1});
+  }
+  TraceModel m = b.Build();
+  const Window w = WholeTraceWindow(m);
+  auto path = [&](bool threads) {
+    absl::StatusOr<WindowResults> r =
+        testing::WithAnalyzerThreads(threads, [&] { return RunPlan(m, w, ReportPlan(false, 5, 0)); });
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? r->critical_path : CriticalPath{};
+  };
+  const CriticalPath beside = path(true), alone = path(false);
+  ASSERT_TRUE(beside.idle.cited);
+  ASSERT_TRUE(alone.idle.cited);
+  EXPECT_EQ(beside.segments.size(), alone.segments.size());
+  EXPECT_EQ(beside.idle.idle_ns, alone.idle.idle_ns);
+  EXPECT_EQ(beside.idle.cause_ns, alone.idle.cause_ns);
+  EXPECT_EQ(beside.idle.by_segment, alone.idle.by_segment);
+  // The path crosses nearly all of the idle time: 7 us of each step.
+  EXPECT_GE(alone.idle.idle_ns, (kSteps - 1) * 7'000);
+}
+
 // ThreeCausesTrace (planted_traces.h, diagnose_ranking_test.cc): the host
 // work in 'prepare' would save 5000 us, the syncs 2855, the pageable copies
 // 1550; by measured cost the copies (2000 us) come before the syncs. Under a
