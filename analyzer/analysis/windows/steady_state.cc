@@ -330,18 +330,20 @@ std::vector<FirstLaunchOutlier> FindFirstLaunchOutliers(const TraceModel& m, con
   std::vector<FirstLaunchOutlier> out;
   for (auto& [kernel, launches] : by_kernel) {
     if (launches.empty()) continue;  // reserved, but no launch with a call
-    // Launches come in op order, which mostly is their calls' order too.
+    // The first launch: the earliest call, of equal ones the first in op
+    // order (min_element keeps the first of equal minima). The others' median
+    // needs no order: none is sorted (at 10M ops a stable sort of the
+    // launches of kernels on four streams took about 0.3 s).
     auto by_call = [&](const Launch& a, const Launch& b) { return m.api.start_ns[a.api] < m.api.start_ns[b.api]; };
-    if (!std::is_sorted(launches.begin(), launches.end(), by_call)) {
-      std::stable_sort(launches.begin(), launches.end(), by_call);
-    }
-    const Launch& first = launches.front();
+    const auto first_it = std::min_element(launches.begin(), launches.end(), by_call);
+    const Launch first = *first_it;
     int64_t call_ns = SaturatingSub(m.api.end_ns[first.api], m.api.start_ns[first.api]);
     int64_t median = -1;
     if (launches.size() >= 2) {
       std::vector<int64_t> others;
-      for (size_t k = 1; k < launches.size(); ++k) {
-        others.push_back(SaturatingSub(m.api.end_ns[launches[k].api], m.api.start_ns[launches[k].api]));
+      others.reserve(launches.size() - 1);
+      for (auto it = launches.begin(); it != launches.end(); ++it) {
+        if (it != first_it) others.push_back(SaturatingSub(m.api.end_ns[it->api], m.api.start_ns[it->api]));
       }
       median = LowerMedian(std::move(others));
     } else if (auto it = api_median.find(m.api.name[first.api]); it != api_median.end()) {

@@ -241,6 +241,25 @@ TEST(SteadyState, FirstLaunchIsTheFirstCallWhateverOrderTheKernelsRan) {
   EXPECT_EQ(m.ops.start_ns[out[0].op], 6000 * kUs);
 }
 
+// Two calls that start at once (two threads) launch the same kernel: the
+// first launch is the one whose kernel comes first in op order, here the
+// 10 us call. Picking the 5 ms call instead would report it as an outlier
+// against the others' 10 us.
+TEST(SteadyState, OfTwoCallsThatStartAtOnceTheFirstLaunchIsTheFirstOp) {
+  ModelBuilder b;
+  b.Stream(1, StreamKind::kNonBlocking);
+  b.Stream(2, StreamKind::kNonBlocking);
+  b.Kernel("k", 1, 6000 * kUs, 6010 * kUs, ApiTimes{0, 5000 * kUs, 1});
+  b.Kernel("k", 2, 20 * kUs, 30 * kUs, ApiTimes{0, 10 * kUs, 2});
+  for (int64_t j = 1; j <= 3; ++j) {
+    b.Kernel("k", 2, (7000 + 100 * j) * kUs, (7010 + 100 * j) * kUs,
+             ApiTimes{(6900 + 100 * j) * kUs, (6910 + 100 * j) * kUs, 2});
+  }
+  TraceModel m = b.Build();
+  ASSERT_EQ(m.ops.start_ns[0], 20 * kUs);  // the 10 us call's kernel is the first op
+  EXPECT_TRUE(FindFirstLaunchOutliers(m).empty());
+}
+
 // A large trace finds its first launches on a thread beside the window
 // (none under STREAMSCOPE_THREADS=1): the same steady state either way.
 TEST(SteadyState, ALargeTracesFirstLaunchesOnAThreadAreTheSame) {
