@@ -190,9 +190,8 @@ void CiteIdleOnPath(const GapCausesResult& gaps, CriticalPath* path) {
       }
     }
     for (size_t k = lo_k; k < segments.size() && segments.start_ns(k) < e; ++k) {
-      const PathSegment seg = segments[k];
-      const int64_t lo = std::max(s, seg.start_ns), hi = std::min(e, seg.end_ns);
-      if (hi > lo) idle.by_segment[static_cast<int>(seg.kind)][c] += hi - lo;
+      const int64_t lo = std::max(s, segments.start_ns(k)), hi = std::min(e, segments.end_ns(k));
+      if (hi > lo) idle.by_segment[static_cast<int>(segments.kind(k))][c] += hi - lo;
     }
   }
 }

@@ -974,9 +974,6 @@ class DependencyGraphBuilder {
     bool none_ = false, filtered_ = true;
   };
 
-  // The far reads among the candidates (reader's place in the order,
-  // source), checked against the highest index placed in the source's ring
-  // before the reader: one walk along the order when there are any.
   // The highest index placed so far in each replay ring, and whether an
   // event's time has left its ring (the header's FarRead).
   struct RingTops {
@@ -997,6 +994,9 @@ class DependencyGraphBuilder {
     }
   };
 
+  // The far reads among the candidates (reader's place in the order,
+  // source), checked against the highest index placed in the source's ring
+  // before the reader: one walk along the order when there are any.
   void FarReads(std::vector<std::vector<std::pair<uint32_t, int32_t>>>& candidates) {
     std::vector<std::pair<uint32_t, int32_t>> all;
     for (std::vector<std::pair<uint32_t, int32_t>>& list : candidates) {

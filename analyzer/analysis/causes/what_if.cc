@@ -213,7 +213,6 @@ template <bool kLags, bool kRemoved, bool kAdded, bool kBinding, typename Times>
 void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const ChangedLags& lags,
                   const AddedByTarget& added, Times& times, ReplayResult& r, OpSpan& span) {
   const auto edge_count = static_cast<int32_t>(g.edge_count());
-  const int32_t op_events = g.RingSplit();
   for (int32_t v : g.order()) {
     bool any = false;
     int64_t best = 0;
@@ -257,9 +256,9 @@ void ReplayEvents(const DependencyGraph& g, const ReplayEdits& edits, const Chan
       t = any ? best : g.Recorded(v);
       times.Set(v, 0, t);
     }
-    if (v < op_events) {
-      if ((v & 1) != 0) {
-        span.latest.Offer(v >> 1, t);
+    if (g.IsOpEvent(v)) {
+      if (g.IsEndEvent(v)) {
+        span.latest.Offer(static_cast<int32_t>(g.ItemOf(v)), t);
       } else {
         span.first_start_ns = std::min(span.first_start_ns, t);
       }
