@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "analyzer/analysis/windows/submission_order.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/intervals/interval_set.h"
 #include "analyzer/model/saturating.h"
@@ -61,11 +61,8 @@ std::pair<int64_t, int64_t> SubmittedInside(const TraceModel& m, const std::vect
 // op, not 40): times, durations and ends are read through it, and submit
 // times mostly follow the op order, so those reads stay near each other.
 struct OpsBySubmit {
-  OpsBySubmit(const TraceModel& m, const std::vector<int64_t>& submit) : m(m), submit(submit), order(submit.size()) {
-    std::iota(order.begin(), order.end(), uint32_t{0});
-    std::sort(order.begin(), order.end(),
-              [&](uint32_t a, uint32_t b) { return submit[a] != submit[b] ? submit[a] < submit[b] : a < b; });
-  }
+  OpsBySubmit(const TraceModel& m, const std::vector<int64_t>& submit)
+      : m(m), submit(submit), order(SubmissionOrder(m, submit)) {}
   const TraceModel& m;
   const std::vector<int64_t>& submit;
   std::vector<uint32_t> order;
