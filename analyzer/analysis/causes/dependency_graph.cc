@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/analysis/causes/api_names.h"
 #include "analyzer/analysis/windows/trace_facts.h"
+#include "analyzer/base/grouped_order.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/model/saturating.h"
 
@@ -1076,8 +1077,8 @@ class DependencyGraphBuilder {
   // Every event by recorded time, equal times by event index (a stable
   // sort). Op starts and call starts come in time order already (the model
   // keeps ops and calls in start order); the ends are nearly in order. Each
-  // of the four runs is sorted on its own (time, event) pairs, then merged:
-  // an indirect sort of all events took most of the graph's time at 10M ops.
+  // of the four runs is put in order on its own, then merged: an indirect
+  // sort of all events took most of the graph's time at 10M ops.
   void ByTime(std::vector<int32_t>& order) const {
     auto t = [this](int32_t e) { return g_.Recorded(e); };
     const size_t ops = g_.op_count_, calls = g_.call_count_;
@@ -1097,10 +1098,28 @@ class DependencyGraphBuilder {
       const int64_t ta = t(a), tb = t(b);
       return ta < tb || (ta == tb && a < b);
     };
+    // An op ends after its stream's previous op, nearly always: the ends out
+    // of order are merged stream by stream (at 100M ops in 4 GiB their
+    // (time, event) pairs took 1.6 GB to sort, in spill files).
+    auto op_ends = [&] {
+      std::vector<int32_t> r(ops);
+      for (size_t k = 0; k < ops; ++k) r[k] = DependencyGraph::OpEnd(k);
+      if (std::is_sorted(r.begin(), r.end(), [&](int32_t a, int32_t b) { return t(a) < t(b); })) return r;
+      const size_t groups = m_.streams.size() + 1;  // the last: ops on no known stream
+      const std::vector<uint32_t> by_end = OrderMergingGroups(
+          ops, groups,
+          [&](size_t k) {
+            const int32_t stream = m_.ops.stream[static_cast<size_t>(g_.ModelOp(k))];
+            return ValidStream(m_, stream) ? static_cast<size_t>(stream) : groups - 1;
+          },
+          [&](size_t k) { return t(DependencyGraph::OpEnd(k)); });
+      for (size_t k = 0; k < ops; ++k) r[k] = DependencyGraph::OpEnd(by_end[k]);
+      return r;
+    };
     std::vector<int32_t> ops_by_time;
     {
       std::vector<int32_t> starts = run(ops, [](size_t k) { return DependencyGraph::OpStart(k); });
-      std::vector<int32_t> ends = run(ops, [](size_t k) { return DependencyGraph::OpEnd(k); });
+      std::vector<int32_t> ends = op_ends();
       ops_by_time.resize(2 * ops);
       std::merge(starts.begin(), starts.end(), ends.begin(), ends.end(), ops_by_time.begin(), before);
     }
