@@ -35,6 +35,7 @@
 #define STREAMSCOPE_ANALYZER_ANALYSIS_LAUNCH_STATS_H_
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "analyzer/analysis/windows/steady_state.h"
@@ -58,7 +59,7 @@ struct Distribution {
   double mean = 0;
 };
 // Summarizes `values` (reordering them) in linear time on average.
-Distribution Summarize(std::vector<int64_t>& values);
+Distribution Summarize(std::span<int64_t> values);
 
 struct KernelLaunchStats {
   StringId name = kNoString;

@@ -88,6 +88,51 @@ TEST(LaunchStats, QueueDelayDistributionPerKernel) {
   EXPECT_EQ(m.strings.Get(r.kernels[0].name), "a");
 }
 
+// Kernels of two names launched in turn, some without a recorded call:
+// each name's distributions hold its own kernels only, the calls' only
+// those with a call, and of two queued equally long the first is cited.
+TEST(LaunchStats, InterleavedKernelsKeepTheirOwnDistributions) {
+  ModelBuilder b;
+  b.Stream(13, StreamKind::kNonBlocking);
+  // 'p' at 0, 2, 4, 6 ms: calls of 3, 5, -, 7 us; queue 9, 4, -, 9 us; 20 us on the GPU.
+  // 'q' at 1, 3, 5 ms: calls of 1, 2, 3 us; queue 1 us; 2, 4, 6 us on the GPU.
+  const int64_t p_call[] = {3, 5, 0, 7}, p_queue[] = {9, 4, 0, 9};
+  for (int i = 0; i < 4; ++i) {
+    const int64_t t0 = us(2000) * i, call_end = t0 + us(p_call[i]), start = call_end + us(p_queue[i]);
+    if (p_call[i] == 0) {
+      b.Kernel("p", 13, t0 + us(50), t0 + us(70));
+    } else {
+      b.Kernel("p", 13, start, start + us(20), ApiTimes{t0, call_end, 7});
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int64_t t0 = us(1000) + us(2000) * i, call_end = t0 + us(i + 1);
+    b.Kernel("q", 13, call_end + us(1), call_end + us(1) + us(2 * (i + 1)), ApiTimes{t0, call_end, 7});
+  }
+  TraceModel m = b.Build();
+  LaunchStatsResult r = AnalyzeLaunchStats(m, WindowOf(0, us(8000)));
+  const KernelLaunchStats* p = Group(r, m, "p");
+  const KernelLaunchStats* q = Group(r, m, "q");
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(p->gpu_ns.count, 4);
+  EXPECT_EQ(p->gpu_ns.total, us(80));
+  EXPECT_EQ(p->api_ns.count, 3);
+  EXPECT_EQ(p->api_ns.min, us(3));
+  EXPECT_EQ(p->api_ns.median, us(5));
+  EXPECT_EQ(p->api_ns.max, us(7));
+  EXPECT_EQ(p->queue_ns.count, 3);
+  EXPECT_EQ(p->queue_ns.min, us(4));
+  EXPECT_EQ(p->queue_ns.max, us(9));
+  EXPECT_EQ(m.ops.source_id[p->max_queue_op], 1) << "the first of the two queued 9 us";
+  EXPECT_EQ(q->gpu_ns.count, 3);
+  EXPECT_EQ(q->gpu_ns.min, us(2));
+  EXPECT_EQ(q->gpu_ns.max, us(6));
+  EXPECT_EQ(q->api_ns.total, us(6));
+  EXPECT_EQ(q->queue_ns.max, us(1));
+  EXPECT_EQ(m.ops.source_id[q->max_queue_op], 5) << "q's first kernel (source ids follow the calls to Kernel)";
+}
+
 // A graph launch returns after its kernels started (here 3 us into a 20-us
 // cudaGraphLaunch), and a launch can block until the queue has room: such
 // kernels waited in no queue. Their queue delay is 0, never negative, and
