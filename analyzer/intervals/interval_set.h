@@ -29,6 +29,22 @@ using IntervalList = std::vector<Interval>;
 // Sorts, drops empty intervals, merges overlapping and touching ones.
 IntervalList Normalize(IntervalList intervals);
 
+// The union of intervals added one by one, the same as Normalize of them
+// all, without keeping them all when they come in start order (the ops of
+// a trace): each is merged into the last interval of the union as it
+// comes. Ones that come out of order are kept apart and normalized with
+// the union at the end.
+class SortedUnion {
+ public:
+  void Add(Interval x);
+  // The normalized union; the builder is empty afterwards.
+  IntervalList Take();
+
+ private:
+  IntervalList union_, unsorted_;
+  int64_t last_start_ = 0;
+};
+
 // Sum of lengths (input need not be normalized; overlaps count twice).
 int64_t TotalLength(std::span<const Interval> intervals);
 

@@ -161,18 +161,20 @@ class CoveredTime {
 
 // Compute, copy and copy-beside-compute time per span, summed over devices.
 void AddOverlap(const TraceModel& m, const Window& w, std::vector<InstanceRow>& rows) {
-  absl::flat_hash_map<int32_t, std::pair<IntervalList, IntervalList>> by_device;  // kernels, copies
+  // Kernels and copies: united as they come (in start order), not listed
+  // (at 100M ops, 1.5 GB of intervals).
+  absl::flat_hash_map<int32_t, std::pair<SortedUnion, SortedUnion>> by_device;
   auto [first, last] = m.OpRangeFor(w.start_ns, w.end_ns);
   for (size_t i = first; i < last; ++i) {
     const OpCategory c = m.ops.category[i];
     if (c != OpCategory::kKernel && !IsCopy(c)) continue;
     Interval x = {std::max(m.ops.start_ns[i], w.start_ns), std::min(m.ops.end_ns[i], w.end_ns)};
     if (x.empty()) continue;
-    auto& lists = by_device[m.ops.device_id[i]];
-    (c == OpCategory::kKernel ? lists.first : lists.second).push_back(x);
+    auto& unions = by_device[m.ops.device_id[i]];
+    (c == OpCategory::kKernel ? unions.first : unions.second).Add(x);
   }
-  for (auto& [device, lists] : by_device) {
-    IntervalList kernels = Normalize(std::move(lists.first)), copies = Normalize(std::move(lists.second));
+  for (auto& [device, unions] : by_device) {
+    IntervalList kernels = unions.first.Take(), copies = unions.second.Take();
     CoveredTime compute(kernels), copy(copies), both(Intersect(kernels, copies));
     for (InstanceRow& x : rows) {
       const Interval span = {x.start_ns, x.end_ns};

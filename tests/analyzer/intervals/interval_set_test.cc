@@ -1,6 +1,8 @@
 #include "analyzer/intervals/interval_set.h"
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include "gtest/gtest.h"
@@ -12,6 +14,49 @@ TEST(IntervalSet, NormalizeMergesOverlappingAndTouchingAndDropsEmpty) {
   IntervalList got = Normalize({{30, 40}, {0, 10}, {10, 20}, {5, 7}, {50, 50}, {35, 45}});
   IntervalList want = {{0, 20}, {30, 45}};
   EXPECT_EQ(got, want);
+}
+
+TEST(IntervalSet, NormalizeKeepsNoRoomForIntervalsMergedAway) {
+  IntervalList many;
+  for (int64_t i = 0; i < 1000; ++i) many.push_back({i, i + 2});
+  IntervalList got = Normalize(std::move(many));
+  EXPECT_EQ(got, (IntervalList{{0, 1001}}));
+  EXPECT_LT(got.capacity(), 1000u);
+}
+
+TEST(IntervalSet, SortedUnionOfIntervalsInStartOrder) {
+  SortedUnion u;
+  for (Interval x : {Interval{0, 10}, {5, 7}, {10, 20}, {20, 20}, {30, 40}, {35, 45}, {45, 46}}) u.Add(x);
+  EXPECT_EQ(u.Take(), (IntervalList{{0, 20}, {30, 46}}));
+  EXPECT_TRUE(u.Take().empty()) << "empty after Take";
+  u.Add({3, 4});
+  EXPECT_EQ(u.Take(), (IntervalList{{3, 4}})) << "used again";
+}
+
+TEST(IntervalSet, SortedUnionTakesIntervalsOutOfOrderToo) {
+  SortedUnion u;
+  for (Interval x : {Interval{30, 40}, {0, 10}, {10, 20}, {5, 7}, {50, 50}, {35, 45}, {60, 70}}) u.Add(x);
+  EXPECT_EQ(u.Take(), (IntervalList{{0, 20}, {30, 45}, {60, 70}}));
+}
+
+// Random lists, in start order or shuffled (in part or in all), with
+// overlapping, touching, nested and empty intervals: the same as Normalize.
+TEST(IntervalSet, SortedUnionMatchesNormalizeOnRandomLists) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 300; ++round) {
+    IntervalList list;
+    const size_t n = rng() % 60;
+    for (size_t i = 0; i < n; ++i) {
+      const auto start = static_cast<int64_t>(rng() % 100);
+      list.push_back({start, start + static_cast<int64_t>(rng() % 12) - 2});
+    }
+    std::sort(list.begin(), list.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    if (round % 3 == 1 && n > 1) std::swap(list[rng() % n], list[rng() % n]);
+    if (round % 3 == 2) std::shuffle(list.begin(), list.end(), rng);
+    SortedUnion u;
+    for (const Interval& x : list) u.Add(x);
+    ASSERT_EQ(u.Take(), Normalize(list)) << "round " << round;
+  }
 }
 
 TEST(IntervalSet, IntersectKeepsOnlySharedTime) {
