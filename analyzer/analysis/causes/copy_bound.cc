@@ -27,9 +27,8 @@ double HighRate(std::vector<double>& rates) {
 
 }  // namespace
 
-std::vector<DiagnoseFinding> FindCopyBandwidthBound(const TraceModel& m, const OverlapResult& overlap,
-                                                    const std::vector<int32_t>& ops, int64_t gpu_span_ns,
-                                                    const DiagnoseOptions& o) {
+std::vector<DiagnoseFinding> FindCopyBandwidthBound(const TraceModel& m, const OverlapResult& overlap, OpIndexRange ops,
+                                                    int64_t gpu_span_ns, const DiagnoseOptions& o) {
   std::vector<DiagnoseFinding> findings;
   if (gpu_span_ns <= 0) return findings;
   for (const DeviceOverlap& d : overlap.devices) {

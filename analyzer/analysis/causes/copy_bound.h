@@ -24,6 +24,7 @@
 
 #include "analyzer/analysis/causes/diagnose.h"
 #include "analyzer/analysis/overlap_gaps/overlap.h"
+#include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -32,7 +33,7 @@ namespace streamscope {
 // `ops`: the window's ops (OpsStartingIn), `gpu_span_ns` their span inside
 // the window. One finding per device and direction that qualifies.
 std::vector<DiagnoseFinding> FindCopyBandwidthBound(const TraceModel& model, const OverlapResult& overlap,
-                                                    const std::vector<int32_t>& ops, int64_t gpu_span_ns,
+                                                    OpIndexRange ops, int64_t gpu_span_ns,
                                                     const DiagnoseOptions& options);
 
 }  // namespace streamscope

@@ -792,7 +792,7 @@ class Diagnoser {
   const LaunchStatsResult* launch_;
   const std::optional<DiagnoseFinding>& contention_;
   const WindowDetections* detections_;
-  std::vector<int32_t> ops_;
+  OpIndexRange ops_;
   std::set<std::string> blamed_calls_;  // implicit-sync call names (base names)
   std::vector<DiagnoseFinding> findings_;
   DiagnoseResult result_;
@@ -813,7 +813,7 @@ DiagnoseReference BuildDiagnoseReference(const TraceModel& model, const std::vec
   std::vector<std::vector<int64_t>> alone;  // by group
   std::array<int64_t, kNumOpCategories> bytes{}, ns{};
   for (const Window& w : windows) {
-    std::vector<int32_t> ops = OpsStartingIn(model, w);
+    const OpIndexRange ops = OpsStartingIn(model, w);
     std::vector<int64_t> shared = SharedTime(model, w, ops);
     for (size_t k = 0; k < ops.size(); ++k) {
       int32_t op = ops[k];

@@ -21,13 +21,9 @@ int64_t MedianInPlace(std::span<int64_t> v) {
   return lo + (hi - lo) / 2;
 }
 
-std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w) {
-  std::vector<int32_t> out;
-  auto [first, last] = m.OpRangeFor(w.start_ns, w.end_ns);
-  for (size_t i = first; i < last; ++i) {
-    if (m.ops.start_ns[i] >= w.start_ns && m.ops.start_ns[i] < w.end_ns) out.push_back(static_cast<int32_t>(i));
-  }
-  return out;
+OpIndexRange OpsStartingIn(const TraceModel& m, const Window& w) {
+  const size_t first = FirstOpStartingAt(m, w.start_ns);
+  return OpIndexRange(first, w.end_ns > w.start_ns ? FirstOpStartingAt(m, w.end_ns) : first);
 }
 
 // Per op of `ops` (in start order): the time (clipped to the window) during
@@ -35,7 +31,7 @@ std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w) {
 // time in which at least two ops ran (ends before starts at equal times:
 // touching ops never overlap); each op's share of it is two binary searches
 // in its prefix sums. O(n log n), no event array to sort.
-std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops) {
+std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, OpIndexRange ops) {
   std::vector<int64_t> shared(ops.size(), 0);
   auto clipped_start = [&](int32_t op) { return std::max(m.ops.start_ns[op], w.start_ns); };
   auto clipped_end = [&](int32_t op) { return std::min(m.ops.end_ns[op], w.end_ns); };

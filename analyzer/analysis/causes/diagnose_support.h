@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -23,11 +24,11 @@ int64_t MedianInPlace(std::span<int64_t> v);
 inline int64_t Median(std::vector<int64_t> v) { return MedianInPlace(v); }
 
 // Ops that start inside the window, in start order.
-std::vector<int32_t> OpsStartingIn(const TraceModel& m, const Window& w);
+OpIndexRange OpsStartingIn(const TraceModel& m, const Window& w);
 
 // Per op of `ops` (in start order): the time (clipped to the window) during
 // which another op of the same device ran.
-std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops);
+std::vector<int64_t> SharedTime(const TraceModel& m, const Window& w, OpIndexRange ops);
 
 // Stream waits (cudaStreamWaitEvent records and event-op waits) per stream,
 // by time, with the call that made each: a whole-trace fact

@@ -45,7 +45,7 @@ Underfilled Sweep(std::vector<Edge>& edges, int64_t sms) {
 
 }  // namespace
 
-std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops,
+std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& m, const Window& w, OpIndexRange ops,
                                             const DiagnoseOptions& o) {
   std::vector<DiagnoseFinding> findings;
   if (m.kernel_blocks.size() != m.ops.size()) return findings;  // grids not recorded

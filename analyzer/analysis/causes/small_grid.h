@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "analyzer/analysis/causes/diagnose.h"
+#include "analyzer/analysis/windows/trace_facts.h"
 #include "analyzer/analysis/windows/window.h"
 #include "analyzer/model/trace_model.h"
 
@@ -39,8 +40,8 @@ namespace streamscope {
 
 // `ops`: the window's ops (OpsStartingIn). One finding per device with
 // underfilled time; none when the grids or the SM counts are not recorded.
-std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& model, const Window& window,
-                                            const std::vector<int32_t>& ops, const DiagnoseOptions& options);
+std::vector<DiagnoseFinding> FindSmallGrids(const TraceModel& model, const Window& window, OpIndexRange ops,
+                                            const DiagnoseOptions& options);
 
 }  // namespace streamscope
 

@@ -41,8 +41,8 @@ struct ClassifiedOps {
   std::vector<int32_t> code;  // per op: group * 2 + overlapped; -1: neither
 };
 
-ClassifiedOps ClassifyOps(const TraceModel& m, const Window& w, const DiagnoseOptions& o,
-                          const std::vector<int32_t>& ops, OpGrouper& grouper) {
+ClassifiedOps ClassifyOps(const TraceModel& m, const Window& w, const DiagnoseOptions& o, OpIndexRange ops,
+                          OpGrouper& grouper) {
   ClassifiedOps c;
   c.code.assign(ops.size(), -1);
   std::vector<int64_t> shared = SharedTime(m, w, ops);
@@ -77,7 +77,7 @@ ClassifiedOps ClassifyOps(const TraceModel& m, const Window& w, const DiagnoseOp
 // [over..., alone...].
 class GroupDurations {
  public:
-  GroupDurations(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops, const ClassifiedOps& c)
+  GroupDurations(const TraceModel& m, const Window& w, OpIndexRange ops, const ClassifiedOps& c)
       : count_(c.count), begin_(c.count.size() + 1, 0) {
     for (size_t g = 0; g < count_.size(); ++g) {
       begin_[g + 1] = begin_[g] + (count_[g].over > 0 ? int64_t{count_[g].over} + count_[g].alone : 0);
@@ -169,7 +169,7 @@ std::vector<Slowed> FindSlowedGroups(const DiagnoseOptions& o, const OpGrouper& 
 
 // The time each slowed op ran past its group's alone median: sets each
 // group's excess and returns the intervals.
-IntervalList ExcessPastAlone(const TraceModel& m, const std::vector<int32_t>& ops, const ClassifiedOps& c,
+IntervalList ExcessPastAlone(const TraceModel& m, OpIndexRange ops, const ClassifiedOps& c,
                              const std::vector<int64_t>& alone_of_slowed, std::vector<Slowed>& slowed) {
   IntervalList excess;
   std::vector<int64_t> excess_of(c.count.size(), 0);
@@ -190,7 +190,7 @@ IntervalList ExcessPastAlone(const TraceModel& m, const std::vector<int32_t>& op
 }  // namespace
 
 std::optional<DiagnoseFinding> AnalyzeContention(const TraceModel& m, const Window& w, const DiagnoseOptions& o) {
-  const std::vector<int32_t> ops = OpsStartingIn(m, w);
+  const OpIndexRange ops = OpsStartingIn(m, w);
   OpGrouper grouper(m);
   const ClassifiedOps classified = ClassifyOps(m, w, o, ops, grouper);
   GroupDurations durations(m, w, ops, classified);

@@ -5,6 +5,7 @@
 #ifndef STREAMSCOPE_ANALYZER_ANALYSIS_TRACE_FACTS_H_
 #define STREAMSCOPE_ANALYZER_ANALYSIS_TRACE_FACTS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -40,6 +41,38 @@ struct OpEndsInOrder {
 
 // Index of the first op with start >= t.
 size_t FirstOpStartingAt(const TraceModel& m, int64_t t);
+
+// A run of op indices [first, last): the ops that start in a window, which
+// are one run as ops are kept in start order. Read like a vector of their
+// indices, without one (400 MB at 100M ops, read again by every pass).
+class OpIndexRange {
+ public:
+  class Iterator {
+   public:
+    explicit Iterator(int32_t op) : op_(op) {}
+    int32_t operator*() const { return op_; }
+    Iterator& operator++() {
+      ++op_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return op_ == o.op_; }
+
+   private:
+    int32_t op_;
+  };
+  OpIndexRange() = default;
+  OpIndexRange(size_t first, size_t last)
+      : first_(static_cast<int32_t>(first)), last_(static_cast<int32_t>(std::max(first, last))) {}
+  Iterator begin() const { return Iterator(first_); }
+  Iterator end() const { return Iterator(last_); }
+  size_t size() const { return static_cast<size_t>(last_ - first_); }
+  bool empty() const { return last_ == first_; }
+  int32_t front() const { return first_; }
+  int32_t operator[](size_t k) const { return first_ + static_cast<int32_t>(k); }
+
+ private:
+  int32_t first_ = 0, last_ = 0;
+};
 // Index range [first, last) of the API calls that start in [start, end).
 std::pair<size_t, size_t> ApiStartingIn(const TraceModel& m, int64_t start, int64_t end);
 

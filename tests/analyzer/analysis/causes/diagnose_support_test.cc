@@ -21,7 +21,7 @@ using testing::ModelBuilder;
 
 // Time of [s, e) (clipped to the window) during which another op of `op`'s
 // device among `ops` (those starting in the window) ran, at unit steps.
-int64_t BruteShared(const TraceModel& m, const Window& w, const std::vector<int32_t>& ops, int32_t op) {
+int64_t BruteShared(const TraceModel& m, const Window& w, OpIndexRange ops, int32_t op) {
   int64_t s = std::max(m.ops.start_ns[op], w.start_ns), e = std::min(m.ops.end_ns[op], w.end_ns);
   int64_t shared = 0;
   for (int64_t t = s; t < e; ++t) {
@@ -53,11 +53,46 @@ TEST(DiagnoseSupport, SharedTimeMatchesBruteForceOnRandomOps) {
     Window w;
     w.start_ns = static_cast<int64_t>(rng() % 60);
     w.end_ns = w.start_ns + 40 + static_cast<int64_t>(rng() % 200);
-    std::vector<int32_t> ops = diagnose_support::OpsStartingIn(m, w);
+    const OpIndexRange ops = diagnose_support::OpsStartingIn(m, w);
     std::vector<int64_t> shared = diagnose_support::SharedTime(m, w, ops);
     ASSERT_EQ(shared.size(), ops.size());
     for (size_t k = 0; k < ops.size(); ++k) {
       EXPECT_EQ(shared[k], BruteShared(m, w, ops, ops[k])) << "round " << round << " op " << ops[k];
+    }
+  }
+}
+
+// The ops that start in a window are one run of op indices: the same as
+// every op whose start lies in [start, end), on random traces and windows
+// (empty, ending before they start, with ops starting at either end).
+TEST(DiagnoseSupport, OpsStartingInAWindowAreTheOpsWhoseStartIsInIt) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    ModelBuilder b;
+    b.Stream(1, StreamKind::kNonBlocking);
+    b.Stream(2, StreamKind::kNonBlocking);
+    const int n = static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      const auto start = static_cast<int64_t>(rng() % 100);
+      b.Kernel("k", 1 + static_cast<int64_t>(rng() % 2), start, start + static_cast<int64_t>(rng() % 20));
+    }
+    TraceModel m = b.Build();
+    Window w;
+    w.start_ns = static_cast<int64_t>(rng() % 110);
+    w.end_ns = static_cast<int64_t>(rng() % 110);
+    std::vector<int32_t> want;
+    for (size_t i = 0; i < m.ops.size(); ++i) {
+      if (m.ops.start_ns[i] >= w.start_ns && m.ops.start_ns[i] < w.end_ns) want.push_back(static_cast<int32_t>(i));
+    }
+    const OpIndexRange got = diagnose_support::OpsStartingIn(m, w);
+    std::vector<int32_t> walked;
+    for (int32_t op : got) walked.push_back(op);
+    ASSERT_EQ(walked, want) << "round " << round;
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_EQ(got.empty(), want.empty());
+    for (size_t k = 0; k < want.size(); ++k) ASSERT_EQ(got[k], want[k]);
+    if (!want.empty()) {
+      ASSERT_EQ(got.front(), want.front());
     }
   }
 }
