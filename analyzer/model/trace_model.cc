@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "absl/strings/string_view.h"
+#include "analyzer/base/grouped_order.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/model/saturating.h"
 
@@ -98,23 +99,16 @@ std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, cons
   const size_t buckets = static_cast<size_t>(max_part) + 2;  // partition -1 and below: bucket 0
   if (buckets > kMaxRuns + 1) return {};
   auto bucket = [&](size_t i) { return partition[i] < 0 ? size_t{0} : static_cast<size_t>(partition[i]) + 1; };
-  std::vector<size_t> offset(buckets + 1, 0);
-  for (size_t i = 0; i < n; ++i) ++offset[bucket(i) + 1];
-  for (size_t b = 0; b < buckets; ++b) offset[b + 1] += offset[b];
-  std::vector<uint32_t> rows(n);  // row indices grouped by partition, ascending within each
-  {
-    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
-    for (size_t i = 0; i < n; ++i) rows[fill[bucket(i)]++] = static_cast<uint32_t>(i);
-  }
+  // Row indices grouped by partition, ascending within each.
+  const GroupedIndices grouped = GroupIndices(n, buckets, bucket);
+  const std::vector<size_t>& offset = grouped.begin;
+  const std::vector<uint32_t>& rows = grouped.items;
   auto key_less = [&](uint32_t a, uint32_t b) {
     if (start[a] != start[b]) return start[a] < start[b];
     if (end != nullptr && (*end)[a] != (*end)[b]) return (*end)[a] < (*end)[b];
     return a < b;
   };
-  struct Run {
-    size_t pos, stop;
-  };
-  std::vector<Run> runs;
+  std::vector<IndexRun> runs;
   for (size_t b = 0; b < buckets; ++b) {
     size_t begin = offset[b];
     for (size_t p = offset[b] + 1; p <= offset[b + 1]; ++p) {
@@ -124,25 +118,8 @@ std::vector<uint32_t> MergePartitionRuns(const std::vector<int64_t>& start, cons
       if (runs.size() > kMaxRuns) return {};
     }
   }
-  // Min-heap of run heads by (start, end, row): the row breaks ties, so the
-  // merge equals a stable sort.
-  auto heap_greater = [&](size_t x, size_t y) { return key_less(rows[runs[y].pos], rows[runs[x].pos]); };
-  std::vector<size_t> heap;
-  for (size_t r = 0; r < runs.size(); ++r) heap.push_back(r);
-  std::make_heap(heap.begin(), heap.end(), heap_greater);
-  std::vector<uint32_t> order;
-  order.reserve(n);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), heap_greater);
-    Run& run = runs[heap.back()];
-    order.push_back(rows[run.pos++]);
-    if (run.pos == run.stop) {
-      heap.pop_back();
-    } else {
-      std::push_heap(heap.begin(), heap.end(), heap_greater);
-    }
-  }
-  return order;
+  // The row breaks ties, so the merge equals a stable sort.
+  return MergeRuns(rows, std::move(runs), key_less);
 }
 
 // The stable order of rows by (start, end): a permutation, or empty if the
