@@ -232,6 +232,40 @@ TEST(DependencyGraph, ALargeGraphBuiltInSlicesIsTheOneBuiltOnOneThread) {
   }
 }
 
+// Equal recorded times are put in edge order run by run, the runs cut into
+// slices where a run starts: the order is the one built on one thread. Each
+// step's two calls start with their kernels (a submit edge from a call's
+// start, an event of higher index, to its kernel's start: a run of four
+// that is not in index order), and six kernels without a call first put the
+// middle of the events inside such a run.
+TEST(DependencyGraph, TiedTimesAcrossSliceEdgesAreOrderedAsOnOneThread) {
+  ModelBuilder b;
+  b.Stream(kA, StreamKind::kNonBlocking);
+  b.Stream(kB, StreamKind::kNonBlocking);
+  for (int64_t j = 0; j < 6; ++j) b.Kernel("alone", kA, j * 100 * kUs, j * 100 * kUs + 50 * kUs);
+  constexpr int64_t kSteps = 70'000;  // even
+  for (int64_t i = 0; i < kSteps; ++i) {
+    const int64_t t = 1000 * kUs + i * 10 * kUs;
+    b.Kernel("a", kA, t, t + 8 * kUs, ApiTimes{t, t + 2 * kUs, 1});
+    b.Kernel("b", kB, t, t + 8 * kUs, ApiTimes{t, t + 2 * kUs, 2});
+  }
+  TraceModel m = b.Build();
+  const Window w = WholeTraceWindow(m);
+  DependencyGraph sliced = testing::WithAnalyzerThreads(true, [&] { return BuildDependencyGraph(m, w); });
+  DependencyGraph alone = testing::WithAnalyzerThreads(false, [&] { return BuildDependencyGraph(m, w); });
+  const std::vector<int32_t>& order = sliced.order();
+  ASSERT_EQ(order.size(), 12 + 8 * static_cast<size_t>(kSteps));
+  ASSERT_GE(order.size(), 2 * kGraphBuildSlice);
+  EXPECT_EQ(order, alone.order());
+  // Each step's first run: a call's start before its kernel's.
+  size_t calls_first = 0;
+  for (size_t p = 12; p < order.size(); p += 8) {
+    ASSERT_EQ(sliced.Recorded(order[p]), sliced.Recorded(order[p + 3])) << p;
+    calls_first += !sliced.IsOpEvent(order[p]);
+  }
+  EXPECT_EQ(calls_first, static_cast<size_t>(kSteps));
+}
+
 TEST(DependencyGraph, StreamSyncWaitsForTheLastOpSubmittedToItsStream) {
   TraceModel m = testing::PerStepSyncTrace();
   DependencyGraph g = BuildDependencyGraph(m, WholeTraceWindow(m));
