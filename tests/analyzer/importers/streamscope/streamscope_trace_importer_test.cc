@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <vector>
@@ -14,7 +15,9 @@
 #include "analyzer/convert/trace_table_writer.h"
 #include "analyzer/importers/trace_loader.h"
 #include "gtest/gtest.h"
+#include "schema/enum_values.h"
 #include "schema/schema.h"
+#include "tests/analyzer/base/analyzer_threads_env.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
@@ -113,6 +116,67 @@ TEST(StreamscopeTraceImporter, BadRecordsAreCountedNotFatal) {
   EXPECT_EQ(m.ops.size(), 5u);
   EXPECT_EQ(m.api.size(), 1u);
   EXPECT_NE(m.FindDevice(5), nullptr);
+}
+
+// The kernels and the copies and memsets are read on two threads: the model
+// is the one read on one thread, column for column, with each reader's
+// left-out rows counted once. A copy of 1 TiB widens the byte counts after
+// the kernels' zeros, and copies and kernels start at the same times.
+TEST(StreamscopeTraceImporter, KernelsAndCopiesReadSideBySideMakeTheModelOfOneReader) {
+  std::string path = GoodTrace([](TraceTableWriter& w) {
+    std::vector<KernelRow> kernels;
+    std::vector<MemcpyRow> copies;
+    for (int64_t i = 0; i < 50; ++i) {
+      kernels.push_back(KernelOf(100 + i, 1000 + 10 * i, 1005 + 10 * i, 0, i % 2 == 0 ? 7 : 8));
+      MemcpyRow c;
+      c.id = 200 + i;
+      c.start_ns = 1000 + 10 * i;
+      c.end_ns = 1003 + 10 * i;
+      c.stream_id = 8;
+      c.bytes = i == 30 ? int64_t{1} << 40 : 64;
+      c.copy_kind = schema::copy_kind::kHtoD;
+      copies.push_back(c);
+    }
+    MemcpyRow tie;  // kernel 100's times: after it, as read after it
+    tie.id = 260;
+    tie.start_ns = 1000;
+    tie.end_ns = 1005;
+    tie.stream_id = 8;
+    tie.copy_kind = schema::copy_kind::kDtoH;
+    copies.push_back(tie);
+    kernels.push_back(KernelOf(150, 0, 10, 0, 7));  // left out: a zero time
+    MemcpyRow zero;
+    zero.id = 250;
+    zero.end_ns = 10;
+    copies.push_back(zero);  // left out too
+    if (absl::Status s = WriteAll(w, &TraceTableWriter::Kernel, kernels); !s.ok()) return s;
+    return WriteAll(w, &TraceTableWriter::Memcpy, copies);
+  });
+  auto beside = testing::WithAnalyzerThreads(true, [&] { return LoadTraceFile(path); });
+  auto alone = testing::WithAnalyzerThreads(false, [&] { return LoadTraceFile(path); });
+  ASSERT_TRUE(beside.ok()) << beside.status();
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  const TraceModel &a = (*beside)[0], &b = (*alone)[0];
+  ASSERT_EQ(a.ops.size(), 104u);
+  EXPECT_TRUE(a.ops.bytes.wide());
+  std::vector<int64_t> tied;  // source ids of the ops of [1000, 1005), in model order
+  int64_t widest = 0;
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    if (a.ops.start_ns[i] == 1000 && a.ops.end_ns[i] == 1005) tied.push_back(a.ops.source_id[i]);
+    widest = std::max(widest, a.ops.bytes[i]);
+  }
+  EXPECT_EQ(tied, (std::vector<int64_t>{100, 260}));
+  EXPECT_EQ(widest, int64_t{1} << 40);
+  int column = 0;
+  ForEachOpColumn(
+      [&](const auto& x, const auto& y) {
+        EXPECT_TRUE(x == y) << "op column " << column;
+        ++column;
+      },
+      a.ops, b.ops);
+  EXPECT_EQ(a.kernel_blocks, b.kernel_blocks);
+  EXPECT_EQ(a.import_stats, b.import_stats);
+  EXPECT_EQ(a.import_stats.at("op_zero_timestamp"), 2);
 }
 
 TEST(StreamscopeTraceImporter, ATraceLeftByAKilledProcessStillLoads) {
