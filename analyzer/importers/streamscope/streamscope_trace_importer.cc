@@ -217,9 +217,8 @@ struct OpReader {
   }
 };
 
-absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t reserve, ApiCalls* api,
-                          std::map<std::string, int64_t>* stats) {
-  ReserveApiColumns(*api, reserve);
+// Into `api`, its columns reserved by the caller.
+absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, ApiCalls* api, std::map<std::string, int64_t>* stats) {
   return db.ForEachRow(
       "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value "
       "FROM api_call",
@@ -709,9 +708,14 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   // afterwards: the rows come in the order one reader would read them. Read
   // after the kernels on one thread, they kept it busy a second after the
   // API calls were done (10M ops).
+  // Columns reserved in this order: the model's ops', the model's API
+  // calls', then the copies' own, which last only until appended. Past the
+  // heap budget (a long run in little memory) later arrays go to spill
+  // files: the copies' are the ones that should.
   const size_t copy_rows = RowEstimate(db, "memcpy", file_bytes) + RowEstimate(db, "memset", file_bytes);
   OpReader op_reader, copy_reader;
   op_reader.Reserve(RowEstimate(db, "kernel", file_bytes) + copy_rows);
+  ReserveApiColumns(model->api, RowEstimate(db, "api_call", file_bytes));
   copy_reader.Reserve(copy_rows);
   auto op_db = SqliteDb::OpenReadOnly(db.path());
   if (!op_db.ok()) return op_db.status();
@@ -721,7 +725,7 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   op_threads.Start([&] { op_reader.status = op_reader.ReadKernels(**op_db, names); });
   op_threads.Start([&] { copy_reader.status = copy_reader.ReadCopiesAndMemsets(**copy_db); });
   std::map<std::string, int64_t> api_stats;
-  absl::Status api_status = ReadApiCalls(db, names, RowEstimate(db, "api_call", file_bytes), &model->api, &api_stats);
+  absl::Status api_status = ReadApiCalls(db, names, &model->api, &api_stats);
   op_threads.Join();
   if (!op_reader.status.ok()) return op_reader.status;
   if (!copy_reader.status.ok()) return copy_reader.status;
