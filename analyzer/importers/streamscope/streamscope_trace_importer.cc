@@ -135,10 +135,11 @@ struct OpReader {
     ops.source_id.push_back(id);
   }
 
-  void Reserve(size_t n) {
+  // Room for n rows; a reader of no kernels keeps no kernels' blocks.
+  void Reserve(size_t n, bool kernels) {
     ReserveOpColumns(ops, n);
     raw_stream.reserve(n);
-    kernel_blocks.reserve(n);
+    if (kernels) kernel_blocks.reserve(n);
   }
 
   // The kernels; the copies and memsets are ReadCopiesAndMemsets', beside it.
@@ -707,16 +708,15 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   // own connection; API calls here. The copies are appended to the kernels
   // afterwards: the rows come in the order one reader would read them. Read
   // after the kernels on one thread, they kept it busy a second after the
-  // API calls were done (10M ops).
-  // Columns reserved in this order: the model's ops', the model's API
-  // calls', then the copies' own, which last only until appended. Past the
-  // heap budget (a long run in little memory) later arrays go to spill
-  // files: the copies' are the ones that should.
+  // API calls were done (10M ops). Columns are reserved in this order: the
+  // model's ops', its API calls', then the copies' own, which last only
+  // until appended: past the heap budget (a long run in little memory) the
+  // arrays reserved last go to spill files, and those should be the copies'.
   const size_t copy_rows = RowEstimate(db, "memcpy", file_bytes) + RowEstimate(db, "memset", file_bytes);
   OpReader op_reader, copy_reader;
-  op_reader.Reserve(RowEstimate(db, "kernel", file_bytes) + copy_rows);
+  op_reader.Reserve(RowEstimate(db, "kernel", file_bytes) + copy_rows, true);
   ReserveApiColumns(model->api, RowEstimate(db, "api_call", file_bytes));
-  copy_reader.Reserve(copy_rows);
+  copy_reader.Reserve(copy_rows, false);
   auto op_db = SqliteDb::OpenReadOnly(db.path());
   if (!op_db.ok()) return op_db.status();
   auto copy_db = SqliteDb::OpenReadOnly(db.path());
