@@ -88,10 +88,10 @@ TEST(RunPlan, TheLastWindowForgetsFactsWithTheSameResults) {
 
 // 70,000 kernels, every other one slowed by a copy beside it: the
 // diagnose command's plan has no threads, but a window this large gets the
-// contention step on a thread of its own, and a trace this large its first
-// launches (found once, for the default steady state the what-ifs read;
-// none under STREAMSCOPE_THREADS=1), and the diagnosis is the same either
-// way.
+// contention step on a thread of its own, a trace this large its first
+// launches (found once, for the default steady state the what-ifs read) and
+// a graph this large its calls' events put in order beside its ops' (none
+// under STREAMSCOPE_THREADS=1), and the diagnosis is the same either way.
 TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   testing::ModelBuilder b;
   b.Stream(1, StreamKind::kNonBlocking);
@@ -114,7 +114,7 @@ TEST(RunPlan, ALargeWindowsContentionRunsBesideAndFindsTheSame) {
   int64_t threads = 0, none = 0;
   const DiagnoseResult beside = diagnose(false, &threads);
   const DiagnoseResult alone = diagnose(true, &none);
-  EXPECT_EQ(threads, 2);
+  EXPECT_EQ(threads, 3);
   EXPECT_EQ(none, 0);
   std::vector<std::pair<DiagnoseCause, int64_t>> with_thread, without;
   for (const DiagnoseFinding& f : beside.findings) with_thread.push_back({f.cause, f.impact_ns});
