@@ -900,7 +900,7 @@ class DependencyGraphBuilder {
       while (c > 0 && c < n && g_.Recorded(order[c]) == g_.Recorded(order[c - 1])) ++c;
       cut[s] = c;
     }
-    ForEachSlice(slices, slices, [&](size_t s, size_t, size_t) {
+    ForEachTask(slices, slices, [&](size_t, size_t s) {
       for (size_t b = cut[s]; b < cut[s + 1];) {
         size_t e = b + 1;
         while (e < n && g_.Recorded(order[e]) == g_.Recorded(order[b])) ++e;
