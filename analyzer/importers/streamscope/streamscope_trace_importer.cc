@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/importers/model_column_reserve.h"
+#include "analyzer/sqlite/sqlite_table_scan.h"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
 
@@ -98,6 +99,8 @@ struct OpReader {
   // after the read, in place of kMigrationPending.
   static constexpr StringId kMigrationPending = -3;
   int64_t migrations = 0;
+  size_t reserved_rows = 0;
+  bool reserved_kernels = false;
 
   bool Accept(int64_t start, int64_t end) {
     if (start == 0 || end == 0) {
@@ -137,33 +140,52 @@ struct OpReader {
 
   // Room for n rows; a reader of no kernels keeps no kernels' blocks.
   void Reserve(size_t n, bool kernels) {
+    reserved_rows = n;
+    reserved_kernels = kernels;
     ReserveOpColumns(ops, n);
     raw_stream.reserve(n);
     if (kernels) kernel_blocks.reserve(n);
   }
+  // Drops every row read, keeping the room (a direct read refused midway).
+  void Restart() {
+    const size_t n = reserved_rows;
+    const bool kernels = reserved_kernels;
+    *this = OpReader();
+    Reserve(n, kernels);
+  }
 
   // The kernels; the copies and memsets are ReadCopiesAndMemsets', beside it.
   absl::Status ReadKernels(SqliteDb& db, const StringMap& names) {
-    return db.ForEachRow(
-        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id, "
-        "grid_x, grid_y, grid_z FROM kernel",
-        [&](const SqliteStatement& r) {
-          int64_t start = r.Int64(1), end = r.Int64(2);
-          if (!Accept(start, end)) return;
-          StringId name = names.Get(r.Int64(6));
-          if (name == kNoString) ++stats["kernel_unknown_name"];
-          Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4), r.OptionalInt64(5), name, 0,
-               MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1, r.OptionalInt64(7));
-          // NULL reads as 0: unknown.
-          kernel_blocks.push_back(KeptKernelBlocks(r.Int64(8), r.Int64(9), r.Int64(10)));
+    return ReadDirectOrThroughSqlite(
+        db, [&] { Restart(); },
+        [&](TableReader& tables) {
+          return tables.Read("kernel",
+                             {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "name_id",
+                              "graph_id", "grid_x", "grid_y", "grid_z"},
+                             [&](const auto& r) {
+                               int64_t start = r.Int64(1), end = r.Int64(2);
+                               if (!Accept(start, end)) return;
+                               StringId name = names.Get(r.Int64(6));
+                               if (name == kNoString) ++stats["kernel_unknown_name"];
+                               Push(r.Int64(0), start, end, OpCategory::kKernel, r.Int64(3), r.OptionalInt64(4),
+                                    r.OptionalInt64(5), name, 0, MemoryKind::kUnknown, MemoryKind::kUnknown, true, -1,
+                                    r.OptionalInt64(7));
+                               // NULL reads as 0: unknown.
+                               kernel_blocks.push_back(KeptKernelBlocks(r.Int64(8), r.Int64(9), r.Int64(10)));
+                             });
         });
   }
 
   absl::Status ReadCopiesAndMemsets(SqliteDb& db) {
-    absl::Status s = db.ForEachRow(
-        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, copy_kind, "
-        "src_kind, dst_kind, is_async, src_device_id, dst_device_id, graph_id FROM memcpy",
-        [&](const SqliteStatement& r) {
+    return ReadDirectOrThroughSqlite(
+        db, [&] { Restart(); }, [&](TableReader& tables) { return ReadCopyTables(tables); });
+  }
+  absl::Status ReadCopyTables(TableReader& tables) {
+    absl::Status s = tables.Read(
+        "memcpy",
+        {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "bytes", "copy_kind", "src_kind",
+         "dst_kind", "is_async", "src_device_id", "dst_device_id", "graph_id"},
+        [&](const auto& r) {
           int64_t start = r.Int64(1), end = r.Int64(2);
           if (!Accept(start, end)) return;
           int64_t device = r.Int64(3);
@@ -190,16 +212,16 @@ struct OpReader {
                ToMemoryKind(r.Int64(9)), r.Int64(10) != 0, peer, r.OptionalInt64(13));
         });
     if (!s.ok()) return s;
-    return db.ForEachRow(
-        "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, memory_kind, "
-        "is_async, graph_id FROM memset",
-        [&](const SqliteStatement& r) {
-          int64_t start = r.Int64(1), end = r.Int64(2);
-          if (!Accept(start, end)) return;
-          Push(r.Int64(0), start, end, OpCategory::kMemset, r.Int64(3), r.OptionalInt64(4), r.OptionalInt64(5),
-               kNoString, r.Int64(6), MemoryKind::kUnknown, ToMemoryKind(r.Int64(7)), r.Int64(8) != 0, -1,
-               r.OptionalInt64(9));
-        });
+    return tables.Read("memset",
+                       {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "bytes", "memory_kind",
+                        "is_async", "graph_id"},
+                       [&](const auto& r) {
+                         int64_t start = r.Int64(1), end = r.Int64(2);
+                         if (!Accept(start, end)) return;
+                         Push(r.Int64(0), start, end, OpCategory::kMemset, r.Int64(3), r.OptionalInt64(4),
+                              r.OptionalInt64(5), kNoString, r.Int64(6), MemoryKind::kUnknown, ToMemoryKind(r.Int64(7)),
+                              r.Int64(8) != 0, -1, r.OptionalInt64(9));
+                       });
   }
 
   // Appends what `other` read after this reader's rows, as if read here
@@ -218,37 +240,45 @@ struct OpReader {
   }
 };
 
-// Into `api`, its columns reserved by the caller.
-absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, ApiCalls* api, std::map<std::string, int64_t>* stats) {
-  return db.ForEachRow(
-      "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value "
-      "FROM api_call",
-      [&](const SqliteStatement& r) {
-        int64_t start = r.Int64(5), end = r.Int64(6);
-        if (start == 0 || end == 0) {
-          ++(*stats)["api_zero_timestamp"];
-          return;
-        }
-        if (!IsTraceTime(start) || !IsTraceTime(end)) {
-          ++(*stats)["api_time_out_of_range"];
-          return;
-        }
-        if (end < start) {
-          ++(*stats)["api_end_before_start"];
-          return;
-        }
-        StringId name = names.Get(r.Int64(3));
-        if (name == kNoString) ++(*stats)["api_unknown_name"];
-        api->source_id.push_back(r.Int64(0));
-        api->domain.push_back(r.Int64(1) == schema::api_domain::kDriver ? ApiDomain::kDriver : ApiDomain::kRuntime);
-        api->cbid.push_back(static_cast<int32_t>(r.Int64(2)));
-        api->name.push_back(name);
-        api->tid.push_back(r.Int64(4));
-        api->start_ns.push_back(start);
-        api->end_ns.push_back(end);
-        api->correlation_id.push_back(r.OptionalInt64(7).value_or(-1));
-        api->return_value.push_back(static_cast<int32_t>(r.Int64(8)));
-      });
+// Into `api`, its room for `rows` made by the caller (made again if a
+// direct read is refused midway).
+absl::Status ReadApiCalls(SqliteDb& db, const StringMap& names, size_t rows, ApiCalls* api,
+                          std::map<std::string, int64_t>* stats) {
+  auto restart = [&] {
+    *api = ApiCalls();
+    ReserveApiColumns(*api, rows);
+    stats->clear();
+  };
+  return ReadDirectOrThroughSqlite(db, restart, [&](TableReader& tables) {
+    return tables.Read(
+        "api_call", {"id", "domain", "cbid", "name_id", "tid", "start_ns", "end_ns", "correlation_id", "return_value"},
+        [&](const auto& r) {
+          int64_t start = r.Int64(5), end = r.Int64(6);
+          if (start == 0 || end == 0) {
+            ++(*stats)["api_zero_timestamp"];
+            return;
+          }
+          if (!IsTraceTime(start) || !IsTraceTime(end)) {
+            ++(*stats)["api_time_out_of_range"];
+            return;
+          }
+          if (end < start) {
+            ++(*stats)["api_end_before_start"];
+            return;
+          }
+          StringId name = names.Get(r.Int64(3));
+          if (name == kNoString) ++(*stats)["api_unknown_name"];
+          api->source_id.push_back(r.Int64(0));
+          api->domain.push_back(r.Int64(1) == schema::api_domain::kDriver ? ApiDomain::kDriver : ApiDomain::kRuntime);
+          api->cbid.push_back(static_cast<int32_t>(r.Int64(2)));
+          api->name.push_back(name);
+          api->tid.push_back(r.Int64(4));
+          api->start_ns.push_back(start);
+          api->end_ns.push_back(end);
+          api->correlation_id.push_back(r.OptionalInt64(7).value_or(-1));
+          api->return_value.push_back(static_cast<int32_t>(r.Int64(8)));
+        });
+  });
 }
 
 std::optional<int64_t> ParseInt(std::string_view s) {
@@ -715,7 +745,8 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   const size_t copy_rows = RowEstimate(db, "memcpy", file_bytes) + RowEstimate(db, "memset", file_bytes);
   OpReader op_reader, copy_reader;
   op_reader.Reserve(RowEstimate(db, "kernel", file_bytes) + copy_rows, true);
-  ReserveApiColumns(model->api, RowEstimate(db, "api_call", file_bytes));
+  const size_t api_rows = RowEstimate(db, "api_call", file_bytes);
+  ReserveApiColumns(model->api, api_rows);
   copy_reader.Reserve(copy_rows, false);
   auto op_db = SqliteDb::OpenReadOnly(db.path());
   if (!op_db.ok()) return op_db.status();
@@ -725,7 +756,7 @@ absl::Status ImportStreamscopeTrace(SqliteDb& db, TraceModel* model) {
   op_threads.Start([&] { op_reader.status = op_reader.ReadKernels(**op_db, names); });
   op_threads.Start([&] { copy_reader.status = copy_reader.ReadCopiesAndMemsets(**copy_db); });
   std::map<std::string, int64_t> api_stats;
-  absl::Status api_status = ReadApiCalls(db, names, &model->api, &api_stats);
+  absl::Status api_status = ReadApiCalls(db, names, api_rows, &model->api, &api_stats);
   op_threads.Join();
   if (!op_reader.status.ok()) return op_reader.status;
   if (!copy_reader.status.ok()) return copy_reader.status;

@@ -14,10 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "analyzer/convert/trace_table_writer.h"
 #include "analyzer/importers/trace_loader.h"
+#include "analyzer/sqlite/sqlite_table_scan.h"
 #include "gtest/gtest.h"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
 #include "tests/analyzer/base/analyzer_threads_env.h"
+#include "tests/analyzer/importers/bundled_traces.h"
 #include "tests/analyzer/model/synthetic_trace.h"
 
 namespace streamscope {
@@ -118,6 +120,29 @@ TEST(StreamscopeTraceImporter, BadRecordsAreCountedNotFatal) {
   EXPECT_NE(m.FindDevice(5), nullptr);
 }
 
+// Two imports of one trace made the same model: ops and API calls column
+// for column, kernels' blocks, rows left out.
+void ExpectSameImport(const TraceModel& a, const TraceModel& b) {
+  ASSERT_EQ(a.ops.size(), b.ops.size());
+  ASSERT_EQ(a.api.size(), b.api.size());
+  int column = 0;
+  ForEachOpColumn(
+      [&](const auto& x, const auto& y) {
+        EXPECT_TRUE(x == y) << "op column " << column;
+        ++column;
+      },
+      a.ops, b.ops);
+  column = 0;
+  ForEachApiColumn(
+      [&](const auto& x, const auto& y) {
+        EXPECT_TRUE(x == y) << "API column " << column;
+        ++column;
+      },
+      a.api, b.api);
+  EXPECT_EQ(a.kernel_blocks, b.kernel_blocks);
+  EXPECT_EQ(a.import_stats, b.import_stats);
+}
+
 // The kernels and the copies and memsets are read on two threads: the model
 // is the one read on one thread, column for column, with each reader's
 // left-out rows counted once. A copy of 1 TiB widens the byte counts after
@@ -167,16 +192,34 @@ TEST(StreamscopeTraceImporter, KernelsAndCopiesReadSideBySideMakeTheModelOfOneRe
   }
   EXPECT_EQ(tied, (std::vector<int64_t>{100, 260}));
   EXPECT_EQ(widest, int64_t{1} << 40);
-  int column = 0;
-  ForEachOpColumn(
-      [&](const auto& x, const auto& y) {
-        EXPECT_TRUE(x == y) << "op column " << column;
-        ++column;
-      },
-      a.ops, b.ops);
-  EXPECT_EQ(a.kernel_blocks, b.kernel_blocks);
-  EXPECT_EQ(a.import_stats, b.import_stats);
+  ExpectSameImport(a, b);
   EXPECT_EQ(a.import_stats.at("op_zero_timestamp"), 2);
+}
+
+// The largest tables are read straight from the file's pages: on every
+// bundled SQLite trace (streamscope's recordings and the converted
+// exports) they are, and the model is the one SQLite's statements make,
+// column for column.
+TEST(StreamscopeTraceImporter, TablesReadFromTheirPagesMakeTheModelSqliteMakes) {
+  int streamscope_traces = 0;
+  for (const std::string& path : testing::BundledSqliteTraces()) {
+    SCOPED_TRACE(path);
+    auto db = SqliteDb::OpenReadOnly(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    if (!(*db)->HasTable("metadata")) continue;  // an Nsight Systems export: read by another importer
+    ++streamscope_traces;
+    setenv("STREAMSCOPE_DIRECT_READ", "0", 1);
+    auto through_sqlite = LoadTraceFile(path);
+    unsetenv("STREAMSCOPE_DIRECT_READ");
+    const int64_t refused = TableReader::RefusedSoFar();
+    auto direct = LoadTraceFile(path);
+    EXPECT_EQ(TableReader::RefusedSoFar(), refused);  // every table read from its pages
+    ASSERT_TRUE(through_sqlite.ok()) << through_sqlite.status();
+    ASSERT_TRUE(direct.ok()) << direct.status();
+    ASSERT_EQ(direct->size(), through_sqlite->size());
+    for (size_t m = 0; m < direct->size(); ++m) ExpectSameImport((*direct)[m], (*through_sqlite)[m]);
+  }
+  EXPECT_GE(streamscope_traces, 20);
 }
 
 TEST(StreamscopeTraceImporter, ATraceLeftByAKilledProcessStillLoads) {
