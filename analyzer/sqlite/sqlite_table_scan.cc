@@ -195,6 +195,7 @@ class TableScanner {
 
  private:
   static constexpr int kMaxDepth = 24;
+  static constexpr uint64_t kMaxRecordBytes = uint64_t{1} << 20;
 
   absl::Status Refused(std::string_view why) const { return Refuse(plan_.table, why); }
 
@@ -242,7 +243,9 @@ class TableScanner {
     if (any_row_ && rowid <= last_rowid_) return Refused("rowids out of order");
     any_row_ = true;
     last_rowid_ = rowid;
-    if (payload > uint64_t{plan_.page_count} * plan_.usable_size) return Refused("a record larger than the file");
+    // A trace's rows take tens of bytes: a larger record (or a damaged
+    // size) is left to SQLite rather than buffered here.
+    if (payload > kMaxRecordBytes) return Refused("a record over 1 MiB");
     uint64_t local = payload;
     if (payload > max_local_) {
       const uint64_t k = min_local_ + (payload - min_local_) % (plan_.usable_size - 4);

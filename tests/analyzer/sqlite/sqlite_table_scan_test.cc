@@ -158,6 +158,8 @@ TEST(SqliteTableScan, ValuesItDoesNotReadAsSqliteWouldAreRefused) {
                          "CREATE TABLE w (k INTEGER PRIMARY KEY, v INTEGER) WITHOUT ROWID;"
                          "CREATE TABLE g (id INTEGER PRIMARY KEY, v INTEGER, twice INTEGER AS (v * 2));"
                          "CREATE TABLE pd (id INTEGER PRIMARY KEY DESC, v INTEGER);"
+                         "CREATE TABLE huge (id INTEGER PRIMARY KEY, v INTEGER, b BLOB);"
+                         "INSERT INTO huge (v, b) VALUES (1, randomblob(100)), (2, randomblob(1100000));"
                          "CREATE VIEW view_r AS SELECT * FROM r;")
                     .ok());
   }
@@ -170,6 +172,10 @@ TEST(SqliteTableScan, ValuesItDoesNotReadAsSqliteWouldAreRefused) {
   EXPECT_EQ(Direct(*db, "r", {"note"}).status().code(), absl::StatusCode::kFailedPrecondition);
   // Columns not asked for may hold anything.
   EXPECT_TRUE(Direct(*db, "r", {"id"}).ok());
+  // A record over 1 MiB is left to SQLite.
+  got = Direct(*db, "huge", {"id", "v"});
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(got.status().message(), HasSubstr("1 MiB"));
   for (auto [table, column, why] : {std::tuple{"d", "v", "default"},
                                     {"w", "v", "WITHOUT ROWID"},
                                     {"g", "v", "generated"},
