@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyzer/base/threads.h"
+
 namespace streamscope {
 
 // The items [0, n) grouped: group g's items are items[begin[g] .. begin[g + 1]),
@@ -37,26 +39,79 @@ struct IndexRun {
   size_t pos, stop;
 };
 // The runs' items merged in the order `before` (a strict total order: break
-// ties by index, and the merge equals a stable sort): a heap of the runs,
-// its top the run with the earliest next item. O(n log runs).
+// ties by index, and the merge equals a stable sort) into out[0 .. n): a
+// heap of the runs, its top the run with the earliest next item.
+// O(n log runs).
 template <typename Before>
-std::vector<uint32_t> MergeRuns(const std::vector<uint32_t>& items, std::vector<IndexRun> runs, Before before) {
+void MergeRunsInto(const std::vector<uint32_t>& items, std::vector<IndexRun> runs, Before before, uint32_t* out) {
   auto later = [&](const IndexRun& a, const IndexRun& b) { return before(items[b.pos], items[a.pos]); };
-  size_t n = 0;
-  for (const IndexRun& r : runs) n += r.stop - r.pos;
   std::make_heap(runs.begin(), runs.end(), later);
-  std::vector<uint32_t> order;
-  order.reserve(n);
   while (!runs.empty()) {
     std::pop_heap(runs.begin(), runs.end(), later);
     IndexRun& r = runs.back();
-    order.push_back(items[r.pos]);
+    *out++ = items[r.pos];
     if (++r.pos == r.stop) {
       runs.pop_back();
     } else {
       std::push_heap(runs.begin(), runs.end(), later);
     }
   }
+}
+
+template <typename Before>
+std::vector<uint32_t> MergeRuns(const std::vector<uint32_t>& items, std::vector<IndexRun> runs, Before before) {
+  size_t n = 0;
+  for (const IndexRun& r : runs) n += r.stop - r.pos;
+  std::vector<uint32_t> order(n);
+  MergeRunsInto(items, std::move(runs), before, order.data());
+  return order;
+}
+
+// MergeRuns' order, made in `slices` parts of the output side by side: the
+// parts are cut at pivots (items at evenly spaced places of a sample of
+// every run, about 64 per slice), each run split at each pivot by binary
+// search; part s holds the items from pivot s - 1 up to pivot s, merged
+// on its own.
+template <typename Before>
+std::vector<uint32_t> MergeRunsInSlices(const std::vector<uint32_t>& items, std::vector<IndexRun> runs, Before before,
+                                        size_t slices) {
+  size_t n = 0;
+  for (const IndexRun& r : runs) n += r.stop - r.pos;
+  if (slices <= 1 || runs.size() <= 1 || n < slices) return MergeRuns(items, std::move(runs), before);
+  const size_t step = std::max<size_t>(1, n / (64 * slices));
+  std::vector<uint32_t> sample;
+  for (const IndexRun& r : runs) {
+    for (size_t p = r.pos; p < r.stop; p += step) sample.push_back(items[p]);
+  }
+  std::sort(sample.begin(), sample.end(), before);
+  // cut[s * runs + k]: where part s starts in run k (part `slices`: its end).
+  const size_t k_runs = runs.size();
+  std::vector<size_t> cut((slices + 1) * k_runs), out_begin(slices + 1, 0);
+  for (size_t k = 0; k < k_runs; ++k) {
+    cut[k] = runs[k].pos;
+    cut[slices * k_runs + k] = runs[k].stop;
+  }
+  for (size_t s = 1; s < slices; ++s) {
+    const uint32_t pivot = sample[sample.size() * s / slices];
+    for (size_t k = 0; k < k_runs; ++k) {
+      const auto first = items.begin() + static_cast<std::ptrdiff_t>(runs[k].pos);
+      const auto last = items.begin() + static_cast<std::ptrdiff_t>(runs[k].stop);
+      cut[s * k_runs + k] = static_cast<size_t>(std::lower_bound(first, last, pivot, before) - items.begin());
+    }
+  }
+  for (size_t s = 0; s < slices; ++s) {
+    out_begin[s + 1] = out_begin[s];
+    for (size_t k = 0; k < k_runs; ++k) out_begin[s + 1] += cut[(s + 1) * k_runs + k] - cut[s * k_runs + k];
+  }
+  std::vector<uint32_t> order(n);
+  ForEachTask(slices, slices, [&](size_t, size_t s) {
+    std::vector<IndexRun> part;
+    for (size_t k = 0; k < k_runs; ++k) {
+      if (cut[s * k_runs + k] < cut[(s + 1) * k_runs + k])
+        part.push_back({cut[s * k_runs + k], cut[(s + 1) * k_runs + k]});
+    }
+    MergeRunsInto(items, std::move(part), before, order.data() + out_begin[s]);
+  });
   return order;
 }
 

@@ -62,3 +62,40 @@ TEST(OrderMergingGroups, RandomItemsMatchAStableSortByKey) {
 
 }  // namespace
 }  // namespace streamscope
+
+namespace streamscope {
+namespace {
+
+// Runs cut into parts merged side by side give the one merge's order, for
+// any number of parts, with many equal keys (ties broken by index across
+// the parts' borders), runs of one item, empty runs' places and a few long
+// runs among short ones.
+TEST(MergeRunsInSlices, EveryCountOfPartsGivesTheOneMergesOrder) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const size_t n = 1 + rng() % 5000;
+    std::vector<int64_t> key(n);
+    for (int64_t& k : key) k = static_cast<int64_t>(rng() % (trial % 2 == 0 ? 8 : 100000));  // few keys: ties
+    // Items grouped at random, each group sorted by (key, index): the runs.
+    const size_t groups = 1 + rng() % 40;
+    std::vector<size_t> group(n);
+    for (size_t& g : group) g = trial % 5 == 0 ? 0 : rng() % groups;
+    GroupedIndices grouped = GroupIndices(n, groups, [&](size_t i) { return group[i]; });
+    auto before = [&](uint32_t a, uint32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); };
+    std::vector<IndexRun> runs;
+    for (size_t g = 0; g < groups; ++g) {
+      auto first = grouped.items.begin() + static_cast<std::ptrdiff_t>(grouped.begin[g]);
+      auto last = grouped.items.begin() + static_cast<std::ptrdiff_t>(grouped.begin[g + 1]);
+      std::sort(first, last, before);
+      if (first != last) runs.push_back({grouped.begin[g], grouped.begin[g + 1]});
+    }
+    const std::vector<uint32_t> want = MergeRuns(grouped.items, runs, before);
+    ASSERT_EQ(want, StableByKey(key));
+    for (size_t slices : {1, 2, 3, 7, 64}) {
+      EXPECT_EQ(MergeRunsInSlices(grouped.items, runs, before, slices), want) << "trial " << trial << ", " << slices;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streamscope
