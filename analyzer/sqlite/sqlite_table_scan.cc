@@ -14,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "analyzer/sqlite/sqlite_file_header.h"
 
 namespace streamscope {
 namespace {
@@ -109,27 +110,21 @@ absl::StatusOr<TableScanPlan> PlanTableScan(SqliteDb& db, std::string_view table
   }
 
   // The file's header.
-  const int fd = open(plan.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Refuse(table, "the file cannot be opened");
-  uint8_t h[100];
-  struct stat st;
-  const bool read = ReadAt(fd, h, sizeof h, 0) && fstat(fd, &st) == 0;
-  close(fd);
-  if (!read || std::memcmp(h, "SQLite format 3", 16) != 0) return Refuse(table, "no SQLite header");
-  plan.page_size = Get2(h + 16) == 1 ? 65536 : Get2(h + 16);
+  const std::optional<SqliteFileHeader> h = ReadSqliteFileHeader(plan.path);
+  if (!h) return Refuse(table, "the file cannot be opened");
+  if (!h->complete || !h->magic) return Refuse(table, "no SQLite header");
+  plan.page_size = h->page_size;
   if (plan.page_size < 512 || plan.page_size > 65536 || (plan.page_size & (plan.page_size - 1)) != 0) {
     return Refuse(table, "unexpected page size");
   }
-  if (h[21] != 64 || h[22] != 32 || h[23] != 32) return Refuse(table, "unexpected payload fractions");
-  plan.usable_size = plan.page_size - h[20];
+  if (h->payload_fractions != std::array<uint8_t, 3>{64, 32, 32}) return Refuse(table, "unexpected payload fractions");
+  plan.usable_size = plan.page_size - h->reserved_bytes;
   if (plan.usable_size < 480) return Refuse(table, "too many reserved bytes per page");
-  const int64_t file_pages = static_cast<int64_t>(st.st_size) / plan.page_size;
-  const uint32_t header_pages = Get4(h + 28);
-  // SQLite's rule: the header's count when the header is current, else the
-  // file's length; pages past the file's end cannot be read either way.
-  const bool header_current = header_pages != 0 && Get4(h + 24) == Get4(h + 92);
+  // The header's count when it is current, else the file's length; pages
+  // past the file's end cannot be read either way.
+  const int64_t file_pages = h->file_bytes / plan.page_size;
   plan.page_count = static_cast<uint32_t>(
-      std::min<int64_t>(header_current ? header_pages : file_pages, std::min<int64_t>(file_pages, UINT32_MAX)));
+      std::min<int64_t>(h->pages.value_or(file_pages), std::min<int64_t>(file_pages, UINT32_MAX)));
 
   // The table's root page and columns.
   std::string type, sql;

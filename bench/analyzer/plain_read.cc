@@ -36,23 +36,18 @@ int64_t ReadAll(sqlite3* db, const char* sql, int64_t* rows) {
   return sum;
 }
 
-// Reads the table of `sql` (one of the queries below) from its pages, with
-// the query's columns; false for a table other than the four largest.
-bool ReadDirect(streamscope::SqliteDb& db, std::string_view sql, int64_t* rows, int64_t* sum) {
-  const size_t from = sql.find(" FROM ");
-  const std::string table(sql.substr(from + 6));
-  if (table != "kernel" && table != "memcpy" && table != "memset" && table != "api_call") return false;
-  std::vector<std::string> names;
-  std::string_view list = sql.substr(7, from - 7);
-  for (size_t at = 0; at <= list.size();) {
-    size_t comma = list.find(", ", at);
-    if (comma == std::string_view::npos) comma = list.size();
-    names.emplace_back(list.substr(at, comma - at));
-    at = comma + 2;
-  }
-  std::vector<std::string_view> columns(names.begin(), names.end());
-  const int n = static_cast<int>(columns.size());
-  absl::StatusOr<streamscope::TableScanPlan> plan = streamscope::PlanTableScan(db, table, columns);
+// A query below: the columns of a table; `largest`: one of the four tables
+// the importer reads from their pages.
+struct Query {
+  std::string_view table;
+  bool largest;
+  std::vector<std::string_view> columns;
+};
+
+// Reads one of the four largest tables from its pages, as the importer does.
+void ReadDirect(streamscope::SqliteDb& db, const Query& q, int64_t* rows, int64_t* sum) {
+  const int n = static_cast<int>(q.columns.size());
+  absl::StatusOr<streamscope::TableScanPlan> plan = streamscope::PlanTableScan(db, q.table, q.columns);
   absl::Status s = plan.ok() ? streamscope::ScanTable(*plan,
                                                       [&](const streamscope::ScannedRow& r) {
                                                         for (int c = 0; c < n; ++c) *sum += r.Int64(c);
@@ -63,7 +58,6 @@ bool ReadDirect(streamscope::SqliteDb& db, std::string_view sql, int64_t* rows, 
     std::fprintf(stderr, "plain_read: %s\n", std::string(s.message()).c_str());
     std::exit(1);
   }
-  return true;
 }
 }  // namespace
 
@@ -82,19 +76,32 @@ int main(int argc, char** argv) {
     if (!opened.ok()) return 1;
     wrapped = std::move(*opened);
   }
-  const char* queries[] = {
-      "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, name_id, graph_id FROM kernel",
-      "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, copy_kind, src_kind, dst_kind, "
-      "is_async, src_device_id, dst_device_id, graph_id FROM memcpy",
-      "SELECT id, start_ns, end_ns, device_id, stream_id, correlation_id, bytes, memory_kind, is_async, graph_id "
-      "FROM memset",
-      "SELECT id, domain, cbid, name_id, tid, start_ns, end_ns, correlation_id, return_value FROM api_call",
-      "SELECT id, kind, start_ns, end_ns, stream_id, event_id, correlation_id FROM sync",
-      "SELECT id, tid, name_id, domain_id, start_ns, end_ns, is_push_pop, depth FROM nvtx_range",
+  const Query queries[] = {
+      {"kernel", true, {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "name_id", "graph_id"}},
+      {"memcpy",
+       true,
+       {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "bytes", "copy_kind", "src_kind",
+        "dst_kind", "is_async", "src_device_id", "dst_device_id", "graph_id"}},
+      {"memset",
+       true,
+       {"id", "start_ns", "end_ns", "device_id", "stream_id", "correlation_id", "bytes", "memory_kind", "is_async",
+        "graph_id"}},
+      {"api_call",
+       true,
+       {"id", "domain", "cbid", "name_id", "tid", "start_ns", "end_ns", "correlation_id", "return_value"}},
+      {"sync", false, {"id", "kind", "start_ns", "end_ns", "stream_id", "event_id", "correlation_id"}},
+      {"nvtx_range", false, {"id", "tid", "name_id", "domain_id", "start_ns", "end_ns", "is_push_pop", "depth"}},
   };
   int64_t rows = 0, sum = 0;
-  for (const char* q : queries) {
-    if (!direct || !ReadDirect(*wrapped, q, &rows, &sum)) sum += ReadAll(db, q, &rows);
+  for (const Query& q : queries) {
+    if (direct && q.largest) {
+      ReadDirect(*wrapped, q, &rows, &sum);
+      continue;
+    }
+    std::string sql = "SELECT ";
+    for (size_t c = 0; c < q.columns.size(); ++c) sql.append(c == 0 ? "" : ", ").append(q.columns[c]);
+    sql.append(" FROM ").append(q.table);
+    sum += ReadAll(db, sql.c_str(), &rows);
   }
   sqlite3_close(db);
   std::printf("plain_read: %lld rows (checksum %lld)\n", static_cast<long long>(rows), static_cast<long long>(sum));

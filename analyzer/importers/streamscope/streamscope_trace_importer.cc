@@ -22,6 +22,7 @@
 #include "absl/strings/str_join.h"
 #include "analyzer/base/threads.h"
 #include "analyzer/importers/model_column_reserve.h"
+#include "analyzer/sqlite/sqlite_file_header.h"
 #include "analyzer/sqlite/sqlite_table_scan.h"
 #include "schema/enum_values.h"
 #include "schema/schema.h"
@@ -344,31 +345,20 @@ absl::Status CheckVersion(SqliteDb& db, TraceModel* model) {
 
 // A file cut short (copied while written, disk full) keeps a header that
 // claims more pages than the file holds; SQLite would only notice on the
-// page it cannot read. The header's size field is trusted only when its
-// "version valid for" matches the change counter (SQLite's own rule).
+// page it cannot read. The header's size field is trusted only when it is
+// current (SQLite's own rule, ReadSqliteFileHeader).
 absl::Status CheckNotTruncated(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::OkStatus();  // the open already succeeded; let SQLite speak
-  unsigned char h[100] = {};
-  size_t n = std::fread(h, 1, sizeof(h), f);
-  std::fseek(f, 0, SEEK_END);
-  long size = std::ftell(f);
-  std::fclose(f);
-  if (n < sizeof(h)) {
+  const std::optional<SqliteFileHeader> h = ReadSqliteFileHeader(path);
+  if (!h) return absl::OkStatus();  // the open already succeeded; let SQLite speak
+  if (!h->complete) {
     return absl::DataLossError(
-        absl::StrCat(path, ": truncated SQLite file (", size, " bytes, shorter than its header)"));
+        absl::StrCat(path, ": truncated SQLite file (", h->file_bytes, " bytes, shorter than its header)"));
   }
-  auto be32 = [&](int at) {
-    return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (uint32_t{h[at + 2]} << 8) | h[at + 3];
-  };
-  uint32_t page_size = (uint32_t{h[16]} << 8) | h[17];
-  if (page_size == 1) page_size = 65536;
-  uint32_t pages = be32(28);
-  if (pages == 0 || be32(24) != be32(92)) return absl::OkStatus();
-  int64_t expected = int64_t{pages} * page_size;
-  if (size < expected) {
+  if (!h->pages) return absl::OkStatus();
+  const int64_t expected = int64_t{*h->pages} * h->page_size;
+  if (h->file_bytes < expected) {
     return absl::DataLossError(
-        absl::StrCat(path, ": truncated trace: the file has ", size, " bytes but its header says ", expected));
+        absl::StrCat(path, ": truncated trace: the file has ", h->file_bytes, " bytes but its header says ", expected));
   }
   return absl::OkStatus();
 }
