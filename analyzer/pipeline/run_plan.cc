@@ -178,20 +178,26 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       graph.emplace(BuildDependencyGraph(model, window));
       if (plan.last_window) ForgetDependencyGraphFacts(model);
       if (plan.overlap) MarkPhase("dependency_graph");
+      // The path reads the graph's recorded times and binding edges, the
+      // ranking its own replayed times: for a large window the path is found
+      // beside the ranking. The ranking's two replay workers end apart (at
+      // 10M ops the host work's replay 1.3-1.7 s, the syncs' 0.7-0.9 s) and
+      // the path fills the core the shorter leaves. Its segments are kept in
+      // blocks that fit where the graph's making freed memory (one array of
+      // them raised the peak at 10M ops by 300 MB).
+      const bool large = threads && OpsIn(model, window) >= kOpsWorthAThread;
+      TaskThreads path_beside(large && plan.critical_path);
+      path_beside.Start(find_path);
       if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose, &*detections);
       detections.reset();
       if (plan.overlap) MarkPhase("what_if");
-      // What only the replays read goes first: the path's segments (millions
-      // at 10M ops) then fit in the memory it leaves.
+      // What only the replays read goes: the path reads none of it, and the
+      // idle account's second pass below then has the room.
       graph->DropReplayColumns();
-      // The idle account's second pass reads only the model: beside the path
-      // for a large window (at 10M ops 0.45 s and 0.25 s), in the room the
-      // replays left.
-      const bool idle_beside = threads && cite_idle && OpsIn(model, window) >= kOpsWorthAThread;
-      TaskThreads beside(idle_beside);
-      if (idle_beside) beside.Start(classify_gaps_again);
-      find_path();
-      beside.Join();
+      // The idle account's second pass reads only the model (at 10M ops
+      // 0.45 s): beside the rest of the path.
+      if (large && cite_idle) classify_gaps_again();
+      path_beside.Join();
       if (plan.overlap) MarkPhase("critical_path");
     }
     graph.reset();  // before the hazards' own large buffers

@@ -93,7 +93,7 @@ CriticalPath FindCriticalPath(const TraceModel& model, const DependencyGraph& g)
   // and written forward. (Counted, then made backward, the path of a 100M-op
   // trace in 4 GiB, whose graph lives in spill files, took 33 s: a backward
   // read gets no read-ahead.)
-  std::vector<int32_t> targets;  // of the segments with a length, latest first
+  BlockedVector<int32_t> targets;  // of the segments with a length, latest first
   for (int32_t v = last;;) {
     const int32_t i = g.Binding(v);
     if (i < 0 || static_cast<size_t>(i) >= edges.size()) break;

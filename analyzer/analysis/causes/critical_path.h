@@ -34,6 +34,7 @@
 #include "analyzer/analysis/causes/gap_causes.h"
 #include "analyzer/analysis/causes/graph_memory.h"
 #include "analyzer/analysis/windows/window.h"
+#include "analyzer/base/blocked_vector.h"
 #include "analyzer/model/trace_model.h"
 
 namespace streamscope {
@@ -120,7 +121,7 @@ class PathSegments {
   };
   static_assert(sizeof(Packed) == 24);
   int32_t ThreadPlace(int64_t tid);
-  std::vector<Packed> packed_;
+  BlockedVector<Packed> packed_;  // hundreds of MB at 10M ops: made beside the what-ifs' buffers
   std::vector<int64_t> threads_;
   int64_t first_start_ns_ = 0;
 };

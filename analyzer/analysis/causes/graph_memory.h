@@ -25,7 +25,9 @@ struct GraphMemoryNeed {
 // bytes an item (the graph about 22, a replay's times 10, the what-ifs'
 // edits and the critical path's segments the rest). Since replays keep
 // their times in rings (about 10 MB each, two at once) and the path 24
-// bytes a segment, not 40, the 10M report peaks 60-150 MiB lower. The
+// bytes a segment, not 40, the 10M report peaks 60-150 MiB lower; with the
+// path found beside the replays (its segments in blocks), at most 731 MiB
+// over the heap before the graph at 10M ops (38 bytes an item). The
 // estimate takes 64 bytes an item and 16 MiB more: it errs toward skipping.
 GraphMemoryNeed EstimateGraphMemory(const TraceModel& model, const Window& window);
 
