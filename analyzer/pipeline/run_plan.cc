@@ -186,18 +186,23 @@ absl::StatusOr<WindowResults> RunPlan(const TraceModel& model, const Window& win
       // blocks that fit where the graph's making freed memory (one array of
       // them raised the peak at 10M ops by 300 MB).
       const bool large = threads && OpsIn(model, window) >= kOpsWorthAThread;
-      TaskThreads path_beside(large && plan.critical_path);
-      path_beside.Start(find_path);
+      const bool path_beside = large && plan.critical_path;
+      TaskThreads path_thread(path_beside);
+      if (path_beside) path_thread.Start(find_path);
       if (plan.diagnose) RankDiagnoseFindings(model, *graph, plan.diagnose_options, &w.diagnose, &*detections);
       detections.reset();
       if (plan.overlap) MarkPhase("what_if");
-      // What only the replays read goes: the path reads none of it, and the
-      // idle account's second pass below then has the room.
+      // What only the replays read goes: the path reads none of it, and what
+      // follows has the room (on one thread, the path's segments).
       graph->DropReplayColumns();
-      // The idle account's second pass reads only the model (at 10M ops
-      // 0.45 s): beside the rest of the path.
-      if (large && cite_idle) classify_gaps_again();
-      path_beside.Join();
+      if (path_beside) {
+        // The idle account's second pass reads only the model (at 10M ops
+        // 0.45 s): beside the rest of the path.
+        if (cite_idle) classify_gaps_again();
+        path_thread.Join();
+      } else {
+        find_path();
+      }
       if (plan.overlap) MarkPhase("critical_path");
     }
     graph.reset();  // before the hazards' own large buffers

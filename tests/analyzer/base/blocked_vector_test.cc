@@ -26,7 +26,7 @@ TEST(BlockedVector, ResizeValueInitializesWhatItAddsEvenInKeptBlocks) {
     EXPECT_EQ(v[k], 0);
     v[k] = 5;
   }
-  v.resize(3);  // shrinks: the blocks stay, their old values must not show again
+  v.resize(3);  // shrinks: the values past it must not show again
   EXPECT_EQ(v.size(), 3u);
   v.resize(30);
   for (size_t k = 0; k < 3; ++k) EXPECT_EQ(v[k], 5);
