@@ -2,9 +2,10 @@
 # compiled at -O3 and optimized at link time in optimized builds. The
 # analyses call across source files in their hot loops (the dependency
 # graph's accessors from the what-if replays and the critical path, the
-# model's columns from every pass); only the linker sees both sides. The
-# main job's build of the 10M-op report: 10.6 -> 9.1 s median on 2 cores,
-# for about a minute more of building (bench/results/analyzer.md).
+# model's columns from every pass); only the linker sees both sides. A
+# 1M-op report runs 9 % fewer instructions and takes 5-10 % less time; at
+# 10M ops the gain was below the 2-core VM's noise. It costs about a
+# minute more of building (bench/results/analyzer.md).
 #
 # - The libraries' objects carry both the intermediate code and ordinary
 #   machine code (GCC's -ffat-lto-objects): the tests link the same
