@@ -62,24 +62,18 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
   list(APPEND _lto_level -Wno-restrict)
 endif()
 
-# A static library linked into the CLI (and into tests).
-function(streamscope_lto_library target)
+# A static library of the analyzer (linked into the CLI and into tests) or
+# an executable optimized at link time with them (the CLI, plain_read).
+function(streamscope_lto target)
   if(NOT STREAMSCOPE_LTO_ACTIVE)
     return()
   endif()
   set_property(TARGET ${target} PROPERTY INTERPROCEDURAL_OPTIMIZATION TRUE)
   target_compile_options(${target} PRIVATE ${_lto_level})
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  get_target_property(_type ${target} TYPE)
+  if(_type STREQUAL "EXECUTABLE")
+    target_link_options(${target} PRIVATE ${_lto_level} ${STREAMSCOPE_LTO_LINKER_OPTIONS})
+  elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE -ffat-lto-objects)
   endif()
-endfunction()
-
-# An executable optimized at link time with the libraries above.
-function(streamscope_lto_executable target)
-  if(NOT STREAMSCOPE_LTO_ACTIVE)
-    return()
-  endif()
-  set_property(TARGET ${target} PROPERTY INTERPROCEDURAL_OPTIMIZATION TRUE)
-  target_compile_options(${target} PRIVATE ${_lto_level})
-  target_link_options(${target} PRIVATE ${_lto_level} ${STREAMSCOPE_LTO_LINKER_OPTIONS})
 endfunction()
