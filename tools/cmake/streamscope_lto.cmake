@@ -15,7 +15,7 @@
 #   CLI links with gold there (lld reads only clang's).
 # - Off under the sanitizers and the fuzzers, and in Debug builds.
 
-option(STREAMSCOPE_LTO "Link-time optimization of the analyzer CLI in optimized builds" ON)
+option(STREAMSCOPE_LTO "The analyzer and its CLI at -O3 and optimized at link time in optimized builds" ON)
 
 set(STREAMSCOPE_LTO_ACTIVE OFF)
 set(_lto_why "")
